@@ -1,0 +1,40 @@
+/* The op table, built from BERTH_OP_LIST. */
+#include "op_table.h"
+
+#include <string.h>
+
+static const berth_op_def_t *const op_table[BERTH_OP_COUNT] = {
+#define BERTH_X(E, s) &berth_op_def_##s,
+    BERTH_OP_LIST(BERTH_X)
+#undef BERTH_X
+};
+
+const berth_op_def_t *berth_op_get(uint32_t op) { return op < BERTH_OP_COUNT ? op_table[op] : NULL; }
+
+berth_op_t berth_op_find(const char *name, size_t len) {
+  for (int i = 0; i < BERTH_OP_COUNT; i++) {
+    const char *n = op_table[i]->name;
+    if (strlen(n) == len && memcmp(n, name, len) == 0) return (berth_op_t)i;
+  }
+  return BERTH_OP_COUNT;
+}
+
+int berth_op_attr_index(const berth_op_def_t *def, const char *name, size_t len) {
+  for (int i = 0; i < def->n_attrs; i++) {
+    const char *n = def->attrs[i].name;
+    if (strlen(n) == len && memcmp(n, name, len) == 0) return i;
+  }
+  return -1;
+}
+
+void berth_op_attrs_default(const berth_op_def_t *def, berth_attr_value_t *attrs) {
+  for (int i = 0; i < def->n_attrs; i++) {
+    memset(&attrs[i], 0, sizeof attrs[i]);
+    attrs[i].i = def->attrs[i].default_i;
+    attrs[i].f = def->attrs[i].default_f;
+    if (def->attrs[i].kind == BERTH_ATTR_SCALAR) {
+      attrs[i].i = (int64_t)def->attrs[i].default_f;
+      attrs[i].n = (double)attrs[i].i == attrs[i].f;
+    }
+  }
+}

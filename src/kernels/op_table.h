@@ -1,0 +1,166 @@
+/* The one op table. Every op berth knows is listed once in BERTH_OP_LIST; the text parser,
+ * the ONNX importer, the validator, the reference interpreter, the planned runtime, the
+ * program loader and the disassembler all read this table, so an op is added in one place:
+ * a line here and a `berth_op_def_<name>` definition in its family's file.
+ *
+ * Kernel ops have `infer` (validates attributes and input types, computes output types; it is
+ * the load-time check that makes `run` safe) and `run` (no allocation, no validation).
+ * Higher-order ops and copy_ have no kernel: the interpreters and the emitter handle them. */
+#ifndef BERTH_KERNELS_OP_TABLE_H
+#define BERTH_KERNELS_OP_TABLE_H
+
+#include "berth/status.h"
+#include "berth/types.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* X(ENUM, symbol): the text name is the def's .name (normally the symbol).
+ * The order is part of the program file format: append only. */
+#define BERTH_OP_LIST(X) \
+  /* control flow and mutation (no kernel) */ \
+  X(COND, cond)                  \
+  X(WHILE_LOOP, while_loop)      \
+  X(SCAN, scan)                  \
+  X(MAP, map)                    \
+  X(COPY_, copy_)                \
+  /* elementwise binary, broadcasting */ \
+  X(ADD, add)                    \
+  X(SUB, sub)                    \
+  X(MUL, mul)                    \
+  X(DIV, div)                    \
+  X(POW, pow)                    \
+  X(MINIMUM, minimum)            \
+  X(MAXIMUM, maximum)            \
+  X(EQ, eq)                      \
+  X(NE, ne)                      \
+  X(LT, lt)                      \
+  X(LE, le)                      \
+  X(GT, gt)                      \
+  X(GE, ge)                      \
+  X(LOGICAL_AND, logical_and)    \
+  X(LOGICAL_OR, logical_or)      \
+  X(LOGICAL_XOR, logical_xor)    \
+  /* elementwise unary */ \
+  X(NEG, neg)                    \
+  X(ABS, abs)                    \
+  X(SQRT, sqrt)                  \
+  X(EXP, exp)                    \
+  X(LOG, log)                    \
+  X(RELU, relu)                  \
+  X(SIGMOID, sigmoid)            \
+  X(TANH, tanh)                  \
+  X(LOGICAL_NOT, logical_not)    \
+  X(ISNAN, isnan)                \
+  X(CLONE, clone)                \
+  X(CAST, cast)                  \
+  X(WHERE, where)                \
+  X(FULL, full)                  \
+  /* shape and data movement */ \
+  X(SELECT, select)              \
+  X(SLICE, slice)                \
+  X(SQUEEZE, squeeze)            \
+  X(UNSQUEEZE, unsqueeze)        \
+  X(RESHAPE, reshape)            \
+  X(TRANSPOSE, transpose)        \
+  X(CONCAT, concat)              \
+  X(EXPAND, expand)              \
+  /* reductions */ \
+  X(SUM, sum)                    \
+  X(MEAN, mean)                  \
+  X(MAX, max)                    \
+  X(MIN, min)                    \
+  X(ARGMAX, argmax)              \
+  /* linear algebra */ \
+  X(MATMUL, matmul)
+
+typedef enum berth_op {
+#define BERTH_X(E, s) BERTH_OP_##E,
+  BERTH_OP_LIST(BERTH_X)
+#undef BERTH_X
+  BERTH_OP_COUNT
+} berth_op_t;
+
+typedef enum berth_op_kind {
+  BERTH_OPKIND_KERNEL = 0,
+  BERTH_OPKIND_COND,       /* cond(pred, operands...) then(...) else(...) */
+  BERTH_OPKIND_WHILE_LOOP, /* while_loop(carried...) cond(...) body(...) */
+  BERTH_OPKIND_SCAN,       /* scan(init..., xs...) {carry=N} body(carry..., x...) */
+  BERTH_OPKIND_MAP,        /* map(xs..., args...) {mapped=N} body(x..., args...) */
+  BERTH_OPKIND_COPY_,      /* copy_(@buffer, src): writes a mutable buffer */
+} berth_op_kind_t;
+
+typedef enum berth_attr_kind {
+  BERTH_ATTR_INT = 0, /* integer (also used for booleans 0/1) */
+  BERTH_ATTR_SCALAR,  /* a number: f holds its value, i its integer value, n=1 if integral */
+  BERTH_ATTR_INTS,    /* up to BERTH_MAX_ATTR_INTS integers */
+  BERTH_ATTR_DTYPE,   /* a dtype, stored in i */
+} berth_attr_kind_t;
+
+#define BERTH_MAX_ATTR_INTS 8
+
+/* One attribute value. An op's attributes are an array in the order of its specs. */
+typedef struct berth_attr_value {
+  int64_t i;
+  double f;
+  int32_t n;
+  int64_t ints[BERTH_MAX_ATTR_INTS];
+} berth_attr_value_t;
+
+typedef struct berth_attr_spec {
+  const char *name;
+  berth_attr_kind_t kind;
+  bool required;
+  int64_t default_i; /* INT, DTYPE default; INTS default is the empty list */
+  double default_f;  /* SCALAR default */
+} berth_attr_spec_t;
+
+#define BERTH_MAX_OP_ATTRS 6
+#define BERTH_MAX_KERNEL_OPERANDS 64
+
+typedef struct berth_tensor_ref {
+  const berth_type_t *type;
+  void *data;
+} berth_tensor_ref_t;
+
+typedef struct berth_kernel_call {
+  const berth_attr_value_t *attrs; /* one per attr spec of the op */
+  const berth_tensor_ref_t *in;
+  int32_t n_in;
+  const berth_tensor_ref_t *out;
+  int32_t n_out;
+} berth_kernel_call_t;
+
+/* Validates attrs and input types; writes the n_out output types. Must reject everything
+ * `run` could not execute safely (dtype, rank, shape mismatch, out-of-range attributes). */
+typedef berth_status_t (*berth_infer_fn)(const berth_attr_value_t *attrs, const berth_type_t *in,
+                                         int32_t n_in, berth_type_t *out, berth_diag_t *diag);
+/* Computes the outputs. Inputs and outputs have exactly the types infer accepted/produced.
+ * Outputs never overlap inputs (the planner guarantees it). */
+typedef void (*berth_run_fn)(const berth_kernel_call_t *call);
+
+typedef struct berth_op_def {
+  const char *name;
+  berth_op_kind_t kind;
+  int8_t min_in, max_in; /* max_in -1: variadic up to BERTH_MAX_KERNEL_OPERANDS */
+  int8_t n_out;          /* kernels: number of outputs; HOPs: -1 (set by the node) */
+  uint8_t n_attrs;
+  const berth_attr_spec_t *attrs;
+  berth_infer_fn infer;
+  berth_run_fn run;
+} berth_op_def_t;
+
+#define BERTH_X(E, s) extern const berth_op_def_t berth_op_def_##s;
+BERTH_OP_LIST(BERTH_X)
+#undef BERTH_X
+
+/* The table, indexed by berth_op_t. NULL for an out-of-range op. */
+const berth_op_def_t *berth_op_get(uint32_t op);
+/* Looks an op up by its text name; returns BERTH_OP_COUNT if unknown. */
+berth_op_t berth_op_find(const char *name, size_t len);
+/* Index of an attribute spec by name within an op, or -1. */
+int berth_op_attr_index(const berth_op_def_t *def, const char *name, size_t len);
+/* Fills attrs with the op's defaults. */
+void berth_op_attrs_default(const berth_op_def_t *def, berth_attr_value_t *attrs);
+
+#endif

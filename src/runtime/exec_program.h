@@ -1,0 +1,100 @@
+/* The executable form of a program: what the emitter produces, what the program file
+ * stores, what the loader decodes into caller memory, what the verifier checks and what
+ * the planned runtime executes. Every value keeps its identity (an index into `values`),
+ * and every instruction operand names the value it means; the value's storage says which
+ * bytes that is. Nothing here is rebound at run time.
+ *
+ * Storage of a value:
+ *   ARENA   pool `pool`, bytes [offset, offset + size) of that pool's arena
+ *   CONST   bytes [offset, offset + size) of the program's constant blob (read-only)
+ *   STATE   bytes [offset, offset + size) of the method's state region (persists)
+ *   INPUT   the caller's buffer for input `index` (when inputs are not planned)
+ *   OUTPUT  the caller's buffer for output `index` (when outputs are not planned)
+ * A windowed value (window_parent >= 0) is one slice of a stacked value: its bytes are
+ *   storage(parent) + offset_in_parent + reg[window_reg] * window_stride
+ * (for scan inputs read in place and per-step outputs written in place). Its identity for
+ * the verifier and the sanitizer is the parent's. */
+#ifndef BERTH_RUNTIME_EXEC_PROGRAM_H
+#define BERTH_RUNTIME_EXEC_PROGRAM_H
+
+#include "berth/types.h"
+#include "kernels/op_table.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum berth_storage_class {
+  BERTH_STORAGE_ARENA = 0,
+  BERTH_STORAGE_CONST = 1,
+  BERTH_STORAGE_STATE = 2,
+  BERTH_STORAGE_INPUT = 3,
+  BERTH_STORAGE_OUTPUT = 4,
+} berth_storage_class_t;
+
+typedef struct berth_exec_value {
+  const char *name; /* for diagnostics */
+  berth_type_t type;
+  uint8_t storage; /* berth_storage_class_t */
+  uint32_t pool;   /* ARENA */
+  uint64_t offset; /* ARENA, CONST, STATE; windowed: offset of slice 0 within the parent */
+  uint32_t index;  /* INPUT, OUTPUT */
+  int32_t window_parent; /* -1, or the stacked value this is a slice of */
+  int32_t window_reg;    /* loop register selecting the slice */
+  int64_t window_stride; /* bytes between consecutive slices (may be negative) */
+} berth_exec_value_t;
+
+typedef enum berth_opcode {
+  BERTH_I_KERNEL = 0,    /* op(in...) -> out...; operands: n_in inputs then n_out outputs */
+  BERTH_I_COPY = 1,      /* operands[0] = src, operands[1] = dst; same byte size */
+  BERTH_I_RENAME = 2,    /* dst takes over src's bytes (same storage): no work at run time */
+  BERTH_I_JUMP = 3,      /* goto target */
+  BERTH_I_JUMP_IF_FALSE = 4, /* operands[0]: one-element bool; if false goto target */
+  BERTH_I_LOOP_INIT = 5, /* reg[reg] = 0 (a counted loop runs its body count >= 1 times) */
+  BERTH_I_LOOP_NEXT = 6, /* reg[reg] += 1; if reg[reg] < count goto target (the body start) */
+  BERTH_I_RETURN = 7,
+  BERTH_I_COUNT
+} berth_opcode_t;
+
+typedef struct berth_instr {
+  uint8_t opcode;
+  uint16_t op;           /* KERNEL: berth_op_t */
+  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME: 1 in (src), 1 out (dst) */
+  uint32_t operands;     /* index of the first operand in the method's operand array */
+  uint32_t attrs;        /* KERNEL: index of the first attribute value */
+  int32_t target;        /* JUMP, JUMP_IF_FALSE, LOOP_NEXT: instruction index */
+  int32_t reg;           /* LOOP_*: register */
+  int64_t count;         /* LOOP_NEXT: trip count (>= 1) */
+} berth_instr_t;
+
+typedef struct berth_exec_method {
+  const char *name;
+  int32_t n_values;
+  const berth_exec_value_t *values;
+  int32_t n_instrs;
+  const berth_instr_t *instrs;
+  int32_t n_operands;
+  const int32_t *operands; /* value ids; COPY/RENAME store src then dst */
+  int32_t n_attrs;
+  const berth_attr_value_t *attrs;
+  int32_t n_inputs;
+  const int32_t *inputs; /* value ids of the method's parameters, in order */
+  int32_t n_outputs;
+  const int32_t *outputs; /* value ids of the method's results, in order */
+  int32_t n_regs;         /* loop registers */
+  int32_t n_pools;
+  const uint64_t *pool_sizes; /* arena bytes per pool */
+  uint64_t state_size;        /* bytes of the state region */
+  const uint8_t *state_init;  /* its initial contents (state_size bytes) */
+  uint32_t alignment;         /* every ARENA offset is a multiple of this */
+} berth_exec_method_t;
+
+typedef struct berth_exec_program {
+  bool alloc_inputs;  /* INPUT values are planned in the arena */
+  bool alloc_outputs; /* OUTPUT values are planned in the arena */
+  int32_t n_methods;
+  const berth_exec_method_t *methods;
+  uint64_t constants_size;
+  const uint8_t *constants; /* constant blob (read-only) */
+} berth_exec_program_t;
+
+#endif
