@@ -1,0 +1,1117 @@
+/* The independent verifier of emitted programs: structural checks, a loop-register range
+ * analysis, and the "intact" must-dataflow of DESIGN rule 8 (see verify.h). Runtime side:
+ * no malloc, no stdio; every array lives in the caller's scratch. */
+#include "format/verify.h"
+
+#include "base/checked.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define TRY(expr)                              \
+  do {                                         \
+    berth_status_t try_st_ = (expr);           \
+    if (try_st_ != BERTH_OK) return try_st_;   \
+  } while (0)
+
+#define MAX_LOOP_COUNT ((int64_t)1 << 62)
+/* Register range "unknown": unset on some path, or not bounded by a loop count. Otherwise a
+ * register's abstract value hi >= 0 means the register holds a value in [0, hi]. */
+#define REG_UNKNOWN (-1)
+
+/* Per-value flags. */
+enum {
+  F_INPUT = 1,  /* a method input */
+  F_OUTPUT = 2, /* a method output */
+  F_ENTRY = 4,  /* intact at method entry */
+  F_STATE = 8,  /* a (non-windowed) value with STATE storage */
+};
+
+/* The bytes of a value: a space (storage class << 32 | pool or buffer index) and a range.
+ * A windowed value has its parent's extent: for the dataflow it is the parent. */
+typedef struct ext {
+  uint64_t key;
+  uint64_t start, end;
+} ext_t;
+
+typedef struct vctx {
+  const berth_exec_program_t *p;
+  const berth_exec_method_t *m;
+  berth_diag_t *diag;
+  int32_t n, nv, nr; /* instructions, values, registers */
+  size_t nw;         /* 64-bit words per value bitset */
+  ext_t *ext;        /* [nv] */
+  uint64_t *size;    /* [nv] own byte size (a window: one slice) */
+  uint8_t *flags;    /* [nv] */
+  int32_t *order;    /* [nv] non-windowed non-empty values sorted by (key, start) */
+  uint64_t *pmax;    /* [nv] max end over order[block start .. j] of the same space */
+  int32_t n_sorted;
+  uint64_t *in;      /* [n][nw] intact values at instruction entry */
+  int64_t *regs;     /* [n][nr] register ranges at instruction entry */
+  uint8_t *reached;  /* [n] */
+  uint8_t *inq;      /* [n] queued (worklist), later visited (culprit search) */
+  int32_t *queue;    /* [n] */
+  uint64_t *tmp;     /* [nw] */
+  int64_t *rtaken;   /* [nr] */
+  int64_t *rfall;    /* [nr] */
+  int32_t *pred_start; /* [n + 1] */
+  int32_t *preds;      /* [2n] */
+  berth_type_t *tin;   /* [BERTH_MAX_KERNEL_OPERANDS] */
+  berth_type_t *tout;  /* [BERTH_MAX_KERNEL_OPERANDS] */
+} vctx_t;
+
+/* ---- scratch layout --------------------------------------------------------------------- */
+
+typedef struct layout {
+  uint64_t off;
+  bool bad;
+} layout_t;
+
+static uint64_t take(layout_t *l, uint64_t count, uint64_t elem) {
+  uint64_t bytes, start, end;
+  if (!berth_mul_u64(count, elem, &bytes) || !berth_align_u64(l->off, 8, &start) ||
+      !berth_add_u64(start, bytes, &end)) {
+    l->bad = true;
+    return 0;
+  }
+  l->off = end;
+  return start;
+}
+
+typedef struct offsets {
+  uint64_t ext, size, flags, order, pmax, in, regs, reached, inq, queue, tmp, rtaken, rfall,
+      pred_start, preds, tin, tout, total;
+} offsets_t;
+
+static uint64_t nonneg(int32_t x) { return x > 0 ? (uint64_t)x : 0; }
+
+/* The same sequence sizes the scratch and carves it, so the two cannot disagree. */
+static bool compute_layout(const berth_exec_method_t *m, offsets_t *o) {
+  uint64_t n = nonneg(m->n_instrs), nv = nonneg(m->n_values), nr = nonneg(m->n_regs);
+  uint64_t nw = (nv + 63) / 64, bits, regs;
+  layout_t l = {0, false};
+  o->ext = take(&l, nv, sizeof(ext_t));
+  o->size = take(&l, nv, sizeof(uint64_t));
+  o->flags = take(&l, nv, 1);
+  o->order = take(&l, nv, sizeof(int32_t));
+  o->pmax = take(&l, nv, sizeof(uint64_t));
+  if (!berth_mul_u64(n, nw, &bits) || !berth_mul_u64(n, nr, &regs)) return false;
+  o->in = take(&l, bits, sizeof(uint64_t));
+  o->regs = take(&l, regs, sizeof(int64_t));
+  o->reached = take(&l, n, 1);
+  o->inq = take(&l, n, 1);
+  o->queue = take(&l, n, sizeof(int32_t));
+  o->tmp = take(&l, nw, sizeof(uint64_t));
+  o->rtaken = take(&l, nr, sizeof(int64_t));
+  o->rfall = take(&l, nr, sizeof(int64_t));
+  o->pred_start = take(&l, n + 1, sizeof(int32_t));
+  o->preds = take(&l, 2 * n, sizeof(int32_t));
+  o->tin = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
+  o->tout = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
+  /* slack for aligning the caller's pointer */
+  o->total = take(&l, 8, 1);
+  return !l.bad;
+}
+
+size_t berth_verify_scratch_size(const berth_exec_program_t *p, int32_t method) {
+  if (!p || !p->methods || method < 0 || method >= p->n_methods) return 0;
+  offsets_t o;
+  if (!compute_layout(&p->methods[method], &o)) return SIZE_MAX;
+  if (o.total + 8 > (uint64_t)SIZE_MAX) return SIZE_MAX;
+  return (size_t)(o.total + 8);
+}
+
+size_t berth_verify_program_scratch_size(const berth_exec_program_t *p) {
+  size_t best = 0;
+  if (!p || !p->methods) return 0;
+  for (int32_t i = 0; i < p->n_methods; i++) {
+    size_t s = berth_verify_scratch_size(p, i);
+    if (s > best) best = s;
+  }
+  return best;
+}
+
+/* ---- names and messages ----------------------------------------------------------------- */
+
+char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap) {
+  const char *name = (m && v >= 0 && v < m->n_values && m->values) ? m->values[v].name : NULL;
+  if (name && name[0]) berth_format(buf, cap, name[0] == '%' ? "%s" : "%%%s", name);
+  else berth_format(buf, cap, "%%v%d", (int)v);
+  return buf;
+}
+
+static const char *opcode_name(uint8_t op) {
+  switch (op) {
+    case BERTH_I_KERNEL: return "kernel";
+    case BERTH_I_COPY: return "copy";
+    case BERTH_I_RENAME: return "rename";
+    case BERTH_I_JUMP: return "jump";
+    case BERTH_I_JUMP_IF_FALSE: return "jump_if_false";
+    case BERTH_I_LOOP_INIT: return "loop_init";
+    case BERTH_I_LOOP_NEXT: return "loop_next";
+    case BERTH_I_RETURN: return "return";
+  }
+  return "?";
+}
+
+char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap) {
+  if (!m || !m->instrs || i < 0 || i >= m->n_instrs) {
+    berth_format(buf, cap, "?");
+    return buf;
+  }
+  const berth_instr_t *ins = &m->instrs[i];
+  if (ins->opcode == BERTH_I_KERNEL) {
+    const berth_op_def_t *def = berth_op_get(ins->op);
+    if (def) berth_format(buf, cap, "kernel %s", def->name);
+    else berth_format(buf, cap, "kernel op %u", (unsigned)ins->op);
+  } else {
+    berth_format(buf, cap, "%s", opcode_name(ins->opcode));
+  }
+  return buf;
+}
+
+static const char *method_name(const berth_exec_method_t *m) {
+  return m->name && m->name[0] ? m->name : "?";
+}
+
+/* Fails with "method <name>: <message>". */
+static berth_status_t vfail(vctx_t *c, berth_status_t st, const char *fmt, ...) {
+  berth_diag_t *d = c->diag;
+  if (d && d->buf && d->cap) {
+    size_t len = berth_format(d->buf, d->cap, "method %s: ", method_name(c->m));
+    if (len < d->cap) {
+      va_list ap;
+      va_start(ap, fmt);
+      berth_vformat(d->buf + len, d->cap - len, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return st;
+}
+
+#define CORRUPT(...) vfail(c, BERTH_ERR_CORRUPT_DATA, __VA_ARGS__)
+#define VIOLATION(...) vfail(c, BERTH_ERR_VERIFY_FAILED, __VA_ARGS__)
+
+typedef struct name_buf {
+  char s[96];
+} name_buf_t;
+
+typedef struct bytes_buf {
+  char s[224];
+} bytes_buf_t;
+
+static const char *vname(const vctx_t *c, int32_t v, name_buf_t *b) {
+  return berth_verify_format_value(c->m, v, b->s, sizeof b->s);
+}
+
+static const char *iname(const vctx_t *c, int32_t i, name_buf_t *b) {
+  return berth_verify_format_instr(c->m, i, b->s, sizeof b->s);
+}
+
+static int32_t ident(const vctx_t *c, int32_t v) {
+  int32_t par = c->m->values[v].window_parent;
+  return par >= 0 ? par : v;
+}
+
+/* "arena pool 0 [0,8)", "state [8,16)", "input 1 [0,24)"; a window: "slice of %ys in ...". */
+static const char *fmt_bytes(const vctx_t *c, int32_t v, bytes_buf_t *b) {
+  int32_t u = ident(c, v);
+  const berth_exec_value_t *x = &c->m->values[u];
+  const ext_t *e = &c->ext[u];
+  size_t len = 0;
+  if (u != v) {
+    name_buf_t nb;
+    len = berth_format(b->s, sizeof b->s, "slice of %s in ", vname(c, u, &nb));
+    if (len >= sizeof b->s) return b->s;
+  }
+  char *s = b->s + len;
+  size_t cap = sizeof b->s - len;
+  unsigned long long lo = (unsigned long long)e->start, hi = (unsigned long long)e->end;
+  switch (x->storage) {
+    case BERTH_STORAGE_ARENA: berth_format(s, cap, "arena pool %u [%llu,%llu)", (unsigned)x->pool, lo, hi); break;
+    case BERTH_STORAGE_CONST: berth_format(s, cap, "const [%llu,%llu)", lo, hi); break;
+    case BERTH_STORAGE_STATE: berth_format(s, cap, "state [%llu,%llu)", lo, hi); break;
+    case BERTH_STORAGE_INPUT: berth_format(s, cap, "input %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
+    case BERTH_STORAGE_OUTPUT: berth_format(s, cap, "output %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
+    default: berth_format(s, cap, "?"); break;
+  }
+  return b->s;
+}
+
+/* ---- value geometry ------------------------------------------------------------------- */
+
+static bool ext_overlap(const ext_t *a, const ext_t *b) {
+  return a->key == b->key && a->start < b->end && b->start < a->end && a->start < a->end &&
+         b->start < b->end;
+}
+
+/* Does slice k of windowed value v lie inside its parent? */
+static bool slice_fits(const vctx_t *c, int32_t v, int64_t k) {
+  const berth_exec_value_t *x = &c->m->values[v];
+  uint64_t psize = c->size[x->window_parent], size = c->size[v], o = x->offset;
+  if (o > psize || k < 0) return false;
+  int64_t d = 0;
+  if (k > 0 && x->window_stride != 0) {
+    uint64_t as = x->window_stride < 0 ? (uint64_t)0 - (uint64_t)x->window_stride
+                                       : (uint64_t)x->window_stride;
+    /* psize <= 2^40, so any displacement beyond 2^42 leaves the parent */
+    if ((uint64_t)k > ((uint64_t)1 << 42) / as) return false;
+    d = (int64_t)((uint64_t)k * as);
+    if (x->window_stride < 0) d = -d;
+  }
+  int64_t start = (int64_t)o + d;
+  if (start < 0) return false;
+  return (uint64_t)start <= psize && size <= psize - (uint64_t)start;
+}
+
+/* Do operands a and b of one instruction share a byte? Slices of one parent selected by the
+ * same register with the same stride are compared exactly; other windows as their parent. */
+static bool operands_overlap(const vctx_t *c, int32_t a, int32_t b) {
+  if (c->size[a] == 0 || c->size[b] == 0) return false;
+  const berth_exec_value_t *x = &c->m->values[a], *y = &c->m->values[b];
+  if (x->window_parent >= 0 && x->window_parent == y->window_parent &&
+      x->window_reg == y->window_reg && x->window_stride == y->window_stride) {
+    return x->offset < y->offset + c->size[b] && y->offset < x->offset + c->size[a];
+  }
+  return ext_overlap(&c->ext[a], &c->ext[b]);
+}
+
+/* Same bytes, whatever the register: identical storage and size. */
+static bool same_bytes(const vctx_t *c, int32_t a, int32_t b) {
+  const berth_exec_value_t *x = &c->m->values[a], *y = &c->m->values[b];
+  if (c->size[a] != c->size[b]) return false;
+  if ((x->window_parent >= 0) != (y->window_parent >= 0)) return false;
+  if (x->window_parent >= 0)
+    return x->window_parent == y->window_parent && x->window_reg == y->window_reg &&
+           x->window_stride == y->window_stride && x->offset == y->offset;
+  return c->ext[a].key == c->ext[b].key && c->ext[a].start == c->ext[b].start;
+}
+
+/* ---- operands ------------------------------------------------------------------------- */
+
+static const int32_t *ops_of(const vctx_t *c, const berth_instr_t *ins) {
+  return c->m->operands + ins->operands;
+}
+
+/* Values read by an instruction (not RETURN). */
+static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
+  *out = ops_of(c, ins);
+  switch (ins->opcode) {
+    case BERTH_I_KERNEL: return ins->n_in;
+    case BERTH_I_COPY:
+    case BERTH_I_RENAME:
+    case BERTH_I_JUMP_IF_FALSE: return 1;
+    default: return 0;
+  }
+}
+
+static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
+  *out = ops_of(c, ins);
+  switch (ins->opcode) {
+    case BERTH_I_KERNEL: *out += ins->n_in; return ins->n_out;
+    case BERTH_I_COPY:
+    case BERTH_I_RENAME: *out += 1; return 1;
+    default: return 0;
+  }
+}
+
+static int32_t n_operands_of(const berth_instr_t *ins) {
+  switch (ins->opcode) {
+    case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out;
+    case BERTH_I_COPY:
+    case BERTH_I_RENAME: return 2;
+    case BERTH_I_JUMP_IF_FALSE: return 1;
+    default: return 0;
+  }
+}
+
+/* ---- structural checks ---------------------------------------------------------------- */
+
+static berth_status_t check_header(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  if (m->n_values < 0 || (m->n_values > 0 && !m->values))
+    return CORRUPT("bad value table (%d values)", (int)m->n_values);
+  if (m->n_instrs < 1 || !m->instrs)
+    return CORRUPT("no instructions (a method ends with return)");
+  if (m->n_operands < 0 || (m->n_operands > 0 && !m->operands))
+    return CORRUPT("bad operand table (%d operands)", (int)m->n_operands);
+  if (m->n_attrs < 0 || (m->n_attrs > 0 && !m->attrs))
+    return CORRUPT("bad attribute table (%d attributes)", (int)m->n_attrs);
+  if (m->n_inputs < 0 || (m->n_inputs > 0 && !m->inputs))
+    return CORRUPT("bad input list (%d inputs)", (int)m->n_inputs);
+  if (m->n_outputs < 0 || (m->n_outputs > 0 && !m->outputs))
+    return CORRUPT("bad output list (%d outputs)", (int)m->n_outputs);
+  if (m->n_regs < 0) return CORRUPT("negative register count %d", (int)m->n_regs);
+  if (m->n_pools < 0 || (m->n_pools > 0 && !m->pool_sizes))
+    return CORRUPT("bad pool table (%d pools)", (int)m->n_pools);
+  if (m->state_size > 0 && !m->state_init)
+    return CORRUPT("state region of %llu bytes has no initial contents",
+                   (unsigned long long)m->state_size);
+  return BERTH_OK;
+}
+
+/* [offset, offset + size) inside a region of `cap` bytes, offset aligned to `align`. */
+static berth_status_t check_range(vctx_t *c, int32_t v, const char *where, uint64_t offset,
+                                  uint64_t size, uint64_t cap, uint64_t align) {
+  name_buf_t nb;
+  if (size > cap || offset > cap - size)
+    return CORRUPT("value %d (%s): bytes [%llu,+%llu) exceed the %s (%llu bytes)", (int)v,
+                   vname(c, v, &nb), (unsigned long long)offset, (unsigned long long)size, where,
+                   (unsigned long long)cap);
+  if (size > 0 && align > 1 && offset % align != 0)
+    return CORRUPT("value %d (%s): offset %llu in the %s is not a multiple of %llu", (int)v,
+                   vname(c, v, &nb), (unsigned long long)offset, where, (unsigned long long)align);
+  return BERTH_OK;
+}
+
+static uint64_t space_key(uint8_t cls, uint32_t id) { return (uint64_t)cls << 32 | id; }
+
+static berth_status_t check_values(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, pb;
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &m->values[v];
+    if (!berth_type_check(&x->type))
+      return CORRUPT("value %d (%s): invalid type (dtype, rank or dims out of range)", (int)v,
+                     vname(c, v, &nb));
+    c->size[v] = (uint64_t)berth_type_bytes(&x->type);
+    if (x->window_parent < -1 || x->window_parent >= c->nv)
+      return CORRUPT("value %d (%s): window parent %d out of range", (int)v, vname(c, v, &nb),
+                     (int)x->window_parent);
+  }
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent >= 0) continue;
+    uint64_t size = c->size[v], esz = berth_dtype_size(x->type.dtype);
+    ext_t *e = &c->ext[v];
+    char where[48];
+    switch (x->storage) {
+      case BERTH_STORAGE_ARENA:
+        if (x->pool >= (uint32_t)m->n_pools)
+          return CORRUPT("value %d (%s): arena pool %u out of range (%d pools)", (int)v,
+                         vname(c, v, &nb), (unsigned)x->pool, (int)m->n_pools);
+        berth_format(where, sizeof where, "arena pool %u", (unsigned)x->pool);
+        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
+        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
+        e->key = space_key(BERTH_STORAGE_ARENA, x->pool);
+        e->start = x->offset;
+        break;
+      case BERTH_STORAGE_CONST:
+        TRY(check_range(c, v, "constant blob", x->offset, size, c->p->constants_size, esz));
+        e->key = space_key(BERTH_STORAGE_CONST, 0);
+        e->start = x->offset;
+        break;
+      case BERTH_STORAGE_STATE:
+        TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
+        e->key = space_key(BERTH_STORAGE_STATE, 0);
+        e->start = x->offset;
+        break;
+      case BERTH_STORAGE_INPUT:
+      case BERTH_STORAGE_OUTPUT: {
+        bool in = x->storage == BERTH_STORAGE_INPUT;
+        if (in ? c->p->alloc_inputs : c->p->alloc_outputs)
+          return CORRUPT("value %d (%s): caller %s storage, but the program plans its %ss in the arena",
+                         (int)v, vname(c, v, &nb), in ? "input" : "output", in ? "input" : "output");
+        if (x->index >= (uint32_t)(in ? m->n_inputs : m->n_outputs))
+          return CORRUPT("value %d (%s): %s index %u out of range (%d %ss)", (int)v, vname(c, v, &nb),
+                         in ? "input" : "output", (unsigned)x->index,
+                         (int)(in ? m->n_inputs : m->n_outputs), in ? "input" : "output");
+        e->key = space_key(x->storage, x->index);
+        e->start = 0;
+        break;
+      }
+      default:
+        return CORRUPT("value %d (%s): unknown storage class %u", (int)v, vname(c, v, &nb),
+                       (unsigned)x->storage);
+    }
+    e->end = e->start + size;
+  }
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &m->values[v];
+    int32_t par = x->window_parent;
+    if (par < 0) continue;
+    const berth_exec_value_t *px = &m->values[par];
+    if (par == v || px->window_parent >= 0)
+      return CORRUPT("value %d (%s): window parent %d (%s) is itself windowed", (int)v,
+                     vname(c, v, &nb), (int)par, vname(c, par, &pb));
+    if (x->window_reg < 0 || x->window_reg >= m->n_regs)
+      return CORRUPT("value %d (%s): window register %d out of range (%d registers)", (int)v,
+                     vname(c, v, &nb), (int)x->window_reg, (int)m->n_regs);
+    c->ext[v] = c->ext[par];
+    if (c->size[v] == 0) continue;
+    if (!slice_fits(c, v, 0))
+      return CORRUPT("value %d (%s): slice 0 [%llu,+%llu) lies outside its parent %s (%llu bytes)",
+                     (int)v, vname(c, v, &nb), (unsigned long long)x->offset,
+                     (unsigned long long)c->size[v], vname(c, par, &pb),
+                     (unsigned long long)c->size[par]);
+    uint64_t esz = berth_dtype_size(x->type.dtype);
+    uint64_t base = (px->storage == BERTH_STORAGE_INPUT || px->storage == BERTH_STORAGE_OUTPUT)
+                        ? 0 : c->ext[par].start;
+    uint64_t as = x->window_stride < 0 ? (uint64_t)0 - (uint64_t)x->window_stride
+                                       : (uint64_t)x->window_stride;
+    if ((base % esz + x->offset % esz) % esz != 0 || as % esz != 0)
+      return CORRUPT("value %d (%s): slices (offset %llu, stride %lld in %s) are not aligned to "
+                     "the element size %llu", (int)v, vname(c, v, &nb), (unsigned long long)x->offset,
+                     (long long)x->window_stride, vname(c, par, &pb), (unsigned long long)esz);
+  }
+  return BERTH_OK;
+}
+
+static const char *storage_word(uint8_t cls) {
+  switch (cls) {
+    case BERTH_STORAGE_ARENA: return "arena";
+    case BERTH_STORAGE_CONST: return "constant";
+    case BERTH_STORAGE_STATE: return "state";
+    case BERTH_STORAGE_INPUT: return "caller input";
+    case BERTH_STORAGE_OUTPUT: return "caller output";
+  }
+  return "?";
+}
+
+static berth_status_t check_io(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb;
+  memset(c->flags, 0, (size_t)c->nv);
+  for (int32_t i = 0; i < m->n_inputs; i++) {
+    int32_t v = m->inputs[i];
+    if (v < 0 || v >= c->nv) return CORRUPT("input %d: value id %d out of range", (int)i, (int)v);
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent >= 0) return CORRUPT("input %d (%s) is windowed", (int)i, vname(c, v, &nb));
+    if (c->flags[v] & F_INPUT) return CORRUPT("input %d (%s) is listed twice", (int)i, vname(c, v, &nb));
+    c->flags[v] |= F_INPUT;
+    bool ok = c->p->alloc_inputs ? x->storage == BERTH_STORAGE_ARENA
+                                 : x->storage == BERTH_STORAGE_INPUT && x->index == (uint32_t)i;
+    if (!ok)
+      return CORRUPT("input %d (%s) has %s storage; expected %s", (int)i, vname(c, v, &nb),
+                     storage_word(x->storage),
+                     c->p->alloc_inputs ? "arena (inputs are planned)" : "the caller's input buffer of its index");
+  }
+  for (int32_t j = 0; j < m->n_outputs; j++) {
+    int32_t v = m->outputs[j];
+    if (v < 0 || v >= c->nv) return CORRUPT("output %d: value id %d out of range", (int)j, (int)v);
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent >= 0) return CORRUPT("output %d (%s) is windowed", (int)j, vname(c, v, &nb));
+    if (c->flags[v] & F_OUTPUT)
+      return VIOLATION("output %d (%s) is also an earlier output; each result needs its own output "
+                       "storage (DESIGN rule 2)", (int)j, vname(c, v, &nb));
+    if (c->flags[v] & F_INPUT)
+      return VIOLATION("output %d (%s) is a method input; a result that is an input must be copied "
+                       "into its own output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb));
+    c->flags[v] |= F_OUTPUT;
+    if (x->storage == BERTH_STORAGE_CONST || x->storage == BERTH_STORAGE_STATE ||
+        x->storage == BERTH_STORAGE_INPUT)
+      return VIOLATION("output %d (%s) has %s storage; such a result must be copied into its own "
+                       "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), storage_word(x->storage));
+    bool ok = c->p->alloc_outputs ? x->storage == BERTH_STORAGE_ARENA
+                                  : x->storage == BERTH_STORAGE_OUTPUT && x->index == (uint32_t)j;
+    if (!ok)
+      return CORRUPT("output %d (%s) has %s storage; expected %s", (int)j, vname(c, v, &nb),
+                     storage_word(x->storage),
+                     c->p->alloc_outputs ? "arena (outputs are planned)" : "the caller's output buffer of its index");
+  }
+  /* A caller buffer is sized by the method's own input/output value of that index. */
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent >= 0) continue;
+    int32_t owner;
+    if (x->storage == BERTH_STORAGE_INPUT) owner = m->inputs[x->index];
+    else if (x->storage == BERTH_STORAGE_OUTPUT) owner = m->outputs[x->index];
+    else continue;
+    if (c->size[v] > c->size[owner]) {
+      name_buf_t ob;
+      return CORRUPT("value %d (%s): %llu bytes do not fit the caller's %s buffer %u of %llu bytes (%s)",
+                     (int)v, vname(c, v, &nb), (unsigned long long)c->size[v],
+                     x->storage == BERTH_STORAGE_INPUT ? "input" : "output", (unsigned)x->index,
+                     (unsigned long long)c->size[owner], vname(c, owner, &ob));
+    }
+  }
+  return BERTH_OK;
+}
+
+static bool in_range(int32_t target, int32_t n) { return target >= 0 && target < n; }
+
+static berth_status_t check_kernel(vctx_t *c, int32_t i, const berth_instr_t *ins) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib;
+  const berth_op_def_t *def = berth_op_get(ins->op);
+  if (!def || def->kind != BERTH_OPKIND_KERNEL || !def->infer || !def->run)
+    return CORRUPT("instruction %d: op %u (%s) is not a kernel", (int)i, (unsigned)ins->op,
+                   def ? def->name : "unknown");
+  int32_t max_in = def->max_in < 0 ? BERTH_MAX_KERNEL_OPERANDS : def->max_in;
+  if (max_in > BERTH_MAX_KERNEL_OPERANDS) max_in = BERTH_MAX_KERNEL_OPERANDS;
+  if ((int32_t)ins->n_in < def->min_in || (int32_t)ins->n_in > max_in)
+    return CORRUPT("instruction %d (kernel %s): %u inputs; expected %d to %d", (int)i, def->name,
+                   (unsigned)ins->n_in, (int)def->min_in, (int)max_in);
+  if (def->n_out < 0 || def->n_out > BERTH_MAX_KERNEL_OPERANDS || (int32_t)ins->n_out != def->n_out)
+    return CORRUPT("instruction %d (kernel %s): %u outputs; expected %d", (int)i, def->name,
+                   (unsigned)ins->n_out, (int)def->n_out);
+  const berth_attr_value_t *attrs = NULL;
+  if (def->n_attrs > 0) {
+    if ((uint64_t)ins->attrs + def->n_attrs > (uint64_t)m->n_attrs)
+      return CORRUPT("instruction %d (kernel %s): attributes [%u,+%u) out of range (%d attributes)",
+                     (int)i, def->name, (unsigned)ins->attrs, (unsigned)def->n_attrs, (int)m->n_attrs);
+    attrs = m->attrs + ins->attrs;
+  }
+  const int32_t *ops = ops_of(c, ins);
+  for (int32_t k = 0; k < ins->n_in; k++) c->tin[k] = m->values[ops[k]].type;
+  berth_status_t st = def->infer(attrs, c->tin, ins->n_in, c->tout, c->diag);
+  if (st != BERTH_OK)
+    return berth_fail_prefix(c->diag, BERTH_ERR_CORRUPT_DATA, "method %s: instruction %d (kernel %s)",
+                             method_name(m), (int)i, def->name);
+  for (int32_t k = 0; k < ins->n_out; k++) {
+    int32_t v = ops[ins->n_in + k];
+    if (!berth_type_equal(&c->tout[k], &m->values[v].type)) {
+      char want[64], got[64];
+      berth_type_format(&m->values[v].type, got, sizeof got);
+      berth_type_format(&c->tout[k], want, sizeof want);
+      return CORRUPT("instruction %d (%s): output %d (%s) is declared %s but %s gives %s", (int)i,
+                     iname(c, i, &ib), (int)k, vname(c, v, &nb), got, def->name, want);
+    }
+  }
+  return BERTH_OK;
+}
+
+static berth_status_t check_instrs(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib, sb;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    if (ins->opcode >= BERTH_I_COUNT)
+      return CORRUPT("instruction %d: unknown opcode %u", (int)i, (unsigned)ins->opcode);
+    int32_t nops = n_operands_of(ins);
+    if (nops > 0) {
+      if ((uint64_t)ins->operands + (uint64_t)nops > (uint64_t)m->n_operands)
+        return CORRUPT("instruction %d (%s): operands [%u,+%d) out of range (%d operands)", (int)i,
+                       opcode_name(ins->opcode), (unsigned)ins->operands, (int)nops, (int)m->n_operands);
+      const int32_t *ops = ops_of(c, ins);
+      for (int32_t k = 0; k < nops; k++)
+        if (ops[k] < 0 || ops[k] >= c->nv)
+          return CORRUPT("instruction %d (%s): operand %d is value id %d, out of range (%d values)",
+                         (int)i, opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
+    }
+    switch (ins->opcode) {
+      case BERTH_I_KERNEL: TRY(check_kernel(c, i, ins)); break;
+      case BERTH_I_COPY:
+      case BERTH_I_RENAME: {
+        const int32_t *ops = ops_of(c, ins);
+        if (c->size[ops[0]] != c->size[ops[1]])
+          return CORRUPT("instruction %d (%s): %s has %llu bytes but %s has %llu", (int)i,
+                         iname(c, i, &ib), vname(c, ops[0], &sb), (unsigned long long)c->size[ops[0]],
+                         vname(c, ops[1], &nb), (unsigned long long)c->size[ops[1]]);
+        if (ins->opcode == BERTH_I_RENAME && !same_bytes(c, ops[0], ops[1])) {
+          bytes_buf_t b1, b2;
+          return VIOLATION("instruction %d (rename): %s (%s) and %s (%s) are not on the same "
+                           "storage; a hand-over between different bytes must be a copy", (int)i,
+                           vname(c, ops[0], &sb), fmt_bytes(c, ops[0], &b1), vname(c, ops[1], &nb),
+                           fmt_bytes(c, ops[1], &b2));
+        }
+        break;
+      }
+      case BERTH_I_JUMP_IF_FALSE: {
+        const berth_type_t *t = &m->values[ops_of(c, ins)[0]].type;
+        if (t->dtype != BERTH_DTYPE_BOOL || berth_type_numel(t) != 1) {
+          char ts[64];
+          return CORRUPT("instruction %d (jump_if_false): condition %s is %s; expected a "
+                         "one-element bool", (int)i, vname(c, ops_of(c, ins)[0], &nb),
+                         berth_type_format(t, ts, sizeof ts));
+        }
+      }
+        /* fall through */
+      case BERTH_I_JUMP:
+        if (!in_range(ins->target, c->n))
+          return CORRUPT("instruction %d (%s): target %d out of range [0,%d)", (int)i,
+                         opcode_name(ins->opcode), (int)ins->target, (int)c->n);
+        break;
+      case BERTH_I_LOOP_NEXT:
+        if (!in_range(ins->target, c->n))
+          return CORRUPT("instruction %d (loop_next): target %d out of range [0,%d)", (int)i,
+                         (int)ins->target, (int)c->n);
+        if (ins->count < 1 || ins->count > MAX_LOOP_COUNT)
+          return CORRUPT("instruction %d (loop_next): trip count %lld out of range [1,2^62]", (int)i,
+                         (long long)ins->count);
+        /* fall through */
+      case BERTH_I_LOOP_INIT:
+        if (ins->reg < 0 || ins->reg >= m->n_regs)
+          return CORRUPT("instruction %d (%s): register %d out of range (%d registers)", (int)i,
+                         opcode_name(ins->opcode), (int)ins->reg, (int)m->n_regs);
+        break;
+      default: break;
+    }
+  }
+  uint8_t last = m->instrs[c->n - 1].opcode;
+  if (last != BERTH_I_JUMP && last != BERTH_I_RETURN)
+    return CORRUPT("instruction %d (%s) is the last one and can fall off the end; a method ends "
+                   "with return or jump", (int)(c->n - 1), opcode_name(last));
+  return BERTH_OK;
+}
+
+/* ---- rules that need no dataflow ------------------------------------------------------- */
+
+static berth_status_t check_static_rules(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib, ob;
+  bytes_buf_t b1, b2;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    const int32_t *w, *r;
+    int32_t nwr = writes_of(c, ins, &w), nrd = reads_of(c, ins, &r);
+    for (int32_t k = 0; k < nwr; k++) {
+      if (c->size[w[k]] == 0) continue;
+      uint8_t cls = m->values[ident(c, w[k])].storage;
+      if (cls == BERTH_STORAGE_CONST)
+        return VIOLATION("instruction %d (%s) writes %s into constant bytes (%s); constants are "
+                         "read-only", (int)i, iname(c, i, &ib), vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1));
+      if (cls == BERTH_STORAGE_INPUT)
+        return VIOLATION("instruction %d (%s) writes %s into the caller's input buffer (%s); inputs "
+                         "are read-only", (int)i, iname(c, i, &ib), vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1));
+    }
+    if (ins->opcode == BERTH_I_KERNEL) {
+      for (int32_t k = 0; k < nwr; k++) {
+        for (int32_t j = 0; j < nrd; j++)
+          if (operands_overlap(c, w[k], r[j]))
+            return VIOLATION("instruction %d (%s): output %s (%s) overlaps input %s (%s); kernels "
+                             "need disjoint inputs and outputs", (int)i, iname(c, i, &ib),
+                             vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1), vname(c, r[j], &ob),
+                             fmt_bytes(c, r[j], &b2));
+        for (int32_t j = 0; j < k; j++)
+          if (w[j] == w[k] || operands_overlap(c, w[k], w[j]))
+            return VIOLATION("instruction %d (%s): outputs %s (%s) and %s (%s) share bytes", (int)i,
+                             iname(c, i, &ib), vname(c, w[j], &ob), fmt_bytes(c, w[j], &b2),
+                             vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1));
+      }
+    } else if (ins->opcode == BERTH_I_COPY) {
+      if (operands_overlap(c, r[0], w[0]) && !same_bytes(c, r[0], w[0]))
+        return VIOLATION("instruction %d (copy): source %s (%s) and destination %s (%s) overlap", (int)i,
+                         vname(c, r[0], &ob), fmt_bytes(c, r[0], &b2), vname(c, w[0], &nb),
+                         fmt_bytes(c, w[0], &b1));
+    }
+  }
+  return BERTH_OK;
+}
+
+/* ---- sorted extents ------------------------------------------------------------------- */
+
+static bool ext_less(const vctx_t *c, int32_t a, int32_t b) {
+  const ext_t *x = &c->ext[a], *y = &c->ext[b];
+  if (x->key != y->key) return x->key < y->key;
+  if (x->start != y->start) return x->start < y->start;
+  return a < b;
+}
+
+static void sift_down(const vctx_t *c, int32_t *a, int32_t root, int32_t n) {
+  for (;;) {
+    int32_t child = 2 * root + 1;
+    if (child >= n) return;
+    if (child + 1 < n && ext_less(c, a[child], a[child + 1])) child++;
+    if (!ext_less(c, a[root], a[child])) return;
+    int32_t t = a[root];
+    a[root] = a[child];
+    a[child] = t;
+    root = child;
+  }
+}
+
+/* Heapsort: no recursion, no extra memory, O(n log n) on hostile input. */
+static void sort_values(vctx_t *c) {
+  int32_t n = 0;
+  for (int32_t v = 0; v < c->nv; v++)
+    if (c->m->values[v].window_parent < 0 && c->size[v] > 0) c->order[n++] = v;
+  c->n_sorted = n;
+  for (int32_t i = n / 2 - 1; i >= 0; i--) sift_down(c, c->order, i, n);
+  for (int32_t end = n - 1; end > 0; end--) {
+    int32_t t = c->order[0];
+    c->order[0] = c->order[end];
+    c->order[end] = t;
+    sift_down(c, c->order, 0, end);
+  }
+  for (int32_t j = 0; j < n; j++) {
+    const ext_t *e = &c->ext[c->order[j]];
+    uint64_t pm = e->end;
+    if (j > 0 && c->ext[c->order[j - 1]].key == e->key && c->pmax[j - 1] > pm) pm = c->pmax[j - 1];
+    c->pmax[j] = pm;
+  }
+}
+
+/* Values intact at entry must not share bytes, except constants (read-only, may be shared). */
+static berth_status_t check_entry_disjoint(vctx_t *c) {
+  int32_t best = -1;
+  uint64_t best_end = 0, key = 0;
+  for (int32_t j = 0; j < c->n_sorted; j++) {
+    int32_t v = c->order[j];
+    const ext_t *e = &c->ext[v];
+    if (!(c->flags[v] & (F_INPUT | F_STATE))) continue;
+    if (best < 0 || e->key != key) {
+      key = e->key;
+      best = v;
+      best_end = e->end;
+      continue;
+    }
+    if (e->start < best_end) {
+      name_buf_t a, b;
+      bytes_buf_t ba, bb;
+      bool both_state = (c->flags[v] & F_STATE) && (c->flags[best] & F_STATE);
+      return VIOLATION("%s %s (%s) and %s (%s) share bytes; %s", both_state ? "state values" : "values",
+                       vname(c, best, &a), fmt_bytes(c, best, &ba), vname(c, v, &b), fmt_bytes(c, v, &bb),
+                       both_state ? "each state buffer needs bytes of its own"
+                                  : "method inputs and state must not share bytes");
+    }
+    if (e->end > best_end) {
+      best = v;
+      best_end = e->end;
+    }
+  }
+  return BERTH_OK;
+}
+
+/* ---- dataflow ------------------------------------------------------------------------- */
+
+static void bit_set(uint64_t *b, int32_t v) { b[v >> 6] |= (uint64_t)1 << (v & 63); }
+static void bit_clear(uint64_t *b, int32_t v) { b[v >> 6] &= ~((uint64_t)1 << (v & 63)); }
+static bool bit_get(const uint64_t *b, int32_t v) { return (b[v >> 6] >> (v & 63)) & 1; }
+
+/* Position of the first sorted value at or after (key, start >= end). */
+static int32_t lower_bound(const vctx_t *c, uint64_t key, uint64_t end) {
+  int32_t lo = 0, hi = c->n_sorted;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    const ext_t *e = &c->ext[c->order[mid]];
+    if (e->key < key || (e->key == key && e->start < end)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* A write of v: its identity becomes intact, every other value sharing a byte does not. */
+static void apply_write(const vctx_t *c, uint64_t *bits, int32_t v) {
+  if (c->size[v] == 0) return;
+  int32_t u = ident(c, v);
+  const ext_t *e = &c->ext[u];
+  for (int32_t j = lower_bound(c, e->key, e->end) - 1; j >= 0; j--) {
+    const ext_t *x = &c->ext[c->order[j]];
+    if (x->key != e->key || c->pmax[j] <= e->start) break;
+    if (x->end > e->start) bit_clear(bits, c->order[j]);
+  }
+  bit_set(bits, u);
+}
+
+static void transfer(const vctx_t *c, int32_t i, uint64_t *bits) {
+  const int32_t *w;
+  int32_t n = writes_of(c, &c->m->instrs[i], &w);
+  for (int32_t k = 0; k < n; k++) apply_write(c, bits, w[k]);
+}
+
+static int32_t successors(const vctx_t *c, int32_t i, int32_t out[2]) {
+  const berth_instr_t *ins = &c->m->instrs[i];
+  switch (ins->opcode) {
+    case BERTH_I_JUMP: out[0] = ins->target; return 1;
+    case BERTH_I_JUMP_IF_FALSE:
+    case BERTH_I_LOOP_NEXT: out[0] = ins->target; out[1] = i + 1; return 2;
+    case BERTH_I_RETURN: return 0;
+    default: out[0] = i + 1; return 1;
+  }
+}
+
+static void enqueue(vctx_t *c, int32_t s, int32_t *tail, int32_t *count) {
+  if (c->inq[s]) return;
+  c->inq[s] = 1;
+  c->queue[*tail] = s;
+  *tail = (*tail + 1) % c->n;
+  (*count)++;
+}
+
+/* Meets (bits, regs) into instruction s's entry state. */
+static void push(vctx_t *c, int32_t s, const uint64_t *bits, const int64_t *regs, int32_t *tail,
+                 int32_t *count) {
+  uint64_t *in = c->in + (size_t)s * c->nw;
+  int64_t *rs = c->regs + (size_t)s * (size_t)c->nr;
+  bool changed = false;
+  if (!c->reached[s]) {
+    c->reached[s] = 1;
+    if (c->nw) memcpy(in, bits, c->nw * sizeof *in);
+    if (c->nr) memcpy(rs, regs, (size_t)c->nr * sizeof *rs);
+    changed = true;
+  } else {
+    for (size_t k = 0; k < c->nw; k++) {
+      uint64_t nb = in[k] & bits[k];
+      if (nb != in[k]) {
+        in[k] = nb;
+        changed = true;
+      }
+    }
+    for (int32_t r = 0; r < c->nr; r++) {
+      int64_t a = rs[r], b = regs[r];
+      int64_t j = (a < 0 || b < 0) ? REG_UNKNOWN : (a > b ? a : b);
+      if (j != a) {
+        rs[r] = j;
+        changed = true;
+      }
+    }
+  }
+  if (changed) enqueue(c, s, tail, count);
+}
+
+static void run_dataflow(vctx_t *c) {
+  memset(c->reached, 0, (size_t)c->n);
+  memset(c->inq, 0, (size_t)c->n);
+  /* entry state */
+  memset(c->tmp, 0, c->nw * sizeof *c->tmp);
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &c->m->values[v];
+    if (x->window_parent >= 0) continue;
+    if ((c->flags[v] & (F_INPUT | F_STATE)) || x->storage == BERTH_STORAGE_CONST || c->size[v] == 0) {
+      c->flags[v] |= F_ENTRY;
+      bit_set(c->tmp, v);
+    }
+  }
+  for (int32_t r = 0; r < c->nr; r++) c->rtaken[r] = REG_UNKNOWN;
+  int32_t head = 0, tail = 0, count = 0;
+  push(c, 0, c->tmp, c->rtaken, &tail, &count);
+  while (count > 0) {
+    int32_t i = c->queue[head];
+    head = (head + 1) % c->n;
+    count--;
+    c->inq[i] = 0;
+    const berth_instr_t *ins = &c->m->instrs[i];
+    if (c->nw) memcpy(c->tmp, c->in + (size_t)i * c->nw, c->nw * sizeof *c->tmp);
+    transfer(c, i, c->tmp);
+    const int64_t *rin = c->regs + (size_t)i * (size_t)c->nr;
+    if (c->nr) {
+      memcpy(c->rtaken, rin, (size_t)c->nr * sizeof *rin);
+      memcpy(c->rfall, rin, (size_t)c->nr * sizeof *rin);
+    }
+    if (ins->opcode == BERTH_I_LOOP_INIT) {
+      c->rtaken[ins->reg] = 0;
+      c->rfall[ins->reg] = 0;
+    } else if (ins->opcode == BERTH_I_LOOP_NEXT) {
+      /* reg += 1; taken while reg < count: the body sees [0, count-1]; on exit reg == count
+       * when it was at most count-1 before, else it is unbounded. */
+      int64_t hi = rin[ins->reg];
+      c->rtaken[ins->reg] = hi < 0 ? REG_UNKNOWN : ins->count - 1;
+      c->rfall[ins->reg] = (hi < 0 || hi > ins->count - 1) ? REG_UNKNOWN : ins->count;
+    }
+    int32_t succ[2];
+    int32_t ns = successors(c, i, succ);
+    for (int32_t k = 0; k < ns; k++) {
+      bool fall = ins->opcode == BERTH_I_LOOP_NEXT && succ[k] == i + 1 && k == 1;
+      push(c, succ[k], c->tmp, fall ? c->rfall : c->rtaken, &tail, &count);
+    }
+  }
+}
+
+/* ---- reporting a failed read ---------------------------------------------------------- */
+
+static void build_preds(vctx_t *c) {
+  memset(c->pred_start, 0, ((size_t)c->n + 1) * sizeof *c->pred_start);
+  int32_t succ[2];
+  for (int32_t i = 0; i < c->n; i++) {
+    if (!c->reached[i]) continue;
+    int32_t ns = successors(c, i, succ);
+    for (int32_t k = 0; k < ns; k++) c->pred_start[succ[k] + 1]++;
+  }
+  for (int32_t i = 0; i < c->n; i++) c->pred_start[i + 1] += c->pred_start[i];
+  /* fill using inq as a per-node cursor would need ints: use queue as cursors */
+  for (int32_t i = 0; i < c->n; i++) c->queue[i] = c->pred_start[i];
+  for (int32_t i = 0; i < c->n; i++) {
+    if (!c->reached[i]) continue;
+    int32_t ns = successors(c, i, succ);
+    for (int32_t k = 0; k < ns; k++) c->preds[c->queue[succ[k]]++] = i;
+  }
+}
+
+/* The nearest write (backwards from instruction i) over the bytes of identity u that is not
+ * a write of u, or -1; *uninit is set when some path from entry reaches i with u unwritten. */
+static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_value, bool *uninit) {
+  build_preds(c);
+  memset(c->inq, 0, (size_t)c->n);
+  *uninit = false;
+  int32_t head = 0, tail = 0;
+  int32_t x = i;
+  for (;;) {
+    /* expand x: entry edge, then its predecessors */
+    if (x == 0 && !(c->flags[u] & F_ENTRY)) *uninit = true;
+    for (int32_t k = c->pred_start[x]; k < c->pred_start[x + 1]; k++) {
+      int32_t q = c->preds[k];
+      if (c->inq[q]) continue;
+      c->inq[q] = 1;
+      c->queue[tail++] = q;
+    }
+    /* next node whose writes do not settle the path */
+    for (;;) {
+      if (head == tail) return -1;
+      int32_t q = c->queue[head++];
+      const int32_t *w;
+      int32_t nwr = writes_of(c, &c->m->instrs[q], &w);
+      bool stop = false;
+      for (int32_t k = 0; k < nwr; k++) {
+        if (c->size[w[k]] == 0) continue;
+        int32_t uw = ident(c, w[k]);
+        if (uw == u) {
+          stop = true;
+        } else if (ext_overlap(&c->ext[uw], &c->ext[u])) {
+          *culprit_value = w[k];
+          return q;
+        }
+      }
+      if (!stop) {
+        x = q;
+        break;
+      }
+    }
+  }
+}
+
+static berth_status_t report_read(vctx_t *c, int32_t i, int32_t v, const char *what) {
+  name_buf_t nb, cb;
+  bytes_buf_t b1, b2;
+  int32_t u = ident(c, v), w = -1;
+  bool uninit = false;
+  int32_t q = find_culprit(c, i, u, &w, &uninit);
+  if (q >= 0)
+    return VIOLATION("read of %s (%s) at instruction %d (%s) may see %s (%s) written at instruction %d",
+                     vname(c, v, &nb), fmt_bytes(c, v, &b1), (int)i, what, vname(c, w, &cb),
+                     fmt_bytes(c, w, &b2), (int)q);
+  if (uninit)
+    return VIOLATION("read of %s (%s) at instruction %d (%s) may see uninitialized bytes: %s is not "
+                     "written on some path from the method entry", vname(c, v, &nb), fmt_bytes(c, v, &b1),
+                     (int)i, what, vname(c, u, &cb));
+  return VIOLATION("read of %s (%s) at instruction %d (%s): the value may not be intact here",
+                   vname(c, v, &nb), fmt_bytes(c, v, &b1), (int)i, what);
+}
+
+/* ---- final checks on the fixpoint ----------------------------------------------------- */
+
+static berth_status_t check_windows(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib, pb;
+  for (int32_t i = 0; i < c->n; i++) {
+    if (!c->reached[i]) continue;
+    const berth_instr_t *ins = &m->instrs[i];
+    const int64_t *rs = c->regs + (size_t)i * (size_t)c->nr;
+    if (ins->opcode == BERTH_I_LOOP_NEXT && rs[ins->reg] < 0)
+      return CORRUPT("instruction %d (loop_next): register %d may be unset or unbounded here (no "
+                     "loop_init on some path)", (int)i, (int)ins->reg);
+    int32_t nops = n_operands_of(ins);
+    const int32_t *ops = ops_of(c, ins);
+    for (int32_t k = 0; k < nops; k++) {
+      int32_t v = ops[k];
+      const berth_exec_value_t *x = &m->values[v];
+      if (x->window_parent < 0 || c->size[v] == 0) continue;
+      int64_t hi = rs[x->window_reg];
+      if (hi < 0)
+        return CORRUPT("instruction %d (%s): slice %s uses register %d, which may be unset or "
+                       "unbounded here", (int)i, iname(c, i, &ib), vname(c, v, &nb), (int)x->window_reg);
+      if (!slice_fits(c, v, hi))
+        return CORRUPT("instruction %d (%s): slice %s at register value up to %lld (offset %llu, "
+                       "stride %lld, %llu bytes) lies outside its parent %s (%llu bytes)", (int)i,
+                       iname(c, i, &ib), vname(c, v, &nb), (long long)hi, (unsigned long long)x->offset,
+                       (long long)x->window_stride, (unsigned long long)c->size[v],
+                       vname(c, x->window_parent, &pb), (unsigned long long)c->size[x->window_parent]);
+    }
+  }
+  return BERTH_OK;
+}
+
+static bool intact(const vctx_t *c, const uint64_t *bits, int32_t v) {
+  if (c->size[v] == 0) return true;
+  return bit_get(bits, ident(c, v));
+}
+
+static berth_status_t check_reads(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t ib;
+  for (int32_t i = 0; i < c->n; i++) {
+    if (!c->reached[i]) continue;
+    const berth_instr_t *ins = &m->instrs[i];
+    const uint64_t *bits = c->in + (size_t)i * c->nw;
+    const int32_t *r;
+    int32_t nrd = reads_of(c, ins, &r);
+    for (int32_t k = 0; k < nrd; k++)
+      if (!intact(c, bits, r[k])) return report_read(c, i, r[k], iname(c, i, &ib));
+    if (ins->opcode != BERTH_I_RETURN) continue;
+    for (int32_t j = 0; j < m->n_outputs; j++) {
+      if (intact(c, bits, m->outputs[j])) continue;
+      return report_read(c, i, m->outputs[j], "return");
+    }
+    for (int32_t v = 0; v < c->nv; v++) {
+      if (!(c->flags[v] & F_STATE) || intact(c, bits, v)) continue;
+      return report_read(c, i, v, "return: state must survive to the next call");
+    }
+  }
+  return BERTH_OK;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
+static void *at(uint8_t *base, uint64_t off) { return base + off; }
+
+berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method, void *scratch,
+                                   size_t scratch_size, berth_diag_t *diag) {
+  if (!p) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "verify: no program");
+  if (p->n_methods < 0 || (p->n_methods > 0 && !p->methods))
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "verify: bad method table (%d methods)",
+                      (int)p->n_methods);
+  if (method < 0 || method >= p->n_methods)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "verify: method %d out of range (%d methods)",
+                      (int)method, (int)p->n_methods);
+  vctx_t ctx;
+  memset(&ctx, 0, sizeof ctx);
+  vctx_t *c = &ctx;
+  c->p = p;
+  c->m = &p->methods[method];
+  c->diag = diag;
+  TRY(check_header(c));
+  offsets_t o;
+  if (!compute_layout(c->m, &o) || o.total + 8 > (uint64_t)SIZE_MAX)
+    return vfail(c, BERTH_ERR_RESOURCE_EXHAUSTED, "too big to verify (%d values, %d instructions)",
+                 (int)c->m->n_values, (int)c->m->n_instrs);
+  if (!scratch || scratch_size < o.total + 8)
+    return vfail(c, BERTH_ERR_RESOURCE_EXHAUSTED, "verifier scratch of %zu bytes is too small; need %zu",
+                 scratch_size, (size_t)(o.total + 8));
+  uint8_t *base = (uint8_t *)scratch;
+  base += (8 - ((uintptr_t)base & 7)) & 7;
+  c->n = c->m->n_instrs;
+  c->nv = c->m->n_values;
+  c->nr = c->m->n_regs;
+  c->nw = ((size_t)c->nv + 63) / 64;
+  c->ext = at(base, o.ext);
+  c->size = at(base, o.size);
+  c->flags = at(base, o.flags);
+  c->order = at(base, o.order);
+  c->pmax = at(base, o.pmax);
+  c->in = at(base, o.in);
+  c->regs = at(base, o.regs);
+  c->reached = at(base, o.reached);
+  c->inq = at(base, o.inq);
+  c->queue = at(base, o.queue);
+  c->tmp = at(base, o.tmp);
+  c->rtaken = at(base, o.rtaken);
+  c->rfall = at(base, o.rfall);
+  c->pred_start = at(base, o.pred_start);
+  c->preds = at(base, o.preds);
+  c->tin = at(base, o.tin);
+  c->tout = at(base, o.tout);
+
+  TRY(check_values(c));
+  TRY(check_io(c));
+  TRY(check_instrs(c));
+  TRY(check_static_rules(c));
+  for (int32_t v = 0; v < c->nv; v++)
+    if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
+      c->flags[v] |= F_STATE;
+  sort_values(c);
+  TRY(check_entry_disjoint(c));
+  run_dataflow(c);
+  TRY(check_windows(c));
+  TRY(check_reads(c));
+  return BERTH_OK;
+}
+
+berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch, size_t scratch_size,
+                                    berth_diag_t *diag) {
+  if (!p) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "verify: no program");
+  if (p->n_methods < 0 || (p->n_methods > 0 && !p->methods))
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "verify: bad method table (%d methods)",
+                      (int)p->n_methods);
+  for (int32_t i = 0; i < p->n_methods; i++) TRY(berth_verify_method(p, i, scratch, scratch_size, diag));
+  return BERTH_OK;
+}

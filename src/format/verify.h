@@ -1,0 +1,102 @@
+/* The independent verifier of emitted programs (DESIGN.md "Memory semantics", rule 8).
+ *
+ *   size_t need = berth_verify_program_scratch_size(p);     // SIZE_MAX: too big
+ *   void *scratch = ...caller memory of `need` bytes...;
+ *   char msg[512];
+ *   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+ *   if (berth_verify_program(p, scratch, need, &diag) != BERTH_OK) reject the file (msg says why);
+ *
+ * It works on the flat instruction stream of runtime/exec_program.h only and trusts nothing
+ * the planner believed: the compiler runs it on everything it emits and the loader on every
+ * file it loads (runtime side: no malloc, no stdio; working memory comes from the caller).
+ *
+ * Structural checks (BERTH_ERR_CORRUPT_DATA: the stream is malformed; after them the
+ * interpreter may run the program without re-validating anything):
+ *  - counts and pointers of the method; every operand, attribute range, jump target and
+ *    loop register in range; LOOP_NEXT count in [1, 2^62]; the last instruction is JUMP or
+ *    RETURN, so no path falls off the end;
+ *  - every value's type within berth's caps; its storage inside its region (ARENA: pool <
+ *    n_pools and [offset, offset+size) inside the pool; CONST inside the constant blob;
+ *    STATE inside the state region; INPUT/OUTPUT: index < n_inputs/n_outputs, only when
+ *    that side is not planned, and no larger than the method's own input/output value of
+ *    that index, which sizes the caller's buffer); ARENA offsets a multiple of `alignment`;
+ *    every offset (and a window's slice offset and stride) a multiple of the element size,
+ *    because kernels access tensors aligned to their element size;
+ *  - method input i is INPUT index i (or ARENA when alloc_inputs); method output j is
+ *    OUTPUT index j (or ARENA when alloc_outputs); no input or output is windowed and
+ *    none is listed twice;
+ *  - windowed values: the parent exists and is not windowed, the register exists, and a
+ *    forward range analysis of the loop registers proves that wherever the window is used
+ *    the register is set (LOOP_INIT on every path) and every slice it can select lies
+ *    inside the parent;
+ *  - KERNEL: the op is a kernel, n_in/n_out fit its definition, and the output types are
+ *    exactly what the op's infer gives for the input types and attributes (this is what
+ *    makes the kernels safe on untrusted files); COPY: src and dst of equal byte size;
+ *    RENAME: src and dst on identical storage; JUMP_IF_FALSE: a one-element bool operand.
+ *
+ * Memory rule (BERTH_ERR_VERIFY_FAILED): a must-dataflow "value v is intact" over the
+ * control-flow graph, to a fixpoint. v is intact at a point iff on every path from the
+ * method entry the last write touching v's bytes wrote v itself. A write of v (KERNEL
+ * output, COPY dst, RENAME dst) makes v intact and every other value sharing a byte with v
+ * not intact; a windowed value stands for its parent (reading a slice reads the parent,
+ * writing a slice writes the parent). At entry the method inputs, the state values, the
+ * constants and every zero-byte value are intact. Every read (KERNEL input, COPY/RENAME src,
+ * JUMP_IF_FALSE operand) needs its value intact, and at RETURN every method output and every
+ * state value must be intact. Also rejected outright: writes into constants or into caller
+ * input buffers; a kernel output sharing bytes with an input of the same instruction or with
+ * another output; a COPY whose src and dst overlap without being identical; state values
+ * that share bytes (each buffer has its own bytes); method inputs that share bytes; a
+ * method output that is a constant, state or input (DESIGN rule 2: it must be copied).
+ * A rejected read names the value, its bytes, the instruction, and the culprit found by a
+ * backward search: the nearest write of another value over those bytes, or "not written on
+ * some path from the method entry".
+ *
+ * Messages start with "method <name>: ". */
+#ifndef BERTH_FORMAT_VERIFY_H
+#define BERTH_FORMAT_VERIFY_H
+
+#include "berth/status.h"
+#include "runtime/exec_program.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of caller scratch that berth_verify_method needs for method `method` of p (any
+ * alignment is fine). Returns SIZE_MAX if the size overflows (the program is too big to
+ * verify) and a small size when p or method is invalid (verification then fails with a
+ * message). Depends only on the method's counts: O(n_instrs * (n_values/8 + 8 * n_regs)
+ * + 40 * n_values) bytes. */
+size_t berth_verify_scratch_size(const berth_exec_program_t *p, int32_t method);
+
+/* The maximum of berth_verify_scratch_size over p's methods. */
+size_t berth_verify_program_scratch_size(const berth_exec_program_t *p);
+
+/* Verifies one method. scratch must hold berth_verify_scratch_size(p, method) bytes; it is
+ * clobbered. Returns BERTH_OK, BERTH_ERR_INVALID_ARGUMENT (NULL program, method out of
+ * range), BERTH_ERR_RESOURCE_EXHAUSTED (scratch too small), BERTH_ERR_CORRUPT_DATA
+ * (structural) or BERTH_ERR_VERIFY_FAILED (memory rule), with a message in diag. */
+berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method, void *scratch,
+                                   size_t scratch_size, berth_diag_t *diag);
+
+/* Verifies every method in order and stops at the first failure. scratch must hold
+ * berth_verify_program_scratch_size(p) bytes. */
+berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch, size_t scratch_size,
+                                    berth_diag_t *diag);
+
+/* ---- formatting helpers (also used by the sanitizer and the disassembler) ------------- */
+
+/* Writes "%name" of value v ("%v<id>" when it has no name; no second '%' when the name has
+ * one). Returns buf. */
+char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap);
+/* Writes what instruction i is: "kernel add", "copy", "rename", "jump", "jump_if_false",
+ * "loop_init", "loop_next", "return" ("?" when out of range). Returns buf. */
+char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

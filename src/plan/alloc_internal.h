@@ -1,0 +1,128 @@
+/* Shared internals of the allocation algorithms (not part of the planner's interface).
+ *
+ * Every algorithm works on a prepared problem: buffers that can conflict with something
+ * (size > 0 and at least one interval) are "active" and renumbered 0..m-1; time is
+ * compressed to slots, slot j being [t_j, t_{j+1}) between consecutive distinct interval
+ * endpoints, so each interval becomes a slot range [lo, hi). Two active buffers conflict
+ * iff one of their slot ranges overlap. */
+#ifndef BERTH_PLAN_ALLOC_INTERNAL_H
+#define BERTH_PLAN_ALLOC_INTERNAL_H
+
+#include "plan/alloc.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct berth_alloc_prep {
+  int32_t n;          /* buffers of the original problem */
+  int32_t m;          /* active buffers */
+  int32_t *orig;      /* [m] original index of each active buffer */
+  uint64_t *size;     /* [m] > 0 */
+  uint64_t *align;    /* [m] >= 1, a power of two */
+  int32_t *iv_first;  /* [m + 1] its slot ranges are iv_first[i] .. iv_first[i + 1] - 1 */
+  int32_t *lo, *hi;   /* [n_iv] slot ranges, sorted and disjoint per buffer */
+  int32_t n_iv;
+  int32_t n_slots;    /* slots are 0 .. n_slots - 1 */
+  int64_t *length;    /* [m] total live time (original units), for orderings */
+  uint64_t lower_bound; /* max over slots of the total size live */
+} berth_alloc_prep_t;
+
+/* Validates p and builds the prepared form. On failure nothing needs freeing. */
+berth_status_t berth_alloc_prep_init(berth_alloc_prep_t *prep, const berth_alloc_problem_t *p, berth_diag_t *diag);
+void berth_alloc_prep_deinit(berth_alloc_prep_t *prep);
+
+/* Total size live in each slot (caller frees); NULL if out of memory. */
+uint64_t *berth_alloc_prep_slot_load(const berth_alloc_prep_t *prep);
+
+/* Monotonic milliseconds since an arbitrary origin. */
+double berth_alloc_now_ms(void);
+
+static inline uint64_t berth_alloc_align_up(uint64_t x, uint64_t align) {
+  return align <= 1 ? x : (x + align - 1) & ~(align - 1);
+}
+
+/* splitmix64: a small deterministic generator for the search's choices. */
+static inline uint64_t berth_alloc_rand(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0. */
+static inline uint32_t berth_alloc_rand_below(uint64_t *state, uint32_t n) {
+  return (uint32_t)(((berth_alloc_rand(state) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* Writes offsets for the original problem from offsets of the active buffers (inactive
+ * buffers get 0) and returns the arena. */
+uint64_t berth_alloc_prep_scatter(const berth_alloc_prep_t *prep, const uint64_t *active_off, uint64_t *offsets);
+
+/* ---- naive -------------------------------------------------------------------------- */
+
+/* Stacks the active buffers in index order; returns the arena. */
+uint64_t berth_alloc_naive_run(const berth_alloc_prep_t *prep, uint64_t *off);
+
+/* ---- greedy ------------------------------------------------------------------------- */
+
+/* The orders greedy tries, in this sequence. Each is a sort key list; ties end on index. */
+typedef enum berth_alloc_order {
+  BERTH_ALLOC_ORDER_SIZE = 0,   /* size desc, start asc */
+  BERTH_ALLOC_ORDER_SIZE_CLASS, /* power-of-two size class desc, start asc, size desc */
+  BERTH_ALLOC_ORDER_LENGTH,     /* lifetime length desc, size desc */
+  BERTH_ALLOC_ORDER_AREA,       /* size x length desc */
+  BERTH_ALLOC_ORDER_CONFLICTS,  /* number of conflicting buffers desc, size desc */
+  BERTH_ALLOC_ORDER_SIZE_END,   /* size desc, end desc */
+  BERTH_ALLOC_ORDER_COUNT
+} berth_alloc_order_t;
+
+typedef struct berth_alloc_greedy berth_alloc_greedy_t;
+
+/* An engine for repeated greedy runs over one prepared problem (it keeps its interval
+ * structure's memory between runs). NULL if out of memory. */
+berth_alloc_greedy_t *berth_alloc_greedy_create(const berth_alloc_prep_t *prep);
+void berth_alloc_greedy_destroy(berth_alloc_greedy_t *g);
+
+/* Fills order[m] with the active buffers sorted by the given order. Returns false if out
+ * of memory. */
+bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which, int32_t *order);
+
+/* Places the active buffers in the given order, each at the lowest offset that fits
+ * (first fit) or in the smallest gap that fits (best fit); writes off[m] and returns the
+ * arena, or UINT64_MAX if out of memory. If stop_above is not UINT64_MAX the run gives
+ * up (returning UINT64_MAX - 1) as soon as a buffer ends above it. */
+uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
+                                uint64_t *off);
+
+/* Runs every order and fit allowed by `fit` (FIT_AUTO: both); keeps the best. Writes
+ * off[m], best_order[m] (may be NULL), and the name of the winner. Returns the arena or
+ * UINT64_MAX if out of memory. */
+uint64_t berth_alloc_greedy_best(berth_alloc_greedy_t *g, int fit, uint64_t *off, int32_t *best_order,
+                                 int *best_fit, const char **name);
+
+/* ---- search and exact --------------------------------------------------------------- */
+
+typedef struct berth_alloc_seed {
+  uint64_t arena;
+  uint64_t *off;   /* [m] */
+  int32_t *order;  /* [m] the greedy order that produced off */
+  int fit;
+} berth_alloc_seed_t;
+
+/* Improves seed (in place) until deadline_ms (berth_alloc_now_ms scale). Returns the
+ * number of plans evaluated, or -1 if out of memory (seed is then unchanged). */
+int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g, berth_alloc_seed_t *seed,
+                                   double deadline_ms, uint64_t rng_seed);
+
+typedef struct berth_alloc_exact_out {
+  uint64_t proven_bound; /* no plan is smaller than this */
+  bool optimal;
+  int64_t nodes;
+} berth_alloc_exact_out_t;
+
+/* Branch and bound from the plan in seed (improved in place) until deadline_ms. Returns
+ * BERTH_OK or RESOURCE_EXHAUSTED. */
+berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_alloc_seed_t *seed, double deadline_ms,
+                                         berth_alloc_exact_out_t *out, berth_diag_t *diag);
+
+#endif

@@ -1,0 +1,250 @@
+/* Storage groups: destination passing of HOP results (DESIGN rules 5 and 6).
+ *
+ * Every lowered value starts in its own group. HOPs are decided inner first, so a nested
+ * HOP's result group can be coalesced further out. A body result joins the HOP result's
+ * group (a RENAME at the hand-over, no bytes move) only when it is a value the body itself
+ * computed, not returned twice, and the two groups are never live at the same time; the
+ * last test is what makes a loop's new carried value coalescable only if every read of the
+ * old value comes before it is written. Otherwise the hand-over is a COPY. Per-step outputs
+ * of scan and map are written in place into their slice of the stacked result (a window)
+ * under the same conditions. */
+#include "lower_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t lctx_handover_index(const lctx_t *c, int32_t node, int32_t body, int32_t result) {
+  const berth_ir_node_t *n = &c->m->nodes[node];
+  int32_t width = n->n_out > 0 ? n->n_out : 1;
+  return c->ho_base[node] + (int64_t)body * width + result;
+}
+
+/* True if value v (resolved) is a value computed by a node of graph g, and is not an
+ * earlier result of the same body (returned twice). */
+static bool computed_in(const lctx_t *c, int32_t v, int32_t g, const berth_ir_graph_t *body, int32_t index) {
+  const lval_t *x = &c->vals[v];
+  if (x->ir < 0 || c->m->values[x->ir].kind != BERTH_IR_NODE || x->graph != g) return false;
+  for (int32_t j = 0; j < index; j++)
+    if (lctx_resolve(c, body->results[j]) == v) return false;
+  return true;
+}
+
+static bool group_is_plain(lctx_t *c, int32_t v) {
+  const lval_t *r = &c->vals[lctx_group(c, v)];
+  return r->cls == LV_ARENA && !r->is_input && !r->is_output;
+}
+
+static void decide_cond(lctx_t *c, int32_t ni) {
+  const berth_ir_node_t *n = &c->m->nodes[ni];
+  const hop_pos_t *h = &c->hop[ni];
+  for (int32_t i = 0; i < n->n_out; i++) lctx_add_iv(c, n->out[i], c->def_pos[n->out[i]], c->last_pos[n->out[i]]);
+  for (int32_t b = 0; b < 2; b++) {
+    int32_t g = n->graphs[b];
+    const berth_ir_graph_t *body = &c->m->graphs[g];
+    for (int32_t i = 0; i < n->n_out; i++) {
+      int32_t R = n->out[i], br = lctx_resolve(c, body->results[i]);
+      int64_t k = lctx_handover_index(c, ni, b, i);
+      bool regions = c->opt->strategy == BERTH_STRATEGY_REGIONS;
+      if (computed_in(c, br, g, body, i) && group_is_plain(c, br) && (!regions || b == 0) &&
+          (regions || !lctx_groups_conflict(c, br, R))) {
+        lctx_group_merge(c, R, br);
+        c->handover[k] = HANDOVER_RENAME;
+      } else {
+        c->handover[k] = HANDOVER_COPY;
+        lctx_add_iv(c, R, h->th[b], h->th[b] + 1); /* written at the hand-over, kept over the jump */
+      }
+    }
+  }
+}
+
+/* while_loop and scan: carried values. */
+static berth_status_t decide_carried(lctx_t *c, int32_t ni, int32_t gb, int32_t n_carry) {
+  const berth_ir_node_t *n = &c->m->nodes[ni];
+  const hop_pos_t *h = &c->hop[ni];
+  const berth_ir_graph_t *body = &c->m->graphs[gb];
+  for (int32_t k = 0; k < n_carry; k++) {
+    int32_t p = body->params[k], r = n->out[k];
+    int64_t last = c->last_pos[p] > h->tjf ? c->last_pos[p] : h->tjf;
+    lctx_add_iv(c, p, h->ts, last);
+    lctx_add_iv(c, r, c->def_pos[r], c->last_pos[r]);
+    lctx_group_merge(c, p, r); /* the result is the carried storage after the loop */
+  }
+  for (int32_t k = 0; k < n_carry; k++) {
+    int32_t p = body->params[k], cv = lctx_resolve(c, body->results[k]);
+    int64_t idx = lctx_handover_index(c, ni, 0, k);
+    c->ho_value[idx] = -1;
+    if (cv == p) {
+      c->handover[idx] = HANDOVER_NONE;
+      lctx_add_iv(c, p, h->th[0], h->te);
+      continue;
+    }
+    /* tentatively the renamed form: the carried storage is free from the new value's
+     * definition to the hand-over */
+    lval_t saved = c->vals[p];
+    lctx_add_iv(c, p, h->th[0] + 1, h->te);
+    if (computed_in(c, cv, gb, body, k) && group_is_plain(c, cv) && !lctx_groups_conflict(c, cv, p) &&
+        c->opt->strategy == BERTH_STRATEGY_GLOBAL) {
+      lctx_group_merge(c, p, cv);
+      c->handover[idx] = HANDOVER_RENAME;
+      continue;
+    }
+    int32_t keep_parent = c->vals[p].parent, keep_next = c->vals[p].next;
+    c->vals[p] = saved;
+    c->vals[p].parent = keep_parent;
+    c->vals[p].next = keep_next;
+    lctx_add_iv(c, p, h->th[0], h->te);
+    c->handover[idx] = HANDOVER_COPY;
+    /* the source is another carried value of this loop: it may be overwritten by its own
+     * hand-over, so it goes through a temporary first */
+    for (int32_t j = 0; j < n_carry; j++) {
+      if (j != k && body->params[j] == cv) {
+        int32_t t = lctx_new_value(c, c->vals[cv].name, &c->vals[cv].type, gb);
+        if (t < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+        lctx_add_iv(c, t, h->th[0], h->th[0]);
+        c->ho_value[idx] = t;
+        break;
+      }
+    }
+  }
+  return BERTH_OK;
+}
+
+/* scan and map: per-step outputs into windows of the stacked results, and the sources of
+ * the scanned inputs. */
+static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32_t first_x, int32_t n_x) {
+  const berth_ir_node_t *n = &c->m->nodes[ni];
+  const hop_pos_t *h = &c->hop[ni];
+  int32_t gb = n->graphs[0];
+  const berth_ir_graph_t *body = &c->m->graphs[gb];
+  for (int32_t j = n_carry; j < n->n_out; j++) {
+    int32_t ys = n->out[j], y = lctx_resolve(c, body->results[j]);
+    lctx_add_iv(c, ys, h->ts, c->last_pos[ys] > h->te ? c->last_pos[ys] : h->te);
+    int64_t idx = lctx_handover_index(c, ni, 0, j);
+    int64_t stride = (int64_t)berth_type_bytes(&c->vals[y].type);
+    lval_t *root_ys = &c->vals[lctx_group(c, ys)];
+    (void)root_ys;
+    if (computed_in(c, y, gb, body, j) && group_is_plain(c, y) && !c->vals[lctx_group(c, y)].has_windows) {
+      lval_t *r = &c->vals[lctx_group(c, y)];
+      r->cls = LV_WINDOW;
+      r->win_parent = ys;
+      r->win_reg = h->reg;
+      r->win_stride = stride;
+      c->vals[lctx_group(c, ys)].has_windows = true;
+      c->handover[idx] = HANDOVER_WINDOW;
+      c->ho_value[idx] = -1;
+    } else {
+      int32_t w = lctx_new_value(c, c->vals[ys].name, &c->vals[y].type, gb);
+      if (w < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      c->vals[w].cls = LV_WINDOW;
+      c->vals[w].win_parent = ys;
+      c->vals[w].win_reg = h->reg;
+      c->vals[w].win_stride = stride;
+      c->vals[lctx_group(c, ys)].has_windows = true;
+      c->handover[idx] = HANDOVER_COPY;
+      c->ho_value[idx] = w;
+    }
+  }
+  /* scanned inputs are read in place unless they are themselves a window */
+  for (int32_t i = 0; i < n_x; i++) {
+    int32_t xs = lctx_resolve(c, n->in[first_x + i]);
+    int32_t param = body->params[n_carry + i];
+    int32_t src = xs;
+    if (c->vals[xs].cls == LV_WINDOW || c->vals[lctx_group(c, xs)].cls == LV_WINDOW) {
+      src = lctx_new_value(c, c->vals[xs].name, &c->vals[xs].type, n->graph);
+      if (src < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      lctx_add_iv(c, src, h->ts, h->te);
+      c->x_copy[c->x_copy_base[ni] + i] = src;
+    }
+    c->vals[param].win_parent = src;
+    c->vals[lctx_group(c, src)].has_windows = true;
+  }
+  return BERTH_OK;
+}
+
+static berth_status_t decide_graph(lctx_t *c, int32_t g) {
+  const berth_ir_graph_t *graph = &c->m->graphs[g];
+  for (int32_t i = 0; i < graph->n_nodes; i++) {
+    int32_t ni = graph->nodes[i];
+    const berth_ir_node_t *n = &c->m->nodes[ni];
+    berth_op_kind_t kind = berth_op_get(n->op)->kind;
+    berth_status_t st = BERTH_OK;
+    for (int32_t b = 0; b < n->n_graphs && !st; b++) st = decide_graph(c, n->graphs[b]);
+    if (st) return st;
+    switch (kind) {
+      case BERTH_OPKIND_KERNEL:
+        for (int32_t o = 0; o < n->n_out; o++) lctx_add_iv(c, n->out[o], c->def_pos[n->out[o]], c->last_pos[n->out[o]]);
+        break;
+      case BERTH_OPKIND_COND: decide_cond(c, ni); break;
+      case BERTH_OPKIND_WHILE_LOOP: st = decide_carried(c, ni, n->graphs[1], n->n_in); break;
+      case BERTH_OPKIND_SCAN: {
+        int32_t n_carry = (int32_t)n->attrs[0].i;
+        st = decide_carried(c, ni, n->graphs[0], n_carry);
+        if (!st) st = decide_steps(c, ni, n_carry, n_carry, n->n_in - n_carry);
+        break;
+      }
+      case BERTH_OPKIND_MAP: st = decide_steps(c, ni, 0, 0, (int32_t)n->attrs[0].i); break;
+      case BERTH_OPKIND_COPY_: break;
+    }
+    if (st) return st;
+  }
+  return BERTH_OK;
+}
+
+berth_status_t berth_coalesce(lctx_t *c) {
+  const berth_ir_method_t *m = c->m;
+  size_t nn = (size_t)(m->n_nodes ? m->n_nodes : 1);
+  c->ho_base = calloc(nn, sizeof *c->ho_base);
+  c->x_copy_base = calloc(nn, sizeof *c->x_copy_base);
+  if (!c->ho_base || !c->x_copy_base) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  int64_t total = 0, total_x = 0;
+  for (int32_t ni = 0; ni < m->n_nodes; ni++) {
+    c->ho_base[ni] = total;
+    total += 2 * (int64_t)(m->nodes[ni].n_out > 0 ? m->nodes[ni].n_out : 1);
+    c->x_copy_base[ni] = total_x;
+    total_x += m->nodes[ni].n_in;
+  }
+  c->n_handovers = total;
+  c->handover = calloc((size_t)(total ? total : 1), sizeof *c->handover);
+  c->ho_value = malloc((size_t)(total ? total : 1) * sizeof *c->ho_value);
+  c->x_copy = malloc((size_t)(total_x ? total_x : 1) * sizeof *c->x_copy);
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  c->out_value = malloc((size_t)(body->n_results ? body->n_results : 1) * sizeof *c->out_value);
+  c->out_copy = malloc((size_t)(body->n_results ? body->n_results : 1) * sizeof *c->out_copy);
+  if (!c->handover || !c->ho_value || !c->x_copy || !c->out_value || !c->out_copy)
+    return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t i = 0; i < total; i++) c->ho_value[i] = -1;
+  for (int64_t i = 0; i < total_x; i++) c->x_copy[i] = -1;
+
+  /* method inputs live from the entry */
+  for (int32_t k = 0; k < body->n_params; k++) {
+    int32_t v = body->params[k];
+    lctx_add_iv(c, v, 0, c->last_pos[v]);
+  }
+  berth_status_t st = decide_graph(c, m->body);
+  if (st) return st;
+
+  /* method results: written in place into their output storage when the value is computed
+   * by the method body itself and returned once; otherwise copied at the return */
+  for (int32_t k = 0; k < body->n_results; k++) {
+    int32_t v = lctx_resolve(c, body->results[k]);
+    c->out_value[k] = -1;
+    c->out_copy[k] = -1;
+    if (computed_in(c, v, m->body, body, k) && group_is_plain(c, v)) {
+      lval_t *r = &c->vals[lctx_group(c, v)];
+      r->is_output = true;
+      r->io_index = k;
+      if (!c->alloc_outputs) r->cls = LV_OUTPUT;
+      c->out_value[k] = v;
+    } else {
+      int32_t o = lctx_new_value(c, c->vals[v].name, &c->vals[v].type, m->body);
+      if (o < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      lval_t *x = &c->vals[o];
+      x->is_output = true;
+      x->io_index = k;
+      x->cls = c->alloc_outputs ? LV_ARENA : LV_OUTPUT;
+      lctx_add_iv(c, o, c->t_ret, c->t_ret);
+      c->out_copy[k] = o;
+    }
+  }
+  return BERTH_OK;
+}

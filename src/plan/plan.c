@@ -1,0 +1,567 @@
+#define _POSIX_C_SOURCE 200809L
+/* The planner's driver: timeline -> storage groups -> instruction stream -> allocation
+ * per pool -> the exec program, then the independent verifier. */
+#include "plan.h"
+
+#include "base/checked.h"
+#include "format/verify.h"
+#include "lower_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+berth_plan_options_t berth_plan_options_default(void) {
+  berth_plan_options_t o;
+  memset(&o, 0, sizeof o);
+  o.algo = BERTH_ALLOC_GREEDY;
+  o.budget_ms = 100;
+  o.seed = 1;
+  o.strategy = BERTH_STRATEGY_GLOBAL;
+  o.alignment = 16;
+  o.pools = NULL;
+  o.alloc_inputs = -1;
+  o.alloc_outputs = -1;
+  o.verify = true;
+  return o;
+}
+
+const char *berth_strategy_name(berth_strategy_t s) { return s == BERTH_STRATEGY_REGIONS ? "regions" : "global"; }
+
+bool berth_strategy_from_name(const char *name, berth_strategy_t *out) {
+  if (strcmp(name, "global") == 0) *out = BERTH_STRATEGY_GLOBAL;
+  else if (strcmp(name, "regions") == 0) *out = BERTH_STRATEGY_REGIONS;
+  else return false;
+  return true;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- owned memory: a simple list of blocks freed together -------------------------- */
+
+typedef struct owned {
+  void **blocks;
+  size_t n, cap;
+} owned_t;
+
+static void *own(owned_t *o, size_t bytes) {
+  if (o->n == o->cap) {
+    size_t nc = o->cap ? o->cap * 2 : 64;
+    void **nb = realloc(o->blocks, nc * sizeof *nb);
+    if (!nb) return NULL;
+    o->blocks = nb;
+    o->cap = nc;
+  }
+  void *p = calloc(1, bytes ? bytes : 1);
+  if (p) o->blocks[o->n++] = p;
+  return p;
+}
+
+static void owned_free(owned_t *o) {
+  if (!o) return;
+  for (size_t i = 0; i < o->n; i++) free(o->blocks[i]);
+  free(o->blocks);
+  free(o);
+}
+
+void berth_compiled_destroy(berth_compiled_t *c) {
+  if (!c) return;
+  owned_free(c->owned);
+  free(c);
+}
+
+/* ---- pools ---------------------------------------------------------------------- */
+
+/* Pool of a group: the first rule whose key matches ("input", "output", or the op of the
+ * node that defines the group's root). */
+static berth_status_t pool_of(const lctx_t *c, const lval_t *root, int32_t *pool) {
+  *pool = 0;
+  const char *rules = c->opt->pools;
+  if (!rules || !*rules) return BERTH_OK;
+  const char *want[2] = {NULL, NULL};
+  if (root->is_input) want[0] = "input";
+  if (root->is_output) want[0] = "output";
+  if (root->op >= 0) want[1] = berth_op_get((uint32_t)root->op)->name;
+  for (int w = 0; w < 2; w++) {
+    if (!want[w]) continue;
+    size_t wl = strlen(want[w]);
+    for (const char *p = rules; *p;) {
+      const char *eq = strchr(p, '='), *end = strchr(p, ',');
+      if (!end) end = p + strlen(p);
+      if (!eq || eq > end) return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "pool rule '%s': expected key=pool", p);
+      char *stop;
+      long id = strtol(eq + 1, &stop, 10);
+      if (stop != end || id < 0 || id >= BERTH_MAX_POOLS)
+        return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "pool rule '%s': pool must be 0..%d", p, BERTH_MAX_POOLS - 1);
+      if ((size_t)(eq - p) == wl && memcmp(p, want[w], wl) == 0) {
+        *pool = (int32_t)id;
+        return BERTH_OK;
+      }
+      p = *end ? end + 1 : end;
+    }
+  }
+  return BERTH_OK;
+}
+
+/* ---- allocation ----------------------------------------------------------------- */
+
+typedef struct gbuf {
+  int32_t root;
+  int32_t pool;
+  int32_t home; /* regions: the graph that plans it */
+  uint64_t size;
+  int32_t n_ivs;
+  berth_interval_t *ivs;
+} gbuf_t;
+
+static int cmp_iv(const void *a, const void *b) {
+  const iv_t *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Collects the interval set of a group (sorted, merged, half-open). With `home` >= 0 only
+ * members defined in that graph count (the regions baseline's local view). */
+static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, owned_t *o, gbuf_t *b) {
+  int32_t n = 0;
+  int32_t x = root;
+  do {
+    n += c->vals[x].n_ivs;
+    x = c->vals[x].next;
+  } while (x != root);
+  iv_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+  b->ivs = own(o, (size_t)(n ? n : 1) * sizeof *b->ivs);
+  if (!tmp || !b->ivs) {
+    free(tmp);
+    return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  n = 0;
+  x = root;
+  do {
+    if (home < 0 || c->vals[x].graph == home)
+      for (int32_t i = 0; i < c->vals[x].n_ivs; i++) tmp[n++] = c->vals[x].ivs[i];
+    x = c->vals[x].next;
+  } while (x != root);
+  qsort(tmp, (size_t)n, sizeof *tmp, cmp_iv);
+  int32_t m = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (m > 0 && tmp[i].lo <= b->ivs[m - 1].upper) {
+      if (tmp[i].hi + 1 > b->ivs[m - 1].upper) b->ivs[m - 1].upper = tmp[i].hi + 1;
+    } else {
+      b->ivs[m].lower = tmp[i].lo;
+      b->ivs[m].upper = tmp[i].hi + 1;
+      m++;
+    }
+  }
+  b->n_ivs = m;
+  free(tmp);
+  return BERTH_OK;
+}
+
+static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena, uint64_t *lb) {
+  berth_alloc_buffer_t *ab = malloc((size_t)(n ? n : 1) * sizeof *ab);
+  if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t i = 0; i < n; i++) {
+    ab[i].size = bufs[i].size;
+    ab[i].align = c->opt->alignment;
+    ab[i].n_intervals = bufs[i].n_ivs;
+    ab[i].intervals = bufs[i].ivs;
+  }
+  berth_alloc_problem_t prob = {n, ab, NULL};
+  berth_alloc_options_t ao;
+  memset(&ao, 0, sizeof ao);
+  ao.algo = c->opt->algo;
+  ao.budget_ms = c->opt->budget_ms;
+  ao.seed = c->opt->seed;
+  ao.fit = c->opt->fit;
+  berth_alloc_result_t res;
+  memset(&res, 0, sizeof res);
+  berth_status_t st = n ? berth_alloc_solve(&prob, &ao, offsets, &res, c->diag) : BERTH_OK;
+  if (!st && n) st = berth_alloc_check(&prob, offsets, res.arena, c->diag);
+  *arena = n ? res.arena : 0;
+  if (lb) *lb = n ? berth_alloc_lower_bound(&prob) : 0;
+  free(ab);
+  return st;
+}
+
+/* The regions baseline for one pool: each graph's groups are packed on their own; a graph's
+ * nested bodies all start at offset 0 and its own values go after the largest of them. */
+static berth_status_t solve_regions(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena) {
+  const berth_ir_method_t *m = c->m;
+  uint64_t *local = calloc((size_t)m->n_graphs, sizeof *local);
+  uint64_t *total = calloc((size_t)m->n_graphs, sizeof *total);
+  uint64_t *child = calloc((size_t)m->n_graphs, sizeof *child);
+  gbuf_t *sub = malloc((size_t)(n ? n : 1) * sizeof *sub);
+  uint64_t *suboff = malloc((size_t)(n ? n : 1) * sizeof *suboff);
+  int32_t *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+  berth_status_t st = BERTH_OK;
+  if (!local || !total || !child || !sub || !suboff || !map) st = berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t g = 0; !st && g < m->n_graphs; g++) {
+    int32_t k = 0;
+    for (int32_t i = 0; i < n; i++)
+      if (bufs[i].home == g) {
+        sub[k] = bufs[i];
+        map[k++] = i;
+      }
+    st = solve(c, sub, k, suboff, &local[g], NULL);
+    for (int32_t i = 0; !st && i < k; i++) offsets[map[i]] = suboff[i];
+  }
+  /* graphs are numbered parent before child: sizes bottom-up */
+  for (int32_t g = m->n_graphs - 1; !st && g >= 0; g--) {
+    total[g] = child[g] + local[g];
+    int32_t pn = m->graphs[g].parent_node;
+    if (pn >= 0) {
+      int32_t pg = m->nodes[pn].graph;
+      if (total[g] > child[pg]) child[pg] = total[g];
+    }
+  }
+  for (int32_t i = 0; !st && i < n; i++) offsets[i] += child[bufs[i].home];
+  if (!st) *arena = total[0];
+  free(local);
+  free(total);
+  free(child);
+  free(sub);
+  free(suboff);
+  free(map);
+  return st;
+}
+
+/* ---- one method ----------------------------------------------------------------- */
+
+static void lctx_free(lctx_t *c) {
+  for (int32_t i = 0; i < c->n_vals; i++) free(c->vals[i].name);
+  free(c->vals);
+  free(c->node_pos);
+  free(c->hop);
+  free(c->def_pos);
+  free(c->last_pos);
+  free(c->ho_base);
+  free(c->handover);
+  free(c->ho_value);
+  free(c->out_value);
+  free(c->out_copy);
+  free(c->x_copy);
+  free(c->x_copy_base);
+  free(c->instrs);
+  free(c->operands);
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) {
+  uint64_t r;
+  return berth_align_u64(x, a, &r) ? r : x;
+}
+
+static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const berth_plan_options_t *opt,
+                                  const uint64_t *const_offsets, owned_t *o, berth_exec_method_t *em,
+                                  berth_plan_method_report_t *rep, berth_diag_t *diag) {
+  double t0 = now_ms();
+  lctx_t c;
+  memset(&c, 0, sizeof c);
+  c.p = p;
+  c.m = &p->methods[mi];
+  c.method = mi;
+  c.opt = opt;
+  c.alloc_inputs = opt->alloc_inputs < 0 ? p->alloc_inputs : opt->alloc_inputs != 0;
+  c.alloc_outputs = opt->alloc_outputs < 0 ? p->alloc_outputs : opt->alloc_outputs != 0;
+  c.diag = diag;
+  berth_status_t st = berth_timeline_build(&c);
+  if (!st) st = berth_coalesce(&c);
+  if (!st) st = berth_emit_method(&c);
+  if (st) goto done;
+
+  /* storage groups to pack */
+  gbuf_t *bufs = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *bufs);
+  uint64_t *offsets = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *offsets);
+  int32_t *buf_of = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *buf_of);
+  if (!bufs || !offsets || !buf_of) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  int32_t nb = 0, n_pools = 1;
+  for (int32_t v = 0; v < c.n_vals; v++) {
+    buf_of[v] = -1;
+    if (c.vals[v].alias >= 0 || lctx_group(&c, v) != v || c.vals[v].cls != LV_ARENA) continue;
+    gbuf_t *b = &bufs[nb];
+    b->root = v;
+    b->size = berth_type_bytes(&c.vals[v].type);
+    if ((st = pool_of(&c, &c.vals[v], &b->pool))) goto done;
+    if (b->pool + 1 > n_pools) n_pools = b->pool + 1;
+    /* regions: the deepest member's graph plans the group */
+    b->home = c.vals[v].graph < 0 ? 0 : c.vals[v].graph;
+    int32_t x = c.vals[v].next, best = berth_ir_graph_depth(c.m, b->home);
+    while (x != v) {
+      int32_t g = c.vals[x].graph < 0 ? 0 : c.vals[x].graph, d = berth_ir_graph_depth(c.m, g);
+      if (d > best || (d == best && g < b->home)) {
+        best = d;
+        b->home = g;
+      }
+      x = c.vals[x].next;
+    }
+    bool regions = opt->strategy == BERTH_STRATEGY_REGIONS;
+    if ((st = group_intervals(&c, v, regions ? b->home : -1, o, b))) goto done;
+    buf_of[v] = nb++;
+  }
+  uint64_t *pool_sizes = own(o, (size_t)n_pools * sizeof *pool_sizes);
+  gbuf_t *pb = malloc((size_t)(nb ? nb : 1) * sizeof *pb);
+  uint64_t *po = malloc((size_t)(nb ? nb : 1) * sizeof *po);
+  int32_t *pm = malloc((size_t)(nb ? nb : 1) * sizeof *pm);
+  if (!pool_sizes || !pb || !po || !pm) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  rep->n_pools = n_pools;
+  for (int32_t pool = 0; !st && pool < n_pools; pool++) {
+    int32_t k = 0;
+    for (int32_t i = 0; i < nb; i++)
+      if (bufs[i].pool == pool) {
+        pb[k] = bufs[i];
+        pm[k++] = i;
+      }
+    uint64_t arena = 0, lb = 0;
+    if (opt->strategy == BERTH_STRATEGY_REGIONS) {
+      st = solve_regions(&c, pb, k, po, &arena);
+      if (!st) {
+        /* the lower bound is that of the true lifetimes */
+        for (int32_t i = 0; !st && i < k; i++) st = group_intervals(&c, pb[i].root, -1, o, &pb[i]);
+        uint64_t scratch_arena, *tmp = malloc((size_t)(k ? k : 1) * sizeof *tmp);
+        berth_plan_options_t naive = *opt;
+        lctx_t c2 = c;
+        naive.algo = BERTH_ALLOC_NAIVE;
+        c2.opt = &naive;
+        if (!st && tmp) st = solve(&c2, pb, k, tmp, &scratch_arena, &lb);
+        free(tmp);
+      }
+    } else {
+      st = solve(&c, pb, k, po, &arena, &lb);
+    }
+    for (int32_t i = 0; !st && i < k; i++) offsets[pm[i]] = po[i];
+    pool_sizes[pool] = arena;
+    rep->pools[pool].arena_bytes = arena;
+    rep->pools[pool].lower_bound_bytes = lb;
+    rep->pools[pool].n_buffers = k;
+  }
+  free(pb);
+  free(po);
+  free(pm);
+  if (st) goto done;
+
+  /* state region: one slot per mutable buffer the method uses */
+  uint64_t *state_off = own(o, (size_t)(p->n_globals ? p->n_globals : 1) * sizeof *state_off);
+  uint64_t state_size = 0;
+  if (!state_off) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t g = 0; g < p->n_globals; g++) {
+    state_off[g] = 0;
+    if (!p->globals[g].is_state) continue;
+    bool used = false;
+    for (int32_t v = 0; v < c.m->n_values; v++)
+      if (c.m->values[v].kind == BERTH_IR_STATE && c.m->values[v].index == g) used = true;
+    if (!used) continue;
+    state_size = align_up(state_size, 16);
+    state_off[g] = state_size;
+    state_size += berth_type_bytes(&p->globals[g].type);
+  }
+  uint8_t *state_init = own(o, (size_t)state_size);
+  if (!state_init) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t v = 0; v < c.m->n_values; v++)
+    if (c.m->values[v].kind == BERTH_IR_STATE) {
+      int32_t g = c.m->values[v].index;
+      memcpy(state_init + state_off[g], p->globals[g].data, berth_type_bytes(&p->globals[g].type));
+    }
+
+  /* exec values */
+  berth_exec_value_t *ev = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *ev);
+  if (!ev) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t v = 0; v < c.n_vals; v++) {
+    int32_t rv = lctx_resolve(&c, v);
+    int32_t root = lctx_group(&c, rv);
+    const lval_t *x = &c.vals[rv], *r = &c.vals[root];
+    berth_exec_value_t *e = &ev[v];
+    char *name = own(o, strlen(c.vals[v].name) + 1);
+    if (!name) {
+      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      goto done;
+    }
+    strcpy(name, c.vals[v].name);
+    e->name = name;
+    e->type = c.vals[v].type;
+    e->window_parent = -1;
+    e->window_reg = -1;
+    if (x->cls == LV_CONST) {
+      e->storage = BERTH_STORAGE_CONST;
+      e->offset = const_offsets[x->global];
+    } else if (x->cls == LV_STATE) {
+      e->storage = BERTH_STORAGE_STATE;
+      e->offset = state_off[x->global];
+    } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
+      const lval_t *w = x->cls == LV_WINDOW ? x : r;
+      e->storage = BERTH_STORAGE_ARENA;
+      e->window_parent = w->win_parent;
+      e->window_reg = w->win_reg;
+      e->window_stride = w->win_stride;
+      e->offset = 0;
+    } else if (r->cls == LV_INPUT || r->cls == LV_OUTPUT) {
+      e->storage = r->cls == LV_INPUT ? BERTH_STORAGE_INPUT : BERTH_STORAGE_OUTPUT;
+      e->index = (uint32_t)r->io_index;
+    } else {
+      int32_t b = buf_of[root];
+      e->storage = BERTH_STORAGE_ARENA;
+      e->pool = b >= 0 ? (uint32_t)bufs[b].pool : 0;
+      e->offset = b >= 0 ? offsets[b] : 0;
+    }
+  }
+  /* windows take their parent's storage class for their own record */
+  for (int32_t v = 0; v < c.n_vals; v++) {
+    if (ev[v].window_parent < 0) continue;
+    const berth_exec_value_t *par = &ev[ev[v].window_parent];
+    ev[v].storage = par->storage;
+    ev[v].pool = par->pool;
+    ev[v].index = par->index;
+  }
+
+  /* instructions, operands, attributes */
+  berth_instr_t *ins = own(o, (size_t)(c.n_instrs ? c.n_instrs : 1) * sizeof *ins);
+  int32_t *ops = own(o, (size_t)(c.n_operands ? c.n_operands : 1) * sizeof *ops);
+  int32_t n_attrs = 0;
+  for (int32_t i = 0; i < c.n_instrs; i++)
+    if (c.instrs[i].in.opcode == BERTH_I_KERNEL) n_attrs += berth_op_get(c.instrs[i].in.op)->n_attrs;
+  berth_attr_value_t *attrs = own(o, (size_t)(n_attrs ? n_attrs : 1) * sizeof *attrs);
+  if (!ins || !ops || !attrs) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  memcpy(ops, c.operands, (size_t)c.n_operands * sizeof *ops);
+  n_attrs = 0;
+  for (int32_t i = 0; i < c.n_instrs; i++) {
+    ins[i] = c.instrs[i].in;
+    if (ins[i].opcode == BERTH_I_KERNEL) {
+      const berth_op_def_t *def = berth_op_get(ins[i].op);
+      ins[i].attrs = (uint32_t)n_attrs;
+      memcpy(&attrs[n_attrs], c.m->nodes[c.instrs[i].attr_node].attrs, def->n_attrs * sizeof *attrs);
+      n_attrs += def->n_attrs;
+    }
+  }
+  const berth_ir_graph_t *body = &c.m->graphs[c.m->body];
+  int32_t *inputs = own(o, (size_t)(body->n_params ? body->n_params : 1) * sizeof *inputs);
+  int32_t *outputs = own(o, (size_t)(body->n_results ? body->n_results : 1) * sizeof *outputs);
+  char *mname = own(o, strlen(c.m->name) + 1);
+  if (!inputs || !outputs || !mname) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t k = 0; k < body->n_params; k++) inputs[k] = body->params[k];
+  for (int32_t k = 0; k < body->n_results; k++)
+    outputs[k] = c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k];
+  strcpy(mname, c.m->name);
+  em->name = mname;
+  em->n_values = c.n_vals;
+  em->values = ev;
+  em->n_instrs = c.n_instrs;
+  em->instrs = ins;
+  em->n_operands = c.n_operands;
+  em->operands = ops;
+  em->n_attrs = n_attrs;
+  em->attrs = attrs;
+  em->n_inputs = body->n_params;
+  em->inputs = inputs;
+  em->n_outputs = body->n_results;
+  em->outputs = outputs;
+  em->n_regs = c.n_regs;
+  em->n_pools = n_pools;
+  em->pool_sizes = pool_sizes;
+  em->state_size = state_size;
+  em->state_init = state_init;
+  em->alignment = opt->alignment;
+
+  /* report */
+  rep->n_values = c.n_vals;
+  rep->copies = c.copies;
+  rep->coalesced = c.renames + c.windows;
+  rep->state_bytes = state_size;
+  rep->n_positions = c.n_positions;
+  rep->n_ivs = own(o, (size_t)c.n_vals * sizeof *rep->n_ivs);
+  rep->iv_first = own(o, (size_t)c.n_vals * sizeof *rep->iv_first);
+  rep->depth = own(o, (size_t)c.n_vals * sizeof *rep->depth);
+  rep->ivs = own(o, (size_t)(c.n_vals * LV_MAX_IVS) * sizeof *rep->ivs);
+  if (!rep->n_ivs || !rep->iv_first || !rep->depth || !rep->ivs) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  int32_t total_ivs = 0;
+  for (int32_t v = 0; v < c.n_vals; v++) {
+    rep->iv_first[v] = total_ivs;
+    rep->n_ivs[v] = c.vals[v].n_ivs;
+    rep->depth[v] = c.vals[v].graph >= 0 ? berth_ir_graph_depth(c.m, c.vals[v].graph) : 0;
+    for (int32_t i = 0; i < c.vals[v].n_ivs; i++) {
+      rep->ivs[total_ivs][0] = c.vals[v].ivs[i].lo;
+      rep->ivs[total_ivs][1] = c.vals[v].ivs[i].hi;
+      total_ivs++;
+    }
+  }
+  rep->time_ms = now_ms() - t0;
+done:
+  lctx_free(&c);
+  return st;
+}
+
+berth_status_t berth_plan_compile(const berth_ir_program_t *p, const berth_plan_options_t *opt,
+                                  berth_compiled_t **out, berth_diag_t *diag) {
+  if (opt->alignment == 0 || !berth_is_pow2(opt->alignment))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alignment %u is not a power of two", (unsigned)opt->alignment);
+  berth_compiled_t *c = calloc(1, sizeof *c);
+  owned_t *o = calloc(1, sizeof *o);
+  if (!c || !o) {
+    free(c);
+    free(o);
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  c->owned = o;
+  berth_status_t st = BERTH_OK;
+  /* constants: one blob, each aligned to 64 so kernels can use them in place */
+  uint64_t *coff = own(o, (size_t)(p->n_globals ? p->n_globals : 1) * sizeof *coff);
+  uint64_t csize = 0;
+  for (int32_t g = 0; coff && g < p->n_globals; g++) {
+    if (p->globals[g].is_state) continue;
+    csize = align_up(csize, 64);
+    coff[g] = csize;
+    csize += berth_type_bytes(&p->globals[g].type);
+  }
+  uint8_t *blob = own(o, (size_t)csize);
+  berth_exec_method_t *methods = own(o, (size_t)(p->n_methods ? p->n_methods : 1) * sizeof *methods);
+  c->reports = own(o, (size_t)(p->n_methods ? p->n_methods : 1) * sizeof *c->reports);
+  if (!coff || !blob || !methods || !c->reports) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t g = 0; !st && g < p->n_globals; g++)
+    if (!p->globals[g].is_state) memcpy(blob + coff[g], p->globals[g].data, berth_type_bytes(&p->globals[g].type));
+  c->exec.alloc_inputs = opt->alloc_inputs < 0 ? p->alloc_inputs : opt->alloc_inputs != 0;
+  c->exec.alloc_outputs = opt->alloc_outputs < 0 ? p->alloc_outputs : opt->alloc_outputs != 0;
+  c->exec.constants = blob;
+  c->exec.constants_size = csize;
+  c->exec.methods = methods;
+  c->exec.n_methods = p->n_methods;
+  for (int32_t mi = 0; !st && mi < p->n_methods; mi++) {
+    st = plan_method(p, mi, opt, coff, o, &methods[mi], &c->reports[mi], diag);
+    if (st) berth_fail_prefix(diag, st, "method %s", p->methods[mi].name);
+  }
+  if (!st && opt->verify) {
+    size_t need = berth_verify_program_scratch_size(&c->exec);
+    void *scratch = need == SIZE_MAX ? NULL : malloc(need ? need : 1);
+    if (!scratch) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "verifier scratch: out of memory");
+    else st = berth_verify_program(&c->exec, scratch, need, diag);
+    free(scratch);
+    for (int32_t mi = 0; !st && mi < p->n_methods; mi++) c->reports[mi].verified = true;
+  }
+  if (st) {
+    berth_compiled_destroy(c);
+    return st;
+  }
+  *out = c;
+  return BERTH_OK;
+}

@@ -1,0 +1,102 @@
+/* The planned runtime's interpreter (see interp.h). */
+#include "interp.h"
+
+#include "kernels/op_table.h"
+#include "runtime/sanitizer.h"
+
+#include <string.h>
+
+void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *m,
+                      const berth_exec_memory_t *mem, int32_t v) {
+  const berth_exec_value_t *x = &m->values[v];
+  if (x->window_parent >= 0) {
+    uint8_t *base = berth_exec_addr(p, m, mem, x->window_parent);
+    return base + (int64_t)x->offset + mem->regs[x->window_reg] * x->window_stride;
+  }
+  switch (x->storage) {
+    case BERTH_STORAGE_ARENA: return mem->pools[x->pool] + x->offset;
+    case BERTH_STORAGE_CONST: return (uint8_t *)(uintptr_t)p->constants + x->offset;
+    case BERTH_STORAGE_STATE: return mem->state + x->offset;
+    case BERTH_STORAGE_INPUT: return (void *)(uintptr_t)mem->inputs[x->index];
+    case BERTH_STORAGE_OUTPUT: return mem->outputs[x->index];
+  }
+  return NULL;
+}
+
+/* Sanitizer checks of one instruction, before it runs: reads, then writes. */
+static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, const int32_t *ops, int32_t pc,
+                               const int64_t *regs, berth_diag_t *diag) {
+  berth_status_t st = BERTH_OK;
+  switch (in->opcode) {
+    case BERTH_I_KERNEL:
+      for (int32_t i = 0; i < in->n_in && !st; i++) st = berth_sanitizer_on_read(san, ops[i], pc, regs, diag);
+      for (int32_t i = 0; i < in->n_out && !st; i++) st = berth_sanitizer_on_write(san, ops[in->n_in + i], pc, regs, diag);
+      return st;
+    case BERTH_I_COPY:
+      st = berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
+      return st ? st : berth_sanitizer_on_write(san, ops[1], pc, regs, diag);
+    case BERTH_I_RENAME: return berth_sanitizer_on_rename(san, ops[0], ops[1], pc, regs, diag);
+    case BERTH_I_JUMP_IF_FALSE: return berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
+    case BERTH_I_RETURN: return berth_sanitizer_on_return(san, pc, diag);
+    default: return BERTH_OK;
+  }
+}
+
+berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                              struct berth_sanitizer *san, uint64_t max_steps, berth_diag_t *diag) {
+  if (method < 0 || method >= p->n_methods)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
+  const berth_exec_method_t *m = &p->methods[method];
+  if (max_steps == 0) max_steps = 1000000000ull;
+  berth_status_t st = BERTH_OK;
+  if (san) berth_sanitizer_begin_call(san);
+  int32_t pc = 0;
+  for (uint64_t steps = 0;; steps++) {
+    if (steps >= max_steps)
+      return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "method %s: more than %llu instructions executed (endless loop?)",
+                        m->name, (unsigned long long)max_steps);
+    const berth_instr_t *in = &m->instrs[pc];
+    const int32_t *ops = &m->operands[in->operands];
+    if (san && (st = sanitize(san, in, ops, pc, mem->regs, diag))) return st;
+    switch (in->opcode) {
+      case BERTH_I_KERNEL: {
+        const berth_op_def_t *def = berth_op_get(in->op);
+        berth_tensor_ref_t refs[2 * BERTH_MAX_KERNEL_OPERANDS];
+        int32_t n = in->n_in + in->n_out;
+        for (int32_t i = 0; i < n; i++) {
+          refs[i].type = &m->values[ops[i]].type;
+          refs[i].data = berth_exec_addr(p, m, mem, ops[i]);
+        }
+        berth_kernel_call_t call = {&m->attrs[in->attrs], refs, in->n_in, refs + in->n_in, in->n_out};
+        def->run(&call);
+        pc++;
+        break;
+      }
+      case BERTH_I_COPY: {
+        void *src = berth_exec_addr(p, m, mem, ops[0]);
+        void *dst = berth_exec_addr(p, m, mem, ops[1]);
+        size_t bytes = berth_type_bytes(&m->values[ops[1]].type);
+        if (src != dst) memmove(dst, src, bytes);
+        pc++;
+        break;
+      }
+      case BERTH_I_RENAME: pc++; break;
+      case BERTH_I_JUMP: pc = in->target; break;
+      case BERTH_I_JUMP_IF_FALSE: {
+        const uint8_t *c = berth_exec_addr(p, m, mem, ops[0]);
+        pc = *c ? pc + 1 : in->target;
+        break;
+      }
+      case BERTH_I_LOOP_INIT:
+        mem->regs[in->reg] = 0;
+        pc++;
+        break;
+      case BERTH_I_LOOP_NEXT:
+        mem->regs[in->reg]++;
+        pc = mem->regs[in->reg] < in->count ? in->target : pc + 1;
+        break;
+      case BERTH_I_RETURN: return BERTH_OK;
+      default: return berth_fail(diag, BERTH_ERR_INTERNAL, "bad opcode %d at instruction %d", in->opcode, pc);
+    }
+  }
+}

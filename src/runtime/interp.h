@@ -1,0 +1,36 @@
+/* The planned runtime's interpreter: executes one method of an exec program in caller
+ * memory. No heap allocation, no stdio. The program must have been verified
+ * (berth_verify_program); the interpreter trusts it.
+ *
+ *   uint8_t *pools[] = {arena0};                     // p->methods[m].pool_sizes[i] bytes each
+ *   int64_t regs[8];                                  // p->methods[m].n_regs
+ *   berth_exec_memory_t mem = {pools, state, inputs, outputs, regs};
+ *   berth_exec_run(p, m, &mem, NULL, 0, &diag);
+ */
+#ifndef BERTH_RUNTIME_INTERP_H
+#define BERTH_RUNTIME_INTERP_H
+
+#include "berth/status.h"
+#include "runtime/exec_program.h"
+
+struct berth_sanitizer;
+
+typedef struct berth_exec_memory {
+  uint8_t *const *pools;     /* one arena per pool, pool_sizes[i] bytes, aligned */
+  uint8_t *state;            /* the method's state region (persists between calls) */
+  const void *const *inputs; /* caller input buffers (INPUT storage), may be NULL */
+  void *const *outputs;      /* caller output buffers (OUTPUT storage), may be NULL */
+  int64_t *regs;             /* n_regs loop registers */
+} berth_exec_memory_t;
+
+/* The address of value v's bytes under mem (windows use the current registers). */
+void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *m,
+                      const berth_exec_memory_t *mem, int32_t v);
+
+/* Runs method `method`. With a sanitizer, every read is checked against the owner tags
+ * (the first violation stops the run with BERTH_ERR_VERIFY_FAILED and names both values).
+ * max_steps bounds the instructions executed (0: 1e9); exceeding it fails. */
+berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                              struct berth_sanitizer *san, uint64_t max_steps, berth_diag_t *diag);
+
+#endif

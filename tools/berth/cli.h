@@ -1,0 +1,19 @@
+/* Commands of the berth tool and the option parsing they share. */
+#ifndef BERTH_TOOLS_CLI_H
+#define BERTH_TOOLS_CLI_H
+
+#include "plan/plan.h"
+
+#include <stdbool.h>
+
+int berth_cmd_run(int argc, char **argv);
+int berth_cmd_check(int argc, char **argv);
+int berth_cmd_plan(int argc, char **argv);
+int berth_cmd_fuzz(int argc, char **argv);
+int berth_cmd_plan_csv(int argc, char **argv);
+
+/* Parses a planner option at argv[*i] (advancing *i past its value). Returns 1 if it was
+ * one, 0 if not, -1 after printing an error. */
+int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt);
+
+#endif

@@ -1,0 +1,82 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *value_of(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "berth: %s needs a value\n", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+static int parse_bool01(const char *opt, const char *v, int *out) {
+  if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+    *out = v[0] - '0';
+    return 1;
+  }
+  fprintf(stderr, "berth: %s takes 0 or 1, not '%s'\n", opt, v);
+  return -1;
+}
+
+int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt) {
+  const char *a = argv[*i], *v;
+  if (strcmp(a, "--algo") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    if (!berth_alloc_algo_from_name(v, &opt->algo)) {
+      fprintf(stderr, "berth: unknown algorithm '%s' (naive, greedy, search, exact)\n", v);
+      return -1;
+    }
+    return 1;
+  }
+  if (strcmp(a, "--strategy") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    if (!berth_strategy_from_name(v, &opt->strategy)) {
+      fprintf(stderr, "berth: unknown strategy '%s' (global, regions)\n", v);
+      return -1;
+    }
+    return 1;
+  }
+  if (strcmp(a, "--no-verify") == 0) {
+    opt->verify = false;
+    return 1;
+  }
+  if (strcmp(a, "--budget-ms") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    char *end;
+    long long b = strtoll(v, &end, 10);
+    if (*end || b < 0) {
+      fprintf(stderr, "berth: --budget-ms takes a non-negative integer, not '%s'\n", v);
+      return -1;
+    }
+    opt->budget_ms = b;
+    return 1;
+  }
+  if (strcmp(a, "--alignment") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n <= 0 || n > 4096 || (n & (n - 1))) {
+      fprintf(stderr, "berth: --alignment takes a power of two up to 4096, not '%s'\n", v);
+      return -1;
+    }
+    opt->alignment = (uint32_t)n;
+    return 1;
+  }
+  if (strcmp(a, "--pools") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    opt->pools = v;
+    return 1;
+  }
+  if (strcmp(a, "--alloc-inputs") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    return parse_bool01(a, v, &opt->alloc_inputs);
+  }
+  if (strcmp(a, "--alloc-outputs") == 0) {
+    if (!(v = value_of(argc, argv, i))) return -1;
+    return parse_bool01(a, v, &opt->alloc_outputs);
+  }
+  return 0;
+}

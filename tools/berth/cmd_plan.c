@@ -1,0 +1,186 @@
+/* berth plan: memory plan reports, the side-by-side algorithm table, JSON and SVG. */
+#include "cli.h"
+#include "program_load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *storage_name(uint8_t s) {
+  switch (s) {
+    case BERTH_STORAGE_ARENA: return "arena";
+    case BERTH_STORAGE_CONST: return "const";
+    case BERTH_STORAGE_STATE: return "state";
+    case BERTH_STORAGE_INPUT: return "input";
+    case BERTH_STORAGE_OUTPUT: return "output";
+  }
+  return "?";
+}
+
+static uint64_t method_arena(const berth_plan_method_report_t *r) {
+  uint64_t a = 0;
+  for (int32_t p = 0; p < r->n_pools; p++) a += r->pools[p].arena_bytes;
+  return a;
+}
+
+static uint64_t method_bound(const berth_plan_method_report_t *r) {
+  uint64_t a = 0;
+  for (int32_t p = 0; p < r->n_pools; p++) a += r->pools[p].lower_bound_bytes;
+  return a;
+}
+
+static void write_svg(FILE *f, const berth_compiled_t *c, int32_t mi) {
+  const berth_exec_method_t *m = &c->exec.methods[mi];
+  const berth_plan_method_report_t *r = &c->reports[mi];
+  uint64_t arena = r->pools[0].arena_bytes ? r->pools[0].arena_bytes : 1;
+  double W = 960, H = 480, L = 60, B = 30;
+  double sx = (W - L - 10) / (double)(r->n_positions ? r->n_positions : 1), sy = (H - B - 20) / (double)arena;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" font-family=\"sans-serif\" font-size=\"10\">\n", W, H);
+  fprintf(f, "<title>berth plan: %s, pool 0, arena %llu bytes, lower bound %llu</title>\n", m->name,
+          (unsigned long long)r->pools[0].arena_bytes, (unsigned long long)r->pools[0].lower_bound_bytes);
+  fprintf(f, "<rect x=\"%g\" y=\"10\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#888\"/>\n", L, W - L - 10, H - B - 20);
+  static const char *fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"};
+  for (int32_t v = 0; v < m->n_values; v++) {
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->storage != BERTH_STORAGE_ARENA || x->window_parent >= 0 || x->pool != 0) continue;
+    uint64_t bytes = berth_type_bytes(&x->type);
+    if (!bytes) continue;
+    int32_t d = r->depth[v] < 6 ? r->depth[v] : 5;
+    for (int32_t i = 0; i < r->n_ivs[v]; i++) {
+      const int64_t *iv = r->ivs[r->iv_first[v] + i];
+      double x0 = L + (double)iv[0] * sx, w = (double)(iv[1] + 1 - iv[0]) * sx;
+      double y0 = H - B - (double)(x->offset + bytes) * sy, h = (double)bytes * sy;
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#222\" stroke-width=\"0.3\"><title>%%%s depth %d: bytes [%llu,%llu) positions [%lld,%lld]</title></rect>\n",
+              x0, y0, w, h, fill[d], 0.85 - 0.1 * d, x->name, (int)r->depth[v], (unsigned long long)x->offset,
+              (unsigned long long)(x->offset + bytes), (long long)iv[0], (long long)iv[1]);
+    }
+  }
+  double lby = H - B - (double)r->pools[0].lower_bound_bytes * sy;
+  fprintf(f, "<line x1=\"%g\" x2=\"%g\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#d00\" stroke-dasharray=\"4 3\"/>\n", L, W - 10, lby, lby);
+  fprintf(f, "<text x=\"%g\" y=\"%.2f\" fill=\"#d00\">lower bound %llu</text>\n", L + 4, lby - 3,
+          (unsigned long long)r->pools[0].lower_bound_bytes);
+  fprintf(f, "<text x=\"%g\" y=\"%g\">time (timeline positions) &#8594;</text>\n", L, H - 8);
+  fprintf(f, "<text x=\"4\" y=\"20\">bytes</text><text x=\"4\" y=\"32\">%llu</text><text x=\"4\" y=\"%g\">0</text>\n",
+          (unsigned long long)arena, H - B);
+  fprintf(f, "<text x=\"%g\" y=\"22\">%s: depth 0..5 coloured blue, orange, green, red, purple, teal</text>\n", L + 6, m->name);
+  fprintf(f, "</svg>\n");
+}
+
+int berth_cmd_plan(int argc, char **argv) {
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--csv") == 0) return berth_cmd_plan_csv(argc, argv);
+  const char *path = NULL, *svg = NULL;
+  bool json = false;
+  berth_plan_options_t opt = berth_plan_options_default();
+  for (int i = 0; i < argc; i++) {
+    int r = berth_cli_plan_option(argc, argv, &i, &opt);
+    if (r < 0) return 1;
+    if (r > 0) continue;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--svg") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "berth: --svg needs a file\n");
+        return 1;
+      }
+      svg = argv[++i];
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "berth plan: unknown option '%s'\n", argv[i]);
+      return 1;
+    } else if (path) {
+      fprintf(stderr, "berth plan: more than one program given\n");
+      return 1;
+    } else path = argv[i];
+  }
+  if (!path) {
+    fprintf(stderr, "berth plan: missing PROGRAM (or --csv FILE)\n");
+    return 1;
+  }
+  berth_ir_program_t *p = berth_tool_load_program(path);
+  if (!p) return 1;
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_compiled_t *c = NULL;
+  if (berth_plan_compile(p, &opt, &c, &diag)) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    berth_ir_program_destroy(p);
+    return 1;
+  }
+  /* every algorithm side by side, same strategy and options */
+  static const berth_alloc_algo_t algos[] = {BERTH_ALLOC_NAIVE, BERTH_ALLOC_GREEDY, BERTH_ALLOC_SEARCH, BERTH_ALLOC_EXACT};
+  uint64_t side[4][64];
+  double side_ms[4][64];
+  bool side_ok[4];
+  for (int a = 0; a < 4; a++) {
+    berth_plan_options_t o2 = opt;
+    o2.algo = algos[a];
+    berth_compiled_t *c2 = NULL;
+    side_ok[a] = berth_plan_compile(p, &o2, &c2, NULL) == BERTH_OK;
+    for (int32_t mi = 0; side_ok[a] && mi < p->n_methods && mi < 64; mi++) {
+      side[a][mi] = method_arena(&c2->reports[mi]);
+      side_ms[a][mi] = c2->reports[mi].time_ms;
+    }
+    berth_compiled_destroy(c2);
+  }
+  if (json) {
+    printf("{\"strategy\":\"%s\",\"algo\":\"%s\",\"methods\":[", berth_strategy_name(opt.strategy), berth_alloc_algo_name(opt.algo));
+    for (int32_t mi = 0; mi < p->n_methods; mi++) {
+      const berth_plan_method_report_t *r = &c->reports[mi];
+      const berth_exec_method_t *m = &c->exec.methods[mi];
+      printf("%s{\"name\":\"%s\",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,\"time_ms\":%.3f,\"verified\":%s,\"pools\":[",
+             mi ? "," : "", m->name, (unsigned long long)method_arena(r), (unsigned long long)method_bound(r),
+             (unsigned long long)r->state_bytes, (int)r->copies, (int)r->coalesced, r->time_ms, r->verified ? "true" : "false");
+      for (int32_t pl = 0; pl < r->n_pools; pl++)
+        printf("%s{\"pool\":%d,\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"buffers\":%d}", pl ? "," : "", (int)pl,
+               (unsigned long long)r->pools[pl].arena_bytes, (unsigned long long)r->pools[pl].lower_bound_bytes,
+               (int)r->pools[pl].n_buffers);
+      printf("],\"algorithms\":{");
+      for (int a = 0; a < 4; a++)
+        if (side_ok[a] && mi < 64) printf("%s\"%s\":%llu", a ? "," : "", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi]);
+      printf("},\"values\":[");
+      for (int32_t v = 0; v < m->n_values; v++) {
+        const berth_exec_value_t *x = &m->values[v];
+        printf("%s{\"name\":\"%s\",\"storage\":\"%s\",\"pool\":%u,\"offset\":%llu,\"bytes\":%llu", v ? "," : "", x->name,
+               storage_name(x->storage), (unsigned)x->pool, (unsigned long long)x->offset,
+               (unsigned long long)berth_type_bytes(&x->type));
+        if (x->window_parent >= 0) printf(",\"window_of\":\"%s\"", m->values[x->window_parent].name);
+        printf("}");
+      }
+      printf("]}");
+    }
+    printf("]}\n");
+  } else {
+    printf("strategy %s, algorithm %s, alignment %u%s\n", berth_strategy_name(opt.strategy), berth_alloc_algo_name(opt.algo),
+           (unsigned)opt.alignment, opt.verify ? ", verified" : ", NOT verified");
+    for (int32_t mi = 0; mi < p->n_methods; mi++) {
+      const berth_plan_method_report_t *r = &c->reports[mi];
+      printf("method %s: %d values, %d copies, %d coalesced, state %llu bytes, planned in %.2f ms\n", c->exec.methods[mi].name,
+             (int)r->n_values, (int)r->copies, (int)r->coalesced, (unsigned long long)r->state_bytes, r->time_ms);
+      printf("  %-6s %12s %12s %8s %8s\n", "pool", "arena", "lower bound", "ratio", "tensors");
+      for (int32_t pl = 0; pl < r->n_pools; pl++) {
+        const berth_plan_pool_report_t *pr = &r->pools[pl];
+        printf("  %-6d %12llu %12llu %8.3f %8d\n", (int)pl, (unsigned long long)pr->arena_bytes,
+               (unsigned long long)pr->lower_bound_bytes,
+               pr->lower_bound_bytes ? (double)pr->arena_bytes / (double)pr->lower_bound_bytes : 1.0, (int)pr->n_buffers);
+      }
+      printf("  %-8s %12s %10s\n", "algo", "arena", "plan ms");
+      for (int a = 0; a < 4; a++) {
+        if (!side_ok[a] || mi >= 64) printf("  %-8s %12s\n", berth_alloc_algo_name(algos[a]), "rejected");
+        else printf("  %-8s %12llu %10.2f\n", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi], side_ms[a][mi]);
+      }
+    }
+  }
+  int rc = 0;
+  if (svg) {
+    FILE *f = fopen(svg, "w");
+    if (!f) {
+      fprintf(stderr, "berth: cannot write %s\n", svg);
+      rc = 1;
+    } else {
+      write_svg(f, c, 0);
+      if (fclose(f)) rc = 1;
+    }
+  }
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  return rc;
+}

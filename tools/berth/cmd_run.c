@@ -1,0 +1,184 @@
+/* berth run: calls a method with the planned runtime (default) or the reference oracle. */
+#include "cli.h"
+#include "host/session.h"
+#include "program_load.h"
+#include "reference/reference.h"
+#include "tensor_io.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CALLS 4096
+
+int berth_cmd_run(int argc, char **argv) {
+  const char *path = NULL, *method_name = NULL, *out_dir = NULL;
+  const char **calls = calloc(MAX_CALLS, sizeof *calls);
+  int n_calls = 0;
+  bool json = false, reference = false, sanitize = false;
+  berth_plan_options_t opt = berth_plan_options_default();
+  int rc = 1;
+  if (!calls) return 1;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int r = berth_cli_plan_option(argc, argv, &i, &opt);
+    if (r < 0) goto out;
+    if (r > 0) continue;
+    if (strcmp(a, "--method") == 0 || strcmp(a, "--call") == 0 || strcmp(a, "--out-dir") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "berth: %s needs a value\n", a);
+        goto out;
+      }
+      const char *v = argv[++i];
+      if (a[2] == 'm') method_name = v;
+      else if (a[2] == 'o') out_dir = v;
+      else if (n_calls == MAX_CALLS) {
+        fprintf(stderr, "berth: more than %d --call options\n", MAX_CALLS);
+        goto out;
+      } else calls[n_calls++] = v;
+    } else if (strcmp(a, "--json") == 0) json = true;
+    else if (strcmp(a, "--reference") == 0) reference = true;
+    else if (strcmp(a, "--sanitize") == 0) sanitize = true;
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "berth run: unknown option '%s'\n", a);
+      goto out;
+    } else if (path) {
+      fprintf(stderr, "berth run: more than one program given ('%s' and '%s')\n", path, a);
+      goto out;
+    } else path = a;
+  }
+  if (!path) {
+    fprintf(stderr, "berth run: missing PROGRAM (usage: berth run PROGRAM [--call 'ARGS']...)\n");
+    goto out;
+  }
+  berth_ir_program_t *p = berth_tool_load_program(path);
+  if (!p) goto out;
+  int32_t mi = berth_ir_method_find(p, method_name ? method_name : "forward");
+  if (mi < 0 && !method_name && p->n_methods == 1) mi = 0;
+  if (mi < 0) {
+    fprintf(stderr, "berth run: %s has no method '%s'\n", path, method_name ? method_name : "forward");
+    berth_ir_program_destroy(p);
+    goto out;
+  }
+  const berth_ir_method_t *m = &p->methods[mi];
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ref_t *ref = NULL;
+  berth_compiled_t *compiled = NULL;
+  berth_session_t *sess = NULL;
+  berth_status_t st;
+  if (reference) st = berth_ref_create(p, &ref, &diag);
+  else {
+    st = berth_plan_compile(p, &opt, &compiled, &diag);
+    if (!st) st = berth_session_create(compiled, sanitize, &sess, &diag);
+  }
+  if (st) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    goto cleanup;
+  }
+  if (json) printf("{\"calls\":[");
+  for (int ci = 0; ci < n_calls; ci++) {
+    char **args = NULL;
+    int nargs = 0;
+    char err[512];
+    if (berth_call_split(calls[ci], &args, &nargs, err, sizeof err)) {
+      fprintf(stderr, "berth: call %d: %s\n", ci + 1, err);
+      goto cleanup;
+    }
+    if (nargs != body->n_params) {
+      fprintf(stderr, "berth: call %d: method %s takes %d input%s, got %d\n", ci + 1, m->name, (int)body->n_params,
+              body->n_params == 1 ? "" : "s", nargs);
+      berth_call_free(args);
+      goto cleanup;
+    }
+    berth_host_tensor_t *ins = calloc((size_t)(nargs ? nargs : 1), sizeof *ins);
+    const void **inptr = calloc((size_t)(nargs ? nargs : 1), sizeof *inptr);
+    void **outs = calloc((size_t)(body->n_results ? body->n_results : 1), sizeof *outs);
+    bool ok = ins && inptr && outs;
+    for (int k = 0; ok && k < nargs; k++) {
+      if (berth_tensor_parse_arg(args[k], &ins[k], err, sizeof err)) {
+        fprintf(stderr, "berth: call %d, argument %d: %s\n", ci + 1, k + 1, err);
+        ok = false;
+        break;
+      }
+      const berth_type_t *want = &m->values[body->params[k]].type;
+      if (!berth_type_equal(&ins[k].type, want)) {
+        char a[128], b[128];
+        fprintf(stderr, "berth: call %d, argument %d (%%%s): expected %s, got %s\n", ci + 1, k + 1,
+                m->values[body->params[k]].name, berth_type_format(want, a, sizeof a),
+                berth_type_format(&ins[k].type, b, sizeof b));
+        ok = false;
+        break;
+      }
+      inptr[k] = ins[k].data;
+    }
+    if (ok) {
+      st = reference ? berth_ref_call(ref, mi, inptr, outs, &diag) : berth_session_call(sess, mi, inptr, outs, &diag);
+      if (st) {
+        fprintf(stderr, "berth: call %d: %s\n", ci + 1, msg);
+        ok = false;
+      }
+    }
+    if (ok) {
+      if (json) printf("%s{\"outputs\":[", ci ? "," : "");
+      else printf("call %d:\n", ci + 1);
+      for (int32_t k = 0; k < body->n_results; k++) {
+        const berth_type_t *t = &m->values[body->results[k]].type;
+        if (json) {
+          if (k) printf(",");
+          berth_tensor_print_json(stdout, t, outs[k]);
+        } else {
+          printf("  %%%s = ", m->values[body->results[k]].name);
+          berth_tensor_print(stdout, t, outs[k]);
+          printf("\n");
+        }
+        if (out_dir) {
+          char file[4096];
+          snprintf(file, sizeof file, "%s/call%d_out%d.npy", out_dir, ci + 1, (int)k);
+          if (berth_npy_write(file, t, outs[k], err, sizeof err)) {
+            fprintf(stderr, "berth: %s\n", err);
+            ok = false;
+          }
+        }
+      }
+      if (json) printf("]}");
+      for (int32_t k = 0; k < body->n_results; k++) free(outs[k]);
+    }
+    for (int k = 0; ins && k < nargs; k++) berth_host_tensor_free(&ins[k]);
+    free(ins);
+    free(inptr);
+    free(outs);
+    berth_call_free(args);
+    if (!ok) goto cleanup;
+  }
+  if (json) printf("]}\n");
+  rc = 0;
+cleanup:
+  fflush(stdout);
+  berth_session_destroy(sess);
+  berth_compiled_destroy(compiled);
+  berth_ref_destroy(ref);
+  berth_ir_program_destroy(p);
+out:
+  free(calls);
+  return rc;
+}
+
+int berth_cmd_check(int argc, char **argv) {
+  if (argc != 1 || argv[0][0] == '-') {
+    fprintf(stderr, "berth check: usage: berth check PROGRAM\n");
+    return 1;
+  }
+  berth_ir_program_t *p = berth_tool_load_program(argv[0]);
+  if (!p) return 1;
+  char *text = berth_ir_print(p);
+  berth_ir_program_destroy(p);
+  if (!text) {
+    fprintf(stderr, "berth: out of memory\n");
+    return 1;
+  }
+  fputs(text, stdout);
+  free(text);
+  return 0;
+}

@@ -1,0 +1,43 @@
+/* berth: the command-line tool. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f) {
+  fputs(
+      "usage: berth <command> [options]\n"
+      "\n"
+      "commands:\n"
+      "  run PROGRAM [--method NAME] [--call 'ARGS']... [--json] [--out-dir DIR]\n"
+      "              [--reference] [--algo A] [--strategy S] [--no-verify] [--sanitize]\n"
+      "              [--alignment N] [--pools RULES] [--alloc-inputs 0|1] [--alloc-outputs 0|1]\n"
+      "      runs the method once per --call, in order (state carries over). ARGS are the\n"
+      "      inputs separated by spaces: DTYPE[DIMS]:V,V,... (f64[1]:6.0, i64[]:3, bool[]:1)\n"
+      "      or @file.npy. Uses the planned runtime; --reference uses the oracle.\n"
+      "  check PROGRAM\n"
+      "      validates the program and prints it in canonical text form.\n"
+      "  plan PROGRAM [--algo A] [--strategy S] [--json] [--svg FILE] [--alignment N] [--pools RULES]\n"
+      "  plan --csv FILE [--algo A] [--budget-ms T] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
+      "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
+      "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR]\n"
+      "      differential fuzzing of the planner against the reference interpreter.\n"
+      "\n"
+      "  A: naive | greedy | search | exact   S: global | regions\n"
+      "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
+      f);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "run") == 0) return berth_cmd_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "check") == 0) return berth_cmd_check(argc - 2, argv + 2);
+  if (strcmp(cmd, "plan") == 0) return berth_cmd_plan(argc - 2, argv + 2);
+  if (strcmp(cmd, "fuzz") == 0) return berth_cmd_fuzz(argc - 2, argv + 2);
+  fprintf(stderr, "berth: unknown command '%s' (try berth --help)\n", cmd);
+  return 2;
+}
