@@ -46,12 +46,17 @@ typedef struct vctx {
   int32_t *order;    /* [nv] non-windowed non-empty values sorted by (key, start) */
   uint64_t *pmax;    /* [nv] max end over order[block start .. j] of the same space */
   int32_t n_sorted;
+  int32_t *slot;     /* [nv] index of a window parent among the parents, else -1 */
+  int32_t n_slots;
+  size_t nwn;        /* 64-bit words per parent bitset */
   uint64_t *in;      /* [n][nw] intact values at instruction entry */
+  uint64_t *in_n;    /* [n][nwn] window parents not written over since their loop began */
   int64_t *regs;     /* [n][nr] register ranges at instruction entry */
   uint8_t *reached;  /* [n] */
   uint8_t *inq;      /* [n] queued (worklist), later visited (culprit search) */
   int32_t *queue;    /* [n] */
   uint64_t *tmp;     /* [nw] */
+  uint64_t *tmp_n;   /* [nwn] */
   int64_t *rtaken;   /* [nr] */
   int64_t *rfall;    /* [nr] */
   int32_t *pred_start; /* [n + 1] */
@@ -79,7 +84,7 @@ static uint64_t take(layout_t *l, uint64_t count, uint64_t elem) {
 }
 
 typedef struct offsets {
-  uint64_t ext, size, flags, order, pmax, in, regs, reached, inq, queue, tmp, rtaken, rfall,
+  uint64_t ext, size, flags, order, pmax, slot, in, in_n, regs, reached, inq, queue, tmp, tmp_n, rtaken, rfall,
       pred_start, preds, tin, tout, total;
 } offsets_t;
 
@@ -88,28 +93,35 @@ static uint64_t nonneg(int32_t x) { return x > 0 ? (uint64_t)x : 0; }
 /* The same sequence sizes the scratch and carves it, so the two cannot disagree. */
 static bool compute_layout(const berth_exec_method_t *m, offsets_t *o) {
   uint64_t n = nonneg(m->n_instrs), nv = nonneg(m->n_values), nr = nonneg(m->n_regs);
-  uint64_t nw = (nv + 63) / 64, bits, regs;
+  uint64_t nw = (nv + 63) / 64, bits, nbits, regs, nwin = 0;
+  /* window parents are at most the windowed values */
+  if (m->values)
+    for (uint64_t v = 0; v < nv; v++) nwin += m->values[v].window_parent >= 0;
+  uint64_t nwn = (nwin + 63) / 64;
   layout_t l = {0, false};
   o->ext = take(&l, nv, sizeof(ext_t));
   o->size = take(&l, nv, sizeof(uint64_t));
   o->flags = take(&l, nv, 1);
   o->order = take(&l, nv, sizeof(int32_t));
   o->pmax = take(&l, nv, sizeof(uint64_t));
-  if (!berth_mul_u64(n, nw, &bits) || !berth_mul_u64(n, nr, &regs)) return false;
+  o->slot = take(&l, nv, sizeof(int32_t));
+  if (!berth_mul_u64(n, nw, &bits) || !berth_mul_u64(n, nwn, &nbits) || !berth_mul_u64(n, nr, &regs))
+    return false;
   o->in = take(&l, bits, sizeof(uint64_t));
+  o->in_n = take(&l, nbits, sizeof(uint64_t));
   o->regs = take(&l, regs, sizeof(int64_t));
   o->reached = take(&l, n, 1);
   o->inq = take(&l, n, 1);
   o->queue = take(&l, n, sizeof(int32_t));
   o->tmp = take(&l, nw, sizeof(uint64_t));
+  o->tmp_n = take(&l, nwn, sizeof(uint64_t));
   o->rtaken = take(&l, nr, sizeof(int64_t));
   o->rfall = take(&l, nr, sizeof(int64_t));
   o->pred_start = take(&l, n + 1, sizeof(int32_t));
   o->preds = take(&l, 2 * n, sizeof(int32_t));
   o->tin = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
   o->tout = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
-  /* slack for aligning the caller's pointer */
-  o->total = take(&l, 8, 1);
+  o->total = l.off; /* plus 8 bytes of slack for aligning the caller's pointer */
   return !l.bad;
 }
 
@@ -781,23 +793,51 @@ static int32_t lower_bound(const vctx_t *c, uint64_t key, uint64_t end) {
   return lo;
 }
 
-/* A write of v: its identity becomes intact, every other value sharing a byte does not. */
-static void apply_write(const vctx_t *c, uint64_t *bits, int32_t v) {
+/* A write of v. A whole write makes v intact (and, for a window parent, clean); a slice
+ * write of parent P keeps P intact if it was, and makes it intact if P is clean: nothing
+ * else wrote over P's bytes since the loop that writes its slices began (LOOP_INIT of the
+ * slice register). Every other value sharing a byte with the bytes of v's identity is
+ * no longer intact, nor clean. */
+static void apply_write(const vctx_t *c, uint64_t *bits, uint64_t *nbits, int32_t v) {
   if (c->size[v] == 0) return;
-  int32_t u = ident(c, v);
+  int32_t u = ident(c, v), slot = c->slot[u];
+  bool old_i = bit_get(bits, u), old_n = slot >= 0 && bit_get(nbits, slot);
   const ext_t *e = &c->ext[u];
   for (int32_t j = lower_bound(c, e->key, e->end) - 1; j >= 0; j--) {
     const ext_t *x = &c->ext[c->order[j]];
     if (x->key != e->key || c->pmax[j] <= e->start) break;
-    if (x->end > e->start) bit_clear(bits, c->order[j]);
+    if (x->end > e->start) {
+      int32_t w = c->order[j];
+      bit_clear(bits, w);
+      if (c->slot[w] >= 0) bit_clear(nbits, c->slot[w]);
+    }
   }
-  bit_set(bits, u);
+  if (u == v) {
+    bit_set(bits, u);
+    if (slot >= 0) bit_set(nbits, slot);
+  } else {
+    if (old_i || old_n) bit_set(bits, u);
+    if (old_n) bit_set(nbits, slot);
+  }
 }
 
-static void transfer(const vctx_t *c, int32_t i, uint64_t *bits) {
+/* LOOP_INIT r starts the loops that write slices selected by r: their parents are clean. */
+static void apply_loop_init(const vctx_t *c, uint64_t *nbits, int32_t reg) {
+  for (int32_t v = 0; v < c->nv; v++) {
+    const berth_exec_value_t *x = &c->m->values[v];
+    if (x->window_parent >= 0 && x->window_reg == reg) bit_set(nbits, c->slot[x->window_parent]);
+  }
+}
+
+static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits) {
+  const berth_instr_t *ins = &c->m->instrs[i];
+  if (ins->opcode == BERTH_I_LOOP_INIT) {
+    apply_loop_init(c, nbits, ins->reg);
+    return;
+  }
   const int32_t *w;
-  int32_t n = writes_of(c, &c->m->instrs[i], &w);
-  for (int32_t k = 0; k < n; k++) apply_write(c, bits, w[k]);
+  int32_t n = writes_of(c, ins, &w);
+  for (int32_t k = 0; k < n; k++) apply_write(c, bits, nbits, w[k]);
 }
 
 static int32_t successors(const vctx_t *c, int32_t i, int32_t out[2]) {
@@ -820,14 +860,16 @@ static void enqueue(vctx_t *c, int32_t s, int32_t *tail, int32_t *count) {
 }
 
 /* Meets (bits, regs) into instruction s's entry state. */
-static void push(vctx_t *c, int32_t s, const uint64_t *bits, const int64_t *regs, int32_t *tail,
-                 int32_t *count) {
+static void push(vctx_t *c, int32_t s, const uint64_t *bits, const uint64_t *nbits,
+                 const int64_t *regs, int32_t *tail, int32_t *count) {
   uint64_t *in = c->in + (size_t)s * c->nw;
+  uint64_t *in_n = c->in_n + (size_t)s * c->nwn;
   int64_t *rs = c->regs + (size_t)s * (size_t)c->nr;
   bool changed = false;
   if (!c->reached[s]) {
     c->reached[s] = 1;
     if (c->nw) memcpy(in, bits, c->nw * sizeof *in);
+    if (c->nwn) memcpy(in_n, nbits, c->nwn * sizeof *in_n);
     if (c->nr) memcpy(rs, regs, (size_t)c->nr * sizeof *rs);
     changed = true;
   } else {
@@ -835,6 +877,13 @@ static void push(vctx_t *c, int32_t s, const uint64_t *bits, const int64_t *regs
       uint64_t nb = in[k] & bits[k];
       if (nb != in[k]) {
         in[k] = nb;
+        changed = true;
+      }
+    }
+    for (size_t k = 0; k < c->nwn; k++) {
+      uint64_t nb = in_n[k] & nbits[k];
+      if (nb != in_n[k]) {
+        in_n[k] = nb;
         changed = true;
       }
     }
@@ -855,17 +904,19 @@ static void run_dataflow(vctx_t *c) {
   memset(c->inq, 0, (size_t)c->n);
   /* entry state */
   memset(c->tmp, 0, c->nw * sizeof *c->tmp);
+  memset(c->tmp_n, 0, c->nwn * sizeof *c->tmp_n);
   for (int32_t v = 0; v < c->nv; v++) {
     const berth_exec_value_t *x = &c->m->values[v];
     if (x->window_parent >= 0) continue;
     if ((c->flags[v] & (F_INPUT | F_STATE)) || x->storage == BERTH_STORAGE_CONST || c->size[v] == 0) {
       c->flags[v] |= F_ENTRY;
       bit_set(c->tmp, v);
+      if (c->slot[v] >= 0) bit_set(c->tmp_n, c->slot[v]);
     }
   }
   for (int32_t r = 0; r < c->nr; r++) c->rtaken[r] = REG_UNKNOWN;
   int32_t head = 0, tail = 0, count = 0;
-  push(c, 0, c->tmp, c->rtaken, &tail, &count);
+  push(c, 0, c->tmp, c->tmp_n, c->rtaken, &tail, &count);
   while (count > 0) {
     int32_t i = c->queue[head];
     head = (head + 1) % c->n;
@@ -873,7 +924,8 @@ static void run_dataflow(vctx_t *c) {
     c->inq[i] = 0;
     const berth_instr_t *ins = &c->m->instrs[i];
     if (c->nw) memcpy(c->tmp, c->in + (size_t)i * c->nw, c->nw * sizeof *c->tmp);
-    transfer(c, i, c->tmp);
+    if (c->nwn) memcpy(c->tmp_n, c->in_n + (size_t)i * c->nwn, c->nwn * sizeof *c->tmp_n);
+    transfer(c, i, c->tmp, c->tmp_n);
     const int64_t *rin = c->regs + (size_t)i * (size_t)c->nr;
     if (c->nr) {
       memcpy(c->rtaken, rin, (size_t)c->nr * sizeof *rin);
@@ -893,7 +945,7 @@ static void run_dataflow(vctx_t *c) {
     int32_t ns = successors(c, i, succ);
     for (int32_t k = 0; k < ns; k++) {
       bool fall = ins->opcode == BERTH_I_LOOP_NEXT && succ[k] == i + 1 && k == 1;
-      push(c, succ[k], c->tmp, fall ? c->rfall : c->rtaken, &tail, &count);
+      push(c, succ[k], c->tmp, c->tmp_n, fall ? c->rfall : c->rtaken, &tail, &count);
     }
   }
 }
@@ -946,7 +998,8 @@ static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_va
         if (c->size[w[k]] == 0) continue;
         int32_t uw = ident(c, w[k]);
         if (uw == u) {
-          stop = true;
+          /* a whole write of u settles the path; a slice write leaves the rest of u as it was */
+          if (w[k] == u) stop = true;
         } else if (ext_overlap(&c->ext[uw], &c->ext[u])) {
           *culprit_value = w[k];
           return q;
@@ -1078,12 +1131,15 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->flags = at(base, o.flags);
   c->order = at(base, o.order);
   c->pmax = at(base, o.pmax);
+  c->slot = at(base, o.slot);
   c->in = at(base, o.in);
+  c->in_n = at(base, o.in_n);
   c->regs = at(base, o.regs);
   c->reached = at(base, o.reached);
   c->inq = at(base, o.inq);
   c->queue = at(base, o.queue);
   c->tmp = at(base, o.tmp);
+  c->tmp_n = at(base, o.tmp_n);
   c->rtaken = at(base, o.rtaken);
   c->rfall = at(base, o.rfall);
   c->pred_start = at(base, o.pred_start);
@@ -1100,6 +1156,13 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
       c->flags[v] |= F_STATE;
   sort_values(c);
   TRY(check_entry_disjoint(c));
+  c->n_slots = 0;
+  for (int32_t v = 0; v < c->nv; v++) c->slot[v] = -1;
+  for (int32_t v = 0; v < c->nv; v++) {
+    int32_t par = c->m->values[v].window_parent;
+    if (par >= 0 && c->slot[par] < 0) c->slot[par] = c->n_slots++;
+  }
+  c->nwn = ((size_t)c->n_slots + 63) / 64;
   run_dataflow(c);
   TRY(check_windows(c));
   TRY(check_reads(c));

@@ -919,13 +919,13 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
                   def->attrs[i].name);
 
   token_t colon = ps->tok;
+  if (names->n > 0 && ps->tok.kind != TOK_COLON) return expected(ps, "':' and the result types");
   if (ps->tok.kind == TOK_COLON) {
     lex(ps);
     TRY(parse_types(ps, types));
   }
   if (types->n != names->n) {
-    const token_t *at = types->n ? &colon : &start;
-    return perr(ps, at, BERTH_ERR_INVALID_ARGUMENT, "node %s names %d results but declares %d types",
+    return perr(ps, &colon, BERTH_ERR_INVALID_ARGUMENT, "node %s names %d results but declares %d types",
                 def->name, (int)names->n, (int)types->n);
   }
 

@@ -97,7 +97,10 @@ static void put_scalar(sbuf_t *b, const berth_attr_value_t *a) {
 
 static void put_type(sbuf_t *b, const berth_type_t *t) {
   char tb[192];
-  puts_(b, berth_type_format(t, tb, sizeof tb));
+  berth_type_t c = *t; /* clamped: an invalid program must not make the printer read out of bounds */
+  if (c.rank < 0) c.rank = 0;
+  if (c.rank > BERTH_MAX_RANK) c.rank = BERTH_MAX_RANK;
+  puts_(b, berth_type_format(&c, tb, sizeof tb));
 }
 
 static void put_data(sbuf_t *b, const berth_type_t *t, const void *data) {

@@ -68,10 +68,20 @@ static const char *graph_where(const vctx_t *c, int32_t graph, char *buf, size_t
     berth_format(buf, cap, "func @%s", c->m->name ? c->m->name : "?");
   } else {
     char where[384];
-    berth_format(buf, cap, "%s body of %s", g->label ? g->label : "?",
+    bool plain = !g->label || strcmp(g->label, "body") == 0;
+    berth_format(buf, cap, "%s%s of %s", plain ? "body" : g->label, plain ? "" : " body",
                  node_where(c, g->parent_node, where, sizeof where));
   }
   return buf;
+}
+
+/* berth_type_format for a type that may break the caps (rank out of range). */
+static const char *safe_type_format(const berth_type_t *t, char *buf, size_t cap) {
+  if (t->rank < 0 || t->rank > BERTH_MAX_RANK || (unsigned)t->dtype >= BERTH_DTYPE_COUNT) {
+    berth_format(buf, cap, "dtype %d, rank %d", (int)t->dtype, (int)t->rank);
+    return buf;
+  }
+  return berth_type_format(t, buf, cap);
 }
 
 #define TRY(expr)                            \
@@ -100,42 +110,6 @@ static berth_status_t check_structure(vctx_t *c) {
     return method_fail(c, "malformed tables (%d values, %d nodes, %d graphs)", (int)m->n_values,
                        (int)m->n_nodes, (int)m->n_graphs);
   if (m->graphs[0].parent_node != -1) return method_fail(c, "graph 0 (the body) has a parent node");
-
-  /* values: kind, type, and for globals the global they stand for */
-  for (int32_t v = 0; v < m->n_values; v++) {
-    const berth_ir_value_t *val = &m->values[v];
-    const char *name = val->name ? val->name : "";
-    if (!berth_type_check(&val->type))
-      return method_fail(c, "value %c%s has an invalid type %s", value_sigil(val), name,
-                         berth_type_format(&val->type, tb, sizeof tb));
-    switch (val->kind) {
-      case BERTH_IR_PARAM:
-        if (val->graph < 0 || val->graph >= m->n_graphs || val->index < 0 ||
-            val->index >= m->graphs[val->graph].n_params || !m->graphs[val->graph].params ||
-            m->graphs[val->graph].params[val->index] != v)
-          return method_fail(c, "parameter %%%s is not listed as a parameter of its graph", name);
-        break;
-      case BERTH_IR_NODE:
-        if (val->node < 0 || val->node >= m->n_nodes || m->nodes[val->node].graph != val->graph ||
-            val->index < 0 || val->index >= m->nodes[val->node].n_out || !m->nodes[val->node].out ||
-            m->nodes[val->node].out[val->index] != v)
-          return method_fail(c, "value %%%s is not listed as a result of its node", name);
-        break;
-      case BERTH_IR_CONST:
-      case BERTH_IR_STATE: {
-        if (val->index < 0 || val->index >= p->n_globals)
-          return method_fail(c, "value @%s refers to no constant or buffer", name);
-        const berth_ir_global_t *g = &p->globals[val->index];
-        if (g->is_state != (val->kind == BERTH_IR_STATE))
-          return method_fail(c, "value @%s disagrees with its global on being a buffer", name);
-        if (!berth_type_equal(&g->type, &val->type))
-          return method_fail(c, "value @%s has type %s but the global has another type", name,
-                             berth_type_format(&val->type, tb, sizeof tb));
-        break;
-      }
-      default: return method_fail(c, "value %d has an unknown kind %d", (int)v, (int)val->kind);
-    }
-  }
 
   /* graphs: params are PARAM values of this graph at their position (so each value is one
    * definition); node lists name nodes of this graph, each node listed once */
@@ -169,6 +143,42 @@ static berth_status_t check_structure(vctx_t *c) {
       if (val->kind != BERTH_IR_NODE || val->node != nd || val->index != k)
         return method_fail(c, "%c%s is defined more than once (also as result %d of node #%d)",
                            value_sigil(val), val->name ? val->name : "", (int)k, (int)nd);
+    }
+  }
+
+  /* values: kind, type, and for globals the global they stand for */
+  for (int32_t v = 0; v < m->n_values; v++) {
+    const berth_ir_value_t *val = &m->values[v];
+    const char *name = val->name ? val->name : "";
+    if (!berth_type_check(&val->type))
+      return method_fail(c, "value %c%s has an invalid type (%s)", value_sigil(val), name,
+                         safe_type_format(&val->type, tb, sizeof tb));
+    switch (val->kind) {
+      case BERTH_IR_PARAM:
+        if (val->graph < 0 || val->graph >= m->n_graphs || val->index < 0 ||
+            val->index >= m->graphs[val->graph].n_params || !m->graphs[val->graph].params ||
+            m->graphs[val->graph].params[val->index] != v)
+          return method_fail(c, "parameter %%%s is not listed as a parameter of its graph", name);
+        break;
+      case BERTH_IR_NODE:
+        if (val->node < 0 || val->node >= m->n_nodes || m->nodes[val->node].graph != val->graph ||
+            val->index < 0 || val->index >= m->nodes[val->node].n_out || !m->nodes[val->node].out ||
+            m->nodes[val->node].out[val->index] != v)
+          return method_fail(c, "value %%%s is not listed as a result of its node", name);
+        break;
+      case BERTH_IR_CONST:
+      case BERTH_IR_STATE: {
+        if (val->index < 0 || val->index >= p->n_globals)
+          return method_fail(c, "value @%s refers to no constant or buffer", name);
+        const berth_ir_global_t *g = &p->globals[val->index];
+        if (g->is_state != (val->kind == BERTH_IR_STATE))
+          return method_fail(c, "value @%s disagrees with its global on being a buffer", name);
+        if (!berth_type_equal(&g->type, &val->type))
+          return method_fail(c, "value @%s has type %s but the global has another type", name,
+                             berth_type_format(&val->type, tb, sizeof tb));
+        break;
+      }
+      default: return method_fail(c, "value %d has an unknown kind %d", (int)v, (int)val->kind);
     }
   }
 
@@ -212,6 +222,13 @@ static bool is_one_bool(const berth_type_t *t) {
   return t->dtype == BERTH_DTYPE_BOOL && berth_type_numel(t) == 1;
 }
 
+/* "then body", "cond body", "body" for messages. */
+static const char *body_name(const char *label, char *buf, size_t cap) {
+  if (!label || strcmp(label, "body") == 0) return "body";
+  berth_format(buf, cap, "%s body", label);
+  return buf;
+}
+
 /* A slice along axis 0: the type without its leading dim. */
 static berth_type_t slice_type(const berth_type_t *t) {
   berth_type_t s = *t;
@@ -237,16 +254,16 @@ static berth_status_t check_body_params(const vctx_t *c, int32_t node, int32_t k
                                         const berth_type_t *expected, int32_t n_expected,
                                         const char *what) {
   const berth_ir_graph_t *g = &c->m->graphs[c->m->nodes[node].graphs[k]];
-  char a[160], b[160], nb[96];
+  char a[160], b[160], nb[96], bn[64];
   if (!g->label || strcmp(g->label, label) != 0)
     return node_fail(c, node, "body %d is labelled '%s' but should be '%s'", (int)k, g->label ? g->label : "",
                      label);
   if (g->n_params != n_expected)
-    return node_fail(c, node, "%s body has %d parameters but needs %d (%s)", label, (int)g->n_params,
+    return node_fail(c, node, "%s has %d parameters but needs %d (%s)", body_name(label, bn, sizeof bn), (int)g->n_params,
                      (int)n_expected, what);
   for (int32_t i = 0; i < n_expected; i++)
     if (!berth_type_equal(vtype(c, g->params[i]), &expected[i]))
-      return node_fail(c, node, "%s body parameter %d (%s) is %s but should be %s (%s)", label, (int)i,
+      return node_fail(c, node, "%s parameter %d (%s) is %s but should be %s (%s)", body_name(label, bn, sizeof bn), (int)i,
                        vname(c, g->params[i], nb, sizeof nb),
                        berth_type_format(vtype(c, g->params[i]), a, sizeof a),
                        berth_type_format(&expected[i], b, sizeof b), what);
@@ -257,13 +274,13 @@ static berth_status_t check_body_params(const vctx_t *c, int32_t node, int32_t k
 static berth_status_t check_body_results(const vctx_t *c, int32_t node, int32_t k, const berth_type_t *expected,
                                          int32_t n_expected, const char *what) {
   const berth_ir_graph_t *g = &c->m->graphs[c->m->nodes[node].graphs[k]];
-  char a[160], b[160], nb[96];
+  char a[160], b[160], nb[96], bn[64];
   if (g->n_results != n_expected)
-    return node_fail(c, node, "%s body returns %d values but should return %d (%s)", g->label,
+    return node_fail(c, node, "%s returns %d values but should return %d (%s)", body_name(g->label, bn, sizeof bn),
                      (int)g->n_results, (int)n_expected, what);
   for (int32_t i = 0; i < n_expected; i++)
     if (!berth_type_equal(vtype(c, g->results[i]), &expected[i]))
-      return node_fail(c, node, "%s body result %d (%s) is %s but should be %s (%s)", g->label, (int)i,
+      return node_fail(c, node, "%s result %d (%s) is %s but should be %s (%s)", body_name(g->label, bn, sizeof bn), (int)i,
                        vname(c, g->results[i], nb, sizeof nb),
                        berth_type_format(vtype(c, g->results[i]), a, sizeof a),
                        berth_type_format(&expected[i], b, sizeof b), what);
@@ -570,8 +587,8 @@ static berth_status_t validate_globals(const berth_ir_program_t *p, berth_diag_t
     const char *kind = g->is_state ? "buffer" : "const";
     const char *name = g->name ? g->name : "";
     if (!berth_type_check(&g->type))
-      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s @%s has an invalid type %s", kind, name,
-                        berth_type_format(&g->type, tb, sizeof tb));
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s @%s has an invalid type (%s)", kind, name,
+                        safe_type_format(&g->type, tb, sizeof tb));
     if (!g->data && berth_type_numel(&g->type) > 0)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s @%s has no data", kind, name);
     if (g->type.dtype == BERTH_DTYPE_BOOL) {

@@ -122,7 +122,8 @@ typedef struct berth_alloc_exact_out {
 
 /* Branch and bound from the plan in seed (improved in place) until deadline_ms. Returns
  * BERTH_OK or RESOURCE_EXHAUSTED. */
-berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_alloc_seed_t *seed, double deadline_ms,
+berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g,
+                                         berth_alloc_seed_t *seed, double deadline_ms,
                                          berth_alloc_exact_out_t *out, berth_diag_t *diag);
 
 #endif

@@ -109,6 +109,11 @@ static berth_status_t pool_of(const lctx_t *c, const lval_t *root, int32_t *pool
 
 /* ---- allocation ----------------------------------------------------------------- */
 
+static uint64_t align_up(uint64_t x, uint64_t a) {
+  uint64_t r;
+  return berth_align_u64(x, a, &r) ? r : x;
+}
+
 typedef struct gbuf {
   int32_t root;
   int32_t pool;
@@ -166,7 +171,9 @@ static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offset
   if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   for (int32_t i = 0; i < n; i++) {
     ab[i].size = bufs[i].size;
-    ab[i].align = c->opt->alignment;
+    /* never below the element size: kernels access elements at their natural alignment */
+    uint64_t elem = berth_dtype_size(c->vals[bufs[i].root].type.dtype);
+    ab[i].align = c->opt->alignment > elem ? c->opt->alignment : elem;
     ab[i].n_intervals = bufs[i].n_ivs;
     ab[i].intervals = bufs[i].ivs;
   }
@@ -211,7 +218,7 @@ static berth_status_t solve_regions(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t
   }
   /* graphs are numbered parent before child: sizes bottom-up */
   for (int32_t g = m->n_graphs - 1; !st && g >= 0; g--) {
-    total[g] = child[g] + local[g];
+    total[g] = align_up(child[g] + local[g], 64); /* keeps every offset aligned */
     int32_t pn = m->graphs[g].parent_node;
     if (pn >= 0) {
       int32_t pg = m->nodes[pn].graph;
@@ -249,10 +256,6 @@ static void lctx_free(lctx_t *c) {
   free(c->operands);
 }
 
-static uint64_t align_up(uint64_t x, uint64_t a) {
-  uint64_t r;
-  return berth_align_u64(x, a, &r) ? r : x;
-}
 
 static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const berth_plan_options_t *opt,
                                   const uint64_t *const_offsets, owned_t *o, berth_exec_method_t *em,
