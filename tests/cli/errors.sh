@@ -1,5 +1,5 @@
 # Wrong or missing arguments fail with one line and a non-zero exit, never a crash.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.inc"
 S=examples/seed/seed.bir
 expect_fail "no command" "usage" $BERTH
 expect_fail "unknown command" "unknown command" $BERTH frobnicate

@@ -1,6 +1,6 @@
 # The examples of examples/ under the planned runtime (default: global strategy, verified),
 # every algorithm, the sanitizer, and the reference interpreter.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.inc"
 for mode in "" "--reference" "--algo naive --sanitize" "--algo greedy --sanitize" "--algo search --sanitize" "--algo exact --sanitize" "--alloc-inputs 1 --alloc-outputs 0 --sanitize" "--alloc-inputs 0 --alloc-outputs 0 --sanitize" "--alignment 1 --sanitize"; do
   expect_out "seed $mode" '{"calls":[{"outputs":[{"dtype":"f64","shape":[1],"data":[5.0]},{"dtype":"f64","shape":[1],"data":[5.0]}]},{"outputs":[{"dtype":"f64","shape":[1],"data":[6.0]},{"dtype":"f64","shape":[1],"data":[7.0]}]}]}' \
     $BERTH run examples/seed/seed.bir --call 'f64[1]:5.0' --call 'f64[1]:6.0' --json $mode

@@ -1,0 +1,1046 @@
+/* Tests of the independent verifier (src/format/verify.c) on hand-built exec programs:
+ * accepted plans, one rejection per rule with its message, a mutation test (moving one
+ * planned offset onto a value live at the same time must be rejected), and a differential
+ * test against the sanitizer (a plan is accepted iff no path of it trips the shadow tags). */
+#include "format/verify.h"
+#include "runtime/sanitizer.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small program builder ------------------------------------------------------------ */
+
+#define MAXV 64
+#define MAXI 64
+
+typedef struct pb {
+  berth_exec_value_t v[MAXV];
+  int32_t nv;
+  berth_instr_t ins[MAXI];
+  int32_t n;
+  int32_t ops[256];
+  int32_t nops;
+  int32_t in[8], ni;
+  int32_t out[8], no;
+  uint64_t pools[2];
+  int32_t np;
+  uint8_t state[64];
+  uint64_t state_size;
+  uint8_t consts[64];
+  uint64_t consts_size;
+  int32_t n_regs;
+  uint32_t alignment;
+  bool alloc_in, alloc_out;
+  berth_exec_method_t m;
+  berth_exec_program_t p;
+} pb_t;
+
+static berth_type_t ty(berth_dtype_t dt, int32_t rank, int64_t d0) {
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dt;
+  t.rank = rank;
+  if (rank > 0) t.dims[0] = d0;
+  return t;
+}
+#define F64 ty(BERTH_DTYPE_F64, 1, 1)
+#define F64S ty(BERTH_DTYPE_F64, 0, 0)
+#define F32 ty(BERTH_DTYPE_F32, 1, 1)
+#define BOOL1 ty(BERTH_DTYPE_BOOL, 1, 1)
+
+static void pb_init(pb_t *b, uint64_t pool0) {
+  memset(b, 0, sizeof *b);
+  b->np = 1;
+  b->pools[0] = pool0;
+  b->alignment = 8;
+}
+
+static int32_t val(pb_t *b, const char *name, berth_type_t t, uint8_t storage, uint64_t offset) {
+  berth_exec_value_t *x = &b->v[b->nv];
+  memset(x, 0, sizeof *x);
+  x->name = name;
+  x->type = t;
+  x->storage = storage;
+  x->offset = offset;
+  x->window_parent = -1;
+  return b->nv++;
+}
+static int32_t arena(pb_t *b, const char *name, berth_type_t t, uint64_t off) {
+  return val(b, name, t, BERTH_STORAGE_ARENA, off);
+}
+static int32_t cnst(pb_t *b, const char *name, berth_type_t t, uint64_t off) {
+  return val(b, name, t, BERTH_STORAGE_CONST, off);
+}
+static int32_t state(pb_t *b, const char *name, berth_type_t t, uint64_t off) {
+  return val(b, name, t, BERTH_STORAGE_STATE, off);
+}
+/* A method input in the caller's buffer (or at `off` in the arena when alloc_in). */
+static int32_t input(pb_t *b, const char *name, berth_type_t t, uint64_t off) {
+  int32_t v = b->alloc_in ? arena(b, name, t, off) : val(b, name, t, BERTH_STORAGE_INPUT, 0);
+  b->v[v].index = (uint32_t)b->ni;
+  b->in[b->ni++] = v;
+  return v;
+}
+static int32_t output(pb_t *b, const char *name, berth_type_t t, uint64_t off) {
+  int32_t v = b->alloc_out ? arena(b, name, t, off) : val(b, name, t, BERTH_STORAGE_OUTPUT, 0);
+  b->v[v].index = (uint32_t)b->no;
+  b->out[b->no++] = v;
+  return v;
+}
+static int32_t window(pb_t *b, const char *name, berth_type_t t, int32_t parent, int32_t reg,
+                      uint64_t off, int64_t stride) {
+  int32_t v = val(b, name, t, b->v[parent].storage, off);
+  b->v[v].window_parent = parent;
+  b->v[v].window_reg = reg;
+  b->v[v].window_stride = stride;
+  return v;
+}
+
+static int32_t instr(pb_t *b, uint8_t opcode, const int32_t *ops, int32_t nops) {
+  berth_instr_t *x = &b->ins[b->n];
+  memset(x, 0, sizeof *x);
+  x->opcode = opcode;
+  x->operands = (uint32_t)b->nops;
+  for (int32_t k = 0; k < nops; k++) b->ops[b->nops++] = ops[k];
+  return b->n++;
+}
+/* kernel op(a[, b]) -> out */
+static int32_t kern(pb_t *b, berth_op_t op, int32_t a, int32_t a2, int32_t out) {
+  int32_t ops[3] = {a, a2, out}, n = 3;
+  if (a2 < 0) {
+    ops[1] = out;
+    n = 2;
+  }
+  int32_t i = instr(b, BERTH_I_KERNEL, ops, n);
+  b->ins[i].op = (uint16_t)op;
+  b->ins[i].n_in = (uint16_t)(n - 1);
+  b->ins[i].n_out = 1;
+  return i;
+}
+static int32_t copy(pb_t *b, int32_t src, int32_t dst) {
+  int32_t ops[2] = {src, dst};
+  return instr(b, BERTH_I_COPY, ops, 2);
+}
+static int32_t ren(pb_t *b, int32_t src, int32_t dst) {
+  int32_t ops[2] = {src, dst};
+  return instr(b, BERTH_I_RENAME, ops, 2);
+}
+static int32_t jmp(pb_t *b, int32_t target) {
+  int32_t i = instr(b, BERTH_I_JUMP, NULL, 0);
+  b->ins[i].target = target;
+  return i;
+}
+static int32_t jif(pb_t *b, int32_t cond, int32_t target) {
+  int32_t i = instr(b, BERTH_I_JUMP_IF_FALSE, &cond, 1);
+  b->ins[i].target = target;
+  return i;
+}
+static int32_t linit(pb_t *b, int32_t reg) {
+  int32_t i = instr(b, BERTH_I_LOOP_INIT, NULL, 0);
+  b->ins[i].reg = reg;
+  if (reg >= b->n_regs) b->n_regs = reg + 1;
+  return i;
+}
+static int32_t lnext(pb_t *b, int32_t reg, int64_t count, int32_t target) {
+  int32_t i = instr(b, BERTH_I_LOOP_NEXT, NULL, 0);
+  b->ins[i].reg = reg;
+  b->ins[i].count = count;
+  b->ins[i].target = target;
+  return i;
+}
+static int32_t ret(pb_t *b) { return instr(b, BERTH_I_RETURN, NULL, 0); }
+
+static void finish(pb_t *b) {
+  berth_exec_method_t *m = &b->m;
+  memset(m, 0, sizeof *m);
+  m->name = "forward";
+  m->n_values = b->nv;
+  m->values = b->v;
+  m->n_instrs = b->n;
+  m->instrs = b->ins;
+  m->n_operands = b->nops;
+  m->operands = b->ops;
+  m->n_inputs = b->ni;
+  m->inputs = b->in;
+  m->n_outputs = b->no;
+  m->outputs = b->out;
+  m->n_regs = b->n_regs;
+  m->n_pools = b->np;
+  m->pool_sizes = b->pools;
+  m->state_size = b->state_size;
+  m->state_init = b->state;
+  m->alignment = b->alignment;
+  memset(&b->p, 0, sizeof b->p);
+  b->p.alloc_inputs = b->alloc_in;
+  b->p.alloc_outputs = b->alloc_out;
+  b->p.n_methods = 1;
+  b->p.methods = m;
+  b->p.constants_size = b->consts_size;
+  b->p.constants = b->consts;
+}
+
+static char msg[1024];
+
+/* Verifies with exactly the advertised scratch, deliberately misaligned. */
+static berth_status_t verify(pb_t *b) {
+  finish(b);
+  size_t need = berth_verify_program_scratch_size(&b->p);
+  char *mem = malloc(need + 1);
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_status_t st = berth_verify_program(&b->p, mem + 1, need, &d);
+  free(mem);
+  return st;
+}
+
+#define EXPECT_OK(b)                                                                 \
+  do {                                                                               \
+    berth_status_t st_ = verify(b);                                                  \
+    CHECK_MSG(st_ == BERTH_OK, "expected ok, got %s: %s", berth_status_name(st_), msg); \
+  } while (0)
+
+#define EXPECT_FAIL(b, status, needle)                                                       \
+  do {                                                                                       \
+    berth_status_t st_ = verify(b);                                                          \
+    CHECK_MSG(st_ == (status), "expected %s, got %s: %s", berth_status_name(status),         \
+              berth_status_name(st_), msg);                                                  \
+    CHECK_MSG(strstr(msg, needle) != NULL, "message lacks \"%s\": %s", needle, msg);         \
+  } while (0)
+
+/* ---- programs --------------------------------------------------------------------------- */
+
+/* a = x + y; b = a + x; out = copy b */
+static void build_straight(pb_t *b) {
+  pb_init(b, 16);
+  int32_t x = input(b, "x", F64, 0), y = input(b, "y", F64, 0);
+  int32_t out = output(b, "out", F64, 0);
+  int32_t a = arena(b, "a", F64, 0), bb = arena(b, "b", F64, 8);
+  kern(b, BERTH_OP_ADD, x, y, a);
+  kern(b, BERTH_OP_ADD, a, x, bb);
+  copy(b, bb, out);
+  ret(b);
+}
+
+/* r = cond(pred, x + x, clone(x)), both branch results coalesced with r; out = copy r */
+static void build_diamond(pb_t *b, bool else_writes) {
+  pb_init(b, 8);
+  int32_t x = input(b, "x", F64, 0), pred = input(b, "pred", BOOL1, 0);
+  int32_t out = output(b, "out", F64, 0);
+  int32_t r = arena(b, "r", F64, 0), t = arena(b, "t", F64, 0), e = arena(b, "e", F64, 0);
+  int32_t j0 = jif(b, pred, -1);
+  kern(b, BERTH_OP_ADD, x, x, t);
+  ren(b, t, r);
+  int32_t j1 = jmp(b, -1);
+  b->ins[j0].target = b->n;
+  if (else_writes) {
+    kern(b, BERTH_OP_CLONE, x, -1, e);
+    ren(b, e, r);
+  }
+  b->ins[j1].target = b->n;
+  copy(b, r, out);
+  ret(b);
+}
+
+/* c = x; while (c < limit) { t = c + one; cn = clone(t) (coalesced with c); c <- cn }
+ * With `bad`, the old c is read after cn overwrote it (illegal coalescing). */
+static void build_while(pb_t *b, bool bad) {
+  pb_init(b, 40);
+  b->consts_size = 16;
+  int32_t x = input(b, "x", F64, 0);
+  int32_t out = output(b, "out", F64, 0);
+  int32_t one = cnst(b, "one", F64, 0), limit = cnst(b, "limit", F64, 8);
+  int32_t c = arena(b, "c", F64, 0), t = arena(b, "t", F64, 8), cn = arena(b, "cn", F64, 0);
+  int32_t p = arena(b, "p", BOOL1, 16), t2 = arena(b, "t2", F64, 24);
+  copy(b, x, c);
+  int32_t head = kern(b, BERTH_OP_LT, c, limit, p);
+  int32_t j = jif(b, p, -1);
+  kern(b, BERTH_OP_ADD, c, one, t);
+  kern(b, BERTH_OP_CLONE, t, -1, cn);
+  if (bad) kern(b, BERTH_OP_ADD, c, t, t2);
+  ren(b, cn, c);
+  jmp(b, head);
+  b->ins[j].target = b->n;
+  copy(b, c, out);
+  ret(b);
+}
+
+/* scan: acc = zero; for k in 0..3 { s = acc + xs[k]; ys[k] = clone(s); acc <- clone(s) }
+ * ys is the stacked output (slices written in place), xs is read in place. */
+static void build_scan(pb_t *b, int64_t count, int64_t stride, bool with_init) {
+  pb_init(b, 16);
+  b->consts_size = 8;
+  int32_t xs = input(b, "xs", ty(BERTH_DTYPE_F64, 1, 4), 0);
+  int32_t ys = output(b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
+  int32_t zero = cnst(b, "zero", F64S, 0);
+  int32_t acc = arena(b, "acc", F64S, 0), s = arena(b, "s", F64S, 8), accn = arena(b, "acc_n", F64S, 0);
+  uint64_t off = stride < 0 ? 24 : 0;
+  int32_t xk = window(b, "x_k", F64S, xs, 0, off, stride);
+  int32_t yk = window(b, "y_k", F64S, ys, 0, off, stride);
+  b->n_regs = 1;
+  copy(b, zero, acc);
+  if (with_init) linit(b, 0);
+  int32_t body = kern(b, BERTH_OP_ADD, acc, xk, s);
+  kern(b, BERTH_OP_CLONE, s, -1, yk);
+  kern(b, BERTH_OP_CLONE, s, -1, accn);
+  ren(b, accn, acc);
+  lnext(b, 0, count, body);
+  ret(b);
+}
+
+/* The seed reproducer (reference/seed-issue.txt), lowered with destination passing:
+ *   result1 = cond(pred, clone(data), clone(state))
+ *   result2 = cond(pred, cond(isnan(state), clone(result1), clone(result1) + one), clone(state))
+ *   state.copy_(result1); return result1, result2
+ * `regions` places it the way ExecuTorch does: every branch value from offset 0 of one shared
+ * region, so the nested cond's add_1 lands on result1's bytes. */
+typedef struct seed_ids {
+  int32_t result1, result2, add_1, st, read_result1, write_add_1;
+} seed_ids_t;
+
+static seed_ids_t build_seed(pb_t *b, bool regions) {
+  seed_ids_t id;
+  pb_init(b, 40);
+  b->consts_size = 8;
+  b->state_size = 8;
+  int32_t data = input(b, "data", F64, 0), pred = input(b, "pred", BOOL1, 0);
+  int32_t out0 = output(b, "out0", F64, 0), out1 = output(b, "out1", F64, 0);
+  int32_t st = state(b, "state", F64, 0);
+  int32_t one = cnst(b, "one", F64, 0);
+  int32_t result1 = arena(b, "result1", F64, 0);
+  int32_t t1 = arena(b, "t1", F64, 0), e1 = arena(b, "e1", F64, 0);
+  int32_t result2 = arena(b, "result2", F64, 8);
+  int32_t isn = arena(b, "isn", BOOL1, 16);
+  int32_t n1 = arena(b, "n1", F64, 8), r2c = arena(b, "r2c", F64, 24);
+  int32_t add_1 = arena(b, "add_1", F64, regions ? 0 : 32);
+  int32_t e2 = arena(b, "e2", F64, 8);
+  /* first cond */
+  int32_t j0 = jif(b, pred, -1);
+  kern(b, BERTH_OP_CLONE, data, -1, t1);
+  ren(b, t1, result1);
+  int32_t j1 = jmp(b, -1);
+  b->ins[j0].target = b->n;
+  kern(b, BERTH_OP_CLONE, st, -1, e1);
+  ren(b, e1, result1);
+  b->ins[j1].target = b->n;
+  /* second cond, with the nested one in its then-branch */
+  int32_t j2 = jif(b, pred, -1);
+  kern(b, BERTH_OP_ISNAN, st, -1, isn);
+  int32_t j3 = jif(b, isn, -1);
+  kern(b, BERTH_OP_CLONE, result1, -1, n1);
+  ren(b, n1, result2);
+  int32_t j4 = jmp(b, -1);
+  b->ins[j3].target = b->n;
+  kern(b, BERTH_OP_CLONE, result1, -1, r2c);
+  id.write_add_1 = kern(b, BERTH_OP_ADD, r2c, one, add_1);
+  copy(b, add_1, result2);
+  b->ins[j4].target = b->n;
+  int32_t j5 = jmp(b, -1);
+  b->ins[j2].target = b->n;
+  kern(b, BERTH_OP_CLONE, st, -1, e2);
+  ren(b, e2, result2);
+  b->ins[j5].target = b->n;
+  /* state.copy_(result1); outputs */
+  id.read_result1 = copy(b, result1, st);
+  copy(b, result1, out0);
+  copy(b, result2, out1);
+  ret(b);
+  id.result1 = result1;
+  id.result2 = result2;
+  id.add_1 = add_1;
+  id.st = st;
+  return id;
+}
+
+/* ---- accepted plans ----------------------------------------------------------------------- */
+
+static void test_accepted(void) {
+  pb_t b;
+  build_straight(&b);
+  EXPECT_OK(&b);
+  build_diamond(&b, true);
+  EXPECT_OK(&b);
+  build_while(&b, false);
+  EXPECT_OK(&b);
+  build_scan(&b, 4, 8, true);
+  EXPECT_OK(&b);
+  build_scan(&b, 4, -8, true); /* reverse scan */
+  EXPECT_OK(&b);
+  build_seed(&b, false);
+  EXPECT_OK(&b);
+
+  /* planned inputs and outputs */
+  pb_init(&b, 24);
+  b.alloc_in = b.alloc_out = true;
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 8);
+  int32_t t = arena(&b, "t", F64, 16);
+  kern(&b, BERTH_OP_NEG, x, -1, t);
+  kern(&b, BERTH_OP_NEG, t, -1, out);
+  ret(&b);
+  EXPECT_OK(&b);
+
+  /* a zero-byte value may sit anywhere and is always intact */
+  pb_init(&b, 8);
+  x = input(&b, "x", ty(BERTH_DTYPE_F64, 1, 0), 0);
+  out = output(&b, "out", ty(BERTH_DTYPE_F64, 1, 0), 0);
+  int32_t e = arena(&b, "e", ty(BERTH_DTYPE_F64, 1, 0), 8);
+  kern(&b, BERTH_OP_NEG, x, -1, out);
+  kern(&b, BERTH_OP_NEG, x, -1, e);
+  ret(&b);
+  EXPECT_OK(&b);
+
+  /* instruction 0 may be a loop head (the entry state meets the back edge) */
+  pb_init(&b, 8);
+  b.consts_size = 8;
+  int32_t one = cnst(&b, "one", F64S, 0);
+  int32_t ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 3), 0);
+  int32_t yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+  b.n_regs = 1;
+  linit(&b, 0);
+  int32_t body = kern(&b, BERTH_OP_NEG, one, -1, yk);
+  lnext(&b, 0, 3, body);
+  ret(&b);
+  EXPECT_OK(&b);
+}
+
+/* ---- rejections --------------------------------------------------------------------------- */
+
+static void test_seed_bug(void) {
+  pb_t b;
+  seed_ids_t id = build_seed(&b, true);
+  char want[256];
+  snprintf(want, sizeof want,
+           "read of %%result1 (arena pool 0 [0,8)) at instruction %d (copy) may see %%add_1 "
+           "(arena pool 0 [0,8)) written at instruction %d",
+           (int)id.read_result1, (int)id.write_add_1);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, want);
+  CHECK(strncmp(msg, "method forward: ", 16) == 0);
+}
+
+static void test_overlapping_temporaries(void) {
+  pb_t b;
+  pb_init(&b, 16);
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 0);
+  int32_t a = arena(&b, "a", F64, 0), c = arena(&b, "c", F64, 4 * 0 + 0);
+  b.v[c].offset = 0;
+  int32_t s = arena(&b, "s", F64, 8);
+  kern(&b, BERTH_OP_NEG, x, -1, a);
+  kern(&b, BERTH_OP_ABS, x, -1, c);
+  kern(&b, BERTH_OP_ADD, a, c, s);
+  copy(&b, s, out);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %a (arena pool 0 [0,8)) at instruction 2 (kernel add) may see %c (arena pool 0 "
+              "[0,8)) written at instruction 1");
+
+  /* a partial overlap is an overlap too (f32 pairs in f64 slots) */
+  pb_init(&b, 16);
+  b.alignment = 4;
+  x = input(&b, "x", ty(BERTH_DTYPE_F32, 1, 2), 0);
+  out = output(&b, "out", ty(BERTH_DTYPE_F32, 1, 2), 0);
+  a = arena(&b, "a", ty(BERTH_DTYPE_F32, 1, 2), 0);
+  c = arena(&b, "c", ty(BERTH_DTYPE_F32, 1, 2), 4);
+  kern(&b, BERTH_OP_NEG, x, -1, a);
+  kern(&b, BERTH_OP_NEG, x, -1, c);
+  kern(&b, BERTH_OP_NEG, a, -1, out);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "may see %c (arena pool 0 [4,12)) written at instruction 1");
+}
+
+static void test_illegal_coalescing(void) {
+  pb_t b;
+  build_while(&b, true);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %c (arena pool 0 [0,8)) at instruction 5 (kernel add) may see %cn (arena pool 0 "
+              "[0,8)) written at instruction 4");
+}
+
+static void test_output_clobbered(void) {
+  pb_t b;
+  pb_init(&b, 16);
+  b.alloc_out = true;
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 0);
+  int32_t tmp = arena(&b, "tmp", F64, 0);
+  kern(&b, BERTH_OP_NEG, x, -1, out);
+  kern(&b, BERTH_OP_ABS, x, -1, tmp);
+  ret(&b);
+  (void)out;
+  (void)tmp;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %out (arena pool 0 [0,8)) at instruction 2 (return) may see %tmp (arena pool 0 "
+              "[0,8)) written at instruction 1");
+}
+
+static void test_state(void) {
+  pb_t b;
+  /* a temporary placed in the state region over the state buffer */
+  pb_init(&b, 8);
+  b.state_size = 16;
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 0);
+  int32_t st = state(&b, "state", F64, 0);
+  int32_t tmp = state(&b, "tmp", F64, 0);
+  kern(&b, BERTH_OP_NEG, x, -1, tmp);
+  kern(&b, BERTH_OP_ADD, tmp, st, out);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "state values %state (state [0,8)) and %tmp (state [0,8)) share bytes");
+
+  /* state updated with copy_ (a COPY into the state value) survives */
+  pb_init(&b, 8);
+  b.state_size = 8;
+  x = input(&b, "x", F64, 0);
+  out = output(&b, "out", F64, 0);
+  st = state(&b, "state", F64, 0);
+  int32_t t = arena(&b, "t", F64, 0);
+  kern(&b, BERTH_OP_ADD, x, st, t);
+  copy(&b, t, st);
+  copy(&b, st, out);
+  ret(&b);
+  EXPECT_OK(&b);
+
+  /* a method output may not be the state buffer itself (rule 2) */
+  pb_init(&b, 8);
+  b.state_size = 8;
+  b.alloc_out = true;
+  st = state(&b, "state", F64, 0);
+  b.out[b.no++] = st;
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "output 0 (%state) has state storage");
+
+  /* a slice of the state written from a loop must cover it: a state window clobbered by a
+   * kernel output between slice writes never becomes intact again */
+  pb_init(&b, 8);
+  b.state_size = 24;
+  b.consts_size = 8;
+  int32_t one = cnst(&b, "one", F64S, 0);
+  st = state(&b, "state", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  int32_t sk = window(&b, "s_k", F64S, st, 0, 0, 8);
+  int32_t clob = state(&b, "clob", F64S, 16);
+  (void)clob;
+  linit(&b, 0);
+  int32_t body = kern(&b, BERTH_OP_NEG, one, -1, sk);
+  lnext(&b, 0, 2, body);
+  ret(&b);
+  EXPECT_OK(&b);
+}
+
+static void test_write_to_constant(void) {
+  pb_t b;
+  pb_init(&b, 8);
+  b.consts_size = 8;
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 0);
+  int32_t k = cnst(&b, "k", F64, 0);
+  copy(&b, x, k);
+  copy(&b, k, out);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "instruction 0 (copy) writes %k into constant bytes (const [0,8)); constants are read-only");
+
+  /* nor into the caller's input buffer */
+  pb_init(&b, 8);
+  x = input(&b, "x", F64, 0);
+  out = output(&b, "out", F64, 0);
+  kern(&b, BERTH_OP_NEG, out, -1, x);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "writes %x into the caller's input buffer");
+}
+
+static void test_uninitialized(void) {
+  pb_t b;
+  build_diamond(&b, false);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %r (arena pool 0 [0,8)) at instruction 4 (copy) may see uninitialized bytes: %r "
+              "is not written on some path from the method entry");
+}
+
+static void test_kernel_overlap(void) {
+  pb_t b;
+  pb_init(&b, 16);
+  int32_t x = input(&b, "x", F64, 0);
+  int32_t out = output(&b, "out", F64, 0);
+  int32_t a = arena(&b, "a", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  int32_t s = arena(&b, "s", ty(BERTH_DTYPE_F64, 1, 1), 8);
+  kern(&b, BERTH_OP_EXPAND, x, -1, a);
+  (void)s;
+  (void)out;
+  b.n = 0;
+  b.nops = 0;
+  /* neg(a) -> s where s is the second half of a */
+  b.v[s].type = ty(BERTH_DTYPE_F64, 1, 2);
+  b.v[s].offset = 8;
+  b.pools[0] = 24;
+  kern(&b, BERTH_OP_NEG, x, -1, b.v[0].index == 0 ? out : out); /* out = -x */
+  b.n = 0;
+  b.nops = 0;
+  int32_t c = arena(&b, "c", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  int32_t d = arena(&b, "d", ty(BERTH_DTYPE_F64, 1, 2), 8);
+  int32_t x2 = arena(&b, "x2", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  (void)x2;
+  /* c = x + x (broadcast to [2] is not needed: use two values of [2]) */
+  b.v[a].type = ty(BERTH_DTYPE_F64, 1, 2);
+  kern(&b, BERTH_OP_NEG, c, -1, d);
+  kern(&b, BERTH_OP_NEG, d, -1, c);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "instruction 0 (kernel neg): output %d (arena pool 0 [8,24)) overlaps input %c (arena pool "
+              "0 [0,16)); kernels need disjoint inputs and outputs");
+
+  /* a copy whose source and destination overlap without being the same bytes */
+  pb_init(&b, 24);
+  x = input(&b, "x", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  out = output(&b, "out", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  c = arena(&b, "c", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  d = arena(&b, "d", ty(BERTH_DTYPE_F64, 1, 2), 8);
+  copy(&b, x, c);
+  copy(&b, c, d);
+  copy(&b, d, out);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "instruction 1 (copy): source %c (arena pool 0 [0,16)) and "
+                                           "destination %d (arena pool 0 [8,24)) overlap");
+}
+
+static void test_structural(void) {
+  pb_t b;
+  /* out-of-bounds offset */
+  build_straight(&b);
+  b.v[4].offset = 16; /* %b: [16,24) in a pool of 16 */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "value 4 (%b): bytes [16,+8) exceed the arena pool 0 (16 bytes)");
+  /* misaligned offset */
+  build_straight(&b);
+  b.pools[0] = 24;
+  b.v[4].offset = 12;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "offset 12 in the arena pool 0 is not a multiple of 8");
+  /* bad pool */
+  build_straight(&b);
+  b.v[4].pool = 3;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "arena pool 3 out of range");
+  /* overflow in offset + size */
+  build_straight(&b);
+  b.v[4].offset = UINT64_MAX - 3;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "exceed the arena pool 0");
+  /* bad jump target */
+  build_diamond(&b, true);
+  b.ins[3].target = 99;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 3 (jump): target 99 out of range [0,8)");
+  build_diamond(&b, true);
+  b.ins[0].target = -1;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (jump_if_false): target -1 out of range");
+  /* falling off the end */
+  build_straight(&b);
+  b.n--; /* drop the return */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (copy) is the last one and can fall off the end");
+  /* kernel output type differs from infer */
+  build_straight(&b);
+  b.v[3].type = F32; /* %a = add(f64, f64) declared f32 */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA,
+              "instruction 0 (kernel add): output 0 (%a) is declared f32[1] but add gives f64[1]");
+  /* infer itself rejects (dtype mismatch) */
+  build_straight(&b);
+  b.v[1].type = F32;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "method forward: instruction 0 (kernel add): ");
+  /* operand id out of range */
+  build_straight(&b);
+  b.ops[1] = 40;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (kernel): operand 1 is value id 40, out of range");
+  /* operands out of the operand table */
+  build_straight(&b);
+  b.ins[2].operands = 1000;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (copy): operands [1000,+2) out of range");
+  /* operand counts against the op */
+  build_straight(&b);
+  b.ins[0].n_in = 1;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (kernel add): 1 inputs; expected 2 to 2");
+  build_straight(&b);
+  b.ins[0].n_out = 2;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "2 outputs; expected 1");
+  /* not a kernel */
+  build_straight(&b);
+  b.ins[0].op = BERTH_OP_COND;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "op 0 (cond) is not a kernel");
+  build_straight(&b);
+  b.ins[0].op = 9999;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "op 9999 (unknown) is not a kernel");
+  /* unknown opcode */
+  build_straight(&b);
+  b.ins[1].opcode = 200;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1: unknown opcode 200");
+  /* copy between different sizes */
+  build_straight(&b);
+  b.v[2].type = ty(BERTH_DTYPE_F64, 1, 2);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (copy): %b has 8 bytes but %out has 16");
+  /* rename between different bytes */
+  build_diamond(&b, true);
+  b.v[4].offset = 8; /* %t */
+  b.pools[0] = 16;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "instruction 2 (rename): %t (arena pool 0 [8,16)) and %r (arena "
+                                           "pool 0 [0,8)) are not on the same storage");
+  /* condition not a one-element bool */
+  build_diamond(&b, true);
+  b.v[1].type = F64;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "condition %pred is f64[1]; expected a one-element bool");
+  /* input / output storage contracts */
+  build_straight(&b);
+  b.v[1].index = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "input 1 (%y) has caller input storage; expected the caller's input buffer");
+  build_straight(&b);
+  b.v[2].index = 5;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "value 2 (%out): output index 5 out of range (1 outputs)");
+  build_straight(&b);
+  b.out[0] = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "output 0 (%x) is a method input");
+  build_straight(&b);
+  b.in[1] = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "input 1 (%x) is listed twice");
+  build_straight(&b);
+  b.alloc_in = true;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "value 0 (%x): caller input storage, but the program plans its inputs");
+  /* invalid type */
+  build_straight(&b);
+  b.v[3].type.rank = 99;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "value 3 (%a): invalid type");
+  /* unknown storage class */
+  build_straight(&b);
+  b.v[3].storage = 9;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "value 3 (%a): unknown storage class 9");
+  /* no instructions */
+  build_straight(&b);
+  b.n = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "no instructions");
+  /* state without initial contents */
+  build_seed(&b, false);
+  finish(&b);
+  b.m.state_init = NULL;
+  {
+    size_t need = berth_verify_program_scratch_size(&b.p);
+    void *mem = malloc(need);
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    CHECK(berth_verify_program(&b.p, mem, need, &d) == BERTH_ERR_CORRUPT_DATA);
+    CHECK(strstr(msg, "has no initial contents") != NULL);
+    free(mem);
+  }
+}
+
+static void test_loops(void) {
+  pb_t b;
+  /* the trip count selects slices outside the stacked parent */
+  build_scan(&b, 5, 8, true);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "slice %x_k at register value up to 4");
+  build_scan(&b, 5, -8, true);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "lies outside its parent %xs (32 bytes)");
+  /* a slice used before its register is set */
+  build_scan(&b, 4, 8, false);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "register 0 may be unset");
+  /* a slice used after the loop, where the register equals the count */
+  build_scan(&b, 4, 8, true);
+  b.n--; /* drop return */
+  int32_t extra = arena(&b, "late", F64S, 8);
+  kern(&b, BERTH_OP_CLONE, 5 /* x_k */, -1, extra);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 7 (kernel clone): slice %x_k at register value up to 4");
+  /* loop register and count checks */
+  build_scan(&b, 0, 8, true);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "trip count 0 out of range");
+  build_scan(&b, 4, 8, true);
+  b.ins[1].reg = 3;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (loop_init): register 3 out of range (1 registers)");
+  build_scan(&b, 4, 8, true);
+  b.v[5].window_reg = 2;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "window register 2 out of range");
+  build_scan(&b, 4, 8, true);
+  b.v[5].window_parent = 6; /* a window of a window */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "is itself windowed");
+  build_scan(&b, 4, 4, true); /* stride not a multiple of the element size */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "are not aligned to the element size 8");
+  /* loop_next on a register never initialized */
+  pb_init(&b, 8);
+  b.consts_size = 8;
+  int32_t one = cnst(&b, "one", F64S, 0);
+  int32_t out = output(&b, "out", F64S, 0);
+  b.n_regs = 1;
+  int32_t body = kern(&b, BERTH_OP_NEG, one, -1, out);
+  lnext(&b, 0, 3, body);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (loop_next): register 0 may be unset");
+
+  /* a temporary written over the stacked output between two slice writes: the later slices
+   * do not make it whole again (ys in the arena here) */
+  for (int bad = 0; bad < 2; bad++) {
+    pb_init(&b, 48);
+    b.alloc_out = true;
+    b.consts_size = 8;
+    one = cnst(&b, "one", F64S, 0);
+    int32_t ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
+    int32_t yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+    int32_t tmp = arena(&b, "tmp", F64S, bad ? 0 : 32), t2 = arena(&b, "t2", F64S, 40);
+    linit(&b, 0);
+    body = kern(&b, BERTH_OP_NEG, one, -1, tmp);
+    kern(&b, BERTH_OP_NEG, tmp, -1, t2);
+    kern(&b, BERTH_OP_NEG, t2, -1, yk);
+    lnext(&b, 0, 4, body);
+    ret(&b);
+    if (bad)
+      EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+                  "read of %ys (arena pool 0 [0,32)) at instruction 5 (return) may see %tmp (arena pool 0 "
+                  "[0,8)) written at instruction 1");
+    else
+      EXPECT_OK(&b);
+  }
+  /* ...while temporaries before the loop may use those bytes */
+  pb_init(&b, 40);
+  b.alloc_out = true;
+  b.consts_size = 8;
+  one = cnst(&b, "one", F64S, 0);
+  int32_t ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
+  int32_t yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+  int32_t early = arena(&b, "early", F64S, 8), t2 = arena(&b, "t2", F64S, 32);
+  kern(&b, BERTH_OP_NEG, one, -1, early);
+  kern(&b, BERTH_OP_NEG, early, -1, t2);
+  linit(&b, 0);
+  body = kern(&b, BERTH_OP_NEG, t2, -1, yk);
+  lnext(&b, 0, 4, body);
+  ret(&b);
+  EXPECT_OK(&b);
+}
+
+static void test_api(void) {
+  pb_t b;
+  build_seed(&b, false);
+  finish(&b);
+  size_t need = berth_verify_scratch_size(&b.p, 0);
+  CHECK(need > 0 && need != SIZE_MAX);
+  CHECK(berth_verify_program_scratch_size(&b.p) == need);
+  char *mem = malloc(need);
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_verify_method(&b.p, 0, mem, need, &d) == BERTH_OK);
+  CHECK(berth_verify_method(&b.p, 0, mem, need - 1, &d) == BERTH_ERR_RESOURCE_EXHAUSTED);
+  CHECK(strstr(msg, "too small") != NULL);
+  CHECK(berth_verify_method(&b.p, 0, NULL, need, &d) == BERTH_ERR_RESOURCE_EXHAUSTED);
+  CHECK(berth_verify_method(&b.p, 1, mem, need, &d) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_verify_method(NULL, 0, mem, need, &d) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_verify_method(&b.p, 0, mem, need, NULL) == BERTH_OK);
+  CHECK(berth_verify_scratch_size(&b.p, 7) == 0);
+  CHECK(berth_verify_scratch_size(NULL, 0) == 0);
+  /* huge counts: the size overflows or is refused, never wraps */
+  berth_exec_method_t big = b.m;
+  big.n_values = INT32_MAX;
+  big.n_instrs = INT32_MAX;
+  big.n_regs = INT32_MAX;
+  big.values = NULL;
+  berth_exec_program_t bp = b.p;
+  bp.methods = &big;
+  size_t bs = berth_verify_scratch_size(&bp, 0);
+  CHECK(bs == SIZE_MAX || bs > ((size_t)1 << 40));
+  CHECK(berth_verify_method(&bp, 0, mem, need, &d) == BERTH_ERR_CORRUPT_DATA);
+  free(mem);
+
+  /* two methods: the second one fails, and its name is in the message */
+  pb_t a, c;
+  build_straight(&a);
+  finish(&a);
+  build_seed(&c, true);
+  finish(&c);
+  berth_exec_method_t ms[2] = {a.m, c.m};
+  ms[1].name = "second";
+  berth_exec_program_t two = c.p;
+  two.n_methods = 2;
+  two.methods = ms;
+  need = berth_verify_program_scratch_size(&two);
+  CHECK(need >= berth_verify_scratch_size(&two, 0) && need >= berth_verify_scratch_size(&two, 1));
+  mem = malloc(need);
+  CHECK(berth_verify_program(&two, mem, need, &d) == BERTH_ERR_VERIFY_FAILED);
+  CHECK_MSG(strncmp(msg, "method second: read of %result1", 31) == 0, "%s", msg);
+  free(mem);
+
+  /* formatting helpers */
+  char buf[64];
+  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%data") == 0);
+  b.v[0].name = NULL;
+  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%v0") == 0);
+  b.v[0].name = "%named";
+  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%named") == 0);
+  CHECK(strcmp(berth_verify_format_instr(&b.m, 1, buf, sizeof buf), "kernel clone") == 0);
+  CHECK(strcmp(berth_verify_format_instr(&b.m, 0, buf, sizeof buf), "jump_if_false") == 0);
+  CHECK(strcmp(berth_verify_format_instr(&b.m, 999, buf, sizeof buf), "?") == 0);
+}
+
+/* ---- mutation test ------------------------------------------------------------------------ */
+
+/* Pairs of values of the correct seed plan that are live at the same time on some path. Moving
+ * the first onto the second's bytes must be rejected. */
+static void test_mutations(void) {
+  static const char *const live_pairs[][2] = {
+      {"result1", "result2"}, {"result1", "isn"},  {"result1", "n1"},   {"result1", "r2c"},
+      {"result1", "add_1"},   {"result1", "e2"},   {"result2", "result1"}, {"r2c", "result1"},
+      {"add_1", "result1"},   {"isn", "result1"},  {"n1", "result1"},   {"e2", "result1"},
+      {"add_1", "r2c"},       {"r2c", "add_1"},    {"t1", "result2"},
+  };
+  int rejected = 0;
+  for (size_t k = 0; k < sizeof live_pairs / sizeof live_pairs[0]; k++) {
+    pb_t b;
+    build_seed(&b, false);
+    int32_t a = -1, c = -1;
+    for (int32_t v = 0; v < b.nv; v++) {
+      if (strcmp(b.v[v].name, live_pairs[k][0]) == 0) a = v;
+      if (strcmp(b.v[v].name, live_pairs[k][1]) == 0) c = v;
+    }
+    CHECK(a >= 0 && c >= 0);
+    b.v[a].offset = b.v[c].offset;
+    berth_status_t st = verify(&b);
+    CHECK_MSG(st == BERTH_ERR_VERIFY_FAILED, "moving %s onto %s: %s %s", live_pairs[k][0], live_pairs[k][1],
+              berth_status_name(st), msg);
+    rejected += st == BERTH_ERR_VERIFY_FAILED;
+  }
+  CHECK(rejected == (int)(sizeof live_pairs / sizeof live_pairs[0]));
+}
+
+/* ---- differential test against the sanitizer ---------------------------------------------- */
+
+/* Runs the method once along the path chosen by `choices` (bit j: the j-th jump_if_false
+ * executed falls through), calling the sanitizer hooks as the interpreter does. Returns the
+ * first sanitizer failure, or BERTH_OK at return (or when the path runs out of choices). */
+static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices, int max_choices,
+                           berth_diag_t *d) {
+  const berth_exec_method_t *m = &b->m;
+  int64_t regs[4] = {0, 0, 0, 0};
+  int used = 0;
+  berth_sanitizer_begin_call(s);
+  for (int32_t pc = 0, steps = 0; steps < 400; steps++) {
+    const berth_instr_t *in = &m->instrs[pc];
+    const int32_t *ops = m->operands + in->operands;
+    berth_status_t st = BERTH_OK;
+    switch (in->opcode) {
+      case BERTH_I_KERNEL:
+        for (int32_t k = 0; k < in->n_in && !st; k++) st = berth_sanitizer_on_read(s, ops[k], pc, regs, d);
+        for (int32_t k = 0; k < in->n_out && !st; k++)
+          st = berth_sanitizer_on_write(s, ops[in->n_in + k], pc, regs, d);
+        pc++;
+        break;
+      case BERTH_I_COPY:
+        st = berth_sanitizer_on_read(s, ops[0], pc, regs, d);
+        if (!st) st = berth_sanitizer_on_write(s, ops[1], pc, regs, d);
+        pc++;
+        break;
+      case BERTH_I_RENAME: st = berth_sanitizer_on_rename(s, ops[0], ops[1], pc, regs, d); pc++; break;
+      case BERTH_I_JUMP: pc = in->target; break;
+      case BERTH_I_JUMP_IF_FALSE:
+        st = berth_sanitizer_on_read(s, ops[0], pc, regs, d);
+        if (used >= max_choices) return st;
+        pc = (choices >> used++) & 1 ? pc + 1 : in->target;
+        break;
+      case BERTH_I_LOOP_INIT: regs[in->reg] = 0; pc++; break;
+      case BERTH_I_LOOP_NEXT: pc = ++regs[in->reg] < in->count ? in->target : pc + 1; break;
+      case BERTH_I_RETURN: return berth_sanitizer_on_return(s, pc, d);
+    }
+    if (st) return st;
+  }
+  return BERTH_OK;
+}
+
+/* Every path up to `max_choices` branch decisions, two calls in a row (state must survive). */
+static bool sanitizer_finds(pb_t *b, int max_choices, char *why, size_t cap) {
+  finish(b);
+  size_t need = berth_sanitizer_size(&b->p, 0);
+  void *mem = malloc(need);
+  bool found = false;
+  for (uint32_t ch = 0; ch < (1u << max_choices) && !found; ch++) {
+    berth_sanitizer_t *s;
+    berth_diag_t d = berth_diag_make(why, cap);
+    if (berth_sanitizer_init(mem, need, &b->p, 0, &s, &d) != BERTH_OK) {
+      found = true;
+      break;
+    }
+    for (int call = 0; call < 2 && !found; call++) found = walk(b, s, ch, max_choices, &d) != BERTH_OK;
+  }
+  free(mem);
+  return found;
+}
+
+typedef void (*builder_fn)(pb_t *b);
+static void seed_ok(pb_t *b) { build_seed(b, false); }
+static void while_ok(pb_t *b) { build_while(b, false); }
+static void diamond_ok(pb_t *b) { build_diamond(b, true); }
+static void straight_ok(pb_t *b) { build_straight(b); }
+static void scan_arena(pb_t *b) {
+  /* scan with its stacked output in the arena, next to the carried value */
+  pb_init(b, 56);
+  b->alloc_out = true;
+  b->consts_size = 8;
+  int32_t xs = input(b, "xs", ty(BERTH_DTYPE_F64, 1, 3), 0);
+  int32_t ys = output(b, "ys", ty(BERTH_DTYPE_F64, 1, 3), 0);
+  int32_t zero = cnst(b, "zero", F64S, 0);
+  int32_t acc = arena(b, "acc", F64S, 24), s = arena(b, "s", F64S, 32), accn = arena(b, "acc_n", F64S, 24);
+  int32_t t = arena(b, "t", F64S, 40);
+  int32_t xk = window(b, "x_k", F64S, xs, 0, 0, 8);
+  int32_t yk = window(b, "y_k", F64S, ys, 0, 0, 8);
+  copy(b, zero, acc);
+  linit(b, 0);
+  int32_t body = kern(b, BERTH_OP_ADD, acc, xk, s);
+  kern(b, BERTH_OP_NEG, s, -1, t);
+  kern(b, BERTH_OP_NEG, t, -1, yk);
+  kern(b, BERTH_OP_CLONE, s, -1, accn);
+  ren(b, accn, acc);
+  lnext(b, 0, 3, body);
+  ret(b);
+}
+
+/* For every single arena offset mutation of several correct plans: the verifier accepts iff
+ * no path trips the sanitizer. Rejections that only the static rules make (kernel in/out
+ * overlap, rename across storage) are not comparable and are counted apart. */
+static void test_differential(void) {
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena};
+  int agree = 0, static_only = 0, accepted = 0;
+  for (size_t bi = 0; bi < sizeof builders / sizeof builders[0]; bi++) {
+    pb_t base;
+    builders[bi](&base);
+    for (int32_t v = 0; v < base.nv; v++) {
+      if (base.v[v].storage != BERTH_STORAGE_ARENA || base.v[v].window_parent >= 0) continue;
+      for (uint64_t off = 0; off + 8 <= base.pools[0]; off += 8) {
+        if (off == base.v[v].offset) continue;
+        pb_t b = base;
+        b.v[v].offset = off;
+        berth_status_t st = verify(&b);
+        char why[512];
+        bool san = sanitizer_finds(&b, 6, why, sizeof why);
+        if (st == BERTH_OK) {
+          accepted++;
+          CHECK_MSG(!san, "builder %d: %s at %llu: verifier accepts, sanitizer: %s", (int)bi, b.v[v].name,
+                    (unsigned long long)off, why);
+          agree += !san;
+        } else if (st == BERTH_ERR_VERIFY_FAILED && strstr(msg, ": read of ")) {
+          CHECK_MSG(san, "builder %d: %s at %llu: verifier rejects (%s), sanitizer finds nothing", (int)bi,
+                    b.v[v].name, (unsigned long long)off, msg);
+          agree += san;
+        } else {
+          CHECK_MSG(st == BERTH_ERR_VERIFY_FAILED, "builder %d: %s at %llu: %s %s", (int)bi, b.v[v].name,
+                    (unsigned long long)off, berth_status_name(st), msg);
+          static_only++;
+        }
+      }
+    }
+  }
+  fprintf(stderr, "differential: %d agree (%d accepted), %d static-only rejections\n", agree, accepted,
+          static_only);
+  CHECK(agree > 20);
+}
+
+int main(void) {
+  test_accepted();
+  test_seed_bug();
+  test_overlapping_temporaries();
+  test_illegal_coalescing();
+  test_output_clobbered();
+  test_state();
+  test_write_to_constant();
+  test_uninitialized();
+  test_kernel_overlap();
+  test_structural();
+  test_loops();
+  test_api();
+  test_mutations();
+  test_differential();
+  return test_finish("test_verify");
+}
