@@ -124,7 +124,9 @@ static berth_status_t slice_plan(const berth_attr_value_t *attrs, const berth_ty
     int64_t d = x->dims[a], start = starts->ints[i], end = ends->ints[i], count;
     if (start < 0) start += d; /* no overflow: d >= 0 */
     if (end < 0) end += d;
-    if (step > 0) {
+    if (d == 0) {
+      count = 0;
+    } else if (step > 0) {
       start = start < 0 ? 0 : start > d ? d : start;
       end = end < 0 ? 0 : end > d ? d : end;
       count = end > start ? (end - start - 1) / step + 1 : 0;
@@ -248,15 +250,19 @@ static berth_status_t reshape_infer(const berth_attr_value_t *attrs, const berth
   if (infer_at >= 0) {
     if (overflow || known == 0 || numel % known != 0)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
-                        "reshape: cannot infer the -1 in shape: %s has %lld elements, not a multiple of the other dims' %s%lld",
-                        berth_type_format(x, a, sizeof a), (long long)numel, overflow ? "(overflowing) " : "",
+                        "reshape: cannot infer the -1 in shape: %s has %lld elements, expected a multiple of the "
+                        "product of the other dims (%s%lld)",
+                        berth_type_format(x, a, sizeof a), (long long)numel, overflow ? "overflowing " : "",
                         (long long)known);
     t.dims[infer_at] = numel / known;
-  } else if (overflow || known != numel) {
+  } else if (overflow) {
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "reshape: the product of shape's dims overflows, expected %lld elements like %s",
+                      (long long)numel, berth_type_format(x, a, sizeof a));
+  } else if (known != numel) {
     berth_type_format(&t, b, sizeof b);
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "reshape: %s has %lld elements but shape %s has %s%lld",
-                      berth_type_format(x, a, sizeof a), (long long)numel, b, overflow ? "more than " : "",
-                      (long long)known);
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "reshape: %s has %lld elements but shape %s has %lld",
+                      berth_type_format(x, a, sizeof a), (long long)numel, b, (long long)known);
   }
   return finish("reshape", &t, out, diag);
 }

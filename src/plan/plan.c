@@ -509,6 +509,21 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
       total_ivs++;
     }
   }
+  rep->hops = own(o, (size_t)(c.m->n_nodes ? c.m->n_nodes : 1) * sizeof *rep->hops);
+  if (!rep->hops) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t ni = 0; ni < c.m->n_nodes; ni++) {
+    const berth_op_def_t *def = berth_op_get(c.m->nodes[ni].op);
+    if (def->kind == BERTH_OPKIND_KERNEL || def->kind == BERTH_OPKIND_COPY_) continue;
+    struct berth_plan_hop_span *h = &rep->hops[rep->n_hops++];
+    h->ts = c.hop[ni].ts;
+    h->te = c.hop[ni].te;
+    h->split = def->kind == BERTH_OPKIND_COND ? c.hop[ni].th[0] + 2 : -1;
+    h->depth = berth_ir_graph_depth(c.m, c.m->nodes[ni].graph);
+    h->kind = def->name;
+  }
   rep->time_ms = now_ms() - t0;
 done:
   lctx_free(&c);

@@ -82,6 +82,14 @@ typedef struct berth_plan_method_report {
   int32_t *iv_first;
   int32_t *depth;
   int64_t n_positions;
+  /* HOP spans on the timeline: [ts, te]; for cond, `split` is where the else-body starts
+   * (the two sides are exclusive), else -1. */
+  int32_t n_hops;
+  struct berth_plan_hop_span {
+    int64_t ts, te, split;
+    int32_t depth;
+    const char *kind;
+  } *hops;
 } berth_plan_method_report_t;
 
 typedef struct berth_compiled {

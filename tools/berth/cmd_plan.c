@@ -39,6 +39,18 @@ static void write_svg(FILE *f, const berth_compiled_t *c, int32_t mi) {
   fprintf(f, "<title>berth plan: %s, pool 0, arena %llu bytes, lower bound %llu</title>\n", m->name,
           (unsigned long long)r->pools[0].arena_bytes, (unsigned long long)r->pools[0].lower_bound_bytes);
   fprintf(f, "<rect x=\"%g\" y=\"10\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#888\"/>\n", L, W - L - 10, H - B - 20);
+  for (int32_t i = 0; i < r->n_hops; i++) {
+    const struct berth_plan_hop_span *h = &r->hops[i];
+    double x0 = L + (double)h->ts * sx, w = (double)(h->te + 1 - h->ts) * sx;
+    fprintf(f, "<rect x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"%g\" fill=\"#000\" fill-opacity=\"0.04\" stroke=\"#999\" stroke-dasharray=\"2 2\"/>\n",
+            x0, w, H - B - 20);
+    fprintf(f, "<text x=\"%.2f\" y=\"%d\" fill=\"#555\">%s</text>\n", x0 + 2, 44 + 11 * (int)h->depth, h->kind);
+    if (h->split >= 0) {
+      double xs = L + (double)h->split * sx;
+      fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"10\" y2=\"%g\" stroke=\"#555\" stroke-dasharray=\"6 2\"><title>then | else (exclusive)</title></line>\n",
+              xs, xs, H - B - 10);
+    }
+  }
   static const char *fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"};
   for (int32_t v = 0; v < m->n_values; v++) {
     const berth_exec_value_t *x = &m->values[v];
