@@ -82,6 +82,33 @@ static void test_files(void) {
   }
 }
 
+/* The example at the top of docs/ir-text.md parses, validates and is canonical. */
+static void test_doc_example(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/docs/ir-text.md", BERTH_SOURCE_DIR);
+  char *doc = test_read_file(path, NULL);
+  CHECK_MSG(doc != NULL, "cannot read %s", path);
+  if (!doc) return;
+  char *start = strstr(doc, "```\n");
+  char *end = start ? strstr(start + 4, "```\n") : NULL;
+  CHECK(start && end);
+  if (start && end) {
+    *end = '\0';
+    char *text = start + 4;
+    char *canon = strchr(text, '\n') + 1; /* after the comment line */
+    berth_ir_program_t *p = parse_ok(text);
+    if (p) {
+      check_validates(p);
+      char *s = berth_ir_print(p);
+      CHECK_MSG(s && strcmp(s, canon) == 0, "the doc example prints as:\n%s", s ? s : "(null)");
+      free(s);
+      berth_ir_program_destroy(p);
+    }
+    check_roundtrip(text);
+  }
+  free(doc);
+}
+
 /* ---- non-canonical input ------------------------------------------------------------ */
 
 static void test_noncanonical(void) {
@@ -298,6 +325,15 @@ static void test_errors(void) {
        "      return %c\n    }\n    else(%c : bool[]) {\n      return %c\n    }\n  return\n}\n",
        "t.bir:7:10: redefinition of %c (first defined at line 4)"},
       {"program {alloc_inputs = 2}\n", "t.bir:1:25: alloc_inputs must be 0 or 1"},
+      {"program {alloc_inputs = 1, alloc_inputs = 0}\n", "t.bir:1:28: attribute 'alloc_inputs' given twice"},
+      {"func @f(%x : f32[2]) -> () {\n  %y = full() {value = 1e999} : f32[]\n  return\n}\n",
+       "t.bir:2:24: attribute 'value' of full: '1e999' is out of range for f64"},
+      {"func @f(%x : f32[2]) -> () {\n  %y = full() {value = f32} : f32[]\n  return\n}\n",
+       "t.bir:2:24: attribute 'value' of full expects a number, found 'f32'"},
+      {"func @f(%x : f32[2]) -> () {\n  %y = reshape(%x) {shape = [99999999999999999999]} : f32[]\n  return\n}\n",
+       "t.bir:2:30: attribute 'shape' of reshape: '99999999999999999999' is out of range for int64"},
+      {"func @f(%x : f32[2]) -> (f32[2]) {\n  return %\n}\n",
+       "t.bir:2:10: expected an operand ('%name' or '@name'), found unexpected character '%'"},
       {"program {alloc = 1}\n", "t.bir:1:10: unknown program attribute 'alloc'"},
       {"program {}\n", "t.bir:1:10: expected an attribute name, found '}'"},
       {"func @f(%x : f32[2]) -> () {\n  %y = select(%x) {dim = 0, dim = 0} : f32[]\n  return\n}\n",
@@ -412,6 +448,7 @@ static void test_builder_names(void) {
 
 int main(void) {
   test_files();
+  test_doc_example();
   test_noncanonical();
   test_data_exact();
   test_scalar_attrs();

@@ -317,7 +317,24 @@ static berth_ir_program_t *map_prog(int variant) {
   return p;
 }
 
+/* map whose body returns a captured rank-8 value: stacking it would need rank 9. */
+static berth_ir_program_t *map_rank_prog(void) {
+  berth_ir_program_t *p = berth_ir_program_create();
+  berth_ir_method_t *m = add_method(p, "f");
+  berth_type_t big = {BERTH_DTYPE_F32, 8, {1, 1, 1, 1, 1, 1, 1, 1}};
+  int32_t xs = param(m, 0, "xs", F32_32);
+  int32_t b = param(m, 0, "big", big);
+  int32_t nd = node(m, 0, BERTH_OP_MAP, 1, &xs);
+  m->nodes[nd].attrs[0].i = 1;
+  ret(m, 0, result(m, nd, "ys", big));
+  int32_t bg = berth_ir_graph_add(m, nd, "body");
+  param(m, bg, "row", F32_2);
+  ret(m, bg, b);
+  return p;
+}
+
 static void test_map(void) {
+  EXPECT(map_rank_prog(), "per-step output %big (f32[1,1,1,1,1,1,1,1]) cannot be stacked 3 times");
   EXPECT(map_prog(0), NULL);
   EXPECT(map_prog(1), "node %ys = map in func @f: mapped = 0 but the node has 2 operands");
   EXPECT(map_prog(2), "mapped = 3 but the node has 2 operands");
@@ -377,6 +394,11 @@ static void test_globals(void) {
   p = berth_ir_program_create();
   berth_ir_global_add(p, "", &b2, true, NULL);
   EXPECT(p, "has no name");
+
+  p = berth_ir_program_create();
+  berth_type_t r9 = {BERTH_DTYPE_F32, 9, {1, 1, 1, 1, 1, 1, 1, 1}};
+  berth_ir_global_add(p, "g", &r9, false, NULL);
+  EXPECT(p, "const @g has an invalid type (dtype 9, rank 9)");
 
   /* a method with no nodes and no results is fine */
   p = berth_ir_program_create();

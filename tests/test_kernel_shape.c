@@ -203,7 +203,7 @@ static void test_squeeze_unsqueeze_reshape(void) {
   tc_arg(&ur1, ty(F32, 1, 3), x3);
   EXPECT_REJECT(&ur1, "axes entry 3 is out of range for rank 2");
   tcall_t ur2 = tc_op(&berth_op_def_unsqueeze);
-  TC_INTS(&ur2, "axes", 0, -2);
+  TC_INTS(&ur2, "axes", 0, -3);
   tc_arg(&ur2, ty(F32, 1, 3), x3);
   EXPECT_REJECT(&ur2, "twice");
   tcall_t ur3 = tc_op(&berth_op_def_unsqueeze);

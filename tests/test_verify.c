@@ -769,13 +769,14 @@ static void test_loops(void) {
 
   /* a temporary written over the stacked output between two slice writes: the later slices
    * do not make it whole again (ys in the arena here) */
+  int32_t ys, yk;
   for (int bad = 0; bad < 2; bad++) {
     pb_init(&b, 48);
     b.alloc_out = true;
     b.consts_size = 8;
     one = cnst(&b, "one", F64S, 0);
-    int32_t ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
-    int32_t yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+    ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
+    yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
     int32_t tmp = arena(&b, "tmp", F64S, bad ? 0 : 32), t2 = arena(&b, "t2", F64S, 40);
     linit(&b, 0);
     body = kern(&b, BERTH_OP_NEG, one, -1, tmp);
@@ -790,13 +791,31 @@ static void test_loops(void) {
     else
       EXPECT_OK(&b);
   }
+  /* Conservative by design: a temporary inside the loop over a slice not written yet (slice 2,
+   * dead before iteration 2 writes it) is rejected too. The planner keeps a stacked result
+   * live over its whole loop, so it never plans this. */
+  pb_init(&b, 48);
+  b.alloc_out = true;
+  b.consts_size = 8;
+  one = cnst(&b, "one", F64S, 0);
+  ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 3), 0);
+  yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+  int32_t t1 = arena(&b, "t1", F64S, 16), t3 = arena(&b, "t3", F64S, 40);
+  linit(&b, 0);
+  body = kern(&b, BERTH_OP_NEG, one, -1, t1);
+  kern(&b, BERTH_OP_NEG, t1, -1, t3);
+  kern(&b, BERTH_OP_NEG, t3, -1, yk);
+  lnext(&b, 0, 3, body);
+  ret(&b);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %ys (arena pool 0 [0,24)) at instruction 5 (return) may see %t1");
+
   /* ...while temporaries before the loop may use those bytes */
   pb_init(&b, 40);
   b.alloc_out = true;
   b.consts_size = 8;
   one = cnst(&b, "one", F64S, 0);
-  int32_t ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
-  int32_t yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
+  ys = output(&b, "ys", ty(BERTH_DTYPE_F64, 1, 4), 0);
+  yk = window(&b, "y_k", F64S, ys, 0, 0, 8);
   int32_t early = arena(&b, "early", F64S, 8), t2 = arena(&b, "t2", F64S, 32);
   kern(&b, BERTH_OP_NEG, one, -1, early);
   kern(&b, BERTH_OP_NEG, early, -1, t2);
@@ -988,44 +1007,70 @@ static void scan_arena(pb_t *b) {
   ret(b);
 }
 
+/* Is the value named at `name` (up to a space) a stacked value (the parent of a window)? */
+static bool is_window_parent(const pb_t *b, const char *name) {
+  size_t len = strcspn(name, " ");
+  for (int32_t v = 0; v < b->nv; v++) {
+    if (strlen(b->v[v].name) != len || strncmp(b->v[v].name, name, len) != 0) continue;
+    for (int32_t w = 0; w < b->nv; w++)
+      if (b->v[w].window_parent == v) return true;
+  }
+  return false;
+}
+
 /* For every single arena offset mutation of several correct plans: the verifier accepts iff
  * no path trips the sanitizer. Rejections that only the static rules make (kernel in/out
  * overlap, rename across storage) are not comparable and are counted apart. */
 static void test_differential(void) {
   static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena};
-  int agree = 0, static_only = 0, accepted = 0;
+  int agree = 0, static_only = 0, accepted = 0, rejected = 0, conservative = 0;
   for (size_t bi = 0; bi < sizeof builders / sizeof builders[0]; bi++) {
     pb_t base;
     builders[bi](&base);
-    for (int32_t v = 0; v < base.nv; v++) {
-      if (base.v[v].storage != BERTH_STORAGE_ARENA || base.v[v].window_parent >= 0) continue;
-      for (uint64_t off = 0; off + 8 <= base.pools[0]; off += 8) {
-        if (off == base.v[v].offset) continue;
-        pb_t b = base;
-        b.v[v].offset = off;
-        berth_status_t st = verify(&b);
-        char why[512];
-        bool san = sanitizer_finds(&b, 6, why, sizeof why);
-        if (st == BERTH_OK) {
-          accepted++;
-          CHECK_MSG(!san, "builder %d: %s at %llu: verifier accepts, sanitizer: %s", (int)bi, b.v[v].name,
-                    (unsigned long long)off, why);
-          agree += !san;
-        } else if (st == BERTH_ERR_VERIFY_FAILED && strstr(msg, ": read of ")) {
-          CHECK_MSG(san, "builder %d: %s at %llu: verifier rejects (%s), sanitizer finds nothing", (int)bi,
-                    b.v[v].name, (unsigned long long)off, msg);
-          agree += san;
-        } else {
-          CHECK_MSG(st == BERTH_ERR_VERIFY_FAILED, "builder %d: %s at %llu: %s %s", (int)bi, b.v[v].name,
-                    (unsigned long long)off, berth_status_name(st), msg);
-          static_only++;
+    /* group 0: move one value; group 1: move every value at its offset (a coalesced group) */
+    for (int group = 0; group < 2; group++) {
+      for (int32_t v = 0; v < base.nv; v++) {
+        if (base.v[v].storage != BERTH_STORAGE_ARENA || base.v[v].window_parent >= 0) continue;
+        uint64_t bytes = berth_type_bytes(&base.v[v].type), from = base.v[v].offset;
+        for (uint64_t off = 0; off + bytes <= base.pools[0]; off += 8) {
+          if (off == from) continue;
+          pb_t b = base;
+          for (int32_t w = 0; w < base.nv; w++)
+            if (w == v || (group && base.v[w].storage == BERTH_STORAGE_ARENA &&
+                           base.v[w].window_parent < 0 && base.v[w].offset == from))
+              b.v[w].offset = off;
+          berth_status_t st = verify(&b);
+          char why[512];
+          bool san = sanitizer_finds(&b, 6, why, sizeof why);
+          if (st == BERTH_OK) {
+            accepted++;
+            CHECK_MSG(!san, "builder %d: %s at %llu: verifier accepts, sanitizer: %s", (int)bi, b.v[v].name,
+                      (unsigned long long)off, why);
+            agree += !san;
+          } else if (st == BERTH_ERR_VERIFY_FAILED && strstr(msg, ": read of ")) {
+            /* Known imprecision: the verifier takes a write over any byte of a stacked value
+             * after its loop began as fatal, though it may hit a slice written later. */
+            bool stacked = is_window_parent(&b, strstr(msg, ": read of %") + 11);
+            CHECK_MSG(san || stacked, "builder %d: %s at %llu: verifier rejects (%s), sanitizer finds nothing",
+                      (int)bi, b.v[v].name, (unsigned long long)off, msg);
+            agree += san;
+            rejected += san;
+            conservative += !san && stacked;
+          } else {
+            /* fits fail only where the group runs off the pool */
+            CHECK_MSG(st == BERTH_ERR_VERIFY_FAILED || st == BERTH_ERR_CORRUPT_DATA, "builder %d: %s at %llu: %s %s",
+                      (int)bi, b.v[v].name, (unsigned long long)off, berth_status_name(st), msg);
+            static_only++;
+            if (getenv("BERTH_TEST_VERBOSE")) fprintf(stderr, "  other: %s\n", msg);
+          }
         }
       }
     }
   }
-  fprintf(stderr, "differential: %d agree (%d accepted), %d static-only rejections\n", agree, accepted,
-          static_only);
-  CHECK(agree > 20);
+  fprintf(stderr,
+          "differential: %d agree (%d accepted, %d rejected by the dataflow), %d conservative, %d other "
+          "rejections\n", agree, accepted, rejected, conservative, static_only);
+  CHECK(accepted > 20 && rejected > 20 && conservative < 5);
 }
 
 int main(void) {

@@ -659,14 +659,14 @@ static berth_status_t check_instrs(vctx_t *c) {
 
 /* ---- rules that need no dataflow ------------------------------------------------------- */
 
-static berth_status_t check_static_rules(vctx_t *c) {
+/* Writes into constants or caller inputs (checked before the dataflow: the direct reason). */
+static berth_status_t check_readonly(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
-  name_buf_t nb, ib, ob;
-  bytes_buf_t b1, b2;
+  name_buf_t nb, ib;
+  bytes_buf_t b1;
   for (int32_t i = 0; i < c->n; i++) {
-    const berth_instr_t *ins = &m->instrs[i];
-    const int32_t *w, *r;
-    int32_t nwr = writes_of(c, ins, &w), nrd = reads_of(c, ins, &r);
+    const int32_t *w;
+    int32_t nwr = writes_of(c, &m->instrs[i], &w);
     for (int32_t k = 0; k < nwr; k++) {
       if (c->size[w[k]] == 0) continue;
       uint8_t cls = m->values[ident(c, w[k])].storage;
@@ -677,6 +677,21 @@ static berth_status_t check_static_rules(vctx_t *c) {
         return VIOLATION("instruction %d (%s) writes %s into the caller's input buffer (%s); inputs "
                          "are read-only", (int)i, iname(c, i, &ib), vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1));
     }
+  }
+  return BERTH_OK;
+}
+
+/* Kernel outputs disjoint from its inputs and from each other; copies between disjoint or
+ * identical bytes. Checked after the reads: when the clobbered input is read later, the
+ * read's message (with the culprit) says more. */
+static berth_status_t check_disjoint_operands(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib, ob;
+  bytes_buf_t b1, b2;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    const int32_t *w, *r;
+    int32_t nwr = writes_of(c, ins, &w), nrd = reads_of(c, ins, &r);
     if (ins->opcode == BERTH_I_KERNEL) {
       for (int32_t k = 0; k < nwr; k++) {
         for (int32_t j = 0; j < nrd; j++)
@@ -1150,7 +1165,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   TRY(check_values(c));
   TRY(check_io(c));
   TRY(check_instrs(c));
-  TRY(check_static_rules(c));
+  TRY(check_readonly(c));
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
       c->flags[v] |= F_STATE;
@@ -1166,6 +1181,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   run_dataflow(c);
   TRY(check_windows(c));
   TRY(check_reads(c));
+  TRY(check_disjoint_operands(c));
   return BERTH_OK;
 }
 

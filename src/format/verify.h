@@ -25,7 +25,8 @@
  *  - method input i is INPUT index i (or ARENA when alloc_inputs); method output j is
  *    OUTPUT index j (or ARENA when alloc_outputs); no input or output is windowed and
  *    none is listed twice;
- *  - windowed values: the parent exists and is not windowed, the register exists, and a
+ *  - windowed values (their own storage fields are ignored: the bytes are the parent's):
+ *    the parent exists and is not windowed, the register exists, and a
  *    forward range analysis of the loop registers proves that wherever the window is used
  *    the register is set (LOOP_INIT on every path) and every slice it can select lies
  *    inside the parent;
@@ -38,18 +39,27 @@
  * control-flow graph, to a fixpoint. v is intact at a point iff on every path from the
  * method entry the last write touching v's bytes wrote v itself. A write of v (KERNEL
  * output, COPY dst, RENAME dst) makes v intact and every other value sharing a byte with v
- * not intact; a windowed value stands for its parent (reading a slice reads the parent,
- * writing a slice writes the parent). At entry the method inputs, the state values, the
- * constants and every zero-byte value are intact. Every read (KERNEL input, COPY/RENAME src,
- * JUMP_IF_FALSE operand) needs its value intact, and at RETURN every method output and every
- * state value must be intact. Also rejected outright: writes into constants or into caller
- * input buffers; a kernel output sharing bytes with an input of the same instruction or with
- * another output; a COPY whose src and dst overlap without being identical; state values
- * that share bytes (each buffer has its own bytes); method inputs that share bytes; a
- * method output that is a constant, state or input (DESIGN rule 2: it must be copied).
- * A rejected read names the value, its bytes, the instruction, and the culprit found by a
- * backward search: the nearest write of another value over those bytes, or "not written on
- * some path from the method entry".
+ * not intact. At entry the method inputs, the state values, the constants and every
+ * zero-byte value are intact. Every read (KERNEL input, COPY/RENAME src, JUMP_IF_FALSE
+ * operand) needs its value intact, and at RETURN every method output and every state value
+ * must be intact.
+ * Windowed values stand for their parent P (the stacked value): reading a slice reads P;
+ * writing a slice makes every other value over P's bytes not intact, and makes P intact
+ * if P was intact or "clean": not written over by another value since the LOOP_INIT of the
+ * slice register (so a temporary over an already written slice is caught, and temporaries
+ * that used P's bytes before the loop are fine). The verifier assumes, and does not prove,
+ * that the loop writes every slice (the sanitizer checks that at run time), and it is
+ * conservative in one way: a write over a slice inside the loop is rejected even when that
+ * slice is written only later (a planner keeps P live over its whole loop anyway).
+ * Also rejected: writes into constants or caller input buffers (checked before the
+ * dataflow); state values that share bytes (each buffer has its own bytes); method inputs
+ * that share bytes; a method output that is a constant, state or input value (DESIGN rule
+ * 2: it must be copied); and, checked after the reads (whose message says more when the
+ * clobbered value is read later): a kernel output sharing bytes with an input of the same
+ * instruction or with another output, a COPY whose src and dst overlap without being
+ * identical. A rejected read names the value, its bytes, the instruction, and the culprit
+ * found by a backward search: the nearest write of another value over those bytes, or "not
+ * written on some path from the method entry".
  *
  * Messages start with "method <name>: ". */
 #ifndef BERTH_FORMAT_VERIFY_H
@@ -67,9 +77,9 @@ extern "C" {
 
 /* Bytes of caller scratch that berth_verify_method needs for method `method` of p (any
  * alignment is fine). Returns SIZE_MAX if the size overflows (the program is too big to
- * verify) and a small size when p or method is invalid (verification then fails with a
- * message). Depends only on the method's counts: O(n_instrs * (n_values/8 + 8 * n_regs)
- * + 40 * n_values) bytes. */
+ * verify) and 0 when p or method is invalid (verification then fails with a message).
+ * Depends only on the method's counts: about n_instrs * (n_values + n_windows) / 8 +
+ * 8 * n_instrs * n_regs + 45 * n_values + 20 * n_instrs bytes. */
 size_t berth_verify_scratch_size(const berth_exec_program_t *p, int32_t method);
 
 /* The maximum of berth_verify_scratch_size over p's methods. */

@@ -301,8 +301,16 @@ static name_entry_t *table_insert(name_table_t *t, const char *s, size_t len) {
   return &t->e[i];
 }
 
+/* Empties the table; a big one is freed so that many small funcs after one huge func
+ * do not each pay for clearing it. */
 static void table_clear(name_table_t *t) {
-  if (t->cap) memset(t->e, 0, t->cap * sizeof *t->e);
+  if (t->cap > 1024) {
+    free(t->e);
+    t->e = NULL;
+    t->cap = 0;
+  } else if (t->cap) {
+    memset(t->e, 0, t->cap * sizeof *t->e);
+  }
   t->n = 0;
 }
 

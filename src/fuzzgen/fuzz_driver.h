@@ -1,0 +1,101 @@
+/* The differential fuzzer's driver: the proof, one random program at a time, that planned
+ * execution equals the reference interpreter (DESIGN.md "How correctness is established").
+ *
+ *   berth_fuzz_options_t o = berth_fuzz_options_default();
+ *   o.seed = 1; o.count = 1000; o.out_dir = ".";
+ *   o.log = my_print; o.log_ctx = stderr;            // failures and shrunk files are reported here
+ *   berth_fuzz_stats_t st;
+ *   berth_fuzz_run(&o, &st);
+ *   if (st.failed) ...;                              // st.by_kind says which kind
+ *
+ * For each program (program i of a batch is generated from seed + i) it runs `calls` calls
+ * of `forward` with the same seeded inputs under the reference interpreter, then under
+ * every allocation algorithm (naive, greedy, search, exact; small budgets) x every
+ * alloc_inputs / alloc_outputs combination, with the strategy given (global) and the
+ * sanitizer on, and compares every output and every mutable buffer after every call bit
+ * for bit. Failures: a program that does not validate (a generator bug), a reference
+ * error, a planner error, a verifier rejection of a plan, a runtime or sanitizer error, a
+ * mismatch, and a verifier miss found by mutation: for some plans, one ARENA value (or
+ * its whole coalesced group) is moved onto another value of the same pool; a mutant the
+ * verifier accepts is run against the oracle, and any sanitizer report or difference is a
+ * miss. A failing program is shrunk (re-generated from its seed with smaller size
+ * options, then method results, nodes and globals deleted while it still fails the same
+ * way) and written as `fuzz-fail-<seed>.bir` to out_dir.
+ *
+ * Library code: it prints nothing itself; lines for a person go to the log callback. */
+#ifndef BERTH_FUZZGEN_FUZZ_DRIVER_H
+#define BERTH_FUZZGEN_FUZZ_DRIVER_H
+
+#include "fuzzgen/fuzzgen.h"
+#include "plan/plan.h"
+
+typedef enum berth_fuzz_kind {
+  BERTH_FUZZ_OK = 0,
+  BERTH_FUZZ_INVALID,        /* the generated program fails berth_ir_validate (generator bug) */
+  BERTH_FUZZ_REF_ERROR,      /* the reference interpreter failed */
+  BERTH_FUZZ_COMPILE_ERROR,  /* planning failed for a reason other than the verifier */
+  BERTH_FUZZ_VERIFY_REJECT,  /* the verifier rejected a plan (planner or verifier bug) */
+  BERTH_FUZZ_RUN_ERROR,      /* the planned runtime or its sanitizer reported an error */
+  BERTH_FUZZ_MISMATCH,       /* an output or a buffer differs from the oracle */
+  BERTH_FUZZ_MUTATION_MISS,  /* the verifier accepted a corrupted plan that then went wrong */
+  BERTH_FUZZ_KIND_COUNT
+} berth_fuzz_kind_t;
+
+/* "ok", "invalid program", "reference error", "compile error", "verifier rejection",
+ * "runtime error", "mismatch", "mutation miss". */
+const char *berth_fuzz_kind_name(berth_fuzz_kind_t kind);
+
+/* Receives one line (no trailing newline) for a person to read. */
+typedef void (*berth_fuzz_log_fn)(void *ctx, const char *line);
+
+typedef struct berth_fuzz_options {
+  uint64_t seed;       /* program i of the batch is generated from seed + i */
+  int64_t count;       /* programs in the batch */
+  int32_t calls;       /* calls per program, in a row (state carries over), >= 1 */
+  berth_fuzzgen_options_t gen;
+  int64_t search_budget_ms; /* >= 1 */
+  int64_t exact_budget_ms;  /* >= 1 */
+  berth_strategy_t strategy; /* GLOBAL; REGIONS only to show that a wrong plan is caught */
+  bool verify;               /* run the verifier when compiling (a rejection is a failure) */
+  bool sanitize;             /* run the planned runtime with the sanitizer */
+  int32_t mutants;           /* verifier mutants tried per program (0: no mutation check) */
+  bool shrink;               /* shrink failing programs */
+  const char *out_dir;       /* where shrunk failing programs go; NULL: not written */
+  int64_t max_failures;      /* stop after this many failing programs (0: never) */
+  double time_limit_s;       /* start no program after this many seconds (0: no limit) */
+  berth_fuzz_log_fn log;     /* may be NULL */
+  void *log_ctx;
+} berth_fuzz_options_t;
+
+typedef struct berth_fuzz_stats {
+  int64_t programs; /* programs checked */
+  int64_t failed;   /* programs with a failure */
+  int64_t by_kind[BERTH_FUZZ_KIND_COUNT]; /* failing programs, by their first failure */
+  int64_t plans;    /* plans compiled and run */
+  int64_t calls;    /* planned calls compared with the oracle */
+  int64_t mutants, mutants_rejected, mutants_rejected_structural, mutants_accepted, mutation_misses;
+  /* coverage of the generated programs */
+  int64_t depth_hist[8]; /* programs by deepest HOP nesting (7: 7 or more) */
+  int64_t hops[4];       /* cond, while_loop, scan, map nodes */
+  int64_t copies;        /* copy_ nodes */
+  int64_t nodes;         /* nodes in all programs */
+  uint64_t first_failed_seed; /* seed of the first failing program (valid when failed > 0) */
+  double seconds;
+} berth_fuzz_stats_t;
+
+/* seed 1, count 1000, calls 3, generator defaults, search and exact budgets 5 ms, strategy
+ * global, verify and sanitize on, 2 mutants, shrink on, out_dir NULL, no limits, no log. */
+berth_fuzz_options_t berth_fuzz_options_default(void);
+
+/* Runs the batch described by o and fills *stats (zeroed first). Returns BERTH_OK when the
+ * batch ran (failures are counted in stats, not returned), INVALID_ARGUMENT for bad
+ * options, RESOURCE_EXHAUSTED when out of memory. */
+berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t *stats);
+
+/* Checks one given program (for example a regression file) with the inputs generated from
+ * `seed`, under every configuration of o (o->count, o->gen and o->shrink are ignored).
+ * Adds to *stats; returns the kind of the first failure and its description in msg. */
+berth_fuzz_kind_t berth_fuzz_check_program(const berth_ir_program_t *p, uint64_t seed, const berth_fuzz_options_t *o,
+                                           berth_fuzz_stats_t *stats, char *msg, size_t cap);
+
+#endif

@@ -1,0 +1,69 @@
+/* The differential fuzzer's program generator: random, always-valid berth programs with
+ * nested control flow, and the inputs to call them with.
+ *
+ *   berth_fuzzgen_options_t o = berth_fuzzgen_options_default();
+ *   berth_ir_program_t *p;
+ *   if (berth_fuzzgen_program(seed, &o, &p) == BERTH_OK) {
+ *     void *in[BERTH_FUZZGEN_MAX_PARAMS];
+ *     berth_fuzzgen_inputs(p, 0, seed, call, in);        // one malloc'd buffer per param
+ *     ...
+ *     berth_fuzzgen_inputs_free(p, 0, in);
+ *     berth_ir_program_destroy(p);
+ *   }
+ *
+ * A program has one method, `forward`, a few constants and mutable buffers, and a body of
+ * elementwise arithmetic with cond, while_loop, scan and map nested up to max_depth. It
+ * deliberately produces the shapes a memory planner gets wrong: branches that pass their
+ * parameters through or return outer values, constants and buffers directly; values
+ * captured from enclosing graphs; `copy_` into buffers (also inside bodies); loops whose
+ * carried values are swapped, passed through, or still read after the new value exists;
+ * scans returning one value both as a carry and as a per-step output; maps with invariant
+ * arguments; the same value returned twice. Every node's result type comes from its op's
+ * infer, so the program passes berth_ir_validate (one that does not is a generator bug).
+ *
+ * Only deterministic ops are used (add sub mul maximum neg abs tanh clone, sum, gt, full,
+ * unsqueeze expand concat). Loop counters are i64 scalars in 0..3 that count down, so
+ * every while_loop stops after at most 3 iterations. The same seed and options always give
+ * the same program (the PRNG is splitmix64; no global state). */
+#ifndef BERTH_FUZZGEN_FUZZGEN_H
+#define BERTH_FUZZGEN_FUZZGEN_H
+
+#include "ir/ir.h"
+
+#include <stdint.h>
+
+/* Method parameters never exceed this (inputs arrays can live on the stack). */
+#define BERTH_FUZZGEN_MAX_PARAMS 16
+
+typedef struct berth_fuzzgen_options {
+  int32_t max_depth;   /* deepest HOP nesting: 0 means no HOPs, 4 a body 4 levels down */
+  int32_t max_nodes;   /* nodes generated directly in one graph, at most (>= 1) */
+  int32_t node_budget; /* nodes in the whole method, about (helpers may go a little over) */
+  int32_t max_inputs;  /* f32 parameters of the method, 1..; plus an optional bool and i64 */
+  int32_t max_globals; /* constants, and separately mutable buffers, 0.. each */
+  int32_t max_results; /* results of the method and of each cond, 1.. */
+  int32_t hop_percent; /* chance (0..100) that a node is a HOP while the depth allows one */
+} berth_fuzzgen_options_t;
+
+/* max_depth 4, max_nodes 5, node_budget 40, max_inputs 3, max_globals 2, max_results 3,
+ * hop_percent 30. */
+berth_fuzzgen_options_t berth_fuzzgen_options_default(void);
+
+/* Generates the program for `seed`. Returns BERTH_OK, or BERTH_ERR_RESOURCE_EXHAUSTED when
+ * out of memory. The caller destroys *out. The program is not validated here. */
+berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_t *o, berth_ir_program_t **out);
+
+/* Inputs for call `call` of method `method`: inputs[i] receives a malloc'd buffer holding
+ * parameter i (f32: multiples of 1/8 in [-2, 2]; i64: 0..3, a loop trip count; bool: 0/1;
+ * other dtypes zero). Depends only on the parameter types, seed and call, so a shrunk or
+ * re-parsed program gets the same inputs. The method may have at most
+ * BERTH_FUZZGEN_MAX_PARAMS parameters. Returns RESOURCE_EXHAUSTED (nothing allocated) or
+ * INVALID_ARGUMENT (too many parameters). */
+berth_status_t berth_fuzzgen_inputs(const berth_ir_program_t *p, int32_t method, uint64_t seed, int32_t call,
+                                    void **inputs);
+void berth_fuzzgen_inputs_free(const berth_ir_program_t *p, int32_t method, void **inputs);
+
+/* splitmix64: the generator's PRNG step, exposed for the driver's own random choices. */
+uint64_t berth_fuzzgen_rand(uint64_t *state);
+
+#endif
