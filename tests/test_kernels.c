@@ -21,12 +21,15 @@ static const float fnan = NAN;
 
 /* ---- every kernel op ------------------------------------------------------------------ */
 
+/* The ops of this family (add .. matmul); later ops belong to other kernel files, which
+ * have their own tests. */
 static void test_table(void) {
   static const float two[2] = {1, 2};
   int kernels = 0;
-  for (uint32_t op = 0; op < BERTH_OP_COUNT; op++) {
+  for (uint32_t op = BERTH_OP_ADD; op <= BERTH_OP_MATMUL; op++) {
     const berth_op_def_t *def = berth_op_get(op);
     CHECK(def != NULL);
+    CHECK(def && def->kind == BERTH_OPKIND_KERNEL);
     if (!def || def->kind != BERTH_OPKIND_KERNEL) continue;
     kernels++;
     CHECK_MSG(def->infer && def->run, "%s lacks infer or run", def->name);
@@ -54,7 +57,7 @@ static void test_table(void) {
       EXPECT_REJECT(&c3, "invalid type");
     }
   }
-  CHECK(kernels == BERTH_OP_COUNT - 5);
+  CHECK(kernels == BERTH_OP_MATMUL - BERTH_OP_ADD + 1);
 }
 
 /* ---- binary arithmetic ---------------------------------------------------------------- */

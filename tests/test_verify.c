@@ -3,6 +3,7 @@
  * planned offset onto a value live at the same time must be rejected), and a differential
  * test against the sanitizer (a plan is accepted iff no path of it trips the shadow tags). */
 #include "format/verify.h"
+#include "runtime/interp.h"
 #include "runtime/sanitizer.h"
 #include "test_util.h"
 
@@ -32,6 +33,8 @@ typedef struct pb {
   int32_t n_regs;
   uint32_t alignment;
   bool alloc_in, alloc_out;
+  berth_attr_value_t attrs[4];
+  int32_t nattrs;
   berth_exec_method_t m;
   berth_exec_program_t p;
 } pb_t;
@@ -161,6 +164,8 @@ static void finish(pb_t *b) {
   m->instrs = b->ins;
   m->n_operands = b->nops;
   m->operands = b->ops;
+  m->n_attrs = b->nattrs;
+  m->attrs = b->nattrs ? b->attrs : NULL;
   m->n_inputs = b->ni;
   m->inputs = b->in;
   m->n_outputs = b->no;
@@ -1073,6 +1078,140 @@ static void test_differential(void) {
   CHECK(accepted > 20 && rejected > 20 && conservative < 5);
 }
 
+/* ---- randomized hostile input --------------------------------------------------------------- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {
+  uint64_t x = rng_state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return rng_state = x;
+}
+static int64_t pick(const int64_t *v, int n) { return v[rnd() % (uint64_t)n]; }
+
+/* One random change of one field. */
+static void mutate(pb_t *b) {
+  static const int64_t small[] = {-1, 0, 1, 2, 3, 4, 5, 7, 8, 16, 24, 32, 40, 63, 64, 1000, INT32_MAX, -8};
+  static const int64_t offs[] = {0, 1, 4, 8, 16, 24, 32, 40, 48, 56, 64, 4096};
+  int ns = (int)(sizeof small / sizeof small[0]), no = (int)(sizeof offs / sizeof offs[0]);
+  int32_t v = b->nv ? (int32_t)(rnd() % (uint64_t)b->nv) : 0;
+  int32_t i = b->n ? (int32_t)(rnd() % (uint64_t)b->n) : 0;
+  berth_exec_value_t *x = &b->v[v];
+  berth_instr_t *in = &b->ins[i];
+  /* every random number is drawn in its own statement: the order is then fixed */
+  uint64_t r1 = rnd(), r2 = rnd();
+  int64_t ps = pick(small, ns);
+  switch (rnd() % 24) {
+    case 0: case 1: case 2: x->offset = (uint64_t)pick(offs, no); break;
+    case 3: x->offset = rnd(); break;
+    case 4: x->storage = (uint8_t)(rnd() % 6); break;
+    case 5: x->pool = (uint32_t)(rnd() % 3); break;
+    case 6: x->index = (uint32_t)(rnd() % 3); break;
+    case 7: x->type.dims[r1 % 2] = ps; break;
+    case 8: x->type.dtype = (berth_dtype_t)(rnd() % (BERTH_DTYPE_COUNT + 1)); break;
+    case 9: x->type.rank = (int32_t)(rnd() % 3); break;
+    case 10: x->window_parent = (int32_t)pick(small, 6); break;
+    case 11: x->window_reg = (int32_t)(rnd() % 3) - 1; break;
+    case 12: x->window_stride = ps * (r1 % 2 ? 1 : -1); break;
+    case 13: in->opcode = (uint8_t)(rnd() % (BERTH_I_COUNT + 1)); break;
+    case 14: in->op = (uint16_t)(rnd() % (BERTH_OP_COUNT + 2)); break;
+    case 15: in->n_in = (uint16_t)(rnd() % 4); break;
+    case 16: in->target = (int32_t)(rnd() % (uint64_t)(b->n + 2)) - 1; break;
+    case 17: in->count = pick(small, ns); break;
+    case 18: in->reg = (int32_t)(rnd() % 3) - 1; break;
+    case 19: in->attrs = (uint32_t)(rnd() % 5); break;
+    case 20: if (b->nops) b->ops[r1 % (uint64_t)b->nops] = (int32_t)(r2 % (uint64_t)(b->nv + 1)); break;
+    case 21: b->pools[0] = (uint64_t)pick(offs, no); break;
+    case 22: {
+      berth_attr_value_t *a = &b->attrs[r1 % 4];
+      a->i = ps;
+      a->n = (int32_t)(r2 % 10);
+      a->ints[(r1 >> 8) % BERTH_MAX_ATTR_INTS] = pick(small, ns);
+      break;
+    }
+    default: b->n_regs = (int32_t)(rnd() % 3); break;
+  }
+}
+
+static uint8_t *alloc_bytes(uint64_t n) {
+  uint8_t *p = malloc(n ? n : 1);
+  for (uint64_t k = 0; k < n; k++) p[k] = (uint8_t)rnd();
+  return p;
+}
+
+/* Runs an accepted program twice with the real interpreter and the sanitizer, in buffers of
+ * exactly the planned sizes (ASan catches any byte outside them). */
+static void run_accepted(pb_t *b, uint64_t seed) {
+  const berth_exec_method_t *m = &b->m;
+  for (int32_t k = 0; k < m->n_pools; k++)
+    if (m->pool_sizes[k] > (1u << 20)) return;
+  if (m->state_size > (1u << 20)) return;
+  for (int32_t k = 0; k < m->n_inputs; k++)
+    if (berth_type_bytes(&m->values[m->inputs[k]].type) > (1u << 20)) return;
+  for (int32_t k = 0; k < m->n_outputs; k++)
+    if (berth_type_bytes(&m->values[m->outputs[k]].type) > (1u << 20)) return;
+  uint8_t *pools[2] = {NULL, NULL};
+  void *ins[8] = {NULL}, *outs[8] = {NULL};
+  for (int32_t k = 0; k < m->n_pools; k++) pools[k] = alloc_bytes(m->pool_sizes[k]);
+  uint8_t *st = alloc_bytes(m->state_size);
+  if (m->state_size) memcpy(st, m->state_init, m->state_size);
+  for (int32_t k = 0; k < m->n_inputs; k++) ins[k] = alloc_bytes(berth_type_bytes(&m->values[m->inputs[k]].type));
+  for (int32_t k = 0; k < m->n_outputs; k++) outs[k] = alloc_bytes(berth_type_bytes(&m->values[m->outputs[k]].type));
+  int64_t regs[4] = {0, 0, 0, 0};
+  size_t need = berth_sanitizer_size(&b->p, 0);
+  void *smem = malloc(need);
+  berth_sanitizer_t *san = NULL;
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_sanitizer_init(smem, need, &b->p, 0, &san, &d) == BERTH_OK);
+  bool windows = false;
+  for (int32_t v = 0; v < m->n_values; v++) windows |= m->values[v].window_parent >= 0;
+  berth_exec_memory_t mem = {pools, st, (const void *const *)ins, outs, regs};
+  for (int call = 0; call < 2 && san; call++) {
+    berth_status_t rs = berth_exec_run(&b->p, 0, &mem, san, 2000, &d);
+    bool fine = rs == BERTH_OK || rs == BERTH_ERR_OUT_OF_RANGE ||
+                (rs == BERTH_ERR_VERIFY_FAILED && windows && strstr(msg, "were not written by any value"));
+    CHECK_MSG(fine, "seed %llu: accepted program fails at run time: %s %s", (unsigned long long)seed,
+              berth_status_name(rs), msg);
+    if (rs != BERTH_OK) break;
+  }
+  free(smem);
+  for (int32_t k = 0; k < m->n_pools; k++) free(pools[k]);
+  free(st);
+  for (int32_t k = 0; k < m->n_inputs; k++) free(ins[k]);
+  for (int32_t k = 0; k < m->n_outputs; k++) free(outs[k]);
+}
+
+static void test_random_mutations(void) {
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena};
+  uint64_t seed0 = 0x5eed;
+  const char *env = getenv("BERTH_TEST_SEED");
+  if (env) seed0 = strtoull(env, NULL, 0);
+  int accepted = 0, n = 4000;
+  for (int it = 0; it < n; it++) {
+    uint64_t seed = seed0 * 1000003u + (uint64_t)it + 1;
+    rng_state = seed;
+    pb_t b;
+    builders[rnd() % (sizeof builders / sizeof builders[0])](&b);
+    b.nattrs = 4;
+    int muts = 1 + (int)(rnd() % 3);
+    for (int k = 0; k < muts; k++) mutate(&b);
+    berth_status_t st = verify(&b);
+    CHECK_MSG(st == BERTH_OK || st == BERTH_ERR_CORRUPT_DATA || st == BERTH_ERR_VERIFY_FAILED ||
+                  st == BERTH_ERR_RESOURCE_EXHAUSTED,
+              "seed %llu: %s %s", (unsigned long long)seed, berth_status_name(st), msg);
+    CHECK_MSG(st == BERTH_OK || strncmp(msg, "method forward: ", 16) == 0, "seed %llu: %s",
+              (unsigned long long)seed, msg);
+    if (getenv("BERTH_TEST_TRACE")) fprintf(stderr, "it %d: %d %s\n", it, (int)st, msg);
+    if (st == BERTH_OK) {
+      accepted++;
+      run_accepted(&b, seed);
+    }
+  }
+  fprintf(stderr, "random mutations: %d of %d accepted and run (seed 0x%llx)\n", accepted, n,
+          (unsigned long long)seed0);
+}
+
 int main(void) {
   test_accepted();
   test_seed_bug();
@@ -1088,5 +1227,6 @@ int main(void) {
   test_api();
   test_mutations();
   test_differential();
+  test_random_mutations();
   return test_finish("test_verify");
 }

@@ -58,6 +58,8 @@ typedef struct berth_fuzz_options {
   berth_strategy_t strategy; /* GLOBAL; REGIONS only to show that a wrong plan is caught */
   bool verify;               /* run the verifier when compiling (a rejection is a failure) */
   bool sanitize;             /* run the planned runtime with the sanitizer */
+  uint32_t alignment;        /* planner arena alignment (0: the planner's default) */
+  const char *pools;         /* planner pool rule, e.g. "add=1,mul=2" (NULL: one pool) */
   int32_t mutants;           /* verifier mutants tried per program (0: no mutation check) */
   bool shrink;               /* shrink failing programs */
   const char *out_dir;       /* where shrunk failing programs go; NULL: not written */

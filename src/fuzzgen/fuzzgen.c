@@ -27,6 +27,7 @@ berth_fuzzgen_options_t berth_fuzzgen_options_default(void) {
   o.max_globals = 2;
   o.max_results = 3;
   o.hop_percent = 30;
+  o.avoid = 0;
   return o;
 }
 
@@ -139,6 +140,7 @@ typedef enum filt_kind {
   F_ANY,       /* any small value */
   F_STACKABLE, /* f32 of rank <= 3 (stacking adds a dim) */
   F_STACKED,   /* f32 with a leading dim of 0..3 (equal to lead when lead >= 0) */
+  F_STACKED_NONEMPTY, /* the same with a leading dim of 1..3 */
   F_COUNTER,   /* i64 scalar: every one the generator makes is in 0..3 */
   F_PRED,      /* one-element bool */
   F_TYPE,      /* exactly type t */
@@ -174,6 +176,9 @@ static bool match(const gen_t *g, int32_t v, const filt_t *f) {
     case F_STACKABLE: return t->dtype == BERTH_DTYPE_F32 && t->rank <= 3 && small(t, 64);
     case F_STACKED:
       return t->dtype == BERTH_DTYPE_F32 && t->rank >= 1 && t->dims[0] <= 3 && small(t, 256) &&
+             (f->lead < 0 || t->dims[0] == f->lead);
+    case F_STACKED_NONEMPTY:
+      return t->dtype == BERTH_DTYPE_F32 && t->rank >= 1 && t->dims[0] >= 1 && t->dims[0] <= 3 && small(t, 256) &&
              (f->lead < 0 || t->dims[0] == f->lead);
     case F_COUNTER: return t->dtype == BERTH_DTYPE_I64 && t->rank == 0;
     case F_PRED: return t->dtype == BERTH_DTYPE_BOOL && berth_type_numel(t) == 1;
@@ -498,6 +503,8 @@ static int32_t add_graph(gen_t *g, int32_t node, const char *label) {
 static int32_t hop_operand(gen_t *g, int32_t graph) {
   filt_t f = filt(pct(g, 75) ? F_F32 : F_ANY);
   int32_t v = pick(g, graph, &f, true);
+  if (v >= 0 && (g->o.avoid & BERTH_FUZZGEN_AVOID_STATE_OPERANDS) && g->m->values[v].kind == BERTH_IR_STATE)
+    v = pick(g, graph, &f, false);
   return v >= 0 ? v : any_f32(g, graph);
 }
 
@@ -608,15 +615,17 @@ static void gen_while(gen_t *g, int32_t graph, int32_t depth) {
 
 /* Scanned / mapped inputs: 1 or 2 stacked values with one leading dim T. */
 static int32_t gen_xs(gen_t *g, int32_t graph, int32_t *xs) {
-  int64_t T = pct(g, 8) ? 0 : 1 + rnd(g, 3);
-  filt_t f = filt(F_STACKED);
-  xs[0] = pct(g, 50) ? pick(g, graph, &f, true) : -1;
+  bool no_empty = g->o.avoid & BERTH_FUZZGEN_AVOID_EMPTY_SCAN;
+  int64_t T = pct(g, 8) && !no_empty ? 0 : 1 + rnd(g, 3);
+  filt_t f = filt(no_empty ? F_STACKED_NONEMPTY : F_STACKED);
+  bool globals = !(g->o.avoid & BERTH_FUZZGEN_AVOID_STATE_OPERANDS);
+  xs[0] = pct(g, 50) ? pick(g, graph, &f, globals) : -1;
   if (xs[0] >= 0) T = g->m->values[xs[0]].type.dims[0];
   else xs[0] = gen_stack(g, graph, T);
   if (xs[0] < 0) return 0;
   if (!pct(g, 35)) return 1;
   f.lead = T;
-  xs[1] = pct(g, 50) ? pick(g, graph, &f, true) : -1;
+  xs[1] = pct(g, 50) ? pick(g, graph, &f, globals) : -1;
   if (xs[1] < 0) xs[1] = gen_stack(g, graph, T);
   return xs[1] < 0 ? 1 : 2;
 }

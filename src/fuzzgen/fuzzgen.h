@@ -43,10 +43,14 @@ typedef struct berth_fuzzgen_options {
   int32_t max_globals; /* constants, and separately mutable buffers, 0.. each */
   int32_t max_results; /* results of the method and of each cond, 1.. */
   int32_t hop_percent; /* chance (0..100) that a node is a HOP while the depth allows one */
+  uint32_t avoid;      /* BERTH_FUZZGEN_AVOID_* bits: shapes to leave out (to look past a known bug) */
 } berth_fuzzgen_options_t;
 
+#define BERTH_FUZZGEN_AVOID_EMPTY_SCAN 1u     /* scan/map over a leading dim of 0 */
+#define BERTH_FUZZGEN_AVOID_STATE_OPERANDS 2u /* a mutable buffer as a HOP operand */
+
 /* max_depth 4, max_nodes 5, node_budget 40, max_inputs 3, max_globals 2, max_results 3,
- * hop_percent 30. */
+ * hop_percent 30, avoid 0. */
 berth_fuzzgen_options_t berth_fuzzgen_options_default(void);
 
 /* Generates the program for `seed`. Returns BERTH_OK, or BERTH_ERR_RESOURCE_EXHAUSTED when

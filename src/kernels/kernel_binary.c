@@ -12,33 +12,25 @@
 
 /* ---- row function generator ----------------------------------------------------------
  * EXPR computes one output from A and B (of type TI). The four loops cover the stride
- * flags of the innermost dim; each is a plain counted loop that the compiler vectorizes. */
+ * flags of the innermost dim; each is a plain counted loop that the compiler vectorizes
+ * (BERTH_VLOOP). */
 #define DEFINE_ROW2(fname, TI, TO, EXPR)                                                     \
   static void fname(void *o_, const void *a_, const void *b_, int64_t n, int sa, int sb) { \
     TO *restrict o = (TO *)o_;                                                               \
     const TI *restrict pa = (const TI *)a_;                                                  \
     const TI *restrict pb = (const TI *)b_;                                                  \
     if (sa && sb) {                                                                          \
-      for (int64_t i = 0; i < n; i++) {                                                      \
-        TI A = pa[i], B = pb[i];                                                             \
-        o[i] = (TO)(EXPR);                                                                   \
-      }                                                                                      \
+      BERTH_VLOOP(i, n, TI A = pa[i]; TI B = pb[i]; o[i] = (TO)(EXPR););                     \
     } else if (sa) {                                                                         \
       TI B = pb[0];                                                                          \
-      for (int64_t i = 0; i < n; i++) {                                                      \
-        TI A = pa[i];                                                                        \
-        o[i] = (TO)(EXPR);                                                                   \
-      }                                                                                      \
+      BERTH_VLOOP(i, n, TI A = pa[i]; o[i] = (TO)(EXPR););                                   \
     } else if (sb) {                                                                         \
       TI A = pa[0];                                                                          \
-      for (int64_t i = 0; i < n; i++) {                                                      \
-        TI B = pb[i];                                                                        \
-        o[i] = (TO)(EXPR);                                                                   \
-      }                                                                                      \
+      BERTH_VLOOP(i, n, TI B = pb[i]; o[i] = (TO)(EXPR););                                   \
     } else {                                                                                 \
       TI A = pa[0], B = pb[0];                                                               \
       TO r = (TO)(EXPR);                                                                     \
-      for (int64_t i = 0; i < n; i++) o[i] = r;                                              \
+      BERTH_VLOOP(i, n, o[i] = r;);                                                          \
     }                                                                                        \
   }
 

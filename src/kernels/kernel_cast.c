@@ -69,7 +69,7 @@ SAT(u64, uint64_t, 0, UINT64_MAX)
   static void cast_##ss##_##ds(void *o_, const void *a_, int64_t n) {    \
     dT *restrict o = (dT *)o_;                                           \
     const Ts *restrict a = (const Ts *)a_;                               \
-    for (int64_t i = 0; i < n; i++) o[i] = CONV_##sk##_##dk(a[i], ds, dT); \
+    BERTH_VLOOP(i, n, o[i] = CONV_##sk##_##dk(a[i], ds, dT););           \
   }
 #define CAST_SRC(ss, Ts, sk) DST_LIST(CAST_PAIR, ss, Ts, sk)
 SRC_LIST(CAST_SRC)

@@ -49,7 +49,7 @@ static berth_status_t full_infer(const berth_attr_value_t *attrs, const berth_ty
   do {                                                          \
     T *o_ = (T *)out;                                           \
     T v_ = (v);                                                 \
-    for (int64_t i = 0; i < n; i++) o_[i] = v_;                 \
+    BERTH_VLOOP(i, n, o_[i] = v_;);                             \
   } while (0)
 
 static void full_run(const berth_kernel_call_t *call) {

@@ -122,12 +122,12 @@ typedef void (*fill_fn)(void *out, int64_t n);
 #define RED_FNS(name, s, T, U, OP, IDENT)                                                    \
   static void fill_##name##_##s(void *o_, int64_t n) {                                       \
     T *o = (T *)o_;                                                                          \
-    for (int64_t j = 0; j < n; j++) o[j] = (T)(IDENT);                                       \
+    BERTH_VLOOP(j, n, o[j] = (T)(IDENT););                                                   \
   }                                                                                          \
   static void acc_##name##_##s(void *o_, const void *i_, int64_t n) {                        \
     T *restrict o = (T *)o_;                                                                 \
     const T *restrict x = (const T *)i_;                                                     \
-    for (int64_t j = 0; j < n; j++) o[j] = OP(o[j], x[j], T, U);                             \
+    BERTH_VLOOP(j, n, o[j] = OP(o[j], x[j], T, U););                                         \
   }                                                                                          \
   static void red_##name##_##s(void *o_, const void *i_, int64_t n) {                        \
     T *restrict o = (T *)o_;                                                                 \
@@ -311,10 +311,10 @@ static void mean_run(const berth_kernel_call_t *call) {
   int64_t n = berth_type_numel(&p.out);
   if (x->dtype == BERTH_DTYPE_F32) {
     float *o = (float *)call->out[0].data, c = (float)p.count;
-    for (int64_t i = 0; i < n; i++) o[i] /= c;
+    BERTH_VLOOP(i, n, o[i] /= c;);
   } else {
     double *o = (double *)call->out[0].data, c = (double)p.count;
-    for (int64_t i = 0; i < n; i++) o[i] /= c;
+    BERTH_VLOOP(i, n, o[i] /= c;);
   }
 }
 

@@ -12,10 +12,7 @@
   static void fname(void *o_, const void *a_, int64_t n) {       \
     TO *restrict o = (TO *)o_;                                   \
     const TI *restrict pa = (const TI *)a_;                      \
-    for (int64_t i = 0; i < n; i++) {                            \
-      TI A = pa[i];                                              \
-      o[i] = (TO)(EXPR);                                         \
-    }                                                            \
+    BERTH_VLOOP(i, n, TI A = pa[i]; o[i] = (TO)(EXPR););         \
   }
 
 /* Signed integers: arithmetic in U so that INT_MIN does not overflow. */

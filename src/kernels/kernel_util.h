@@ -96,6 +96,19 @@ void berth_kernel_type_init(berth_type_t *out, berth_dtype_t dtype, int32_t rank
 
 /* ---- run-side helpers --------------------------------------------------------------- */
 
+/* A counted loop `for (int64_t i = 0; i < n; i++) body`, split in two so that it vectorizes
+ * at -O2 too: GCC's -O2 vectorizer (the "very cheap" cost model) only takes loops whose trip
+ * count is a known multiple of the vector length, so the main part runs a multiple of 16
+ * iterations and the scalar tail the rest. At -O3, and with clang, both parts are optimized
+ * as usual. The body is the variadic argument (it may contain commas). */
+#define BERTH_VLOOP(i, n, ...)                                          \
+  do {                                                                  \
+    const int64_t berth_vl_n_ = (n);                                    \
+    int64_t i = 0;                                                      \
+    for (; i < (berth_vl_n_ & ~(int64_t)15); i++) { __VA_ARGS__ }       \
+    for (; i < berth_vl_n_; i++) { __VA_ARGS__ }                        \
+  } while (0)
+
 /* True if some dim is 0 (the tensor is empty). Kernels check this before computing
  * products of trailing dims, which a valid type does not bound when it is empty. */
 static inline bool berth_kernel_is_empty(const berth_type_t *t) {

@@ -11,7 +11,7 @@
     const uint##bits##_t *restrict a = (const uint##bits##_t *)a_;                         \
     const uint##bits##_t *restrict b = (const uint##bits##_t *)b_;                         \
     if (sc && sa && sb) {                                                                  \
-      for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];                           \
+      BERTH_VLOOP(i, n, o[i] = c[i] ? a[i] : b[i];);                                       \
     } else {                                                                               \
       int64_t ic = 0, ia = 0, ib = 0;                                                      \
       for (int64_t i = 0; i < n; i++, ic += sc, ia += sa, ib += sb)                        \

@@ -72,7 +72,20 @@
   X(MIN, min)                    \
   X(ARGMAX, argmax)              \
   /* linear algebra */ \
-  X(MATMUL, matmul)
+  X(MATMUL, matmul)              \
+  /* ONNX model ops */ \
+  X(CONV, conv)                  \
+  X(LSTM, lstm)                  \
+  X(GEMM, gemm)                  \
+  X(PAD, pad)                    \
+  X(SOFTMAX, softmax)            \
+  X(LOG_SOFTMAX, log_softmax)    \
+  X(CLIP, clip)                  \
+  X(RANGE, range)                \
+  X(GATHER, gather)              \
+  X(CEIL, ceil)                  \
+  X(FLOOR, floor)                \
+  X(MOD, mod)
 
 typedef enum berth_op {
 #define BERTH_X(E, s) BERTH_OP_##E,

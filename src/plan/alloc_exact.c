@@ -24,6 +24,7 @@
  * interleaved under the same doubling node limits, until the deadline. */
 #include "plan/alloc_internal.h"
 
+#include <stdio.h> /* TEMP */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@
 #define UNPLACED UINT64_MAX
 
 enum { RES_FOUND, RES_NOT_FOUND, RES_ABORTED };
-enum { TRAIL_MINOFF, TRAIL_FLOOR, TRAIL_UMIN };
+enum { TRAIL_MINOFF, TRAIL_UMIN };
 
 typedef struct trail_entry {
   int32_t kind, idx;
@@ -61,11 +62,16 @@ typedef struct exact {
   /* Search state. */
   uint64_t cap;
   uint64_t *off, *minoff, *sol;
-  uint64_t *floor, *total; /* per section: highest placed top, unplaced size */
-  uint64_t *umin;          /* per section: lowest minimum offset of an unplaced buffer */
+  uint64_t *total;         /* per section: size of its unplaced buffers */
+  uint64_t *umin;          /* per section: lowest minimum offset of an unplaced buffer
+                              (never below a placed top of the section: a floor) */
   int32_t *ucnt;           /* how many unplaced buffers have it */
+  int32_t *touched;        /* sections whose umin or total changed in the last place() */
+  uint8_t *touched_mark;
+  int32_t n_touched;
   int32_t *cuts;           /* per section boundary s|s+1: buffers spanning it */
   int32_t *rank;
+  int32_t *open_deg; /* per buffer: its unplaced neighbours */
   trail_entry_t *trail;
   size_t n_trail, cap_trail;
   /* A stack for candidate lists, partition lists and saved ranks. */
@@ -116,8 +122,6 @@ static void trail_undo(exact_t *e, size_t mark) {
     trail_entry_t *t = &e->trail[--e->n_trail];
     if (t->kind == TRAIL_MINOFF) {
       e->minoff[t->idx] = t->old;
-    } else if (t->kind == TRAIL_FLOOR) {
-      e->floor[t->idx] = t->old;
     } else {
       e->umin[t->idx] = t->old;
       e->ucnt[t->idx] = t->old_cnt;
@@ -140,12 +144,14 @@ static void exact_free(exact_t *e) {
   free(e->off);
   free(e->minoff);
   free(e->sol);
-  free(e->floor);
   free(e->total);
   free(e->cuts);
   free(e->rank);
+  free(e->open_deg);
   free(e->umin);
   free(e->ucnt);
+  free(e->touched);
+  free(e->touched_mark);
   free(e->trail);
   free(e->stk);
   free(e->cands);
@@ -315,13 +321,15 @@ static int exact_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->minoff = malloc(((size_t)m + 1) * sizeof *e->minoff);
   e->sol = malloc(((size_t)m + 1) * sizeof *e->sol);
   e->rank = malloc(((size_t)m + 1) * sizeof *e->rank);
-  e->floor = malloc(((size_t)e->S + 1) * sizeof *e->floor);
+  e->open_deg = malloc(((size_t)m + 1) * sizeof *e->open_deg);
   e->total = malloc(((size_t)e->S + 1) * sizeof *e->total);
   e->cuts = malloc(((size_t)e->S + 1) * sizeof *e->cuts);
   e->umin = malloc(((size_t)e->S + 1) * sizeof *e->umin);
   e->ucnt = malloc(((size_t)e->S + 1) * sizeof *e->ucnt);
-  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->floor ||
-      !e->total || !e->cuts || !e->umin || !e->ucnt)
+  e->touched = malloc(((size_t)e->S + 1) * sizeof *e->touched);
+  e->touched_mark = calloc((size_t)e->S + 1, 1);
+  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->open_deg ||
+      !e->total || !e->cuts || !e->umin || !e->ucnt || !e->touched || !e->touched_mark)
     goto out;
   for (int32_t b = 0; b < m; b++) {
     e->hull_lo[b] = e->rs_lo[p->iv_first[b]];
@@ -379,10 +387,23 @@ static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s
         if (e->total[s] > tot) tot = e->total[s];
     double w = e->width[b], a = (double)p->size[b] * e->width[b], t = (double)tot;
     keys[i].buf = b;
-    switch (e->heuristic) {
-      case 0: keys[i].k[0] = w, keys[i].k[1] = a, keys[i].k[2] = t; break;
-      case 1: keys[i].k[0] = t, keys[i].k[1] = a, keys[i].k[2] = w; break;
-      default: keys[i].k[0] = t, keys[i].k[1] = w, keys[i].k[2] = a; break;
+    static const char *hs[3] = {"WAT", "TAW", "TWA"};
+    const char *hh = hs[e->heuristic % 3];
+    if (getenv("EXACT_H")) hh = getenv("EXACT_H");
+    for (int q = 0; q < 3; q++) {
+      double v = 0;
+      switch (hh[q]) {
+        case 'W': v = w; break;
+        case 'A': v = a; break;
+        case 'T': v = t; break;
+        case 'Z': v = (double)p->size[b]; break;
+        case 'L': v = (double)p->lo[p->iv_first[b]]; break;
+        case 'U': v = (double)p->hi[p->iv_first[b]]; break;
+        case 'O': v = (double)(e->adj_first[b + 1] - e->adj_first[b]); break;
+        case 'C': v = (double)(e->hull_hi[b] - e->hull_lo[b]); break;
+        case 'l': v = -(double)p->lo[p->iv_first[b]]; break;
+      }
+      keys[i].k[q] = v;
     }
   }
   qsort(keys, (size_t)n, sizeof *keys, cmp_pre);
@@ -402,7 +423,14 @@ static int cmp_cand(const void *a, const void *b) {
 
 /* umin[s] is the lowest minimum offset among the unplaced buffers of section s and ucnt[s]
  * how many have it; rescanning the section is needed only when the last of those goes. */
+static void touch(exact_t *e, int32_t s) {
+  if (e->touched_mark[s]) return;
+  e->touched_mark[s] = 1;
+  e->touched[e->n_touched++] = s;
+}
+
 static void umin_rescan(exact_t *e, int32_t s) {
+  touch(e, s);
   uint64_t lo = UNPLACED;
   int32_t cnt = 0;
   for (int32_t k = e->sec_first[s]; k < e->sec_first[s + 1]; k++) {
@@ -432,24 +460,23 @@ static bool umin_leave(exact_t *e, int32_t u, uint64_t old) {
   return true;
 }
 
-/* Places b at off: raises its unplaced neighbours' minimum offsets and the floors of its
- * sections, and drops its size from their totals. */
+/* Places b at off: raises its unplaced neighbours' minimum offsets (and so the floors of
+ * their sections) and drops its size from the totals of its sections. */
 static bool place(exact_t *e, int32_t b, uint64_t off) {
   const berth_alloc_prep_t *p = e->p;
   uint64_t top = off + p->size[b];
   e->off[b] = off;
   e->sol[b] = off;
+  e->n_touched = 0;
   if (!umin_leave(e, b, e->minoff[b])) return false;
   for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++)
     for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++) {
+      touch(e, s);
       e->total[s] -= p->size[b];
-      if (e->floor[s] < top) {
-        if (!trail_push(e, TRAIL_FLOOR, s, e->floor[s], 0)) return false;
-        e->floor[s] = top;
-      }
     }
   for (int32_t k = e->adj_first[b]; k < e->adj_first[b + 1]; k++) {
     int32_t u = e->adj[k];
+    e->open_deg[u]--;
     if (e->off[u] != UNPLACED) continue;
     uint64_t nm = berth_alloc_align_up(top, p->align[u]);
     uint64_t old = e->minoff[u];
@@ -466,19 +493,25 @@ static void unplace(exact_t *e, int32_t b, size_t mark) {
   trail_undo(e, mark);
   for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++)
     for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++) e->total[s] += p->size[b];
+  for (int32_t k = e->adj_first[b]; k < e->adj_first[b + 1]; k++) e->open_deg[e->adj[k]]++;
   e->off[b] = UNPLACED;
 }
 
-/* Can the sections of [s0, s1) still hold their unplaced buffers above `off`? Their
- * floor is the highest placed top or the lowest minimum offset of an unplaced buffer. */
-static bool sections_ok(const exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
-  for (int32_t s = s0; s < s1; s++) {
-    if (e->total[s] == 0) continue;
-    uint64_t f = e->floor[s] > off ? e->floor[s] : off;
-    if (e->umin[s] != UNPLACED && e->umin[s] > f) f = e->umin[s];
-    if (f > e->cap || e->total[s] > e->cap - f) return false;
+/* After place(): can the sections whose floor or total just changed still hold their
+ * unplaced buffers? (Their floor is the lowest minimum offset of an unplaced buffer, which
+ * is at least every placed top in the section; the rest of the bound, max with the
+ * current offset, is checked by the next search node for all sections at once.) */
+static bool sections_ok(exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
+  bool ok = true;
+  for (int32_t i = 0; i < e->n_touched; i++) {
+    int32_t s = e->touched[i];
+    e->touched_mark[s] = 0;
+    if (!ok || s < s0 || s >= s1 || e->total[s] == 0) continue;
+    uint64_t f = e->umin[s] > off ? e->umin[s] : off;
+    if (f > e->cap || e->total[s] > e->cap - f) ok = false;
   }
-  return true;
+  e->n_touched = 0;
+  return ok;
 }
 
 /* After placing b in the group [s0, s1): if some boundary inside the group is no longer
@@ -535,14 +568,24 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
     any = true;
     uint64_t t = e->minoff[b] + p->size[b];
     if (t < min_top) min_top = t;
+    /* A buffer below the canonical front whose minimum offset can no longer rise (no
+     * unplaced neighbour) can never be placed: this branch is dead. */
+    if (e->open_deg[b] == 0 &&
+        (e->minoff[b] < last_off || (e->minoff[b] == last_off && e->rank[b] < last_rank)))
+      return RES_NOT_FOUND;
   }
   if (!any) return RES_FOUND;
+  /* Whatever is placed next, every later buffer sits at or above its offset (canonical
+   * order), so an offset above cap - total[s] overfills section s. */
+  uint64_t max_off = e->cap;
+  for (int32_t s = s0; s < s1; s++)
+    if (e->total[s] > 0 && e->cap - e->total[s] < max_off) max_off = e->cap - e->total[s];
   size_t c0 = e->n_cands;
   for (int32_t i = 0; i < n; i++) {
     int32_t b = lst[i];
     if (e->off[b] != UNPLACED) continue;
     uint64_t mo = e->minoff[b];
-    if (mo >= min_top) continue;
+    if (mo >= min_top || mo > max_off) continue;
     if (mo < last_off || (mo == last_off && e->rank[b] < last_rank)) continue; /* canonical order */
     if (mo + p->size[b] > e->cap) continue;
     if (!grow((void **)&e->cands, &e->cap_cands, e->n_cands + 1, sizeof *e->cands)) {
@@ -552,19 +595,37 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
     e->cands[e->n_cands++] = (cand_t){mo, e->rank[b], b};
   }
   size_t c1 = e->n_cands;
-  qsort(e->cands + c0, c1 - c0, sizeof *e->cands, cmp_cand);
+  if (c1 - c0 > 16) {
+    qsort(e->cands + c0, c1 - c0, sizeof *e->cands, cmp_cand);
+  } else {
+    for (size_t i = c0 + 1; i < c1; i++) {
+      cand_t x = e->cands[i];
+      size_t j = i;
+      while (j > c0 && cmp_cand(&x, &e->cands[j - 1]) < 0) {
+        e->cands[j] = e->cands[j - 1];
+        j--;
+      }
+      e->cands[j] = x;
+    }
+  }
   int res = RES_NOT_FOUND;
   for (size_t c = c0; c < c1 && res == RES_NOT_FOUND; c++) {
     int32_t b = e->cands[c].buf;
     uint64_t mo = e->cands[c].minoff;
     size_t mark = e->n_trail;
+    /* Nothing can go on top of b: it sits where it is in every completion, and every
+     * later candidate would strand it below the canonical front. */
+    bool hatless = e->open_deg[b] == 0;
     if (!place(e, b, mo)) {
       res = RES_ABORTED;
+      for (int32_t i = 0; i < e->n_touched; i++) e->touched_mark[e->touched[i]] = 0;
+      e->n_touched = 0;
     } else if (sections_ok(e, s0, s1, mo)) {
       res = split(e, list, n, s0, s1, b);
       if (res < 0) res = search(e, list, n, s0, s1, mo, e->cands[c].rank);
     }
     unplace(e, b, mark);
+    if (hatless) break;
   }
   e->n_cands = c0;
   return res;
@@ -582,9 +643,9 @@ static int decide(exact_t *e, uint64_t cap, int heuristic, int64_t node_limit) {
     e->off[b] = UNPLACED;
     e->minoff[b] = 0;
     e->rank[b] = 0;
+    e->open_deg[b] = e->adj_first[b + 1] - e->adj_first[b];
   }
   for (int32_t s = 0; s < e->S; s++) {
-    e->floor[s] = 0;
     e->total[s] = 0;
     e->cuts[s] = 0;
   }
@@ -638,38 +699,43 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
     return BERTH_OK;
   }
   e.deadline = deadline_ms;
-  uint64_t proven = prep->lower_bound; /* no plan below this */
-  bool low_open = true;                /* is probing C = proven still useful? */
-  int64_t limit = 2 * (int64_t)(e.m > 64 ? e.m : 64);
   berth_status_t st = BERTH_OK;
+  uint64_t proven = prep->lower_bound; /* no plan below this */
+  /* Two probes with their own node limits: "low" asks for C = proven (success ends the
+   * search with a proof), "top" for C = best - 1 (success improves the plan; exhaustion
+   * proves it optimal). Low gets twice the nodes of top: most real instances end there. */
+  bool low_open = true;
+  int64_t base = 2 * (int64_t)(e.m > 64 ? e.m : 64);
+  int64_t limit[2] = {base, base}, spent[2] = {0, 0};
   while (seed->arena > proven && !e.timed_out && !e.oom) {
-    bool progress = false;
-    for (int probe = 0; probe < 2 && seed->arena > proven && !e.timed_out && !e.oom; probe++) {
-      uint64_t cap = probe == 0 ? proven : seed->arena - 1;
-      if (probe == 0 && (!low_open || cap >= seed->arena - 1)) continue;
-      for (int h = 0; h < 3 && !e.timed_out && !e.oom; h++) {
-        int res = decide(&e, cap, h, limit);
-        if (res == RES_FOUND) {
-          uint64_t arena = 0;
-          for (int32_t b = 0; b < e.m; b++)
-            if (e.sol[b] + prep->size[b] > arena) arena = e.sol[b] + prep->size[b];
-          if (arena < seed->arena) {
-            seed->arena = arena;
-            memcpy(seed->off, e.sol, (size_t)e.m * sizeof *seed->off);
-          }
-          progress = true;
-          break;
+    int probe = low_open && spent[0] <= 2 * spent[1] ? 0 : 1;
+    uint64_t cap = probe == 0 ? proven : seed->arena - 1;
+    if (probe == 0 && cap >= seed->arena - 1) {
+      low_open = false;
+      continue;
+    }
+    bool settled = false;
+    for (int h = 0; h < 3 && !settled && !e.timed_out && !e.oom; h++) {
+      int res = decide(&e, cap, h, limit[probe]);
+      spent[probe] += e.nodes;
+      if (getenv("EXACT_TRACE")) fprintf(stderr, "decide cap=%llu h=%d limit=%lld -> %d nodes=%lld\n", (unsigned long long)cap, h, (long long)limit[probe], res, (long long)e.nodes);
+      if (res == RES_FOUND) {
+        uint64_t arena = 0;
+        for (int32_t b = 0; b < e.m; b++)
+          if (e.sol[b] + prep->size[b] > arena) arena = e.sol[b] + prep->size[b];
+        if (arena < seed->arena) {
+          seed->arena = arena;
+          memcpy(seed->off, e.sol, (size_t)e.m * sizeof *seed->off);
         }
-        if (res == RES_NOT_FOUND) {
-          /* Exhausted: no plan fits in cap. */
-          if (cap + 1 > proven) proven = cap + 1;
-          if (probe == 0) low_open = false;
-          progress = true;
-          break;
-        }
+        settled = true;
+      } else if (res == RES_NOT_FOUND) {
+        /* Exhausted: no plan fits in cap. */
+        if (cap + 1 > proven) proven = cap + 1;
+        if (probe == 0) low_open = false;
+        settled = true;
       }
     }
-    if (!progress) limit = limit > INT64_MAX / 2 ? INT64_MAX : 2 * limit;
+    if (!settled && limit[probe] <= INT64_MAX / 2) limit[probe] *= 2;
   }
   if (e.oom) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory in the exact search");
   if (proven > seed->arena) proven = seed->arena; /* cannot happen; keeps the report sane */

@@ -1,10 +1,187 @@
+/* berth fuzz: differential fuzzing of the planner against the reference interpreter. */
 #include "cli.h"
+#include "fuzzgen/fuzz_driver.h"
+#include "program_load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_line(void *ctx, const char *line) {
+  fprintf((FILE *)ctx, "%s\n", line);
+  fflush((FILE *)ctx);
+}
+
+static bool parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out) {
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  if (!*v || *end || n < lo || n > hi) {
+    fprintf(stderr, "berth fuzz: %s takes an integer in %lld..%lld, not '%s'\n", opt, lo, hi, v);
+    return false;
+  }
+  *out = n;
+  return true;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: berth fuzz [--count N] [--seed S] [--max-depth D] [--calls K] [--out-dir DIR] [--quiet]\n"
+        "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
+        "                  [--nodes N] [--strategy global|regions] [--no-verify] [--alignment N] [--pools RULES]\n"
+        "                  [--avoid empty-scan,state-operands]\n"
+        "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
+        "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
+        "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
+        "  sanitizer on; failing programs are shrunk and written to DIR/fuzz-fail-<seed>.bir.\n"
+        "  --replay checks one program with the inputs of seed S (default: from its file name).\n",
+        f);
+}
 
 int berth_cmd_fuzz(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "berth fuzz: not built yet\n");
-  return 1;
+  berth_fuzz_options_t o = berth_fuzz_options_default();
+  o.out_dir = ".";
+  o.log = print_line;
+  o.log_ctx = stderr;
+  bool quiet = false, seed_given = false;
+  const char *replay = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    long long n;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(a, "--quiet") == 0) {
+      quiet = true;
+      continue;
+    }
+    if (strcmp(a, "--no-shrink") == 0) {
+      o.shrink = false;
+      continue;
+    }
+    if (strcmp(a, "--no-verify") == 0) {
+      o.verify = false;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "berth fuzz: unknown option or missing value: '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+    const char *v = argv[++i];
+    if (strcmp(a, "--count") == 0) {
+      if (!parse_int(a, v, 0, (long long)1 << 40, &n)) return 2;
+      o.count = n;
+    } else if (strcmp(a, "--seed") == 0) {
+      char *end;
+      o.seed = strtoull(v, &end, 10);
+      if (!*v || *end) {
+        fprintf(stderr, "berth fuzz: --seed takes an unsigned integer, not '%s'\n", v);
+        return 2;
+      }
+      seed_given = true;
+    } else if (strcmp(a, "--max-depth") == 0) {
+      if (!parse_int(a, v, 0, 16, &n)) return 2;
+      o.gen.max_depth = (int32_t)n;
+    } else if (strcmp(a, "--calls") == 0) {
+      if (!parse_int(a, v, 1, 64, &n)) return 2;
+      o.calls = (int32_t)n;
+    } else if (strcmp(a, "--mutants") == 0) {
+      if (!parse_int(a, v, 0, 1000, &n)) return 2;
+      o.mutants = (int32_t)n;
+    } else if (strcmp(a, "--budget-ms") == 0) {
+      if (!parse_int(a, v, 1, 100000, &n)) return 2;
+      o.search_budget_ms = o.exact_budget_ms = n;
+    } else if (strcmp(a, "--nodes") == 0) {
+      if (!parse_int(a, v, 1, 100000, &n)) return 2;
+      o.gen.node_budget = (int32_t)n;
+    } else if (strcmp(a, "--time-limit") == 0) {
+      if (!parse_int(a, v, 0, 1000000, &n)) return 2;
+      o.time_limit_s = (double)n;
+    } else if (strcmp(a, "--alignment") == 0) {
+      if (!parse_int(a, v, 1, 4096, &n) || (n & (n - 1))) {
+        fprintf(stderr, "berth fuzz: --alignment takes a power of two\n");
+        return 2;
+      }
+      o.alignment = (uint32_t)n;
+    } else if (strcmp(a, "--pools") == 0) {
+      o.pools = v;
+    } else if (strcmp(a, "--strategy") == 0) {
+      if (!berth_strategy_from_name(v, &o.strategy)) {
+        fprintf(stderr, "berth fuzz: unknown strategy '%s' (global, regions)\n", v);
+        return 2;
+      }
+    } else if (strcmp(a, "--avoid") == 0) {
+      for (const char *t = v; *t;) {
+        size_t len = strcspn(t, ",");
+        if (len == 10 && !strncmp(t, "empty-scan", len)) o.gen.avoid |= BERTH_FUZZGEN_AVOID_EMPTY_SCAN;
+        else if (len == 14 && !strncmp(t, "state-operands", len)) o.gen.avoid |= BERTH_FUZZGEN_AVOID_STATE_OPERANDS;
+        else {
+          fprintf(stderr, "berth fuzz: --avoid takes empty-scan,state-operands, not '%s'\n", v);
+          return 2;
+        }
+        t += len + (t[len] == ',');
+      }
+    } else if (strcmp(a, "--out-dir") == 0) {
+      o.out_dir = v;
+    } else if (strcmp(a, "--replay") == 0) {
+      replay = v;
+    } else {
+      fprintf(stderr, "berth fuzz: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (quiet) o.log = NULL;
+
+  if (replay) {
+    if (!seed_given) {
+      const char *base = strrchr(replay, '/');
+      base = base ? base + 1 : replay;
+      if (sscanf(base, "fuzz-fail-%llu", (unsigned long long *)&o.seed) != 1) {
+        fprintf(stderr, "berth fuzz: --replay %s: give --seed (the file name has none)\n", replay);
+        return 2;
+      }
+    }
+    berth_ir_program_t *p = berth_tool_load_program(replay);
+    if (!p) return 1;
+    char msg[2048];
+    berth_fuzz_stats_t st;
+    memset(&st, 0, sizeof st);
+    berth_fuzz_kind_t k = berth_fuzz_check_program(p, o.seed, &o, &st, msg, sizeof msg);
+    berth_ir_program_destroy(p);
+    if (k) printf("%s (seed %llu): %s: %s\n", replay, (unsigned long long)o.seed, berth_fuzz_kind_name(k), msg);
+    else printf("%s (seed %llu): ok (%lld plans, %lld mutants: %lld rejected)\n", replay, (unsigned long long)o.seed,
+                (long long)st.plans, (long long)st.mutants, (long long)st.mutants_rejected);
+    return k ? 1 : 0;
+  }
+
+  berth_fuzz_stats_t st;
+  berth_status_t s = berth_fuzz_run(&o, &st);
+  if (s) {
+    fprintf(stderr, "berth fuzz: %s\n", berth_status_name(s));
+    return 1;
+  }
+  int64_t mismatches = st.by_kind[BERTH_FUZZ_MISMATCH] + st.by_kind[BERTH_FUZZ_RUN_ERROR];
+  printf("%lld programs, %lld mismatches\n", (long long)st.programs, (long long)mismatches);
+  if (!quiet) {
+    printf("failures: %lld verifier rejections, %lld mutation misses, %lld compile errors, %lld reference errors, "
+           "%lld invalid programs\n",
+           (long long)st.by_kind[BERTH_FUZZ_VERIFY_REJECT], (long long)st.by_kind[BERTH_FUZZ_MUTATION_MISS],
+           (long long)st.by_kind[BERTH_FUZZ_COMPILE_ERROR], (long long)st.by_kind[BERTH_FUZZ_REF_ERROR],
+           (long long)st.by_kind[BERTH_FUZZ_INVALID]);
+    printf("mutants: %lld tried, %lld rejected (%lld structurally), %lld accepted (all ran correctly unless a miss "
+           "is counted above)\n",
+           (long long)st.mutants, (long long)st.mutants_rejected, (long long)st.mutants_rejected_structural,
+           (long long)st.mutants_accepted);
+    printf("coverage: %lld nodes, %lld cond, %lld while_loop, %lld scan, %lld map, %lld copy_; programs by depth:",
+           (long long)st.nodes, (long long)st.hops[0], (long long)st.hops[1], (long long)st.hops[2],
+           (long long)st.hops[3], (long long)st.copies);
+    for (int d = 0; d < 8; d++)
+      if (st.depth_hist[d]) printf(" %d%s:%lld", d, d == 7 ? "+" : "", (long long)st.depth_hist[d]);
+    printf("\n");
+    printf("%lld plans, %lld planned calls compared, %.1f s, %.1f programs/s\n", (long long)st.plans,
+           (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
+    if (st.failed) printf("first failing seed: %llu\n", (unsigned long long)st.first_failed_seed);
+  }
+  return st.failed ? 1 : 0;
 }

@@ -1,0 +1,786 @@
+/* The differential fuzzer's driver (see fuzz_driver.h). */
+#include "fuzz_driver.h"
+
+#include "format/verify.h"
+#include "host/session.h"
+#include "reference/reference.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const k_kind_names[BERTH_FUZZ_KIND_COUNT] = {
+    "ok", "invalid program", "reference error", "compile error", "verifier rejection", "runtime error", "mismatch",
+    "mutation miss"};
+
+const char *berth_fuzz_kind_name(berth_fuzz_kind_t kind) {
+  return (unsigned)kind < BERTH_FUZZ_KIND_COUNT ? k_kind_names[kind] : "?";
+}
+
+berth_fuzz_options_t berth_fuzz_options_default(void) {
+  berth_fuzz_options_t o;
+  memset(&o, 0, sizeof o);
+  o.seed = 1;
+  o.count = 1000;
+  o.calls = 3;
+  o.gen = berth_fuzzgen_options_default();
+  o.search_budget_ms = 5;
+  o.exact_budget_ms = 5;
+  o.strategy = BERTH_STRATEGY_GLOBAL;
+  o.verify = true;
+  o.sanitize = true;
+  o.mutants = 2;
+  o.shrink = true;
+  return o;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(const berth_fuzz_options_t *o, const char *fmt, ...) {
+  if (!o->log) return;
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  berth_vformat(line, sizeof line, fmt, ap);
+  va_end(ap);
+  o->log(o->log_ctx, line);
+}
+
+/* ---- failures ---------------------------------------------------------------------------- */
+
+typedef struct failure {
+  berth_fuzz_kind_t kind;
+  int algo, io, call; /* the configuration and call that failed; -1 when not applicable */
+  char msg[2048];
+} failure_t;
+
+static berth_fuzz_kind_t fail(failure_t *f, berth_fuzz_kind_t kind, int algo, int io, int call, const char *fmt, ...) {
+  f->kind = kind;
+  f->algo = algo;
+  f->io = io;
+  f->call = call;
+  va_list ap;
+  va_start(ap, fmt);
+  berth_vformat(f->msg, sizeof f->msg, fmt, ap);
+  va_end(ap);
+  return kind;
+}
+
+static const berth_alloc_algo_t k_algos[4] = {BERTH_ALLOC_NAIVE, BERTH_ALLOC_GREEDY, BERTH_ALLOC_SEARCH,
+                                               BERTH_ALLOC_EXACT};
+
+static berth_plan_options_t config(const berth_fuzz_options_t *o, int algo, int io) {
+  berth_plan_options_t po = berth_plan_options_default();
+  po.algo = k_algos[algo];
+  if (algo == 2) po.budget_ms = o->search_budget_ms;
+  if (algo == 3) po.budget_ms = o->exact_budget_ms;
+  po.strategy = o->strategy;
+  po.verify = o->verify;
+  po.alloc_inputs = io & 1;
+  po.alloc_outputs = (io >> 1) & 1;
+  if (o->alignment) po.alignment = o->alignment;
+  po.pools = o->pools;
+  return po;
+}
+
+static const char *config_name(const berth_fuzz_options_t *o, int algo, int io, char *buf, size_t cap) {
+  char extra[128] = "";
+  if (o->alignment) berth_format(extra, sizeof extra, " --alignment %u", (unsigned)o->alignment);
+  size_t n = strlen(extra);
+  if (o->pools) berth_format(extra + n, sizeof extra - n, " --pools %s", o->pools);
+  berth_format(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
+               berth_alloc_algo_name(k_algos[algo]), berth_strategy_name(o->strategy), io & 1, (io >> 1) & 1,
+               o->verify ? "" : " --no-verify", extra);
+  return buf;
+}
+
+static const char *value_name(const berth_ir_method_t *m, int32_t v, char *buf, size_t cap) {
+  const berth_ir_value_t *val = &m->values[v];
+  bool global = val->kind == BERTH_IR_CONST || val->kind == BERTH_IR_STATE;
+  berth_format(buf, cap, "%c%s", global ? '@' : '%', val->name ? val->name : "");
+  return buf;
+}
+
+/* "element 3: want 0.5, got -0.25" for the first element that differs. */
+static const char *describe_diff(const berth_type_t *t, const void *want, const void *got, char *buf, size_t cap) {
+  size_t es = berth_dtype_size(t->dtype);
+  int64_t n = berth_type_numel(t);
+  const uint8_t *w = want, *g = got;
+  for (int64_t i = 0; i < n; i++) {
+    if (!memcmp(w + (size_t)i * es, g + (size_t)i * es, es)) continue;
+    switch (t->dtype) {
+      case BERTH_DTYPE_F32: {
+        float a, b;
+        memcpy(&a, w + (size_t)i * es, 4);
+        memcpy(&b, g + (size_t)i * es, 4);
+        berth_format(buf, cap, "element %lld: want %g, got %g", (long long)i, (double)a, (double)b);
+        break;
+      }
+      case BERTH_DTYPE_I64: {
+        int64_t a, b;
+        memcpy(&a, w + (size_t)i * es, 8);
+        memcpy(&b, g + (size_t)i * es, 8);
+        berth_format(buf, cap, "element %lld: want %lld, got %lld", (long long)i, (long long)a, (long long)b);
+        break;
+      }
+      default:
+        berth_format(buf, cap, "element %lld: want byte %u, got %u", (long long)i, (unsigned)w[(size_t)i * es],
+                     (unsigned)g[(size_t)i * es]);
+        break;
+    }
+    return buf;
+  }
+  berth_format(buf, cap, "(no element differs)");
+  return buf;
+}
+
+/* ---- the oracle ---------------------------------------------------------------------------- */
+
+typedef struct oracle {
+  int32_t calls, n_in, n_out, n_globals;
+  void **in;    /* [call * n_in + k]: the inputs */
+  void **out;   /* [call * n_out + k]: the reference outputs */
+  void **state; /* [call * n_globals + g]: each buffer after the call (NULL for constants) */
+} oracle_t;
+
+static void oracle_free(oracle_t *or) {
+  for (int32_t c = 0; c < or->calls; c++) {
+    for (int32_t k = 0; or->in && k < or->n_in; k++) free(or->in[c * or->n_in + k]);
+    for (int32_t k = 0; or->out && k < or->n_out; k++) free(or->out[c * or->n_out + k]);
+    for (int32_t g = 0; or->state && g < or->n_globals; g++) free(or->state[c * or->n_globals + g]);
+  }
+  free(or->in);
+  free(or->out);
+  free(or->state);
+  memset(or, 0, sizeof *or);
+}
+
+static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, oracle_t *or,
+                                      failure_t *f) {
+  const berth_ir_method_t *m = &p->methods[0];
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  memset(or, 0, sizeof *or);
+  or->calls = calls;
+  or->n_in = body->n_params;
+  or->n_out = body->n_results;
+  or->n_globals = p->n_globals;
+  if (or->n_in > BERTH_FUZZGEN_MAX_PARAMS)
+    return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "forward has %d parameters; the fuzzer supports %d",
+                (int)or->n_in, BERTH_FUZZGEN_MAX_PARAMS);
+  or->in = calloc((size_t)(calls * or->n_in + 1), sizeof *or->in);
+  or->out = calloc((size_t)(calls * or->n_out + 1), sizeof *or->out);
+  or->state = calloc((size_t)(calls * or->n_globals + 1), sizeof *or->state);
+  if (!or->in || !or->out || !or->state) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "out of memory");
+  char msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ref_t *ref = NULL;
+  berth_fuzz_kind_t kind = BERTH_FUZZ_OK;
+  if (berth_ref_create(p, &ref, &d)) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "reference: %s", msg);
+  berth_ref_set_max_iterations(ref, 100000);
+  for (int32_t c = 0; c < calls && !kind; c++) {
+    if (berth_fuzzgen_inputs(p, 0, seed, c, &or->in[c * or->n_in])) {
+      kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory making inputs");
+      break;
+    }
+    if (berth_ref_call(ref, 0, (const void *const *)&or->in[c * or->n_in], &or->out[c * or->n_out], &d)) {
+      kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "reference interpreter, call %d: %s", (int)c, msg);
+      break;
+    }
+    for (int32_t g = 0; g < or->n_globals; g++) {
+      if (!p->globals[g].is_state) continue;
+      const void *s = berth_ref_state(ref, 0, g);
+      size_t bytes = berth_type_bytes(&p->globals[g].type);
+      void *copy = malloc(bytes ? bytes : 1);
+      if (!copy) {
+        kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory");
+        break;
+      }
+      if (s) memcpy(copy, s, bytes);
+      or->state[c * or->n_globals + g] = copy;
+    }
+  }
+  berth_ref_destroy(ref);
+  return kind;
+}
+
+/* ---- running a plan ---------------------------------------------------------------------- */
+
+/* Runs the oracle's calls on compiled program c and compares outputs and buffers. `what`
+ * names the configuration in messages. */
+static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *or,
+                                  const berth_fuzz_options_t *o, const char *what, int algo, int io,
+                                  berth_fuzz_stats_t *st, failure_t *f) {
+  const berth_ir_method_t *m = &p->methods[0];
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  char msg[1024], nb[128], db[256];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_session_t *s = NULL;
+  if (berth_session_create(c, o->sanitize, &s, &d))
+    return fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "%s: cannot start a session: %s", what, msg);
+  void **got = calloc((size_t)or->n_out + 1, sizeof *got);
+  berth_fuzz_kind_t kind = got ? BERTH_FUZZ_OK : fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
+  for (int32_t call = 0; call < or->calls && !kind; call++) {
+    if (berth_session_call(s, 0, (const void *const *)&or->in[call * or->n_in], got, &d)) {
+      kind = fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, call, "%s, call %d: %s", what, (int)call, msg);
+      break;
+    }
+    st->calls++;
+    for (int32_t k = 0; k < or->n_out; k++) {
+      const berth_type_t *t = &m->values[body->results[k]].type;
+      const void *want = or->out[call * or->n_out + k];
+      if (!kind && memcmp(want, got[k], berth_type_bytes(t)))
+        kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: output %d (%s) differs, %s", what, (int)call,
+                    (int)k, value_name(m, body->results[k], nb, sizeof nb), describe_diff(t, want, got[k], db, sizeof db));
+      free(got[k]);
+      got[k] = NULL;
+    }
+    for (int32_t g = 0; g < or->n_globals && !kind; g++) {
+      if (!p->globals[g].is_state) continue;
+      const void *have = berth_session_state(s, p, 0, g);
+      const void *want = or->state[call * or->n_globals + g];
+      const berth_type_t *t = &p->globals[g].type;
+      if (have && want && memcmp(want, have, berth_type_bytes(t)))
+        kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: buffer @%s differs after the call, %s", what,
+                    (int)call, p->globals[g].name, describe_diff(t, want, have, db, sizeof db));
+    }
+  }
+  free(got);
+  berth_session_destroy(s);
+  return kind;
+}
+
+/* ---- mutation check of the verifier ---------------------------------------------------- */
+
+static int32_t uf_find(int32_t *parent, int32_t v) {
+  while (parent[v] != v) {
+    parent[v] = parent[parent[v]];
+    v = parent[v];
+  }
+  return v;
+}
+
+static bool movable(const berth_exec_value_t *v) {
+  return v->storage == BERTH_STORAGE_ARENA && v->window_parent < 0 && berth_type_bytes(&v->type) > 0;
+}
+
+/* Whether the planner's timeline intervals of exec values a and b overlap (false when the
+ * report has no intervals). Only a bias for choosing mutants: the verifier is the judge. */
+static bool lifetimes_overlap(const berth_plan_method_report_t *r, int32_t a, int32_t b) {
+  if (!r || !r->n_ivs || !r->ivs || !r->iv_first || a >= r->n_values || b >= r->n_values) return false;
+  for (int32_t i = 0; i < r->n_ivs[a]; i++)
+    for (int32_t j = 0; j < r->n_ivs[b]; j++) {
+      const int64_t *x = r->ivs[r->iv_first[a] + i], *y = r->ivs[r->iv_first[b] + j];
+      if (x[0] <= y[1] && y[0] <= x[1]) return true;
+    }
+  return false;
+}
+
+/* Moves one ARENA value of method 0 (or its whole coalesced group) onto another value of
+ * the same pool, `n` times; runs the verifier on each mutant and runs those it accepts. */
+static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *or,
+                                const berth_fuzz_options_t *o, int32_t n, uint64_t *rng, int algo, int io,
+                                berth_fuzz_stats_t *st, failure_t *f) {
+  const berth_exec_program_t *ep = &c->exec;
+  if (ep->n_methods < 1) return BERTH_FUZZ_OK;
+  const berth_exec_method_t *em = &ep->methods[0];
+  const berth_plan_method_report_t *rep = c->reports ? &c->reports[0] : NULL;
+  int32_t nv = em->n_values;
+  size_t scratch_size = berth_verify_program_scratch_size(ep);
+  if (nv < 2 || scratch_size == SIZE_MAX) return BERTH_FUZZ_OK;
+  int32_t *cands = malloc((size_t)nv * sizeof *cands), *bs = malloc((size_t)nv * sizeof *bs);
+  int32_t *near = malloc((size_t)nv * sizeof *near), *parent = malloc((size_t)nv * sizeof *parent);
+  berth_exec_value_t *vals = malloc((size_t)nv * sizeof *vals);
+  berth_exec_method_t *methods = malloc((size_t)ep->n_methods * sizeof *methods);
+  void *scratch = malloc(scratch_size ? scratch_size : 1);
+  berth_fuzz_kind_t kind = BERTH_FUZZ_OK;
+  if (!cands || !bs || !near || !parent || !vals || !methods || !scratch) {
+    kind = fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
+    goto done;
+  }
+  /* coalesced groups: values joined by RENAME share storage by construction */
+  for (int32_t v = 0; v < nv; v++) parent[v] = v;
+  for (int32_t i = 0; i < em->n_instrs; i++) {
+    const berth_instr_t *in = &em->instrs[i];
+    if (in->opcode != BERTH_I_RENAME) continue;
+    int32_t a = em->operands[in->operands], b = em->operands[in->operands + 1];
+    if (a >= 0 && a < nv && b >= 0 && b < nv) parent[uf_find(parent, a)] = uf_find(parent, b);
+  }
+  int32_t n_c = 0;
+  for (int32_t v = 0; v < nv; v++)
+    if (movable(&em->values[v])) cands[n_c++] = v;
+  if (n_c < 2) goto done;
+  uint64_t align = em->alignment > 8 ? em->alignment : 8; /* keeps element alignment too */
+  char what[256], cfg[160], na[128], nb[128], msg[1024];
+  for (int32_t k = 0; k < n && !kind; k++) {
+    int32_t a = cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
+    const berth_exec_value_t *va = &em->values[a];
+    int32_t n_b = 0, n_near = 0;
+    for (int32_t i = 0; i < n_c; i++) {
+      const berth_exec_value_t *vb = &em->values[cands[i]];
+      if (cands[i] == a || vb->pool != va->pool || vb->offset == va->offset) continue;
+      bs[n_b++] = cands[i];
+      if (lifetimes_overlap(rep, a, cands[i])) near[n_near++] = cands[i];
+    }
+    if (!n_b) continue;
+    int32_t b = n_near && berth_fuzzgen_rand(rng) % 4 ? near[berth_fuzzgen_rand(rng) % (uint64_t)n_near]
+                                                       : bs[berth_fuzzgen_rand(rng) % (uint64_t)n_b];
+    uint64_t size = berth_type_bytes(&va->type), pool_size = em->pool_sizes[va->pool];
+    uint64_t to = em->values[b].offset / align * align;
+    if (to + size > pool_size) to = (pool_size - size) / align * align;
+    if (to == va->offset) continue;
+    bool group = berth_fuzzgen_rand(rng) & 1;
+    memcpy(vals, em->values, (size_t)nv * sizeof *vals);
+    int32_t moved = 0;
+    for (int32_t v = 0; v < nv; v++) {
+      bool same = v == a || (group && movable(&em->values[v]) && em->values[v].pool == va->pool &&
+                             em->values[v].offset == va->offset && uf_find(parent, v) == uf_find(parent, a));
+      if (!same) continue;
+      if (em->values[v].offset + berth_type_bytes(&em->values[v].type) - va->offset + to > pool_size) continue;
+      vals[v].offset = to;
+      moved++;
+    }
+    memcpy(methods, ep->methods, (size_t)ep->n_methods * sizeof *methods);
+    methods[0].values = vals;
+    berth_compiled_t cc = *c;
+    cc.exec.methods = methods;
+    st->mutants++;
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    berth_status_t vst = berth_verify_program(&cc.exec, scratch, scratch_size, &d);
+    if (vst != BERTH_OK) {
+      st->mutants_rejected++;
+      if (vst != BERTH_ERR_VERIFY_FAILED) st->mutants_rejected_structural++;
+      continue;
+    }
+    st->mutants_accepted++;
+    berth_format(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
+                 config_name(o, algo, io, cfg, sizeof cfg),
+                 em->values[a].name ? em->values[a].name : berth_verify_format_value(em, a, na, sizeof na), (int)moved,
+                 moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
+                 em->values[b].name ? em->values[b].name : berth_verify_format_value(em, b, nb, sizeof nb));
+    failure_t mf;
+    if (run_plan(&cc, p, or, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
+      st->mutation_misses++;
+      kind = fail(f, BERTH_FUZZ_MUTATION_MISS, algo, io, mf.call, "the verifier accepted a %s", mf.msg);
+    }
+  }
+done:
+  free(cands);
+  free(bs);
+  free(near);
+  free(parent);
+  free(vals);
+  free(methods);
+  free(scratch);
+  return kind;
+}
+
+/* ---- one program -------------------------------------------------------------------------- */
+
+/* Checks p under every configuration (or only algo/io when they are >= 0). */
+static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const berth_fuzz_options_t *o,
+                               int32_t calls, int only_algo, int only_io, int32_t mutants, berth_fuzz_stats_t *st,
+                               failure_t *f) {
+  berth_fuzz_stats_t dummy;
+  if (!st) {
+    memset(&dummy, 0, sizeof dummy);
+    st = &dummy;
+  }
+  fail(f, BERTH_FUZZ_OK, -1, -1, -1, "");
+  char msg[1024], cfg[160];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);
+  if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");
+  oracle_t or;
+  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &or, f);
+  uint64_t rng = seed ^ 0x6D757461746F7273ull;
+  int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % 16);
+  for (int cfg_i = 0; cfg_i < 16 && !kind; cfg_i++) {
+    int algo = cfg_i / 4, io = cfg_i % 4;
+    if ((only_algo >= 0 && algo != only_algo) || (only_io >= 0 && io != only_io)) continue;
+    berth_plan_options_t po = config(o, algo, io);
+    berth_compiled_t *c = NULL;
+    d = berth_diag_make(msg, sizeof msg);
+    berth_status_t cs = berth_plan_compile(p, &po, &c, &d);
+    config_name(o, algo, io, cfg, sizeof cfg);
+    if (cs == BERTH_ERR_VERIFY_FAILED) {
+      kind = fail(f, BERTH_FUZZ_VERIFY_REJECT, algo, io, -1, "%s: the verifier rejected the plan: %s", cfg, msg);
+      break;
+    }
+    if (cs) {
+      kind = fail(f, BERTH_FUZZ_COMPILE_ERROR, algo, io, -1, "%s: %s: %s", cfg, berth_status_name(cs), msg);
+      break;
+    }
+    st->plans++;
+    kind = run_plan(c, p, &or, o, cfg, algo, io, st, f);
+    bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;
+    if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &or, o, mutants, &rng, algo, io, st, f);
+    berth_compiled_destroy(c);
+  }
+  oracle_free(&or);
+  return kind;
+}
+
+/* ---- shrinking ---------------------------------------------------------------------------- */
+
+/* A copy of sp without node skip_node (and its bodies), without method result skip_result
+ * and without global skip_global; uses of values are redirected through subst (value ->
+ * replacement) when given. NULL if a use has no definition left (or out of memory). */
+typedef struct rebuild {
+  const berth_ir_method_t *sm;
+  berth_ir_program_t *dp;
+  berth_ir_method_t *dm;
+  int32_t *map;
+  const int32_t *subst;
+  const int32_t *gmap;
+  int32_t skip_node, skip_result;
+  bool fail;
+} rebuild_t;
+
+static int32_t rb_value(rebuild_t *r, int32_t v) {
+  for (int hop = 0; r->subst && r->subst[v] != v && hop < 64; hop++) v = r->subst[v];
+  if (r->map[v] >= 0) return r->map[v];
+  const berth_ir_value_t *val = &r->sm->values[v];
+  if (val->kind == BERTH_IR_CONST || val->kind == BERTH_IR_STATE) {
+    int32_t g = r->gmap[val->index];
+    int32_t dv = g < 0 ? -1 : berth_ir_global_ref(r->dp, r->dm, g);
+    if (dv < 0) r->fail = true;
+    return r->map[v] = dv;
+  }
+  r->fail = true;
+  return -1;
+}
+
+static void rb_graph(rebuild_t *r, int32_t sg, int32_t dg) {
+  const berth_ir_graph_t *g = &r->sm->graphs[sg];
+  for (int32_t i = 0; i < g->n_params && !r->fail; i++) {
+    const berth_ir_value_t *val = &r->sm->values[g->params[i]];
+    r->map[g->params[i]] = berth_ir_param_add(r->dm, dg, val->name, &val->type);
+    if (r->map[g->params[i]] < 0) r->fail = true;
+  }
+  for (int32_t k = 0; k < g->n_nodes && !r->fail; k++) {
+    int32_t nd = g->nodes[k];
+    if (nd == r->skip_node) continue;
+    const berth_ir_node_t *n = &r->sm->nodes[nd];
+    int32_t *in = malloc((size_t)(n->n_in + 1) * sizeof *in);
+    if (!in) {
+      r->fail = true;
+      return;
+    }
+    for (int32_t i = 0; i < n->n_in; i++) in[i] = rb_value(r, n->in[i]);
+    int32_t dn = r->fail ? -1 : berth_ir_node_add(r->dm, dg, n->op, n->n_in, in);
+    free(in);
+    if (dn < 0) {
+      r->fail = true;
+      return;
+    }
+    memcpy(r->dm->nodes[dn].attrs, n->attrs, sizeof n->attrs);
+    for (int32_t b = 0; b < n->n_graphs && !r->fail; b++) {
+      int32_t sb = n->graphs[b];
+      int32_t db = berth_ir_graph_add(r->dm, dn, r->sm->graphs[sb].label);
+      if (db < 0) r->fail = true;
+      else rb_graph(r, sb, db);
+    }
+    for (int32_t i = 0; i < n->n_out && !r->fail; i++) {
+      const berth_ir_value_t *val = &r->sm->values[n->out[i]];
+      r->map[n->out[i]] = berth_ir_node_result_add(r->dm, dn, val->name, &val->type);
+      if (r->map[n->out[i]] < 0) r->fail = true;
+    }
+  }
+  for (int32_t i = 0; i < g->n_results && !r->fail; i++) {
+    if (sg == r->sm->body && i == r->skip_result) continue;
+    int32_t v = rb_value(r, g->results[i]);
+    if (!r->fail && berth_ir_graph_result_add(r->dm, dg, v) < 0) r->fail = true;
+  }
+}
+
+static berth_ir_program_t *rebuild(const berth_ir_program_t *sp, int32_t skip_node, const int32_t *subst,
+                                   int32_t skip_result, int32_t skip_global) {
+  berth_ir_program_t *dp = berth_ir_program_create();
+  int32_t *gmap = malloc((size_t)(sp->n_globals + 1) * sizeof *gmap);
+  bool ok = dp && gmap;
+  if (ok) {
+    dp->alloc_inputs = sp->alloc_inputs;
+    dp->alloc_outputs = sp->alloc_outputs;
+  }
+  for (int32_t g = 0; ok && g < sp->n_globals; g++) {
+    const berth_ir_global_t *gl = &sp->globals[g];
+    gmap[g] = g == skip_global ? -1 : berth_ir_global_add(dp, gl->name, &gl->type, gl->is_state, gl->data);
+    if (g != skip_global && gmap[g] < 0) ok = false;
+  }
+  for (int32_t mi = 0; ok && mi < sp->n_methods; mi++) {
+    const berth_ir_method_t *sm = &sp->methods[mi];
+    int32_t dmi = berth_ir_method_add(dp, sm->name);
+    int32_t *map = malloc((size_t)(sm->n_values + 1) * sizeof *map);
+    if (dmi < 0 || !map) {
+      free(map);
+      ok = false;
+      break;
+    }
+    for (int32_t v = 0; v < sm->n_values; v++) map[v] = -1;
+    rebuild_t r = {sm, dp, &dp->methods[dmi], map, mi == 0 ? subst : NULL, gmap, mi == 0 ? skip_node : -1,
+                   mi == 0 ? skip_result : -1, false};
+    rb_graph(&r, sm->body, 0);
+    free(map);
+    if (r.fail) ok = false;
+  }
+  free(gmap);
+  if (!ok) {
+    berth_ir_program_destroy(dp);
+    return NULL;
+  }
+  return dp;
+}
+
+/* A value of type t visible just before node nd: an operand of nd first (operand `pref`
+ * preferred), else the nearest earlier value of its graph or an enclosing one, else a
+ * global. -1 if none. */
+static int32_t find_subst(const berth_ir_method_t *m, int32_t nd, const berth_type_t *t, int32_t pref) {
+  const berth_ir_node_t *n = &m->nodes[nd];
+  if (pref >= 0 && pref < n->n_in && berth_type_equal(&m->values[n->in[pref]].type, t)) return n->in[pref];
+  for (int32_t i = 0; i < n->n_in; i++)
+    if (berth_type_equal(&m->values[n->in[i]].type, t)) return n->in[i];
+  int32_t at = nd;
+  while (at >= 0) {
+    const berth_ir_graph_t *g = &m->graphs[m->nodes[at].graph];
+    int32_t pos = 0;
+    while (pos < g->n_nodes && g->nodes[pos] != at) pos++;
+    for (int32_t k = pos - 1; k >= 0; k--) {
+      const berth_ir_node_t *e = &m->nodes[g->nodes[k]];
+      for (int32_t i = e->n_out - 1; i >= 0; i--)
+        if (berth_type_equal(&m->values[e->out[i]].type, t)) return e->out[i];
+    }
+    for (int32_t i = g->n_params - 1; i >= 0; i--)
+      if (berth_type_equal(&m->values[g->params[i]].type, t)) return g->params[i];
+    at = g->parent_node;
+  }
+  for (int32_t v = 0; v < m->n_values; v++)
+    if ((m->values[v].kind == BERTH_IR_CONST || m->values[v].kind == BERTH_IR_STATE) &&
+        berth_type_equal(&m->values[v].type, t))
+      return v;
+  return -1;
+}
+
+/* p without node nd, its results replaced by same-typed values visible before it. */
+static berth_ir_program_t *delete_node(const berth_ir_program_t *p, int32_t nd) {
+  const berth_ir_method_t *m = &p->methods[0];
+  int32_t *subst = malloc((size_t)(m->n_values + 1) * sizeof *subst);
+  if (!subst) return NULL;
+  for (int32_t v = 0; v < m->n_values; v++) subst[v] = v;
+  const berth_ir_node_t *n = &m->nodes[nd];
+  int32_t shift = n->op == BERTH_OP_COND ? 1 : 0; /* cond result i most likely matches operand i + 1 */
+  for (int32_t i = 0; i < n->n_out; i++) {
+    int32_t s = find_subst(m, nd, &m->values[n->out[i]].type, i + shift);
+    if (s >= 0) subst[n->out[i]] = s;
+  }
+  berth_ir_program_t *q = rebuild(p, nd, subst, -1, -1);
+  free(subst);
+  return q;
+}
+
+static int64_t program_size(const berth_ir_program_t *p) {
+  int64_t n = p->n_globals;
+  for (int32_t i = 0; i < p->n_methods; i++) n += p->methods[i].n_nodes + p->methods[i].graphs[0].n_results;
+  return n;
+}
+
+typedef struct target {
+  berth_fuzz_kind_t kind;
+  int algo, io;
+  int32_t calls;
+} target_t;
+
+static bool still_fails(const berth_ir_program_t *q, uint64_t seed, const berth_fuzz_options_t *o,
+                        const target_t *t) {
+  if (!q) return false;
+  failure_t f;
+  berth_fuzz_kind_t k = check(q, seed, o, t->calls, t->algo, t->io,
+                              t->kind == BERTH_FUZZ_MUTATION_MISS ? o->mutants * 4 : 0, NULL, &f);
+  return k == t->kind;
+}
+
+/* Replaces *p by q when q still fails like t; otherwise destroys q. */
+static bool take_if_fails(berth_ir_program_t **p, berth_ir_program_t *q, uint64_t seed, const berth_fuzz_options_t *o,
+                          const target_t *t) {
+  if (q && program_size(q) <= program_size(*p) && still_fails(q, seed, o, t)) {
+    berth_ir_program_destroy(*p);
+    *p = q;
+    return true;
+  }
+  berth_ir_program_destroy(q);
+  return false;
+}
+
+static berth_ir_program_t *shrink(berth_ir_program_t *p, uint64_t seed, const berth_fuzz_options_t *o,
+                                  const failure_t *f, int32_t *calls) {
+  target_t t = {f->kind, f->algo, f->io, *calls};
+  if (f->call >= 0 && f->call + 1 < t.calls) {
+    target_t fewer = t;
+    fewer.calls = f->call + 1;
+    if (still_fails(p, seed, o, &fewer)) t = fewer;
+  }
+  /* 1. the same seed with smaller size options */
+  berth_fuzzgen_options_t go = o->gen;
+  for (int iter = 0; iter < 64; iter++) {
+    bool progress = false;
+    for (int c = 0; c < 7 && !progress; c++) {
+      berth_fuzzgen_options_t cand = go;
+      switch (c) {
+        case 0: cand.max_depth--; break;
+        case 1: cand.node_budget = cand.node_budget * 2 / 3; break;
+        case 2: cand.max_nodes--; break;
+        case 3: cand.max_results--; break;
+        case 4: cand.max_inputs--; break;
+        case 5: cand.max_globals--; break;
+        default: cand.node_budget--; break;
+      }
+      if (cand.max_depth < 0 || cand.node_budget < 1 || cand.max_nodes < 1 || cand.max_results < 1 ||
+          cand.max_inputs < 1 || cand.max_globals < 0)
+        continue;
+      berth_ir_program_t *q = NULL;
+      if (berth_fuzzgen_program(seed, &cand, &q)) continue;
+      if (take_if_fails(&p, q, seed, o, &t)) {
+        go = cand;
+        progress = true;
+      }
+    }
+    if (!progress) break;
+  }
+  if (t.kind == BERTH_FUZZ_INVALID) goto out; /* a generator bug: deleting nodes would hide it */
+  /* 2. method results */
+  for (int32_t i = p->methods[0].graphs[0].n_results - 1; i >= 0 && p->methods[0].graphs[0].n_results > 1; i--)
+    take_if_fails(&p, rebuild(p, -1, NULL, i, -1), seed, o, &t);
+  /* 3. nodes, last first (ids below a deleted node do not move) */
+  for (int pass = 0; pass < 4; pass++) {
+    bool progress = false;
+    for (int32_t nd = p->methods[0].n_nodes - 1; nd >= 0; nd--)
+      if (nd < p->methods[0].n_nodes && take_if_fails(&p, delete_node(p, nd), seed, o, &t)) progress = true;
+    if (!progress) break;
+  }
+  /* 4. globals nothing uses any more */
+  for (int32_t g = p->n_globals - 1; g >= 0; g--) take_if_fails(&p, rebuild(p, -1, NULL, -1, g), seed, o, &t);
+out:
+  *calls = t.calls;
+  return p;
+}
+
+/* Writes p as <out_dir>/fuzz-fail-<seed>.bir with a header saying how to reproduce it. */
+static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_t *p, uint64_t seed, int32_t calls,
+                          const failure_t *f, char *path, size_t cap) {
+  berth_format(path, cap, "%s/fuzz-fail-%llu.bir", o->out_dir, (unsigned long long)seed);
+  char *text = berth_ir_print(p);
+  FILE *fp = text ? fopen(path, "w") : NULL;
+  if (!fp) {
+    free(text);
+    return false;
+  }
+  fprintf(fp, "# berth fuzz: failing program (seed %llu; inputs from berth_fuzzgen_inputs with that seed, %d calls)\n",
+          (unsigned long long)seed, (int)calls);
+  fprintf(fp, "# replay: berth fuzz --replay %s --seed %llu --calls %d\n", path, (unsigned long long)seed, (int)calls);
+  fprintf(fp, "# %s: ", berth_fuzz_kind_name(f->kind));
+  for (const char *s = f->msg; *s; s++) {
+    fputc(*s, fp);
+    if (*s == '\n') fputs("#   ", fp);
+  }
+  fputs("\n", fp);
+  fputs(text, fp);
+  bool ok = fclose(fp) == 0;
+  free(text);
+  return ok;
+}
+
+/* ---- batches ------------------------------------------------------------------------------ */
+
+static void coverage(const berth_ir_program_t *p, berth_fuzz_stats_t *st) {
+  const berth_ir_method_t *m = &p->methods[0];
+  int32_t deepest = 0;
+  for (int32_t g = 0; g < m->n_graphs; g++) {
+    int32_t d = berth_ir_graph_depth(m, g);
+    if (d > deepest) deepest = d;
+  }
+  st->depth_hist[deepest < 7 ? deepest : 7]++;
+  st->nodes += m->n_nodes;
+  for (int32_t i = 0; i < m->n_nodes; i++) {
+    berth_op_t op = m->nodes[i].op;
+    if (op == BERTH_OP_COND) st->hops[0]++;
+    else if (op == BERTH_OP_WHILE_LOOP) st->hops[1]++;
+    else if (op == BERTH_OP_SCAN) st->hops[2]++;
+    else if (op == BERTH_OP_MAP) st->hops[3]++;
+    else if (op == BERTH_OP_COPY_) st->copies++;
+  }
+}
+
+static bool options_ok(const berth_fuzz_options_t *o) {
+  return o && o->calls >= 1 && o->search_budget_ms >= 1 && o->exact_budget_ms >= 1 && o->count >= 0 && o->mutants >= 0;
+}
+
+berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st) {
+  memset(st, 0, sizeof *st);
+  if (!options_ok(o)) return BERTH_ERR_INVALID_ARGUMENT;
+  double t0 = now_s();
+  for (int64_t i = 0; i < o->count; i++) {
+    if (o->time_limit_s > 0 && now_s() - t0 > o->time_limit_s) break;
+    uint64_t seed = o->seed + (uint64_t)i;
+    berth_ir_program_t *p = NULL;
+    if (berth_fuzzgen_program(seed, &o->gen, &p)) {
+      st->seconds = now_s() - t0;
+      return BERTH_ERR_RESOURCE_EXHAUSTED;
+    }
+    coverage(p, st);
+    failure_t f;
+    berth_fuzz_kind_t kind = check(p, seed, o, o->calls, -1, -1, o->mutants, st, &f);
+    st->programs++;
+    if (kind) {
+      if (!st->failed) st->first_failed_seed = seed;
+      st->failed++;
+      st->by_kind[kind]++;
+      say(o, "seed %llu: %s: %s", (unsigned long long)seed, berth_fuzz_kind_name(kind), f.msg);
+      int32_t calls = o->calls;
+      if (o->shrink) {
+        int64_t before = program_size(p);
+        p = shrink(p, seed, o, &f, &calls);
+        failure_t g;
+        if (check(p, seed, o, calls, f.algo, f.io, kind == BERTH_FUZZ_MUTATION_MISS ? o->mutants * 4 : 0, NULL, &g))
+          f = g;
+        say(o, "seed %llu: shrunk from %lld to %lld nodes, globals and results: %s", (unsigned long long)seed,
+            (long long)before, (long long)program_size(p), f.msg);
+      }
+      if (o->out_dir) {
+        char path[1024];
+        if (write_failure(o, p, seed, calls, &f, path, sizeof path))
+          say(o, "seed %llu: wrote %s", (unsigned long long)seed, path);
+        else say(o, "seed %llu: cannot write %s", (unsigned long long)seed, path);
+      }
+    }
+    berth_ir_program_destroy(p);
+    if (o->max_failures > 0 && st->failed >= o->max_failures) break;
+  }
+  st->seconds = now_s() - t0;
+  return BERTH_OK;
+}
+
+berth_fuzz_kind_t berth_fuzz_check_program(const berth_ir_program_t *p, uint64_t seed, const berth_fuzz_options_t *o,
+                                           berth_fuzz_stats_t *stats, char *msg, size_t cap) {
+  failure_t f;
+  berth_fuzz_stats_t dummy;
+  if (!stats) {
+    memset(&dummy, 0, sizeof dummy);
+    stats = &dummy;
+  }
+  berth_fuzz_kind_t kind;
+  if (!options_ok(o)) kind = fail(&f, BERTH_FUZZ_INVALID, -1, -1, -1, "invalid fuzzer options");
+  else kind = check(p, seed, o, o->calls, -1, -1, o->mutants, stats, &f);
+  stats->programs++;
+  if (kind) {
+    if (!stats->failed) stats->first_failed_seed = seed;
+    stats->failed++;
+    stats->by_kind[kind]++;
+  }
+  if (msg && cap) berth_format(msg, cap, "%s", kind ? f.msg : "ok");
+  return kind;
+}

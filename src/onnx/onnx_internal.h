@@ -1,0 +1,141 @@
+/* Shared state of the ONNX importer's files (onnx_import.c: models, graphs, names;
+ * onnx_ops.c: one translation per op; onnx_control.c: If, Loop, Scan; onnx_tensor.c:
+ * TensorProto and narrow types; onnx_wire.c: the wire-format check). Not a public header. */
+#ifndef BERTH_ONNX_ONNX_INTERNAL_H
+#define BERTH_ONNX_ONNX_INTERNAL_H
+
+#include "onnx/onnx.pb-c.h"
+#include "onnx/onnx_import.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define OX_TRY(expr)                          \
+  do {                                        \
+    berth_status_t ox_try_ = (expr);          \
+    if (ox_try_ != BERTH_OK) return ox_try_;  \
+  } while (0)
+
+/* One value as the importer sees it: a constant (data set; an IR value is made only when a
+ * runtime node uses it), a runtime IR value, or absent (an omitted optional input). */
+typedef struct ox_val {
+  berth_type_t type;
+  int32_t elem;   /* ONNX element type (narrow types keep theirs; type is the compute type) */
+  int32_t id;     /* IR value id, -1 for a constant not yet materialized */
+  void *data;     /* constant bytes (owned) or NULL */
+  bool absent;
+  int32_t saturate, round_up; /* a Cast to a narrow type still to be done (elem != type's) */
+} ox_val_t;
+
+/* Name -> value binding (open hashing); bindings made inside a sub-graph are undone when it
+ * is left (ONNX names are visible in the graph that defines them and its sub-graphs). */
+typedef struct ox_bind {
+  char *name;
+  int32_t val;
+  int32_t prev; /* previous binding in the same bucket chain */
+} ox_bind_t;
+
+typedef struct ox_ctx {
+  berth_ir_program_t *p;
+  berth_ir_method_t *m; /* re-fetched after every method add: p->methods may move */
+  int32_t method;
+  int32_t graph; /* the IR graph nodes are added to */
+  const berth_onnx_options_t *opt;
+  int64_t opset;
+  berth_diag_t *diag;
+  char *needs_value;
+
+  ox_val_t *vals;
+  int32_t n_vals, cap_vals;
+  ox_bind_t *binds;
+  int32_t n_binds, cap_binds;
+  int32_t *buckets; /* head bind per bucket, -1 empty */
+  int32_t n_buckets;
+
+  /* the node being translated, for messages */
+  const Onnx__NodeProto *node;
+  int32_t depth; /* sub-graph nesting */
+  int64_t unique;
+} ox_ctx_t;
+
+/* ---- values and names (onnx_import.c) ------------------------------------------------ */
+int32_t ox_val_new(ox_ctx_t *cx); /* -1 on OOM */
+/* A constant value; takes ownership of data (malloc'd). */
+berth_status_t ox_const_new(ox_ctx_t *cx, const berth_type_t *type, void *data, int32_t *out);
+/* Constants of small shape built from host values. */
+berth_status_t ox_const_i64(ox_ctx_t *cx, const int64_t *v, int32_t n, bool scalar, int32_t *out);
+berth_status_t ox_const_scalar(ox_ctx_t *cx, berth_dtype_t dt, double v, int32_t *out);
+berth_status_t ox_const_bool(ox_ctx_t *cx, bool v, int32_t *out);
+/* The IR value of a value (materializes a constant as a program global). */
+berth_status_t ox_ir(ox_ctx_t *cx, int32_t val, int32_t *out_id);
+/* A runtime value wrapping an IR value. */
+int32_t ox_val_ir(ox_ctx_t *cx, int32_t id);
+bool ox_is_const(const ox_ctx_t *cx, int32_t val);
+
+berth_status_t ox_bind(ox_ctx_t *cx, const char *name, int32_t val);
+int32_t ox_lookup(const ox_ctx_t *cx, const char *name); /* -1 if unbound */
+void ox_unbind_to(ox_ctx_t *cx, int32_t n_binds);          /* undoes later bindings */
+
+/* Adds kernel op with the given operands and attributes; types come from the op's infer.
+ * Folds (runs the kernel now) when every operand is a constant. */
+berth_status_t ox_emit(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs,
+                       int32_t n_out, int32_t *out);
+berth_status_t ox_emit1(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs,
+                        int32_t *out);
+/* Fresh default attributes of an op; set one by name (fails if the op has no such attribute). */
+void ox_attrs_default(berth_op_t op, berth_attr_value_t *attrs);
+berth_status_t ox_attr_i(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name, int64_t v);
+berth_status_t ox_attr_f(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name, double v);
+berth_status_t ox_attr_ints(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name,
+                            const int64_t *v, int32_t n);
+/* berth_op_find by name; fails with a message naming the node when the op is missing. */
+berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out);
+
+/* Messages: "node 'NAME' (OpType, opset N): ..." */
+berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...);
+/* When a constant is needed but val is runtime: names the graph input it depends on. */
+berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what);
+
+/* Translates the nodes of an ONNX graph into the current IR graph (names bound in cx). */
+berth_status_t ox_graph_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g);
+/* Type of a sub-graph's declared value (may be absent: returns false). */
+bool ox_value_info_type(const Onnx__ValueInfoProto *vi, int32_t *elem, berth_type_t *type, bool *complete);
+
+/* ---- attributes of the current node (onnx_import.c) --------------------------------- */
+const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name);
+int64_t ox_attr_int(const ox_ctx_t *cx, const char *name, int64_t dflt);
+double ox_attr_float(const ox_ctx_t *cx, const char *name, double dflt);
+/* INTS attribute: n = -1 when absent. */
+berth_status_t ox_attr_int_list(ox_ctx_t *cx, const char *name, int64_t *v, int32_t cap, int32_t *n);
+const char *ox_attr_string(const ox_ctx_t *cx, const char *name, const char *dflt, char *buf, size_t cap);
+
+/* Operand k of the current node: -1 when absent ("" or past the end). */
+berth_status_t ox_in(ox_ctx_t *cx, int32_t k, int32_t *val);
+berth_status_t ox_in_req(ox_ctx_t *cx, int32_t k, int32_t *val);
+/* Binds output k of the current node (no-op for an empty name). */
+berth_status_t ox_out(ox_ctx_t *cx, int32_t k, int32_t val);
+int32_t ox_n_in(const ox_ctx_t *cx);
+int32_t ox_n_out(const ox_ctx_t *cx);
+
+/* A constant operand as int64 values (any integer dtype). */
+berth_status_t ox_const_ints(ox_ctx_t *cx, int32_t val, const char *what, int64_t *v, int32_t cap, int32_t *n);
+/* A constant one-element operand as double. */
+berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, double *v);
+
+/* ---- ops (onnx_ops.c, onnx_control.c) ----------------------------------------------- */
+berth_status_t ox_translate_node(ox_ctx_t *cx);
+berth_status_t ox_op_if(ox_ctx_t *cx);
+berth_status_t ox_op_loop(ox_ctx_t *cx);
+berth_status_t ox_op_scan(ox_ctx_t *cx);
+
+/* ---- tensors (onnx_tensor.c) -------------------------------------------------------- */
+/* Decodes a TensorProto into its compute dtype; data malloc'd. */
+berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem, berth_type_t *type, void **data,
+                                berth_diag_t *diag);
+
+/* ---- wire format (onnx_wire.c) ------------------------------------------------------ */
+/* Checks that bytes are a well-formed ModelProto / TensorProto within the nesting cap. */
+berth_status_t ox_wire_check_model(const uint8_t *bytes, size_t len, berth_diag_t *diag);
+berth_status_t ox_wire_check_tensor(const uint8_t *bytes, size_t len, berth_diag_t *diag);
+
+#endif

@@ -1,0 +1,414 @@
+/* TensorProto decoding and ONNX's element types.
+ *
+ * berth's dtypes are bool, 8..64-bit integers, f32 and f64. ONNX's narrow types are held in
+ * a wider compute dtype, exactly: float16, bfloat16, the float8 types, float4e2m1 and
+ * float8e8m0 in f32; int4, int2 in i8; uint4, uint2 in u8. Decoding widens; a Cast to a
+ * narrow type rounds a value to the nearest one the type holds (round half to even, with
+ * ONNX's saturation rules) and keeps it in the compute dtype. */
+#include "onnx_internal.h"
+
+#include "base/checked.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== element types ================================================================== */
+
+static const struct {
+  const char *name;
+  int8_t dtype; /* berth dtype or -1 */
+  uint8_t bits; /* storage bits per element in raw_data */
+} elem_info[BERTH_ONNX_ELEM_COUNT] = {
+    [BERTH_ONNX_UNDEFINED] = {"undefined", -1, 0},
+    [BERTH_ONNX_FLOAT] = {"float", BERTH_DTYPE_F32, 32},
+    [BERTH_ONNX_UINT8] = {"uint8", BERTH_DTYPE_U8, 8},
+    [BERTH_ONNX_INT8] = {"int8", BERTH_DTYPE_I8, 8},
+    [BERTH_ONNX_UINT16] = {"uint16", BERTH_DTYPE_U16, 16},
+    [BERTH_ONNX_INT16] = {"int16", BERTH_DTYPE_I16, 16},
+    [BERTH_ONNX_INT32] = {"int32", BERTH_DTYPE_I32, 32},
+    [BERTH_ONNX_INT64] = {"int64", BERTH_DTYPE_I64, 64},
+    [BERTH_ONNX_STRING] = {"string", -1, 0},
+    [BERTH_ONNX_BOOL] = {"bool", BERTH_DTYPE_BOOL, 8},
+    [BERTH_ONNX_FLOAT16] = {"float16", BERTH_DTYPE_F32, 16},
+    [BERTH_ONNX_DOUBLE] = {"double", BERTH_DTYPE_F64, 64},
+    [BERTH_ONNX_UINT32] = {"uint32", BERTH_DTYPE_U32, 32},
+    [BERTH_ONNX_UINT64] = {"uint64", BERTH_DTYPE_U64, 64},
+    [BERTH_ONNX_COMPLEX64] = {"complex64", -1, 0},
+    [BERTH_ONNX_COMPLEX128] = {"complex128", -1, 0},
+    [BERTH_ONNX_BFLOAT16] = {"bfloat16", BERTH_DTYPE_F32, 16},
+    [BERTH_ONNX_FLOAT8E4M3FN] = {"float8e4m3fn", BERTH_DTYPE_F32, 8},
+    [BERTH_ONNX_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", BERTH_DTYPE_F32, 8},
+    [BERTH_ONNX_FLOAT8E5M2] = {"float8e5m2", BERTH_DTYPE_F32, 8},
+    [BERTH_ONNX_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", BERTH_DTYPE_F32, 8},
+    [BERTH_ONNX_UINT4] = {"uint4", BERTH_DTYPE_U8, 4},
+    [BERTH_ONNX_INT4] = {"int4", BERTH_DTYPE_I8, 4},
+    [BERTH_ONNX_FLOAT4E2M1] = {"float4e2m1", BERTH_DTYPE_F32, 4},
+    [BERTH_ONNX_FLOAT8E8M0] = {"float8e8m0", BERTH_DTYPE_F32, 8},
+    [BERTH_ONNX_UINT2] = {"uint2", BERTH_DTYPE_U8, 2},
+    [BERTH_ONNX_INT2] = {"int2", BERTH_DTYPE_I8, 2},
+};
+
+bool berth_onnx_elem_dtype(int32_t elem, berth_dtype_t *out) {
+  if (elem < 0 || elem >= BERTH_ONNX_ELEM_COUNT || elem_info[elem].dtype < 0) return false;
+  *out = (berth_dtype_t)elem_info[elem].dtype;
+  return true;
+}
+
+const char *berth_onnx_elem_name(int32_t elem) {
+  if (elem < 0 || elem >= BERTH_ONNX_ELEM_COUNT) return "unknown";
+  return elem_info[elem].name;
+}
+
+bool berth_onnx_elem_is_narrow(int32_t elem) {
+  switch (elem) {
+    case BERTH_ONNX_FLOAT16: case BERTH_ONNX_BFLOAT16: case BERTH_ONNX_FLOAT8E4M3FN:
+    case BERTH_ONNX_FLOAT8E4M3FNUZ: case BERTH_ONNX_FLOAT8E5M2: case BERTH_ONNX_FLOAT8E5M2FNUZ:
+    case BERTH_ONNX_UINT4: case BERTH_ONNX_INT4: case BERTH_ONNX_FLOAT4E2M1: case BERTH_ONNX_FLOAT8E8M0:
+    case BERTH_ONNX_UINT2: case BERTH_ONNX_INT2: return true;
+    default: return false;
+  }
+}
+
+/* ==== small floats ===================================================================
+ * A format: exponent and mantissa bits, bias, and how the top codes are used:
+ *   IEEE  all-ones exponent is inf (mantissa 0) or NaN (float16, bfloat16, float8e5m2)
+ *   FN    only all-ones exponent and mantissa is NaN, no inf (float8e4m3fn)
+ *   FNUZ  only the code of -0 (0x80) is NaN, no inf, no -0 (float8e4m3fnuz, float8e5m2fnuz)
+ *   NONE  every code is a number (float4e2m1) */
+typedef enum { MF_IEEE, MF_FN, MF_FNUZ, MF_NONE } mf_kind_t;
+typedef struct mf {
+  int ebits, mbits, bias;
+  mf_kind_t kind;
+} mf_t;
+
+static bool mf_format(int32_t elem, mf_t *f) {
+  switch (elem) {
+    case BERTH_ONNX_FLOAT16: *f = (mf_t){5, 10, 15, MF_IEEE}; return true;
+    case BERTH_ONNX_BFLOAT16: *f = (mf_t){8, 7, 127, MF_IEEE}; return true;
+    case BERTH_ONNX_FLOAT8E4M3FN: *f = (mf_t){4, 3, 7, MF_FN}; return true;
+    case BERTH_ONNX_FLOAT8E4M3FNUZ: *f = (mf_t){4, 3, 8, MF_FNUZ}; return true;
+    case BERTH_ONNX_FLOAT8E5M2: *f = (mf_t){5, 2, 15, MF_IEEE}; return true;
+    case BERTH_ONNX_FLOAT8E5M2FNUZ: *f = (mf_t){5, 2, 16, MF_FNUZ}; return true;
+    case BERTH_ONNX_FLOAT4E2M1: *f = (mf_t){2, 1, 1, MF_NONE}; return true;
+    default: return false;
+  }
+}
+
+static double mf_decode(const mf_t *f, uint32_t bits) {
+  uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+  uint32_t sign = (bits >> (f->ebits + f->mbits)) & 1, e = (bits >> f->mbits) & emask, m = bits & mmask;
+  if (f->kind == MF_IEEE && e == emask) return m ? NAN : sign ? -INFINITY : INFINITY;
+  if (f->kind == MF_FN && e == emask && m == mmask) return NAN;
+  if (f->kind == MF_FNUZ && sign && e == 0 && m == 0) return NAN;
+  double v = e == 0 ? ldexp((double)m, 1 - f->bias - f->mbits) : ldexp(1.0 + ldexp((double)m, -f->mbits), (int)e - f->bias);
+  return sign ? -v : v;
+}
+
+static double mf_max(const mf_t *f) {
+  uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+  switch (f->kind) {
+    case MF_IEEE: return mf_decode(f, ((emask - 1) << f->mbits) | mmask);
+    case MF_FN: return mf_decode(f, (emask << f->mbits) | (mmask - 1));
+    default: return mf_decode(f, (emask << f->mbits) | mmask);
+  }
+}
+
+/* Rounds x to the format (round half to even), as ONNX's Cast does. */
+static double mf_round(const mf_t *f, double x, bool saturate) {
+  bool has_inf = f->kind == MF_IEEE;
+  if (isnan(x)) return NAN;
+  double mx = mf_max(f);
+  bool wide = f->kind == MF_IEEE && f->mbits >= 7; /* float16, bfloat16: IEEE overflow to inf */
+  if (isinf(x)) {
+    if (wide) return x;
+    if (saturate || f->kind == MF_NONE) return x < 0 ? -mx : mx;
+    return has_inf ? x : NAN;
+  }
+  double a = fabs(x);
+  int emin = 1 - f->bias, e;
+  (void)frexp(a, &e); /* a = fr * 2^e, fr in [0.5, 1): exponent of a is e - 1 */
+  int ex = e - 1 < emin ? emin : e - 1;
+  double step = ldexp(1.0, ex - f->mbits);
+  double v = nearbyint(a / step) * step;
+  if (v > mx) {
+    if (wide) v = INFINITY;
+    else if (f->kind == MF_NONE || saturate) v = mx;
+    else v = has_inf ? INFINITY : NAN;
+  }
+  if (v == 0 && f->kind == MF_FNUZ) return 0.0;
+  return x < 0 ? -v : v;
+}
+
+static double e8m0_decode(uint32_t bits) { return bits == 0xff ? NAN : ldexp(1.0, (int)bits - 127); }
+
+static double e8m0_round(double x, bool saturate, bool round_up) {
+  if (isnan(x) || isinf(x)) return saturate && isinf(x) && x > 0 ? ldexp(1.0, 127) : NAN;
+  double a = fabs(x);
+  if (a == 0) return ldexp(1.0, -127);
+  int e;
+  double fr = frexp(a, &e); /* a = fr * 2^e */
+  int k = e - 1;            /* a = (2 fr) * 2^k, 2 fr in [1, 2) */
+  if (2 * fr > 1.0) {
+    if (round_up) k++;
+    else if (2 * fr >= 1.5) k++;
+  }
+  if (k < -127) k = -127;
+  if (k > 127) return saturate ? ldexp(1.0, 127) : NAN;
+  return ldexp(1.0, k);
+}
+
+/* ==== conversions ==================================================================== */
+
+static double load_as_double(berth_dtype_t dt, const void *p, int64_t i) {
+  switch (dt) {
+    case BERTH_DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case BERTH_DTYPE_I8: return ((const int8_t *)p)[i];
+    case BERTH_DTYPE_U8: return ((const uint8_t *)p)[i];
+    case BERTH_DTYPE_I16: return ((const int16_t *)p)[i];
+    case BERTH_DTYPE_U16: return ((const uint16_t *)p)[i];
+    case BERTH_DTYPE_I32: return ((const int32_t *)p)[i];
+    case BERTH_DTYPE_U32: return ((const uint32_t *)p)[i];
+    case BERTH_DTYPE_I64: return (double)((const int64_t *)p)[i];
+    case BERTH_DTYPE_U64: return (double)((const uint64_t *)p)[i];
+    case BERTH_DTYPE_F32: return ((const float *)p)[i];
+    case BERTH_DTYPE_F64: return ((const double *)p)[i];
+    default: return 0;
+  }
+}
+
+static int64_t load_as_i64(berth_dtype_t dt, const void *p, int64_t i) {
+  switch (dt) {
+    case BERTH_DTYPE_I64: return ((const int64_t *)p)[i];
+    case BERTH_DTYPE_U64: return (int64_t)((const uint64_t *)p)[i];
+    case BERTH_DTYPE_F32:
+    case BERTH_DTYPE_F64: {
+      double d = load_as_double(dt, p, i);
+      if (d != d) return 0;
+      d = nearbyint(d);
+      return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    }
+    default: return (int64_t)load_as_double(dt, p, i);
+  }
+}
+
+void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t elem, int32_t saturate, int32_t round_up,
+                                void *to, int64_t n) {
+  mf_t f;
+  if (mf_format(elem, &f)) {
+    for (int64_t i = 0; i < n; i++) ((float *)to)[i] = (float)mf_round(&f, load_as_double(from, src, i), saturate != 0);
+    return;
+  }
+  if (elem == BERTH_ONNX_FLOAT8E8M0) {
+    for (int64_t i = 0; i < n; i++)
+      ((float *)to)[i] = (float)e8m0_round(load_as_double(from, src, i), saturate != 0, round_up != 0);
+    return;
+  }
+  int64_t lo = 0, hi = 0;
+  switch (elem) {
+    case BERTH_ONNX_INT4: lo = -8, hi = 7; break;
+    case BERTH_ONNX_UINT4: lo = 0, hi = 15; break;
+    case BERTH_ONNX_INT2: lo = -2, hi = 1; break;
+    case BERTH_ONNX_UINT2: lo = 0, hi = 3; break;
+    default: {
+      /* a wide type: plain copy or C conversion through double (callers use it for equal types) */
+      berth_dtype_t dt;
+      if (!berth_onnx_elem_dtype(elem, &dt)) return;
+      if (dt == from) {
+        memcpy(to, src, (size_t)n * berth_dtype_size(dt));
+        return;
+      }
+      for (int64_t i = 0; i < n; i++) {
+        double d = load_as_double(from, src, i);
+        switch (dt) {
+          case BERTH_DTYPE_F32: ((float *)to)[i] = (float)d; break;
+          case BERTH_DTYPE_F64: ((double *)to)[i] = d; break;
+          default: break;
+        }
+      }
+      return;
+    }
+  }
+  /* 4- and 2-bit integers: round half to even, saturate */
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = load_as_i64(from, src, i);
+    if (from == BERTH_DTYPE_F32 || from == BERTH_DTYPE_F64) {
+      double d = load_as_double(from, src, i);
+      if (d != d) v = 0;
+    }
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (lo < 0) ((int8_t *)to)[i] = (int8_t)v;
+    else ((uint8_t *)to)[i] = (uint8_t)v;
+  }
+}
+
+/* ==== TensorProto ==================================================================== */
+
+/* Element i of a narrow type stored in `bits`-bit codes, widened to its compute dtype. */
+static void store_code(int32_t elem, uint32_t code, void *out, int64_t i) {
+  mf_t f;
+  if (mf_format(elem, &f)) {
+    ((float *)out)[i] = (float)mf_decode(&f, code);
+  } else if (elem == BERTH_ONNX_FLOAT8E8M0) {
+    ((float *)out)[i] = (float)e8m0_decode(code & 0xff);
+  } else if (elem == BERTH_ONNX_INT4) {
+    ((int8_t *)out)[i] = (int8_t)((int32_t)((code & 0xf) ^ 8) - 8);
+  } else if (elem == BERTH_ONNX_INT2) {
+    ((int8_t *)out)[i] = (int8_t)((int32_t)((code & 0x3) ^ 2) - 2);
+  } else if (elem == BERTH_ONNX_UINT4) {
+    ((uint8_t *)out)[i] = (uint8_t)(code & 0xf);
+  } else if (elem == BERTH_ONNX_UINT2) {
+    ((uint8_t *)out)[i] = (uint8_t)(code & 0x3);
+  }
+}
+
+static uint64_t read_le(const uint8_t *b, size_t n) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < n; k++) v |= (uint64_t)b[k] << (8 * k);
+  return v;
+}
+
+/* Stores an integer or float given as bits (raw_data) into element i of dtype dt. */
+static void store_wide(berth_dtype_t dt, uint64_t bits, void *out, int64_t i) {
+  switch (dt) {
+    case BERTH_DTYPE_BOOL: ((uint8_t *)out)[i] = (uint8_t)(bits != 0); break;
+    case BERTH_DTYPE_I8: case BERTH_DTYPE_U8: ((uint8_t *)out)[i] = (uint8_t)bits; break;
+    case BERTH_DTYPE_I16: case BERTH_DTYPE_U16: ((uint16_t *)out)[i] = (uint16_t)bits; break;
+    case BERTH_DTYPE_I32: case BERTH_DTYPE_U32: case BERTH_DTYPE_F32: ((uint32_t *)out)[i] = (uint32_t)bits; break;
+    default: ((uint64_t *)out)[i] = bits; break;
+  }
+}
+
+berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, berth_type_t *type_out, void **data_out,
+                                berth_diag_t *diag) {
+  const char *name = t->name ? t->name : "";
+  int32_t elem = t->has_data_type ? t->data_type : BERTH_ONNX_UNDEFINED;
+  berth_dtype_t dt;
+  if (!berth_onnx_elem_dtype(elem, &dt))
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "tensor '%s' has element type %s (%d), which berth does not support",
+                      name, berth_onnx_elem_name(elem), (int)elem);
+  if ((t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) || t->n_external_data)
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
+                      "tensor '%s' keeps its data in an external file, which berth does not support (save the model "
+                      "with its data inside)", name);
+  if (t->segment) return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "tensor '%s' is segmented, which berth does not support", name);
+  if (t->n_dims > BERTH_MAX_RANK)
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "tensor '%s' has rank %zu; berth supports at most %d", name,
+                      t->n_dims, BERTH_MAX_RANK);
+  berth_type_t type;
+  memset(&type, 0, sizeof type);
+  type.dtype = dt;
+  type.rank = (int32_t)t->n_dims;
+  for (size_t k = 0; k < t->n_dims; k++) {
+    if (t->dims[k] < 0 || t->dims[k] > BERTH_MAX_DIM)
+      return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "tensor '%s' has dim %zu = %lld, expected 0..%lld", name, k,
+                        (long long)t->dims[k], (long long)BERTH_MAX_DIM);
+    type.dims[k] = t->dims[k];
+  }
+  if (!berth_type_check(&type))
+    return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "tensor '%s' is larger than berth's cap of %lld bytes", name,
+                      (long long)BERTH_MAX_TENSOR_BYTES);
+  int64_t n = berth_type_numel(&type);
+  size_t bytes = berth_type_bytes(&type);
+  void *out = malloc(bytes ? bytes : 1);
+  if (!out) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "tensor '%s': out of memory (%zu bytes)", name, bytes);
+  memset(out, 0, bytes ? bytes : 1);
+  unsigned bits = elem_info[elem].bits;
+  bool narrow = berth_onnx_elem_is_narrow(elem);
+  berth_status_t st = BERTH_OK;
+#define BAD(...)                                                  \
+  do {                                                            \
+    st = berth_fail(diag, BERTH_ERR_CORRUPT_DATA, __VA_ARGS__);   \
+    goto done;                                                    \
+  } while (0)
+  if (t->has_raw_data && (t->raw_data.len > 0 || n == 0)) {
+    uint64_t need = bits >= 8 ? (uint64_t)n * (bits / 8) : ((uint64_t)n * bits + 7) / 8;
+    if (t->raw_data.len != need)
+      BAD("tensor '%s': raw_data has %zu bytes, expected %llu for %lld %s values", name, t->raw_data.len,
+          (unsigned long long)need, (long long)n, berth_onnx_elem_name(elem));
+    const uint8_t *r = t->raw_data.data;
+    for (int64_t i = 0; i < n; i++) {
+      if (bits >= 8) {
+        uint64_t v = read_le(r + (size_t)i * (bits / 8), bits / 8);
+        if (narrow) store_code(elem, (uint32_t)v, out, i);
+        else store_wide(dt, v, out, i);
+      } else {
+        uint64_t bit = (uint64_t)i * bits;
+        uint32_t code = (r[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+        store_code(elem, code, out, i);
+      }
+    }
+  } else if (n > 0) {
+    switch (elem) {
+      case BERTH_ONNX_FLOAT:
+        if (t->n_float_data != (size_t)n) BAD("tensor '%s': float_data has %zu values, expected %lld", name, t->n_float_data, (long long)n);
+        memcpy(out, t->float_data, bytes);
+        break;
+      case BERTH_ONNX_DOUBLE:
+        if (t->n_double_data != (size_t)n) BAD("tensor '%s': double_data has %zu values, expected %lld", name, t->n_double_data, (long long)n);
+        memcpy(out, t->double_data, bytes);
+        break;
+      case BERTH_ONNX_INT64:
+        if (t->n_int64_data != (size_t)n) BAD("tensor '%s': int64_data has %zu values, expected %lld", name, t->n_int64_data, (long long)n);
+        memcpy(out, t->int64_data, bytes);
+        break;
+      case BERTH_ONNX_UINT32:
+      case BERTH_ONNX_UINT64:
+        if (t->n_uint64_data != (size_t)n) BAD("tensor '%s': uint64_data has %zu values, expected %lld", name, t->n_uint64_data, (long long)n);
+        for (int64_t i = 0; i < n; i++) store_wide(dt, t->uint64_data[i], out, i);
+        break;
+      default: {
+        /* int32_data: one element per value, or 8 / bits elements packed in each */
+        uint32_t per = bits < 8 ? 8 / bits : 1;
+        size_t want = (size_t)((n + per - 1) / per);
+        if (t->n_int32_data == want) {
+          for (int64_t i = 0; i < n; i++) {
+            uint32_t word = (uint32_t)t->int32_data[i / per];
+            uint32_t code = per > 1 ? (word >> ((i % per) * bits)) & ((1u << bits) - 1) : word;
+            if (narrow) store_code(elem, code, out, i);
+            else store_wide(dt, (uint64_t)(int64_t)t->int32_data[i], out, i);
+          }
+        } else if (per > 1 && t->n_int32_data == (size_t)n) {
+          for (int64_t i = 0; i < n; i++) store_code(elem, (uint32_t)t->int32_data[i], out, i);
+        } else {
+          BAD("tensor '%s': int32_data has %zu values, expected %zu for %lld %s values", name, t->n_int32_data, want,
+              (long long)n, berth_onnx_elem_name(elem));
+        }
+        break;
+      }
+    }
+  }
+#undef BAD
+done:
+  if (st) {
+    free(out);
+    return st;
+  }
+  *elem_out = elem;
+  *type_out = type;
+  *data_out = out;
+  return BERTH_OK;
+}
+
+berth_status_t berth_onnx_tensor_parse(const void *bytes, size_t len, berth_onnx_tensor_t *out, berth_diag_t *diag) {
+  memset(out, 0, sizeof *out);
+  berth_status_t st = ox_wire_check_tensor((const uint8_t *)bytes, len, diag);
+  if (st) return st;
+  Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  if (!t) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "not a TensorProto (protobuf decoding failed)");
+  st = ox_tensor_decode(t, &out->elem, &out->type, &out->data, diag);
+  if (st == BERTH_OK && t->name) {
+    size_t n = strlen(t->name);
+    out->name = malloc(n + 1);
+    if (out->name) memcpy(out->name, t->name, n + 1);
+  }
+  onnx__tensor_proto__free_unpacked(t, NULL);
+  return st;
+}
+
+void berth_onnx_tensor_deinit(berth_onnx_tensor_t *t) {
+  if (!t) return;
+  free(t->data);
+  free(t->name);
+  memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,27 @@
+/* Compiler passes over the IR: constant evaluation of kernel nodes (fold.c) and dead code
+ * elimination (dce.c). The ONNX importer folds while it builds (every node whose operands
+ * are all constants is evaluated at once) and runs DCE at the end. */
+#ifndef BERTH_PASSES_PASSES_H
+#define BERTH_PASSES_PASSES_H
+
+#include "ir/ir.h"
+
+/* Runs kernel op `op` on constant operands: infers the output types (the op's infer, so
+ * every check of the planned runtime applies) and computes them into malloc'd buffers,
+ * which the caller frees. Fails without outputs if infer rejects the operands, if the op is
+ * not a kernel, or if an output exceeds max_bytes. */
+berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs, int32_t n_in,
+                                 const berth_type_t *in_types, const void *const *in_data, int32_t n_out,
+                                 berth_type_t *out_types, void **out_data, int64_t max_bytes, berth_diag_t *diag);
+
+/* Folds every kernel node of every method whose operands are all program constants into a
+ * new constant (outputs up to max_bytes each), then removes dead code. Returns the number
+ * of nodes folded in *n_folded (may be NULL). *p is replaced when anything was folded. */
+berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_t *n_folded, berth_diag_t *diag);
+
+/* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ is always
+ * kept) and constants no method uses. Method signatures are unchanged. Rebuilds the
+ * program: *p is replaced (the old one destroyed) on success. */
+berth_status_t berth_pass_dce(berth_ir_program_t **p, berth_diag_t *diag);
+
+#endif

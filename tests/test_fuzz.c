@@ -1,0 +1,251 @@
+/* The differential fuzzer: a quick seeded batch must pass (planned runtime == reference,
+ * bit for bit, under every algorithm and alloc_inputs/outputs option, sanitizer on, verifier
+ * mutants rejected or harmless); a deliberately wrong plan (ExecuTorch's `regions` scheme,
+ * verifier off) must be caught; the generator is deterministic and its programs survive
+ * print/parse; the shrinker writes a smaller program that still fails; and every program in
+ * tests/fuzz_regressions/ (fuzz-fail-<seed>.bir, replayed with the inputs of <seed>) passes. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fuzzgen/fuzz_driver.h"
+#include "test_util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Sized so that the whole test stays well under a minute in the ASan + UBSan build too. */
+#define QUICK_SEED 20240601u
+#define QUICK_COUNT 1500
+#define REGIONS_COUNT 150
+
+static void log_line(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "  fuzz: %s\n", line);
+}
+
+static berth_fuzz_options_t quick_options(void) {
+  berth_fuzz_options_t o = berth_fuzz_options_default();
+  o.calls = 3;
+  o.search_budget_ms = 1;
+  o.exact_budget_ms = 1;
+  o.mutants = 1;
+  o.gen.node_budget = 28;
+  o.shrink = true;
+  o.max_failures = 3; /* a broken planner fails fast; the seeds are printed */
+  o.log = log_line;
+  return o;
+}
+
+static void test_quick_batch(void) {
+  berth_fuzz_options_t o = quick_options();
+  o.seed = QUICK_SEED;
+  o.count = QUICK_COUNT;
+  berth_fuzz_stats_t st;
+  CHECK(berth_fuzz_run(&o, &st) == BERTH_OK);
+  fprintf(stderr, "quick batch: %lld programs from seed %llu, %lld failed; %lld plans, %lld calls, %.1f s\n",
+          (long long)st.programs, (unsigned long long)o.seed, (long long)st.failed, (long long)st.plans,
+          (long long)st.calls, st.seconds);
+  CHECK_MSG(st.failed == 0,
+            "%lld failing programs (first seed %llu): %lld mismatches, %lld runtime errors, %lld verifier rejections, "
+            "%lld compile errors, %lld mutation misses, %lld invalid programs",
+            (long long)st.failed, (unsigned long long)st.first_failed_seed, (long long)st.by_kind[BERTH_FUZZ_MISMATCH],
+            (long long)st.by_kind[BERTH_FUZZ_RUN_ERROR], (long long)st.by_kind[BERTH_FUZZ_VERIFY_REJECT],
+            (long long)st.by_kind[BERTH_FUZZ_COMPILE_ERROR], (long long)st.by_kind[BERTH_FUZZ_MUTATION_MISS],
+            (long long)st.by_kind[BERTH_FUZZ_INVALID]);
+  if (st.failed) return; /* the batch stopped early: coverage numbers mean nothing */
+  CHECK(st.programs == QUICK_COUNT);
+  CHECK(st.plans == 16 * st.programs);
+  /* the generator really produces what the batch claims to test */
+  CHECK_MSG(st.depth_hist[4] > st.programs / 10, "%lld of %lld programs reach depth 4", (long long)st.depth_hist[4],
+            (long long)st.programs);
+  for (int k = 0; k < 4; k++) CHECK_MSG(st.hops[k] > st.programs / 2, "HOP kind %d: %lld", k, (long long)st.hops[k]);
+  CHECK(st.copies > st.programs / 2);
+  /* mutation check: most mutants rejected, none accepted that then goes wrong */
+  fprintf(stderr, "mutants: %lld tried, %lld rejected, %lld accepted\n", (long long)st.mutants,
+          (long long)st.mutants_rejected, (long long)st.mutants_accepted);
+  CHECK(st.mutants > st.programs / 2);
+  CHECK_MSG(st.mutants_rejected * 2 > st.mutants, "only %lld of %lld mutants rejected", (long long)st.mutants_rejected,
+            (long long)st.mutants);
+  CHECK(st.mutation_misses == 0);
+}
+
+/* ExecuTorch's scheme with the verifier off must produce wrong answers or sanitizer
+ * reports on some generated programs (so the comparison can see a planner bug), and with
+ * the verifier on it must be rejected on some. */
+static void test_wrong_plan_caught(void) {
+  berth_fuzz_options_t o = quick_options();
+  o.seed = 7;
+  o.count = REGIONS_COUNT;
+  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.verify = false;
+  o.mutants = 0;
+  o.shrink = false;
+  o.max_failures = 0;
+  o.log = NULL;
+  berth_fuzz_stats_t st;
+  CHECK(berth_fuzz_run(&o, &st) == BERTH_OK);
+  int64_t caught = st.by_kind[BERTH_FUZZ_MISMATCH] + st.by_kind[BERTH_FUZZ_RUN_ERROR];
+  fprintf(stderr, "regions, no verifier: %lld of %lld programs caught (%lld mismatches, %lld sanitizer/runtime)\n",
+          (long long)caught, (long long)st.programs, (long long)st.by_kind[BERTH_FUZZ_MISMATCH],
+          (long long)st.by_kind[BERTH_FUZZ_RUN_ERROR]);
+  CHECK(caught > 0);
+  o.verify = true;
+  o.count = REGIONS_COUNT / 3;
+  CHECK(berth_fuzz_run(&o, &st) == BERTH_OK);
+  CHECK_MSG(st.by_kind[BERTH_FUZZ_VERIFY_REJECT] > 0, "the verifier rejected none of %lld regions plans",
+            (long long)st.programs);
+}
+
+/* The same seed gives the same program; print -> parse -> print is a fixed point; inputs
+ * depend only on the seed, the call and the parameter types. */
+static void test_generator(void) {
+  berth_fuzzgen_options_t go = berth_fuzzgen_options_default();
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    berth_ir_program_t *a = NULL, *b = NULL, *c = NULL;
+    CHECK(berth_fuzzgen_program(seed, &go, &a) == BERTH_OK);
+    CHECK(berth_fuzzgen_program(seed, &go, &b) == BERTH_OK);
+    if (!a || !b) {
+      berth_ir_program_destroy(a);
+      berth_ir_program_destroy(b);
+      continue;
+    }
+    char msg[1024];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    CHECK_MSG(berth_ir_validate(a, &d) == BERTH_OK, "seed %llu: %s", (unsigned long long)seed, msg);
+    char *ta = berth_ir_print(a), *tb = berth_ir_print(b);
+    CHECK(ta && tb && strcmp(ta, tb) == 0);
+    d = berth_diag_make(msg, sizeof msg);
+    CHECK_MSG(ta && berth_ir_parse(ta, strlen(ta), "gen", &c, &d) == BERTH_OK, "seed %llu: %s", (unsigned long long)seed,
+              msg);
+    if (c) {
+      char *tc = berth_ir_print(c);
+      CHECK_MSG(tc && strcmp(ta, tc) == 0, "seed %llu: print/parse/print differs", (unsigned long long)seed);
+      void *ia[BERTH_FUZZGEN_MAX_PARAMS], *ic[BERTH_FUZZGEN_MAX_PARAMS];
+      CHECK(berth_fuzzgen_inputs(a, 0, seed, 1, ia) == BERTH_OK);
+      CHECK(berth_fuzzgen_inputs(c, 0, seed, 1, ic) == BERTH_OK);
+      const berth_ir_method_t *m = &a->methods[0];
+      for (int32_t i = 0; i < m->graphs[0].n_params; i++)
+        CHECK(memcmp(ia[i], ic[i], berth_type_bytes(&m->values[m->graphs[0].params[i]].type)) == 0);
+      berth_fuzzgen_inputs_free(a, 0, ia);
+      berth_fuzzgen_inputs_free(c, 0, ic);
+      free(tc);
+    }
+    free(ta);
+    free(tb);
+    berth_ir_program_destroy(a);
+    berth_ir_program_destroy(b);
+    berth_ir_program_destroy(c);
+  }
+  /* depth 0: no HOPs at all */
+  go.max_depth = 0;
+  berth_ir_program_t *p = NULL;
+  CHECK(berth_fuzzgen_program(3, &go, &p) == BERTH_OK);
+  if (p) {
+    CHECK(p->methods[0].n_graphs == 1);
+    for (int32_t i = 0; i < p->methods[0].n_nodes; i++) {
+      berth_op_kind_t k = berth_op_get(p->methods[0].nodes[i].op)->kind;
+      CHECK(k == BERTH_OPKIND_KERNEL || k == BERTH_OPKIND_COPY_);
+    }
+  }
+  berth_ir_program_destroy(p);
+}
+
+/* Shrinking: the first program that the wrong plan breaks is shrunk and written; the file
+ * parses, is smaller than the original, and still fails when replayed. */
+static void test_shrink_and_replay(void) {
+  char dir[] = "/tmp/berth-test-fuzz-XXXXXX";
+  if (!mkdtemp(dir)) {
+    CHECK_MSG(0, "mkdtemp failed");
+    return;
+  }
+  berth_fuzz_options_t o = quick_options();
+  o.seed = 7;
+  o.count = REGIONS_COUNT;
+  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.verify = false;
+  o.mutants = 0;
+  o.max_failures = 1;
+  o.out_dir = dir;
+  o.log = NULL;
+  berth_fuzz_stats_t st;
+  CHECK(berth_fuzz_run(&o, &st) == BERTH_OK);
+  CHECK(st.failed == 1);
+  if (st.failed != 1) {
+    rmdir(dir);
+    return;
+  }
+  uint64_t seed = st.first_failed_seed;
+  char path[512];
+  snprintf(path, sizeof path, "%s/fuzz-fail-%llu.bir", dir, (unsigned long long)seed);
+  size_t len = 0;
+  char *text = test_read_file(path, &len);
+  CHECK_MSG(text != NULL, "no shrunk program at %s", path);
+  if (text) {
+    berth_ir_program_t *small = NULL, *orig = NULL;
+    char msg[2048];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    CHECK_MSG(berth_ir_parse(text, len, path, &small, &d) == BERTH_OK, "%s", msg);
+    CHECK(berth_fuzzgen_program(seed, &o.gen, &orig) == BERTH_OK);
+    if (small && orig) {
+      CHECK_MSG(small->methods[0].n_nodes < orig->methods[0].n_nodes, "shrunk to %d nodes from %d",
+                (int)small->methods[0].n_nodes, (int)orig->methods[0].n_nodes);
+      berth_fuzz_kind_t k = berth_fuzz_check_program(small, seed, &o, NULL, msg, sizeof msg);
+      CHECK_MSG(k == BERTH_FUZZ_MISMATCH || k == BERTH_FUZZ_RUN_ERROR, "replay gives %s: %s", berth_fuzz_kind_name(k),
+                msg);
+    }
+    berth_ir_program_destroy(small);
+    berth_ir_program_destroy(orig);
+    free(text);
+  }
+  remove(path);
+  rmdir(dir);
+}
+
+/* Every kept failing program must pass now. The seed is in the file name; the number of
+ * calls in the header's replay line. */
+static void test_regressions(void) {
+  char dirpath[1024];
+  snprintf(dirpath, sizeof dirpath, "%s/tests/fuzz_regressions", BERTH_SOURCE_DIR);
+  DIR *dir = opendir(dirpath);
+  if (!dir) return; /* none kept */
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(dir)) != NULL) {
+    unsigned long long seed;
+    size_t nl = strlen(e->d_name);
+    if (nl < 5 || strcmp(e->d_name + nl - 4, ".bir") != 0 || sscanf(e->d_name, "fuzz-fail-%llu", &seed) != 1) continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dirpath, e->d_name);
+    size_t len = 0;
+    char *text = test_read_file(path, &len);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    if (!text) continue;
+    berth_fuzz_options_t o = quick_options();
+    const char *calls = strstr(text, "--calls ");
+    if (calls) o.calls = atoi(calls + 8) > 0 ? atoi(calls + 8) : 3;
+    o.mutants = 8;
+    char msg[2048];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    berth_ir_program_t *p = NULL;
+    CHECK_MSG(berth_ir_parse(text, len, path, &p, &d) == BERTH_OK, "%s", msg);
+    if (p) {
+      berth_fuzz_kind_t k = berth_fuzz_check_program(p, seed, &o, NULL, msg, sizeof msg);
+      CHECK_MSG(k == BERTH_FUZZ_OK, "%s (seed %llu): %s: %s", e->d_name, seed, berth_fuzz_kind_name(k), msg);
+    }
+    berth_ir_program_destroy(p);
+    free(text);
+    n++;
+  }
+  closedir(dir);
+  fprintf(stderr, "replayed %d kept failing programs\n", n);
+}
+
+int main(void) {
+  test_generator();
+  test_regressions();
+  test_wrong_plan_caught();
+  test_shrink_and_replay();
+  test_quick_batch();
+  return test_finish("test_fuzz");
+}
