@@ -7,9 +7,9 @@
  * tests/test_fuzz_parse_replay.c and tests/test_ir_text.c compile this file with
  * BERTH_FUZZ_NO_ENTRY defined (no libFuzzer entry point) and call berth_fuzz_parse_check.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_parse.c \
- *         src/ir/ *.c src/base/ *.c src/kernels/ *.c -lm -o fuzz_parse
- *   ./fuzz_parse fuzz/corpus/parse */
+ *   clang -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_parse.c \
+ *         src/ir/ir*.c src/base/[a-z]*.c src/kernels/[a-z]*.c -lm -o fuzz_parse
+ *   ./fuzz_parse -max_len=8192 fuzz/corpus/parse     (copy the corpus first to keep it small) */
 #include "ir/ir.h"
 
 #include <math.h>

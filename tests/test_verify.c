@@ -394,6 +394,22 @@ static void test_accepted(void) {
   ret(&b);
   EXPECT_OK(&b);
 
+  /* planned inputs must not share bytes: both are intact at entry */
+  pb_init(&b, 24);
+  b.alloc_in = b.alloc_out = true;
+  x = input(&b, "x", F64, 0);
+  int32_t y = input(&b, "y", ty(BERTH_DTYPE_F64, 1, 2), 0);
+  out = output(&b, "out", F64, 16);
+  kern(&b, BERTH_OP_NEG, x, -1, out);
+  ret(&b);
+  (void)y;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "values %x (arena pool 0 [0,8)) and %y (arena pool 0 [0,16)) share "
+                                           "bytes; method inputs and state must not share bytes");
+  b.v[y].offset = 8;
+  b.pools[0] = 32;
+  b.v[out].offset = 24;
+  EXPECT_OK(&b);
+
   /* instruction 0 may be a loop head (the entry state meets the back edge) */
   pb_init(&b, 8);
   b.consts_size = 8;
@@ -854,7 +870,8 @@ static void test_api(void) {
   big.n_values = INT32_MAX;
   big.n_instrs = INT32_MAX;
   big.n_regs = INT32_MAX;
-  big.values = NULL;
+  big.values = NULL; /* counts and tables always come together: no table, nothing to read */
+  big.instrs = NULL;
   berth_exec_program_t bp = b.p;
   bp.methods = &big;
   size_t bs = berth_verify_scratch_size(&bp, 0);
@@ -1187,7 +1204,7 @@ static void test_random_mutations(void) {
   uint64_t seed0 = 0x5eed;
   const char *env = getenv("BERTH_TEST_SEED");
   if (env) seed0 = strtoull(env, NULL, 0);
-  int accepted = 0, n = 4000;
+  int accepted = 0, n = 20000;
   for (int it = 0; it < n; it++) {
     uint64_t seed = seed0 * 1000003u + (uint64_t)it + 1;
     rng_state = seed;

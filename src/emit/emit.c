@@ -59,6 +59,16 @@ static int32_t emit_jump(lctx_t *c, uint8_t opcode, int32_t cond) {
 
 static berth_status_t emit_graph(lctx_t *c, int32_t g);
 
+/* Copies of mutable buffers bound to body parameters (see timeline.c: bind_param). */
+static berth_status_t emit_snapshots(lctx_t *c, int32_t g) {
+  const berth_ir_graph_t *graph = &c->m->graphs[g];
+  for (int32_t i = 0; i < graph->n_params; i++) {
+    int32_t p = graph->params[i];
+    if (c->vals[p].snap_src >= 0) EMIT_OR_FAIL(emit_copy(c, c->vals[p].snap_src, p));
+  }
+  return BERTH_OK;
+}
+
 /* Cond hand-over of body b: copies first, then renames (a rename moves no bytes, so it
  * cannot disturb a copy's source; doing the copies first keeps every source intact). */
 static berth_status_t cond_handover(lctx_t *c, int32_t ni, int32_t b) {
@@ -124,11 +134,13 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
     case BERTH_OPKIND_COND: {
       int32_t jf = emit_jump(c, BERTH_I_JUMP_IF_FALSE, n->in[0]);
       EMIT_OR_FAIL(jf);
+      if ((st = emit_snapshots(c, n->graphs[0]))) return st;
       if ((st = emit_graph(c, n->graphs[0]))) return st;
       if ((st = cond_handover(c, ni, 0))) return st;
       int32_t j = emit_jump(c, BERTH_I_JUMP, -1);
       EMIT_OR_FAIL(j);
       c->instrs[jf].in.target = c->n_instrs;
+      if ((st = emit_snapshots(c, n->graphs[1]))) return st;
       if ((st = emit_graph(c, n->graphs[1]))) return st;
       if ((st = cond_handover(c, ni, 1))) return st;
       c->instrs[j].in.target = c->n_instrs;
@@ -159,6 +171,7 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
       int32_t n_x = scan ? n->n_in - n_carry : (int32_t)n->attrs[0].i;
       int64_t steps = n_x > 0 ? c->m->values[n->in[n_carry]].type.dims[0] : 0;
       for (int32_t k = 0; k < n_carry; k++) EMIT_OR_FAIL(emit_copy(c, n->in[k], body->params[k]));
+      if ((st = emit_snapshots(c, gb))) return st;
       for (int32_t i = 0; i < n_x; i++) {
         int32_t xc = c->x_copy[c->x_copy_base[ni] + i];
         if (xc >= 0) EMIT_OR_FAIL(emit_copy(c, n->in[n_carry + i], xc));

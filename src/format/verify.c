@@ -49,18 +49,24 @@ typedef struct vctx {
   int32_t *slot;     /* [nv] index of a window parent among the parents, else -1 */
   int32_t n_slots;
   size_t nwn;        /* 64-bit words per parent bitset */
-  uint64_t *in;      /* [n][nw] intact values at instruction entry */
-  uint64_t *in_n;    /* [n][nwn] window parents not written over since their loop began */
-  int64_t *regs;     /* [n][nr] register ranges at instruction entry */
-  uint8_t *reached;  /* [n] */
-  uint8_t *inq;      /* [n] queued (worklist), later visited (culprit search) */
-  int32_t *queue;    /* [n] */
-  uint64_t *tmp;     /* [nw] */
+  int32_t nb;          /* basic blocks */
+  int32_t *block_of;    /* [n] block of each instruction */
+  int32_t *block_start; /* [nb + 1] first instruction of each block */
+  uint64_t *in;      /* [nb][nw] intact values at block entry */
+  uint64_t *in_n;    /* [nb][nwn] window parents not written over since their loop began */
+  int64_t *regs;     /* [nb][nr] register ranges at block entry */
+  uint8_t *reached;  /* [nb] */
+  uint8_t *inq;      /* [nb] queued */
+  int32_t *queue;    /* [nb] worklist */
+  uint64_t *tmp;     /* [nw] running state */
   uint64_t *tmp_n;   /* [nwn] */
-  int64_t *rtaken;   /* [nr] */
-  int64_t *rfall;    /* [nr] */
-  int32_t *pred_start; /* [n + 1] */
+  int64_t *rcur;     /* [nr] */
+  int64_t *rtaken;   /* [nr] registers on a LOOP_NEXT's taken edge */
+  int64_t *rfall;    /* [nr] and on its fall-through edge */
+  int32_t *pred_start; /* [n + 1] culprit search: predecessors of each instruction */
   int32_t *preds;      /* [2n] */
+  uint8_t *ivisit;     /* [n] */
+  int32_t *iqueue;     /* [n] */
   berth_type_t *tin;   /* [BERTH_MAX_KERNEL_OPERANDS] */
   berth_type_t *tout;  /* [BERTH_MAX_KERNEL_OPERANDS] */
 } vctx_t;
@@ -84,8 +90,8 @@ static uint64_t take(layout_t *l, uint64_t count, uint64_t elem) {
 }
 
 typedef struct offsets {
-  uint64_t ext, size, flags, order, pmax, slot, in, in_n, regs, reached, inq, queue, tmp, tmp_n, rtaken, rfall,
-      pred_start, preds, tin, tout, total;
+  uint64_t ext, size, flags, order, pmax, slot, block_of, block_start, in, in_n, regs, reached, inq,
+      queue, tmp, tmp_n, rcur, rtaken, rfall, pred_start, preds, ivisit, iqueue, tin, tout, total;
 } offsets_t;
 
 static uint64_t nonneg(int32_t x) { return x > 0 ? (uint64_t)x : 0; }
@@ -98,6 +104,17 @@ static bool compute_layout(const berth_exec_method_t *m, offsets_t *o) {
   if (m->values)
     for (uint64_t v = 0; v < nv; v++) nwin += m->values[v].window_parent >= 0;
   uint64_t nwn = (nwin + 63) / 64;
+  /* blocks: instruction 0, plus at most a target and a fall-through per branch or return */
+  uint64_t nb = n;
+  if (m->instrs && n) {
+    nb = 1;
+    for (uint64_t i = 0; i < n; i++) {
+      uint8_t op = m->instrs[i].opcode;
+      if (op == BERTH_I_RETURN) nb += 1;
+      else if (op == BERTH_I_JUMP || op == BERTH_I_JUMP_IF_FALSE || op == BERTH_I_LOOP_NEXT) nb += 2;
+    }
+    if (nb > n) nb = n;
+  }
   layout_t l = {0, false};
   o->ext = take(&l, nv, sizeof(ext_t));
   o->size = take(&l, nv, sizeof(uint64_t));
@@ -105,20 +122,25 @@ static bool compute_layout(const berth_exec_method_t *m, offsets_t *o) {
   o->order = take(&l, nv, sizeof(int32_t));
   o->pmax = take(&l, nv, sizeof(uint64_t));
   o->slot = take(&l, nv, sizeof(int32_t));
-  if (!berth_mul_u64(n, nw, &bits) || !berth_mul_u64(n, nwn, &nbits) || !berth_mul_u64(n, nr, &regs))
+  if (!berth_mul_u64(nb, nw, &bits) || !berth_mul_u64(nb, nwn, &nbits) || !berth_mul_u64(nb, nr, &regs))
     return false;
+  o->block_of = take(&l, n, sizeof(int32_t));
+  o->block_start = take(&l, nb + 1, sizeof(int32_t));
   o->in = take(&l, bits, sizeof(uint64_t));
   o->in_n = take(&l, nbits, sizeof(uint64_t));
   o->regs = take(&l, regs, sizeof(int64_t));
-  o->reached = take(&l, n, 1);
-  o->inq = take(&l, n, 1);
-  o->queue = take(&l, n, sizeof(int32_t));
+  o->reached = take(&l, nb, 1);
+  o->inq = take(&l, nb, 1);
+  o->queue = take(&l, nb, sizeof(int32_t));
   o->tmp = take(&l, nw, sizeof(uint64_t));
   o->tmp_n = take(&l, nwn, sizeof(uint64_t));
+  o->rcur = take(&l, nr, sizeof(int64_t));
   o->rtaken = take(&l, nr, sizeof(int64_t));
   o->rfall = take(&l, nr, sizeof(int64_t));
   o->pred_start = take(&l, n + 1, sizeof(int32_t));
   o->preds = take(&l, 2 * n, sizeof(int32_t));
+  o->ivisit = take(&l, n, 1);
+  o->iqueue = take(&l, n, sizeof(int32_t));
   o->tin = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
   o->tout = take(&l, BERTH_MAX_KERNEL_OPERANDS, sizeof(berth_type_t));
   o->total = l.off; /* plus 8 bytes of slack for aligning the caller's pointer */
@@ -386,7 +408,8 @@ static berth_status_t check_values(vctx_t *c) {
     if (!berth_type_check(&x->type))
       return CORRUPT("value %d (%s): invalid type (dtype, rank or dims out of range)", (int)v,
                      vname(c, v, &nb));
-    c->size[v] = (uint64_t)berth_type_bytes(&x->type);
+    /* in 64 bits: size_t may be narrower than BERTH_MAX_TENSOR_BYTES */
+    c->size[v] = (uint64_t)berth_type_numel(&x->type) * berth_dtype_size(x->type.dtype);
     if (x->window_parent < -1 || x->window_parent >= c->nv)
       return CORRUPT("value %d (%s): window parent %d out of range", (int)v, vname(c, v, &nb),
                      (int)x->window_parent);
@@ -790,6 +813,35 @@ static berth_status_t check_entry_disjoint(vctx_t *c) {
   return BERTH_OK;
 }
 
+/* ---- basic blocks ---------------------------------------------------------------------- */
+
+static bool ends_block(uint8_t op) {
+  return op == BERTH_I_JUMP || op == BERTH_I_JUMP_IF_FALSE || op == BERTH_I_LOOP_NEXT ||
+         op == BERTH_I_RETURN;
+}
+
+static bool has_target(uint8_t op) {
+  return op == BERTH_I_JUMP || op == BERTH_I_JUMP_IF_FALSE || op == BERTH_I_LOOP_NEXT;
+}
+
+/* Leaders: instruction 0, jump targets, and the instruction after a branch or return. */
+static void build_blocks(vctx_t *c) {
+  memset(c->block_of, 0, (size_t)c->n * sizeof *c->block_of);
+  c->block_of[0] = 1;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &c->m->instrs[i];
+    if (has_target(ins->opcode)) c->block_of[ins->target] = 1;
+    if (ends_block(ins->opcode) && i + 1 < c->n) c->block_of[i + 1] = 1;
+  }
+  int32_t nb = 0;
+  for (int32_t i = 0; i < c->n; i++) {
+    if (c->block_of[i]) c->block_start[nb++] = i;
+    c->block_of[i] = nb - 1;
+  }
+  c->block_start[nb] = c->n;
+  c->nb = nb;
+}
+
 /* ---- dataflow ------------------------------------------------------------------------- */
 
 static void bit_set(uint64_t *b, int32_t v) { b[v >> 6] |= (uint64_t)1 << (v & 63); }
@@ -836,18 +888,16 @@ static void apply_write(const vctx_t *c, uint64_t *bits, uint64_t *nbits, int32_
   }
 }
 
-/* LOOP_INIT r starts the loops that write slices selected by r: their parents are clean. */
-static void apply_loop_init(const vctx_t *c, uint64_t *nbits, int32_t reg) {
-  for (int32_t v = 0; v < c->nv; v++) {
-    const berth_exec_value_t *x = &c->m->values[v];
-    if (x->window_parent >= 0 && x->window_reg == reg) bit_set(nbits, c->slot[x->window_parent]);
-  }
-}
-
-static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits) {
+/* The effect of instruction i on the running state (bits, nbits, regs). */
+static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits, int64_t *regs) {
   const berth_instr_t *ins = &c->m->instrs[i];
   if (ins->opcode == BERTH_I_LOOP_INIT) {
-    apply_loop_init(c, nbits, ins->reg);
+    /* it starts the loops that write slices selected by this register: their parents are clean */
+    regs[ins->reg] = 0;
+    for (int32_t v = 0; v < c->nv; v++) {
+      const berth_exec_value_t *x = &c->m->values[v];
+      if (x->window_parent >= 0 && x->window_reg == ins->reg) bit_set(nbits, c->slot[x->window_parent]);
+    }
     return;
   }
   const int32_t *w;
@@ -866,23 +916,23 @@ static int32_t successors(const vctx_t *c, int32_t i, int32_t out[2]) {
   }
 }
 
-static void enqueue(vctx_t *c, int32_t s, int32_t *tail, int32_t *count) {
-  if (c->inq[s]) return;
-  c->inq[s] = 1;
-  c->queue[*tail] = s;
-  *tail = (*tail + 1) % c->n;
+static void enqueue(vctx_t *c, int32_t b, int32_t *tail, int32_t *count) {
+  if (c->inq[b]) return;
+  c->inq[b] = 1;
+  c->queue[*tail] = b;
+  *tail = (*tail + 1) % c->nb;
   (*count)++;
 }
 
-/* Meets (bits, regs) into instruction s's entry state. */
-static void push(vctx_t *c, int32_t s, const uint64_t *bits, const uint64_t *nbits,
+/* Meets (bits, nbits, regs) into block b's entry state. */
+static void push(vctx_t *c, int32_t b, const uint64_t *bits, const uint64_t *nbits,
                  const int64_t *regs, int32_t *tail, int32_t *count) {
-  uint64_t *in = c->in + (size_t)s * c->nw;
-  uint64_t *in_n = c->in_n + (size_t)s * c->nwn;
-  int64_t *rs = c->regs + (size_t)s * (size_t)c->nr;
+  uint64_t *in = c->in + (size_t)b * c->nw;
+  uint64_t *in_n = c->in_n + (size_t)b * c->nwn;
+  int64_t *rs = c->regs + (size_t)b * (size_t)c->nr;
   bool changed = false;
-  if (!c->reached[s]) {
-    c->reached[s] = 1;
+  if (!c->reached[b]) {
+    c->reached[b] = 1;
     if (c->nw) memcpy(in, bits, c->nw * sizeof *in);
     if (c->nwn) memcpy(in_n, nbits, c->nwn * sizeof *in_n);
     if (c->nr) memcpy(rs, regs, (size_t)c->nr * sizeof *rs);
@@ -903,20 +953,27 @@ static void push(vctx_t *c, int32_t s, const uint64_t *bits, const uint64_t *nbi
       }
     }
     for (int32_t r = 0; r < c->nr; r++) {
-      int64_t a = rs[r], b = regs[r];
-      int64_t j = (a < 0 || b < 0) ? REG_UNKNOWN : (a > b ? a : b);
+      int64_t a = rs[r], x = regs[r];
+      int64_t j = (a < 0 || x < 0) ? REG_UNKNOWN : (a > x ? a : x);
       if (j != a) {
         rs[r] = j;
         changed = true;
       }
     }
   }
-  if (changed) enqueue(c, s, tail, count);
+  if (changed) enqueue(c, b, tail, count);
+}
+
+/* Loads block b's entry state into the running state (tmp, tmp_n, rcur). */
+static void load_block(vctx_t *c, int32_t b) {
+  if (c->nw) memcpy(c->tmp, c->in + (size_t)b * c->nw, c->nw * sizeof *c->tmp);
+  if (c->nwn) memcpy(c->tmp_n, c->in_n + (size_t)b * c->nwn, c->nwn * sizeof *c->tmp_n);
+  if (c->nr) memcpy(c->rcur, c->regs + (size_t)b * (size_t)c->nr, (size_t)c->nr * sizeof *c->rcur);
 }
 
 static void run_dataflow(vctx_t *c) {
-  memset(c->reached, 0, (size_t)c->n);
-  memset(c->inq, 0, (size_t)c->n);
+  memset(c->reached, 0, (size_t)c->nb);
+  memset(c->inq, 0, (size_t)c->nb);
   /* entry state */
   memset(c->tmp, 0, c->nw * sizeof *c->tmp);
   memset(c->tmp_n, 0, c->nwn * sizeof *c->tmp_n);
@@ -929,59 +986,56 @@ static void run_dataflow(vctx_t *c) {
       if (c->slot[v] >= 0) bit_set(c->tmp_n, c->slot[v]);
     }
   }
-  for (int32_t r = 0; r < c->nr; r++) c->rtaken[r] = REG_UNKNOWN;
+  for (int32_t r = 0; r < c->nr; r++) c->rcur[r] = REG_UNKNOWN; /* registers are unset at entry */
   int32_t head = 0, tail = 0, count = 0;
-  push(c, 0, c->tmp, c->tmp_n, c->rtaken, &tail, &count);
+  push(c, 0, c->tmp, c->tmp_n, c->rcur, &tail, &count);
   while (count > 0) {
-    int32_t i = c->queue[head];
-    head = (head + 1) % c->n;
+    int32_t b = c->queue[head];
+    head = (head + 1) % c->nb;
     count--;
-    c->inq[i] = 0;
-    const berth_instr_t *ins = &c->m->instrs[i];
-    if (c->nw) memcpy(c->tmp, c->in + (size_t)i * c->nw, c->nw * sizeof *c->tmp);
-    if (c->nwn) memcpy(c->tmp_n, c->in_n + (size_t)i * c->nwn, c->nwn * sizeof *c->tmp_n);
-    transfer(c, i, c->tmp, c->tmp_n);
-    const int64_t *rin = c->regs + (size_t)i * (size_t)c->nr;
+    c->inq[b] = 0;
+    load_block(c, b);
+    int32_t last = c->block_start[b + 1] - 1;
+    for (int32_t i = c->block_start[b]; i <= last; i++) transfer(c, i, c->tmp, c->tmp_n, c->rcur);
+    const berth_instr_t *ins = &c->m->instrs[last];
     if (c->nr) {
-      memcpy(c->rtaken, rin, (size_t)c->nr * sizeof *rin);
-      memcpy(c->rfall, rin, (size_t)c->nr * sizeof *rin);
+      memcpy(c->rtaken, c->rcur, (size_t)c->nr * sizeof *c->rcur);
+      memcpy(c->rfall, c->rcur, (size_t)c->nr * sizeof *c->rcur);
     }
-    if (ins->opcode == BERTH_I_LOOP_INIT) {
-      c->rtaken[ins->reg] = 0;
-      c->rfall[ins->reg] = 0;
-    } else if (ins->opcode == BERTH_I_LOOP_NEXT) {
+    if (ins->opcode == BERTH_I_LOOP_NEXT) {
       /* reg += 1; taken while reg < count: the body sees [0, count-1]; on exit reg == count
        * when it was at most count-1 before, else it is unbounded. */
-      int64_t hi = rin[ins->reg];
+      int64_t hi = c->rcur[ins->reg];
       c->rtaken[ins->reg] = hi < 0 ? REG_UNKNOWN : ins->count - 1;
       c->rfall[ins->reg] = (hi < 0 || hi > ins->count - 1) ? REG_UNKNOWN : ins->count;
     }
     int32_t succ[2];
-    int32_t ns = successors(c, i, succ);
+    int32_t ns = successors(c, last, succ);
     for (int32_t k = 0; k < ns; k++) {
-      bool fall = ins->opcode == BERTH_I_LOOP_NEXT && succ[k] == i + 1 && k == 1;
-      push(c, succ[k], c->tmp, c->tmp_n, fall ? c->rfall : c->rtaken, &tail, &count);
+      bool fall = ins->opcode == BERTH_I_LOOP_NEXT && k == 1;
+      push(c, c->block_of[succ[k]], c->tmp, c->tmp_n, fall ? c->rfall : c->rtaken, &tail, &count);
     }
   }
 }
 
 /* ---- reporting a failed read ---------------------------------------------------------- */
 
+static bool instr_reached(const vctx_t *c, int32_t i) { return c->reached[c->block_of[i]]; }
+
 static void build_preds(vctx_t *c) {
   memset(c->pred_start, 0, ((size_t)c->n + 1) * sizeof *c->pred_start);
   int32_t succ[2];
   for (int32_t i = 0; i < c->n; i++) {
-    if (!c->reached[i]) continue;
+    if (!instr_reached(c, i)) continue;
     int32_t ns = successors(c, i, succ);
     for (int32_t k = 0; k < ns; k++) c->pred_start[succ[k] + 1]++;
   }
   for (int32_t i = 0; i < c->n; i++) c->pred_start[i + 1] += c->pred_start[i];
-  /* fill using inq as a per-node cursor would need ints: use queue as cursors */
-  for (int32_t i = 0; i < c->n; i++) c->queue[i] = c->pred_start[i];
+  for (int32_t i = 0; i < c->n; i++) c->iqueue[i] = c->pred_start[i]; /* fill cursors */
   for (int32_t i = 0; i < c->n; i++) {
-    if (!c->reached[i]) continue;
+    if (!instr_reached(c, i)) continue;
     int32_t ns = successors(c, i, succ);
-    for (int32_t k = 0; k < ns; k++) c->preds[c->queue[succ[k]]++] = i;
+    for (int32_t k = 0; k < ns; k++) c->preds[c->iqueue[succ[k]]++] = i;
   }
 }
 
@@ -989,7 +1043,7 @@ static void build_preds(vctx_t *c) {
  * a write of u, or -1; *uninit is set when some path from entry reaches i with u unwritten. */
 static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_value, bool *uninit) {
   build_preds(c);
-  memset(c->inq, 0, (size_t)c->n);
+  memset(c->ivisit, 0, (size_t)c->n);
   *uninit = false;
   int32_t head = 0, tail = 0;
   int32_t x = i;
@@ -998,14 +1052,14 @@ static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_va
     if (x == 0 && !(c->flags[u] & F_ENTRY)) *uninit = true;
     for (int32_t k = c->pred_start[x]; k < c->pred_start[x + 1]; k++) {
       int32_t q = c->preds[k];
-      if (c->inq[q]) continue;
-      c->inq[q] = 1;
-      c->queue[tail++] = q;
+      if (c->ivisit[q]) continue;
+      c->ivisit[q] = 1;
+      c->iqueue[tail++] = q;
     }
     /* next node whose writes do not settle the path */
     for (;;) {
       if (head == tail) return -1;
-      int32_t q = c->queue[head++];
+      int32_t q = c->iqueue[head++];
       const int32_t *w;
       int32_t nwr = writes_of(c, &c->m->instrs[q], &w);
       bool stop = false;
@@ -1048,33 +1102,30 @@ static berth_status_t report_read(vctx_t *c, int32_t i, int32_t v, const char *w
 
 /* ---- final checks on the fixpoint ----------------------------------------------------- */
 
-static berth_status_t check_windows(vctx_t *c) {
+/* Loop registers where slices and LOOP_NEXT use them (rs: the registers before i). */
+static berth_status_t check_windows_at(vctx_t *c, int32_t i, const int64_t *rs) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb, ib, pb;
-  for (int32_t i = 0; i < c->n; i++) {
-    if (!c->reached[i]) continue;
-    const berth_instr_t *ins = &m->instrs[i];
-    const int64_t *rs = c->regs + (size_t)i * (size_t)c->nr;
-    if (ins->opcode == BERTH_I_LOOP_NEXT && rs[ins->reg] < 0)
-      return CORRUPT("instruction %d (loop_next): register %d may be unset or unbounded here (no "
-                     "loop_init on some path)", (int)i, (int)ins->reg);
-    int32_t nops = n_operands_of(ins);
-    const int32_t *ops = ops_of(c, ins);
-    for (int32_t k = 0; k < nops; k++) {
-      int32_t v = ops[k];
-      const berth_exec_value_t *x = &m->values[v];
-      if (x->window_parent < 0 || c->size[v] == 0) continue;
-      int64_t hi = rs[x->window_reg];
-      if (hi < 0)
-        return CORRUPT("instruction %d (%s): slice %s uses register %d, which may be unset or "
-                       "unbounded here", (int)i, iname(c, i, &ib), vname(c, v, &nb), (int)x->window_reg);
-      if (!slice_fits(c, v, hi))
-        return CORRUPT("instruction %d (%s): slice %s at register value up to %lld (offset %llu, "
-                       "stride %lld, %llu bytes) lies outside its parent %s (%llu bytes)", (int)i,
-                       iname(c, i, &ib), vname(c, v, &nb), (long long)hi, (unsigned long long)x->offset,
-                       (long long)x->window_stride, (unsigned long long)c->size[v],
-                       vname(c, x->window_parent, &pb), (unsigned long long)c->size[x->window_parent]);
-    }
+  const berth_instr_t *ins = &m->instrs[i];
+  if (ins->opcode == BERTH_I_LOOP_NEXT && rs[ins->reg] < 0)
+    return CORRUPT("instruction %d (loop_next): register %d may be unset or unbounded here (no "
+                   "loop_init on some path)", (int)i, (int)ins->reg);
+  int32_t nops = n_operands_of(ins);
+  const int32_t *ops = ops_of(c, ins);
+  for (int32_t k = 0; k < nops; k++) {
+    int32_t v = ops[k];
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent < 0 || c->size[v] == 0) continue;
+    int64_t hi = rs[x->window_reg];
+    if (hi < 0)
+      return CORRUPT("instruction %d (%s): slice %s uses register %d, which may be unset or "
+                     "unbounded here", (int)i, iname(c, i, &ib), vname(c, v, &nb), (int)x->window_reg);
+    if (!slice_fits(c, v, hi))
+      return CORRUPT("instruction %d (%s): slice %s at register value up to %lld (offset %llu, "
+                     "stride %lld, %llu bytes) lies outside its parent %s (%llu bytes)", (int)i,
+                     iname(c, i, &ib), vname(c, v, &nb), (long long)hi, (unsigned long long)x->offset,
+                     (long long)x->window_stride, (unsigned long long)c->size[v],
+                     vname(c, x->window_parent, &pb), (unsigned long long)c->size[x->window_parent]);
   }
   return BERTH_OK;
 }
@@ -1084,25 +1135,33 @@ static bool intact(const vctx_t *c, const uint64_t *bits, int32_t v) {
   return bit_get(bits, ident(c, v));
 }
 
-static berth_status_t check_reads(vctx_t *c) {
+/* Reads at i need their values intact (bits: the state before i). */
+static berth_status_t check_reads_at(vctx_t *c, int32_t i, const uint64_t *bits) {
   const berth_exec_method_t *m = c->m;
   name_buf_t ib;
-  for (int32_t i = 0; i < c->n; i++) {
-    if (!c->reached[i]) continue;
-    const berth_instr_t *ins = &m->instrs[i];
-    const uint64_t *bits = c->in + (size_t)i * c->nw;
-    const int32_t *r;
-    int32_t nrd = reads_of(c, ins, &r);
-    for (int32_t k = 0; k < nrd; k++)
-      if (!intact(c, bits, r[k])) return report_read(c, i, r[k], iname(c, i, &ib));
-    if (ins->opcode != BERTH_I_RETURN) continue;
-    for (int32_t j = 0; j < m->n_outputs; j++) {
-      if (intact(c, bits, m->outputs[j])) continue;
-      return report_read(c, i, m->outputs[j], "return");
-    }
-    for (int32_t v = 0; v < c->nv; v++) {
-      if (!(c->flags[v] & F_STATE) || intact(c, bits, v)) continue;
+  const berth_instr_t *ins = &m->instrs[i];
+  const int32_t *r;
+  int32_t nrd = reads_of(c, ins, &r);
+  for (int32_t k = 0; k < nrd; k++)
+    if (!intact(c, bits, r[k])) return report_read(c, i, r[k], iname(c, i, &ib));
+  if (ins->opcode != BERTH_I_RETURN) return BERTH_OK;
+  for (int32_t j = 0; j < m->n_outputs; j++)
+    if (!intact(c, bits, m->outputs[j])) return report_read(c, i, m->outputs[j], "return");
+  for (int32_t v = 0; v < c->nv; v++)
+    if ((c->flags[v] & F_STATE) && !intact(c, bits, v))
       return report_read(c, i, v, "return: state must survive to the next call");
+  return BERTH_OK;
+}
+
+/* Replays every reached block from its fixpoint entry state and checks each instruction:
+ * pass 0 the loop registers (structural), pass 1 the reads (memory rule). */
+static berth_status_t check_fixpoint(vctx_t *c, int pass) {
+  for (int32_t b = 0; b < c->nb; b++) {
+    if (!c->reached[b]) continue;
+    load_block(c, b);
+    for (int32_t i = c->block_start[b]; i < c->block_start[b + 1]; i++) {
+      TRY(pass == 0 ? check_windows_at(c, i, c->rcur) : check_reads_at(c, i, c->tmp));
+      transfer(c, i, c->tmp, c->tmp_n, c->rcur);
     }
   }
   return BERTH_OK;
@@ -1147,6 +1206,8 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->order = at(base, o.order);
   c->pmax = at(base, o.pmax);
   c->slot = at(base, o.slot);
+  c->block_of = at(base, o.block_of);
+  c->block_start = at(base, o.block_start);
   c->in = at(base, o.in);
   c->in_n = at(base, o.in_n);
   c->regs = at(base, o.regs);
@@ -1155,10 +1216,13 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->queue = at(base, o.queue);
   c->tmp = at(base, o.tmp);
   c->tmp_n = at(base, o.tmp_n);
+  c->rcur = at(base, o.rcur);
   c->rtaken = at(base, o.rtaken);
   c->rfall = at(base, o.rfall);
   c->pred_start = at(base, o.pred_start);
   c->preds = at(base, o.preds);
+  c->ivisit = at(base, o.ivisit);
+  c->iqueue = at(base, o.iqueue);
   c->tin = at(base, o.tin);
   c->tout = at(base, o.tout);
 
@@ -1178,9 +1242,10 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
     if (par >= 0 && c->slot[par] < 0) c->slot[par] = c->n_slots++;
   }
   c->nwn = ((size_t)c->n_slots + 63) / 64;
+  build_blocks(c);
   run_dataflow(c);
-  TRY(check_windows(c));
-  TRY(check_reads(c));
+  TRY(check_fixpoint(c, 0));
+  TRY(check_fixpoint(c, 1));
   TRY(check_disjoint_operands(c));
   return BERTH_OK;
 }

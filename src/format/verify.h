@@ -78,8 +78,10 @@ extern "C" {
 /* Bytes of caller scratch that berth_verify_method needs for method `method` of p (any
  * alignment is fine). Returns SIZE_MAX if the size overflows (the program is too big to
  * verify) and 0 when p or method is invalid (verification then fails with a message).
- * Depends only on the method's counts: about n_instrs * (n_values + n_windows) / 8 +
- * 8 * n_instrs * n_regs + 45 * n_values + 20 * n_instrs bytes. */
+ * The states are kept per basic block: about n_blocks * ((n_values + n_windows) / 8 +
+ * 8 * n_regs) + 45 * n_values + 25 * n_instrs bytes, where n_blocks is bounded by
+ * 1 + 2 * (jumps, branches and loop_nexts) + returns. p's tables must hold as many entries
+ * as its counts say (the loader builds them so); their contents may be anything. */
 size_t berth_verify_scratch_size(const berth_exec_program_t *p, int32_t method);
 
 /* The maximum of berth_verify_scratch_size over p's methods. */

@@ -31,6 +31,7 @@ berth_fuzz_options_t berth_fuzz_options_default(void) {
   o.strategy = BERTH_STRATEGY_GLOBAL;
   o.verify = true;
   o.sanitize = true;
+  o.vary_layout = true;
   o.mutants = 2;
   o.shrink = true;
   return o;
@@ -75,7 +76,25 @@ static berth_fuzz_kind_t fail(failure_t *f, berth_fuzz_kind_t kind, int algo, in
 static const berth_alloc_algo_t k_algos[4] = {BERTH_ALLOC_NAIVE, BERTH_ALLOC_GREEDY, BERTH_ALLOC_SEARCH,
                                                BERTH_ALLOC_EXACT};
 
-static berth_plan_options_t config(const berth_fuzz_options_t *o, int algo, int io) {
+/* Arena layout for one program: the options' alignment and pool rule, or (vary_layout)
+ * one picked from the program's seed, so that a replay with the same seed agrees. */
+typedef struct layout {
+  uint32_t alignment; /* 0: the planner's default */
+  const char *pools;
+} layout_t;
+
+static layout_t layout_for(const berth_fuzz_options_t *o, uint64_t seed) {
+  layout_t l = {o->alignment, o->pools};
+  if (!o->vary_layout || o->alignment || o->pools) return l;
+  static const uint32_t aligns[] = {0, 0, 1, 8, 64};
+  static const char *const rules[] = {NULL, NULL, NULL, "add=1,mul=2", "input=1,output=2", "tanh=1,neg=1,concat=2,full=3"};
+  uint64_t r = seed ^ 0x4C41594F55543132ull;
+  l.alignment = aligns[berth_fuzzgen_rand(&r) % (sizeof aligns / sizeof *aligns)];
+  l.pools = rules[berth_fuzzgen_rand(&r) % (sizeof rules / sizeof *rules)];
+  return l;
+}
+
+static berth_plan_options_t config(const berth_fuzz_options_t *o, const layout_t *l, int algo, int io) {
   berth_plan_options_t po = berth_plan_options_default();
   po.algo = k_algos[algo];
   if (algo == 2) po.budget_ms = o->search_budget_ms;
@@ -84,16 +103,18 @@ static berth_plan_options_t config(const berth_fuzz_options_t *o, int algo, int 
   po.verify = o->verify;
   po.alloc_inputs = io & 1;
   po.alloc_outputs = (io >> 1) & 1;
-  if (o->alignment) po.alignment = o->alignment;
-  po.pools = o->pools;
+  if (l->alignment) po.alignment = l->alignment;
+  po.pools = l->pools;
   return po;
 }
 
-static const char *config_name(const berth_fuzz_options_t *o, int algo, int io, char *buf, size_t cap) {
+/* The configuration as `berth run` options (so a person can reproduce it). */
+static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l, int algo, int io, char *buf,
+                               size_t cap) {
   char extra[128] = "";
-  if (o->alignment) berth_format(extra, sizeof extra, " --alignment %u", (unsigned)o->alignment);
+  if (l->alignment) berth_format(extra, sizeof extra, " --alignment %u", (unsigned)l->alignment);
   size_t n = strlen(extra);
-  if (o->pools) berth_format(extra + n, sizeof extra - n, " --pools %s", o->pools);
+  if (l->pools) berth_format(extra + n, sizeof extra - n, " --pools %s", l->pools);
   berth_format(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
                berth_alloc_algo_name(k_algos[algo]), berth_strategy_name(o->strategy), io & 1, (io >> 1) & 1,
                o->verify ? "" : " --no-verify", extra);
@@ -284,8 +305,8 @@ static bool lifetimes_overlap(const berth_plan_method_report_t *r, int32_t a, in
 /* Moves one ARENA value of method 0 (or its whole coalesced group) onto another value of
  * the same pool, `n` times; runs the verifier on each mutant and runs those it accepts. */
 static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *or,
-                                const berth_fuzz_options_t *o, int32_t n, uint64_t *rng, int algo, int io,
-                                berth_fuzz_stats_t *st, failure_t *f) {
+                                const berth_fuzz_options_t *o, const layout_t *l, int32_t n, uint64_t *rng, int algo,
+                                int io, berth_fuzz_stats_t *st, failure_t *f) {
   const berth_exec_program_t *ep = &c->exec;
   if (ep->n_methods < 1) return BERTH_FUZZ_OK;
   const berth_exec_method_t *em = &ep->methods[0];
@@ -359,7 +380,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     }
     st->mutants_accepted++;
     berth_format(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
-                 config_name(o, algo, io, cfg, sizeof cfg),
+                 config_name(o, l, algo, io, cfg, sizeof cfg),
                  em->values[a].name ? em->values[a].name : berth_verify_format_value(em, a, na, sizeof na), (int)moved,
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
                  em->values[b].name ? em->values[b].name : berth_verify_format_value(em, b, nb, sizeof nb));
@@ -398,16 +419,17 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
   if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");
   oracle_t or;
   berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &or, f);
+  layout_t lay = layout_for(o, seed);
   uint64_t rng = seed ^ 0x6D757461746F7273ull;
   int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % 16);
   for (int cfg_i = 0; cfg_i < 16 && !kind; cfg_i++) {
     int algo = cfg_i / 4, io = cfg_i % 4;
     if ((only_algo >= 0 && algo != only_algo) || (only_io >= 0 && io != only_io)) continue;
-    berth_plan_options_t po = config(o, algo, io);
+    berth_plan_options_t po = config(o, &lay, algo, io);
     berth_compiled_t *c = NULL;
     d = berth_diag_make(msg, sizeof msg);
     berth_status_t cs = berth_plan_compile(p, &po, &c, &d);
-    config_name(o, algo, io, cfg, sizeof cfg);
+    config_name(o, &lay, algo, io, cfg, sizeof cfg);
     if (cs == BERTH_ERR_VERIFY_FAILED) {
       kind = fail(f, BERTH_FUZZ_VERIFY_REJECT, algo, io, -1, "%s: the verifier rejected the plan: %s", cfg, msg);
       break;
@@ -419,7 +441,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
     st->plans++;
     kind = run_plan(c, p, &or, o, cfg, algo, io, st, f);
     bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;
-    if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &or, o, mutants, &rng, algo, io, st, f);
+    if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &or, o, &lay, mutants, &rng, algo, io, st, f);
     berth_compiled_destroy(c);
   }
   oracle_free(&or);
@@ -712,6 +734,25 @@ static void coverage(const berth_ir_program_t *p, berth_fuzz_stats_t *st) {
     else if (op == BERTH_OP_SCAN) st->hops[2]++;
     else if (op == BERTH_OP_MAP) st->hops[3]++;
     else if (op == BERTH_OP_COPY_) st->copies++;
+  }
+  for (int32_t g = 0; g < m->n_graphs; g++) {
+    const berth_ir_graph_t *gr = &m->graphs[g];
+    if (gr->label && strcmp(gr->label, "cond") == 0) continue;
+    bool loop = gr->parent_node >= 0 && m->nodes[gr->parent_node].op != BERTH_OP_COND &&
+                m->nodes[gr->parent_node].op != BERTH_OP_MAP;
+    for (int32_t i = 0; i < gr->n_results; i++) {
+      int32_t v = gr->results[i];
+      const berth_ir_value_t *val = &m->values[v];
+      bool twice = false;
+      for (int32_t j = 0; j < i; j++) twice |= gr->results[j] == v;
+      bool global = val->kind == BERTH_IR_CONST || val->kind == BERTH_IR_STATE;
+      if (g == 0) {
+        if (global || val->kind == BERTH_IR_PARAM) st->method_results_io++;
+        continue;
+      }
+      int k = twice ? 5 : global ? 4 : val->graph != g ? 3 : val->kind == BERTH_IR_NODE ? 0 : !loop || val->index == i ? 1 : 2;
+      st->body_results[k]++;
+    }
   }
 }
 

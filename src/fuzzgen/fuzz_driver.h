@@ -11,8 +11,8 @@
  * For each program (program i of a batch is generated from seed + i) it runs `calls` calls
  * of `forward` with the same seeded inputs under the reference interpreter, then under
  * every allocation algorithm (naive, greedy, search, exact; small budgets) x every
- * alloc_inputs / alloc_outputs combination, with the strategy given (global) and the
- * sanitizer on, and compares every output and every mutable buffer after every call bit
+ * alloc_inputs / alloc_outputs combination, with the strategy given (global), an arena
+ * alignment and pool rule picked from the seed, and the sanitizer on, and compares every output and every mutable buffer after every call bit
  * for bit. Failures: a program that does not validate (a generator bug), a reference
  * error, a planner error, a verifier rejection of a plan, a runtime or sanitizer error, a
  * mismatch, and a verifier miss found by mutation: for some plans, one ARENA value (or
@@ -60,6 +60,7 @@ typedef struct berth_fuzz_options {
   bool sanitize;             /* run the planned runtime with the sanitizer */
   uint32_t alignment;        /* planner arena alignment (0: the planner's default) */
   const char *pools;         /* planner pool rule, e.g. "add=1,mul=2" (NULL: one pool) */
+  bool vary_layout;          /* with neither of those set: pick both per program from its seed */
   int32_t mutants;           /* verifier mutants tried per program (0: no mutation check) */
   bool shrink;               /* shrink failing programs */
   const char *out_dir;       /* where shrunk failing programs go; NULL: not written */
@@ -80,13 +81,19 @@ typedef struct berth_fuzz_stats {
   int64_t depth_hist[8]; /* programs by deepest HOP nesting (7: 7 or more) */
   int64_t hops[4];       /* cond, while_loop, scan, map nodes */
   int64_t copies;        /* copy_ nodes */
+  /* body results (of every HOP body but while_loop conds) by what they return: a local
+   * value, the body's own parameter passed through (loops: the one it carries), another
+   * parameter (a swap), an outer value, a constant or buffer, a value returned before */
+  int64_t body_results[6];
+  int64_t method_results_io; /* method results that are inputs, constants or buffers */
   int64_t nodes;         /* nodes in all programs */
   uint64_t first_failed_seed; /* seed of the first failing program (valid when failed > 0) */
   double seconds;
 } berth_fuzz_stats_t;
 
 /* seed 1, count 1000, calls 3, generator defaults, search and exact budgets 5 ms, strategy
- * global, verify and sanitize on, 2 mutants, shrink on, out_dir NULL, no limits, no log. */
+ * global, verify and sanitize on, layout varied per program (alignment 16, 1, 8 or 64; one
+ * pool or a few pool rules), 2 mutants, shrink on, out_dir NULL, no limits, no log. */
 berth_fuzz_options_t berth_fuzz_options_default(void);
 
 /* Runs the batch described by o and fills *stats (zeroed first). Returns BERTH_OK when the

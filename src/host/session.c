@@ -116,9 +116,10 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
 
 const void *berth_session_state(const berth_session_t *s, const berth_ir_program_t *p, int32_t method, int32_t g) {
   const berth_exec_method_t *em = &s->c->exec.methods[method];
-  const berth_ir_method_t *m = &p->methods[method];
-  for (int32_t v = 0; v < m->n_values; v++)
-    if (m->values[v].kind == BERTH_IR_STATE && m->values[v].index == g)
+  if (g < 0 || g >= p->n_globals || !p->globals[g].is_state) return NULL;
+  for (int32_t v = 0; v < em->n_values; v++)
+    if (em->values[v].storage == BERTH_STORAGE_STATE && em->values[v].window_parent < 0 &&
+        strcmp(em->values[v].name, p->globals[g].name) == 0)
       return s->m[method].state + em->values[v].offset;
   return NULL;
 }

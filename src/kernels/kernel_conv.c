@@ -1,11 +1,301 @@
-/* Placeholder: being implemented. */
+/* conv(x, w[, b]) {strides, pads, dilations, group}: ONNX Conv for 1-, 2- and 3-D inputs.
+ *
+ * x is [N, C, D...], w [M, C/group, K...], b [M]; the result is [N, M, O...] with
+ *   O = (D + pad_begin + pad_end - dilation * (K - 1) - 1) / stride + 1   (floor).
+ * Empty attribute lists mean strides 1, pads 0, dilations 1. f32 and f64; f32 accumulates
+ * in f32 as ONNX runtimes do. A kernel larger than the padded input is rejected (ONNX
+ * leaves it undefined; PyTorch rejects it too).
+ *
+ * Method: every output element is a dot product of a weight row w[m] (C/group * K values,
+ * contiguous) with the input patch under the kernel window. Patches for a block of output
+ * positions are packed into a stack buffer (zeros where the window hangs over the
+ * padding), then each group of four output channels takes one dot4 pass per position:
+ * four weight rows against one patch, vectorized (kernel_dot.h). The patch of a long
+ * window is packed in chunks of whole kernel rows and the partial sums accumulate in the
+ * output. This suits the shapes of audio models (many channels, short kernels, few output
+ * positions per frame) and is a packed GEMM for large images. A kernel row longer than the
+ * buffer (rare) takes a direct loop instead. */
+#include "kernel_dot.h"
 #include "kernel_util.h"
 
-static berth_status_t conv_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
-                                   berth_type_t *out, berth_diag_t *diag) {
-  return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "conv: not implemented yet");
-}
-static void conv_run(const berth_kernel_call_t *call) { (void)call; }
-static const berth_attr_spec_t conv_attrs[] = {{"strides", BERTH_ATTR_INTS, false, 0, 0}, {"pads", BERTH_ATTR_INTS, false, 0, 0}, {"dilations", BERTH_ATTR_INTS, false, 0, 0}, {"group", BERTH_ATTR_INT, false, 1, 0}};
-const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 4, conv_attrs, conv_infer, conv_run};
+#include <string.h>
 
+enum { CONV_STRIDES, CONV_PADS, CONV_DILATIONS, CONV_GROUP };
+
+/* Spatial dims are normalized to 3 by prepending size-1 dims (stride 1, pad 0, dil 1). */
+typedef struct conv_plan {
+  int64_t n, c, m, group, cg, mg;
+  int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
+  int64_t kk, ck, l, il; /* kernel elements, patch length, output and input positions */
+  berth_type_t out_type;
+} conv_plan_t;
+
+/* a * b if it stays <= BERTH_MAX_DIM (a, b >= 0), else -1. */
+static int64_t conv_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a < 0 || b < 0 || a > BERTH_MAX_DIM / b) return -1;
+  return a * b;
+}
+
+static berth_status_t conv_plan(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                conv_plan_t *p, berth_diag_t *diag) {
+  char sa[160], sb[160];
+  const berth_type_t *x = &in[0], *w = &in[1];
+  if (x->rank < 3 || x->rank > 5)
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
+                      "conv: input %s has rank %d, expected 3 to 5 ([N, C, D...] with 1 to 3 spatial dims)",
+                      berth_type_format(x, sa, sizeof sa), (int)x->rank);
+  if (w->rank != x->rank)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: weights %s have rank %d, expected %d like input %s",
+                      berth_type_format(w, sa, sizeof sa), (int)w->rank, (int)x->rank,
+                      berth_type_format(x, sb, sizeof sb));
+  int32_t sp = x->rank - 2, off = 3 - sp;
+  const berth_attr_value_t *st = &attrs[CONV_STRIDES], *pd = &attrs[CONV_PADS], *dl = &attrs[CONV_DILATIONS];
+  static const char *const names[3] = {"strides", "pads", "dilations"};
+  for (int a = 0; a < 3; a++) {
+    const berth_attr_value_t *v = &attrs[a];
+    BERTH_TRY(berth_kernel_check_ints("conv", names[a], v, diag));
+    int32_t want = a == CONV_PADS ? 2 * sp : sp;
+    if (v->n != 0 && v->n != want)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: %s has %d values, expected %d (or none) for %d-D input",
+                        names[a], (int)v->n, (int)want, (int)sp);
+    for (int32_t i = 0; i < v->n; i++) {
+      int64_t lo = a == CONV_PADS ? 0 : 1;
+      if (v->ints[i] < lo || v->ints[i] > BERTH_MAX_DIM)
+        return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: %s[%d] is %lld, expected %lld to 2^40", names[a],
+                          (int)i, (long long)v->ints[i], (long long)lo);
+    }
+  }
+  p->n = x->dims[0];
+  p->c = x->dims[1];
+  p->m = w->dims[0];
+  p->group = attrs[CONV_GROUP].i;
+  if (p->group < 1 || p->group > BERTH_MAX_DIM)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: group is %lld, expected >= 1", (long long)p->group);
+  if (p->c % p->group != 0 || p->m % p->group != 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv: group %lld does not divide the %lld input channels of %s and the %lld output channels of "
+                      "weights %s",
+                      (long long)p->group, (long long)p->c, berth_type_format(x, sa, sizeof sa), (long long)p->m,
+                      berth_type_format(w, sb, sizeof sb));
+  p->cg = p->c / p->group;
+  p->mg = p->m / p->group;
+  if (w->dims[1] != p->cg)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv: weights %s have %lld input channels, expected %lld (input %s has %lld channels in %lld "
+                      "groups)",
+                      berth_type_format(w, sa, sizeof sa), (long long)w->dims[1], (long long)p->cg,
+                      berth_type_format(x, sb, sizeof sb), (long long)p->c, (long long)p->group);
+  if (n_in == 3) {
+    const berth_type_t *b = &in[2];
+    if (b->rank != 1 || b->dims[0] != p->m)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: bias %s has the wrong shape, expected [%lld]",
+                        berth_type_format(b, sa, sizeof sa), (long long)p->m);
+  }
+  berth_kernel_type_init(&p->out_type, x->dtype, x->rank);
+  p->out_type.dims[0] = p->n;
+  p->out_type.dims[1] = p->m;
+  p->kk = 1;
+  p->il = 1;
+  p->l = 1;
+  for (int32_t d = 0; d < 3; d++) {
+    int32_t s = d - off; /* index into the attribute lists, < 0 for an added dim */
+    p->in[d] = s < 0 ? 1 : x->dims[2 + s];
+    p->k[d] = s < 0 ? 1 : w->dims[2 + s];
+    p->stride[d] = s >= 0 && st->n ? st->ints[s] : 1;
+    p->dil[d] = s >= 0 && dl->n ? dl->ints[s] : 1;
+    p->pad[d] = s >= 0 && pd->n ? pd->ints[s] : 0;
+    int64_t pad_end = s >= 0 && pd->n ? pd->ints[sp + s] : 0;
+    if (p->k[d] < 1)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: weights %s have an empty kernel, expected sizes >= 1",
+                        berth_type_format(w, sa, sizeof sa));
+    int64_t padded = p->in[d] + p->pad[d] + pad_end; /* <= 3 * 2^40 */
+    if (padded < 1 || p->k[d] - 1 > (padded - 1) / p->dil[d])
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "conv: kernel %lld with dilation %lld spans more than the padded input (%lld) in spatial dim %d "
+                        "of input %s",
+                        (long long)p->k[d], (long long)p->dil[d], (long long)padded, (int)s,
+                        berth_type_format(x, sa, sizeof sa));
+    p->out[d] = (padded - (p->dil[d] * (p->k[d] - 1) + 1)) / p->stride[d] + 1;
+    if (s >= 0) p->out_type.dims[2 + s] = p->out[d];
+    p->kk = conv_mul(p->kk, p->k[d]);
+    p->il = conv_mul(p->il, p->in[d]);
+    p->l = conv_mul(p->l, p->out[d]);
+    if (p->kk < 0 || p->il < 0 || p->l < 0)
+      return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "conv: input %s with weights %s is too large (over 2^40 elements)",
+                        berth_type_format(x, sa, sizeof sa), berth_type_format(w, sb, sizeof sb));
+  }
+  p->ck = conv_mul(p->cg, p->kk);
+  if (p->ck < 0)
+    return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "conv: weights %s are too large (over 2^40 elements per channel)",
+                      berth_type_format(w, sa, sizeof sa));
+  return BERTH_OK;
+}
+
+static berth_status_t conv_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                 berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_conv, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("conv", 0, in[0].dtype, BERTH_MASK_FLOAT, diag));
+  for (int32_t i = 1; i < n_in; i++) BERTH_TRY(berth_kernel_check_same_dtype("conv", in, 0, i, diag));
+  conv_plan_t p;
+  BERTH_TRY(conv_plan(attrs, in, n_in, &p, diag));
+  BERTH_TRY(berth_kernel_check_output("conv", &p.out_type, diag));
+  out[0] = p.out_type;
+  return BERTH_OK;
+}
+
+/* ---- run ---------------------------------------------------------------------------- */
+
+#define CONV_BUF_BYTES 16384
+
+/* Valid kernel taps q (0 <= q < k) for window start s: 0 <= s + q * dil < n. */
+static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
+  int64_t a = s >= 0 ? 0 : (-s + dil - 1) / dil;
+  int64_t b = n > s ? (n - s + dil - 1) / dil : 0;
+  *lo = a < k ? a : k;
+  *hi = b < k ? b : k;
+  if (*hi < *lo) *hi = *lo;
+}
+
+#define CONV_FN(s, T)                                                                                          \
+  /* Packs the patches of positions t0..t0+tn, kernel rows r0..r0+rn, as buf[t][row * k2 + q2]. */            \
+  static void conv_pack_##s(const conv_plan_t *p, const T *xg, int64_t t0, int64_t tn, int64_t r0, int64_t rn, \
+                            T *buf) {                                                                          \
+    const int64_t k0 = p->k[0], k1 = p->k[1], k2 = p->k[2], in1 = p->in[1], in2 = p->in[2];                    \
+    T *dst = buf;                                                                                              \
+    for (int64_t t = t0; t < t0 + tn; t++) {                                                                   \
+      int64_t o2 = t % p->out[2], o01 = t / p->out[2], o1 = o01 % p->out[1], o0 = o01 / p->out[1];             \
+      int64_t s0 = o0 * p->stride[0] - p->pad[0], s1 = o1 * p->stride[1] - p->pad[1];                          \
+      int64_t s2 = o2 * p->stride[2] - p->pad[2], lo, hi;                                                      \
+      conv_taps(s2, p->dil[2], k2, in2, &lo, &hi);                                                             \
+      for (int64_t r = r0; r < r0 + rn; r++, dst += k2) {                                                      \
+        int64_t q1 = r % k1, r01 = r / k1, q0 = r01 % k0, ic = r01 / k0;                                       \
+        int64_t i0 = s0 + q0 * p->dil[0], i1 = s1 + q1 * p->dil[1];                                            \
+        if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= in1 || lo == hi) {                                     \
+          for (int64_t q = 0; q < k2; q++) dst[q] = 0;                                                         \
+          continue;                                                                                            \
+        }                                                                                                      \
+        /* an index, not a pointer: the window start s2 may lie before the row */                             \
+        const int64_t base = ic * p->il + (i0 * in1 + i1) * in2 + s2;                                          \
+        int64_t q = 0;                                                                                         \
+        for (; q < lo; q++) dst[q] = 0;                                                                        \
+        if (p->dil[2] == 1) {                                                                                  \
+          memcpy(dst + lo, xg + base + lo, (size_t)(hi - lo) * sizeof(T));                                     \
+          q = hi;                                                                                              \
+        } else {                                                                                               \
+          for (; q < hi; q++) dst[q] = xg[base + q * p->dil[2]];                                               \
+        }                                                                                                      \
+        for (; q < k2; q++) dst[q] = 0;                                                                        \
+      }                                                                                                        \
+    }                                                                                                          \
+  }                                                                                                            \
+                                                                                                               \
+  /* One output element the direct way, for kernel rows too long for the buffer. */                           \
+  static T conv_point_##s(const conv_plan_t *p, const T *xg, const T *wm, int64_t t) {                         \
+    int64_t o2 = t % p->out[2], o01 = t / p->out[2], o1 = o01 % p->out[1], o0 = o01 / p->out[1];               \
+    int64_t s0 = o0 * p->stride[0] - p->pad[0], s1 = o1 * p->stride[1] - p->pad[1];                            \
+    int64_t s2 = o2 * p->stride[2] - p->pad[2], lo, hi;                                                        \
+    conv_taps(s2, p->dil[2], p->k[2], p->in[2], &lo, &hi);                                                     \
+    T acc = 0;                                                                                                 \
+    for (int64_t ic = 0; ic < p->cg; ic++)                                                                     \
+      for (int64_t q0 = 0; q0 < p->k[0]; q0++) {                                                               \
+        int64_t i0 = s0 + q0 * p->dil[0];                                                                      \
+        if (i0 < 0 || i0 >= p->in[0]) continue;                                                                \
+        for (int64_t q1 = 0; q1 < p->k[1]; q1++) {                                                             \
+          int64_t i1 = s1 + q1 * p->dil[1];                                                                    \
+          if (i1 < 0 || i1 >= p->in[1]) continue;                                                              \
+          const int64_t base = ic * p->il + (i0 * p->in[1] + i1) * p->in[2] + s2;                              \
+          const T *wr = wm + ((ic * p->k[0] + q0) * p->k[1] + q1) * p->k[2];                                   \
+          for (int64_t q = lo; q < hi; q++) acc += wr[q] * xg[base + q * p->dil[2]];                           \
+        }                                                                                                      \
+      }                                                                                                        \
+    return acc;                                                                                                \
+  }                                                                                                            \
+                                                                                                               \
+  static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg) {             \
+    enum { BUFN = CONV_BUF_BYTES / sizeof(T) };                                                                \
+    T buf[BUFN];                                                                                               \
+    const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
+    if (k2 > BUFN) {                                                                                           \
+      for (int64_t m = 0; m < mg; m++)                                                                         \
+        for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
+      return;                                                                                                  \
+    }                                                                                                          \
+    /* Chunk: up to 8 positions (so a weight row chunk is reused from cache), as many whole    \
+     * kernel rows as fit, then as many positions as fit with those rows. */                   \
+    int64_t t_want = l < 8 ? l : 8;                                                                            \
+    int64_t rb = BUFN / (k2 * t_want);                                                                         \
+    if (rb < 1) rb = 1;                                                                                        \
+    if (rb > rows) rb = rows;                                                                                  \
+    int64_t tb = BUFN / (rb * k2);                                                                             \
+    if (tb > l) tb = l;                                                                                        \
+    for (int64_t t0 = 0; t0 < l; t0 += tb) {                                                                   \
+      int64_t tn = l - t0 < tb ? l - t0 : tb;                                                                  \
+      for (int64_t r0 = 0; r0 < rows; r0 += rb) {                                                              \
+        int64_t rn = rows - r0 < rb ? rows - r0 : rb, cn = rn * k2, c0 = r0 * k2;                              \
+        conv_pack_##s(p, xg, t0, tn, r0, rn, buf);                                                             \
+        int64_t m = 0;                                                                                         \
+        for (; m + 4 <= mg; m += 4) {                                                                          \
+          const T *w0 = wg + m * ck + c0;                                                                      \
+          T *y0 = yg + m * l + t0;                                                                             \
+          for (int64_t t = 0; t < tn; t++) {                                                                   \
+            T d[4];                                                                                            \
+            berth_dot4_##s(w0, w0 + ck, w0 + 2 * ck, w0 + 3 * ck, buf + t * cn, cn, d);                        \
+            for (int i = 0; i < 4; i++) {                                                                      \
+              T prev = r0 ? y0[i * l + t] : bg ? bg[m + i] : 0;                                                \
+              y0[i * l + t] = prev + d[i];                                                                     \
+            }                                                                                                  \
+          }                                                                                                    \
+        }                                                                                                      \
+        for (; m < mg; m++) {                                                                                  \
+          const T *w0 = wg + m * ck + c0;                                                                      \
+          T *y0 = yg + m * l + t0;                                                                             \
+          for (int64_t t = 0; t < tn; t++) {                                                                   \
+            T prev = r0 ? y0[t] : bg ? bg[m] : 0;                                                              \
+            y0[t] = prev + berth_dot_##s(w0, buf + t * cn, cn);                                                \
+          }                                                                                                    \
+        }                                                                                                      \
+      }                                                                                                        \
+    }                                                                                                          \
+  }                                                                                                            \
+                                                                                                               \
+  static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, T *y) {                   \
+    for (int64_t n = 0; n < p->n; n++)                                                                         \
+      for (int64_t g = 0; g < p->group; g++) {                                                                 \
+        const T *xg = x + (n * p->c + g * p->cg) * p->il;                                                      \
+        const T *bg = b ? b + g * p->mg : NULL;                                                                \
+        T *yg = y + (n * p->m + g * p->mg) * p->l;                                                             \
+        if (p->ck == 0) { /* no input channels: the bias alone */                                              \
+          for (int64_t m = 0; m < p->mg; m++)                                                                  \
+            for (int64_t t = 0; t < p->l; t++) yg[m * p->l + t] = bg ? bg[m] : 0;                              \
+          continue;                                                                                            \
+        }                                                                                                      \
+        conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg);                                                  \
+      }                                                                                                        \
+  }
+
+CONV_FN(f32, float)
+CONV_FN(f64, double)
+
+static void conv_run(const berth_kernel_call_t *call) {
+  conv_plan_t p;
+  berth_type_t in[3];
+  for (int32_t i = 0; i < call->n_in; i++) in[i] = *call->in[i].type;
+  conv_plan(call->attrs, in, call->n_in, &p, NULL);
+  if (berth_kernel_is_empty(&p.out_type)) return;
+  const void *b = call->n_in == 3 ? call->in[2].data : NULL;
+  if (p.out_type.dtype == BERTH_DTYPE_F32)
+    conv_run_f32(&p, (const float *)call->in[0].data, (const float *)call->in[1].data, (const float *)b,
+                 (float *)call->out[0].data);
+  else
+    conv_run_f64(&p, (const double *)call->in[0].data, (const double *)call->in[1].data, (const double *)b,
+                 (double *)call->out[0].data);
+}
+
+static const berth_attr_spec_t conv_attrs[] = {
+    {"strides", BERTH_ATTR_INTS, false, 0, 0},
+    {"pads", BERTH_ATTR_INTS, false, 0, 0},
+    {"dilations", BERTH_ATTR_INTS, false, 0, 0},
+    {"group", BERTH_ATTR_INT, false, 1, 0},
+};
+const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 4, conv_attrs, conv_infer, conv_run};

@@ -1,11 +1,183 @@
-/* Placeholder: being implemented. */
+/* lstm(X, W, R, B, initial_h, initial_c) {hidden_size, direction, layout} -> (Y, Y_h, Y_c):
+ * ONNX LSTM with the default activations (f = sigmoid, g = h = tanh), gates in ONNX order
+ * i, o, f, c, no peepholes, no sequence lengths, no clipping (the importer rejects those
+ * and materializes zeros for a missing B or initial state, so all six inputs are present).
+ *
+ *   layout 0: X [seq, batch, I], Y [seq, dirs, batch, H], states [dirs, batch, H]
+ *   layout 1: X [batch, seq, I], Y [batch, seq, dirs, H], states [batch, dirs, H]
+ *   W [dirs, 4H, I], R [dirs, 4H, H], B [dirs, 8H] (= Wb then Rb)
+ * direction 0 forward, 1 reverse, 2 bidirectional (dirs = 2, the second one reversed).
+ * f32 and f64.
+ *
+ * Each step computes, for every hidden unit j, the four gate rows of unit j (i, o, f, c;
+ * contiguous rows of W and R) against x_t and h_{t-1} with two dot4 passes (kernel_dot.h),
+ * then updates c and h of that unit at once, so no gate buffer is needed: h_{t-1} is read
+ * from Y at the previous time step (or initial_h) while h_t is written to Y at this one,
+ * and c lives in Y_c, updated in place (each unit's c depends only on its own old value).
+ * The batch loop is innermost so the 4 rows of a unit stay in cache across the batch. */
+#include "kernel_dot.h"
 #include "kernel_util.h"
 
-static berth_status_t lstm_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
-                                   berth_type_t *out, berth_diag_t *diag) {
-  return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "lstm: not implemented yet");
-}
-static void lstm_run(const berth_kernel_call_t *call) { (void)call; }
-static const berth_attr_spec_t lstm_attrs[] = {{"hidden_size", BERTH_ATTR_INT, true, 0, 0}, {"direction", BERTH_ATTR_INT, false, 0, 0}, {"layout", BERTH_ATTR_INT, false, 0, 0}};
-const berth_op_def_t berth_op_def_lstm = {"lstm", BERTH_OPKIND_KERNEL, 6, 6, 3, 3, lstm_attrs, lstm_infer, lstm_run};
+#include <math.h>
+#include <string.h>
 
+enum { LSTM_HIDDEN_SIZE, LSTM_DIRECTION, LSTM_LAYOUT };
+enum { LSTM_X, LSTM_W, LSTM_R, LSTM_B, LSTM_H0, LSTM_C0 };
+
+typedef struct lstm_dims {
+  int64_t seq, batch, in, hid, dirs;
+  int32_t direction, layout;
+} lstm_dims_t;
+
+static const char *const lstm_operand[6] = {"X", "W", "R", "B", "initial_h", "initial_c"};
+
+static berth_status_t lstm_expect(const berth_type_t *t, int32_t i, int32_t rank, const int64_t *dims,
+                                  const char *form, berth_diag_t *diag) {
+  bool ok = t->rank == rank;
+  for (int32_t k = 0; ok && k < rank; k++) ok = t->dims[k] == dims[k];
+  if (ok) return BERTH_OK;
+  char a[160], want[160];
+  berth_type_t w;
+  berth_kernel_type_init(&w, t->dtype, rank);
+  for (int32_t k = 0; k < rank; k++) w.dims[k] = dims[k];
+  return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: %s (operand %d) is %s, expected %s (%s)", lstm_operand[i],
+                    (int)i, berth_type_format(t, a, sizeof a), berth_type_format(&w, want, sizeof want), form);
+}
+
+static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_type_t *in, lstm_dims_t *d,
+                                berth_diag_t *diag) {
+  int64_t h = attrs[LSTM_HIDDEN_SIZE].i, dir = attrs[LSTM_DIRECTION].i, layout = attrs[LSTM_LAYOUT].i;
+  if (h < 1 || h > BERTH_MAX_DIM)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: hidden_size is %lld, expected >= 1", (long long)h);
+  if (dir < 0 || dir > 2)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "lstm: direction is %lld, expected 0 (forward), 1 (reverse) or 2 (bidirectional)", (long long)dir);
+  if (layout != 0 && layout != 1)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: layout is %lld, expected 0 or 1", (long long)layout);
+  const berth_type_t *x = &in[LSTM_X];
+  if (x->rank != 3) {
+    char a[160];
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: X (operand 0) is %s, expected rank 3 (%s)",
+                      berth_type_format(x, a, sizeof a), layout ? "[batch, seq, input]" : "[seq, batch, input]");
+  }
+  d->hid = h;
+  d->direction = (int32_t)dir;
+  d->layout = (int32_t)layout;
+  d->dirs = dir == 2 ? 2 : 1;
+  d->seq = x->dims[layout ? 1 : 0];
+  d->batch = x->dims[layout ? 0 : 1];
+  d->in = x->dims[2];
+  int64_t w[3] = {d->dirs, 4 * h, d->in}, r[3] = {d->dirs, 4 * h, h}, b[2] = {d->dirs, 8 * h};
+  int64_t st0[3] = {d->dirs, d->batch, h}, st1[3] = {d->batch, d->dirs, h};
+  BERTH_TRY(lstm_expect(&in[LSTM_W], LSTM_W, 3, w, "[dirs, 4*hidden_size, input]", diag));
+  BERTH_TRY(lstm_expect(&in[LSTM_R], LSTM_R, 3, r, "[dirs, 4*hidden_size, hidden_size]", diag));
+  BERTH_TRY(lstm_expect(&in[LSTM_B], LSTM_B, 2, b, "[dirs, 8*hidden_size]", diag));
+  for (int32_t i = LSTM_H0; i <= LSTM_C0; i++)
+    BERTH_TRY(lstm_expect(&in[i], i, 3, layout ? st1 : st0, layout ? "[batch, dirs, hidden_size]" : "[dirs, batch, hidden_size]",
+                          diag));
+  return BERTH_OK;
+}
+
+static berth_status_t lstm_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                 berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_lstm, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("lstm", 0, in[0].dtype, BERTH_MASK_FLOAT, diag));
+  for (int32_t i = 1; i < n_in; i++) BERTH_TRY(berth_kernel_check_same_dtype("lstm", in, 0, i, diag));
+  lstm_dims_t d;
+  BERTH_TRY(lstm_dims(attrs, in, &d, diag));
+  berth_type_t y;
+  berth_kernel_type_init(&y, in[0].dtype, 4);
+  if (d.layout == 0) {
+    y.dims[0] = d.seq;
+    y.dims[1] = d.dirs;
+    y.dims[2] = d.batch;
+  } else {
+    y.dims[0] = d.batch;
+    y.dims[1] = d.seq;
+    y.dims[2] = d.dirs;
+  }
+  y.dims[3] = d.hid;
+  BERTH_TRY(berth_kernel_check_output("lstm", &y, diag));
+  out[0] = y;
+  out[1] = in[LSTM_H0];
+  out[2] = in[LSTM_C0];
+  return BERTH_OK;
+}
+
+/* ---- run ---------------------------------------------------------------------------- */
+
+static inline float lstm_sigmoid_f32(float v) { return 1.0f / (1.0f + expf(-v)); }
+static inline double lstm_sigmoid_f64(double v) { return 1.0 / (1.0 + exp(-v)); }
+static inline float lstm_tanh_f32(float v) { return tanhf(v); }
+static inline double lstm_tanh_f64(double v) { return tanh(v); }
+
+#define LSTM_FN(s, T)                                                                                      \
+  static void lstm_run_##s(const lstm_dims_t *d, const T *X, const T *W, const T *R, const T *B,          \
+                           const T *H0, const T *C0, T *Y, T *YH, T *YC) {                                 \
+    const int64_t seq = d->seq, nb = d->batch, I = d->in, H = d->hid, nd = d->dirs;                        \
+    const bool l1 = d->layout == 1;                                                                        \
+    memcpy(YC, C0, (size_t)(nd * nb * H) * sizeof(T));                                                     \
+    for (int64_t dir = 0; dir < nd; dir++) {                                                               \
+      const bool rev = d->direction == 1 || dir == 1;                                                      \
+      const T *Wd = W + dir * 4 * H * I, *Rd = R + dir * 4 * H * H, *Bd = B + dir * 8 * H;                 \
+      for (int64_t step = 0; step < seq; step++) {                                                         \
+        const int64_t t = rev ? seq - 1 - step : step, tp = rev ? t + 1 : t - 1;                           \
+        for (int64_t j = 0; j < H; j++) {                                                                  \
+          const T *w0 = Wd + j * I, *r0 = Rd + j * H;                                                      \
+          T bias[4];                                                                                       \
+          for (int g = 0; g < 4; g++) bias[g] = Bd[g * H + j] + Bd[(4 + g) * H + j];                       \
+          for (int64_t b = 0; b < nb; b++) {                                                               \
+            const int64_t st = l1 ? (b * nd + dir) * H : (dir * nb + b) * H;                               \
+            const T *xt = X + (l1 ? b * seq + t : t * nb + b) * I;                                         \
+            const T *hp = step ? Y + (l1 ? (b * seq + tp) * nd + dir : (tp * nd + dir) * nb + b) * H       \
+                               : H0 + st;                                                                  \
+            T *yt = Y + (l1 ? (b * seq + t) * nd + dir : (t * nd + dir) * nb + b) * H;                     \
+            T gx[4], gh[4];                                                                                \
+            berth_dot4_##s(w0, w0 + H * I, w0 + 2 * H * I, w0 + 3 * H * I, xt, I, gx);                     \
+            berth_dot4_##s(r0, r0 + H * H, r0 + 2 * H * H, r0 + 3 * H * H, hp, H, gh);                     \
+            T gi = lstm_sigmoid_##s(gx[0] + gh[0] + bias[0]);                                              \
+            T go = lstm_sigmoid_##s(gx[1] + gh[1] + bias[1]);                                              \
+            T gf = lstm_sigmoid_##s(gx[2] + gh[2] + bias[2]);                                              \
+            T gc = lstm_tanh_##s(gx[3] + gh[3] + bias[3]);                                                 \
+            T c = gf * YC[st + j] + gi * gc;                                                               \
+            YC[st + j] = c;                                                                                \
+            yt[j] = go * lstm_tanh_##s(c);                                                                 \
+          }                                                                                                \
+        }                                                                                                  \
+      }                                                                                                    \
+      for (int64_t b = 0; b < nb; b++) {                                                                   \
+        const int64_t st = l1 ? (b * nd + dir) * H : (dir * nb + b) * H;                                   \
+        const int64_t tl = rev ? 0 : seq - 1;                                                              \
+        const T *last = seq ? Y + (l1 ? (b * seq + tl) * nd + dir : (tl * nd + dir) * nb + b) * H : H0 + st; \
+        memcpy(YH + st, last, (size_t)H * sizeof(T));                                                      \
+      }                                                                                                    \
+    }                                                                                                      \
+  }
+
+LSTM_FN(f32, float)
+LSTM_FN(f64, double)
+
+static void lstm_run(const berth_kernel_call_t *call) {
+  berth_type_t in[6];
+  for (int32_t i = 0; i < 6; i++) in[i] = *call->in[i].type;
+  lstm_dims_t d;
+  lstm_dims(call->attrs, in, &d, NULL);
+  if (d.batch == 0) return; /* every output is empty */
+  const void *p[6];
+  for (int32_t i = 0; i < 6; i++) p[i] = call->in[i].data;
+  if (in[0].dtype == BERTH_DTYPE_F32)
+    lstm_run_f32(&d, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3],
+                 (const float *)p[4], (const float *)p[5], (float *)call->out[0].data, (float *)call->out[1].data,
+                 (float *)call->out[2].data);
+  else
+    lstm_run_f64(&d, (const double *)p[0], (const double *)p[1], (const double *)p[2], (const double *)p[3],
+                 (const double *)p[4], (const double *)p[5], (double *)call->out[0].data,
+                 (double *)call->out[1].data, (double *)call->out[2].data);
+}
+
+static const berth_attr_spec_t lstm_attrs[] = {
+    {"hidden_size", BERTH_ATTR_INT, true, 0, 0},
+    {"direction", BERTH_ATTR_INT, false, 0, 0},
+    {"layout", BERTH_ATTR_INT, false, 0, 0},
+};
+const berth_op_def_t berth_op_def_lstm = {"lstm", BERTH_OPKIND_KERNEL, 6, 6, 3, 3, lstm_attrs, lstm_infer, lstm_run};

@@ -3,12 +3,11 @@
  * broadcast. Both operands have the same numeric dtype; f32 accumulates in f32 (as ONNX
  * runtimes do) and integers wrap.
  *
- * Each batch is C[n, m] = A[n, k] B[k, m]. A 4 x 8 tile of C is accumulated in registers
- * over all of k: each step loads 8 contiguous elements of a row of B (one or two vectors)
- * and feeds each to four multiply-adds; the leftover columns and rows go through smaller
- * versions. A single row (n == 1) runs i-k-j along whole rows of B, a single column
- * (m == 1) is a dot product per row. Every C element sums its k products in order 0..k-1,
- * except the dot product path, which uses eight partial sums. */
+ * Each batch is C[n, m] = A[n, k] B[k, m] in i-k-j order: four rows of C at a time take one
+ * pass over a block of B, so each B element loaded feeds four multiply-adds, and the
+ * innermost loop runs along contiguous rows of B and C (it vectorizes). A single column
+ * (m == 1) is a dot product per row instead. Every C element sums its k products in order
+ * 0..k-1 (the dot product path uses eight partial sums). */
 #include "kernel_util.h"
 
 #include <string.h>
@@ -76,107 +75,65 @@ static berth_status_t matmul_infer(const berth_attr_value_t *attrs, const berth_
 
 typedef void (*mm_fn)(void *C, const void *A, const void *B, int64_t n, int64_t k, int64_t m);
 
-/* Output columns per register tile: four rows by MM_JW columns of C stay in registers
- * (8 vector registers for f32 with SSE, 4 with AVX) while k runs. */
-#define MM_JW 8
+#define MM_ROWS 4
+#define MM_JBLOCK 512
 
-#define MATMUL_FN(s, T, U, MAC)                                                                    \
-  /* C[0..4, 0..MM_JW) = A[0..4, :] B[:, 0..MM_JW), rows of C m apart, rows of A k apart. */     \
-  static void mm_tile4_##s(T *restrict C, const T *restrict A, const T *restrict B, int64_t k,    \
-                           int64_t m) {                                                            \
-    T c0[MM_JW] = {0}, c1[MM_JW] = {0}, c2[MM_JW] = {0}, c3[MM_JW] = {0};                          \
-    for (int64_t q = 0; q < k; q++) {                                                              \
-      const T *b = B + q * m;                                                                      \
-      T a0 = A[q], a1 = A[k + q], a2 = A[2 * k + q], a3 = A[3 * k + q];                            \
-      for (int j = 0; j < MM_JW; j++) {                                                            \
-        c0[j] = MAC(c0[j], a0, b[j], T, U);                                                        \
-        c1[j] = MAC(c1[j], a1, b[j], T, U);                                                        \
-        c2[j] = MAC(c2[j], a2, b[j], T, U);                                                        \
-        c3[j] = MAC(c3[j], a3, b[j], T, U);                                                        \
-      }                                                                                            \
-    }                                                                                              \
-    for (int j = 0; j < MM_JW; j++) {                                                              \
-      C[j] = c0[j];                                                                                \
-      C[m + j] = c1[j];                                                                            \
-      C[2 * m + j] = c2[j];                                                                        \
-      C[3 * m + j] = c3[j];                                                                        \
-    }                                                                                              \
-  }                                                                                                \
-  /* One row of C over MM_JW columns. */                                                           \
-  static void mm_tile1_##s(T *restrict C, const T *restrict A, const T *restrict B, int64_t k,    \
-                           int64_t m) {                                                            \
-    T c0[MM_JW] = {0};                                                                             \
-    for (int64_t q = 0; q < k; q++) {                                                              \
-      const T *b = B + q * m;                                                                      \
-      T a0 = A[q];                                                                                 \
-      for (int j = 0; j < MM_JW; j++) c0[j] = MAC(c0[j], a0, b[j], T, U);                          \
-    }                                                                                              \
-    for (int j = 0; j < MM_JW; j++) C[j] = c0[j];                                                  \
-  }                                                                                                \
-  /* One row of C over the last jn < MM_JW columns, i-k-j. */                                      \
-  static void mm_edge_##s(T *restrict C, const T *restrict A, const T *restrict B, int64_t k,     \
-                          int64_t m, int64_t jn) {                                                 \
-    for (int64_t j = 0; j < jn; j++) C[j] = 0;                                                     \
-    for (int64_t q = 0; q < k; q++) {                                                              \
-      const T *b = B + q * m;                                                                      \
-      T a0 = A[q];                                                                                 \
-      for (int64_t j = 0; j < jn; j++) C[j] = MAC(C[j], a0, b[j], T, U);                           \
-    }                                                                                              \
-  }                                                                                                \
-  /* A row vector times B (n == 1, the common case of a batch-1 model), i-k-j along whole rows  \
-   * of B so the inner loop is long. */                                                            \
-  static void mm_row_##s(T *restrict C, const T *restrict A, const T *restrict B, int64_t k,      \
-                         int64_t m) {                                                              \
-    BERTH_VLOOP(j, m, C[j] = 0;);                                                                  \
-    for (int64_t q = 0; q < k; q++) {                                                              \
-      const T *restrict b = B + q * m;                                                             \
-      T a0 = A[q];                                                                                 \
-      BERTH_VLOOP(j, m, C[j] = MAC(C[j], a0, b[j], T, U););                                        \
-    }                                                                                              \
-  }                                                                                                \
-  static void mm_##s(void *C_, const void *A_, const void *B_, int64_t n, int64_t k, int64_t m) {  \
-    T *C = (T *)C_;                                                                                \
-    const T *A = (const T *)A_, *B = (const T *)B_;                                                \
-    if (m == 1) {                                                                                  \
-      for (int64_t i = 0; i < n; i++) {                                                            \
-        const T *a = A + i * k;                                                                    \
-        T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;                          \
-        int64_t q = 0;                                                                             \
-        for (; q + 8 <= k; q += 8) {                                                               \
-          s0 = MAC(s0, a[q], B[q], T, U);                                                          \
-          s1 = MAC(s1, a[q + 1], B[q + 1], T, U);                                                  \
-          s2 = MAC(s2, a[q + 2], B[q + 2], T, U);                                                  \
-          s3 = MAC(s3, a[q + 3], B[q + 3], T, U);                                                  \
-          s4 = MAC(s4, a[q + 4], B[q + 4], T, U);                                                  \
-          s5 = MAC(s5, a[q + 5], B[q + 5], T, U);                                                  \
-          s6 = MAC(s6, a[q + 6], B[q + 6], T, U);                                                  \
-          s7 = MAC(s7, a[q + 7], B[q + 7], T, U);                                                  \
-        }                                                                                          \
-        for (; q < k; q++) s0 = MAC(s0, a[q], B[q], T, U);                                         \
-        s0 = MAC(s0, s1, 1, T, U);                                                                 \
-        s2 = MAC(s2, s3, 1, T, U);                                                                 \
-        s4 = MAC(s4, s5, 1, T, U);                                                                 \
-        s6 = MAC(s6, s7, 1, T, U);                                                                 \
-        s0 = MAC(s0, s2, 1, T, U);                                                                 \
-        s4 = MAC(s4, s6, 1, T, U);                                                                 \
-        C[i] = MAC(s0, s4, 1, T, U);                                                               \
-      }                                                                                            \
-      return;                                                                                      \
-    }                                                                                              \
-    if (n == 1) {                                                                                  \
-      mm_row_##s(C, A, B, k, m);                                                                   \
-      return;                                                                                      \
-    }                                                                                              \
-    int64_t mfull = m - m % MM_JW, i = 0;                                                          \
-    for (; i + 4 <= n; i += 4) {                                                                   \
-      for (int64_t j0 = 0; j0 < mfull; j0 += MM_JW) mm_tile4_##s(C + i * m + j0, A + i * k, B + j0, k, m); \
-      for (int64_t r = i; r < i + 4 && mfull < m; r++)                                             \
-        mm_edge_##s(C + r * m + mfull, A + r * k, B + mfull, k, m, m - mfull);                     \
-    }                                                                                              \
-    for (; i < n; i++) {                                                                           \
-      for (int64_t j0 = 0; j0 < mfull; j0 += MM_JW) mm_tile1_##s(C + i * m + j0, A + i * k, B + j0, k, m); \
-      if (mfull < m) mm_edge_##s(C + i * m + mfull, A + i * k, B + mfull, k, m, m - mfull);        \
-    }                                                                                              \
+#define MATMUL_FN(s, T, U, MAC)                                                                 \
+  static void mm_##s(void *C_, const void *A_, const void *B_, int64_t n, int64_t k, int64_t m) { \
+    T *restrict C = (T *)C_;                                                                    \
+    const T *restrict A = (const T *)A_, *restrict B = (const T *)B_;                           \
+    if (m == 1) {                                                                               \
+      for (int64_t i = 0; i < n; i++) {                                                         \
+        const T *a = A + i * k;                                                                 \
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;                       \
+        int64_t q = 0;                                                                          \
+        for (; q + 8 <= k; q += 8) {                                                            \
+          s0 = MAC(s0, a[q], B[q], T, U);                                                       \
+          s1 = MAC(s1, a[q + 1], B[q + 1], T, U);                                               \
+          s2 = MAC(s2, a[q + 2], B[q + 2], T, U);                                               \
+          s3 = MAC(s3, a[q + 3], B[q + 3], T, U);                                               \
+          s4 = MAC(s4, a[q + 4], B[q + 4], T, U);                                               \
+          s5 = MAC(s5, a[q + 5], B[q + 5], T, U);                                               \
+          s6 = MAC(s6, a[q + 6], B[q + 6], T, U);                                               \
+          s7 = MAC(s7, a[q + 7], B[q + 7], T, U);                                               \
+        }                                                                                       \
+        for (; q < k; q++) s0 = MAC(s0, a[q], B[q], T, U);                                      \
+        s0 = MAC(s0, s1, 1, T, U);                                                              \
+        s2 = MAC(s2, s3, 1, T, U);                                                              \
+        s4 = MAC(s4, s5, 1, T, U);                                                              \
+        s6 = MAC(s6, s7, 1, T, U);                                                              \
+        s0 = MAC(s0, s2, 1, T, U);                                                              \
+        s4 = MAC(s4, s6, 1, T, U);                                                              \
+        C[i] = MAC(s0, s4, 1, T, U);                                                            \
+      }                                                                                         \
+      return;                                                                                   \
+    }                                                                                           \
+    for (int64_t j0 = 0; j0 < m; j0 += MM_JBLOCK) {                                             \
+      int64_t jn = m - j0 < MM_JBLOCK ? m - j0 : MM_JBLOCK;                                     \
+      int64_t i = 0;                                                                            \
+      for (; i + MM_ROWS <= n; i += MM_ROWS) {                                                  \
+        T *restrict c0 = C + i * m + j0, *restrict c1 = c0 + m, *restrict c2 = c1 + m,          \
+                    *restrict c3 = c2 + m;                                                      \
+        BERTH_VLOOP(j, jn, c0[j] = 0; c1[j] = 0; c2[j] = 0; c3[j] = 0;);                       \
+        for (int64_t q = 0; q < k; q++) {                                                       \
+          const T *restrict b = B + q * m + j0;                                                 \
+          T a0 = A[i * k + q], a1 = A[(i + 1) * k + q], a2 = A[(i + 2) * k + q],                \
+            a3 = A[(i + 3) * k + q];                                                            \
+          BERTH_VLOOP(j, jn, T bj = b[j]; c0[j] = MAC(c0[j], a0, bj, T, U);                     \
+                      c1[j] = MAC(c1[j], a1, bj, T, U); c2[j] = MAC(c2[j], a2, bj, T, U);       \
+                      c3[j] = MAC(c3[j], a3, bj, T, U););                                       \
+        }                                                                                       \
+      }                                                                                         \
+      for (; i < n; i++) {                                                                      \
+        T *restrict c0 = C + i * m + j0;                                                        \
+        BERTH_VLOOP(j, jn, c0[j] = 0;);                                                         \
+        for (int64_t q = 0; q < k; q++) {                                                       \
+          const T *restrict b = B + q * m + j0;                                                 \
+          T a0 = A[i * k + q];                                                                  \
+          BERTH_VLOOP(j, jn, c0[j] = MAC(c0[j], a0, b[j], T, U););                              \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
   }
 
 #define MM_INT(E, s, T, U) MATMUL_FN(s, T, U, MAC_I)

@@ -24,7 +24,11 @@ typedef struct ox_val {
   int32_t id;     /* IR value id, -1 for a constant not yet materialized */
   void *data;     /* constant bytes (owned) or NULL */
   bool absent;
-  int32_t saturate, round_up; /* a Cast to a narrow type still to be done (elem != type's) */
+  /* A Cast to a narrow type: narrow_src is the Cast's input. At a graph output the caller's
+   * boundary conversion does the Cast exactly (saturate, round_up as the Cast said); a
+   * runtime use inside the graph sees the Cast to the compute dtype. */
+  int32_t narrow_src;
+  int32_t saturate, round_up;
 } ox_val_t;
 
 /* Name -> value binding (open hashing); bindings made inside a sub-graph are undone when it
@@ -96,6 +100,10 @@ berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...);
 /* When a constant is needed but val is runtime: names the graph input it depends on. */
 berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what);
 
+int32_t ox_plain_elem(berth_dtype_t dt);
+/* "sequence", "optional", "map", "sparse tensor" for such a value_info, NULL for tensors. */
+const char *ox_non_tensor_kind(const Onnx__ValueInfoProto *vi);
+
 /* Translates the nodes of an ONNX graph into the current IR graph (names bound in cx). */
 berth_status_t ox_graph_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g);
 /* Type of a sub-graph's declared value (may be absent: returns false). */
@@ -127,6 +135,11 @@ berth_status_t ox_translate_node(ox_ctx_t *cx);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);
+/* Translates sub-graph g into IR graph ir_graph: binds g's inputs to in_vals (n_in of them,
+ * exactly g's input count), translates its nodes, and returns its outputs' values in
+ * out_vals (g->n_output of them, at most out_cap). Names bound inside are unbound after. */
+berth_status_t ox_subgraph(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t ir_graph, const int32_t *in_vals,
+                           int32_t n_in, int32_t *out_vals, int32_t out_cap);
 
 /* ---- tensors (onnx_tensor.c) -------------------------------------------------------- */
 /* Decodes a TensorProto into its compute dtype; data malloc'd. */

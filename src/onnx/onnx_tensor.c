@@ -117,7 +117,7 @@ static double mf_max(const mf_t *f) {
 /* Rounds x to the format (round half to even), as ONNX's Cast does. */
 static double mf_round(const mf_t *f, double x, bool saturate) {
   bool has_inf = f->kind == MF_IEEE;
-  if (isnan(x)) return NAN;
+  if (isnan(x)) return f->kind == MF_NONE ? -0.0 : NAN; /* float4e2m1 has no NaN: ONNX gives -0 */
   double mx = mf_max(f);
   bool wide = f->kind == MF_IEEE && f->mbits >= 7; /* float16, bfloat16: IEEE overflow to inf */
   if (isinf(x)) {
@@ -204,12 +204,13 @@ void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t ele
       ((float *)to)[i] = (float)e8m0_round(load_as_double(from, src, i), saturate != 0, round_up != 0);
     return;
   }
-  int64_t lo = 0, hi = 0;
+  int bits = 0;
+  bool is_signed = false;
   switch (elem) {
-    case BERTH_ONNX_INT4: lo = -8, hi = 7; break;
-    case BERTH_ONNX_UINT4: lo = 0, hi = 15; break;
-    case BERTH_ONNX_INT2: lo = -2, hi = 1; break;
-    case BERTH_ONNX_UINT2: lo = 0, hi = 3; break;
+    case BERTH_ONNX_INT4: bits = 4, is_signed = true; break;
+    case BERTH_ONNX_UINT4: bits = 4; break;
+    case BERTH_ONNX_INT2: bits = 2, is_signed = true; break;
+    case BERTH_ONNX_UINT2: bits = 2; break;
     default: {
       /* a wide type: plain copy or C conversion through double (callers use it for equal types) */
       berth_dtype_t dt;
@@ -229,15 +230,11 @@ void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t ele
       return;
     }
   }
-  /* 4- and 2-bit integers: round half to even, saturate */
+  /* 4- and 2-bit integers: as ONNX's Cast, the integer value (floats rounded half to even)
+   * wraps modulo 2^bits */
   for (int64_t i = 0; i < n; i++) {
-    int64_t v = load_as_i64(from, src, i);
-    if (from == BERTH_DTYPE_F32 || from == BERTH_DTYPE_F64) {
-      double d = load_as_double(from, src, i);
-      if (d != d) v = 0;
-    }
-    v = v < lo ? lo : v > hi ? hi : v;
-    if (lo < 0) ((int8_t *)to)[i] = (int8_t)v;
+    uint64_t v = (uint64_t)load_as_i64(from, src, i) & ((1u << bits) - 1);
+    if (is_signed) ((int8_t *)to)[i] = (int8_t)((int32_t)(v ^ (1u << (bits - 1))) - (int32_t)(1u << (bits - 1)));
     else ((uint8_t *)to)[i] = (uint8_t)v;
   }
 }

@@ -72,6 +72,16 @@ typedef struct exact {
   int32_t *cuts;           /* per section boundary s|s+1: buffers spanning it */
   int32_t *rank;
   int32_t *open_deg; /* per buffer: its unplaced neighbours */
+  uint64_t *stack_key, *stack_size; /* scratch for stack_fits, one section's worth */
+  bool use_stack, use_memo;
+  /* Failed groups: a group's state is its unplaced buffers and their minimum offsets
+   * (every placed neighbour lies below those), so a group that failed once at some
+   * capacity fails again whenever it reappears, at that capacity or less. */
+  uint64_t *memo_words; /* entries: [s0 | s1 << 32, n, cap, (buf, minoff) * n] */
+  size_t n_memo_words, cap_memo_words;
+  int64_t *memo_slot;   /* open addressing: word index of an entry, or -1 */
+  size_t memo_slots, memo_used;
+  int64_t memo_hits, groups, group_fail;
   trail_entry_t *trail;
   size_t n_trail, cap_trail;
   /* A stack for candidate lists, partition lists and saved ranks. */
@@ -148,6 +158,10 @@ static void exact_free(exact_t *e) {
   free(e->cuts);
   free(e->rank);
   free(e->open_deg);
+  free(e->stack_key);
+  free(e->memo_words);
+  free(e->memo_slot);
+  free(e->stack_size);
   free(e->umin);
   free(e->ucnt);
   free(e->touched);
@@ -322,13 +336,15 @@ static int exact_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->sol = malloc(((size_t)m + 1) * sizeof *e->sol);
   e->rank = malloc(((size_t)m + 1) * sizeof *e->rank);
   e->open_deg = malloc(((size_t)m + 1) * sizeof *e->open_deg);
+  e->stack_key = malloc(((size_t)m + 1) * sizeof *e->stack_key);
+  e->stack_size = malloc(((size_t)m + 1) * sizeof *e->stack_size);
   e->total = malloc(((size_t)e->S + 1) * sizeof *e->total);
   e->cuts = malloc(((size_t)e->S + 1) * sizeof *e->cuts);
   e->umin = malloc(((size_t)e->S + 1) * sizeof *e->umin);
   e->ucnt = malloc(((size_t)e->S + 1) * sizeof *e->ucnt);
   e->touched = malloc(((size_t)e->S + 1) * sizeof *e->touched);
   e->touched_mark = calloc((size_t)e->S + 1, 1);
-  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->open_deg ||
+  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->open_deg || !e->stack_key || !e->stack_size ||
       !e->total || !e->cuts || !e->umin || !e->ucnt || !e->touched || !e->touched_mark)
     goto out;
   for (int32_t b = 0; b < m; b++) {
@@ -347,6 +363,106 @@ out:
   free(live_pos);
   free(deg);
   return rc;
+}
+
+
+/* ---- memo of failed groups -------------------------------------------------------------- */
+
+#define MEMO_MAX_WORDS ((size_t)8 << 20) /* 64 MiB of keys; then the memo starts over */
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t group_hash(const exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1) {
+  uint64_t h = mix64((uint64_t)s0, (uint64_t)s1);
+  for (int32_t i = 0; i < n; i++) {
+    int32_t b = e->stk[list + i];
+    h = mix64(h, (uint64_t)b);
+    h = mix64(h, e->minoff[b]);
+  }
+  return h;
+}
+
+static bool group_equal(const exact_t *e, const uint64_t *w, size_t list, int32_t n, int32_t s0, int32_t s1) {
+  if (w[0] != ((uint64_t)(uint32_t)s0 | ((uint64_t)(uint32_t)s1 << 32)) || w[1] != (uint64_t)n) return false;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t b = e->stk[list + i];
+    if (w[3 + 2 * i] != (uint64_t)b || w[4 + 2 * i] != e->minoff[b]) return false;
+  }
+  return true;
+}
+
+/* The slot for this group: its entry, or the empty slot where it would go. */
+static int64_t *memo_find(exact_t *e, uint64_t h, size_t list, int32_t n, int32_t s0, int32_t s1) {
+  if (!e->memo_slots) return NULL;
+  size_t i = (size_t)h & (e->memo_slots - 1);
+  while (e->memo_slot[i] >= 0) {
+    if (group_equal(e, e->memo_words + e->memo_slot[i], list, n, s0, s1)) return &e->memo_slot[i];
+    i = (i + 1) & (e->memo_slots - 1);
+  }
+  return &e->memo_slot[i];
+}
+
+static void memo_clear(exact_t *e) {
+  for (size_t i = 0; i < e->memo_slots; i++) e->memo_slot[i] = -1;
+  e->memo_used = 0;
+  e->n_memo_words = 0;
+}
+
+/* Records that the group fails at capacity e->cap. Silently skips when out of room. */
+static void memo_add(exact_t *e, uint64_t h, size_t list, int32_t n, int32_t s0, int32_t s1) {
+  if (!e->memo_slots) {
+    e->memo_slot = malloc(4096 * sizeof *e->memo_slot);
+    if (!e->memo_slot) return;
+    e->memo_slots = 4096;
+    memo_clear(e);
+  }
+  int64_t *slot = memo_find(e, h, list, n, s0, s1);
+  if (*slot >= 0) {
+    if (e->memo_words[*slot + 2] < e->cap) e->memo_words[*slot + 2] = e->cap;
+    return;
+  }
+  size_t need = 3 + 2 * (size_t)n;
+  if (e->n_memo_words + need > MEMO_MAX_WORDS) {
+    memo_clear(e);
+    slot = memo_find(e, h, list, n, s0, s1);
+  }
+  if (!grow((void **)&e->memo_words, &e->cap_memo_words, e->n_memo_words + need, sizeof *e->memo_words)) return;
+  uint64_t *w = e->memo_words + e->n_memo_words;
+  w[0] = (uint64_t)(uint32_t)s0 | ((uint64_t)(uint32_t)s1 << 32);
+  w[1] = (uint64_t)n;
+  w[2] = e->cap;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t b = e->stk[list + i];
+    w[3 + 2 * i] = (uint64_t)b;
+    w[4 + 2 * i] = e->minoff[b];
+  }
+  *slot = (int64_t)e->n_memo_words;
+  e->n_memo_words += need;
+  if (++e->memo_used * 2 > e->memo_slots) { /* rehash into twice the slots */
+    size_t ns = e->memo_slots * 2;
+    int64_t *nslot = malloc(ns * sizeof *nslot);
+    if (!nslot) return;
+    for (size_t i = 0; i < ns; i++) nslot[i] = -1;
+    for (size_t i = 0; i < e->memo_slots; i++) {
+      int64_t at = e->memo_slot[i];
+      if (at < 0) continue;
+      const uint64_t *x = e->memo_words + at;
+      uint64_t hh = mix64(x[0] & 0xffffffffu, x[0] >> 32);
+      for (uint64_t k = 0; k < x[1]; k++) {
+        hh = mix64(hh, x[3 + 2 * k]);
+        hh = mix64(hh, x[4 + 2 * k]);
+      }
+      size_t j = (size_t)hh & (ns - 1);
+      while (nslot[j] >= 0) j = (j + 1) & (ns - 1);
+      nslot[j] = at;
+    }
+    free(e->memo_slot);
+    e->memo_slot = nslot;
+    e->memo_slots = ns;
+  }
 }
 
 /* ---- the decision search -------------------------------------------------------------- */
@@ -370,6 +486,13 @@ static int cmp_pre(const void *a, const void *b) {
  * and restores the ranks it overwrote. */
 static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1) {
   const berth_alloc_prep_t *p = e->p;
+  uint64_t h = group_hash(e, list, n, s0, s1);
+  e->groups++;
+  int64_t *hit = memo_find(e, h, list, n, s0, s1);
+  if (hit && *hit >= 0 && e->memo_words[*hit + 2] >= e->cap) {
+    e->memo_hits++;
+    return RES_NOT_FOUND;
+  }
   pre_key_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
   size_t mark = e->n_stk;
   int32_t *saved = stk_push(e, (size_t)n);
@@ -412,6 +535,8 @@ static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s
   int res = search(e, list, n, s0, s1, 0, -1);
   for (int32_t i = 0; i < n; i++) e->rank[e->stk[list + i]] = e->stk[mark + i];
   e->n_stk = mark;
+  if (res == RES_NOT_FOUND) e->group_fail++;
+  if (res == RES_NOT_FOUND && e->use_memo) memo_add(e, h, list, n, s0, s1);
   return res;
 }
 
@@ -501,6 +626,35 @@ static void unplace(exact_t *e, int32_t b, size_t mark) {
  * unplaced buffers? (Their floor is the lowest minimum offset of an unplaced buffer, which
  * is at least every placed top in the section; the rest of the bound, max with the
  * current offset, is checked by the next search node for all sections at once.) */
+static bool stack_fits(exact_t *e, int32_t s, uint64_t off) {
+  /* Every unplaced buffer u of the section lies in [max(minoff[u], off), cap), and they
+   * are pairwise disjoint: for each threshold t, those with minimum offset >= t must
+   * fit in [t, cap). Thresholds are the distinct minimum offsets, highest first. */
+  const berth_alloc_prep_t *p = e->p;
+  int32_t k = 0;
+  for (int32_t q = e->sec_first[s]; q < e->sec_first[s + 1]; q++) {
+    int32_t u = e->sec_mem[q];
+    if (e->off[u] != UNPLACED) continue;
+    uint64_t mo = e->minoff[u] > off ? e->minoff[u] : off;
+    /* insertion into descending order */
+    int32_t j = k++;
+    while (j > 0 && e->stack_key[j - 1] < mo) {
+      e->stack_key[j] = e->stack_key[j - 1];
+      e->stack_size[j] = e->stack_size[j - 1];
+      j--;
+    }
+    e->stack_key[j] = mo;
+    e->stack_size[j] = p->size[u];
+  }
+  uint64_t sum = 0;
+  for (int32_t j = 0; j < k; j++) {
+    sum += e->stack_size[j];
+    if (j + 1 < k && e->stack_key[j + 1] == e->stack_key[j]) continue;
+    if (e->stack_key[j] > e->cap || sum > e->cap - e->stack_key[j]) return false;
+  }
+  return true;
+}
+
 static bool sections_ok(exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
   bool ok = true;
   for (int32_t i = 0; i < e->n_touched; i++) {
@@ -509,6 +663,7 @@ static bool sections_ok(exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
     if (!ok || s < s0 || s >= s1 || e->total[s] == 0) continue;
     uint64_t f = e->umin[s] > off ? e->umin[s] : off;
     if (f > e->cap || e->total[s] > e->cap - f) ok = false;
+    else if (e->use_stack && !stack_fits(e, s, off)) ok = false;
   }
   e->n_touched = 0;
   return ok;
@@ -699,6 +854,8 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
     return BERTH_OK;
   }
   e.deadline = deadline_ms;
+  e.use_stack = getenv("NOSTACK") == NULL;
+  e.use_memo = getenv("NOMEMO") == NULL;
   berth_status_t st = BERTH_OK;
   uint64_t proven = prep->lower_bound; /* no plan below this */
   /* Two probes with their own node limits: "low" asks for C = proven (success ends the
@@ -707,8 +864,9 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
   bool low_open = true;
   int64_t base = 2 * (int64_t)(e.m > 64 ? e.m : 64);
   int64_t limit[2] = {base, base}, spent[2] = {0, 0};
+  if (getenv("BIGLIMIT")) limit[0] = limit[1] = atoll(getenv("BIGLIMIT"));
   while (seed->arena > proven && !e.timed_out && !e.oom) {
-    int probe = low_open && spent[0] <= 2 * spent[1] ? 0 : 1;
+    int probe = low_open && (spent[0] <= 2 * spent[1] || getenv("ONLYLOW")) ? 0 : 1;
     uint64_t cap = probe == 0 ? proven : seed->arena - 1;
     if (probe == 0 && cap >= seed->arena - 1) {
       low_open = false;
@@ -718,7 +876,7 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
     for (int h = 0; h < 3 && !settled && !e.timed_out && !e.oom; h++) {
       int res = decide(&e, cap, h, limit[probe]);
       spent[probe] += e.nodes;
-      if (getenv("EXACT_TRACE")) fprintf(stderr, "decide cap=%llu h=%d limit=%lld -> %d nodes=%lld\n", (unsigned long long)cap, h, (long long)limit[probe], res, (long long)e.nodes);
+      if (getenv("EXACT_TRACE")) fprintf(stderr, "decide cap=%llu h=%d limit=%lld -> %d nodes=%lld memo hits %lld words %zu groups %lld fail %lld S %d\n", (unsigned long long)cap, h, (long long)limit[probe], res, (long long)e.nodes, (long long)e.memo_hits, e.n_memo_words, (long long)e.groups, (long long)e.group_fail, (int)e.S);
       if (res == RES_FOUND) {
         uint64_t arena = 0;
         for (int32_t b = 0; b < e.m; b++)

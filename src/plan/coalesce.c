@@ -39,6 +39,13 @@ static void decide_cond(lctx_t *c, int32_t ni) {
   const hop_pos_t *h = &c->hop[ni];
   for (int32_t i = 0; i < n->n_out; i++) lctx_add_iv(c, n->out[i], c->def_pos[n->out[i]], c->last_pos[n->out[i]]);
   for (int32_t b = 0; b < 2; b++) {
+    const berth_ir_graph_t *g = &c->m->graphs[n->graphs[b]];
+    for (int32_t i = 0; i < g->n_params; i++) {
+      int32_t p = g->params[i];
+      if (c->vals[p].snap_src >= 0) lctx_add_iv(c, p, h->ts, c->last_pos[p] > h->ts ? c->last_pos[p] : h->ts);
+    }
+  }
+  for (int32_t b = 0; b < 2; b++) {
     int32_t g = n->graphs[b];
     const berth_ir_graph_t *body = &c->m->graphs[g];
     for (int32_t i = 0; i < n->n_out; i++) {
@@ -144,12 +151,16 @@ static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32
       c->ho_value[idx] = w;
     }
   }
-  /* scanned inputs are read in place unless they are themselves a window */
+  /* invariant arguments bound to a mutable buffer are copied at the start */
+  for (int32_t i = n_carry + n_x; i < body->n_params; i++)
+    if (c->vals[body->params[i]].snap_src >= 0) lctx_add_iv(c, body->params[i], h->ts, h->te);
+  /* scanned inputs are read in place unless they are themselves a window, or a mutable
+   * buffer (which the body may change while it is being scanned) */
   for (int32_t i = 0; i < n_x; i++) {
     int32_t xs = lctx_resolve(c, n->in[first_x + i]);
     int32_t param = body->params[n_carry + i];
     int32_t src = xs;
-    if (c->vals[xs].cls == LV_WINDOW || c->vals[lctx_group(c, xs)].cls == LV_WINDOW) {
+    if (c->vals[xs].cls == LV_WINDOW || c->vals[lctx_group(c, xs)].cls == LV_WINDOW || c->vals[xs].cls == LV_STATE) {
       src = lctx_new_value(c, c->vals[xs].name, &c->vals[xs].type, n->graph);
       if (src < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
       lctx_add_iv(c, src, h->ts, h->te);

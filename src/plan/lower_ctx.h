@@ -41,6 +41,9 @@ typedef struct lval {
   int32_t parent, next;
   bool is_carried;        /* a loop-carried storage (body parameter of while/scan) */
   bool has_windows;       /* group: some window value is a slice of a member */
+  int32_t snap_src;       /* a body parameter bound to a mutable buffer: copied from it at
+                             the HOP's start (operands are values, buffers change), else -1 */
+  int32_t snap_node;
   bool is_input, is_output;
   int32_t carried_cond_g; /* while_loop: its cond graph, where aliases of it are read */
 } lval_t;

@@ -377,17 +377,37 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
       memcpy(state_init + state_off[g], p->globals[g].data, berth_type_bytes(&p->globals[g].type));
     }
 
-  /* exec values */
-  berth_exec_value_t *ev = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *ev);
+  /* exec values: only those the stream refers to (aliases and the values of bodies that
+   * never run, like a zero-step scan's, are left out), renumbered densely */
+  const berth_ir_graph_t *mbody = &c.m->graphs[c.m->body];
+  int32_t *xid = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *xid);
+  if (!xid) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int32_t v = 0; v < c.n_vals; v++) xid[v] = 0;
+  for (int32_t i = 0; i < c.n_operands; i++) xid[c.operands[i]] = 1;
+  for (int32_t k = 0; k < mbody->n_params; k++) xid[mbody->params[k]] = 1;
+  for (int32_t k = 0; k < mbody->n_results; k++) xid[c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k]] = 1;
+  for (int32_t v = 0; v < c.n_vals; v++) {
+    if (!xid[v]) continue;
+    const lval_t *x = &c.vals[v], *r = &c.vals[lctx_group(&c, v)];
+    if (x->cls == LV_WINDOW) xid[x->win_parent] = 1;
+    else if (r->cls == LV_WINDOW) xid[r->win_parent] = 1;
+  }
+  int32_t n_exec = 0;
+  for (int32_t v = 0; v < c.n_vals; v++) xid[v] = xid[v] ? n_exec++ : -1;
+  berth_exec_value_t *ev = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *ev);
   if (!ev) {
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
   for (int32_t v = 0; v < c.n_vals; v++) {
+    if (xid[v] < 0) continue;
     int32_t rv = lctx_resolve(&c, v);
     int32_t root = lctx_group(&c, rv);
     const lval_t *x = &c.vals[rv], *r = &c.vals[root];
-    berth_exec_value_t *e = &ev[v];
+    berth_exec_value_t *e = &ev[xid[v]];
     char *name = own(o, strlen(c.vals[v].name) + 1);
     if (!name) {
       st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
@@ -407,7 +427,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
       const lval_t *w = x->cls == LV_WINDOW ? x : r;
       e->storage = BERTH_STORAGE_ARENA;
-      e->window_parent = w->win_parent;
+      e->window_parent = xid[w->win_parent];
       e->window_reg = w->win_reg;
       e->window_stride = w->win_stride;
       e->offset = 0;
@@ -422,7 +442,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     }
   }
   /* windows take their parent's storage class for their own record */
-  for (int32_t v = 0; v < c.n_vals; v++) {
+  for (int32_t v = 0; v < n_exec; v++) {
     if (ev[v].window_parent < 0) continue;
     const berth_exec_value_t *par = &ev[ev[v].window_parent];
     ev[v].storage = par->storage;
@@ -441,7 +461,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
-  memcpy(ops, c.operands, (size_t)c.n_operands * sizeof *ops);
+  for (int32_t i = 0; i < c.n_operands; i++) ops[i] = xid[c.operands[i]];
   n_attrs = 0;
   for (int32_t i = 0; i < c.n_instrs; i++) {
     ins[i] = c.instrs[i].in;
@@ -460,12 +480,12 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
-  for (int32_t k = 0; k < body->n_params; k++) inputs[k] = body->params[k];
+  for (int32_t k = 0; k < body->n_params; k++) inputs[k] = xid[body->params[k]];
   for (int32_t k = 0; k < body->n_results; k++)
-    outputs[k] = c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k];
+    outputs[k] = xid[c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k]];
   strcpy(mname, c.m->name);
   em->name = mname;
-  em->n_values = c.n_vals;
+  em->n_values = n_exec;
   em->values = ev;
   em->n_instrs = c.n_instrs;
   em->instrs = ins;
@@ -485,24 +505,26 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   em->alignment = opt->alignment;
 
   /* report */
-  rep->n_values = c.n_vals;
+  rep->n_values = n_exec;
   rep->copies = c.copies;
   rep->coalesced = c.renames + c.windows;
   rep->state_bytes = state_size;
   rep->n_positions = c.n_positions;
-  rep->n_ivs = own(o, (size_t)c.n_vals * sizeof *rep->n_ivs);
-  rep->iv_first = own(o, (size_t)c.n_vals * sizeof *rep->iv_first);
-  rep->depth = own(o, (size_t)c.n_vals * sizeof *rep->depth);
-  rep->ivs = own(o, (size_t)(c.n_vals * LV_MAX_IVS) * sizeof *rep->ivs);
+  rep->n_ivs = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->n_ivs);
+  rep->iv_first = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->iv_first);
+  rep->depth = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->depth);
+  rep->ivs = own(o, (size_t)((n_exec ? n_exec : 1) * LV_MAX_IVS) * sizeof *rep->ivs);
   if (!rep->n_ivs || !rep->iv_first || !rep->depth || !rep->ivs) {
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
   int32_t total_ivs = 0;
   for (int32_t v = 0; v < c.n_vals; v++) {
-    rep->iv_first[v] = total_ivs;
-    rep->n_ivs[v] = c.vals[v].n_ivs;
-    rep->depth[v] = c.vals[v].graph >= 0 ? berth_ir_graph_depth(c.m, c.vals[v].graph) : 0;
+    int32_t e = xid[v];
+    if (e < 0) continue;
+    rep->iv_first[e] = total_ivs;
+    rep->n_ivs[e] = c.vals[v].n_ivs;
+    rep->depth[e] = c.vals[v].graph >= 0 ? berth_ir_graph_depth(c.m, c.vals[v].graph) : 0;
     for (int32_t i = 0; i < c.vals[v].n_ivs; i++) {
       rep->ivs[total_ivs][0] = c.vals[v].ivs[i].lo;
       rep->ivs[total_ivs][1] = c.vals[v].ivs[i].hi;

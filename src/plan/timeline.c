@@ -24,19 +24,26 @@ static char *dup_str(const char *s) {
   return d;
 }
 
-int32_t lctx_new_value(lctx_t *c, const char *name, const berth_type_t *type, int32_t graph) {
+int32_t lctx_new_value(lctx_t *c, const char *name_in, const berth_type_t *type_in, int32_t graph) {
+  /* name_in and type_in may point into c->vals, which the growth below can move */
+  berth_type_t type_copy = *type_in;
+  const berth_type_t *type = &type_copy;
+  char *name = dup_str(name_in);
+  if (!name) return -1;
   if (c->n_vals == c->cap_vals) {
     int32_t nc = c->cap_vals ? c->cap_vals * 2 : 64;
     lval_t *nv = realloc(c->vals, (size_t)nc * sizeof *nv);
-    if (!nv) return -1;
+    if (!nv) {
+      free(name);
+      return -1;
+    }
     c->vals = nv;
     c->cap_vals = nc;
   }
   int32_t id = c->n_vals;
   lval_t *v = &c->vals[id];
   memset(v, 0, sizeof *v);
-  v->name = dup_str(name);
-  if (!v->name) return -1;
+  v->name = name;
   v->type = *type;
   v->ir = -1;
   v->alias = -1;
@@ -50,6 +57,8 @@ int32_t lctx_new_value(lctx_t *c, const char *name, const berth_type_t *type, in
   v->parent = id;
   v->next = id;
   v->carried_cond_g = -1;
+  v->snap_src = -1;
+  v->snap_node = -1;
   c->n_vals++;
   return id;
 }
@@ -178,6 +187,19 @@ static void number_graph(lctx_t *c, int32_t g, int64_t *t) {
 
 /* ---- values --------------------------------------------------------------------- */
 
+/* Binds body parameter v to operand `target` of HOP node ni: the same value under a second
+ * name, except for a mutable buffer, whose bytes may change while v is live: then v is a
+ * copy taken at the HOP's start. */
+static void bind_param(lctx_t *c, int32_t ni, int32_t v, int32_t target) {
+  int32_t r = lctx_resolve(c, target);
+  if (r >= 0 && c->vals[r].cls == LV_STATE) {
+    c->vals[v].snap_src = r;
+    c->vals[v].snap_node = ni;
+  } else {
+    c->vals[v].alias = target;
+  }
+}
+
 static void set_alias(lctx_t *c, int32_t v, int32_t target) { c->vals[v].alias = target; }
 
 /* Creates the lowered values for the IR values and records aliases and storage classes. */
@@ -209,7 +231,7 @@ static berth_status_t make_values(lctx_t *c) {
       case BERTH_OPKIND_COND:
         for (int32_t b = 0; b < 2; b++) {
           const berth_ir_graph_t *g = &m->graphs[n->graphs[b]];
-          for (int32_t i = 0; i < g->n_params; i++) set_alias(c, g->params[i], n->in[1 + i]);
+          for (int32_t i = 0; i < g->n_params; i++) bind_param(c, ni, g->params[i], n->in[1 + i]);
         }
         break;
       case BERTH_OPKIND_WHILE_LOOP: {
@@ -236,7 +258,7 @@ static berth_status_t make_values(lctx_t *c) {
             x->win_reg = c->hop[ni].reg;
             x->win_stride = (int64_t)berth_type_bytes(&x->type);
           } else {
-            set_alias(c, gb->params[i], n->in[i - n_carry]);
+            bind_param(c, ni, gb->params[i], n->in[i - n_carry]);
           }
         }
         break;
@@ -328,6 +350,8 @@ static void record_defs(lctx_t *c) {
       for (int32_t k = 0; k < n_carry && k < gb->n_params; k++) c->def_pos[gb->params[k]] = h->ts;
     }
   }
+  for (int32_t v = 0; v < m->n_values; v++)
+    if (c->vals[v].snap_node >= 0) c->def_pos[v] = c->hop[c->vals[v].snap_node].ts;
   for (int32_t v = 0; v < m->n_values; v++) c->last_pos[v] = c->def_pos[v];
 }
 

@@ -101,11 +101,11 @@ static berth_status_t bind_params(env_t *e, int32_t g, int32_t n, const void *co
   return BERTH_OK;
 }
 
-/* Slice t of a tensor stacked along axis 0. */
-static const void *slice_of(const env_t *e, int32_t v, int64_t t) {
+/* Slice t of a tensor (bytes at base) stacked along axis 0. */
+static const void *slice_of(const env_t *e, int32_t v, const void *base, int64_t t) {
   const berth_type_t *ty = &e->m->values[v].type;
   size_t row = ty->dims[0] ? berth_type_bytes(ty) / (size_t)ty->dims[0] : 0;
-  return (const uint8_t *)get(e, v) + row * (size_t)t;
+  return (const uint8_t *)base + row * (size_t)t;
 }
 
 /* ---- nodes ---------------------------------------------------------------------- */
@@ -215,14 +215,17 @@ static berth_status_t run_scan_or_map(env_t *e, const berth_ir_node_t *n, bool i
   int32_t np = n_carry + n_x + n_args;
   void **carried = calloc((size_t)(n_carry ? n_carry : 1), sizeof *carried);
   const void **params = calloc((size_t)(np ? np : 1), sizeof *params);
+  /* operands are values: a mutable buffer passed as one is read as it was at the start */
+  void **operands = calloc((size_t)(n->n_in ? n->n_in : 1), sizeof *operands);
   berth_status_t st = BERTH_OK;
-  if (!carried || !params) st = berth_fail(e->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!carried || !params || !operands) st = berth_fail(e->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   if (!st) st = snapshot(e, n->in, n_carry, carried);
+  if (!st) st = snapshot(e, n->in, n->n_in, operands);
   for (int32_t j = 0; !st && j < n_y; j++) st = define(e, n->out[n_carry + j], NULL);
   for (int64_t t = 0; !st && t < steps; t++) {
     for (int32_t i = 0; i < n_carry; i++) params[i] = carried[i];
-    for (int32_t i = 0; i < n_x; i++) params[n_carry + i] = slice_of(e, n->in[first_x + i], t);
-    for (int32_t i = 0; i < n_args; i++) params[n_carry + n_x + i] = get(e, n->in[n_x + i]);
+    for (int32_t i = 0; i < n_x; i++) params[n_carry + i] = slice_of(e, n->in[first_x + i], operands[first_x + i], t);
+    for (int32_t i = 0; i < n_args; i++) params[n_carry + n_x + i] = operands[n_x + i];
     st = bind_params(e, gb, np, params);
     if (!st) st = run_graph(e, gb);
     if (st) break;
@@ -237,6 +240,7 @@ static berth_status_t run_scan_or_map(env_t *e, const berth_ir_node_t *n, bool i
   }
   for (int32_t i = 0; !st && i < n_carry; i++) st = define(e, n->out[i], carried[i]);
   if (carried) free_all(carried, n_carry);
+  if (operands) free_all(operands, n->n_in);
   free(params);
   return st;
 }

@@ -26,14 +26,19 @@ static int32_t region_output(const berth_exec_method_t *m, uint32_t j) {
   return m->n_pools + 1 + m->n_inputs + (int32_t)j;
 }
 
+/* Bytes of a type, in 64 bits; 0 for a type outside berth's caps (never in a verified program). */
+static uint64_t type_bytes(const berth_type_t *t) {
+  if (!berth_type_check(t)) return 0;
+  return (uint64_t)berth_type_numel(t) * berth_dtype_size(t->dtype);
+}
+
 /* The caller's buffer for input/output `index`: as large as the largest value stored in it. */
 static uint64_t io_buffer_size(const berth_exec_method_t *m, uint8_t cls, uint32_t index) {
   uint64_t best = 0;
   for (int32_t v = 0; v < m->n_values; v++) {
     const berth_exec_value_t *x = &m->values[v];
     if (x->window_parent >= 0 || x->storage != cls || x->index != index) continue;
-    if (!berth_type_check(&x->type)) continue;
-    uint64_t b = (uint64_t)berth_type_bytes(&x->type);
+    uint64_t b = type_bytes(&x->type);
     if (b > best) best = b;
   }
   return best;
@@ -97,7 +102,7 @@ static void tag_whole(berth_sanitizer_t *s, int32_t v) {
   const berth_exec_value_t *x = &m->values[v];
   int32_t region;
   uint64_t start = x->offset;
-  if (x->window_parent >= 0 || !berth_type_check(&x->type)) return;
+  if (x->window_parent >= 0) return;
   switch (x->storage) {
     case BERTH_STORAGE_ARENA:
       if (x->pool >= (uint32_t)m->n_pools) return;
@@ -116,7 +121,7 @@ static void tag_whole(berth_sanitizer_t *s, int32_t v) {
       break;
     default: return;
   }
-  uint64_t len = (uint64_t)berth_type_bytes(&x->type), cap = s->region_size[region];
+  uint64_t len = type_bytes(&x->type), cap = s->region_size[region];
   if (len > cap || start > cap - len) return;
   fill(s->tags + s->region_off[region] + start, len, v);
 }
@@ -200,13 +205,13 @@ static berth_status_t resolve(const berth_sanitizer_t *s, int32_t v, const int64
     return berth_fail(diag, BERTH_ERR_INTERNAL, "sanitizer: value id %d out of range", (int)v);
   const berth_exec_value_t *x = &m->values[v];
   int32_t u = v;
-  uint64_t rel = 0, len = (uint64_t)berth_type_bytes(&x->type);
+  uint64_t rel = 0, len = type_bytes(&x->type);
   if (x->window_parent >= 0) {
     u = x->window_parent;
     if (u >= m->n_values || m->values[u].window_parent >= 0 || x->window_reg < 0 ||
         x->window_reg >= m->n_regs || !regs)
       return berth_fail(diag, BERTH_ERR_INTERNAL, "sanitizer: bad window %d", (int)v);
-    uint64_t psize = (uint64_t)berth_type_bytes(&m->values[u].type);
+    uint64_t psize = type_bytes(&m->values[u].type);
     int64_t k = regs[x->window_reg], st = x->window_stride;
     /* slice start relative to the parent: offset + k * stride, inside [0, psize - len] */
     bool ok = k >= 0 && x->offset <= psize;

@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Failure lines go to stderr; --quiet keeps the seed, the failure and the file written,
+ * and drops the shrinking details. */
 static void print_line(void *ctx, const char *line) {
-  fprintf((FILE *)ctx, "%s\n", line);
-  fflush((FILE *)ctx);
+  if (*(const bool *)ctx && strstr(line, ": shrunk from ")) return;
+  fprintf(stderr, "%s\n", line);
+  fflush(stderr);
 }
 
 static bool parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out) {
@@ -27,21 +30,23 @@ static void usage(FILE *f) {
   fputs("usage: berth fuzz [--count N] [--seed S] [--max-depth D] [--calls K] [--out-dir DIR] [--quiet]\n"
         "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
         "                  [--nodes N] [--strategy global|regions] [--no-verify] [--alignment N] [--pools RULES]\n"
-        "                  [--avoid empty-scan,state-operands]\n"
+        "                  [--avoid empty-scan,state-operands] [--fixed-layout]\n"
         "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
         "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
         "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
         "  sanitizer on; failing programs are shrunk and written to DIR/fuzz-fail-<seed>.bir.\n"
-        "  --replay checks one program with the inputs of seed S (default: from its file name).\n",
+        "  --replay checks one program with the inputs of seed S (default: from its file name).\n"
+        "  Unless --alignment, --pools or --fixed-layout is given, each program gets an arena\n"
+        "  alignment and pool rule picked from its seed.\n",
         f);
 }
 
 int berth_cmd_fuzz(int argc, char **argv) {
   berth_fuzz_options_t o = berth_fuzz_options_default();
   o.out_dir = ".";
-  o.log = print_line;
-  o.log_ctx = stderr;
   bool quiet = false, seed_given = false;
+  o.log = print_line;
+  o.log_ctx = &quiet;
   const char *replay = NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -56,6 +61,10 @@ int berth_cmd_fuzz(int argc, char **argv) {
     }
     if (strcmp(a, "--no-shrink") == 0) {
       o.shrink = false;
+      continue;
+    }
+    if (strcmp(a, "--fixed-layout") == 0) {
+      o.vary_layout = false;
       continue;
     }
     if (strcmp(a, "--no-verify") == 0) {
@@ -131,7 +140,6 @@ int berth_cmd_fuzz(int argc, char **argv) {
       return 2;
     }
   }
-  if (quiet) o.log = NULL;
 
   if (replay) {
     if (!seed_given) {
@@ -179,6 +187,11 @@ int berth_cmd_fuzz(int argc, char **argv) {
     for (int d = 0; d < 8; d++)
       if (st.depth_hist[d]) printf(" %d%s:%lld", d, d == 7 ? "+" : "", (long long)st.depth_hist[d]);
     printf("\n");
+    printf("body results: %lld local, %lld passed through, %lld swapped, %lld outer captures, %lld constants or "
+           "buffers, %lld returned twice; %lld method results are inputs, constants or buffers\n",
+           (long long)st.body_results[0], (long long)st.body_results[1], (long long)st.body_results[2],
+           (long long)st.body_results[3], (long long)st.body_results[4], (long long)st.body_results[5],
+           (long long)st.method_results_io);
     printf("%lld plans, %lld planned calls compared, %.1f s, %.1f programs/s\n", (long long)st.plans,
            (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
     if (st.failed) printf("first failing seed: %llu\n", (unsigned long long)st.first_failed_seed);

@@ -1,4 +1,6 @@
-/* berth run: calls a method with the planned runtime (default) or the reference oracle. */
+/* berth run: calls a method with the planned runtime (default) or the reference oracle.
+ * PROGRAM is a .bir or a .berth file; a .berth runs the plan stored in it, unless planner
+ * options or --reference ask for its IR section (then it behaves as the .bir it holds). */
 #include "cli.h"
 #include "host/session.h"
 #include "program_load.h"
@@ -11,11 +13,66 @@
 
 #define MAX_CALLS 4096
 
+/* The method's signature, from the IR or from a .berth file's own tables. */
+typedef struct run_sig {
+  const char *method;
+  int32_t n_in, n_out;
+  const char **in_name, **out_name;
+  const berth_type_t **in_type, **out_type;
+} run_sig_t;
+
+static void sig_free(run_sig_t *s) {
+  free(s->in_name);
+  free(s->out_name);
+  free(s->in_type);
+  free(s->out_type);
+}
+
+static bool sig_alloc(run_sig_t *s, int32_t n_in, int32_t n_out) {
+  s->n_in = n_in;
+  s->n_out = n_out;
+  s->in_name = calloc((size_t)(n_in ? n_in : 1), sizeof *s->in_name);
+  s->in_type = calloc((size_t)(n_in ? n_in : 1), sizeof *s->in_type);
+  s->out_name = calloc((size_t)(n_out ? n_out : 1), sizeof *s->out_name);
+  s->out_type = calloc((size_t)(n_out ? n_out : 1), sizeof *s->out_type);
+  return s->in_name && s->in_type && s->out_name && s->out_type;
+}
+
+static bool sig_from_ir(run_sig_t *s, const berth_ir_method_t *m) {
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  if (!sig_alloc(s, body->n_params, body->n_results)) return false;
+  s->method = m->name;
+  for (int32_t k = 0; k < body->n_params; k++) {
+    s->in_name[k] = m->values[body->params[k]].name;
+    s->in_type[k] = &m->values[body->params[k]].type;
+  }
+  for (int32_t k = 0; k < body->n_results; k++) {
+    s->out_name[k] = m->values[body->results[k]].name;
+    s->out_type[k] = &m->values[body->results[k]].type;
+  }
+  return true;
+}
+
+static bool sig_from_berth(run_sig_t *s, const berth_format_program_t *fp, int32_t mi) {
+  const berth_exec_method_t *m = &fp->exec.methods[mi];
+  if (!sig_alloc(s, m->n_inputs, m->n_outputs)) return false;
+  s->method = m->name;
+  for (int32_t k = 0; k < m->n_inputs; k++) {
+    s->in_name[k] = fp->methods[mi].input_names[k];
+    s->in_type[k] = &m->values[m->inputs[k]].type;
+  }
+  for (int32_t k = 0; k < m->n_outputs; k++) {
+    s->out_name[k] = fp->methods[mi].output_names[k];
+    s->out_type[k] = &m->values[m->outputs[k]].type;
+  }
+  return true;
+}
+
 int berth_cmd_run(int argc, char **argv) {
   const char *path = NULL, *method_name = NULL, *out_dir = NULL;
   const char **calls = calloc(MAX_CALLS, sizeof *calls);
   int n_calls = 0;
-  bool json = false, reference = false, sanitize = false;
+  bool json = false, reference = false, sanitize = false, plan_options = false;
   berth_plan_options_t opt = berth_plan_options_default();
   int rc = 1;
   if (!calls) return 1;
@@ -23,7 +80,10 @@ int berth_cmd_run(int argc, char **argv) {
     const char *a = argv[i];
     int r = berth_cli_plan_option(argc, argv, &i, &opt);
     if (r < 0) goto out;
-    if (r > 0) continue;
+    if (r > 0) {
+      plan_options = true;
+      continue;
+    }
     if (strcmp(a, "--method") == 0 || strcmp(a, "--call") == 0 || strcmp(a, "--out-dir") == 0) {
       if (i + 1 >= argc) {
         fprintf(stderr, "berth: %s needs a value\n", a);
@@ -51,17 +111,38 @@ int berth_cmd_run(int argc, char **argv) {
     fprintf(stderr, "berth run: missing PROGRAM (usage: berth run PROGRAM [--call 'ARGS']...)\n");
     goto out;
   }
-  berth_ir_program_t *p = berth_tool_load_program(path);
-  if (!p) goto out;
-  int32_t mi = berth_ir_method_find(p, method_name ? method_name : "forward");
-  if (mi < 0 && !method_name && p->n_methods == 1) mi = 0;
+  /* a .berth runs its stored plan; planner options or --reference use its IR section */
+  berth_tool_berth_t *bf = NULL;
+  berth_ir_program_t *p = NULL;
+  run_sig_t sig;
+  memset(&sig, 0, sizeof sig);
+  int32_t mi = -1, n_methods = 0;
+  if (!reference && !plan_options && berth_tool_is_berth(path)) {
+    bf = berth_tool_load_berth(path, true);
+    if (!bf) goto out;
+    n_methods = bf->prog->exec.n_methods;
+    for (int32_t k = 0; k < n_methods; k++)
+      if (strcmp(bf->prog->exec.methods[k].name, method_name ? method_name : "forward") == 0) mi = k;
+  } else {
+    p = berth_tool_load_program(path);
+    if (!p) goto out;
+    n_methods = p->n_methods;
+    mi = berth_ir_method_find(p, method_name ? method_name : "forward");
+  }
+  if (mi < 0 && !method_name && n_methods == 1) mi = 0;
   if (mi < 0) {
     fprintf(stderr, "berth run: %s has no method '%s'\n", path, method_name ? method_name : "forward");
     berth_ir_program_destroy(p);
+    berth_tool_berth_free(bf);
     goto out;
   }
-  const berth_ir_method_t *m = &p->methods[mi];
-  const berth_ir_graph_t *body = &m->graphs[m->body];
+  if (!(bf ? sig_from_berth(&sig, bf->prog, mi) : sig_from_ir(&sig, &p->methods[mi]))) {
+    fprintf(stderr, "berth: out of memory\n");
+    sig_free(&sig);
+    berth_ir_program_destroy(p);
+    berth_tool_berth_free(bf);
+    goto out;
+  }
   char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_ref_t *ref = NULL;
@@ -69,6 +150,7 @@ int berth_cmd_run(int argc, char **argv) {
   berth_session_t *sess = NULL;
   berth_status_t st;
   if (reference) st = berth_ref_create(p, &ref, &diag);
+  else if (bf) st = berth_session_create(&bf->compiled, sanitize, &sess, &diag);
   else {
     st = berth_plan_compile(p, &opt, &compiled, &diag);
     if (!st) st = berth_session_create(compiled, sanitize, &sess, &diag);
@@ -86,15 +168,15 @@ int berth_cmd_run(int argc, char **argv) {
       fprintf(stderr, "berth: call %d: %s\n", ci + 1, err);
       goto cleanup;
     }
-    if (nargs != body->n_params) {
-      fprintf(stderr, "berth: call %d: method %s takes %d input%s, got %d\n", ci + 1, m->name, (int)body->n_params,
-              body->n_params == 1 ? "" : "s", nargs);
+    if (nargs != sig.n_in) {
+      fprintf(stderr, "berth: call %d: method %s takes %d input%s, got %d\n", ci + 1, sig.method, (int)sig.n_in,
+              sig.n_in == 1 ? "" : "s", nargs);
       berth_call_free(args);
       goto cleanup;
     }
     berth_host_tensor_t *ins = calloc((size_t)(nargs ? nargs : 1), sizeof *ins);
     const void **inptr = calloc((size_t)(nargs ? nargs : 1), sizeof *inptr);
-    void **outs = calloc((size_t)(body->n_results ? body->n_results : 1), sizeof *outs);
+    void **outs = calloc((size_t)(sig.n_out ? sig.n_out : 1), sizeof *outs);
     bool ok = ins && inptr && outs;
     for (int k = 0; ok && k < nargs; k++) {
       if (berth_tensor_parse_arg(args[k], &ins[k], err, sizeof err)) {
@@ -102,11 +184,11 @@ int berth_cmd_run(int argc, char **argv) {
         ok = false;
         break;
       }
-      const berth_type_t *want = &m->values[body->params[k]].type;
+      const berth_type_t *want = sig.in_type[k];
       if (!berth_type_equal(&ins[k].type, want)) {
         char a[128], b[128];
         fprintf(stderr, "berth: call %d, argument %d (%%%s): expected %s, got %s\n", ci + 1, k + 1,
-                m->values[body->params[k]].name, berth_type_format(want, a, sizeof a),
+                sig.in_name[k], berth_type_format(want, a, sizeof a),
                 berth_type_format(&ins[k].type, b, sizeof b));
         ok = false;
         break;
@@ -123,13 +205,13 @@ int berth_cmd_run(int argc, char **argv) {
     if (ok) {
       if (json) printf("%s{\"outputs\":[", ci ? "," : "");
       else printf("call %d:\n", ci + 1);
-      for (int32_t k = 0; k < body->n_results; k++) {
-        const berth_type_t *t = &m->values[body->results[k]].type;
+      for (int32_t k = 0; k < sig.n_out; k++) {
+        const berth_type_t *t = sig.out_type[k];
         if (json) {
           if (k) printf(",");
           berth_tensor_print_json(stdout, t, outs[k]);
         } else {
-          printf("  %%%s = ", m->values[body->results[k]].name);
+          printf("  %%%s = ", sig.out_name[k]);
           berth_tensor_print(stdout, t, outs[k]);
           printf("\n");
         }
@@ -143,7 +225,7 @@ int berth_cmd_run(int argc, char **argv) {
         }
       }
       if (json) printf("]}");
-      for (int32_t k = 0; k < body->n_results; k++) free(outs[k]);
+      for (int32_t k = 0; k < sig.n_out; k++) free(outs[k]);
     }
     for (int k = 0; ins && k < nargs; k++) berth_host_tensor_free(&ins[k]);
     free(ins);
@@ -160,6 +242,8 @@ cleanup:
   berth_compiled_destroy(compiled);
   berth_ref_destroy(ref);
   berth_ir_program_destroy(p);
+  berth_tool_berth_free(bf);
+  sig_free(&sig);
 out:
   free(calls);
   return rc;
@@ -169,6 +253,19 @@ int berth_cmd_check(int argc, char **argv) {
   if (argc != 1 || argv[0][0] == '-') {
     fprintf(stderr, "berth check: usage: berth check PROGRAM\n");
     return 1;
+  }
+  if (berth_tool_is_berth(argv[0])) {
+    /* a .berth prints the IR it carries; one compiled with --no-ir has none to print */
+    berth_tool_berth_t *b = berth_tool_load_berth(argv[0], true);
+    if (!b) return 1;
+    bool has_ir = b->has_ir;
+    int32_t n = b->prog->exec.n_methods;
+    berth_tool_berth_free(b);
+    if (!has_ir) {
+      fprintf(stderr, "berth check: %s is a valid program file (%d method%s) without an IR source section; nothing to print (berth dis shows its plan)\n",
+              argv[0], (int)n, n == 1 ? "" : "s");
+      return 0;
+    }
   }
   berth_ir_program_t *p = berth_tool_load_program(argv[0]);
   if (!p) return 1;

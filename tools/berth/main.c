@@ -20,9 +20,19 @@ static void usage(FILE *f) {
       "  plan PROGRAM [--algo A] [--strategy S] [--json] [--svg FILE] [--alignment N] [--pools RULES]\n"
       "  plan --csv FILE [--algo A] [--budget-ms T] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
       "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
+      "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n"
+      "      runs ONNX backend-test folders (model.onnx, test_data_set_*) planned and verified;\n"
+      "      prints FAIL/UNSUPPORTED lines and 'N passed, N failed, N unsupported'.\n"
       "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR]\n"
       "      differential fuzzing of the planner against the reference interpreter.\n"
+      "  compile PROGRAM -o FILE.berth [--algo A] [--strategy S] [--alignment N] [--pools RULES]\n"
+      "              [--alloc-inputs 0|1] [--alloc-outputs 0|1] [--no-ir]\n"
+      "      plans the program and writes a .berth program file for the embeddable runtime.\n"
+      "  dis FILE.berth [--no-verify]\n"
+      "      prints a .berth file's methods, values with their storage, and instructions.\n"
       "\n"
+      "  PROGRAM is a .bir text file or a .berth file (told apart by content); a .berth runs\n"
+      "  its stored plan, and with planner options or --reference uses its IR section.\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);
@@ -38,6 +48,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return berth_cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "plan") == 0) return berth_cmd_plan(argc - 2, argv + 2);
   if (strcmp(cmd, "fuzz") == 0) return berth_cmd_fuzz(argc - 2, argv + 2);
+  if (strcmp(cmd, "compile") == 0) return berth_cmd_compile(argc - 2, argv + 2);
+  if (strcmp(cmd, "dis") == 0) return berth_cmd_dis(argc - 2, argv + 2);
+  if (strcmp(cmd, "onnx-test") == 0) return berth_cmd_onnx_test(argc - 2, argv + 2);
   fprintf(stderr, "berth: unknown command '%s' (try berth --help)\n", cmd);
   return 2;
 }

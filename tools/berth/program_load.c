@@ -1,28 +1,27 @@
 #include "program_load.h"
 
+#include "format/write_program.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-berth_ir_program_t *berth_tool_load_program(const char *path) {
+uint8_t *berth_tool_read_file(const char *path, size_t *len_out) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "berth: cannot open %s: %s\n", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
+  uint8_t *buf = aligned_alloc(64, cap);
   while (buf) {
-    size_t n = fread(buf + len, 1, cap - len, f);
+    size_t n = fread(buf + len, 1, cap - len - 1, f);
     len += n;
-    if (len < cap) break;
-    char *nb = realloc(buf, cap * 2);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
+    if (len < cap - 1) break;
+    uint8_t *nb = aligned_alloc(64, cap * 2);
+    if (nb) memcpy(nb, buf, len);
+    free(buf);
     buf = nb;
     cap *= 2;
   }
@@ -33,11 +32,70 @@ berth_ir_program_t *berth_tool_load_program(const char *path) {
     fprintf(stderr, "berth: cannot read %s\n", path);
     return NULL;
   }
+  buf[len] = 0;
+  *len_out = len;
+  return buf;
+}
+
+bool berth_tool_is_berth(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  unsigned char magic[BERTH_FORMAT_MAGIC_SIZE];
+  size_t n = fread(magic, 1, sizeof magic, f);
+  fclose(f);
+  return berth_format_is_program(magic, n);
+}
+
+void berth_tool_berth_free(berth_tool_berth_t *b) {
+  if (!b) return;
+  free(b->mem);
+  free(b->bytes);
+  free(b);
+}
+
+berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+  berth_tool_berth_t *b = calloc(1, sizeof *b);
+  if (!b) {
+    fprintf(stderr, "berth: out of memory\n");
+    return NULL;
+  }
+  b->bytes = berth_tool_read_file(path, &b->len);
+  if (!b->bytes) {
+    berth_tool_berth_free(b);
+    return NULL;
+  }
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_format_sizes_t sz;
+  void *scratch = NULL;
+  berth_status_t st = berth_format_read_size(b->bytes, b->len, &sz, &diag);
+  if (!st) {
+    b->mem = malloc(sz.program_bytes);
+    scratch = malloc(sz.scratch_bytes);
+    if (!b->mem || !scratch) st = berth_fail(&diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%zu + %zu bytes)",
+                                             sz.program_bytes, sz.scratch_bytes);
+  }
+  if (!st)
+    st = berth_format_read(b->bytes, b->len, b->mem, sz.program_bytes, scratch, sz.scratch_bytes,
+                           verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY, &b->prog, &diag);
+  free(scratch);
+  if (st) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    berth_tool_berth_free(b);
+    return NULL;
+  }
+  b->compiled.exec = b->prog->exec;
+  b->compiled.reports = NULL;
+  b->compiled.owned = NULL;
+  b->has_ir = b->prog->ir != NULL;
+  return b;
+}
+
+static berth_ir_program_t *parse_validate(const char *text, size_t len, const char *path) {
   char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_ir_parse(buf, len, path, &p, &diag);
-  free(buf);
+  berth_status_t st = berth_ir_parse(text, len, path, &p, &diag);
   if (st) {
     fprintf(stderr, "berth: %s\n", msg);
     return NULL;
@@ -48,5 +106,43 @@ berth_ir_program_t *berth_tool_load_program(const char *path) {
     berth_ir_program_destroy(p);
     return NULL;
   }
+  return p;
+}
+
+berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char *path, berth_plan_options_t *opt,
+                                        char *pools_buf, size_t pools_cap) {
+  if (!b->has_ir) {
+    fprintf(stderr, "berth: %s has no IR source section (it was compiled with --no-ir); berth dis shows its plan\n", path);
+    return NULL;
+  }
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_plan_options_t o;
+  char pools[1024];
+  const char *text;
+  size_t text_len;
+  if (berth_format_ir_decode(b->prog->ir, b->prog->ir_size, &o, pools_buf ? pools_buf : pools,
+                             pools_buf ? pools_cap : sizeof pools, &text, &text_len, &diag)) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    return NULL;
+  }
+  berth_ir_program_t *p = parse_validate(text, text_len, path);
+  if (p && opt) *opt = o;
+  return p;
+}
+
+berth_ir_program_t *berth_tool_load_program(const char *path) {
+  if (berth_tool_is_berth(path)) {
+    berth_tool_berth_t *b = berth_tool_load_berth(path, true);
+    if (!b) return NULL;
+    berth_ir_program_t *p = berth_tool_berth_ir(b, path, NULL, NULL, 0);
+    berth_tool_berth_free(b);
+    return p;
+  }
+  size_t len;
+  uint8_t *buf = berth_tool_read_file(path, &len);
+  if (!buf) return NULL;
+  berth_ir_program_t *p = parse_validate((const char *)buf, len, path);
+  free(buf);
   return p;
 }

@@ -1,0 +1,170 @@
+/* berth's embeddable runtime: load a compiled program (.berth) from caller-owned bytes and
+ * run its methods in caller-provided memory. No heap, no stdio, no copy of the program.
+ *
+ *   // 1. the file's bytes, 8-byte aligned, alive and unchanged while the program is used
+ *   berth_program_sizes_t sz;
+ *   if (berth_program_query(bytes, len, &sz, &diag)) fail(msg);
+ *   void *pmem = malloc(sz.program_bytes), *scratch = malloc(sz.scratch_bytes);
+ *   berth_program_t *prog;
+ *   if (berth_program_load(bytes, len, pmem, sz.program_bytes, scratch, sz.scratch_bytes,
+ *                          &prog, &diag)) fail(msg);   // checks and verifies everything once
+ *   free(scratch);                                     // only needed while loading
+ *
+ *   // 2. a method: its handle, state and arenas in one caller block
+ *   int32_t m = berth_program_method_find(prog, "forward");
+ *   size_t need = berth_method_memory_size(prog, m);
+ *   void *mmem = malloc(need);
+ *   berth_method_t *fwd;
+ *   if (berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag)) fail(msg);  // copies state in
+ *
+ *   // 3. calls: bind inputs (and output buffers if outputs are not planned), execute, read
+ *   double x = 6.0, out[1];
+ *   berth_method_set_input(fwd, 0, &x, sizeof x, &diag);
+ *   if (!berth_program_outputs_planned(prog)) berth_method_set_output(fwd, 0, out, sizeof out, &diag);
+ *   if (berth_method_execute(fwd, &diag)) fail(msg);   // no allocation, bounded steps
+ *   const void *r; size_t rbytes;
+ *   berth_method_output(fwd, 0, &r, &rbytes);          // planned storage or the caller's buffer
+ *   berth_method_reset(fwd);                           // state back to its initial values
+ *
+ * Ownership: the caller owns the program bytes and every memory block; handles are laid out
+ * inside those blocks and need no destroy (free the blocks when done, program last). A
+ * method handle is not thread-safe; two handles of one program may run in parallel. Every
+ * fallible function returns berth_status_t (berth/status.h) with a message in diag (may be
+ * NULL) and writes its outputs only on success. */
+#ifndef BERTH_RUNTIME_H
+#define BERTH_RUNTIME_H
+
+#include "berth/status.h"
+#include "berth/types.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct berth_program berth_program_t;
+typedef struct berth_method berth_method_t;
+
+/* Default bound on the instructions one execute may run (loops that never exit fail with
+ * BERTH_ERR_OUT_OF_RANGE instead of hanging). */
+#define BERTH_RUNTIME_DEFAULT_MAX_STEPS 1000000000ull
+
+/* ---- loading --------------------------------------------------------------------------- */
+
+typedef struct berth_program_sizes {
+  size_t program_bytes; /* memory holding the loaded program for its whole life */
+  size_t scratch_bytes; /* memory needed only during berth_program_load */
+} berth_program_sizes_t;
+
+/* True if the bytes start with the .berth magic ("BERTH\0"). */
+bool berth_program_is_berth(const void *bytes, size_t len);
+
+/* Checks the header, the section table and the counts of a program file and says how much
+ * memory berth_program_load needs. Errors: BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE
+ * (beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version). */
+berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_sizes_t *sizes, berth_diag_t *diag);
+
+/* Loads a program without copying it: checks every field of the file once, then runs the
+ * memory-plan verifier. bytes (len bytes, 8-byte aligned: constants are used in place) must
+ * outlive the program. mem holds the program (mem_size >= program_bytes, any alignment);
+ * scratch (scratch_size >= scratch_bytes) is used only during the call and may then be
+ * reused. Errors: BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the
+ * section and byte offset), BERTH_ERR_VERIFY_FAILED (the plan breaks the memory rules),
+ * BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL, misaligned bytes),
+ * BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
+berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
+                                  size_t scratch_size, berth_program_t **out, berth_diag_t *diag);
+
+/* ---- program queries (methods are numbered 0..count-1) ---------------------------------- */
+
+int32_t berth_program_method_count(const berth_program_t *p);
+/* The method's name; NULL if method is out of range. Points into the program bytes. */
+const char *berth_program_method_name(const berth_program_t *p, int32_t method);
+/* The index of the method called name, or -1. */
+int32_t berth_program_method_find(const berth_program_t *p, const char *name);
+
+/* Inputs planned: set_input copies into the method's arena. Not planned: set_input
+ * records the caller's pointer and the method reads the caller's memory. */
+bool berth_program_inputs_planned(const berth_program_t *p);
+/* Outputs planned: results are read from the arena (berth_method_output). Not planned:
+ * the caller binds an output buffer per result (berth_method_set_output) before execute. */
+bool berth_program_outputs_planned(const berth_program_t *p);
+
+typedef struct berth_tensor_info {
+  const char *name;  /* the parameter's or result's name (points into the program bytes) */
+  berth_type_t type; /* dtype and static shape */
+  size_t bytes;      /* dense row-major size */
+} berth_tensor_info_t;
+
+/* Counts of a method's inputs and outputs; -1 if method is out of range. */
+int32_t berth_program_input_count(const berth_program_t *p, int32_t method);
+int32_t berth_program_output_count(const berth_program_t *p, int32_t method);
+/* Name, type and size of input i / output i. BERTH_ERR_INVALID_ARGUMENT if out of range. */
+berth_status_t berth_program_input_info(const berth_program_t *p, int32_t method, int32_t i, berth_tensor_info_t *info);
+berth_status_t berth_program_output_info(const berth_program_t *p, int32_t method, int32_t i, berth_tensor_info_t *info);
+
+/* Arena pools of a method and their sizes in bytes (the plan's, fixed at compile time);
+ * -1 / 0 when out of range. An arena must be aligned to berth_program_arena_alignment. */
+int32_t berth_program_pool_count(const berth_program_t *p, int32_t method);
+uint64_t berth_program_pool_size(const berth_program_t *p, int32_t method, int32_t pool);
+size_t berth_program_arena_alignment(const berth_program_t *p, int32_t method);
+/* Bytes of the method's persistent state (mutable buffers). */
+uint64_t berth_program_state_size(const berth_program_t *p, int32_t method);
+
+/* ---- methods --------------------------------------------------------------------------- */
+
+/* Memory for berth_method_init with arenas == NULL: the handle, the state region and every
+ * arena pool, carved from one block (any alignment). 0 if method is out of range or the
+ * size does not fit in size_t. */
+size_t berth_method_memory_size(const berth_program_t *p, int32_t method);
+/* Memory for berth_method_init when the caller places the arenas itself (the handle and the
+ * state region only). */
+size_t berth_method_handle_size(const berth_program_t *p, int32_t method);
+
+/* Lays a method handle out in mem and copies the state's initial values in. arenas: NULL
+ * to carve every pool from mem (mem_size >= berth_method_memory_size), or one pointer per
+ * pool (berth_program_pool_size bytes each, aligned to berth_program_arena_alignment; they
+ * may live in different memories) with mem_size >= berth_method_handle_size. The arenas
+ * and mem must stay alive while the handle is used; nothing else may write them. Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (bad method, NULL or misaligned arena),
+ * BERTH_ERR_RESOURCE_EXHAUSTED (mem too small). */
+berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void *mem, size_t mem_size,
+                                 void *const *arenas, berth_method_t **out, berth_diag_t *diag);
+
+/* Binds input i for the next execute; bytes must equal the input's size. Planned inputs are
+ * copied into the arena now and must be bound again before every execute (the arena is
+ * reused while the method runs). Otherwise the pointer is kept until rebound, and data must
+ * be aligned to the element size and stay unchanged until each execute returns (data may
+ * be NULL only for a 0-byte input). Errors: BERTH_ERR_INVALID_ARGUMENT. */
+berth_status_t berth_method_set_input(berth_method_t *m, int32_t i, const void *data, size_t bytes, berth_diag_t *diag);
+
+/* Binds the caller's buffer for output j when outputs are not planned (bytes >= the
+ * output's size, aligned to the element size); kept until rebound. Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (also when outputs are planned). */
+berth_status_t berth_method_set_output(berth_method_t *m, int32_t j, void *data, size_t bytes, berth_diag_t *diag);
+
+/* Caps the instructions one execute may run (0: BERTH_RUNTIME_DEFAULT_MAX_STEPS). */
+void berth_method_set_max_steps(berth_method_t *m, uint64_t max_steps);
+
+/* Runs the method once: no heap allocation, no stdio. Needs every input bound (planned
+ * inputs since the last execute) and, when outputs are not planned, every output buffer.
+ * State carries over to the next execute. Errors: BERTH_ERR_INVALID_ARGUMENT (an unbound
+ * input or output), BERTH_ERR_OUT_OF_RANGE (more than max_steps instructions: the state is
+ * then partly updated; berth_method_reset restores it). */
+berth_status_t berth_method_execute(berth_method_t *m, berth_diag_t *diag);
+
+/* The bytes of output j after a successful execute: in the arena when outputs are planned
+ * (valid until the next set_input, execute or reset), else the caller's buffer.
+ * Errors: BERTH_ERR_INVALID_ARGUMENT (out of range, or no successful execute yet). */
+berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes);
+
+/* Copies the state's initial values in again (as at init). Outputs become unavailable. */
+void berth_method_reset(berth_method_t *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,428 @@
+/* The program file writer (see write_program.h and docs/format.md). Compiler side. */
+#include "format/write_program.h"
+
+#include "base/byte_reader.h"
+#include "base/checked.h"
+#include "format/read_program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a growable little-endian byte buffer -------------------------------------------------- */
+
+typedef struct wbuf {
+  uint8_t *data;
+  size_t len, cap;
+  bool oom;
+} wbuf_t;
+
+static bool wb_reserve(wbuf_t *b, size_t extra) {
+  if (b->oom) return false;
+  if (extra <= b->cap - b->len) return true;
+  size_t nc = b->cap ? b->cap : 256;
+  while (nc - b->len < extra) {
+    if (nc > SIZE_MAX / 2) {
+      b->oom = true;
+      return false;
+    }
+    nc *= 2;
+  }
+  uint8_t *nd = realloc(b->data, nc);
+  if (!nd) {
+    b->oom = true;
+    return false;
+  }
+  b->data = nd;
+  b->cap = nc;
+  return true;
+}
+
+static void wb_bytes(wbuf_t *b, const void *src, size_t n) {
+  if (!n || !wb_reserve(b, n)) return;
+  memcpy(b->data + b->len, src, n);
+  b->len += n;
+}
+
+static void wb_zeros(wbuf_t *b, size_t n) {
+  if (!n || !wb_reserve(b, n)) return;
+  memset(b->data + b->len, 0, n);
+  b->len += n;
+}
+
+static void wb_u8(wbuf_t *b, uint8_t v) { wb_bytes(b, &v, 1); }
+
+static void wb_u16(wbuf_t *b, uint16_t v) {
+  uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+  wb_bytes(b, x, 2);
+}
+
+static void wb_u32(wbuf_t *b, uint32_t v) {
+  uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  wb_bytes(b, x, 4);
+}
+
+static void wb_u64(wbuf_t *b, uint64_t v) {
+  wb_u32(b, (uint32_t)v);
+  wb_u32(b, (uint32_t)(v >> 32));
+}
+
+static void wb_i32(wbuf_t *b, int32_t v) { wb_u32(b, (uint32_t)v); }
+static void wb_i64(wbuf_t *b, int64_t v) { wb_u64(b, (uint64_t)v); }
+
+static void wb_f64(wbuf_t *b, double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  wb_u64(b, u);
+}
+
+static void wb_pad(wbuf_t *b, size_t align) {
+  size_t r = b->len % align;
+  if (r) wb_zeros(b, align - r);
+}
+
+static void wb_free(wbuf_t *b) { free(b->data); }
+
+/* ---- strings --------------------------------------------------------------------------- */
+
+/* Appends a name (NULL or "" share offset 0). Returns false if it is too long. */
+static bool add_str(wbuf_t *s, const char *str, uint32_t *ref) {
+  size_t n = str ? strlen(str) : 0;
+  if (n == 0) {
+    *ref = 0;
+    return true;
+  }
+  if (n > BERTH_FORMAT_MAX_NAME || s->len > UINT32_MAX) return false;
+  *ref = (uint32_t)s->len;
+  wb_bytes(s, str, n + 1);
+  return true;
+}
+
+berth_format_write_options_t berth_format_write_options_default(void) {
+  berth_format_write_options_t o;
+  memset(&o, 0, sizeof o);
+  return o;
+}
+
+/* The IR method matching exec method mi, if names and signature counts agree. */
+static const berth_ir_method_t *ir_method(const berth_format_write_options_t *o, const berth_exec_program_t *p, int32_t mi) {
+  if (!o->ir || o->ir->n_methods != p->n_methods) return NULL;
+  const berth_ir_method_t *m = &o->ir->methods[mi];
+  const berth_exec_method_t *em = &p->methods[mi];
+  if (!m->name || !em->name || strcmp(m->name, em->name) != 0) return NULL;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  if (body->n_params != em->n_inputs || body->n_results != em->n_outputs) return NULL;
+  return m;
+}
+
+#define WFAIL(...)                                                   \
+  do {                                                               \
+    st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
+    goto done;                                                       \
+  } while (0)
+
+static bool bad_table(int32_t n, const void *p) { return n < 0 || (n > 0 && !p); }
+
+berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_format_write_options_t *opt,
+                                  uint8_t **out, size_t *out_len, berth_diag_t *diag) {
+  if (!p || !out || !out_len) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_format_write: NULL argument");
+  berth_format_write_options_t o = opt ? *opt : berth_format_write_options_default();
+  enum { NS = BERTH_SECTION_MAX + 1 };
+  wbuf_t s[NS];
+  memset(s, 0, sizeof s);
+  berth_status_t st = BERTH_OK;
+  char *ir_text = NULL;
+  wbuf_t file = {NULL, 0, 0, false};
+  wb_u8(&s[BERTH_SECTION_STRINGS], 0); /* offset 0: the empty name */
+
+  if (p->n_methods < 1 || p->n_methods > BERTH_FORMAT_MAX_METHODS || !p->methods)
+    WFAIL("a program file holds 1 to %d methods, not %d", BERTH_FORMAT_MAX_METHODS, (int)p->n_methods);
+  if (p->constants_size > 0 && !p->constants) WFAIL("constants of %llu bytes have no data", (unsigned long long)p->constants_size);
+  uint64_t first[NS];
+  memset(first, 0, sizeof first);
+  for (int32_t mi = 0; mi < p->n_methods; mi++) {
+    const berth_exec_method_t *m = &p->methods[mi];
+    const berth_ir_method_t *irm = ir_method(&o, p, mi);
+    const char *mn = m->name ? m->name : "?";
+    if (bad_table(m->n_values, m->values) || bad_table(m->n_instrs, m->instrs) || bad_table(m->n_operands, m->operands) ||
+        bad_table(m->n_attrs, m->attrs) || bad_table(m->n_inputs, m->inputs) || bad_table(m->n_outputs, m->outputs) ||
+        bad_table(m->n_pools, m->pool_sizes) || m->n_regs < 0 || (m->state_size > 0 && !m->state_init))
+      WFAIL("method %s: a table has a negative count or no data", mn);
+    if (m->n_pools > BERTH_FORMAT_MAX_POOLS || m->n_regs > BERTH_FORMAT_MAX_REGS || m->n_inputs > BERTH_FORMAT_MAX_IO ||
+        m->n_outputs > BERTH_FORMAT_MAX_IO)
+      WFAIL("method %s: more pools, registers, inputs or outputs than the format holds", mn);
+    /* method record */
+    wbuf_t *mb = &s[BERTH_SECTION_METHODS];
+    uint32_t name;
+    if (!add_str(&s[BERTH_SECTION_STRINGS], m->name, &name)) WFAIL("method %s: name too long", mn);
+    wbuf_t *stb = &s[BERTH_SECTION_STATE];
+    wb_pad(stb, BERTH_FORMAT_STATE_ALIGN);
+    uint64_t state_off = stb->len;
+    wb_bytes(stb, m->state_init, (size_t)m->state_size);
+    wb_u32(mb, name);
+    wb_u32(mb, m->alignment);
+    wb_u32(mb, (uint32_t)m->n_regs);
+    wb_u32(mb, (uint32_t)m->n_pools);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_POOLS]);
+    wb_u32(mb, (uint32_t)m->n_values);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_VALUES]);
+    wb_u32(mb, (uint32_t)m->n_instrs);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_INSTRS]);
+    wb_u32(mb, (uint32_t)m->n_operands);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_OPERANDS]);
+    wb_u32(mb, (uint32_t)m->n_attrs);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_ATTRS]);
+    wb_u32(mb, (uint32_t)m->n_inputs);
+    wb_u32(mb, (uint32_t)m->n_outputs);
+    wb_u32(mb, (uint32_t)first[BERTH_SECTION_IO]);
+    wb_u64(mb, state_off);
+    wb_u64(mb, m->state_size);
+    first[BERTH_SECTION_POOLS] += (uint64_t)m->n_pools;
+    first[BERTH_SECTION_VALUES] += (uint64_t)m->n_values;
+    first[BERTH_SECTION_INSTRS] += (uint64_t)m->n_instrs;
+    first[BERTH_SECTION_OPERANDS] += (uint64_t)m->n_operands;
+    first[BERTH_SECTION_ATTRS] += (uint64_t)m->n_attrs;
+    first[BERTH_SECTION_IO] += (uint64_t)m->n_inputs + (uint64_t)m->n_outputs;
+    for (int k = BERTH_SECTION_VALUES; k <= BERTH_SECTION_POOLS; k++)
+      if (first[k] > UINT32_MAX) WFAIL("too many records for the format (section %s)", berth_format_section_name((uint32_t)k));
+
+    for (int32_t k = 0; k < m->n_pools; k++) wb_u64(&s[BERTH_SECTION_POOLS], m->pool_sizes[k]);
+
+    /* values: the fields a storage class does not use are written as zero; a window
+     * repeats its parent's storage class, pool and index */
+    for (int32_t v = 0; v < m->n_values; v++) {
+      const berth_exec_value_t *x = &m->values[v];
+      const berth_exec_value_t *home = x;
+      bool win = x->window_parent >= 0;
+      if (win) {
+        if (x->window_parent >= m->n_values) WFAIL("method %s: value %d has window parent %d out of range", mn, (int)v, (int)x->window_parent);
+        home = &m->values[x->window_parent];
+      }
+      if (x->type.rank < 0 || x->type.rank > BERTH_MAX_RANK || (unsigned)x->type.dtype >= BERTH_DTYPE_COUNT)
+        WFAIL("method %s: value %d has an invalid type", mn, (int)v);
+      uint32_t vname;
+      if (!add_str(&s[BERTH_SECTION_STRINGS], x->name, &vname)) WFAIL("method %s: value %d's name is too long", mn, (int)v);
+      wbuf_t *vb = &s[BERTH_SECTION_VALUES];
+      uint8_t cls = home->storage;
+      wb_u32(vb, vname);
+      wb_u8(vb, cls);
+      wb_u8(vb, (uint8_t)x->type.dtype);
+      wb_u8(vb, (uint8_t)x->type.rank);
+      wb_u8(vb, 0);
+      wb_u32(vb, cls == BERTH_STORAGE_ARENA ? home->pool : 0);
+      wb_u32(vb, cls == BERTH_STORAGE_INPUT || cls == BERTH_STORAGE_OUTPUT ? home->index : 0);
+      bool use_off = win || cls == BERTH_STORAGE_ARENA || cls == BERTH_STORAGE_CONST || cls == BERTH_STORAGE_STATE;
+      wb_u64(vb, use_off ? x->offset : 0);
+      wb_i32(vb, win ? x->window_parent : -1);
+      wb_i32(vb, win ? x->window_reg : -1);
+      wb_i64(vb, win ? x->window_stride : 0);
+      for (int d = 0; d < BERTH_MAX_RANK; d++) wb_i64(vb, d < x->type.rank ? x->type.dims[d] : 0);
+    }
+
+    /* instructions: only the fields each opcode uses */
+    for (int32_t i = 0; i < m->n_instrs; i++) {
+      const berth_instr_t *x = &m->instrs[i];
+      wbuf_t *ib = &s[BERTH_SECTION_INSTRS];
+      uint16_t op = 0, n_in = 0, n_out = 0;
+      uint32_t operands = 0, attrs = 0;
+      int32_t target = 0, reg = 0;
+      int64_t count = 0;
+      switch (x->opcode) {
+        case BERTH_I_KERNEL: {
+          const berth_op_def_t *def = berth_op_get(x->op);
+          op = x->op;
+          n_in = x->n_in;
+          n_out = x->n_out;
+          operands = x->operands;
+          attrs = def && def->n_attrs > 0 ? x->attrs : 0;
+          break;
+        }
+        case BERTH_I_COPY:
+        case BERTH_I_RENAME:
+          n_in = 1;
+          n_out = 1;
+          operands = x->operands;
+          break;
+        case BERTH_I_JUMP_IF_FALSE:
+          n_in = 1;
+          operands = x->operands;
+          target = x->target;
+          break;
+        case BERTH_I_JUMP: target = x->target; break;
+        case BERTH_I_LOOP_NEXT:
+          target = x->target;
+          count = x->count;
+          reg = x->reg;
+          break;
+        case BERTH_I_LOOP_INIT: reg = x->reg; break;
+        default: break;
+      }
+      wb_u8(ib, x->opcode);
+      wb_u8(ib, 0);
+      wb_u16(ib, op);
+      wb_u16(ib, n_in);
+      wb_u16(ib, n_out);
+      wb_u32(ib, operands);
+      wb_u32(ib, attrs);
+      wb_i32(ib, target);
+      wb_i32(ib, reg);
+      wb_i64(ib, count);
+    }
+    for (int32_t k = 0; k < m->n_operands; k++) wb_i32(&s[BERTH_SECTION_OPERANDS], m->operands[k]);
+    for (int32_t k = 0; k < m->n_attrs; k++) {
+      const berth_attr_value_t *a = &m->attrs[k];
+      wbuf_t *ab = &s[BERTH_SECTION_ATTRS];
+      wb_i64(ab, a->i);
+      wb_f64(ab, a->f);
+      wb_i32(ab, a->n);
+      wb_u32(ab, 0);
+      for (int j = 0; j < BERTH_MAX_ATTR_INTS; j++) wb_i64(ab, a->ints[j]);
+    }
+    /* inputs then outputs, each with the name the caller knows it by */
+    for (int32_t k = 0; k < m->n_inputs + m->n_outputs; k++) {
+      bool in = k < m->n_inputs;
+      int32_t v = in ? m->inputs[k] : m->outputs[k - m->n_inputs];
+      const char *name = v >= 0 && v < m->n_values ? m->values[v].name : NULL;
+      if (irm) {
+        const berth_ir_graph_t *body = &irm->graphs[irm->body];
+        int32_t iv = in ? body->params[k] : body->results[k - m->n_inputs];
+        if (iv >= 0 && iv < irm->n_values) name = irm->values[iv].name;
+      }
+      uint32_t ref;
+      if (!add_str(&s[BERTH_SECTION_STRINGS], name, &ref)) WFAIL("method %s: an input or output name is too long", mn);
+      wb_i32(&s[BERTH_SECTION_IO], v);
+      wb_u32(&s[BERTH_SECTION_IO], ref);
+    }
+  }
+
+  /* optional IR section: the planner options, then the pool rules, then the text */
+  bool store_ir = o.store_ir && o.ir;
+  if (store_ir) {
+    ir_text = berth_ir_print(o.ir);
+    if (!ir_text) {
+      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory printing the IR");
+      goto done;
+    }
+    berth_plan_options_t po = o.plan ? *o.plan : berth_plan_options_default();
+    size_t pools_len = po.pools ? strlen(po.pools) : 0, text_len = strlen(ir_text);
+    if (pools_len > UINT32_MAX) WFAIL("pool rules too long");
+    wbuf_t *rb = &s[BERTH_SECTION_IR];
+    wb_u32(rb, (uint32_t)po.algo);
+    wb_u32(rb, (uint32_t)po.strategy);
+    wb_u32(rb, po.alignment);
+    wb_i32(rb, po.alloc_inputs);
+    wb_i32(rb, po.alloc_outputs);
+    wb_u32(rb, (uint32_t)po.fit);
+    wb_i64(rb, po.budget_ms);
+    wb_u64(rb, po.seed);
+    wb_u32(rb, (uint32_t)pools_len);
+    wb_u32(rb, 0);
+    wb_u64(rb, text_len);
+    wb_bytes(rb, po.pools, pools_len);
+    wb_bytes(rb, ir_text, text_len);
+  }
+
+  /* assemble: header, section table, then the sections in id order (constants last) */
+  static const uint32_t order[] = {BERTH_SECTION_STRINGS, BERTH_SECTION_METHODS, BERTH_SECTION_VALUES,
+                                   BERTH_SECTION_INSTRS,  BERTH_SECTION_OPERANDS, BERTH_SECTION_ATTRS,
+                                   BERTH_SECTION_IO,      BERTH_SECTION_POOLS,   BERTH_SECTION_STATE,
+                                   BERTH_SECTION_IR,      BERTH_SECTION_CONSTANTS};
+  uint32_t n_sections = 0;
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+    if (order[k] != BERTH_SECTION_IR || store_ir) n_sections++;
+  for (int k = 0; k < NS; k++)
+    if (s[k].oom) {
+      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      goto done;
+    }
+  uint64_t offs[NS], sizes[NS];
+  uint64_t pos = BERTH_FORMAT_HEADER_SIZE + (uint64_t)n_sections * BERTH_FORMAT_SECTION_ENTRY_SIZE;
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+    uint32_t id = order[k];
+    if (id == BERTH_SECTION_IR && !store_ir) continue;
+    uint64_t align = id == BERTH_SECTION_CONSTANTS ? BERTH_FORMAT_CONST_ALIGN : BERTH_FORMAT_SECTION_ALIGN;
+    uint64_t size = id == BERTH_SECTION_CONSTANTS ? p->constants_size : s[id].len;
+    if (!berth_align_u64(pos, align, &offs[id]) || !berth_add_u64(offs[id], size, &pos)) WFAIL("program too large");
+    sizes[id] = size;
+  }
+  if (pos > SIZE_MAX - 64) WFAIL("program too large");
+  wb_bytes(&file, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE);
+  wb_u16(&file, BERTH_FORMAT_VERSION);
+  wb_u32(&file, BERTH_FORMAT_HEADER_SIZE);
+  wb_u32(&file, (p->alloc_inputs ? BERTH_FORMAT_FLAG_ALLOC_INPUTS : 0) | (p->alloc_outputs ? BERTH_FORMAT_FLAG_ALLOC_OUTPUTS : 0));
+  wb_u64(&file, pos);
+  wb_u32(&file, n_sections);
+  wb_u32(&file, BERTH_FORMAT_HEADER_SIZE);
+  wb_zeros(&file, 32);
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+    uint32_t id = order[k];
+    if (id == BERTH_SECTION_IR && !store_ir) continue;
+    wb_u32(&file, id);
+    wb_u32(&file, 0);
+    wb_u64(&file, offs[id]);
+    wb_u64(&file, sizes[id]);
+  }
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+    uint32_t id = order[k];
+    if (id == BERTH_SECTION_IR && !store_ir) continue;
+    wb_zeros(&file, (size_t)(offs[id] - file.len));
+    if (id == BERTH_SECTION_CONSTANTS) wb_bytes(&file, p->constants, (size_t)p->constants_size);
+    else wb_bytes(&file, s[id].data, s[id].len);
+  }
+  if (file.oom || file.len != pos) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  /* a 64-byte aligned copy, so the constants can be used in place straight away */
+  size_t alloc = (file.len + 63) / 64 * 64;
+  uint8_t *res = aligned_alloc(64, alloc ? alloc : 64);
+  if (!res) {
+    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  memcpy(res, file.data, file.len);
+  memset(res + file.len, 0, alloc - file.len);
+  *out = res;
+  *out_len = file.len;
+done:
+  for (int k = 0; k < NS; k++) wb_free(&s[k]);
+  wb_free(&file);
+  free(ir_text);
+  return st;
+}
+
+berth_status_t berth_format_ir_decode(const uint8_t *ir, uint64_t ir_size, berth_plan_options_t *opt, char *pools_buf,
+                                      size_t pools_cap, const char **text, size_t *text_len, berth_diag_t *diag) {
+  if (!ir || ir_size < BERTH_FORMAT_IR_HEADER_SIZE || !opt || !text || !text_len)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no IR section");
+  berth_plan_options_t o = berth_plan_options_default();
+  uint32_t algo = berth_load_le32(ir), strategy = berth_load_le32(ir + 4), fit = berth_load_le32(ir + 20);
+  o.alignment = berth_load_le32(ir + 8);
+  o.alloc_inputs = berth_u32_to_i32(berth_load_le32(ir + 12));
+  o.alloc_outputs = berth_u32_to_i32(berth_load_le32(ir + 16));
+  o.budget_ms = berth_u64_to_i64(berth_load_le64(ir + 24));
+  o.seed = berth_load_le64(ir + 32);
+  uint32_t pools_len = berth_load_le32(ir + 40);
+  uint64_t tlen = berth_load_le64(ir + 48), total;
+  if (!berth_add_u64(pools_len, tlen, &total) || total != ir_size - BERTH_FORMAT_IR_HEADER_SIZE)
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: lengths do not add up");
+  if (algo > BERTH_ALLOC_EXACT || strategy > BERTH_STRATEGY_REGIONS || fit > BERTH_ALLOC_FIT_BEST ||
+      !berth_is_pow2(o.alignment) || o.alignment > BERTH_FORMAT_MAX_ALIGNMENT || o.alloc_inputs < -1 ||
+      o.alloc_inputs > 1 || o.alloc_outputs < -1 || o.alloc_outputs > 1)
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: a recorded planner option is out of range");
+  o.algo = (berth_alloc_algo_t)algo;
+  o.strategy = (berth_strategy_t)strategy;
+  o.fit = (int)fit;
+  o.pools = NULL;
+  if (pools_len > 0) {
+    if (!pools_buf || pools_len >= pools_cap)
+      return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "section ir: pool rules of %u bytes do not fit", (unsigned)pools_len);
+    memcpy(pools_buf, ir + BERTH_FORMAT_IR_HEADER_SIZE, pools_len);
+    pools_buf[pools_len] = '\0';
+    if (strlen(pools_buf) != pools_len) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: pool rules contain a NUL byte");
+    o.pools = pools_buf;
+  }
+  *opt = o;
+  *text = (const char *)ir + BERTH_FORMAT_IR_HEADER_SIZE + pools_len;
+  *text_len = (size_t)tlen;
+  return BERTH_OK;
+}

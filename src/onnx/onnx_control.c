@@ -1,0 +1,695 @@
+/* If, Loop and Scan onto berth's cond, while_loop, scan and map.
+ *
+ * Bodies translate into IR graphs owned by the HOP node; values of enclosing graphs are
+ * read directly (berth allows captures), constants are program constants. berth's HOPs
+ * need static types, so every body value keeps one type across iterations and both
+ * branches of a runtime If return the same types. */
+#include "onnx_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HOP_VALUES 4096
+
+static berth_status_t oom(ox_ctx_t *cx) { return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory"); }
+
+static const Onnx__GraphProto *graph_attr(ox_ctx_t *cx, const char *name) {
+  const Onnx__AttributeProto *a = ox_attr(cx, name);
+  return a ? a->g : NULL;
+}
+
+berth_status_t ox_subgraph(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t ir_graph, const int32_t *in_vals, int32_t n_in,
+                           int32_t *out_vals, int32_t out_cap) {
+  if ((int32_t)g->n_input != n_in)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "sub-graph '%s' has %zu inputs, expected %d", g->name ? g->name : "",
+                   g->n_input, (int)n_in);
+  if ((int32_t)g->n_output > out_cap)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "sub-graph '%s' has %zu outputs, over berth's cap of %d", g->name ? g->name : "",
+                   g->n_output, (int)out_cap);
+  if (cx->depth >= 60) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "sub-graphs nest too deep for berth (60)");
+  for (size_t k = 0; k < g->n_input; k++) {
+    const char *kind = ox_non_tensor_kind(g->input[k]);
+    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph input %zu has a %s type; berth supports tensors only", k, kind);
+  }
+  for (size_t k = 0; k < g->n_output; k++) {
+    const char *kind = ox_non_tensor_kind(g->output[k]);
+    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph output %zu has a %s type; berth supports tensors only", k, kind);
+  }
+  int32_t saved_graph = cx->graph, saved_binds = cx->n_binds;
+  const Onnx__NodeProto *saved_node = cx->node;
+  cx->graph = ir_graph;
+  cx->depth++;
+  berth_status_t st = BERTH_OK;
+  for (size_t k = 0; k < g->n_input && !st; k++) st = ox_bind(cx, g->input[k] ? g->input[k]->name : NULL, in_vals[k]);
+  if (!st) st = ox_graph_nodes(cx, g);
+  for (size_t k = 0; k < g->n_output && !st; k++) {
+    const char *name = g->output[k] && g->output[k]->name ? g->output[k]->name : "";
+    int32_t v = ox_lookup(cx, name);
+    cx->node = saved_node;
+    if (v < 0 || cx->vals[v].absent)
+      st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "sub-graph output '%s' is not computed", name);
+    else out_vals[k] = v;
+  }
+  cx->depth--;
+  cx->graph = saved_graph;
+  cx->node = saved_node;
+  ox_unbind_to(cx, saved_binds);
+  return st;
+}
+
+/* A runtime value of graph `graph` with a given type (a body parameter). */
+static berth_status_t add_param(ox_ctx_t *cx, int32_t graph, const char *name, const berth_type_t *t, int32_t elem,
+                                int32_t *out) {
+  int32_t id = berth_ir_param_add(cx->m, graph, name, t);
+  if (id < 0) return oom(cx);
+  *out = ox_val_ir(cx, id);
+  if (*out < 0) return oom(cx);
+  cx->vals[*out].elem = elem;
+  return BERTH_OK;
+}
+
+static berth_status_t add_result(ox_ctx_t *cx, int32_t graph, int32_t val) {
+  int32_t id;
+  OX_TRY(ox_ir(cx, val, &id));
+  if (berth_ir_graph_result_add(cx->m, graph, id) < 0) return oom(cx);
+  return BERTH_OK;
+}
+
+static berth_status_t add_node_result(ox_ctx_t *cx, int32_t node, int32_t k, const berth_type_t *t, int32_t elem,
+                                      int32_t *out) {
+  const char *name = k < (int32_t)cx->node->n_output && cx->node->output[k] ? cx->node->output[k] : "r";
+  int32_t id = berth_ir_node_result_add(cx->m, node, name, t);
+  if (id < 0) return oom(cx);
+  *out = ox_val_ir(cx, id);
+  if (*out < 0) return oom(cx);
+  cx->vals[*out].elem = elem;
+  return BERTH_OK;
+}
+
+static bool const_true(const ox_ctx_t *cx, int32_t v) {
+  if (!ox_is_const(cx, v) || cx->vals[v].type.dtype != BERTH_DTYPE_BOOL || berth_type_numel(&cx->vals[v].type) != 1)
+    return false;
+  return *(const uint8_t *)cx->vals[v].data != 0;
+}
+
+static berth_status_t to_scalar(ox_ctx_t *cx, int32_t v, int32_t *out) {
+  if (cx->vals[v].type.rank == 0) {
+    *out = v;
+    return BERTH_OK;
+  }
+  if (berth_type_numel(&cx->vals[v].type) != 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "expected a one-element tensor, got %lld elements",
+                   (long long)berth_type_numel(&cx->vals[v].type));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_RESHAPE, a);
+  a[0].n = 0;
+  return ox_emit1(cx, BERTH_OP_RESHAPE, 1, &v, a, out);
+}
+
+static void type_str(const berth_type_t *t, char *buf, size_t cap) { berth_type_format(t, buf, cap); }
+
+/* ==== If =============================================================================== */
+
+berth_status_t ox_op_if(ox_ctx_t *cx) {
+  int32_t c;
+  OX_TRY(ox_in_req(cx, 0, &c));
+  const Onnx__GraphProto *tg = graph_attr(cx, "then_branch"), *eg = graph_attr(cx, "else_branch");
+  if (!tg || !eg) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "then_branch and else_branch are required");
+  int32_t n = ox_n_out(cx);
+  if ((int32_t)tg->n_output != n || (int32_t)eg->n_output != n)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the branches return %zu and %zu values, expected %d", tg->n_output,
+                   eg->n_output, (int)n);
+  if (n > MAX_HOP_VALUES) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "too many outputs");
+  if (cx->vals[c].type.dtype != BERTH_DTYPE_BOOL || berth_type_numel(&cx->vals[c].type) != 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the condition must be a one-element bool tensor");
+  int32_t *tv = malloc(sizeof(int32_t) * (size_t)(2 * n + 1));
+  if (!tv) return oom(cx);
+  int32_t *ev = tv + n;
+  berth_status_t st = BERTH_OK;
+  if (ox_is_const(cx, c) && !cx->opt->keep_control_flow) {
+    /* the branch taken, inlined */
+    bool take = *(const uint8_t *)cx->vals[c].data != 0;
+    st = ox_subgraph(cx, take ? tg : eg, cx->graph, NULL, 0, tv, n);
+    for (int32_t k = 0; k < n && !st; k++) st = ox_out(cx, k, tv[k]);
+    free(tv);
+    return st;
+  }
+  int32_t pred;
+  st = ox_ir(cx, c, &pred);
+  int32_t node = st ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_COND, 1, &pred);
+  if (!st && node < 0) st = oom(cx);
+  int32_t gt = -1, ge = -1;
+  if (!st) {
+    gt = berth_ir_graph_add(cx->m, node, "then");
+    ge = gt < 0 ? -1 : berth_ir_graph_add(cx->m, node, "else");
+    if (ge < 0) st = oom(cx);
+  }
+  if (!st) st = ox_subgraph(cx, tg, gt, NULL, 0, tv, n);
+  if (!st) st = ox_subgraph(cx, eg, ge, NULL, 0, ev, n);
+  for (int32_t k = 0; k < n && !st; k++) {
+    const berth_type_t *a = &cx->vals[tv[k]].type, *b = &cx->vals[ev[k]].type;
+    if (!berth_type_equal(a, b)) {
+      char sa[160], sb[160];
+      type_str(a, sa, sizeof sa);
+      type_str(b, sb, sizeof sb);
+      st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                   "output %d is %s in then_branch but %s in else_branch: a runtime If needs branches of one type in "
+                   "berth (shapes are static); make the condition known at compile time", (int)k, sa, sb);
+    }
+  }
+  for (int32_t k = 0; k < n && !st; k++) st = add_result(cx, gt, tv[k]);
+  for (int32_t k = 0; k < n && !st; k++) st = add_result(cx, ge, ev[k]);
+  for (int32_t k = 0; k < n && !st; k++) {
+    int32_t r;
+    berth_type_t t = cx->vals[tv[k]].type;
+    st = add_node_result(cx, node, k, &t, cx->vals[tv[k]].elem, &r);
+    if (!st) st = ox_out(cx, k, r);
+  }
+  free(tv);
+  return st;
+}
+
+/* ==== Loop ============================================================================= */
+
+typedef struct loop {
+  const Onnx__GraphProto *body;
+  int32_t M, C;      /* trip count and condition operands, -1 when omitted */
+  int32_t K, S;      /* carried values, scan outputs */
+  int32_t *v_init;   /* K values */
+  int32_t *outs;     /* body outputs: 1 + K + S */
+} loop_t;
+
+/* while_loop(i, cond, v...) {cond: i < M and cond} {body: i + 1, cond_out, v_out...} */
+static berth_status_t loop_while(ox_ctx_t *cx, loop_t *L) {
+  int32_t K = L->K;
+  int32_t m_s = -1, c0, i0;
+  if (L->M >= 0) {
+    OX_TRY(to_scalar(cx, L->M, &m_s));
+    if (cx->vals[m_s].type.dtype != BERTH_DTYPE_I64) OX_TRY(ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "M must be int64"));
+  }
+  if (L->C >= 0) OX_TRY(to_scalar(cx, L->C, &c0));
+  else OX_TRY(ox_const_bool(cx, true, &c0));
+  int64_t zero = 0;
+  OX_TRY(ox_const_i64(cx, &zero, 1, true, &i0));
+  int32_t *ids = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  int32_t *vals = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  if (!ids || !vals) {
+    free(ids);
+    free(vals);
+    return oom(cx);
+  }
+  berth_status_t st = ox_ir(cx, i0, &ids[0]);
+  if (!st) st = ox_ir(cx, c0, &ids[1]);
+  for (int32_t k = 0; k < K && !st; k++) st = ox_ir(cx, L->v_init[k], &ids[2 + k]);
+  int32_t node = -1, gc = -1, gb = -1;
+  if (!st) {
+    node = berth_ir_node_add(cx->m, cx->graph, BERTH_OP_WHILE_LOOP, K + 2, ids);
+    gc = node < 0 ? -1 : berth_ir_graph_add(cx->m, node, "cond");
+    gb = gc < 0 ? -1 : berth_ir_graph_add(cx->m, node, "body");
+    if (gb < 0) st = oom(cx);
+  }
+  /* cond(i, c, v...) */
+  if (!st) {
+    int32_t saved = cx->graph;
+    cx->graph = gc;
+    int32_t pi, pc, r;
+    berth_type_t ti = cx->vals[i0].type, tc = cx->vals[c0].type;
+    st = add_param(cx, gc, "i", &ti, BERTH_ONNX_INT64, &pi);
+    if (!st) st = add_param(cx, gc, "cond", &tc, BERTH_ONNX_BOOL, &pc);
+    for (int32_t k = 0; k < K && !st; k++) {
+      int32_t pv;
+      berth_type_t tv = cx->vals[L->v_init[k]].type;
+      st = add_param(cx, gc, "v", &tv, cx->vals[L->v_init[k]].elem, &pv);
+    }
+    r = pc;
+    if (!st && m_s >= 0) {
+      int32_t in[2] = {pi, m_s}, lt;
+      st = ox_emit1(cx, BERTH_OP_LT, 2, in, NULL, &lt);
+      if (!st && L->C >= 0) {
+        int32_t in2[2] = {lt, pc};
+        st = ox_emit1(cx, BERTH_OP_LOGICAL_AND, 2, in2, NULL, &r);
+      } else {
+        r = lt;
+      }
+    }
+    if (!st) st = add_result(cx, gc, r);
+    cx->graph = saved;
+  }
+  /* body(i, c, v...) */
+  if (!st) {
+    int32_t saved = cx->graph;
+    cx->graph = gb;
+    berth_type_t ti = cx->vals[i0].type, tc = cx->vals[c0].type;
+    st = add_param(cx, gb, "i", &ti, BERTH_ONNX_INT64, &vals[0]);
+    if (!st) st = add_param(cx, gb, "cond", &tc, BERTH_ONNX_BOOL, &vals[1]);
+    for (int32_t k = 0; k < K && !st; k++) {
+      berth_type_t tv = cx->vals[L->v_init[k]].type;
+      st = add_param(cx, gb, "v", &tv, cx->vals[L->v_init[k]].elem, &vals[2 + k]);
+    }
+    int32_t body_c = vals[1];
+    if (!st && L->C < 0) st = ox_const_bool(cx, true, &vals[1]);
+    if (!st) st = ox_subgraph(cx, L->body, gb, vals, K + 2, L->outs, K + 1);
+    int32_t one_id, next, in[2];
+    int64_t one = 1;
+    if (!st) st = ox_const_i64(cx, &one, 1, true, &one_id);
+    if (!st) {
+      in[0] = vals[0];
+      in[1] = one_id;
+      st = ox_emit1(cx, BERTH_OP_ADD, 2, in, NULL, &next);
+    }
+    if (!st) st = add_result(cx, gb, next);
+    if (!st) {
+      int32_t c_out = body_c;
+      if (L->C >= 0) {
+        st = to_scalar(cx, L->outs[0], &c_out);
+        if (!st && cx->vals[c_out].type.dtype != BERTH_DTYPE_BOOL)
+          st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the body's condition output must be bool");
+      }
+      if (!st) st = add_result(cx, gb, c_out);
+    }
+    for (int32_t k = 0; k < K && !st; k++) {
+      const berth_type_t *a = &cx->vals[L->v_init[k]].type, *b = &cx->vals[L->outs[1 + k]].type;
+      if (!berth_type_equal(a, b)) {
+        char sa[160], sb[160];
+        type_str(a, sa, sizeof sa);
+        type_str(b, sb, sizeof sb);
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                     "loop-carried value %d starts as %s but the body makes it %s; berth needs one static type per "
+                     "carried value", (int)k, sa, sb);
+        break;
+      }
+      st = add_result(cx, gb, L->outs[1 + k]);
+    }
+    cx->graph = saved;
+  }
+  /* results: i, cond, v... */
+  for (int32_t k = 0; k < K + 2 && !st; k++) {
+    int32_t r;
+    int32_t src = k == 0 ? i0 : k == 1 ? c0 : L->v_init[k - 2];
+    berth_type_t t = cx->vals[src].type;
+    int32_t idx = k < 2 ? 1 << 20 : k - 2; /* i and cond are not ONNX outputs */
+    st = add_node_result(cx, node, idx, &t, cx->vals[src].elem, &r);
+    if (!st && k >= 2) st = ox_out(cx, k - 2, r);
+  }
+  free(ids);
+  free(vals);
+  return st;
+}
+
+/* scan(v..., iota[T]) {carry = K} body(v..., i) -> (v_out..., scan_out...) */
+static berth_status_t loop_scan(ox_ctx_t *cx, loop_t *L, int64_t T) {
+  int32_t K = L->K, S = L->S;
+  if (T > ((int64_t)1 << 24)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "trip count %lld is over berth's cap", (long long)T);
+  int64_t *iota = malloc(sizeof(int64_t) * (size_t)(T ? T : 1));
+  if (!iota) return oom(cx);
+  for (int64_t i = 0; i < T; i++) iota[i] = i;
+  int32_t xs;
+  berth_status_t st = ox_const_i64(cx, iota, (int32_t)T, false, &xs);
+  free(iota);
+  if (st) return st;
+  int32_t *ids = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  int32_t *vals = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  if (!ids || !vals) {
+    free(ids);
+    free(vals);
+    return oom(cx);
+  }
+  for (int32_t k = 0; k < K && !st; k++) st = ox_ir(cx, L->v_init[k], &ids[k]);
+  if (!st) st = ox_ir(cx, xs, &ids[K]);
+  int32_t node = -1, gb = -1;
+  if (!st) {
+    node = berth_ir_node_add(cx->m, cx->graph, BERTH_OP_SCAN, K + 1, ids);
+    if (node >= 0) {
+      cx->m->nodes[node].attrs[0].i = K;
+      cx->m->nodes[node].attrs[0].f = K;
+      cx->m->nodes[node].attrs[0].n = 1;
+    }
+    gb = node < 0 ? -1 : berth_ir_graph_add(cx->m, node, "body");
+    if (gb < 0) st = oom(cx);
+  }
+  if (!st) {
+    int32_t saved = cx->graph;
+    cx->graph = gb;
+    /* ONNX body inputs: (i, cond, v...); berth body params: (v..., i) */
+    for (int32_t k = 0; k < K && !st; k++) {
+      berth_type_t tv = cx->vals[L->v_init[k]].type;
+      st = add_param(cx, gb, "v", &tv, cx->vals[L->v_init[k]].elem, &vals[2 + k]);
+    }
+    berth_type_t ti;
+    memset(&ti, 0, sizeof ti);
+    ti.dtype = BERTH_DTYPE_I64;
+    if (!st) st = add_param(cx, gb, "i", &ti, BERTH_ONNX_INT64, &vals[0]);
+    if (!st) st = ox_const_bool(cx, true, &vals[1]);
+    if (!st) st = ox_subgraph(cx, L->body, gb, vals, K + 2, L->outs, K + S + 1);
+    if (!st && L->C >= 0 && !const_true(cx, L->outs[0]))
+      st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                   "the loop has scan outputs and its body's condition is computed at run time, so its trip count is "
+                   "not known at compile time (berth needs static shapes; pass --max-trip-count N)");
+    for (int32_t k = 0; k < K && !st; k++) {
+      const berth_type_t *a = &cx->vals[L->v_init[k]].type, *b = &cx->vals[L->outs[1 + k]].type;
+      if (!berth_type_equal(a, b)) {
+        char sa[160], sb[160];
+        type_str(a, sa, sizeof sa);
+        type_str(b, sb, sizeof sb);
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                     "loop-carried value %d starts as %s but the body makes it %s; berth needs one static type per "
+                     "carried value", (int)k, sa, sb);
+        break;
+      }
+    }
+    for (int32_t k = 0; k < K + S && !st; k++) st = add_result(cx, gb, L->outs[1 + k]);
+    cx->graph = saved;
+  }
+  for (int32_t k = 0; k < K + S && !st; k++) {
+    int32_t src = L->outs[1 + k], r;
+    berth_type_t t = cx->vals[k < K ? L->v_init[k] : src].type;
+    if (k >= K) {
+      if (t.rank >= BERTH_MAX_RANK) {
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "scan output %d has rank %d; stacked it exceeds berth's rank cap",
+                     (int)(k - K), (int)t.rank);
+        break;
+      }
+      memmove(&t.dims[1], &t.dims[0], sizeof(int64_t) * (size_t)t.rank);
+      t.dims[0] = T;
+      t.rank++;
+    }
+    st = add_node_result(cx, node, k, &t, cx->vals[src].elem, &r);
+    if (!st) st = ox_out(cx, k, r);
+  }
+  free(ids);
+  free(vals);
+  return st;
+}
+
+berth_status_t ox_op_loop(ox_ctx_t *cx) {
+  loop_t L;
+  memset(&L, 0, sizeof L);
+  L.body = graph_attr(cx, "body");
+  if (!L.body) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'body' is required");
+  OX_TRY(ox_in(cx, 0, &L.M));
+  OX_TRY(ox_in(cx, 1, &L.C));
+  int32_t n_in = ox_n_in(cx);
+  L.K = n_in > 2 ? n_in - 2 : 0;
+  int32_t n_body_out = (int32_t)L.body->n_output;
+  L.S = n_body_out - 1 - L.K;
+  if (L.S < 0 || (int32_t)L.body->n_input != L.K + 2)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the body takes %zu inputs and returns %zu outputs for %d carried values",
+                   L.body->n_input, L.body->n_output, (int)L.K);
+  if (L.K + L.S > MAX_HOP_VALUES) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "too many loop values");
+  L.v_init = malloc(sizeof(int32_t) * (size_t)(L.K + 1));
+  L.outs = malloc(sizeof(int32_t) * (size_t)(n_body_out + 1));
+  if (!L.v_init || !L.outs) {
+    free(L.v_init);
+    free(L.outs);
+    return oom(cx);
+  }
+  berth_status_t st = BERTH_OK;
+  for (int32_t k = 0; k < L.K && !st; k++) st = ox_in_req(cx, 2 + k, &L.v_init[k]);
+  /* trip count and initial condition, when known */
+  int64_t T = -1;
+  bool c_known = L.C < 0, c_val = true;
+  if (!st && L.M >= 0 && ox_is_const(cx, L.M)) {
+    double d;
+    st = ox_const_double(cx, L.M, "the trip count M", &d);
+    T = d < 0 ? 0 : (int64_t)d;
+  }
+  if (!st && L.C >= 0 && ox_is_const(cx, L.C)) {
+    double d;
+    st = ox_const_double(cx, L.C, "the condition", &d);
+    c_known = true;
+    c_val = d != 0;
+  }
+  if (!st && ((T == 0) || (c_known && !c_val)) && L.S == 0) {
+    /* never runs: the results are the initial values */
+    for (int32_t k = 0; k < L.K && !st; k++) st = ox_out(cx, k, L.v_init[k]);
+  } else if (!st && L.S == 0) {
+    st = loop_while(cx, &L);
+  } else if (!st) {
+    if (c_known && !c_val) T = 0;
+    if (T < 0) {
+      if (L.M >= 0) st = ox_need_const(cx, L.M, "the trip count M of a Loop with scan outputs");
+      if (!st)
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                     "a Loop with scan outputs needs a trip count known at compile time (berth needs static shapes)");
+    } else if (!c_known) {
+      st = ox_need_const(cx, L.C, "the condition of a Loop with scan outputs");
+    } else {
+      st = loop_scan(cx, &L, T);
+    }
+  }
+  free(L.v_init);
+  free(L.outs);
+  return st;
+}
+
+/* ==== Scan ============================================================================= */
+
+static berth_status_t transpose_perm(ox_ctx_t *cx, int32_t x, const int64_t *perm, int32_t n, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TRANSPOSE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_TRANSPOSE, a, "perm", perm, n));
+  return ox_emit1(cx, BERTH_OP_TRANSPOSE, 1, &x, a, out);
+}
+
+/* Reverses axis 0. */
+static berth_status_t reverse0(ox_ctx_t *cx, int32_t x, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SLICE, a);
+  int64_t axes = 0, starts = -1, ends = INT64_MIN, steps = -1;
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, a, "axes", &axes, 1));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, a, "starts", &starts, 1));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, a, "ends", &ends, 1));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, a, "steps", &steps, 1));
+  return ox_emit1(cx, BERTH_OP_SLICE, 1, &x, a, out);
+}
+
+/* Moves axis `axis` of x to the front. */
+static berth_status_t axis_to_front(ox_ctx_t *cx, int32_t x, int32_t axis, int32_t *out) {
+  int32_t r = cx->vals[x].type.rank;
+  if (axis == 0) {
+    *out = x;
+    return BERTH_OK;
+  }
+  int64_t perm[BERTH_MAX_RANK];
+  perm[0] = axis;
+  for (int32_t k = 0, j = 1; k < r; k++)
+    if (k != axis) perm[j++] = k;
+  return transpose_perm(cx, x, perm, r, out);
+}
+
+/* Moves axis 0 of x to position `axis`. */
+static berth_status_t front_to_axis(ox_ctx_t *cx, int32_t x, int32_t axis, int32_t *out) {
+  int32_t r = cx->vals[x].type.rank;
+  if (axis == 0) {
+    *out = x;
+    return BERTH_OK;
+  }
+  int64_t perm[BERTH_MAX_RANK];
+  for (int32_t k = 0; k < r; k++) perm[k] = k < axis ? k + 1 : k == axis ? 0 : k;
+  return transpose_perm(cx, x, perm, r, out);
+}
+
+/* The berth scan of one ONNX Scan-9 over already arranged inputs (scan axis 0, forward):
+ * states[N], xs[M] -> finals[N], ys[K] (stacked along axis 0). */
+static berth_status_t scan_core(ox_ctx_t *cx, const Onnx__GraphProto *body, int32_t N, int32_t M, const int32_t *states,
+                                const int32_t *xs, int32_t *finals, int32_t *ys, int32_t K) {
+  int32_t n_in = N + M;
+  int32_t *ids = malloc(sizeof(int32_t) * (size_t)(n_in + 1));
+  int32_t *params = malloc(sizeof(int32_t) * (size_t)(n_in + 1));
+  int32_t *outs = malloc(sizeof(int32_t) * (size_t)(N + K + 1));
+  if (!ids || !params || !outs) {
+    free(ids);
+    free(params);
+    free(outs);
+    return oom(cx);
+  }
+  berth_status_t st = BERTH_OK;
+  int64_t T = -1;
+  for (int32_t k = 0; k < M && !st; k++) {
+    const berth_type_t *t = &cx->vals[xs[k]].type;
+    if (t->rank < 1) st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scan input %d has no axis to scan", (int)k);
+    else if (T >= 0 && t->dims[0] != T) st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scan inputs have different lengths");
+    else T = t->dims[0];
+  }
+  for (int32_t k = 0; k < N && !st; k++) st = ox_ir(cx, states[k], &ids[k]);
+  for (int32_t k = 0; k < M && !st; k++) st = ox_ir(cx, xs[k], &ids[N + k]);
+  int32_t node = -1, gb = -1;
+  if (!st) {
+    node = berth_ir_node_add(cx->m, cx->graph, BERTH_OP_SCAN, n_in, ids);
+    if (node >= 0) {
+      cx->m->nodes[node].attrs[0].i = N;
+      cx->m->nodes[node].attrs[0].f = N;
+      cx->m->nodes[node].attrs[0].n = 1;
+    }
+    gb = node < 0 ? -1 : berth_ir_graph_add(cx->m, node, "body");
+    if (gb < 0) st = oom(cx);
+  }
+  if (!st) {
+    int32_t saved = cx->graph;
+    cx->graph = gb;
+    for (int32_t k = 0; k < N && !st; k++) {
+      berth_type_t t = cx->vals[states[k]].type;
+      st = add_param(cx, gb, "s", &t, cx->vals[states[k]].elem, &params[k]);
+    }
+    for (int32_t k = 0; k < M && !st; k++) {
+      berth_type_t t = cx->vals[xs[k]].type;
+      memmove(&t.dims[0], &t.dims[1], sizeof(int64_t) * (size_t)(t.rank - 1));
+      t.rank--;
+      st = add_param(cx, gb, "x", &t, cx->vals[xs[k]].elem, &params[N + k]);
+    }
+    if (!st) st = ox_subgraph(cx, body, gb, params, n_in, outs, N + K);
+    if (!st && (int32_t)body->n_output != N + K)
+      st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the body returns %zu values, expected %d", body->n_output, (int)(N + K));
+    for (int32_t k = 0; k < N && !st; k++) {
+      const berth_type_t *a = &cx->vals[states[k]].type, *b = &cx->vals[outs[k]].type;
+      if (!berth_type_equal(a, b)) {
+        char sa[160], sb[160];
+        type_str(a, sa, sizeof sa);
+        type_str(b, sb, sizeof sb);
+        st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "state %d starts as %s but the body makes it %s", (int)k, sa, sb);
+      }
+    }
+    for (int32_t k = 0; k < N + K && !st; k++) st = add_result(cx, gb, outs[k]);
+    cx->graph = saved;
+  }
+  for (int32_t k = 0; k < N + K && !st; k++) {
+    berth_type_t t = cx->vals[k < N ? states[k] : outs[k]].type;
+    if (k >= N) {
+      if (t.rank >= BERTH_MAX_RANK) {
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "a stacked scan output exceeds berth's rank cap");
+        break;
+      }
+      memmove(&t.dims[1], &t.dims[0], sizeof(int64_t) * (size_t)t.rank);
+      t.dims[0] = T;
+      t.rank++;
+    }
+    int32_t id = berth_ir_node_result_add(cx->m, node, "scan", &t);
+    if (id < 0) {
+      st = oom(cx);
+      break;
+    }
+    int32_t v = ox_val_ir(cx, id);
+    if (v < 0) {
+      st = oom(cx);
+      break;
+    }
+    cx->vals[v].elem = cx->vals[outs[k]].elem;
+    if (k < N) finals[k] = v;
+    else ys[k - N] = v;
+  }
+  free(ids);
+  free(params);
+  free(outs);
+  return st;
+}
+
+/* Scan-8: a map over the batch axis, each step a Scan-9 over the sequence axis. */
+static berth_status_t scan8(ox_ctx_t *cx, const Onnx__GraphProto *body, int32_t N, int32_t M) {
+  int32_t sl;
+  OX_TRY(ox_in(cx, 0, &sl));
+  if (sl >= 0) {
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "Scan-8 with sequence_lens is not supported");
+  }
+  int64_t dirs[MAX_HOP_VALUES > 64 ? 64 : MAX_HOP_VALUES];
+  int32_t nd;
+  OX_TRY(ox_attr_int_list(cx, "directions", dirs, 64, &nd));
+  int32_t K = (int32_t)body->n_output - N;
+  if (K < 0 || N + M > 64) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "Scan-8 with %d states and %d inputs", (int)N, (int)M);
+  int32_t ops[64], ids[64], params[64], xs[64], finals[64], ys[64];
+  for (int32_t k = 0; k < N + M; k++) OX_TRY(ox_in_req(cx, 1 + k, &ops[k]));
+  for (int32_t k = 0; k < N + M; k++) OX_TRY(ox_ir(cx, ops[k], &ids[k]));
+  int32_t node = berth_ir_node_add(cx->m, cx->graph, BERTH_OP_MAP, N + M, ids);
+  if (node < 0) return oom(cx);
+  cx->m->nodes[node].attrs[0].i = N + M;
+  cx->m->nodes[node].attrs[0].f = N + M;
+  cx->m->nodes[node].attrs[0].n = 1;
+  int32_t gb = berth_ir_graph_add(cx->m, node, "body");
+  if (gb < 0) return oom(cx);
+  int32_t saved = cx->graph;
+  cx->graph = gb;
+  berth_status_t st = BERTH_OK;
+  for (int32_t k = 0; k < N + M && !st; k++) {
+    berth_type_t t = cx->vals[ops[k]].type;
+    if (t.rank < (k < N ? 1 : 2)) {
+      st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "operand %d lacks the batch (and sequence) axes", (int)(k + 1));
+      break;
+    }
+    memmove(&t.dims[0], &t.dims[1], sizeof(int64_t) * (size_t)(t.rank - 1));
+    t.rank--;
+    st = add_param(cx, gb, k < N ? "s" : "x", &t, cx->vals[ops[k]].elem, &params[k]);
+  }
+  for (int32_t k = 0; k < M && !st; k++) {
+    xs[k] = params[N + k];
+    if (nd > k && dirs[k]) st = reverse0(cx, xs[k], &xs[k]);
+  }
+  if (!st) st = scan_core(cx, body, N, M, params, xs, finals, ys, K);
+  for (int32_t k = 0; k < N && !st; k++) st = add_result(cx, gb, finals[k]);
+  for (int32_t k = 0; k < K && !st; k++) st = add_result(cx, gb, ys[k]);
+  cx->graph = saved;
+  for (int32_t k = 0; k < N + K && !st; k++) {
+    int32_t src = k < N ? finals[k] : ys[k - N], r;
+    berth_type_t t = cx->vals[src].type;
+    if (t.rank >= BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "rank cap");
+    memmove(&t.dims[1], &t.dims[0], sizeof(int64_t) * (size_t)t.rank);
+    t.dims[0] = cx->vals[ops[0]].type.dims[0];
+    t.rank++;
+    st = add_node_result(cx, node, k, &t, cx->vals[src].elem, &r);
+    if (!st) st = ox_out(cx, k, r);
+  }
+  return st;
+}
+
+berth_status_t ox_op_scan(ox_ctx_t *cx) {
+  const Onnx__GraphProto *body = graph_attr(cx, "body");
+  if (!body) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'body' is required");
+  int64_t M64 = ox_attr_int(cx, "num_scan_inputs", -1);
+  int32_t n_in = ox_n_in(cx);
+  if (cx->opset < 9) {
+    if (M64 < 1 || M64 > n_in - 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "num_scan_inputs is %lld", (long long)M64);
+    return scan8(cx, body, (int32_t)(n_in - 1 - M64), (int32_t)M64);
+  }
+  if (M64 < 1 || M64 > n_in) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "num_scan_inputs is %lld", (long long)M64);
+  int32_t M = (int32_t)M64, N = n_in - M;
+  int32_t K = (int32_t)body->n_output - N;
+  if (K < 0 || N + M > MAX_HOP_VALUES || K > MAX_HOP_VALUES)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the body returns %zu values for %d states", body->n_output, (int)N);
+  int64_t in_axes[64], in_dirs[64], out_axes[64], out_dirs[64];
+  int32_t nia, nid, noa, nod;
+  OX_TRY(ox_attr_int_list(cx, "scan_input_axes", in_axes, 64, &nia));
+  OX_TRY(ox_attr_int_list(cx, "scan_input_directions", in_dirs, 64, &nid));
+  OX_TRY(ox_attr_int_list(cx, "scan_output_axes", out_axes, 64, &noa));
+  OX_TRY(ox_attr_int_list(cx, "scan_output_directions", out_dirs, 64, &nod));
+  int32_t *buf = malloc(sizeof(int32_t) * (size_t)(2 * (N + M + K) + 4));
+  if (!buf) return oom(cx);
+  int32_t *states = buf, *xs = buf + N, *finals = xs + M, *ys = finals + N;
+  berth_status_t st = BERTH_OK;
+  for (int32_t k = 0; k < N && !st; k++) st = ox_in_req(cx, k, &states[k]);
+  for (int32_t k = 0; k < M && !st; k++) {
+    int32_t x;
+    st = ox_in_req(cx, N + k, &x);
+    if (st) break;
+    int32_t r = cx->vals[x].type.rank, axis = 0;
+    int64_t a = nia > k ? in_axes[k] : 0;
+    if (a < -r || a >= r) {
+      st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scan_input_axes[%d] = %lld is out of range", (int)k, (long long)a);
+      break;
+    }
+    axis = (int32_t)(a < 0 ? a + r : a);
+    st = axis_to_front(cx, x, axis, &x);
+    if (!st && nid > k && in_dirs[k]) st = reverse0(cx, x, &x);
+    xs[k] = x;
+  }
+  if (!st) st = scan_core(cx, body, N, M, states, xs, finals, ys, K);
+  for (int32_t k = 0; k < N && !st; k++) st = ox_out(cx, k, finals[k]);
+  for (int32_t k = 0; k < K && !st; k++) {
+    int32_t y = ys[k];
+    if (nod > k && out_dirs[k]) st = reverse0(cx, y, &y);
+    int32_t r = cx->vals[y].type.rank;
+    int64_t a = noa > k ? out_axes[k] : 0;
+    if (!st && (a < -r || a >= r)) st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scan_output_axes[%d] = %lld is out of range", (int)k, (long long)a);
+    if (!st) st = front_to_axis(cx, y, (int32_t)(a < 0 ? a + r : a), &y);
+    if (!st) st = ox_out(cx, N + k, y);
+  }
+  free(buf);
+  return st;
+}

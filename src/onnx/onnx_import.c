@@ -1,0 +1,880 @@
+/* The ONNX importer's driver: the model, its graph inputs and outputs, names and values,
+ * node emission with constant folding, attributes and messages. The op translations live
+ * in onnx_ops.c and onnx_control.c. */
+#include "onnx_internal.h"
+
+#include "base/checked.h"
+#include "passes/passes.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== values ========================================================================== */
+
+int32_t ox_val_new(ox_ctx_t *cx) {
+  if (cx->n_vals == cx->cap_vals) {
+    int32_t cap = cx->cap_vals ? cx->cap_vals * 2 : 256;
+    ox_val_t *v = realloc(cx->vals, (size_t)cap * sizeof *v);
+    if (!v) return -1;
+    cx->vals = v;
+    cx->cap_vals = cap;
+  }
+  ox_val_t *v = &cx->vals[cx->n_vals];
+  memset(v, 0, sizeof *v);
+  v->id = -1;
+  v->narrow_src = -1;
+  return cx->n_vals++;
+}
+
+static int32_t plain_elem(berth_dtype_t dt) {
+  switch (dt) {
+    case BERTH_DTYPE_BOOL: return BERTH_ONNX_BOOL;
+    case BERTH_DTYPE_I8: return BERTH_ONNX_INT8;
+    case BERTH_DTYPE_U8: return BERTH_ONNX_UINT8;
+    case BERTH_DTYPE_I16: return BERTH_ONNX_INT16;
+    case BERTH_DTYPE_U16: return BERTH_ONNX_UINT16;
+    case BERTH_DTYPE_I32: return BERTH_ONNX_INT32;
+    case BERTH_DTYPE_U32: return BERTH_ONNX_UINT32;
+    case BERTH_DTYPE_I64: return BERTH_ONNX_INT64;
+    case BERTH_DTYPE_U64: return BERTH_ONNX_UINT64;
+    case BERTH_DTYPE_F32: return BERTH_ONNX_FLOAT;
+    case BERTH_DTYPE_F64: return BERTH_ONNX_DOUBLE;
+    default: return BERTH_ONNX_UNDEFINED;
+  }
+}
+
+int32_t ox_plain_elem(berth_dtype_t dt) { return plain_elem(dt); }
+
+static berth_status_t oom(ox_ctx_t *cx) { return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory"); }
+
+berth_status_t ox_const_new(ox_ctx_t *cx, const berth_type_t *type, void *data, int32_t *out) {
+  int32_t v = ox_val_new(cx);
+  if (v < 0) {
+    free(data);
+    return oom(cx);
+  }
+  cx->vals[v].type = *type;
+  cx->vals[v].elem = plain_elem(type->dtype);
+  cx->vals[v].data = data;
+  *out = v;
+  return BERTH_OK;
+}
+
+berth_status_t ox_const_i64(ox_ctx_t *cx, const int64_t *v, int32_t n, bool scalar, int32_t *out) {
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_I64;
+  t.rank = scalar ? 0 : 1;
+  t.dims[0] = n;
+  int64_t *d = malloc((size_t)(n ? n : 1) * sizeof *d);
+  if (!d) return oom(cx);
+  if (n) memcpy(d, v, (size_t)n * sizeof *d);
+  return ox_const_new(cx, &t, d, out);
+}
+
+berth_status_t ox_const_scalar(ox_ctx_t *cx, berth_dtype_t dt, double v, int32_t *out) {
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dt;
+  double src = v;
+  void *d = malloc(8);
+  if (!d) return oom(cx);
+  berth_type_t one = t;
+  (void)one;
+  switch (dt) {
+    case BERTH_DTYPE_BOOL: *(uint8_t *)d = src != 0; break;
+    case BERTH_DTYPE_I8: *(int8_t *)d = (int8_t)src; break;
+    case BERTH_DTYPE_U8: *(uint8_t *)d = (uint8_t)src; break;
+    case BERTH_DTYPE_I16: *(int16_t *)d = (int16_t)src; break;
+    case BERTH_DTYPE_U16: *(uint16_t *)d = (uint16_t)src; break;
+    case BERTH_DTYPE_I32: *(int32_t *)d = (int32_t)src; break;
+    case BERTH_DTYPE_U32: *(uint32_t *)d = (uint32_t)src; break;
+    case BERTH_DTYPE_I64: *(int64_t *)d = (int64_t)src; break;
+    case BERTH_DTYPE_U64: *(uint64_t *)d = (uint64_t)src; break;
+    case BERTH_DTYPE_F32: *(float *)d = (float)src; break;
+    default: *(double *)d = src; break;
+  }
+  return ox_const_new(cx, &t, d, out);
+}
+
+berth_status_t ox_const_bool(ox_ctx_t *cx, bool v, int32_t *out) { return ox_const_scalar(cx, BERTH_DTYPE_BOOL, v, out); }
+
+bool ox_is_const(const ox_ctx_t *cx, int32_t val) { return val >= 0 && cx->vals[val].data != NULL; }
+
+int32_t ox_val_ir(ox_ctx_t *cx, int32_t id) {
+  int32_t v = ox_val_new(cx);
+  if (v < 0) return -1;
+  cx->vals[v].type = cx->m->values[id].type;
+  cx->vals[v].elem = plain_elem(cx->vals[v].type.dtype);
+  cx->vals[v].id = id;
+  return v;
+}
+
+berth_status_t ox_ir(ox_ctx_t *cx, int32_t val, int32_t *out_id) {
+  ox_val_t *v = &cx->vals[val];
+  if (v->absent) return berth_fail(cx->diag, BERTH_ERR_INTERNAL, "onnx: an absent value was used");
+  if (v->id < 0) {
+    char name[32];
+    snprintf(name, sizeof name, "k%d", (int)cx->p->n_globals);
+    int32_t g = berth_ir_global_add(cx->p, name, &v->type, false, v->data);
+    if (g < 0) return oom(cx);
+    int32_t id = berth_ir_global_ref(cx->p, cx->m, g);
+    if (id < 0) return oom(cx);
+    cx->vals[val].id = id;
+  }
+  *out_id = cx->vals[val].id;
+  return BERTH_OK;
+}
+
+/* ==== names =========================================================================== */
+
+static uint32_t hash_name(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+berth_status_t ox_bind(ox_ctx_t *cx, const char *name, int32_t val) {
+  if (!name || !name[0]) return BERTH_OK;
+  if (!cx->buckets) {
+    cx->n_buckets = 4096;
+    cx->buckets = malloc((size_t)cx->n_buckets * sizeof *cx->buckets);
+    if (!cx->buckets) return oom(cx);
+    for (int32_t i = 0; i < cx->n_buckets; i++) cx->buckets[i] = -1;
+  }
+  if (cx->n_binds == cx->cap_binds) {
+    int32_t cap = cx->cap_binds ? cx->cap_binds * 2 : 256;
+    ox_bind_t *b = realloc(cx->binds, (size_t)cap * sizeof *b);
+    if (!b) return oom(cx);
+    cx->binds = b;
+    cx->cap_binds = cap;
+  }
+  size_t len = strlen(name);
+  char *copy = malloc(len + 1);
+  if (!copy) return oom(cx);
+  memcpy(copy, name, len + 1);
+  uint32_t h = hash_name(name) % (uint32_t)cx->n_buckets;
+  ox_bind_t *b = &cx->binds[cx->n_binds];
+  b->name = copy;
+  b->val = val;
+  b->prev = cx->buckets[h];
+  cx->buckets[h] = cx->n_binds++;
+  return BERTH_OK;
+}
+
+int32_t ox_lookup(const ox_ctx_t *cx, const char *name) {
+  if (!cx->buckets || !name) return -1;
+  uint32_t h = hash_name(name) % (uint32_t)cx->n_buckets;
+  for (int32_t i = cx->buckets[h]; i >= 0; i = cx->binds[i].prev)
+    if (strcmp(cx->binds[i].name, name) == 0) return cx->binds[i].val;
+  return -1;
+}
+
+void ox_unbind_to(ox_ctx_t *cx, int32_t n_binds) {
+  while (cx->n_binds > n_binds) {
+    ox_bind_t *b = &cx->binds[--cx->n_binds];
+    uint32_t h = hash_name(b->name) % (uint32_t)cx->n_buckets;
+    cx->buckets[h] = b->prev;
+    free(b->name);
+  }
+}
+
+/* ==== messages ======================================================================== */
+
+static const char *node_label(const Onnx__NodeProto *n, char *buf, size_t cap) {
+  if (n->name && n->name[0]) berth_format(buf, cap, "node '%s'", n->name);
+  else if (n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "node -> '%s'", n->output[0]);
+  else berth_format(buf, cap, "node (unnamed)");
+  return buf;
+}
+
+berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...) {
+  char msg[768], where[300];
+  va_list ap;
+  va_start(ap, fmt);
+  berth_vformat(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (cx->node) {
+    char lab[256];
+    berth_format(where, sizeof where, "%s (%s, opset %lld)", node_label(cx->node, lab, sizeof lab),
+                 cx->node->op_type ? cx->node->op_type : "?", (long long)cx->opset);
+    return berth_fail(cx->diag, st, "onnx: %s: %s", where, msg);
+  }
+  return berth_fail(cx->diag, st, "onnx: %s", msg);
+}
+
+/* Prefixes a message from a kernel or a helper with the node. */
+static berth_status_t ox_prefix(ox_ctx_t *cx, berth_status_t st) {
+  if (!cx->node) return st;
+  char lab[256];
+  return berth_fail_prefix(cx->diag, st, "onnx: %s (%s, opset %lld)", node_label(cx->node, lab, sizeof lab),
+                           cx->node->op_type ? cx->node->op_type : "?", (long long)cx->opset);
+}
+
+/* The first method parameter (graph input) that IR value id depends on, or -1. */
+static int32_t depends_on_input(const ox_ctx_t *cx, int32_t id, uint8_t *seen) {
+  const berth_ir_method_t *m = cx->m;
+  if (id < 0 || id >= m->n_values || seen[id]) return -1;
+  seen[id] = 1;
+  const berth_ir_value_t *v = &m->values[id];
+  if (v->kind == BERTH_IR_PARAM) {
+    if (v->graph == 0) return id;
+    const berth_ir_graph_t *g = &m->graphs[v->graph];
+    if (g->parent_node < 0) return -1;
+    const berth_ir_node_t *n = &m->nodes[g->parent_node];
+    for (int32_t k = 0; k < n->n_in; k++) {
+      int32_t r = depends_on_input(cx, n->in[k], seen);
+      if (r >= 0) return r;
+    }
+    return -1;
+  }
+  if (v->kind != BERTH_IR_NODE) return -1;
+  const berth_ir_node_t *n = &m->nodes[v->node];
+  for (int32_t k = 0; k < n->n_in; k++) {
+    int32_t r = depends_on_input(cx, n->in[k], seen);
+    if (r >= 0) return r;
+  }
+  for (int32_t b = 0; b < n->n_graphs; b++) {
+    const berth_ir_graph_t *g = &m->graphs[n->graphs[b]];
+    for (int32_t k = 0; k < g->n_results; k++) {
+      int32_t r = depends_on_input(cx, g->results[k], seen);
+      if (r >= 0) return r;
+    }
+  }
+  return -1;
+}
+
+berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what) {
+  if (ox_is_const(cx, val)) return BERTH_OK;
+  int32_t id = cx->vals[val].id;
+  uint8_t *seen = calloc((size_t)cx->m->n_values + 1, 1);
+  if (!seen) return oom(cx);
+  int32_t in = depends_on_input(cx, id, seen);
+  free(seen);
+  if (in >= 0) {
+    const char *name = cx->m->values[in].name ? cx->m->values[in].name : "";
+    if (!cx->needs_value) {
+      size_t n = strlen(name);
+      cx->needs_value = malloc(n + 1);
+      if (cx->needs_value) memcpy(cx->needs_value, name, n + 1);
+    }
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                   "%s must be known at compile time, but it depends on graph input '%s' (give that input a value "
+                   "to specialize the model on it)", what, name);
+  }
+  return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s must be known at compile time, but it is computed at run time", what);
+}
+
+/* ==== emission ======================================================================== */
+
+void ox_attrs_default(berth_op_t op, berth_attr_value_t *attrs) {
+  memset(attrs, 0, sizeof(berth_attr_value_t) * BERTH_MAX_OP_ATTRS);
+  const berth_op_def_t *def = berth_op_get(op);
+  if (def) berth_op_attrs_default(def, attrs);
+}
+
+static berth_status_t attr_slot(ox_ctx_t *cx, berth_op_t op, const char *name, int *idx) {
+  const berth_op_def_t *def = berth_op_get(op);
+  *idx = def ? berth_op_attr_index(def, name, strlen(name)) : -1;
+  if (*idx < 0)
+    return ox_fail(cx, BERTH_ERR_INTERNAL, "berth op %s has no attribute '%s'", def ? def->name : "?", name);
+  return BERTH_OK;
+}
+
+berth_status_t ox_attr_i(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name, int64_t v) {
+  int k;
+  OX_TRY(attr_slot(cx, op, name, &k));
+  attrs[k].i = v;
+  attrs[k].f = (double)v;
+  attrs[k].n = 1;
+  return BERTH_OK;
+}
+
+berth_status_t ox_attr_f(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name, double v) {
+  int k;
+  OX_TRY(attr_slot(cx, op, name, &k));
+  attrs[k].f = v;
+  bool integral = v == v && v >= -9.2e18 && v <= 9.2e18 && (double)(int64_t)v == v && !(v == 0 && 1 / v < 0);
+  attrs[k].i = integral ? (int64_t)v : 0;
+  attrs[k].n = integral;
+  return BERTH_OK;
+}
+
+berth_status_t ox_attr_ints(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name,
+                            const int64_t *v, int32_t n) {
+  int k;
+  OX_TRY(attr_slot(cx, op, name, &k));
+  if (n > BERTH_MAX_ATTR_INTS)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s needs %d values for berth's %s attribute; berth holds at most %d",
+                   name, (int)n, name, BERTH_MAX_ATTR_INTS);
+  attrs[k].n = n;
+  for (int32_t i = 0; i < n; i++) attrs[k].ints[i] = v[i];
+  return BERTH_OK;
+}
+
+berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out) {
+  *out = berth_op_find(name, strlen(name));
+  if (*out == BERTH_OP_COUNT) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "berth has no '%s' kernel", name);
+  return BERTH_OK;
+}
+
+static const char *result_name(const ox_ctx_t *cx) {
+  if (cx->node && cx->node->n_output && cx->node->output[0] && cx->node->output[0][0]) return cx->node->output[0];
+  return "t";
+}
+
+berth_status_t ox_emit(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs_in,
+                       int32_t n_out, int32_t *out) {
+  const berth_op_def_t *def = berth_op_get(op);
+  if (!def || def->kind != BERTH_OPKIND_KERNEL || n_in > BERTH_MAX_KERNEL_OPERANDS || n_out != def->n_out)
+    return ox_fail(cx, BERTH_ERR_INTERNAL, "bad emission of op %d", (int)op);
+  berth_attr_value_t attrs[BERTH_MAX_OP_ATTRS];
+  if (attrs_in) memcpy(attrs, attrs_in, sizeof attrs);
+  else ox_attrs_default(op, attrs);
+  berth_type_t types[BERTH_MAX_KERNEL_OPERANDS], out_types[BERTH_MAX_KERNEL_OPERANDS];
+  const void *data[BERTH_MAX_KERNEL_OPERANDS];
+  bool all_const = true;
+  for (int32_t k = 0; k < n_in; k++) {
+    const ox_val_t *v = &cx->vals[in[k]];
+    if (v->absent) return ox_fail(cx, BERTH_ERR_INTERNAL, "absent operand %d of %s", (int)k, def->name);
+    types[k] = v->type;
+    data[k] = v->data;
+    if (!v->data) all_const = false;
+  }
+  /* the ONNX element type of each result: a narrow type carries over from an operand of the
+   * same compute dtype (float16 in, float16 out) */
+  int32_t elems[BERTH_MAX_KERNEL_OPERANDS];
+  berth_status_t st = def->infer(attrs, types, n_in, out_types, cx->diag);
+  if (st) return ox_prefix(cx, st);
+  for (int32_t o = 0; o < n_out; o++) {
+    elems[o] = plain_elem(out_types[o].dtype);
+    for (int32_t k = 0; k < n_in; k++)
+      if (cx->vals[in[k]].type.dtype == out_types[o].dtype && berth_onnx_elem_is_narrow(cx->vals[in[k]].elem)) {
+        elems[o] = cx->vals[in[k]].elem;
+        break;
+      }
+  }
+  if (all_const) {
+    void *res[BERTH_MAX_KERNEL_OPERANDS];
+    char msg[256];
+    berth_diag_t d2 = berth_diag_make(msg, sizeof msg);
+    st = berth_fold_kernel(op, attrs, n_in, types, data, n_out, out_types, res, BERTH_ONNX_MAX_FOLD_BYTES, &d2);
+    if (st == BERTH_OK) {
+      for (int32_t o = 0; o < n_out; o++) {
+        int32_t v;
+        st = ox_const_new(cx, &out_types[o], res[o], &v);
+        if (st) {
+          for (int32_t j = o + 1; j < n_out; j++) free(res[j]);
+          return st;
+        }
+        cx->vals[v].elem = elems[o];
+        out[o] = v;
+      }
+      return BERTH_OK;
+    }
+    if (st != BERTH_ERR_OUT_OF_RANGE) return ox_prefix(cx, berth_fail(cx->diag, st, "%s", msg));
+    /* too large to fold: computed at run time */
+  }
+  int32_t ids[BERTH_MAX_KERNEL_OPERANDS];
+  for (int32_t k = 0; k < n_in; k++) OX_TRY(ox_ir(cx, in[k], &ids[k]));
+  int32_t node = berth_ir_node_add(cx->m, cx->graph, op, n_in, ids);
+  if (node < 0) return oom(cx);
+  memcpy(cx->m->nodes[node].attrs, attrs, sizeof attrs);
+  for (int32_t o = 0; o < n_out; o++) {
+    int32_t id = berth_ir_node_result_add(cx->m, node, result_name(cx), &out_types[o]);
+    if (id < 0) return oom(cx);
+    int32_t v = ox_val_ir(cx, id);
+    if (v < 0) return oom(cx);
+    cx->vals[v].elem = elems[o];
+    out[o] = v;
+  }
+  return BERTH_OK;
+}
+
+berth_status_t ox_emit1(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs,
+                        int32_t *out) {
+  return ox_emit(cx, op, n_in, in, attrs, 1, out);
+}
+
+/* ==== attributes of the current node =================================================== */
+
+const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name) {
+  const Onnx__NodeProto *n = cx->node;
+  for (size_t k = 0; n && k < n->n_attribute; k++) {
+    const Onnx__AttributeProto *a = n->attribute[k];
+    if (a && a->name && strcmp(a->name, name) == 0) return a;
+  }
+  return NULL;
+}
+
+int64_t ox_attr_int(const ox_ctx_t *cx, const char *name, int64_t dflt) {
+  const Onnx__AttributeProto *a = ox_attr(cx, name);
+  return a && a->has_i ? a->i : a && a->has_f ? (int64_t)a->f : dflt;
+}
+
+double ox_attr_float(const ox_ctx_t *cx, const char *name, double dflt) {
+  const Onnx__AttributeProto *a = ox_attr(cx, name);
+  return a && a->has_f ? a->f : a && a->has_i ? (double)a->i : dflt;
+}
+
+berth_status_t ox_attr_int_list(ox_ctx_t *cx, const char *name, int64_t *v, int32_t cap, int32_t *n) {
+  const Onnx__AttributeProto *a = ox_attr(cx, name);
+  if (!a) {
+    *n = -1;
+    return BERTH_OK;
+  }
+  if (a->n_ints > (size_t)cap)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "attribute %s has %zu values; berth handles at most %d", name, a->n_ints,
+                   (int)cap);
+  for (size_t k = 0; k < a->n_ints; k++) v[k] = a->ints[k];
+  *n = (int32_t)a->n_ints;
+  return BERTH_OK;
+}
+
+const char *ox_attr_string(const ox_ctx_t *cx, const char *name, const char *dflt, char *buf, size_t cap) {
+  const Onnx__AttributeProto *a = ox_attr(cx, name);
+  if (!a || !a->has_s) return dflt;
+  size_t n = a->s.len < cap - 1 ? a->s.len : cap - 1;
+  if (n) memcpy(buf, a->s.data, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* ==== operands of the current node ===================================================== */
+
+int32_t ox_n_in(const ox_ctx_t *cx) { return (int32_t)cx->node->n_input; }
+int32_t ox_n_out(const ox_ctx_t *cx) { return (int32_t)cx->node->n_output; }
+
+berth_status_t ox_in(ox_ctx_t *cx, int32_t k, int32_t *val) {
+  *val = -1;
+  if (k >= (int32_t)cx->node->n_input) return BERTH_OK;
+  const char *name = cx->node->input[k];
+  if (!name || !name[0]) return BERTH_OK;
+  int32_t v = ox_lookup(cx, name);
+  if (v < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d '%s' is not defined before this node", (int)k, name);
+  *val = v;
+  return BERTH_OK;
+}
+
+berth_status_t ox_in_req(ox_ctx_t *cx, int32_t k, int32_t *val) {
+  OX_TRY(ox_in(cx, k, val));
+  if (*val < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d is required but missing", (int)k);
+  return BERTH_OK;
+}
+
+berth_status_t ox_out(ox_ctx_t *cx, int32_t k, int32_t val) {
+  if (k >= (int32_t)cx->node->n_output) return BERTH_OK;
+  const char *name = cx->node->output[k];
+  if (!name || !name[0]) return BERTH_OK;
+  return ox_bind(cx, name, val);
+}
+
+berth_status_t ox_const_ints(ox_ctx_t *cx, int32_t val, const char *what, int64_t *v, int32_t cap, int32_t *n) {
+  OX_TRY(ox_need_const(cx, val, what));
+  const ox_val_t *x = &cx->vals[val];
+  if (!berth_dtype_is_int(x->type.dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s has dtype %s, expected an integer tensor", what,
+                   berth_dtype_name(x->type.dtype));
+  int64_t numel = berth_type_numel(&x->type);
+  if (numel > cap)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s has %lld values; berth handles at most %d", what, (long long)numel,
+                   (int)cap);
+  for (int64_t i = 0; i < numel; i++) {
+    switch (x->type.dtype) {
+      case BERTH_DTYPE_I8: v[i] = ((const int8_t *)x->data)[i]; break;
+      case BERTH_DTYPE_U8: v[i] = ((const uint8_t *)x->data)[i]; break;
+      case BERTH_DTYPE_I16: v[i] = ((const int16_t *)x->data)[i]; break;
+      case BERTH_DTYPE_U16: v[i] = ((const uint16_t *)x->data)[i]; break;
+      case BERTH_DTYPE_I32: v[i] = ((const int32_t *)x->data)[i]; break;
+      case BERTH_DTYPE_U32: v[i] = ((const uint32_t *)x->data)[i]; break;
+      case BERTH_DTYPE_I64: v[i] = ((const int64_t *)x->data)[i]; break;
+      default: v[i] = (int64_t)((const uint64_t *)x->data)[i]; break;
+    }
+  }
+  *n = (int32_t)numel;
+  return BERTH_OK;
+}
+
+berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, double *out) {
+  OX_TRY(ox_need_const(cx, val, what));
+  const ox_val_t *x = &cx->vals[val];
+  if (berth_type_numel(&x->type) != 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s has %lld elements, expected one", what,
+                   (long long)berth_type_numel(&x->type));
+  const void *p = x->data;
+  switch (x->type.dtype) {
+    case BERTH_DTYPE_BOOL: *out = *(const uint8_t *)p != 0; break;
+    case BERTH_DTYPE_I8: *out = *(const int8_t *)p; break;
+    case BERTH_DTYPE_U8: *out = *(const uint8_t *)p; break;
+    case BERTH_DTYPE_I16: *out = *(const int16_t *)p; break;
+    case BERTH_DTYPE_U16: *out = *(const uint16_t *)p; break;
+    case BERTH_DTYPE_I32: *out = *(const int32_t *)p; break;
+    case BERTH_DTYPE_U32: *out = *(const uint32_t *)p; break;
+    case BERTH_DTYPE_I64: *out = (double)*(const int64_t *)p; break;
+    case BERTH_DTYPE_U64: *out = (double)*(const uint64_t *)p; break;
+    case BERTH_DTYPE_F32: *out = *(const float *)p; break;
+    default: *out = *(const double *)p; break;
+  }
+  return BERTH_OK;
+}
+
+/* ==== graphs ========================================================================== */
+
+bool ox_value_info_type(const Onnx__ValueInfoProto *vi, int32_t *elem, berth_type_t *type, bool *complete) {
+  *complete = false;
+  if (!vi || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
+    return false;
+  const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+  *elem = tt->has_elem_type ? tt->elem_type : BERTH_ONNX_UNDEFINED;
+  memset(type, 0, sizeof *type);
+  berth_dtype_t dt = BERTH_DTYPE_F32;
+  bool known = berth_onnx_elem_dtype(*elem, &dt);
+  type->dtype = dt;
+  if (!tt->shape || tt->shape->n_dim > BERTH_MAX_RANK) {
+    type->rank = -1;
+    return true;
+  }
+  type->rank = (int32_t)tt->shape->n_dim;
+  bool all = known;
+  for (size_t k = 0; k < tt->shape->n_dim; k++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[k];
+    if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 &&
+        d->dim_value <= BERTH_MAX_DIM) {
+      type->dims[k] = d->dim_value;
+    } else {
+      type->dims[k] = -1;
+      all = false;
+    }
+  }
+  *complete = all;
+  return true;
+}
+
+/* Kind of a value_info's type for messages ("sequence", "optional", ...), NULL for tensors. */
+static const char *non_tensor_kind(const Onnx__ValueInfoProto *vi) {
+  if (!vi || !vi->type) return NULL;
+  switch (vi->type->value_case) {
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "sequence";
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "optional";
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "map";
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "sparse tensor";
+    default: return NULL;
+  }
+}
+
+const char *ox_non_tensor_kind(const Onnx__ValueInfoProto *vi) { return non_tensor_kind(vi); }
+
+static berth_status_t bind_initializers(ox_ctx_t *cx, const Onnx__GraphProto *g) {
+  if (g->n_sparse_initializer)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "graph '%s' has sparse initializers, which berth does not support",
+                   g->name ? g->name : "");
+  for (size_t k = 0; k < g->n_initializer; k++) {
+    const Onnx__TensorProto *t = g->initializer[k];
+    if (!t) continue;
+    int32_t elem;
+    berth_type_t type;
+    void *data;
+    berth_status_t st = ox_tensor_decode(t, &elem, &type, &data, cx->diag);
+    if (st) return berth_fail_prefix(cx->diag, st, "onnx: initializer");
+    int32_t v;
+    OX_TRY(ox_const_new(cx, &type, data, &v));
+    cx->vals[v].elem = elem;
+    OX_TRY(ox_bind(cx, t->name, v));
+  }
+  return BERTH_OK;
+}
+
+berth_status_t ox_graph_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g) {
+  if (g->n_node > BERTH_ONNX_MAX_NODES)
+    return berth_fail(cx->diag, BERTH_ERR_OUT_OF_RANGE, "onnx: graph '%s' has %zu nodes, over berth's cap of %d",
+                      g->name ? g->name : "", g->n_node, BERTH_ONNX_MAX_NODES);
+  const Onnx__NodeProto *saved = cx->node;
+  cx->node = NULL;
+  berth_status_t st = bind_initializers(cx, g);
+  for (size_t k = 0; k < g->n_node && st == BERTH_OK; k++) {
+    if (!g->node[k]) continue;
+    cx->node = g->node[k];
+    st = ox_translate_node(cx);
+  }
+  cx->node = saved;
+  return st;
+}
+
+/* ==== the model ======================================================================= */
+
+berth_onnx_options_t berth_onnx_options_default(void) {
+  berth_onnx_options_t o;
+  memset(&o, 0, sizeof o);
+  return o;
+}
+
+void berth_onnx_info_deinit(berth_onnx_info_t *info) {
+  if (!info) return;
+  for (int32_t k = 0; k < info->n_inputs; k++) free(info->inputs[k].name);
+  for (int32_t k = 0; k < info->n_outputs; k++) free(info->outputs[k].name);
+  free(info->inputs);
+  free(info->outputs);
+  free(info->needs_value);
+  memset(info, 0, sizeof *info);
+}
+
+static char *dup_s(const char *s) {
+  if (!s) s = "";
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static void ctx_free(ox_ctx_t *cx) {
+  for (int32_t i = 0; i < cx->n_vals; i++) free(cx->vals[i].data);
+  free(cx->vals);
+  ox_unbind_to(cx, 0);
+  free(cx->binds);
+  free(cx->buckets);
+}
+
+static void fmt_declared(const berth_type_t *t, int32_t elem, char *buf, size_t cap) {
+  size_t o = berth_format(buf, cap, "%s[", berth_onnx_elem_name(elem));
+  for (int32_t k = 0; k < t->rank && o < cap; k++) {
+    if (t->dims[k] < 0) o += berth_format(buf + o, cap - o, "%s?", k ? "," : "");
+    else o += berth_format(buf + o, cap - o, "%s%lld", k ? "," : "", (long long)t->dims[k]);
+  }
+  if (o < cap) berth_format(buf + o, cap - o, "]");
+}
+
+static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, berth_onnx_info_t *info) {
+  const berth_onnx_options_t *opt = cx->opt;
+  /* every spec must name a graph input */
+  for (int32_t s = 0; s < opt->n_inputs; s++) {
+    bool found = false;
+    for (size_t k = 0; k < g->n_input && !found; k++)
+      found = g->input[k] && g->input[k]->name && opt->inputs[s].name && strcmp(g->input[k]->name, opt->inputs[s].name) == 0;
+    if (!found)
+      return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --input names '%s', but the model has no graph input of that name",
+                        opt->inputs[s].name ? opt->inputs[s].name : "");
+  }
+  info->inputs = calloc(g->n_input ? g->n_input : 1, sizeof *info->inputs);
+  if (!info->inputs) return oom(cx);
+  info->n_graph_inputs = (int32_t)g->n_input;
+  for (size_t k = 0; k < g->n_input; k++) {
+    const Onnx__ValueInfoProto *vi = g->input[k];
+    const char *name = vi && vi->name ? vi->name : "";
+    if (ox_lookup(cx, name) >= 0) continue; /* an initializer: a constant (its default) */
+    const berth_onnx_input_spec_t *spec = NULL;
+    for (int32_t s = 0; s < opt->n_inputs; s++)
+      if (opt->inputs[s].name && strcmp(opt->inputs[s].name, name) == 0) spec = &opt->inputs[s];
+    const char *kind = non_tensor_kind(vi);
+    if (kind)
+      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph input '%s' has a %s type; berth supports tensors only",
+                        name, kind);
+    int32_t elem = BERTH_ONNX_UNDEFINED;
+    berth_type_t decl;
+    bool complete = false;
+    bool typed = ox_value_info_type(vi, &elem, &decl, &complete);
+    berth_dtype_t dt;
+    if (typed && !berth_onnx_elem_dtype(elem, &dt))
+      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph input '%s' has element type %s, which berth does not support",
+                        name, berth_onnx_elem_name(elem));
+    berth_type_t t;
+    memset(&t, 0, sizeof t);
+    char dbuf[200], sbuf[160];
+    if (typed) fmt_declared(&decl, elem, dbuf, sizeof dbuf);
+    else berth_format(dbuf, sizeof dbuf, "untyped");
+    if (spec) {
+      if (typed && spec->dtype != dt)
+        return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --input %s: dtype %s does not match the model's %s (computed as %s)",
+                          name, berth_dtype_name(spec->dtype), dbuf, berth_dtype_name(dt));
+      if (!typed) elem = plain_elem(spec->dtype);
+      t.dtype = spec->dtype;
+      if (spec->rank >= 0) {
+        t.rank = spec->rank;
+        for (int32_t d = 0; d < spec->rank; d++) t.dims[d] = spec->dims[d];
+        if (typed && decl.rank >= 0) {
+          bool ok = decl.rank == t.rank;
+          for (int32_t d = 0; ok && d < t.rank; d++) ok = decl.dims[d] < 0 || decl.dims[d] == t.dims[d];
+          if (!ok)
+            return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --input %s: shape %s does not fit the model's %s",
+                              name, berth_type_format(&t, sbuf, sizeof sbuf), dbuf);
+        }
+      } else if (!complete) {
+        return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph input '%s' is %s: give its shape with --input %s:DTYPE[DIMS]",
+                          name, dbuf, name);
+      } else {
+        t.rank = decl.rank;
+        memcpy(t.dims, decl.dims, sizeof t.dims);
+      }
+    } else {
+      if (!complete)
+        return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT,
+                          "onnx: graph input '%s' is %s, which has dynamic or unknown dims: fix them with --input %s:DTYPE[DIMS]",
+                          name, dbuf, name);
+      t = decl;
+    }
+    if (!berth_type_check(&t))
+      return berth_fail(cx->diag, BERTH_ERR_OUT_OF_RANGE, "onnx: graph input '%s' %s exceeds berth's caps", name,
+                        berth_type_format(&t, sbuf, sizeof sbuf));
+    int32_t v;
+    if (spec && spec->value) {
+      size_t bytes = berth_type_bytes(&t);
+      void *d = malloc(bytes ? bytes : 1);
+      if (!d) return oom(cx);
+      if (bytes) memcpy(d, spec->value, bytes);
+      OX_TRY(ox_const_new(cx, &t, d, &v));
+    } else {
+      int32_t id = berth_ir_param_add(cx->m, 0, name, &t);
+      if (id < 0) return oom(cx);
+      v = ox_val_ir(cx, id);
+      if (v < 0) return oom(cx);
+      berth_onnx_io_t *io = &info->inputs[info->n_inputs++];
+      io->name = dup_s(name);
+      if (!io->name) return oom(cx);
+      io->graph_index = (int32_t)k;
+      io->elem = elem;
+      io->type = t;
+    }
+    cx->vals[v].elem = elem;
+    OX_TRY(ox_bind(cx, name, v));
+  }
+  return BERTH_OK;
+}
+
+static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, berth_onnx_info_t *info) {
+  info->outputs = calloc(g->n_output ? g->n_output : 1, sizeof *info->outputs);
+  if (!info->outputs) return oom(cx);
+  for (size_t k = 0; k < g->n_output; k++) {
+    const Onnx__ValueInfoProto *vi = g->output[k];
+    const char *name = vi && vi->name ? vi->name : "";
+    const char *kind = non_tensor_kind(vi);
+    if (kind)
+      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph output '%s' has a %s type; berth supports tensors only",
+                        name, kind);
+    int32_t v = ox_lookup(cx, name);
+    if (v < 0 || cx->vals[v].absent)
+      return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph output '%s' is not computed by any node", name);
+    berth_onnx_io_t *io = &info->outputs[info->n_outputs++];
+    io->name = dup_s(name);
+    if (!io->name) return oom(cx);
+    io->graph_index = (int32_t)k;
+    int32_t src = v;
+    io->elem = cx->vals[v].elem;
+    if (cx->vals[v].narrow_src >= 0) {
+      /* a Cast to a narrow type: the caller's conversion does it, from the Cast's input */
+      src = cx->vals[v].narrow_src;
+      io->saturate = cx->vals[v].saturate;
+      io->round_up = cx->vals[v].round_up;
+    } else {
+      io->saturate = 1;
+      io->round_up = 1;
+    }
+    int32_t id;
+    OX_TRY(ox_ir(cx, src, &id));
+    io->type = cx->vals[src].type;
+    int32_t delem;
+    berth_type_t decl;
+    bool complete;
+    if (ox_value_info_type(vi, &delem, &decl, &complete) && delem != BERTH_ONNX_UNDEFINED && delem != io->elem) {
+      berth_dtype_t a, b;
+      if (!(berth_onnx_elem_dtype(delem, &a) && berth_onnx_elem_dtype(io->elem, &b) && a == b &&
+            berth_onnx_elem_is_narrow(delem)))
+        return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph output '%s' is declared %s but computes %s",
+                          name, berth_onnx_elem_name(delem), berth_onnx_elem_name(io->elem));
+      io->elem = delem;
+    }
+    if (berth_ir_graph_result_add(cx->m, 0, id) < 0) return oom(cx);
+  }
+  return BERTH_OK;
+}
+
+bool berth_onnx_is_model(const void *bytes, size_t len) {
+  if (!bytes || len == 0) return false;
+  if (ox_wire_check_model((const uint8_t *)bytes, len, NULL) != BERTH_OK) return false;
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  if (!mp) return false;
+  bool ok = mp->graph != NULL;
+  onnx__model_proto__free_unpacked(mp, NULL);
+  return ok;
+}
+
+berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx_options_t *opt_in,
+                                 berth_ir_program_t **out, berth_onnx_info_t *info_out, berth_diag_t *diag) {
+  berth_onnx_info_t info_local;
+  berth_onnx_info_t *info = info_out ? info_out : &info_local;
+  memset(info, 0, sizeof *info);
+  berth_onnx_options_t dflt = berth_onnx_options_default();
+  const berth_onnx_options_t *opt = opt_in ? opt_in : &dflt;
+  if (!bytes && len) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: no bytes");
+  berth_status_t st = ox_wire_check_model((const uint8_t *)bytes, len, diag);
+  if (st) return st;
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
+  if (!mp) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "onnx: not a ModelProto (protobuf decoding failed)");
+  if (!mp->graph) {
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "onnx: the model has no graph");
+  }
+  int64_t opset = -1;
+  for (size_t k = 0; k < mp->n_opset_import; k++) {
+    const Onnx__OperatorSetIdProto *o = mp->opset_import[k];
+    if (o && (!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0) && o->has_version) opset = o->version;
+  }
+  if (opset < 0 && mp->n_opset_import == 0 && mp->has_ir_version && mp->ir_version <= 2) opset = 1;
+  if (opset < BERTH_ONNX_MIN_OPSET || opset > BERTH_ONNX_MAX_OPSET) {
+    onnx__model_proto__free_unpacked(mp, NULL);
+    if (opset < 0) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: the model imports no ai.onnx opset");
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "onnx: the model uses ai.onnx opset %lld; berth supports opsets %d to %d",
+                      (long long)opset, BERTH_ONNX_MIN_OPSET, BERTH_ONNX_MAX_OPSET);
+  }
+  info->opset = opset;
+  ox_ctx_t cx;
+  memset(&cx, 0, sizeof cx);
+  cx.opt = opt;
+  cx.opset = opset;
+  cx.diag = diag;
+  cx.p = berth_ir_program_create();
+  if (!cx.p) st = oom(&cx);
+  if (!st) {
+    cx.method = berth_ir_method_add(cx.p, opt->method ? opt->method : "forward");
+    if (cx.method < 0) st = oom(&cx);
+  }
+  if (!st) {
+    cx.m = &cx.p->methods[cx.method];
+    cx.graph = 0;
+    const Onnx__GraphProto *g = mp->graph;
+    st = bind_initializers(&cx, g);
+    if (!st) st = import_inputs(&cx, g, info);
+    if (!st) {
+      /* initializers are bound already: translate the nodes only */
+      for (size_t k = 0; k < g->n_node && st == BERTH_OK; k++) {
+        if (!g->node[k]) continue;
+        cx.node = g->node[k];
+        st = ox_translate_node(&cx);
+      }
+      cx.node = NULL;
+      if (g->n_node > BERTH_ONNX_MAX_NODES)
+        st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "onnx: the graph has %zu nodes, over berth's cap of %d", g->n_node,
+                        BERTH_ONNX_MAX_NODES);
+    }
+    if (!st) st = import_outputs(&cx, g, info);
+  }
+  if (!st) st = berth_pass_dce(&cx.p, diag);
+  if (!st) {
+    st = berth_ir_validate(cx.p, diag);
+    if (st) st = berth_fail_prefix(diag, BERTH_ERR_INTERNAL, "onnx: the imported program is invalid (a bug in berth's importer)");
+  }
+  onnx__model_proto__free_unpacked(mp, NULL);
+  if (st) {
+    info->needs_value = cx.needs_value;
+    cx.needs_value = NULL;
+    berth_ir_program_destroy(cx.p);
+    ctx_free(&cx);
+    if (!info_out) berth_onnx_info_deinit(info);
+    return st;
+  }
+  ctx_free(&cx);
+  free(cx.needs_value);
+  if (!info_out) berth_onnx_info_deinit(info);
+  *out = cx.p;
+  return BERTH_OK;
+}

@@ -1,0 +1,1042 @@
+/* One translation per ONNX op (ai.onnx, opsets 1 to 27). Each reads the current node's
+ * operands and attributes, emits berth kernel nodes (which fold when their operands are
+ * constants) and binds the node's outputs. Operands that berth needs at compile time
+ * (shapes, axes, pads, Range bounds) must fold to constants. */
+#include "onnx_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXV 64 /* values of an int list operand (axes, pads, shapes) */
+
+typedef berth_status_t (*ox_op_fn)(ox_ctx_t *cx);
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static berth_status_t op_by_name(ox_ctx_t *cx, const char *name, berth_op_t *op) { return ox_op(cx, name, op); }
+
+static berth_status_t emit_simple(ox_ctx_t *cx, const char *opname, int32_t n_in, const int32_t *in, int32_t *out) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, opname, &op));
+  return ox_emit1(cx, op, n_in, in, NULL, out);
+}
+
+static berth_status_t emit_cast(ox_ctx_t *cx, int32_t x, berth_dtype_t to, int32_t *out) {
+  if (cx->vals[x].type.dtype == to) {
+    *out = x;
+    return BERTH_OK;
+  }
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_CAST, a);
+  a[0].i = to;
+  return ox_emit1(cx, BERTH_OP_CAST, 1, &x, a, out);
+}
+
+static berth_status_t emit_reshape(ox_ctx_t *cx, int32_t x, const int64_t *dims, int32_t rank, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_RESHAPE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_RESHAPE, a, "shape", dims, rank));
+  return ox_emit1(cx, BERTH_OP_RESHAPE, 1, &x, a, out);
+}
+
+/* A tensor of `type` filled with v (a constant, folded at once when small). */
+static berth_status_t emit_full(ox_ctx_t *cx, const berth_type_t *type, double v, int64_t iv, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_FULL, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_FULL, a, "shape", type->dims, type->rank));
+  a[1].i = type->dtype;
+  if (berth_dtype_is_int(type->dtype) || type->dtype == BERTH_DTYPE_BOOL) {
+    a[2].i = iv;
+    a[2].f = (double)iv;
+    a[2].n = 1;
+  } else {
+    OX_TRY(ox_attr_f(cx, BERTH_OP_FULL, a, "value", v));
+  }
+  return ox_emit1(cx, BERTH_OP_FULL, 0, NULL, a, out);
+}
+
+/* A new value equal to x (its own copy of constant data; the same IR value otherwise). */
+static berth_status_t alias_val(ox_ctx_t *cx, int32_t x, int32_t *out) {
+  if (ox_is_const(cx, x)) {
+    size_t bytes = berth_type_bytes(&cx->vals[x].type);
+    void *d = malloc(bytes ? bytes : 1);
+    if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+    memcpy(d, cx->vals[x].data, bytes);
+    berth_type_t t = cx->vals[x].type;
+    OX_TRY(ox_const_new(cx, &t, d, out));
+  } else {
+    int32_t v = ox_val_new(cx);
+    if (v < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+    cx->vals[v].type = cx->vals[x].type;
+    cx->vals[v].id = cx->vals[x].id;
+    *out = v;
+  }
+  cx->vals[*out].elem = cx->vals[x].elem;
+  return BERTH_OK;
+}
+
+static int32_t rank_of(const ox_ctx_t *cx, int32_t v) { return cx->vals[v].type.rank; }
+
+/* Normalizes an axis against a rank (ONNX allows -rank..rank-1). */
+static berth_status_t norm_axis(ox_ctx_t *cx, int64_t a, int32_t rank, const char *what, int32_t *out) {
+  if (a < -rank || a >= rank)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s %lld is out of range for rank %d", what, (long long)a, (int)rank);
+  *out = (int32_t)(a < 0 ? a + rank : a);
+  return BERTH_OK;
+}
+
+/* Axes from attribute `attr` (opsets before `input_from`) or from operand `k`. n = -1: none. */
+static berth_status_t axes_operand(ox_ctx_t *cx, const char *attr, int64_t input_from, int32_t k, int64_t *v, int32_t *n) {
+  if (cx->opset < input_from) return ox_attr_int_list(cx, attr, v, MAXV, n);
+  int32_t x;
+  OX_TRY(ox_in(cx, k, &x));
+  if (x < 0) {
+    *n = -1;
+    return BERTH_OK;
+  }
+  return ox_const_ints(cx, x, "the axes operand", v, MAXV, n);
+}
+
+/* ---- elementwise ---------------------------------------------------------------------- */
+
+static berth_status_t unary(ox_ctx_t *cx, const char *opname) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(emit_simple(cx, opname, 1, &x, &y));
+  return ox_out(cx, 0, y);
+}
+
+#define UNARY(fn, name) \
+  static berth_status_t fn(ox_ctx_t *cx) { return unary(cx, name); }
+UNARY(op_neg, "neg")
+UNARY(op_abs, "abs")
+UNARY(op_sqrt, "sqrt")
+UNARY(op_exp, "exp")
+UNARY(op_log, "log")
+UNARY(op_relu, "relu")
+UNARY(op_sigmoid, "sigmoid")
+UNARY(op_tanh, "tanh")
+UNARY(op_not, "logical_not")
+UNARY(op_isnan, "isnan")
+UNARY(op_ceil, "ceil")
+UNARY(op_floor, "floor")
+
+static berth_status_t binary(ox_ctx_t *cx, const char *opname) {
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(emit_simple(cx, opname, 2, in, &y));
+  return ox_out(cx, 0, y);
+}
+
+#define BINARY(fn, name) \
+  static berth_status_t fn(ox_ctx_t *cx) { return binary(cx, name); }
+BINARY(op_add, "add")
+BINARY(op_sub, "sub")
+BINARY(op_mul, "mul")
+BINARY(op_div, "div")
+BINARY(op_equal, "eq")
+BINARY(op_less, "lt")
+BINARY(op_less_equal, "le")
+BINARY(op_greater, "gt")
+BINARY(op_greater_equal, "ge")
+BINARY(op_and, "logical_and")
+BINARY(op_or, "logical_or")
+BINARY(op_xor, "logical_xor")
+
+/* Pow: the result has the base's type; an exponent of another type is converted (an
+ * integer base with a float exponent is computed in f64 and truncated back). */
+static berth_status_t op_pow(ox_ctx_t *cx) {
+  int32_t x, e, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &e));
+  berth_dtype_t bt = cx->vals[x].type.dtype, et = cx->vals[e].type.dtype;
+  if (bt == et || berth_dtype_is_float(bt)) {
+    int32_t in[2] = {x, 0};
+    OX_TRY(emit_cast(cx, e, bt, &in[1]));
+    OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &y));
+  } else if (berth_dtype_is_int(bt) && berth_dtype_is_float(et)) {
+    int32_t in[2], z;
+    OX_TRY(emit_cast(cx, x, BERTH_DTYPE_F64, &in[0]));
+    OX_TRY(emit_cast(cx, e, BERTH_DTYPE_F64, &in[1]));
+    OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &z));
+    OX_TRY(emit_cast(cx, z, bt, &y));
+  } else {
+    int32_t in[2] = {x, 0};
+    OX_TRY(emit_cast(cx, e, bt, &in[1]));
+    OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &y));
+  }
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_mod(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "mod", &op));
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "fmod", ox_attr_int(cx, "fmod", 0)));
+  OX_TRY(ox_emit1(cx, op, 2, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* Max, Min, Sum, Mean: variadic, broadcasting. */
+static berth_status_t variadic(ox_ctx_t *cx, berth_op_t op, bool mean) {
+  int32_t acc;
+  OX_TRY(ox_in_req(cx, 0, &acc));
+  int32_t n = ox_n_in(cx);
+  for (int32_t k = 1; k < n; k++) {
+    int32_t in[2] = {acc, 0};
+    OX_TRY(ox_in_req(cx, k, &in[1]));
+    OX_TRY(ox_emit1(cx, op, 2, in, NULL, &acc));
+  }
+  if (mean && n > 1) {
+    int32_t c, in[2] = {acc, 0};
+    OX_TRY(ox_const_scalar(cx, cx->vals[acc].type.dtype, (double)n, &c));
+    in[1] = c;
+    OX_TRY(ox_emit1(cx, BERTH_OP_DIV, 2, in, NULL, &acc));
+  }
+  return ox_out(cx, 0, acc);
+}
+static berth_status_t op_max(ox_ctx_t *cx) { return variadic(cx, BERTH_OP_MAXIMUM, false); }
+static berth_status_t op_min(ox_ctx_t *cx) { return variadic(cx, BERTH_OP_MINIMUM, false); }
+static berth_status_t op_sum(ox_ctx_t *cx) { return variadic(cx, BERTH_OP_ADD, false); }
+static berth_status_t op_mean(ox_ctx_t *cx) { return variadic(cx, BERTH_OP_ADD, true); }
+
+static berth_status_t op_reciprocal(ox_ctx_t *cx) {
+  int32_t x, one, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_const_scalar(cx, cx->vals[x].type.dtype, 1.0, &one));
+  int32_t in[2] = {one, x};
+  OX_TRY(ox_emit1(cx, BERTH_OP_DIV, 2, in, NULL, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_where(ox_ctx_t *cx) {
+  int32_t in[3], y;
+  for (int k = 0; k < 3; k++) OX_TRY(ox_in_req(cx, k, &in[k]));
+  OX_TRY(ox_emit1(cx, BERTH_OP_WHERE, 3, in, NULL, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* Clip: maximum with min, then minimum with max (min > max gives max, as ONNX says). */
+static berth_status_t op_clip(ox_ctx_t *cx) {
+  int32_t x, lo = -1, hi = -1;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  berth_dtype_t dt = cx->vals[x].type.dtype;
+  if (cx->opset < 11) {
+    const Onnx__AttributeProto *a = ox_attr(cx, "min"), *b = ox_attr(cx, "max");
+    if (a) OX_TRY(ox_const_scalar(cx, dt, a->f, &lo));
+    if (b) OX_TRY(ox_const_scalar(cx, dt, b->f, &hi));
+  } else {
+    OX_TRY(ox_in(cx, 1, &lo));
+    OX_TRY(ox_in(cx, 2, &hi));
+  }
+  int32_t y = x;
+  if (lo >= 0) {
+    int32_t in[2] = {y, lo};
+    OX_TRY(ox_emit1(cx, BERTH_OP_MAXIMUM, 2, in, NULL, &y));
+  }
+  if (hi >= 0) {
+    int32_t in[2] = {y, hi};
+    OX_TRY(ox_emit1(cx, BERTH_OP_MINIMUM, 2, in, NULL, &y));
+  }
+  if (y == x) OX_TRY(ox_emit1(cx, BERTH_OP_CLONE, 1, &x, NULL, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_identity(ox_ctx_t *cx) {
+  int32_t x;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  return ox_out(cx, 0, x);
+}
+
+/* Dropout at inference: the identity; the mask output is all true. */
+static berth_status_t op_dropout(ox_ctx_t *cx) {
+  int32_t x, mask;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_out(cx, 0, x));
+  if (ox_n_out(cx) > 1) {
+    berth_type_t t = cx->vals[x].type;
+    t.dtype = BERTH_DTYPE_BOOL;
+    OX_TRY(emit_full(cx, &t, 1, 1, &mask));
+    OX_TRY(ox_out(cx, 1, mask));
+  }
+  return BERTH_OK;
+}
+
+/* ---- casts ---------------------------------------------------------------------------- */
+
+static berth_status_t cast_to(ox_ctx_t *cx, int32_t x, int32_t to_elem) {
+  berth_dtype_t dt;
+  if (!berth_onnx_elem_dtype(to_elem, &dt))
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "cast to %s (%d): berth does not support that element type",
+                   berth_onnx_elem_name(to_elem), (int)to_elem);
+  int32_t saturate = (int32_t)ox_attr_int(cx, "saturate", 1);
+  char buf[32];
+  const char *rm = ox_attr_string(cx, "round_mode", "up", buf, sizeof buf);
+  int32_t round_up = strcmp(rm, "nearest") != 0;
+  int32_t y;
+  if (berth_onnx_elem_is_narrow(to_elem) && ox_is_const(cx, x)) {
+    berth_type_t t = cx->vals[x].type;
+    t.dtype = dt;
+    size_t bytes = berth_type_bytes(&t);
+    void *d = malloc(bytes ? bytes : 1);
+    if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+    berth_onnx_convert_to_elem(cx->vals[x].type.dtype, cx->vals[x].data, to_elem, saturate, round_up, d,
+                               berth_type_numel(&t));
+    OX_TRY(ox_const_new(cx, &t, d, &y));
+  } else {
+    OX_TRY(emit_cast(cx, x, dt, &y));
+    if (y == x) OX_TRY(alias_val(cx, x, &y));
+    if (berth_onnx_elem_is_narrow(to_elem)) {
+      /* inside the graph: the compute dtype; at a graph output: the exact Cast from x */
+      cx->vals[y].narrow_src = x;
+      cx->vals[y].saturate = saturate;
+      cx->vals[y].round_up = round_up;
+    }
+  }
+  cx->vals[y].elem = to_elem;
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_cast(ox_ctx_t *cx) {
+  int32_t x;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  const Onnx__AttributeProto *to = ox_attr(cx, "to");
+  if (!to) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'to' is missing");
+  int64_t elem = to->has_i ? to->i : 0;
+  if (to->has_s) { /* Cast-1..5 spelled the type as a string */
+    static const char *names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
+                                  "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64"};
+    for (int k = 0; k < 14; k++)
+      if (to->s.len == strlen(names[k]) && memcmp(to->s.data, names[k], to->s.len) == 0) elem = k;
+  }
+  return cast_to(cx, x, (int32_t)elem);
+}
+
+static berth_status_t op_cast_like(ox_ctx_t *cx) {
+  int32_t x, like;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &like));
+  return cast_to(cx, x, cx->vals[like].elem);
+}
+
+/* ---- constants and shapes -------------------------------------------------------------- */
+
+static berth_status_t op_constant(ox_ctx_t *cx) {
+  const Onnx__NodeProto *n = cx->node;
+  for (size_t k = 0; k < n->n_attribute; k++) {
+    const Onnx__AttributeProto *a = n->attribute[k];
+    if (!a || !a->name) continue;
+    int32_t v;
+    if (strcmp(a->name, "value") == 0) {
+      if (!a->t) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'value' holds no tensor");
+      int32_t elem;
+      berth_type_t t;
+      void *d;
+      berth_status_t st = ox_tensor_decode(a->t, &elem, &t, &d, cx->diag);
+      if (st) return ox_fail(cx, st, "%s", cx->diag && cx->diag->buf ? cx->diag->buf : "bad tensor");
+      OX_TRY(ox_const_new(cx, &t, d, &v));
+      cx->vals[v].elem = elem;
+    } else if (strcmp(a->name, "value_float") == 0) {
+      OX_TRY(ox_const_scalar(cx, BERTH_DTYPE_F32, a->f, &v));
+    } else if (strcmp(a->name, "value_int") == 0) {
+      int64_t i = a->i;
+      OX_TRY(ox_const_i64(cx, &i, 1, true, &v));
+    } else if (strcmp(a->name, "value_ints") == 0) {
+      OX_TRY(ox_const_i64(cx, a->ints, (int32_t)(a->n_ints > 1u << 24 ? 1u << 24 : a->n_ints), false, &v));
+    } else if (strcmp(a->name, "value_floats") == 0) {
+      berth_type_t t;
+      memset(&t, 0, sizeof t);
+      t.dtype = BERTH_DTYPE_F32;
+      t.rank = 1;
+      t.dims[0] = (int64_t)a->n_floats;
+      float *d = malloc(a->n_floats ? a->n_floats * sizeof *d : 1);
+      if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+      if (a->n_floats) memcpy(d, a->floats, a->n_floats * sizeof *d);
+      OX_TRY(ox_const_new(cx, &t, d, &v));
+    } else {
+      return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "attribute '%s' (string or sparse constants) is not supported", a->name);
+    }
+    return ox_out(cx, 0, v);
+  }
+  return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "no value attribute");
+}
+
+static berth_status_t op_shape(ox_ctx_t *cx) {
+  int32_t x, v;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int32_t r = rank_of(cx, x);
+  int64_t start = ox_attr_int(cx, "start", 0), end = ox_attr_int(cx, "end", r);
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = start < 0 ? 0 : start > r ? r : start;
+  end = end < 0 ? 0 : end > r ? r : end;
+  int64_t dims[BERTH_MAX_RANK];
+  int32_t n = 0;
+  for (int64_t k = start; k < end; k++) dims[n++] = cx->vals[x].type.dims[k];
+  OX_TRY(ox_const_i64(cx, dims, n, false, &v));
+  return ox_out(cx, 0, v);
+}
+
+static berth_status_t op_size(ox_ctx_t *cx) {
+  int32_t x, v;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t n = berth_type_numel(&cx->vals[x].type);
+  OX_TRY(ox_const_i64(cx, &n, 1, true, &v));
+  return ox_out(cx, 0, v);
+}
+
+static berth_status_t op_constant_of_shape(ox_ctx_t *cx) {
+  int32_t s, y;
+  OX_TRY(ox_in_req(cx, 0, &s));
+  int64_t dims[MAXV];
+  int32_t n;
+  OX_TRY(ox_const_ints(cx, s, "the shape operand", dims, MAXV, &n));
+  if (n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "rank %d; berth supports at most %d", (int)n, BERTH_MAX_RANK);
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_F32;
+  t.rank = n;
+  for (int32_t k = 0; k < n; k++) {
+    if (dims[k] < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "shape[%d] is %lld, expected >= 0", (int)k, (long long)dims[k]);
+    t.dims[k] = dims[k];
+  }
+  double fv = 0;
+  int64_t iv = 0;
+  int32_t elem = BERTH_ONNX_FLOAT;
+  const Onnx__AttributeProto *a = ox_attr(cx, "value");
+  if (a && a->t) {
+    berth_type_t vt;
+    void *d;
+    berth_status_t st = ox_tensor_decode(a->t, &elem, &vt, &d, cx->diag);
+    if (st) return ox_fail(cx, st, "value: %s", cx->diag && cx->diag->buf ? cx->diag->buf : "bad tensor");
+    if (berth_type_numel(&vt) != 1) {
+      free(d);
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "value must have one element");
+    }
+    t.dtype = vt.dtype;
+    switch (vt.dtype) {
+      case BERTH_DTYPE_BOOL: iv = *(uint8_t *)d; break;
+      case BERTH_DTYPE_I8: iv = *(int8_t *)d; break;
+      case BERTH_DTYPE_U8: iv = *(uint8_t *)d; break;
+      case BERTH_DTYPE_I16: iv = *(int16_t *)d; break;
+      case BERTH_DTYPE_U16: iv = *(uint16_t *)d; break;
+      case BERTH_DTYPE_I32: iv = *(int32_t *)d; break;
+      case BERTH_DTYPE_U32: iv = *(uint32_t *)d; break;
+      case BERTH_DTYPE_I64: iv = *(int64_t *)d; break;
+      case BERTH_DTYPE_U64: iv = (int64_t)*(uint64_t *)d; break;
+      case BERTH_DTYPE_F32: fv = *(float *)d; break;
+      default: fv = *(double *)d; break;
+    }
+    free(d);
+  }
+  if (!berth_type_check(&t)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the result exceeds berth's caps");
+  OX_TRY(emit_full(cx, &t, fv, iv, &y));
+  cx->vals[y].elem = elem;
+  return ox_out(cx, 0, y);
+}
+
+/* Range: start, limit and delta must be constants; the values are computed here. */
+static berth_status_t op_range(ox_ctx_t *cx) {
+  int32_t s, l, d, y;
+  OX_TRY(ox_in_req(cx, 0, &s));
+  OX_TRY(ox_in_req(cx, 1, &l));
+  OX_TRY(ox_in_req(cx, 2, &d));
+  double start, limit, delta;
+  OX_TRY(ox_const_double(cx, s, "start", &start));
+  OX_TRY(ox_const_double(cx, l, "limit", &limit));
+  OX_TRY(ox_const_double(cx, d, "delta", &delta));
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = cx->vals[s].type.dtype;
+  t.rank = 1;
+  if (delta == 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "delta is 0");
+  bool isf = berth_dtype_is_float(t.dtype);
+  double cnt;
+  if (isf && t.dtype == BERTH_DTYPE_F32) cnt = ceil((double)(((float)limit - (float)start) / (float)delta));
+  else cnt = ceil((limit - start) / delta);
+  if (!(cnt > 0)) cnt = 0;
+  if (cnt > (double)((int64_t)1 << 28)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "Range of %g elements is over berth's cap", cnt);
+  int64_t n = (int64_t)cnt;
+  t.dims[0] = n;
+  size_t bytes = berth_type_bytes(&t);
+  void *out = malloc(bytes ? bytes : 1);
+  if (!out) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  int64_t si = 0, di = 0;
+  if (!isf) {
+    int32_t k;
+    int64_t tmp[1];
+    OX_TRY(ox_const_ints(cx, s, "start", tmp, 1, &k));
+    si = tmp[0];
+    OX_TRY(ox_const_ints(cx, d, "delta", tmp, 1, &k));
+    di = tmp[0];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    switch (t.dtype) {
+      case BERTH_DTYPE_F32: ((float *)out)[i] = (float)start + (float)i * (float)delta; break;
+      case BERTH_DTYPE_F64: ((double *)out)[i] = start + (double)i * delta; break;
+      case BERTH_DTYPE_I8: ((int8_t *)out)[i] = (int8_t)(si + i * di); break;
+      case BERTH_DTYPE_U8: ((uint8_t *)out)[i] = (uint8_t)(si + i * di); break;
+      case BERTH_DTYPE_I16: ((int16_t *)out)[i] = (int16_t)(si + i * di); break;
+      case BERTH_DTYPE_U16: ((uint16_t *)out)[i] = (uint16_t)(si + i * di); break;
+      case BERTH_DTYPE_I32: ((int32_t *)out)[i] = (int32_t)(si + i * di); break;
+      case BERTH_DTYPE_U32: ((uint32_t *)out)[i] = (uint32_t)(si + i * di); break;
+      case BERTH_DTYPE_I64: ((int64_t *)out)[i] = (int64_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_U64: ((uint64_t *)out)[i] = (uint64_t)si + (uint64_t)i * (uint64_t)di; break;
+      default: break;
+    }
+  }
+  OX_TRY(ox_const_new(cx, &t, out, &y));
+  cx->vals[y].elem = cx->vals[s].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* ---- shape ops ------------------------------------------------------------------------ */
+
+static berth_status_t op_reshape(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t shape[MAXV];
+  int32_t n;
+  if (cx->opset < 5) {
+    OX_TRY(ox_attr_int_list(cx, "shape", shape, MAXV, &n));
+    if (n < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'shape' is missing");
+  } else {
+    int32_t s;
+    OX_TRY(ox_in_req(cx, 1, &s));
+    OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, MAXV, &n));
+  }
+  if (n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "result rank %d; berth supports at most %d", (int)n, BERTH_MAX_RANK);
+  bool allowzero = ox_attr_int(cx, "allowzero", 0) != 0;
+  const berth_type_t *xt = &cx->vals[x].type;
+  /* resolve 0 and -1 here so that berth's reshape gets explicit dims */
+  int64_t known = 1;
+  int32_t infer = -1;
+  for (int32_t k = 0; k < n; k++) {
+    if (shape[k] == 0 && !allowzero) {
+      if (k >= xt->rank) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "shape[%d] is 0 but the input has rank %d", (int)k, (int)xt->rank);
+      shape[k] = xt->dims[k];
+    }
+    if (shape[k] == -1) {
+      if (infer >= 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "shape has two -1 entries");
+      infer = k;
+    } else if (shape[k] < 0) {
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "shape[%d] is %lld", (int)k, (long long)shape[k]);
+    } else if (shape[k] > BERTH_MAX_DIM) {
+      return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "shape[%d] is %lld, over berth's cap", (int)k, (long long)shape[k]);
+    } else {
+      known = known > 0 && shape[k] > INT64_MAX / known ? INT64_MAX : known * shape[k];
+    }
+  }
+  int64_t numel = berth_type_numel(xt);
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "cannot infer the -1 in shape for %lld elements", (long long)numel);
+    shape[infer] = numel / known;
+  }
+  bool empty = false;
+  for (int32_t k = 0; k < n; k++) empty |= shape[k] == 0;
+  if (empty && numel == 0) {
+    berth_type_t t;
+    memset(&t, 0, sizeof t);
+    t.dtype = xt->dtype;
+    t.rank = n;
+    for (int32_t k = 0; k < n; k++) t.dims[k] = shape[k];
+    OX_TRY(emit_full(cx, &t, 0, 0, &y));
+    cx->vals[y].elem = cx->vals[x].elem;
+  } else {
+    OX_TRY(emit_reshape(cx, x, shape, n, &y));
+  }
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_flatten(ox_ctx_t *cx) {
+  int32_t x, y, axis;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  const berth_type_t *t = &cx->vals[x].type;
+  int64_t a = ox_attr_int(cx, "axis", 1);
+  if (a < 0) a += t->rank;
+  if (a < 0 || a > t->rank) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "axis out of range");
+  axis = (int32_t)a;
+  int64_t d[2] = {1, 1};
+  for (int32_t k = 0; k < t->rank; k++) d[k < axis ? 0 : 1] *= t->dims[k];
+  OX_TRY(emit_reshape(cx, x, d, 2, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_squeeze(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t axes[MAXV];
+  int32_t n;
+  OX_TRY(axes_operand(cx, "axes", 13, 1, axes, &n));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SQUEEZE, a);
+  if (n > 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_SQUEEZE, a, "axes", axes, n));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SQUEEZE, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_unsqueeze(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t axes[MAXV];
+  int32_t n;
+  OX_TRY(axes_operand(cx, "axes", 13, 1, axes, &n));
+  if (n <= 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "axes are missing");
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_UNSQUEEZE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_UNSQUEEZE, a, "axes", axes, n));
+  OX_TRY(ox_emit1(cx, BERTH_OP_UNSQUEEZE, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_transpose(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t perm[MAXV];
+  int32_t n;
+  OX_TRY(ox_attr_int_list(cx, "perm", perm, MAXV, &n));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TRANSPOSE, a);
+  if (n > 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_TRANSPOSE, a, "perm", perm, n));
+  OX_TRY(ox_emit1(cx, BERTH_OP_TRANSPOSE, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_concat(ox_ctx_t *cx) {
+  int32_t n = ox_n_in(cx), y;
+  if (n < 1 || n > BERTH_MAX_KERNEL_OPERANDS)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%d operands; berth's concat takes 1 to %d", (int)n, BERTH_MAX_KERNEL_OPERANDS);
+  int32_t in[BERTH_MAX_KERNEL_OPERANDS];
+  for (int32_t k = 0; k < n; k++) OX_TRY(ox_in_req(cx, k, &in[k]));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_CONCAT, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_CONCAT, a, "axis", ox_attr_int(cx, "axis", 0)));
+  OX_TRY(ox_emit1(cx, BERTH_OP_CONCAT, n, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_slice(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t starts[MAXV], ends[MAXV], axes[MAXV], steps[MAXV];
+  int32_t ns, ne, na = -1, nt = -1;
+  if (cx->opset < 10) {
+    OX_TRY(ox_attr_int_list(cx, "starts", starts, MAXV, &ns));
+    OX_TRY(ox_attr_int_list(cx, "ends", ends, MAXV, &ne));
+    OX_TRY(ox_attr_int_list(cx, "axes", axes, MAXV, &na));
+    if (ns < 0 || ne < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "starts and ends are required");
+  } else {
+    int32_t s, e, a, t;
+    OX_TRY(ox_in_req(cx, 1, &s));
+    OX_TRY(ox_in_req(cx, 2, &e));
+    OX_TRY(ox_in(cx, 3, &a));
+    OX_TRY(ox_in(cx, 4, &t));
+    OX_TRY(ox_const_ints(cx, s, "starts", starts, MAXV, &ns));
+    OX_TRY(ox_const_ints(cx, e, "ends", ends, MAXV, &ne));
+    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, MAXV, &na));
+    if (t >= 0) OX_TRY(ox_const_ints(cx, t, "steps", steps, MAXV, &nt));
+  }
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SLICE, at);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, at, "starts", starts, ns));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, at, "ends", ends, ne));
+  if (na >= 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, at, "axes", axes, na));
+  if (nt >= 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_SLICE, at, "steps", steps, nt));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SLICE, 1, &x, at, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_expand(ox_ctx_t *cx) {
+  int32_t x, s, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &s));
+  int64_t shape[MAXV];
+  int32_t n;
+  OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, MAXV, &n));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_EXPAND, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_EXPAND, a, "shape", shape, n));
+  OX_TRY(ox_emit1(cx, BERTH_OP_EXPAND, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_gather(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "gather", &op));
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  int32_t axis = 0;
+  OX_TRY(norm_axis(cx, ox_attr_int(cx, "axis", 0), rank_of(cx, in[0]), "axis", &axis));
+  /* constant negative indices count from the end */
+  ox_val_t *iv = &cx->vals[in[1]];
+  if (iv->data && (iv->type.dtype == BERTH_DTYPE_I64 || iv->type.dtype == BERTH_DTYPE_I32)) {
+    int64_t dim = cx->vals[in[0]].type.dims[axis], n = berth_type_numel(&iv->type);
+    bool neg = false;
+    for (int64_t i = 0; i < n && !neg; i++)
+      neg = iv->type.dtype == BERTH_DTYPE_I64 ? ((int64_t *)iv->data)[i] < 0 : ((int32_t *)iv->data)[i] < 0;
+    if (neg) {
+      size_t bytes = berth_type_bytes(&iv->type);
+      void *d = malloc(bytes ? bytes : 1);
+      if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+      memcpy(d, iv->data, bytes);
+      for (int64_t i = 0; i < n; i++) {
+        if (iv->type.dtype == BERTH_DTYPE_I64) {
+          if (((int64_t *)d)[i] < 0) ((int64_t *)d)[i] += dim;
+        } else if (((int32_t *)d)[i] < 0) {
+          ((int32_t *)d)[i] += (int32_t)dim;
+        }
+      }
+      berth_type_t t = iv->type;
+      OX_TRY(ox_const_new(cx, &t, d, &in[1]));
+    }
+  }
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "axis", axis));
+  OX_TRY(ox_emit1(cx, op, 2, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* ---- reductions ------------------------------------------------------------------------ */
+
+static berth_status_t reduce(ox_ctx_t *cx, berth_op_t op, int64_t axes_input_from) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t axes[MAXV];
+  int32_t n;
+  OX_TRY(axes_operand(cx, "axes", axes_input_from, 1, axes, &n));
+  if (n <= 0 && ox_attr_int(cx, "noop_with_empty_axes", 0)) return ox_out(cx, 0, x);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  if (n > 0) OX_TRY(ox_attr_ints(cx, op, a, "axes", axes, n));
+  OX_TRY(ox_attr_i(cx, op, a, "keepdims", ox_attr_int(cx, "keepdims", 1) != 0));
+  OX_TRY(ox_emit1(cx, op, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+static berth_status_t op_reduce_sum(ox_ctx_t *cx) { return reduce(cx, BERTH_OP_SUM, 13); }
+static berth_status_t op_reduce_mean(ox_ctx_t *cx) { return reduce(cx, BERTH_OP_MEAN, 18); }
+static berth_status_t op_reduce_max(ox_ctx_t *cx) { return reduce(cx, BERTH_OP_MAX, 18); }
+static berth_status_t op_reduce_min(ox_ctx_t *cx) { return reduce(cx, BERTH_OP_MIN, 18); }
+
+static berth_status_t op_argmax(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_ARGMAX, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ARGMAX, a, "axis", ox_attr_int(cx, "axis", 0)));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ARGMAX, a, "keepdims", ox_attr_int(cx, "keepdims", 1) != 0));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ARGMAX, a, "select_last_index", ox_attr_int(cx, "select_last_index", 0) != 0));
+  OX_TRY(ox_emit1(cx, BERTH_OP_ARGMAX, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t softmax(ox_ctx_t *cx, const char *name) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, name, &op));
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "axis", ox_attr_int(cx, "axis", cx->opset < 13 ? 1 : -1)));
+  OX_TRY(ox_attr_i(cx, op, a, "legacy", cx->opset < 13));
+  OX_TRY(ox_emit1(cx, op, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+static berth_status_t op_softmax(ox_ctx_t *cx) { return softmax(cx, "softmax"); }
+static berth_status_t op_log_softmax(ox_ctx_t *cx) { return softmax(cx, "log_softmax"); }
+
+/* ---- linear algebra and networks ------------------------------------------------------- */
+
+static berth_status_t op_matmul(ox_ctx_t *cx) { return binary(cx, "matmul"); }
+
+static berth_status_t op_gemm(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "gemm", &op));
+  int32_t in[3], n = 2, y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in(cx, 2, &in[2]));
+  if (in[2] >= 0) n = 3;
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_f(cx, op, a, "alpha", ox_attr_float(cx, "alpha", 1.0)));
+  OX_TRY(ox_attr_f(cx, op, a, "beta", ox_attr_float(cx, "beta", 1.0)));
+  OX_TRY(ox_attr_i(cx, op, a, "trans_a", ox_attr_int(cx, "transA", 0) != 0));
+  OX_TRY(ox_attr_i(cx, op, a, "trans_b", ox_attr_int(cx, "transB", 0) != 0));
+  OX_TRY(ox_emit1(cx, op, n, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_conv(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "conv", &op));
+  int32_t in[3], n = 2, y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in(cx, 2, &in[2]));
+  if (in[2] >= 0) n = 3;
+  const berth_type_t *xt = &cx->vals[in[0]].type, *wt = &cx->vals[in[1]].type;
+  int32_t sp = xt->rank - 2;
+  if (sp < 1 || sp > 3 || wt->rank != xt->rank)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "input rank %d and weight rank %d: berth's conv is 1-D to 3-D", (int)xt->rank,
+                   (int)wt->rank);
+  int64_t strides[MAXV], pads[MAXV], dil[MAXV];
+  int32_t ns, np, nd;
+  OX_TRY(ox_attr_int_list(cx, "strides", strides, MAXV, &ns));
+  OX_TRY(ox_attr_int_list(cx, "pads", pads, MAXV, &np));
+  OX_TRY(ox_attr_int_list(cx, "dilations", dil, MAXV, &nd));
+  if (ns < 0) for (ns = 0; ns < sp; ns++) strides[ns] = 1;
+  if (nd < 0) for (nd = 0; nd < sp; nd++) dil[nd] = 1;
+  if (np < 0) for (np = 0; np < 2 * sp; np++) pads[np] = 0;
+  if (ns != sp || nd != sp || np != 2 * sp)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "strides, dilations and pads must have %d, %d and %d values", (int)sp,
+                   (int)sp, (int)(2 * sp));
+  char buf[32];
+  const char *ap = ox_attr_string(cx, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+    for (int32_t k = 0; k < sp; k++) {
+      int64_t in_d = xt->dims[2 + k], kd = wt->dims[2 + k], s = strides[k] > 0 ? strides[k] : 1;
+      int64_t out_d = (in_d + s - 1) / s;
+      int64_t total = (out_d - 1) * s + (kd - 1) * dil[k] + 1 - in_d;
+      if (total < 0) total = 0;
+      int64_t lo = strcmp(ap, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
+      pads[k] = lo;
+      pads[sp + k] = total - lo;
+    }
+  } else if (strcmp(ap, "VALID") == 0) {
+    for (int32_t k = 0; k < 2 * sp; k++) pads[k] = 0;
+  } else if (strcmp(ap, "NOTSET") != 0) {
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "auto_pad '%s'", ap);
+  }
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_ints(cx, op, a, "strides", strides, sp));
+  OX_TRY(ox_attr_ints(cx, op, a, "pads", pads, 2 * sp));
+  OX_TRY(ox_attr_ints(cx, op, a, "dilations", dil, sp));
+  OX_TRY(ox_attr_i(cx, op, a, "group", ox_attr_int(cx, "group", 1)));
+  OX_TRY(ox_emit1(cx, op, n, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_pad(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "pad", &op));
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int32_t r = rank_of(cx, x);
+  int64_t pads[MAXV], axes[MAXV];
+  int32_t np, na = -1;
+  double value = 0;
+  if (cx->opset < 11) {
+    OX_TRY(ox_attr_int_list(cx, "pads", pads, MAXV, &np));
+    if (np < 0) OX_TRY(ox_attr_int_list(cx, "paddings", pads, MAXV, &np));
+    value = ox_attr_float(cx, "value", 0.0);
+  } else {
+    int32_t p, v, a;
+    OX_TRY(ox_in_req(cx, 1, &p));
+    OX_TRY(ox_in(cx, 2, &v));
+    OX_TRY(ox_in(cx, 3, &a));
+    OX_TRY(ox_const_ints(cx, p, "pads", pads, MAXV, &np));
+    if (v >= 0) OX_TRY(ox_const_double(cx, v, "constant_value", &value));
+    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, MAXV, &na));
+  }
+  int64_t full[2 * BERTH_MAX_RANK] = {0};
+  if (na >= 0) {
+    if (np != 2 * na) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "pads has %d values for %d axes", (int)np, (int)na);
+    for (int32_t k = 0; k < na; k++) {
+      int32_t ax = 0;
+      OX_TRY(norm_axis(cx, axes[k], r, "axes entry", &ax));
+      full[ax] = pads[k];
+      full[r + ax] = pads[na + k];
+    }
+  } else {
+    if (np != 2 * r) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "pads has %d values, expected %d", (int)np, (int)(2 * r));
+    for (int32_t k = 0; k < np; k++) full[k] = pads[k];
+  }
+  char buf[32];
+  const char *mode = ox_attr_string(cx, "mode", "constant", buf, sizeof buf);
+  int64_t m = strcmp(mode, "constant") == 0 ? 0 : strcmp(mode, "reflect") == 0 ? 1 : strcmp(mode, "edge") == 0 ? 2
+              : strcmp(mode, "wrap") == 0 ? 3 : -1;
+  if (m < 0) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "mode '%s'", mode);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_ints(cx, op, a, "pads", full, 2 * r));
+  OX_TRY(ox_attr_i(cx, op, a, "mode", m));
+  OX_TRY(ox_attr_f(cx, op, a, "value", value));
+  OX_TRY(ox_emit1(cx, op, 1, &x, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_lstm(ox_ctx_t *cx) {
+  berth_op_t op;
+  OX_TRY(op_by_name(cx, "lstm", &op));
+  int32_t X, W, R, B, SL, H0, C0, P;
+  OX_TRY(ox_in_req(cx, 0, &X));
+  OX_TRY(ox_in_req(cx, 1, &W));
+  OX_TRY(ox_in_req(cx, 2, &R));
+  OX_TRY(ox_in(cx, 3, &B));
+  OX_TRY(ox_in(cx, 4, &SL));
+  OX_TRY(ox_in(cx, 5, &H0));
+  OX_TRY(ox_in(cx, 6, &C0));
+  OX_TRY(ox_in(cx, 7, &P));
+  if (ox_attr(cx, "activations")) {
+    const Onnx__AttributeProto *a = ox_attr(cx, "activations");
+    static const char *dflt[] = {"Sigmoid", "Tanh", "Tanh"};
+    for (size_t k = 0; k < a->n_strings; k++)
+      if (a->strings[k].len != strlen(dflt[k % 3]) || memcmp(a->strings[k].data, dflt[k % 3], a->strings[k].len) != 0)
+        return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "activations other than Sigmoid, Tanh, Tanh are not supported");
+  }
+  if (ox_attr(cx, "clip")) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "the clip attribute is not supported");
+  if (ox_attr_int(cx, "input_forget", 0)) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "input_forget = 1 is not supported");
+  char buf[32];
+  const char *dir = ox_attr_string(cx, "direction", "forward", buf, sizeof buf);
+  int64_t d = strcmp(dir, "forward") == 0 ? 0 : strcmp(dir, "reverse") == 0 ? 1 : strcmp(dir, "bidirectional") == 0 ? 2 : -1;
+  if (d < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "direction '%s'", dir);
+  int64_t layout = ox_attr_int(cx, "layout", 0);
+  const berth_type_t *xt = &cx->vals[X].type, *rt = &cx->vals[R].type;
+  if (xt->rank != 3 || rt->rank != 3) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "X and R must have rank 3");
+  int64_t hidden = ox_attr_int(cx, "hidden_size", rt->dims[2]);
+  int64_t num_dir = d == 2 ? 2 : 1, seq = layout ? xt->dims[1] : xt->dims[0], batch = layout ? xt->dims[0] : xt->dims[1];
+  if (P >= 0) {
+    OX_TRY(ox_need_const(cx, P, "the peephole weights P"));
+    const ox_val_t *pv = &cx->vals[P];
+    size_t bytes = berth_type_bytes(&pv->type);
+    for (size_t i = 0; i < bytes; i++)
+      if (((const uint8_t *)pv->data)[i])
+        return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "peephole weights (input P) are not supported by berth's lstm");
+  }
+  if (SL >= 0) {
+    int64_t lens[4096];
+    int32_t n;
+    OX_TRY(ox_const_ints(cx, SL, "sequence_lens", lens, 4096, &n));
+    for (int32_t k = 0; k < n; k++)
+      if (lens[k] != seq)
+        return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sequence_lens shorter than the sequence (%lld < %lld) are not supported",
+                       (long long)lens[k], (long long)seq);
+  }
+  berth_dtype_t dt = xt->dtype;
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dt;
+  if (B < 0) {
+    t.rank = 2;
+    t.dims[0] = num_dir;
+    t.dims[1] = 8 * hidden;
+    OX_TRY(emit_full(cx, &t, 0, 0, &B));
+  }
+  t.rank = 3;
+  t.dims[0] = layout ? batch : num_dir;
+  t.dims[1] = layout ? num_dir : batch;
+  t.dims[2] = hidden;
+  if (H0 < 0) OX_TRY(emit_full(cx, &t, 0, 0, &H0));
+  if (C0 < 0) OX_TRY(emit_full(cx, &t, 0, 0, &C0));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "hidden_size", hidden));
+  OX_TRY(ox_attr_i(cx, op, a, "direction", d));
+  OX_TRY(ox_attr_i(cx, op, a, "layout", layout));
+  int32_t in[6] = {X, W, R, B, H0, C0}, out[3];
+  OX_TRY(ox_emit(cx, op, 6, in, a, 3, out));
+  for (int k = 0; k < 3; k++) OX_TRY(ox_out(cx, k, out[k]));
+  return BERTH_OK;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  ox_op_fn fn;
+} ops[] = {
+    {"Abs", op_abs},
+    {"Add", op_add},
+    {"And", op_and},
+    {"ArgMax", op_argmax},
+    {"Cast", op_cast},
+    {"CastLike", op_cast_like},
+    {"Ceil", op_ceil},
+    {"Clip", op_clip},
+    {"Concat", op_concat},
+    {"Constant", op_constant},
+    {"ConstantOfShape", op_constant_of_shape},
+    {"Conv", op_conv},
+    {"Div", op_div},
+    {"Dropout", op_dropout},
+    {"Equal", op_equal},
+    {"Exp", op_exp},
+    {"Expand", op_expand},
+    {"Flatten", op_flatten},
+    {"Floor", op_floor},
+    {"Gather", op_gather},
+    {"Gemm", op_gemm},
+    {"Greater", op_greater},
+    {"GreaterOrEqual", op_greater_equal},
+    {"Identity", op_identity},
+    {"If", ox_op_if},
+    {"IsNaN", op_isnan},
+    {"LSTM", op_lstm},
+    {"Less", op_less},
+    {"LessOrEqual", op_less_equal},
+    {"Log", op_log},
+    {"LogSoftmax", op_log_softmax},
+    {"Loop", ox_op_loop},
+    {"MatMul", op_matmul},
+    {"Max", op_max},
+    {"Mean", op_mean},
+    {"Min", op_min},
+    {"Mod", op_mod},
+    {"Mul", op_mul},
+    {"Neg", op_neg},
+    {"Not", op_not},
+    {"Or", op_or},
+    {"Pad", op_pad},
+    {"Pow", op_pow},
+    {"Range", op_range},
+    {"Reciprocal", op_reciprocal},
+    {"ReduceMax", op_reduce_max},
+    {"ReduceMean", op_reduce_mean},
+    {"ReduceMin", op_reduce_min},
+    {"ReduceSum", op_reduce_sum},
+    {"Relu", op_relu},
+    {"Reshape", op_reshape},
+    {"Scan", ox_op_scan},
+    {"Shape", op_shape},
+    {"Sigmoid", op_sigmoid},
+    {"Size", op_size},
+    {"Slice", op_slice},
+    {"Softmax", op_softmax},
+    {"Sqrt", op_sqrt},
+    {"Squeeze", op_squeeze},
+    {"Sub", op_sub},
+    {"Sum", op_sum},
+    {"Tanh", op_tanh},
+    {"Transpose", op_transpose},
+    {"Unsqueeze", op_unsqueeze},
+    {"Where", op_where},
+    {"Xor", op_xor},
+};
+
+berth_status_t ox_translate_node(ox_ctx_t *cx) {
+  const Onnx__NodeProto *n = cx->node;
+  const char *domain = n->domain ? n->domain : "";
+  if (domain[0] && strcmp(domain, "ai.onnx") != 0)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "op domain '%s' is not supported (berth implements ai.onnx only)", domain);
+  const char *type = n->op_type ? n->op_type : "";
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+    if (strcmp(ops[k].name, type) == 0) {
+      /* operands of unsupported element types are caught here, once */
+      for (size_t i = 0; i < n->n_input; i++) {
+        int32_t v = n->input[i] && n->input[i][0] ? ox_lookup(cx, n->input[i]) : -1;
+        if (v >= 0 && cx->vals[v].absent) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d is undefined", (int)i);
+      }
+      return ops[k].fn(cx);
+    }
+  return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "op %s is not supported by berth", type[0] ? type : "(empty)");
+}

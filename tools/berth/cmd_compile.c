@@ -1,0 +1,126 @@
+/* berth compile: plans a program and writes it as a .berth program file. */
+#include "cli.h"
+#include "format/read_program.h"
+#include "format/write_program.h"
+#include "program_load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Loads the bytes just written, as the runtime would, so a file that the loader rejects is
+ * never left behind as a success. */
+static int self_check(const uint8_t *bytes, size_t len, bool verify, const char *out) {
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_format_sizes_t sz;
+  berth_status_t st = berth_format_read_size(bytes, len, &sz, &diag);
+  void *mem = NULL, *scratch = NULL;
+  if (!st) {
+    mem = malloc(sz.program_bytes);
+    scratch = malloc(sz.scratch_bytes);
+    if (!mem || !scratch) st = berth_fail(&diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  const berth_format_program_t *fp;
+  if (!st)
+    st = berth_format_read(bytes, len, mem, sz.program_bytes, scratch, sz.scratch_bytes,
+                           verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY, &fp, &diag);
+  free(mem);
+  free(scratch);
+  if (st) {
+    fprintf(stderr, "berth compile: the written file does not load (%s): %s\n", out, msg);
+    return 1;
+  }
+  return 0;
+}
+
+int berth_cmd_compile(int argc, char **argv) {
+  const char *path = NULL, *out = NULL;
+  bool store_ir = true;
+  berth_plan_options_t opt = berth_plan_options_default();
+  for (int i = 0; i < argc; i++) {
+    int r = berth_cli_plan_option(argc, argv, &i, &opt);
+    if (r < 0) return 1;
+    if (r > 0) continue;
+    if (strcmp(argv[i], "-o") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "berth: -o needs a file\n");
+        return 1;
+      }
+      out = argv[++i];
+    } else if (strcmp(argv[i], "--no-ir") == 0) {
+      store_ir = false;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "berth compile: unknown option '%s'\n", argv[i]);
+      return 1;
+    } else if (path) {
+      fprintf(stderr, "berth compile: more than one program given ('%s' and '%s')\n", path, argv[i]);
+      return 1;
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path || !out) {
+    fprintf(stderr, "berth compile: usage: berth compile PROGRAM -o FILE.berth [planner options] [--no-ir]\n");
+    return 1;
+  }
+  berth_ir_program_t *p = berth_tool_load_program(path);
+  if (!p) return 1;
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_compiled_t *c = NULL;
+  if (berth_plan_compile(p, &opt, &c, &diag)) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    berth_ir_program_destroy(p);
+    return 1;
+  }
+  berth_format_write_options_t wo = berth_format_write_options_default();
+  wo.ir = p;
+  wo.store_ir = store_ir;
+  wo.plan = &opt;
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  int rc = 1;
+  if (berth_format_write(&c->exec, &wo, &bytes, &len, &diag)) {
+    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    goto done;
+  }
+  if (!opt.verify)
+    fprintf(stderr, "berth compile: warning: %s is not verified (--no-verify); the loader will verify it and may reject it\n", out);
+  if (self_check(bytes, len, opt.verify, out)) goto done;
+  /* write to a temporary name, then rename, so a failed write leaves no partial file */
+  size_t tlen = strlen(out) + 8;
+  char *tmp = malloc(tlen);
+  if (!tmp) goto done;
+  snprintf(tmp, tlen, "%s.tmp", out);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    fprintf(stderr, "berth: cannot write %s: %s\n", tmp, strerror(errno));
+    free(tmp);
+    goto done;
+  }
+  bool ok = fwrite(bytes, 1, len, f) == len;
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, out) != 0) {
+    fprintf(stderr, "berth: cannot write %s: %s\n", out, strerror(errno));
+    remove(tmp);
+    free(tmp);
+    goto done;
+  }
+  free(tmp);
+  uint64_t arena = 0, state = 0;
+  for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
+    for (int32_t k = 0; k < c->exec.methods[mi].n_pools; k++) arena += c->exec.methods[mi].pool_sizes[k];
+    state += c->exec.methods[mi].state_size;
+  }
+  printf("wrote %s: %zu bytes, %d method%s, arenas %llu bytes, state %llu bytes, constants %llu bytes%s\n", out, len,
+         (int)c->exec.n_methods, c->exec.n_methods == 1 ? "" : "s", (unsigned long long)arena, (unsigned long long)state,
+         (unsigned long long)c->exec.constants_size, store_ir ? ", with IR" : "");
+  rc = 0;
+done:
+  free(bytes);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  return rc;
+}

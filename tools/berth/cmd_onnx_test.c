@@ -1,0 +1,469 @@
+/* berth onnx-test DIR...: runs ONNX backend-test folders (model.onnx and
+ * test_data_set_N/{input,output}_N.pb) through the importer, the default planner with its
+ * verifier, and the planned runtime, and compares with the expected outputs as ONNX's runner
+ * does (same element type and shape; floats within rtol 1e-3 and atol 1e-7, NaN equal to
+ * NaN; everything else exactly).
+ *
+ * Inputs bind to the graph inputs by position; a graph input with an initializer and no
+ * input file takes the initializer. Shapes come from the input files. When the importer
+ * needs an input's value at compile time (a Reshape shape, a Range bound, a trip count),
+ * the test specializes the model on the value it is given and imports again.
+ *
+ * Prints one line per failing or unsupported test, "FAIL <folder>: <reason>" or
+ * "UNSUPPORTED <folder>: <reason>", then "N passed, N failed, N unsupported". Exits 1 when
+ * a test failed. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "host/session.h"
+#include "onnx/onnx.pb-c.h"
+#include "onnx/onnx_import.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_IO 64
+
+typedef struct ot_opts {
+  bool sanitize, verbose, keep_control_flow;
+  int64_t max_trip_count;
+} ot_opts_t;
+
+typedef struct ot_counts {
+  int passed, failed, unsupported;
+} ot_counts_t;
+
+/* snprintf that reports truncation (a path too long is a failure, not a silent cut). */
+static bool fmt_ok(int rc, size_t cap) { return rc >= 0 && (size_t)rc < cap; }
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;
+    char *nb = realloc(buf, cap * 2);
+    if (!nb) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = nb;
+    cap *= 2;
+  }
+  if (buf && ferror(f)) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static bool is_dir(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static bool is_file(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Sorted names in dir (without . entries); the caller frees. */
+static char **list_dir(const char *dir, int *n) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  int cap = 16;
+  char **names = malloc(sizeof *names * (size_t)cap);
+  for (struct dirent *e = readdir(d); e && names; e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    if (*n == cap) {
+      char **nn = realloc(names, sizeof *names * (size_t)(cap * 2));
+      if (!nn) break;
+      names = nn;
+      cap *= 2;
+    }
+    names[*n] = strdup(e->d_name);
+    if (names[*n]) (*n)++;
+  }
+  closedir(d);
+  if (names) qsort(names, (size_t)*n, sizeof *names, cmp_str);
+  return names;
+}
+
+static void free_list(char **l, int n) {
+  for (int i = 0; i < n; i++) free(l[i]);
+  free(l);
+}
+
+static const char *base_name(const char *p) {
+  size_t n = strlen(p);
+  while (n > 1 && p[n - 1] == '/') n--;
+  const char *s = p + n;
+  while (s > p && s[-1] != '/') s--;
+  static char buf[512];
+  size_t len = (size_t)(p + n - s);
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+/* ---- comparison ------------------------------------------------------------------------ */
+
+static double ld(berth_dtype_t dt, const void *p, int64_t i) {
+  switch (dt) {
+    case BERTH_DTYPE_F32: return ((const float *)p)[i];
+    case BERTH_DTYPE_F64: return ((const double *)p)[i];
+    default: return 0;
+  }
+}
+
+/* Compares an output (already in the expected element type's compute dtype) with the
+ * expected tensor; writes the first difference into why. */
+static bool compare(const berth_onnx_tensor_t *want, const berth_type_t *got_t, const void *got, char *why, size_t cap) {
+  char a[160], b[160];
+  if (!berth_type_equal(&want->type, got_t)) {
+    snprintf(why, cap, "expected %s %s, got %s", berth_onnx_elem_name(want->elem), berth_type_format(&want->type, a, sizeof a),
+             berth_type_format(got_t, b, sizeof b));
+    return false;
+  }
+  int64_t n = berth_type_numel(got_t);
+  if (berth_dtype_is_float(got_t->dtype)) {
+    for (int64_t i = 0; i < n; i++) {
+      double w = ld(got_t->dtype, want->data, i), g = ld(got_t->dtype, got, i);
+      if (isnan(w) && isnan(g)) continue;
+      if (w == g) continue;
+      if (!(fabs(g - w) <= 1e-7 + 1e-3 * fabs(w))) {
+        snprintf(why, cap, "element %lld: expected %.9g, got %.9g", (long long)i, w, g);
+        return false;
+      }
+    }
+    return true;
+  }
+  size_t es = berth_dtype_size(got_t->dtype);
+  for (int64_t i = 0; i < n; i++) {
+    if (memcmp((const char *)want->data + i * (int64_t)es, (const char *)got + i * (int64_t)es, es) != 0) {
+      long long w = 0, g = 0;
+      memcpy(&w, (const char *)want->data + i * (int64_t)es, es < 8 ? es : 8);
+      memcpy(&g, (const char *)got + i * (int64_t)es, es < 8 ? es : 8);
+      snprintf(why, cap, "element %lld differs (bits %llx expected, %llx got)", (long long)i, (unsigned long long)w,
+               (unsigned long long)g);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ---- one test folder ------------------------------------------------------------------- */
+
+typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
+
+typedef struct ot_data {
+  int n_in, n_out;
+  berth_onnx_tensor_t in[MAX_IO], out[MAX_IO];
+  bool has_in[MAX_IO];
+} ot_data_t;
+
+static void data_free(ot_data_t *d) {
+  for (int i = 0; i < MAX_IO; i++) {
+    berth_onnx_tensor_deinit(&d->in[i]);
+    berth_onnx_tensor_deinit(&d->out[i]);
+  }
+}
+
+static ot_result_t load_data(const char *set, ot_data_t *d, char *why, size_t cap) {
+  memset(d, 0, sizeof *d);
+  char path[4096], msg[512];
+  for (int k = 0; k < MAX_IO; k++) {
+    for (int io = 0; io < 2; io++) {
+      if (!fmt_ok(snprintf(path, sizeof path, "%s/%s_%d.pb", set, io ? "output" : "input", k), sizeof path) ||
+          !is_file(path))
+        continue;
+      size_t len;
+      char *bytes = read_all(path, &len);
+      if (!bytes) {
+        if (!fmt_ok(snprintf(why, cap, "cannot read %s", path), cap)) why[0] = '\0';
+        return OT_FAIL;
+      }
+      berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+      berth_status_t st = berth_onnx_tensor_parse(bytes, len, io ? &d->out[k] : &d->in[k], &diag);
+      free(bytes);
+      if (st) {
+        snprintf(why, cap, "%s_%d.pb: %s", io ? "output" : "input", k, msg);
+        return st == BERTH_ERR_UNIMPLEMENTED ? OT_UNSUPPORTED : OT_FAIL;
+      }
+      if (io) d->n_out = k + 1;
+      else {
+        d->has_in[k] = true;
+        d->n_in = k + 1;
+      }
+    }
+  }
+  return OT_PASS;
+}
+
+static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__ModelProto *mp,
+                           const char *set, char *why, size_t cap) {
+  ot_data_t d;
+  ot_result_t r = load_data(set, &d, why, cap);
+  if (r != OT_PASS) {
+    data_free(&d);
+    return r;
+  }
+  const Onnx__GraphProto *g = mp->graph;
+  berth_onnx_input_spec_t specs[MAX_IO];
+  int n_specs = 0;
+  for (int k = 0; k < d.n_in && k < (int)g->n_input; k++) {
+    if (!d.has_in[k] || !g->input[k] || !g->input[k]->name) continue;
+    berth_onnx_input_spec_t *s = &specs[n_specs++];
+    memset(s, 0, sizeof *s);
+    s->name = g->input[k]->name;
+    s->dtype = d.in[k].type.dtype;
+    s->rank = d.in[k].type.rank;
+    memcpy(s->dims, d.in[k].type.dims, sizeof s->dims);
+  }
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_onnx_options_t opt = berth_onnx_options_default();
+  opt.inputs = specs;
+  opt.n_inputs = n_specs;
+  opt.keep_control_flow = o->keep_control_flow;
+  opt.max_trip_count = o->max_trip_count;
+  berth_ir_program_t *p = NULL;
+  berth_onnx_info_t info;
+  berth_status_t st;
+  /* import; specialize on an input's value when the importer needs it */
+  for (int attempt = 0;; attempt++) {
+    diag = berth_diag_make(msg, sizeof msg);
+    st = berth_onnx_import(model, model_len, &opt, &p, &info, &diag);
+    if (st == BERTH_OK || !info.needs_value || attempt > n_specs) break;
+    bool bound = false;
+    for (int s = 0; s < n_specs; s++)
+      if (strcmp(specs[s].name, info.needs_value) == 0 && !specs[s].value) {
+        for (int k = 0; k < d.n_in && k < (int)g->n_input; k++)
+          if (d.has_in[k] && g->input[k] && g->input[k]->name && strcmp(g->input[k]->name, specs[s].name) == 0)
+            specs[s].value = d.in[k].data;
+        bound = specs[s].value != NULL;
+      }
+    berth_onnx_info_deinit(&info);
+    if (!bound) {
+      diag = berth_diag_make(msg, sizeof msg);
+      st = berth_onnx_import(model, model_len, &opt, &p, &info, &diag);
+      break;
+    }
+  }
+  if (st) {
+    snprintf(why, cap, "%s", msg);
+    berth_onnx_info_deinit(&info);
+    data_free(&d);
+    return st == BERTH_ERR_UNIMPLEMENTED ? OT_UNSUPPORTED : OT_FAIL;
+  }
+  if (o->verbose) {
+    char *text = berth_ir_print(p);
+    if (text) fprintf(stderr, "%s\n", text);
+    free(text);
+  }
+  r = OT_PASS;
+  berth_plan_options_t popt = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  berth_session_t *sess = NULL;
+  const void *inputs[MAX_IO];
+  void *outputs[MAX_IO] = {0};
+  diag = berth_diag_make(msg, sizeof msg);
+  st = berth_plan_compile(p, &popt, &c, &diag);
+  if (st) {
+    snprintf(why, cap, "plan: %s", msg);
+    r = st == BERTH_ERR_UNIMPLEMENTED ? OT_UNSUPPORTED : OT_FAIL;
+    goto done;
+  }
+  st = berth_session_create(c, o->sanitize, &sess, &diag);
+  if (st) {
+    snprintf(why, cap, "session: %s", msg);
+    r = OT_FAIL;
+    goto done;
+  }
+  if (info.n_inputs > MAX_IO || info.n_outputs > MAX_IO) {
+    snprintf(why, cap, "too many inputs or outputs");
+    r = OT_UNSUPPORTED;
+    goto done;
+  }
+  for (int k = 0; k < info.n_inputs; k++) {
+    int gi = info.inputs[k].graph_index;
+    if (gi >= d.n_in || !d.has_in[gi]) {
+      snprintf(why, cap, "no input file for graph input %d '%s'", gi, info.inputs[k].name);
+      r = OT_FAIL;
+      goto done;
+    }
+    inputs[k] = d.in[gi].data;
+  }
+  st = berth_session_call(sess, 0, inputs, outputs, &diag);
+  if (st) {
+    snprintf(why, cap, "run: %s", msg);
+    r = OT_FAIL;
+    goto done;
+  }
+  if (info.n_outputs != d.n_out) {
+    snprintf(why, cap, "the model has %d outputs but the test expects %d", info.n_outputs, d.n_out);
+    r = OT_FAIL;
+    goto done;
+  }
+  for (int k = 0; k < info.n_outputs && r == OT_PASS; k++) {
+    const berth_onnx_io_t *io = &info.outputs[k];
+    const berth_onnx_tensor_t *want = &d.out[io->graph_index];
+    char reason[512];
+    if (want->elem != io->elem) {
+      snprintf(why, cap, "output %d '%s': expected element type %s, got %s", k, io->name, berth_onnx_elem_name(want->elem),
+               berth_onnx_elem_name(io->elem));
+      r = OT_FAIL;
+      break;
+    }
+    berth_dtype_t cdt;
+    berth_onnx_elem_dtype(io->elem, &cdt);
+    berth_type_t gt = io->type;
+    gt.dtype = cdt;
+    size_t bytes = berth_type_bytes(&gt);
+    void *conv = malloc(bytes ? bytes : 1);
+    if (!conv) {
+      snprintf(why, cap, "out of memory");
+      r = OT_FAIL;
+      break;
+    }
+    berth_onnx_convert_to_elem(io->type.dtype, outputs[k], io->elem, io->saturate, io->round_up, conv,
+                               berth_type_numel(&gt));
+    if (!compare(want, &gt, conv, reason, sizeof reason)) {
+      snprintf(why, cap, "output %d '%s': %s", k, io->name, reason);
+      r = OT_FAIL;
+    }
+    free(conv);
+  }
+done:
+  for (int k = 0; k < MAX_IO; k++) free(outputs[k]);
+  berth_session_destroy(sess);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  berth_onnx_info_deinit(&info);
+  data_free(&d);
+  return r;
+}
+
+static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, size_t cap) {
+  char path[4096];
+  if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) {
+    snprintf(why, cap, "path too long");
+    return OT_FAIL;
+  }
+  size_t len;
+  char *model = read_all(path, &len);
+  if (!model) {
+    if (!fmt_ok(snprintf(why, cap, "cannot read %s: %s", path, strerror(errno)), cap)) why[0] = '\0';
+    return OT_FAIL;
+  }
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  Onnx__ModelProto *mp = NULL;
+  if (berth_onnx_is_model(model, len)) mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)model);
+  if (!mp) {
+    (void)diag;
+    snprintf(why, cap, "model.onnx is not a valid ONNX model");
+    free(model);
+    return OT_FAIL;
+  }
+  int n;
+  char **names = list_dir(dir, &n);
+  ot_result_t r = OT_PASS;
+  int sets = 0;
+  for (int i = 0; i < n && r == OT_PASS; i++) {
+    if (strncmp(names[i], "test_data_set_", 14) != 0) continue;
+    if (!fmt_ok(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) || !is_dir(path)) continue;
+    sets++;
+    r = run_set(o, model, len, mp, path, why, cap);
+  }
+  if (names) free_list(names, n);
+  if (sets == 0 && r == OT_PASS) {
+    snprintf(why, cap, "no test_data_set_* folder");
+    r = OT_FAIL;
+  }
+  onnx__model_proto__free_unpacked(mp, NULL);
+  free(model);
+  return r;
+}
+
+static void run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int depth) {
+  char path[4096];
+  if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) return;
+  if (is_file(path)) {
+    char why[4096] = "";
+    ot_result_t r = run_folder(o, dir, why, sizeof why);
+    for (char *s = why; *s; s++)
+      if (*s == '\n') *s = ' ';
+    if (r == OT_PASS) {
+      c->passed++;
+      if (o->verbose) printf("PASS %s\n", base_name(dir));
+    } else if (r == OT_FAIL) {
+      c->failed++;
+      printf("FAIL %s: %s\n", base_name(dir), why);
+    } else {
+      c->unsupported++;
+      printf("UNSUPPORTED %s: %s\n", base_name(dir), why);
+    }
+    fflush(stdout);
+    return;
+  }
+  if (!is_dir(dir) || depth > 2) return; /* files beside the test folders (MANIFEST.tsv) */
+  int n;
+  char **names = list_dir(dir, &n);
+  for (int i = 0; i < n; i++) {
+    if (fmt_ok(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) && is_dir(path))
+      run_path(o, path, c, depth + 1);
+  }
+  if (names) free_list(names, n);
+}
+
+int berth_cmd_onnx_test(int argc, char **argv) {
+  ot_opts_t o;
+  memset(&o, 0, sizeof o);
+  int n_dirs = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--sanitize") == 0) o.sanitize = true;
+    else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) o.verbose = true;
+    else if (strcmp(argv[i], "--keep-control-flow") == 0) o.keep_control_flow = true;
+    else if (strcmp(argv[i], "--max-trip-count") == 0 && i + 1 < argc) o.max_trip_count = strtoll(argv[++i], NULL, 10);
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "berth onnx-test: unknown option %s\n", argv[i]);
+      return 2;
+    } else n_dirs++;
+  }
+  if (n_dirs == 0) {
+    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n");
+    return 2;
+  }
+  ot_counts_t c = {0, 0, 0};
+  for (int i = 0; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) {
+      if (strcmp(argv[i], "--max-trip-count") == 0) i++;
+      continue;
+    }
+    if (!is_dir(argv[i])) {
+      if (!is_file(argv[i])) {
+        printf("FAIL %s: no such folder\n", base_name(argv[i]));
+        c.failed++;
+      }
+      continue;
+    }
+    run_path(&o, argv[i], &c, 0);
+  }
+  printf("%d passed, %d failed, %d unsupported\n", c.passed, c.failed, c.unsupported);
+  return c.failed ? 1 : 0;
+}
