@@ -11,9 +11,9 @@
 
 #include <string.h>
 
-/* X(s, T, kind) for every dtype in BERTH_DTYPE_LIST order; kind B (bool), S, U (ints), F (floats). The
- * destination list takes the source's fields along (a macro cannot expand itself, so the
- * nested list is a separate macro). */
+/* X(s, T, kind) for every dtype in BERTH_DTYPE_LIST order; kind B (bool), S, U (ints),
+ * F (floats). The destination list takes the source's fields along (a macro cannot expand
+ * itself, so the nested list is a separate macro). */
 #define SRC_LIST(X)                                \
   X(bool, uint8_t, B)                              \
   X(i8, int8_t, S) X(u8, uint8_t, U)               \
@@ -29,8 +29,9 @@
   X(ss, Ts, sk, f32, float, F) X(ss, Ts, sk, f64, double, F)
 
 /* Saturating float -> int. (double)MAX + 1 is exactly 2^(bits-1) or 2^bits (for 64 bits
- * (double)MAX already rounds up to that power of two), and (double)MIN is exact, so values
- * are compared against exact bounds; what passes converts without undefined behaviour. */
+ * (double)MAX already rounds up to that power of two) and (double)MIN - 1 is MIN - 1 (or
+ * rounds to MIN for 64 bits), so what passes both tests truncates to a value in range:
+ * the conversion has no undefined behaviour. */
 #define SAT(s, T, MINV, MAXV)                       \
   static inline T sat_##s(double x) {               \
     if (x != x) return 0;                           \

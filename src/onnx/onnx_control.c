@@ -29,11 +29,11 @@ berth_status_t ox_subgraph(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t ir_g
   if (cx->depth >= 60) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "sub-graphs nest too deep for berth (60)");
   for (size_t k = 0; k < g->n_input; k++) {
     const char *kind = ox_non_tensor_kind(g->input[k]);
-    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph input %zu has a %s type; berth supports tensors only", k, kind);
+    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph input %zu has %s type; berth supports tensors only", k, kind);
   }
   for (size_t k = 0; k < g->n_output; k++) {
     const char *kind = ox_non_tensor_kind(g->output[k]);
-    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph output %zu has a %s type; berth supports tensors only", k, kind);
+    if (kind) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "sub-graph output %zu has %s type; berth supports tensors only", k, kind);
   }
   int32_t saved_graph = cx->graph, saved_binds = cx->n_binds;
   const Onnx__NodeProto *saved_node = cx->node;
@@ -381,6 +381,95 @@ static berth_status_t loop_scan(ox_ctx_t *cx, loop_t *L, int64_t T) {
   return st;
 }
 
+/* Unrolled: the body once per iteration in the current graph, the iteration number a
+ * constant, so everything the body needs at compile time folds. Used when the trip count
+ * is known (at most MAX_UNROLL) and the body cannot be a HOP body (it needs the iteration
+ * number as a constant, say for Slice bounds). A condition that folds to false ends the
+ * loop early, so scan outputs keep static shapes. */
+#define MAX_UNROLL 1024
+static berth_status_t loop_unroll(ox_ctx_t *cx, loop_t *L, int64_t T) {
+  int32_t K = L->K, S = L->S;
+  int32_t *cur = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  int32_t *steps = malloc(sizeof(int32_t) * (size_t)(S * (T ? T : 1) + 1));
+  if (!cur || !steps) {
+    free(cur);
+    free(steps);
+    return oom(cx);
+  }
+  berth_status_t st = BERTH_OK;
+  for (int32_t k = 0; k < K; k++) cur[2 + k] = L->v_init[k];
+  int64_t done = 0;
+  for (int64_t i = 0; i < T && !st; i++) {
+    st = ox_const_i64(cx, &i, 1, true, &cur[0]);
+    if (!st) st = ox_const_bool(cx, true, &cur[1]);
+    if (!st) st = ox_subgraph(cx, L->body, cx->graph, cur, K + 2, L->outs, K + S + 1);
+    if (st) break;
+    for (int32_t k = 0; k < K; k++) cur[2 + k] = L->outs[1 + k];
+    for (int32_t k = 0; k < S; k++) steps[k * T + i] = L->outs[1 + K + k];
+    done = i + 1;
+    if (L->C >= 0) {
+      double c;
+      if (!ox_is_const(cx, L->outs[0])) {
+        st = ox_need_const(cx, L->outs[0], "the condition of an unrolled Loop");
+        break;
+      }
+      st = ox_const_double(cx, L->outs[0], "the condition", &c);
+      if (!st && c == 0) break;
+    }
+  }
+  for (int32_t k = 0; k < K && !st; k++) st = ox_out(cx, k, cur[2 + k]);
+  for (int32_t k = 0; k < S && !st; k++) {
+    /* stack the per-iteration values: unsqueeze each, concat in chunks */
+    int32_t acc = -1;
+    int64_t j = 0;
+    while (j < done && !st) {
+      int32_t in[BERTH_MAX_KERNEL_OPERANDS], n = 0;
+      if (acc >= 0) in[n++] = acc;
+      while (j < done && n < BERTH_MAX_KERNEL_OPERANDS && !st) {
+        berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+        int64_t zero = 0;
+        ox_attrs_default(BERTH_OP_UNSQUEEZE, a);
+        st = ox_attr_ints(cx, BERTH_OP_UNSQUEEZE, a, "axes", &zero, 1);
+        if (!st) st = ox_emit1(cx, BERTH_OP_UNSQUEEZE, 1, &steps[k * T + j], a, &in[n++]);
+        j++;
+      }
+      if (st) break;
+      berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+      ox_attrs_default(BERTH_OP_CONCAT, a);
+      st = ox_emit1(cx, BERTH_OP_CONCAT, n, in, a, &acc);
+    }
+    if (!st && done == 0)
+      st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "an unrolled Loop with scan outputs ran zero iterations");
+    if (!st) st = ox_out(cx, K + k, acc);
+  }
+  free(cur);
+  free(steps);
+  return st;
+}
+
+/* The HOP lowering; when it fails for want of compile-time values and the trip count is
+ * known, the unrolled one (the HOP attempt's nodes are dead and DCE drops them). */
+static berth_status_t loop_hop_or_unroll(ox_ctx_t *cx, loop_t *L, int64_t T, bool c_known, bool scan) {
+  bool had_need = cx->needs_value != NULL;
+  berth_status_t st = scan ? loop_scan(cx, L, T) : loop_while(cx, L);
+  if (st != BERTH_ERR_UNIMPLEMENTED || T < 0 || T > MAX_UNROLL || !c_known) return st;
+  char saved[1024] = "";
+  if (cx->diag && cx->diag->buf) berth_format(saved, sizeof saved, "%s", cx->diag->buf);
+  char *need = had_need ? NULL : cx->needs_value;
+  if (!had_need) cx->needs_value = NULL;
+  berth_status_t st2 = loop_unroll(cx, L, T);
+  if (st2 == BERTH_OK) {
+    free(need);
+    return BERTH_OK;
+  }
+  /* report the HOP attempt's reason */
+  if (!had_need) {
+    free(cx->needs_value);
+    cx->needs_value = need;
+  }
+  return berth_fail(cx->diag, st, "%s", saved);
+}
+
 berth_status_t ox_op_loop(ox_ctx_t *cx) {
   loop_t L;
   memset(&L, 0, sizeof L);
@@ -423,7 +512,7 @@ berth_status_t ox_op_loop(ox_ctx_t *cx) {
     /* never runs: the results are the initial values */
     for (int32_t k = 0; k < L.K && !st; k++) st = ox_out(cx, k, L.v_init[k]);
   } else if (!st && L.S == 0) {
-    st = loop_while(cx, &L);
+    st = loop_hop_or_unroll(cx, &L, T, c_known, false);
   } else if (!st) {
     if (c_known && !c_val) T = 0;
     if (T < 0) {
@@ -434,7 +523,7 @@ berth_status_t ox_op_loop(ox_ctx_t *cx) {
     } else if (!c_known) {
       st = ox_need_const(cx, L.C, "the condition of a Loop with scan outputs");
     } else {
-      st = loop_scan(cx, &L, T);
+      st = loop_hop_or_unroll(cx, &L, T, c_known, true);
     }
   }
   free(L.v_init);

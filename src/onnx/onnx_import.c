@@ -261,8 +261,8 @@ berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what) {
       if (cx->needs_value) memcpy(cx->needs_value, name, n + 1);
     }
     return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
-                   "%s must be known at compile time, but it depends on graph input '%s' (give that input a value "
-                   "to specialize the model on it)", what, name);
+                   "%s must be known at compile time, but it depends on graph input '%s' (specialize the model on "
+                   "its value: --input %s:DTYPE[DIMS]=V,...)", what, name, name);
   }
   return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s must be known at compile time, but it is computed at run time", what);
 }
@@ -556,10 +556,10 @@ bool ox_value_info_type(const Onnx__ValueInfoProto *vi, int32_t *elem, berth_typ
 static const char *non_tensor_kind(const Onnx__ValueInfoProto *vi) {
   if (!vi || !vi->type) return NULL;
   switch (vi->type->value_case) {
-    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "sequence";
-    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "optional";
-    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "map";
-    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "sparse tensor";
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
     default: return NULL;
   }
 }
@@ -668,7 +668,7 @@ static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, ber
       if (opt->inputs[s].name && strcmp(opt->inputs[s].name, name) == 0) spec = &opt->inputs[s];
     const char *kind = non_tensor_kind(vi);
     if (kind)
-      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph input '%s' has a %s type; berth supports tensors only",
+      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph input '%s' has %s type; berth supports tensors only",
                         name, kind);
     int32_t elem = BERTH_ONNX_UNDEFINED;
     berth_type_t decl;
@@ -749,7 +749,7 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
     const char *name = vi && vi->name ? vi->name : "";
     const char *kind = non_tensor_kind(vi);
     if (kind)
-      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph output '%s' has a %s type; berth supports tensors only",
+      return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph output '%s' has %s type; berth supports tensors only",
                         name, kind);
     int32_t v = ox_lookup(cx, name);
     if (v < 0 || cx->vals[v].absent)

@@ -58,6 +58,19 @@ static inline uint32_t berth_alloc_rand_below(uint64_t *state, uint32_t n) {
  * buffers get 0) and returns the arena. */
 uint64_t berth_alloc_prep_scatter(const berth_alloc_prep_t *prep, const uint64_t *active_off, uint64_t *offsets);
 
+/* ---- conflict graph ----------------------------------------------------------------- */
+
+typedef struct berth_alloc_graph {
+  int32_t m;
+  int64_t *first; /* [m + 1] buffer b's neighbours are adj[first[b] .. first[b + 1] - 1] */
+  int32_t *adj;   /* sorted, no duplicates */
+} berth_alloc_graph_t;
+
+/* Builds the conflict graph. Returns 0 on success, 1 if there are more than max_pairs
+ * conflicting pairs (nothing is built), -1 if out of memory. */
+int berth_alloc_graph_init(berth_alloc_graph_t *g, const berth_alloc_prep_t *prep, int64_t max_pairs);
+void berth_alloc_graph_deinit(berth_alloc_graph_t *g);
+
 /* ---- naive -------------------------------------------------------------------------- */
 
 /* Stacks the active buffers in index order; returns the arena. */
@@ -99,6 +112,27 @@ uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, i
  * UINT64_MAX if out of memory. */
 uint64_t berth_alloc_greedy_best(berth_alloc_greedy_t *g, int fit, uint64_t *off, int32_t *best_order,
                                  int *best_fit, const char **name);
+
+/* ---- canonical branch and bound (alloc_dfs.c) ------------------------------------------ */
+
+typedef struct berth_alloc_dfs berth_alloc_dfs_t;
+
+enum { BERTH_ALLOC_DFS_FOUND = 0, BERTH_ALLOC_DFS_NONE = 1, BERTH_ALLOC_DFS_ABORTED = 2 };
+#define BERTH_ALLOC_DFS_HEURISTICS 3
+
+/* Prepares the decision procedure. *status: 0 ok, 1 the problem is too large (NULL is
+ * returned), -1 out of memory (NULL). */
+berth_alloc_dfs_t *berth_alloc_dfs_create(const berth_alloc_prep_t *prep, int *status);
+void berth_alloc_dfs_destroy(berth_alloc_dfs_t *d);
+
+/* Is there a plan with arena <= cap? FOUND writes one to off[m]; NONE proves there is
+ * none; ABORTED when node_limit nodes were visited, the deadline passed or memory ran
+ * out (berth_alloc_dfs_out_of_memory). heuristic picks the static preorder
+ * (0 .. BERTH_ALLOC_DFS_HEURISTICS - 1). Failed groups are remembered across calls. */
+int berth_alloc_dfs_decide(berth_alloc_dfs_t *d, uint64_t cap, int heuristic, int64_t node_limit, double deadline,
+                           uint64_t *off);
+int64_t berth_alloc_dfs_nodes(const berth_alloc_dfs_t *d); /* of the last decide */
+bool berth_alloc_dfs_out_of_memory(const berth_alloc_dfs_t *d);
 
 /* ---- search and exact --------------------------------------------------------------- */
 

@@ -380,6 +380,25 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
     free(model);
     return OT_FAIL;
   }
+  /* sequence, optional and map values are outside berth's model: say so before reading data */
+  for (int io = 0; io < 2; io++) {
+    size_t cnt = io ? mp->graph->n_output : mp->graph->n_input;
+    for (size_t k = 0; k < cnt; k++) {
+      const Onnx__ValueInfoProto *vi = io ? mp->graph->output[k] : mp->graph->input[k];
+      const char *kind = !vi || !vi->type ? NULL
+                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "a sequence"
+                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "an optional"
+                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE     ? "a map"
+                                                                                         : NULL;
+      if (kind) {
+        snprintf(why, cap, "onnx: graph %s '%s' has %s type; berth supports tensors only", io ? "output" : "input",
+                 vi->name ? vi->name : "", kind);
+        onnx__model_proto__free_unpacked(mp, NULL);
+        free(model);
+        return OT_UNSUPPORTED;
+      }
+    }
+  }
   int n;
   char **names = list_dir(dir, &n);
   ot_result_t r = OT_PASS;

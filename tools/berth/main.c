@@ -1,5 +1,6 @@
 /* berth: the command-line tool. */
 #include "cli.h"
+#include "program_load.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,9 @@ static void usage(FILE *f) {
       "\n"
       "  PROGRAM is a .bir text file or a .berth file (told apart by content); a .berth runs\n"
       "  its stored plan, and with planner options or --reference uses its IR section.\n"
+      "  PROGRAM may be a .onnx model; then --input NAME:DTYPE[DIMS] fixes an input's shape,\n"
+      "  --keep-control-flow keeps If nodes whose condition is constant, and --max-trip-count N\n"
+      "  bounds Loops with scan outputs whose trip count is not known at compile time.\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);
@@ -44,6 +48,9 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  /* ONNX import options (--input, --keep-control-flow, --max-trip-count) apply to every
+   * command that loads a PROGRAM; onnx-test parses its own */
+  if (strcmp(cmd, "onnx-test") != 0 && berth_tool_onnx_args(&argc, argv) != 0) return 2;
   if (strcmp(cmd, "run") == 0) return berth_cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "check") == 0) return berth_cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "plan") == 0) return berth_cmd_plan(argc - 2, argv + 2);

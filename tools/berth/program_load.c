@@ -132,6 +132,7 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
 }
 
 berth_ir_program_t *berth_tool_load_program(const char *path) {
+  if (berth_tool_is_onnx(path)) return berth_tool_load_onnx(path);
   if (berth_tool_is_berth(path)) {
     berth_tool_berth_t *b = berth_tool_load_berth(path, true);
     if (!b) return NULL;

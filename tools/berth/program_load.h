@@ -46,4 +46,12 @@ void berth_tool_berth_free(berth_tool_berth_t *b);
 berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char *path, berth_plan_options_t *opt,
                                         char *pools_buf, size_t pools_cap);
 
+/* ONNX models (onnx_load.c). berth_tool_onnx_args takes --input NAME:DTYPE[DIMS],
+ * --keep-control-flow and --max-trip-count N out of argv (for every later .onnx load);
+ * -1 after printing an error. berth_tool_is_onnx: a .onnx path or a ModelProto file.
+ * berth_tool_load_onnx imports one; NULL after printing. */
+int berth_tool_onnx_args(int *argc, char **argv);
+bool berth_tool_is_onnx(const char *path);
+berth_ir_program_t *berth_tool_load_onnx(const char *path);
+
 #endif

@@ -1,0 +1,173 @@
+/* .onnx programs for the command-line tool: the ONNX import options that every command
+ * taking a PROGRAM accepts (main.c takes them out of argv before the command parses the
+ * rest) and the import itself. */
+#include "onnx/onnx_import.h"
+#include "program_load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SPECS 64
+
+static struct {
+  berth_onnx_input_spec_t specs[MAX_SPECS];
+  char names[MAX_SPECS][256];
+  int32_t n;
+  bool keep_control_flow;
+  int64_t max_trip_count;
+} g_onnx;
+
+/* Values "V,V,..." of a spec's type into a malloc'd buffer. */
+static bool parse_values(const char *p, berth_onnx_input_spec_t *spec) {
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = spec->dtype;
+  t.rank = spec->rank;
+  memcpy(t.dims, spec->dims, sizeof t.dims);
+  if (!berth_type_check(&t)) return false;
+  int64_t n = berth_type_numel(&t);
+  size_t es = berth_dtype_size(t.dtype);
+  uint8_t *buf = calloc((size_t)(n ? n : 1), es);
+  if (!buf) return false;
+  for (int64_t i = 0; i < n; i++) {
+    char *end;
+    double d = strtod(p, &end);
+    long long iv = strtoll(p, NULL, 0);
+    if (end == p) {
+      free(buf);
+      return false;
+    }
+    void *e = buf + (size_t)i * es;
+    switch (t.dtype) {
+      case BERTH_DTYPE_F32: *(float *)e = (float)d; break;
+      case BERTH_DTYPE_F64: *(double *)e = d; break;
+      case BERTH_DTYPE_BOOL: *(uint8_t *)e = d != 0; break;
+      default: memcpy(e, &iv, es); break; /* little-endian truncation: the low bytes */
+    }
+    p = end;
+    if (i + 1 < n) {
+      if (*p != ',') {
+        free(buf);
+        return false;
+      }
+      p++;
+    }
+  }
+  if (*p) {
+    free(buf);
+    return false;
+  }
+  spec->value = buf;
+  return true;
+}
+
+/* NAME:DTYPE[D,D,...] or NAME:DTYPE[D,D,...]=V,V,... (binds the value: a constant) */
+static bool parse_spec(const char *s, berth_onnx_input_spec_t *spec, char *name, size_t cap) {
+  const char *br = strchr(s, '[');
+  const char *colon = NULL;
+  for (const char *q = s; br && q < br; q++)
+    if (*q == ':') colon = q;
+  if (!colon || colon == s || (size_t)(colon - s) >= cap) return false;
+  memcpy(name, s, (size_t)(colon - s));
+  name[colon - s] = '\0';
+  const char *t = colon + 1;
+  if (!berth_dtype_from_name(t, (size_t)(br - t), &spec->dtype)) return false;
+  const char *p = br + 1;
+  spec->rank = 0;
+  const char *close;
+  if (*p == ']') {
+    close = p;
+  } else {
+    for (;;) {
+      char *end;
+      long long d = strtoll(p, &end, 10);
+      if (end == p || d < 0 || spec->rank == BERTH_MAX_RANK) return false;
+      spec->dims[spec->rank++] = d;
+      if (*end == ']') {
+        close = end;
+        break;
+      }
+      if (*end != ',') return false;
+      p = end + 1;
+    }
+  }
+  if (close[1] == '\0') return true;
+  return close[1] == '=' && parse_values(close + 2, spec);
+}
+
+int berth_tool_onnx_args(int *argc, char **argv) {
+  int out = 0;
+  for (int i = 0; i < *argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--keep-control-flow") == 0) {
+      g_onnx.keep_control_flow = true;
+    } else if (strcmp(a, "--max-trip-count") == 0 || strcmp(a, "--input") == 0) {
+      if (i + 1 >= *argc) {
+        fprintf(stderr, "berth: %s needs a value\n", a);
+        return -1;
+      }
+      const char *v = argv[++i];
+      if (a[2] == 'm') {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (*end || n <= 0) {
+          fprintf(stderr, "berth: --max-trip-count '%s': expected a positive integer\n", v);
+          return -1;
+        }
+        g_onnx.max_trip_count = n;
+      } else {
+        if (g_onnx.n == MAX_SPECS) {
+          fprintf(stderr, "berth: more than %d --input options\n", MAX_SPECS);
+          return -1;
+        }
+        berth_onnx_input_spec_t *s = &g_onnx.specs[g_onnx.n];
+        memset(s, 0, sizeof *s);
+        if (!parse_spec(v, s, g_onnx.names[g_onnx.n], sizeof g_onnx.names[0])) {
+          fprintf(stderr, "berth: --input '%s': expected NAME:DTYPE[DIMS] or NAME:DTYPE[DIMS]=V,... (x:f32[1,512], sr:i64[]=16000)\n", v);
+          return -1;
+        }
+        s->name = g_onnx.names[g_onnx.n++];
+      }
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  return 0;
+}
+
+bool berth_tool_is_onnx(const char *path) {
+  size_t n = strlen(path);
+  if (n > 5 && strcmp(path + n - 5, ".onnx") == 0) return true;
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  int c = fgetc(f);
+  fclose(f);
+  if (c != 0x08) return false; /* ModelProto field 1 (ir_version), as every exporter writes first */
+  size_t len;
+  uint8_t *buf = berth_tool_read_file(path, &len);
+  bool ok = buf && berth_onnx_is_model(buf, len);
+  free(buf);
+  return ok;
+}
+
+berth_ir_program_t *berth_tool_load_onnx(const char *path) {
+  size_t len;
+  uint8_t *buf = berth_tool_read_file(path, &len);
+  if (!buf) return NULL;
+  berth_onnx_options_t opt = berth_onnx_options_default();
+  opt.inputs = g_onnx.specs;
+  opt.n_inputs = g_onnx.n;
+  opt.keep_control_flow = g_onnx.keep_control_flow;
+  opt.max_trip_count = g_onnx.max_trip_count;
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_onnx_info_t info;
+  berth_status_t st = berth_onnx_import(buf, len, &opt, &p, &info, &diag);
+  free(buf);
+  if (st) fprintf(stderr, "berth: %s: %s\n", path, msg);
+  berth_onnx_info_deinit(&info);
+  return st ? NULL : p;
+}
