@@ -2,8 +2,9 @@
  * prints, per instance, the buffers, the lower bound, and per algorithm the arena, its
  * ratio to the lower bound and the time. Each plan is validated with berth_alloc_check.
  *
- *   plan                         every CSV in $DATA/minimalloc and $DATA/traces
- *   plan [options] PATH...       CSV files or directories of them
+ *   plan                         every CSV in $DATA/minimalloc and $DATA/traces, then a
+ *                                generated chain of 60,000 short-lived buffers
+ *   plan [options] PATH...       CSV files or directories of them ("chain" for the chain)
  *     --algo LIST      comma-separated subset of naive,greedy,search,exact (default all)
  *     --reps N         repetitions of naive and greedy; the median time is printed (5)
  *     --search-ms T    search budget (100)      --exact-ms T   exact budget (10000)
@@ -61,6 +62,25 @@ static void add_path(const char *path, char **files, int *n) {
   }
 }
 
+/* A chain of n buffers, each live for 2 to 5 steps from its own start, 64 to 1024 bytes,
+ * 64-aligned: a long straight-line program. */
+static berth_alloc_problem_t make_chain(int32_t n, berth_alloc_buffer_t **bufs, berth_interval_t **ivs) {
+  *bufs = malloc((size_t)n * sizeof **bufs);
+  *ivs = malloc((size_t)n * sizeof **ivs);
+  uint64_t s = 60000;
+  for (int32_t i = 0; i < n; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    (*ivs)[i].lower = i;
+    (*ivs)[i].upper = i + 2 + (int64_t)((s >> 33) % 4);
+    (*bufs)[i].size = 64 * (1 + (s >> 45) % 16);
+    (*bufs)[i].align = 64;
+    (*bufs)[i].n_intervals = 1;
+    (*bufs)[i].intervals = &(*ivs)[i];
+  }
+  berth_alloc_problem_t p = {n, *bufs, NULL};
+  return p;
+}
+
 static const char *base_name(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
@@ -112,6 +132,7 @@ int main(int argc, char **argv) {
   if (n_files == 0) {
     add_path(BERTH_DATA_DIR "/minimalloc", files, &n_files);
     add_path(BERTH_DATA_DIR "/traces", files, &n_files);
+    files[n_files++] = strdup("chain");
   }
   int bad = 0;
   double log_sum[4] = {0}, worst[4] = {0};
@@ -122,17 +143,25 @@ int main(int argc, char **argv) {
     if (only && !strstr(base_name(files[f]), only)) continue;
     char msg[1024];
     berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-    berth_alloc_csv_t *csv;
-    if (berth_alloc_csv_read(files[f], &csv, &diag)) {
+    berth_alloc_csv_t *csv = NULL;
+    berth_alloc_buffer_t *chain_bufs = NULL;
+    berth_interval_t *chain_ivs = NULL;
+    berth_alloc_problem_t chain;
+    const berth_alloc_problem_t *p;
+    if (strcmp(files[f], "chain") == 0) {
+      chain = make_chain(60000, &chain_bufs, &chain_ivs);
+      p = &chain;
+    } else if (berth_alloc_csv_read(files[f], &csv, &diag)) {
       printf("%-22s error: %s\n", base_name(files[f]), msg);
       bad = 1;
       continue;
+    } else {
+      p = berth_alloc_csv_problem(csv);
     }
-    const berth_alloc_problem_t *p = berth_alloc_csv_problem(csv);
     uint64_t lb = berth_alloc_lower_bound(p);
     uint64_t *off = malloc(((size_t)p->n + 1) * sizeof *off);
     char name[64];
-    snprintf(name, sizeof name, "%s", base_name(files[f]));
+    snprintf(name, sizeof name, "%s", csv ? base_name(files[f]) : "chain-60000");
     if (ends_with(name, ".csv")) name[strlen(name) - 4] = '\0';
     bool first = true;
     for (int al = 0; al < 4; al++) {
@@ -176,6 +205,8 @@ int main(int argc, char **argv) {
     }
     free(off);
     berth_alloc_csv_destroy(csv);
+    free(chain_bufs);
+    free(chain_ivs);
   }
   printf("\n%-7s %12s %10s\n", "algo", "geomean", "worst");
   for (int al = 0; al < 4; al++)

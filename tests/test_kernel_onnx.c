@@ -311,6 +311,38 @@ static double pb_scalar(const pbt_t *p) {
   }
 }
 
+/* ---- every op of this file: operand counts and invalid types ------------------------------- */
+
+static void test_table(void) {
+  static const float two[2] = {1, 2};
+  for (uint32_t op = BERTH_OP_CONV; op <= BERTH_OP_MOD; op++) {
+    const berth_op_def_t *def = berth_op_get(op);
+    CHECK(def && def->kind == BERTH_OPKIND_KERNEL);
+    if (!def || def->kind != BERTH_OPKIND_KERNEL) continue;
+    CHECK_MSG(def->infer && def->run, "%s lacks infer or run", def->name);
+    CHECK_MSG(def->n_out == (op == BERTH_OP_LSTM ? 3 : 1), "%s has %d outputs", def->name, def->n_out);
+    CHECK(def->n_attrs <= BERTH_MAX_OP_ATTRS);
+    CHECK(berth_op_find(def->name, strlen(def->name)) == (berth_op_t)op);
+    tcall_t c = tc_op(def);
+    for (int32_t i = 0; i < def->max_in + 1; i++) tc_arg(&c, ty(F32, 1, 2), two);
+    EXPECT_REJECT(&c, "operands, expected");
+    if (def->min_in > 0) {
+      tcall_t c2 = tc_op(def);
+      for (int32_t i = 0; i < def->min_in - 1; i++) tc_arg(&c2, ty(F32, 1, 2), two);
+      EXPECT_REJECT(&c2, "operands, expected");
+      for (int32_t bad = 0; bad < def->max_in; bad++) {
+        tcall_t c3 = tc_op(def);
+        for (int32_t i = 0; i < def->max_in; i++) tc_arg(&c3, ty(F32, 1, 2), two);
+        c3.in[bad].rank = BERTH_MAX_RANK + 1;
+        EXPECT_REJECT(&c3, "invalid type");
+        c3.in[bad].rank = 1;
+        c3.in[bad].dtype = (berth_dtype_t)BERTH_DTYPE_COUNT;
+        EXPECT_REJECT(&c3, "invalid type");
+      }
+    }
+  }
+}
+
 /* ---- conv --------------------------------------------------------------------------------- */
 
 static void test_conv_small(void) {
@@ -1102,6 +1134,7 @@ static void test_mod(void) {
 }
 
 int main(void) {
+  test_table();
   test_conv_small();
   test_conv_reject();
   test_lstm_small();

@@ -219,6 +219,16 @@ static void test_if_constant(void) {
   berth_onnx_options_t opt = berth_onnx_options_default();
   opt.keep_control_flow = true;
   expect_fail("if_const_keep", m, len, &opt, BERTH_ERR_UNIMPLEMENTED, "then_branch but f32[3] in else_branch");
+  /* a graph input as the condition: the importer names it, so that a caller can bind it */
+  Onnx__NodeProto *cn = g->node[0];
+  cn->op_type = (char *)"Identity";
+  cn->n_attribute = 0;
+  cn->n_input = 1;
+  cn->input = ob_alloc(&b, sizeof(char *));
+  cn->input[0] = (char *)"cin";
+  ob_input(&b, g, "cin", ONNX_BOOL, "");
+  m = ob_model(&b, g, 17, &len);
+  expect_fail("if_shapes_runtime", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "depends on graph input 'cin'");
   ob_free(&b);
 }
 
@@ -365,6 +375,21 @@ static void test_loops(void) {
   ob_init(&b);
   m = loop_model(&b, "M,C,v0", true, "Less", "10", "1", &len);
   expect_fail("loop_scan_dynamic", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "--max-trip-count");
+  save("loop_scan_early_exit", m, len);
+  {
+    /* bounded by max_trip_count: 10 rows, zero after the exit at iteration 5 */
+    berth_onnx_options_t opt = berth_onnx_options_default();
+    opt.max_trip_count = 10;
+    float vf[1] = {32}, ys[10] = {2, 5, 10, 19, 36, 0, 0, 0, 0, 0};
+    const float *w[] = {vf, ys};
+    int64_t n[] = {1, 10};
+    run_f32("loop_scan_bounded", m, len, &opt, in, 2, w, n);
+    opt.max_trip_count = 3; /* a bound under the real count stops early */
+    float vf3[1] = {8}, ys3[3] = {2, 5, 10};
+    const float *w3[] = {vf3, ys3};
+    int64_t n3[] = {1, 3};
+    run_f32("loop_scan_bound3", m, len, &opt, in, 2, w3, n3);
+  }
   ob_free(&b);
 }
 
@@ -483,7 +508,7 @@ static void test_errors(void) {
     Onnx__GraphProto *outer = ob_graph(&b, "lvl");
     Onnx__NodeProto *n = ob_node(&b, outer, "If", "c", "r");
     ob_attr_g(&b, n, "then_branch", inner);
-    ob_attr_g(&b, n, "else_branch", inner);
+    ob_attr_g(&b, n, "else_branch", branch(&b, "leaf", "Neg", "x", "r")); /* a tree, not a DAG */
     ob_output(&b, outer, "r", ONNX_F, "2");
     inner = outer;
   }

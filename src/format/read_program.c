@@ -470,7 +470,8 @@ static berth_status_t prepare(rd_t *r, const void *bytes, size_t len, berth_diag
 berth_status_t berth_format_read_size(const void *bytes, size_t len, berth_format_sizes_t *out, berth_diag_t *diag) {
   rd_t r;
   plan_t plan;
-  berth_format_sizes_t sizes;
+  berth_format_sizes_t sizes = {0, 0};
+  memset(&plan, 0, sizeof plan);
   if (!out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_format_read_size: out is NULL");
   TRY(prepare(&r, bytes, len, diag, &sizes, &plan));
   *out = sizes;
@@ -584,9 +585,6 @@ static berth_status_t decode_values(mctx_t *c) {
         cap = em->pool_sizes[x->pool];
         berth_format(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
         region = rbuf;
-        if (bytes > 0 && x->offset % em->alignment)
-          return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the method's alignment %u", w,
-                       (ull)x->offset, (ull)(at + 16), region, (unsigned)em->alignment);
         break;
       case BERTH_STORAGE_CONST:
         cap = r->s[BERTH_SECTION_CONSTANTS].size;
@@ -609,6 +607,9 @@ static berth_status_t decode_values(mctx_t *c) {
     if (bytes > cap || x->offset > cap - bytes)
       return rfail(r, CORRUPT, "%s: bytes [%llu,+%llu) lie outside %s (%llu bytes)", w, (ull)x->offset, (ull)bytes, region,
                    (ull)cap);
+    if (storage == BERTH_STORAGE_ARENA && bytes > 0 && x->offset % em->alignment)
+      return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the method's alignment %u", w,
+                   (ull)x->offset, (ull)(at + 16), region, (unsigned)em->alignment);
     if (bytes > 0 && x->offset % align)
       return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the element size %llu", w,
                    (ull)x->offset, (ull)(at + 16), region, (ull)align);
@@ -870,7 +871,8 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
                                  berth_diag_t *diag) {
   rd_t r;
   plan_t plan;
-  berth_format_sizes_t sizes;
+  berth_format_sizes_t sizes = {0, 0};
+  memset(&plan, 0, sizeof plan);
   if (!out || !mem || !scratch) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_format_read: NULL argument");
   if ((uintptr_t)bytes % 8)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,

@@ -170,34 +170,34 @@ typedef struct oracle {
   void **state; /* [call * n_globals + g]: each buffer after the call (NULL for constants) */
 } oracle_t;
 
-static void oracle_free(oracle_t *or) {
-  for (int32_t c = 0; c < or->calls; c++) {
-    for (int32_t k = 0; or->in && k < or->n_in; k++) free(or->in[c * or->n_in + k]);
-    for (int32_t k = 0; or->out && k < or->n_out; k++) free(or->out[c * or->n_out + k]);
-    for (int32_t g = 0; or->state && g < or->n_globals; g++) free(or->state[c * or->n_globals + g]);
+static void oracle_free(oracle_t *ora) {
+  for (int32_t c = 0; c < ora->calls; c++) {
+    for (int32_t k = 0; ora->in && k < ora->n_in; k++) free(ora->in[c * ora->n_in + k]);
+    for (int32_t k = 0; ora->out && k < ora->n_out; k++) free(ora->out[c * ora->n_out + k]);
+    for (int32_t g = 0; ora->state && g < ora->n_globals; g++) free(ora->state[c * ora->n_globals + g]);
   }
-  free(or->in);
-  free(or->out);
-  free(or->state);
-  memset(or, 0, sizeof *or);
+  free(ora->in);
+  free(ora->out);
+  free(ora->state);
+  memset(ora, 0, sizeof *ora);
 }
 
-static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, oracle_t *or,
+static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, oracle_t *ora,
                                       failure_t *f) {
   const berth_ir_method_t *m = &p->methods[0];
   const berth_ir_graph_t *body = &m->graphs[m->body];
-  memset(or, 0, sizeof *or);
-  or->calls = calls;
-  or->n_in = body->n_params;
-  or->n_out = body->n_results;
-  or->n_globals = p->n_globals;
-  if (or->n_in > BERTH_FUZZGEN_MAX_PARAMS)
+  memset(ora, 0, sizeof *ora);
+  ora->calls = calls;
+  ora->n_in = body->n_params;
+  ora->n_out = body->n_results;
+  ora->n_globals = p->n_globals;
+  if (ora->n_in > BERTH_FUZZGEN_MAX_PARAMS)
     return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "forward has %d parameters; the fuzzer supports %d",
-                (int)or->n_in, BERTH_FUZZGEN_MAX_PARAMS);
-  or->in = calloc((size_t)(calls * or->n_in + 1), sizeof *or->in);
-  or->out = calloc((size_t)(calls * or->n_out + 1), sizeof *or->out);
-  or->state = calloc((size_t)(calls * or->n_globals + 1), sizeof *or->state);
-  if (!or->in || !or->out || !or->state) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "out of memory");
+                (int)ora->n_in, BERTH_FUZZGEN_MAX_PARAMS);
+  ora->in = calloc((size_t)(calls * ora->n_in + 1), sizeof *ora->in);
+  ora->out = calloc((size_t)(calls * ora->n_out + 1), sizeof *ora->out);
+  ora->state = calloc((size_t)(calls * ora->n_globals + 1), sizeof *ora->state);
+  if (!ora->in || !ora->out || !ora->state) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "out of memory");
   char msg[1024];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ref_t *ref = NULL;
@@ -205,15 +205,15 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
   if (berth_ref_create(p, &ref, &d)) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "reference: %s", msg);
   berth_ref_set_max_iterations(ref, 100000);
   for (int32_t c = 0; c < calls && !kind; c++) {
-    if (berth_fuzzgen_inputs(p, 0, seed, c, &or->in[c * or->n_in])) {
+    if (berth_fuzzgen_inputs(p, 0, seed, c, &ora->in[c * ora->n_in])) {
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory making inputs");
       break;
     }
-    if (berth_ref_call(ref, 0, (const void *const *)&or->in[c * or->n_in], &or->out[c * or->n_out], &d)) {
+    if (berth_ref_call(ref, 0, (const void *const *)&ora->in[c * ora->n_in], &ora->out[c * ora->n_out], &d)) {
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "reference interpreter, call %d: %s", (int)c, msg);
       break;
     }
-    for (int32_t g = 0; g < or->n_globals; g++) {
+    for (int32_t g = 0; g < ora->n_globals; g++) {
       if (!p->globals[g].is_state) continue;
       const void *s = berth_ref_state(ref, 0, g);
       size_t bytes = berth_type_bytes(&p->globals[g].type);
@@ -223,7 +223,7 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
         break;
       }
       if (s) memcpy(copy, s, bytes);
-      or->state[c * or->n_globals + g] = copy;
+      ora->state[c * ora->n_globals + g] = copy;
     }
   }
   berth_ref_destroy(ref);
@@ -234,7 +234,7 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
 
 /* Runs the oracle's calls on compiled program c and compares outputs and buffers. `what`
  * names the configuration in messages. */
-static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *or,
+static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *ora,
                                   const berth_fuzz_options_t *o, const char *what, int algo, int io,
                                   berth_fuzz_stats_t *st, failure_t *f) {
   const berth_ir_method_t *m = &p->methods[0];
@@ -244,27 +244,27 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
   berth_session_t *s = NULL;
   if (berth_session_create(c, o->sanitize, &s, &d))
     return fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "%s: cannot start a session: %s", what, msg);
-  void **got = calloc((size_t)or->n_out + 1, sizeof *got);
+  void **got = calloc((size_t)ora->n_out + 1, sizeof *got);
   berth_fuzz_kind_t kind = got ? BERTH_FUZZ_OK : fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
-  for (int32_t call = 0; call < or->calls && !kind; call++) {
-    if (berth_session_call(s, 0, (const void *const *)&or->in[call * or->n_in], got, &d)) {
+  for (int32_t call = 0; call < ora->calls && !kind; call++) {
+    if (berth_session_call(s, 0, (const void *const *)&ora->in[call * ora->n_in], got, &d)) {
       kind = fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, call, "%s, call %d: %s", what, (int)call, msg);
       break;
     }
     st->calls++;
-    for (int32_t k = 0; k < or->n_out; k++) {
+    for (int32_t k = 0; k < ora->n_out; k++) {
       const berth_type_t *t = &m->values[body->results[k]].type;
-      const void *want = or->out[call * or->n_out + k];
+      const void *want = ora->out[call * ora->n_out + k];
       if (!kind && memcmp(want, got[k], berth_type_bytes(t)))
         kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: output %d (%s) differs, %s", what, (int)call,
                     (int)k, value_name(m, body->results[k], nb, sizeof nb), describe_diff(t, want, got[k], db, sizeof db));
       free(got[k]);
       got[k] = NULL;
     }
-    for (int32_t g = 0; g < or->n_globals && !kind; g++) {
+    for (int32_t g = 0; g < ora->n_globals && !kind; g++) {
       if (!p->globals[g].is_state) continue;
       const void *have = berth_session_state(s, p, 0, g);
-      const void *want = or->state[call * or->n_globals + g];
+      const void *want = ora->state[call * ora->n_globals + g];
       const berth_type_t *t = &p->globals[g].type;
       if (have && want && memcmp(want, have, berth_type_bytes(t)))
         kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: buffer @%s differs after the call, %s", what,
@@ -304,7 +304,7 @@ static bool lifetimes_overlap(const berth_plan_method_report_t *r, int32_t a, in
 
 /* Moves one ARENA value of method 0 (or its whole coalesced group) onto another value of
  * the same pool, `n` times; runs the verifier on each mutant and runs those it accepts. */
-static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *or,
+static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *ora,
                                 const berth_fuzz_options_t *o, const layout_t *l, int32_t n, uint64_t *rng, int algo,
                                 int io, berth_fuzz_stats_t *st, failure_t *f) {
   const berth_exec_program_t *ep = &c->exec;
@@ -385,7 +385,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
                  em->values[b].name ? em->values[b].name : berth_verify_format_value(em, b, nb, sizeof nb));
     failure_t mf;
-    if (run_plan(&cc, p, or, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
+    if (run_plan(&cc, p, ora, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
       st->mutation_misses++;
       kind = fail(f, BERTH_FUZZ_MUTATION_MISS, algo, io, mf.call, "the verifier accepted a %s", mf.msg);
     }
@@ -417,14 +417,15 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);
   if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");
-  oracle_t or;
-  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &or, f);
+  oracle_t ora;
+  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &ora, f);
   layout_t lay = layout_for(o, seed);
   uint64_t rng = seed ^ 0x6D757461746F7273ull;
-  int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % 16);
+  int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % (o->quick ? 8 : 16)); /* a configuration that runs */
   for (int cfg_i = 0; cfg_i < 16 && !kind; cfg_i++) {
     int algo = cfg_i / 4, io = cfg_i % 4;
     if ((only_algo >= 0 && algo != only_algo) || (only_io >= 0 && io != only_io)) continue;
+    if (o->quick && only_algo < 0 && algo >= 2 && io != (int)((seed >> (2 * algo)) % 4)) continue;
     berth_plan_options_t po = config(o, &lay, algo, io);
     berth_compiled_t *c = NULL;
     d = berth_diag_make(msg, sizeof msg);
@@ -439,12 +440,12 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
       break;
     }
     st->plans++;
-    kind = run_plan(c, p, &or, o, cfg, algo, io, st, f);
+    kind = run_plan(c, p, &ora, o, cfg, algo, io, st, f);
     bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;
-    if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &or, o, &lay, mutants, &rng, algo, io, st, f);
+    if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &ora, o, &lay, mutants, &rng, algo, io, st, f);
     berth_compiled_destroy(c);
   }
-  oracle_free(&or);
+  oracle_free(&ora);
   return kind;
 }
 

@@ -61,6 +61,9 @@ typedef struct berth_fuzz_options {
   uint32_t alignment;        /* planner arena alignment (0: the planner's default) */
   const char *pools;         /* planner pool rule, e.g. "add=1,mul=2" (NULL: one pool) */
   bool vary_layout;          /* with neither of those set: pick both per program from its seed */
+  bool quick;                /* search and exact under one alloc_inputs/outputs combination per
+                                program (picked from its seed) instead of all four: 10 plans a
+                                program instead of 16 (for CI; the combinations rotate) */
   int32_t mutants;           /* verifier mutants tried per program (0: no mutation check) */
   bool shrink;               /* shrink failing programs */
   const char *out_dir;       /* where shrunk failing programs go; NULL: not written */

@@ -168,24 +168,32 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
       int64_t s0 = o0 * p->stride[0] - p->pad[0], s1 = o1 * p->stride[1] - p->pad[1];                          \
       int64_t s2 = o2 * p->stride[2] - p->pad[2], lo, hi;                                                      \
       conv_taps(s2, p->dil[2], k2, in2, &lo, &hi);                                                             \
-      for (int64_t r = r0; r < r0 + rn; r++, dst += k2) {                                                      \
-        int64_t q1 = r % k1, r01 = r / k1, q0 = r01 % k0, ic = r01 / k0;                                       \
+      /* row r is (ic, q0, q1): split r0 once, then count up (divisions are slow) */                         \
+      int64_t q1 = r0 % k1, q0 = (r0 / k1) % k0, ic = r0 / k1 / k0;                                            \
+      for (int64_t r = 0; r < rn; r++, dst += k2) {                                                            \
         int64_t i0 = s0 + q0 * p->dil[0], i1 = s1 + q1 * p->dil[1];                                            \
         if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= in1 || lo == hi) {                                     \
           for (int64_t q = 0; q < k2; q++) dst[q] = 0;                                                         \
-          continue;                                                                                            \
-        }                                                                                                      \
-        /* an index, not a pointer: the window start s2 may lie before the row */                             \
-        const int64_t base = ic * p->il + (i0 * in1 + i1) * in2 + s2;                                          \
-        int64_t q = 0;                                                                                         \
-        for (; q < lo; q++) dst[q] = 0;                                                                        \
-        if (p->dil[2] == 1) {                                                                                  \
-          memcpy(dst + lo, xg + base + lo, (size_t)(hi - lo) * sizeof(T));                                     \
-          q = hi;                                                                                              \
         } else {                                                                                               \
-          for (; q < hi; q++) dst[q] = xg[base + q * p->dil[2]];                                               \
+          /* an index, not a pointer: the window start s2 may lie before the row */                           \
+          const int64_t base = ic * p->il + (i0 * in1 + i1) * in2 + s2;                                        \
+          int64_t q = 0;                                                                                       \
+          for (; q < lo; q++) dst[q] = 0;                                                                      \
+          if (p->dil[2] == 1 && hi - lo >= 16) {                                                               \
+            memcpy(dst + lo, xg + base + lo, (size_t)(hi - lo) * sizeof(T));                                   \
+            q = hi;                                                                                            \
+          } else {                                                                                             \
+            for (; q < hi; q++) dst[q] = xg[base + q * p->dil[2]];                                             \
+          }                                                                                                    \
+          for (; q < k2; q++) dst[q] = 0;                                                                      \
         }                                                                                                      \
-        for (; q < k2; q++) dst[q] = 0;                                                                        \
+        if (++q1 == k1) {                                                                                      \
+          q1 = 0;                                                                                              \
+          if (++q0 == k0) {                                                                                    \
+            q0 = 0;                                                                                            \
+            ic++;                                                                                              \
+          }                                                                                                    \
+        }                                                                                                      \
       }                                                                                                        \
     }                                                                                                          \
   }                                                                                                            \

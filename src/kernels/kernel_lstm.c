@@ -9,12 +9,13 @@
  * direction 0 forward, 1 reverse, 2 bidirectional (dirs = 2, the second one reversed).
  * f32 and f64.
  *
- * Each step computes, for every hidden unit j, the four gate rows of unit j (i, o, f, c;
- * contiguous rows of W and R) against x_t and h_{t-1} with two dot4 passes (kernel_dot.h),
- * then updates c and h of that unit at once, so no gate buffer is needed: h_{t-1} is read
- * from Y at the previous time step (or initial_h) while h_t is written to Y at this one,
- * and c lives in Y_c, updated in place (each unit's c depends only on its own old value).
- * The batch loop is innermost so the 4 rows of a unit stay in cache across the batch. */
+ * Each step takes the hidden units in blocks of LSTM_UNITS: the gate pre-activations of a
+ * block (W x_t + R h_{t-1}, runs of consecutive rows of W and R, four rows per dot4_2seg
+ * pass; kernel_dot.h) go to a small stack buffer, then the activations update c and h of
+ * the block. h_{t-1} is read from Y at the previous time step (or initial_h) while h_t is
+ * written to Y at this one, and c lives in Y_c, updated in place (each unit's c depends
+ * only on its own old value), so no other scratch memory is needed. The batch loop sits
+ * inside the block loop so a block's rows stay in cache across the batch. */
 #include "kernel_dot.h"
 #include "kernel_util.h"
 
@@ -108,40 +109,64 @@ static berth_status_t lstm_infer(const berth_attr_value_t *attrs, const berth_ty
 
 static inline float lstm_sigmoid_f32(float v) { return 1.0f / (1.0f + expf(-v)); }
 static inline double lstm_sigmoid_f64(double v) { return 1.0 / (1.0 + exp(-v)); }
-static inline float lstm_tanh_f32(float v) { return tanhf(v); }
+/* glibc's tanhf goes through a slow expm1f (it took 37% of an LSTM step); this uses the
+ * fast expf: tanh|v| = (1 - e) / (1 + e) with e = exp(-2|v|), within about 1e-7 of tanhf,
+ * and below |v| = 1/16, where 1 - e would cancel, the series v - v^3/3 + 2v^5/15 (its
+ * next term is under 3e-9 relative there). NaN propagates through expf. */
+static inline float lstm_tanh_f32(float v) {
+  float a = fabsf(v);
+  if (a < 0.0625f) {
+    float v2 = v * v;
+    return v + v * v2 * (-1.0f / 3.0f + v2 * (2.0f / 15.0f));
+  }
+  float e = expf(-2.0f * a), t = (1.0f - e) / (1.0f + e);
+  return v < 0 ? -t : t;
+}
 static inline double lstm_tanh_f64(double v) { return tanh(v); }
+
+#define LSTM_UNITS 16 /* hidden units per block: 4 * 16 gate rows of W and R (~32 KiB at 128 + 128) */
 
 #define LSTM_FN(s, T)                                                                                      \
   static void lstm_run_##s(const lstm_dims_t *d, const T *X, const T *W, const T *R, const T *B,          \
                            const T *H0, const T *C0, T *Y, T *YH, T *YC) {                                 \
     const int64_t seq = d->seq, nb = d->batch, I = d->in, H = d->hid, nd = d->dirs;                        \
     const bool l1 = d->layout == 1;                                                                        \
+    T g[4 * LSTM_UNITS];                                                                                   \
     memcpy(YC, C0, (size_t)(nd * nb * H) * sizeof(T));                                                     \
     for (int64_t dir = 0; dir < nd; dir++) {                                                               \
       const bool rev = d->direction == 1 || dir == 1;                                                      \
       const T *Wd = W + dir * 4 * H * I, *Rd = R + dir * 4 * H * H, *Bd = B + dir * 8 * H;                 \
       for (int64_t step = 0; step < seq; step++) {                                                         \
         const int64_t t = rev ? seq - 1 - step : step, tp = rev ? t + 1 : t - 1;                           \
-        for (int64_t j = 0; j < H; j++) {                                                                  \
-          const T *w0 = Wd + j * I, *r0 = Rd + j * H;                                                      \
-          T bias[4];                                                                                       \
-          for (int g = 0; g < 4; g++) bias[g] = Bd[g * H + j] + Bd[(4 + g) * H + j];                       \
+        for (int64_t j0 = 0; j0 < H; j0 += LSTM_UNITS) {                                                   \
+          const int64_t jn = H - j0 < LSTM_UNITS ? H - j0 : LSTM_UNITS;                                    \
           for (int64_t b = 0; b < nb; b++) {                                                               \
             const int64_t st = l1 ? (b * nd + dir) * H : (dir * nb + b) * H;                               \
             const T *xt = X + (l1 ? b * seq + t : t * nb + b) * I;                                         \
             const T *hp = step ? Y + (l1 ? (b * seq + tp) * nd + dir : (tp * nd + dir) * nb + b) * H       \
                                : H0 + st;                                                                  \
             T *yt = Y + (l1 ? (b * seq + t) * nd + dir : (t * nd + dir) * nb + b) * H;                     \
-            T gx[4], gh[4];                                                                                \
-            berth_dot4_##s(w0, w0 + H * I, w0 + 2 * H * I, w0 + 3 * H * I, xt, I, gx);                     \
-            berth_dot4_##s(r0, r0 + H * H, r0 + 2 * H * H, r0 + 3 * H * H, hp, H, gh);                     \
-            T gi = lstm_sigmoid_##s(gx[0] + gh[0] + bias[0]);                                              \
-            T go = lstm_sigmoid_##s(gx[1] + gh[1] + bias[1]);                                              \
-            T gf = lstm_sigmoid_##s(gx[2] + gh[2] + bias[2]);                                              \
-            T gc = lstm_tanh_##s(gx[3] + gh[3] + bias[3]);                                                 \
-            T c = gf * YC[st + j] + gi * gc;                                                               \
-            YC[st + j] = c;                                                                                \
-            yt[j] = go * lstm_tanh_##s(c);                                                                 \
+            /* gate pre-activations of units j0..j0+jn: W x + R h, four rows at a time */                  \
+            for (int gate = 0; gate < 4; gate++) {                                                         \
+              const T *w = Wd + (gate * H + j0) * I, *r = Rd + (gate * H + j0) * H;                        \
+              T *gg = g + gate * LSTM_UNITS;                                                               \
+              int64_t j = 0;                                                                               \
+              for (; j + 4 <= jn; j += 4)                                                                  \
+                berth_dot4_2seg_##s(w + j * I, w + (j + 1) * I, w + (j + 2) * I, w + (j + 3) * I, xt, I,   \
+                                    r + j * H, r + (j + 1) * H, r + (j + 2) * H, r + (j + 3) * H, hp, H,   \
+                                    gg + j);                                                               \
+              for (; j < jn; j++) gg[j] = berth_dot_##s(w + j * I, xt, I) + berth_dot_##s(r + j * H, hp, H); \
+            }                                                                                              \
+            for (int64_t j = 0; j < jn; j++) {                                                             \
+              const int64_t u = j0 + j;                                                                    \
+              T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]));                                     \
+              T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]));                    \
+              T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]));            \
+              T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));               \
+              T c = gf * YC[st + u] + gi * gc;                                                             \
+              YC[st + u] = c;                                                                              \
+              yt[u] = go * lstm_tanh_##s(c);                                                               \
+            }                                                                                              \
           }                                                                                                \
         }                                                                                                  \
       }                                                                                                    \

@@ -33,8 +33,11 @@ void berth_op_attrs_default(const berth_op_def_t *def, berth_attr_value_t *attrs
     attrs[i].i = def->attrs[i].default_i;
     attrs[i].f = def->attrs[i].default_f;
     if (def->attrs[i].kind == BERTH_ATTR_SCALAR) {
-      attrs[i].i = (int64_t)def->attrs[i].default_f;
-      attrs[i].n = (double)attrs[i].i == attrs[i].f;
+      double f = def->attrs[i].default_f;
+      /* only a finite value in int64 range has an integer form (-inf, nan do not) */
+      bool in_range = f >= -9223372036854775808.0 && f < 9223372036854775808.0;
+      attrs[i].i = in_range ? (int64_t)f : 0;
+      attrs[i].n = in_range && (double)attrs[i].i == f;
     }
   }
 }

@@ -152,9 +152,14 @@ berth_status_t ox_op_if(ox_ctx_t *cx) {
       char sa[160], sb[160];
       type_str(a, sa, sizeof sa);
       type_str(b, sb, sizeof sb);
-      st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
-                   "output %d is %s in then_branch but %s in else_branch: a runtime If needs branches of one type in "
-                   "berth (shapes are static); make the condition known at compile time", (int)k, sa, sb);
+      char what[512];
+      berth_format(what, sizeof what,
+                   "the condition (output %d is %s in then_branch but %s in else_branch; a runtime If needs "
+                   "branches of one type in berth, whose shapes are static)", (int)k, sa, sb);
+      if (ox_is_const(cx, c)) /* --keep-control-flow on a constant condition */
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "output %d is %s in then_branch but %s in else_branch: berth keeps "
+                     "an If as a runtime cond only when its branches return one type", (int)k, sa, sb);
+      else st = ox_need_const(cx, c, what);
     }
   }
   for (int32_t k = 0; k < n && !st; k++) st = add_result(cx, gt, tv[k]);
@@ -470,6 +475,175 @@ static berth_status_t loop_hop_or_unroll(ox_ctx_t *cx, loop_t *L, int64_t T, boo
   return berth_fail(cx->diag, st, "%s", saved);
 }
 
+/* True when the body's condition output is trivially true: the Loop has no cond input
+ * (the output is ignored), or the output is the body's cond input passed through (Identity
+ * chains) or a true Constant. */
+static bool body_cond_passes(const ox_ctx_t *cx, const loop_t *L) {
+  if (L->C < 0) return true;
+  const Onnx__GraphProto *g = L->body;
+  if (g->n_output < 1 || g->n_input < 2 || !g->output[0] || !g->output[0]->name || !g->input[1] || !g->input[1]->name)
+    return false;
+  const char *name = g->output[0]->name;
+  for (int hops = 0; hops < 64; hops++) {
+    if (strcmp(name, g->input[1]->name) == 0) return true;
+    const Onnx__NodeProto *def = NULL;
+    for (size_t k = 0; k < g->n_node && !def; k++)
+      if (g->node[k] && g->node[k]->n_output && g->node[k]->output[0] && strcmp(g->node[k]->output[0], name) == 0)
+        def = g->node[k];
+    if (!def || !def->op_type) return false;
+    if (strcmp(def->op_type, "Identity") == 0 && def->n_input == 1 && def->input[0]) {
+      name = def->input[0];
+      continue;
+    }
+    if (strcmp(def->op_type, "Constant") == 0 && def->n_attribute == 1 && def->attribute[0]->t) {
+      const Onnx__TensorProto *t = def->attribute[0]->t;
+      return t->data_type == BERTH_ONNX_BOOL && ((t->n_int32_data == 1 && t->int32_data[0]) ||
+                                                  (t->raw_data.len == 1 && t->raw_data.data[0]));
+    }
+    return false;
+  }
+  (void)cx;
+  return false;
+}
+
+/* Bounded by --max-trip-count N when the trip count is only known at run time:
+ *   scan(active, v..., iota[N]) {carry = 1 + K}
+ *     body(active, v..., i): cond(active [and i < M])
+ *       then: the ONNX body -> (cond_out, v_out..., scan_out...)
+ *       else: (false, v..., zeros...)
+ * The scan outputs have N rows; rows after the last iteration are zero. A loop that would
+ * run more than N iterations stops after N. */
+static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N) {
+  int32_t K = L->K, S = L->S;
+  if (N > ((int64_t)1 << 24)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "--max-trip-count %lld is over berth's cap", (long long)N);
+  int32_t m_s = -1, a0;
+  if (L->M >= 0) OX_TRY(to_scalar(cx, L->M, &m_s));
+  if (L->C >= 0) OX_TRY(to_scalar(cx, L->C, &a0));
+  else OX_TRY(ox_const_bool(cx, true, &a0));
+  int64_t *iota = malloc(sizeof(int64_t) * (size_t)(N ? N : 1));
+  if (!iota) return oom(cx);
+  for (int64_t i = 0; i < N; i++) iota[i] = i;
+  int32_t xs;
+  berth_status_t st = ox_const_i64(cx, iota, (int32_t)N, false, &xs);
+  free(iota);
+  if (st) return st;
+  int32_t n_all = 1 + K + S;
+  int32_t *buf = malloc(sizeof(int32_t) * (size_t)(4 * n_all + 8));
+  if (!buf) return oom(cx);
+  int32_t *ids = buf, *params = buf + n_all + 1, *thn = params + n_all + 1, *els = thn + n_all + 1;
+  st = ox_ir(cx, a0, &ids[0]);
+  for (int32_t k = 0; k < K && !st; k++) st = ox_ir(cx, L->v_init[k], &ids[1 + k]);
+  if (!st) st = ox_ir(cx, xs, &ids[1 + K]);
+  int32_t node = -1, gb = -1;
+  if (!st) {
+    node = berth_ir_node_add(cx->m, cx->graph, BERTH_OP_SCAN, K + 2, ids);
+    if (node >= 0) {
+      cx->m->nodes[node].attrs[0].i = K + 1;
+      cx->m->nodes[node].attrs[0].f = K + 1;
+      cx->m->nodes[node].attrs[0].n = 1;
+    }
+    gb = node < 0 ? -1 : berth_ir_graph_add(cx->m, node, "body");
+    if (gb < 0) st = oom(cx);
+  }
+  int32_t saved = cx->graph;
+  cx->graph = gb;
+  berth_type_t tb;
+  memset(&tb, 0, sizeof tb);
+  tb.dtype = BERTH_DTYPE_BOOL;
+  berth_type_t ti = tb;
+  ti.dtype = BERTH_DTYPE_I64;
+  if (!st) st = add_param(cx, gb, "active", &tb, BERTH_ONNX_BOOL, &params[0]);
+  for (int32_t k = 0; k < K && !st; k++) {
+    berth_type_t t = cx->vals[L->v_init[k]].type;
+    st = add_param(cx, gb, "v", &t, cx->vals[L->v_init[k]].elem, &params[1 + k]);
+  }
+  int32_t pi = -1, pred = params[0];
+  if (!st) st = add_param(cx, gb, "i", &ti, BERTH_ONNX_INT64, &pi);
+  if (!st && m_s >= 0) {
+    int32_t in[2] = {pi, m_s}, lt;
+    st = ox_emit1(cx, BERTH_OP_LT, 2, in, NULL, &lt);
+    int32_t in2[2] = {params[0], lt};
+    if (!st) st = ox_emit1(cx, BERTH_OP_LOGICAL_AND, 2, in2, NULL, &pred);
+  }
+  int32_t pid = -1, cn = -1, gt = -1, ge = -1;
+  if (!st) st = ox_ir(cx, pred, &pid);
+  if (!st) {
+    cn = berth_ir_node_add(cx->m, gb, BERTH_OP_COND, 1, &pid);
+    gt = cn < 0 ? -1 : berth_ir_graph_add(cx->m, cn, "then");
+    ge = gt < 0 ? -1 : berth_ir_graph_add(cx->m, cn, "else");
+    if (ge < 0) st = oom(cx);
+  }
+  /* then: the body */
+  if (!st) {
+    cx->graph = gt;
+    int32_t *vals = malloc(sizeof(int32_t) * (size_t)(K + 2));
+    if (!vals) st = oom(cx);
+    if (!st) {
+      vals[0] = pi;
+      st = ox_const_bool(cx, true, &vals[1]);
+      for (int32_t k = 0; k < K; k++) vals[2 + k] = params[1 + k];
+      if (!st) st = ox_subgraph(cx, L->body, gt, vals, K + 2, L->outs, K + S + 1);
+    }
+    free(vals);
+    if (!st) {
+      if (L->C >= 0) st = to_scalar(cx, L->outs[0], &thn[0]);
+      else st = ox_const_bool(cx, true, &thn[0]);
+    }
+    for (int32_t k = 0; k < K + S && !st; k++) thn[1 + k] = L->outs[1 + k];
+    for (int32_t k = 0; k < K && !st; k++)
+      if (!berth_type_equal(&cx->vals[L->v_init[k]].type, &cx->vals[thn[1 + k]].type))
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "loop-carried value %d changes type in the body", (int)k);
+    for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, gt, thn[k]);
+  }
+  /* else: unchanged carried values, zero rows */
+  if (!st) {
+    cx->graph = ge;
+    st = ox_const_bool(cx, false, &els[0]);
+    for (int32_t k = 0; k < K; k++) els[1 + k] = params[1 + k];
+    for (int32_t k = 0; k < S && !st; k++) {
+      berth_type_t t = cx->vals[thn[1 + K + k]].type;
+      berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+      ox_attrs_default(BERTH_OP_FULL, a);
+      st = ox_attr_ints(cx, BERTH_OP_FULL, a, "shape", t.dims, t.rank);
+      a[1].i = t.dtype;
+      if (!st) st = ox_emit1(cx, BERTH_OP_FULL, 0, NULL, a, &els[1 + K + k]);
+    }
+    for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, ge, els[k]);
+  }
+  /* the cond's results are the scan body's results */
+  cx->graph = gb;
+  for (int32_t k = 0; k < n_all && !st; k++) {
+    int32_t r;
+    berth_type_t t = cx->vals[thn[k]].type;
+    int32_t id = berth_ir_node_result_add(cx->m, cn, "step", &t);
+    if (id < 0) {
+      st = oom(cx);
+      break;
+    }
+    r = ox_val_ir(cx, id);
+    if (r < 0) st = oom(cx);
+    else st = add_result(cx, gb, r);
+  }
+  cx->graph = saved;
+  for (int32_t k = 0; k < n_all && !st; k++) {
+    berth_type_t t = cx->vals[thn[k]].type;
+    if (k > K) {
+      if (t.rank >= BERTH_MAX_RANK) {
+        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "a stacked scan output exceeds berth's rank cap");
+        break;
+      }
+      memmove(&t.dims[1], &t.dims[0], sizeof(int64_t) * (size_t)t.rank);
+      t.dims[0] = N;
+      t.rank++;
+    }
+    int32_t r;
+    st = add_node_result(cx, node, k == 0 ? 1 << 20 : k - 1, &t, cx->vals[thn[k]].elem, &r);
+    if (!st && k > 0) st = ox_out(cx, k - 1, r);
+  }
+  free(buf);
+  return st;
+}
+
 berth_status_t ox_op_loop(ox_ctx_t *cx) {
   loop_t L;
   memset(&L, 0, sizeof L);
@@ -515,7 +689,10 @@ berth_status_t ox_op_loop(ox_ctx_t *cx) {
     st = loop_hop_or_unroll(cx, &L, T, c_known, false);
   } else if (!st) {
     if (c_known && !c_val) T = 0;
-    if (T < 0) {
+    int64_t bound = cx->opt->max_trip_count;
+    if (bound > 0 && (T < 0 || !c_known || !body_cond_passes(cx, &L))) {
+      st = loop_guarded(cx, &L, T >= 0 && T < bound ? T : bound);
+    } else if (T < 0) {
       if (L.M >= 0) st = ox_need_const(cx, L.M, "the trip count M of a Loop with scan outputs");
       if (!st)
         st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
@@ -652,7 +829,9 @@ static berth_status_t scan_core(ox_ctx_t *cx, const Onnx__GraphProto *body, int3
       t.dims[0] = T;
       t.rank++;
     }
-    int32_t id = berth_ir_node_result_add(cx->m, node, "scan", &t);
+    const char *rn = k < (int32_t)cx->node->n_output && cx->node->output[k] && cx->node->output[k][0]
+                         ? cx->node->output[k] : "scan";
+    int32_t id = berth_ir_node_result_add(cx->m, node, rn, &t);
     if (id < 0) {
       st = oom(cx);
       break;
@@ -772,13 +951,16 @@ berth_status_t ox_op_scan(ox_ctx_t *cx) {
   for (int32_t k = 0; k < N && !st; k++) st = ox_out(cx, k, finals[k]);
   for (int32_t k = 0; k < K && !st; k++) {
     int32_t y = ys[k];
+    cx->name_hint = N + k < (int32_t)cx->node->n_output ? cx->node->output[N + k] : NULL;
     if (nod > k && out_dirs[k]) st = reverse0(cx, y, &y);
     int32_t r = cx->vals[y].type.rank;
     int64_t a = noa > k ? out_axes[k] : 0;
     if (!st && (a < -r || a >= r)) st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scan_output_axes[%d] = %lld is out of range", (int)k, (long long)a);
     if (!st) st = front_to_axis(cx, y, (int32_t)(a < 0 ? a + r : a), &y);
     if (!st) st = ox_out(cx, N + k, y);
+    cx->name_hint = NULL;
   }
+  cx->name_hint = NULL;
   free(buf);
   return st;
 }

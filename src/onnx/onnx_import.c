@@ -25,6 +25,7 @@ int32_t ox_val_new(ox_ctx_t *cx) {
   memset(v, 0, sizeof *v);
   v->id = -1;
   v->narrow_src = -1;
+  v->aff_base = -1;
   return cx->n_vals++;
 }
 
@@ -321,6 +322,7 @@ berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out) {
 }
 
 static const char *result_name(const ox_ctx_t *cx) {
+  if (cx->name_hint) return cx->name_hint;
   if (cx->node && cx->node->n_output && cx->node->output[0] && cx->node->output[0][0]) return cx->node->output[0];
   return "t";
 }

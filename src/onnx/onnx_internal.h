@@ -29,6 +29,10 @@ typedef struct ox_val {
    * runtime use inside the graph sees the Cast to the compute dtype. */
   int32_t narrow_src;
   int32_t saturate, round_up;
+  /* A runtime one-element integer known to equal aff_base + aff_off (aff_base: a val, -1
+   * when none), so that Slice bounds computed from a loop counter keep a static length. */
+  int32_t aff_base;
+  int64_t aff_off;
 } ox_val_t;
 
 /* Name -> value binding (open hashing); bindings made inside a sub-graph are undone when it
@@ -59,6 +63,7 @@ typedef struct ox_ctx {
   /* the node being translated, for messages */
   const Onnx__NodeProto *node;
   int32_t depth; /* sub-graph nesting */
+  const char *name_hint; /* IR name for the values emitted next (else the node's first output) */
   int64_t unique;
 } ox_ctx_t;
 

@@ -78,6 +78,35 @@ static berth_status_t alias_val(ox_ctx_t *cx, int32_t x, int32_t *out) {
 
 static int32_t rank_of(const ox_ctx_t *cx, int32_t v) { return cx->vals[v].type.rank; }
 
+/* ---- affine one-element integers (loop counters and what is derived from them) ---------- */
+
+static bool one_int(const ox_ctx_t *cx, int32_t v) {
+  return v >= 0 && berth_dtype_is_int(cx->vals[v].type.dtype) && berth_type_numel(&cx->vals[v].type) == 1;
+}
+
+static int64_t const_int(const ox_ctx_t *cx, int32_t v) {
+  const void *d = cx->vals[v].data;
+  switch (cx->vals[v].type.dtype) {
+    case BERTH_DTYPE_I8: return *(const int8_t *)d;
+    case BERTH_DTYPE_U8: return *(const uint8_t *)d;
+    case BERTH_DTYPE_I16: return *(const int16_t *)d;
+    case BERTH_DTYPE_U16: return *(const uint16_t *)d;
+    case BERTH_DTYPE_I32: return *(const int32_t *)d;
+    case BERTH_DTYPE_U32: return *(const uint32_t *)d;
+    default: return *(const int64_t *)d;
+  }
+}
+
+/* Records y = (x's base) + (x's offset) + delta when x is a runtime one-element integer. */
+static void affine_from(ox_ctx_t *cx, int32_t y, int32_t x, int64_t delta) {
+  if (!one_int(cx, x) || !one_int(cx, y) || ox_is_const(cx, x) || ox_is_const(cx, y)) return;
+  ox_val_t *xv = &cx->vals[x];
+  int32_t base = xv->aff_base >= 0 ? xv->aff_base : x;
+  int64_t off = xv->aff_base >= 0 ? xv->aff_off : 0;
+  cx->vals[y].aff_base = base;
+  cx->vals[y].aff_off = off + delta;
+}
+
 /* Normalizes an axis against a rank (ONNX allows -rank..rank-1). */
 static berth_status_t norm_axis(ox_ctx_t *cx, int64_t a, int32_t rank, const char *what, int32_t *out) {
   if (a < -rank || a >= rank)
@@ -127,6 +156,11 @@ static berth_status_t binary(ox_ctx_t *cx, const char *opname) {
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
   OX_TRY(emit_simple(cx, opname, 2, in, &y));
+  bool add = strcmp(opname, "add") == 0, sub = strcmp(opname, "sub") == 0;
+  if ((add || sub) && one_int(cx, in[0]) && one_int(cx, in[1])) {
+    if (ox_is_const(cx, in[1])) affine_from(cx, y, in[0], sub ? -const_int(cx, in[1]) : const_int(cx, in[1]));
+    else if (add && ox_is_const(cx, in[0])) affine_from(cx, y, in[1], const_int(cx, in[0]));
+  }
   return ox_out(cx, 0, y);
 }
 
@@ -551,6 +585,7 @@ static berth_status_t op_reshape(ox_ctx_t *cx) {
     cx->vals[y].elem = cx->vals[x].elem;
   } else {
     OX_TRY(emit_reshape(cx, x, shape, n, &y));
+    affine_from(cx, y, x, 0);
   }
   return ox_out(cx, 0, y);
 }
@@ -579,6 +614,7 @@ static berth_status_t op_squeeze(ox_ctx_t *cx) {
   ox_attrs_default(BERTH_OP_SQUEEZE, a);
   if (n > 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_SQUEEZE, a, "axes", axes, n));
   OX_TRY(ox_emit1(cx, BERTH_OP_SQUEEZE, 1, &x, a, &y));
+  affine_from(cx, y, x, 0);
   return ox_out(cx, 0, y);
 }
 
@@ -593,6 +629,7 @@ static berth_status_t op_unsqueeze(ox_ctx_t *cx) {
   ox_attrs_default(BERTH_OP_UNSQUEEZE, a);
   OX_TRY(ox_attr_ints(cx, BERTH_OP_UNSQUEEZE, a, "axes", axes, n));
   OX_TRY(ox_emit1(cx, BERTH_OP_UNSQUEEZE, 1, &x, a, &y));
+  affine_from(cx, y, x, 0);
   return ox_out(cx, 0, y);
 }
 
@@ -622,9 +659,68 @@ static berth_status_t op_concat(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* Slice whose single start and end are computed at run time from one value (a loop
+ * counter, say) with a constant difference: a gather of end - start rows from the start.
+ * Rows outside the input read as zeros (the gather kernel's rule) where ONNX would return
+ * fewer rows. */
+static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t e, int32_t a, int32_t t, bool *done) {
+  *done = false;
+  if (!one_int(cx, s) || !one_int(cx, e) || ox_is_const(cx, s)) return BERTH_OK;
+  const ox_val_t *sv = &cx->vals[s], *ev = &cx->vals[e];
+  int32_t sb = sv->aff_base >= 0 ? sv->aff_base : s, eb = ev->aff_base >= 0 ? ev->aff_base : e;
+  int64_t so = sv->aff_base >= 0 ? sv->aff_off : 0, eo = ev->aff_base >= 0 ? ev->aff_off : 0;
+  if (ox_is_const(cx, e) || sb != eb || eo < so || eo - so > ((int64_t)1 << 24)) return BERTH_OK;
+  int64_t axis = 0, step = 1, tmp[1];
+  int32_t n;
+  if (a >= 0) {
+    if (!ox_is_const(cx, a)) return BERTH_OK;
+    OX_TRY(ox_const_ints(cx, a, "axes", tmp, 1, &n));
+    axis = tmp[0];
+  }
+  if (t >= 0) {
+    if (!ox_is_const(cx, t)) return BERTH_OK;
+    OX_TRY(ox_const_ints(cx, t, "steps", tmp, 1, &n));
+    step = tmp[0];
+  }
+  if (step != 1) return BERTH_OK;
+  int32_t ax = 0;
+  OX_TRY(norm_axis(cx, axis, rank_of(cx, x), "axes entry", &ax));
+  berth_op_t gather;
+  OX_TRY(op_by_name(cx, "gather", &gather));
+  int64_t len = eo - so;
+  int64_t *iota = malloc(sizeof(int64_t) * (size_t)(len ? len : 1));
+  if (!iota) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  for (int64_t i = 0; i < len; i++) iota[i] = i;
+  int32_t io, start, idx, y;
+  berth_status_t st = ox_const_i64(cx, iota, (int32_t)len, false, &io);
+  free(iota);
+  OX_TRY(st);
+  OX_TRY(emit_cast(cx, s, BERTH_DTYPE_I64, &start));
+  OX_TRY(emit_reshape(cx, start, NULL, 0, &start));
+  int32_t in[2] = {start, io};
+  OX_TRY(ox_emit1(cx, BERTH_OP_ADD, 2, in, NULL, &idx));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(gather, at);
+  OX_TRY(ox_attr_i(cx, gather, at, "axis", ax));
+  int32_t gin[2] = {x, idx};
+  OX_TRY(ox_emit1(cx, gather, 2, gin, at, &y));
+  *done = true;
+  return ox_out(cx, 0, y);
+}
+
 static berth_status_t op_slice(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
+  if (cx->opset >= 10) {
+    int32_t s, e, a, t;
+    bool done;
+    OX_TRY(ox_in_req(cx, 1, &s));
+    OX_TRY(ox_in_req(cx, 2, &e));
+    OX_TRY(ox_in(cx, 3, &a));
+    OX_TRY(ox_in(cx, 4, &t));
+    OX_TRY(slice_dynamic(cx, x, s, e, a, t, &done));
+    if (done) return BERTH_OK;
+  }
   int64_t starts[MAXV], ends[MAXV], axes[MAXV], steps[MAXV];
   int32_t ns, ne, na = -1, nt = -1;
   if (cx->opset < 10) {

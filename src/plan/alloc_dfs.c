@@ -15,7 +15,7 @@
  *   - prunes when a section (a maximal set of buffers live together) cannot hold its
  *     unplaced buffers: max(current offset, section floor) + their total size > C, the
  *     floor being the lowest minimum offset of its unplaced buffers (never below a
- *     placed top), refined by the same test for every higher minimum offset;
+ *     placed top);
  *   - splits the remaining problem into independent groups whenever no unplaced buffer
  *     spans the boundary between two sections, solves them one after the other, and
  *     remembers groups that failed (their state is their buffers' minimum offsets).
@@ -63,13 +63,17 @@ struct berth_alloc_dfs {
   uint64_t *umin;          /* per section: lowest minimum offset of an unplaced buffer
                               (never below a placed top of the section: a floor) */
   int32_t *ucnt;           /* how many unplaced buffers have it */
+  uint64_t *sec_stamp;     /* see umin_leave */
+  uint64_t stamp;
+  int32_t *rescan;
+  int32_t n_rescan;
   int32_t *touched;        /* sections whose umin or total changed in the last place() */
   uint8_t *touched_mark;
   int32_t n_touched;
   int32_t *cuts;           /* per section boundary s|s+1: buffers spanning it */
   int32_t *rank;
+  int32_t *lpos; /* per buffer: its position in the innermost group's list */
   int32_t *open_deg; /* per buffer: its unplaced neighbours */
-  uint64_t *stack_key, *stack_size; /* scratch for stack_fits, one section's worth */
   /* Failed groups: a group's state is its unplaced buffers and their minimum offsets
    * (every placed neighbour lies below those), so a group that failed once at some
    * capacity fails again whenever it reappears, at that capacity or less. */
@@ -77,7 +81,6 @@ struct berth_alloc_dfs {
   size_t n_memo_words, cap_memo_words;
   int64_t *memo_slot;   /* open addressing: word index of an entry, or -1 */
   size_t memo_slots, memo_used;
-  int64_t memo_hits;
   trail_entry_t *trail;
   size_t n_trail, cap_trail;
   /* A stack for candidate lists, partition lists and saved ranks. */
@@ -153,18 +156,24 @@ static void dfs_free(exact_t *e) {
   free(e->total);
   free(e->cuts);
   free(e->rank);
+  free(e->lpos);
   free(e->open_deg);
-  free(e->stack_key);
   free(e->memo_words);
   free(e->memo_slot);
-  free(e->stack_size);
   free(e->umin);
+  free(e->sec_stamp);
+  free(e->rescan);
   free(e->ucnt);
   free(e->touched);
   free(e->touched_mark);
   free(e->trail);
   free(e->stk);
   free(e->cands);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
 }
 
 /* Builds the conflict graph, sections, section ranges and hulls. Returns 0 on success,
@@ -266,17 +275,18 @@ static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->minoff = malloc(((size_t)m + 1) * sizeof *e->minoff);
   e->sol = malloc(((size_t)m + 1) * sizeof *e->sol);
   e->rank = malloc(((size_t)m + 1) * sizeof *e->rank);
+  e->lpos = malloc(((size_t)m + 1) * sizeof *e->lpos);
   e->open_deg = malloc(((size_t)m + 1) * sizeof *e->open_deg);
-  e->stack_key = malloc(((size_t)m + 1) * sizeof *e->stack_key);
-  e->stack_size = malloc(((size_t)m + 1) * sizeof *e->stack_size);
   e->total = malloc(((size_t)e->S + 1) * sizeof *e->total);
   e->cuts = malloc(((size_t)e->S + 1) * sizeof *e->cuts);
   e->umin = malloc(((size_t)e->S + 1) * sizeof *e->umin);
   e->ucnt = malloc(((size_t)e->S + 1) * sizeof *e->ucnt);
+  e->sec_stamp = calloc((size_t)e->S + 1, sizeof *e->sec_stamp);
+  e->rescan = malloc(((size_t)e->S + 1) * sizeof *e->rescan);
   e->touched = malloc(((size_t)e->S + 1) * sizeof *e->touched);
   e->touched_mark = calloc((size_t)e->S + 1, 1);
-  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->open_deg || !e->stack_key || !e->stack_size ||
-      !e->total || !e->cuts || !e->umin || !e->ucnt || !e->touched || !e->touched_mark)
+  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->lpos || !e->open_deg ||
+      !e->total || !e->cuts || !e->umin || !e->ucnt || !e->sec_stamp || !e->rescan || !e->touched || !e->touched_mark)
     goto out;
   for (int32_t b = 0; b < m; b++) {
     e->hull_lo[b] = e->rs_lo[p->iv_first[b]];
@@ -419,12 +429,11 @@ static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s
   uint64_t h = group_hash(e, list, n, s0, s1);
   int64_t *hit = memo_find(e, h, list, n, s0, s1);
   if (hit && *hit >= 0 && e->memo_words[*hit + 2] >= e->cap) {
-    e->memo_hits++;
     return RES_NOT_FOUND;
   }
   pre_key_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
   size_t mark = e->n_stk;
-  int32_t *saved = stk_push(e, (size_t)n);
+  int32_t *saved = stk_push(e, 2 * (size_t)n); /* ranks, then list positions */
   if (!keys || !saved) {
     free(keys);
     e->oom = true;
@@ -433,13 +442,24 @@ static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s
   for (int32_t i = 0; i < n; i++) {
     int32_t b = e->stk[list + i];
     saved[i] = e->rank[b];
+    saved[n + i] = e->lpos[b];
+    e->lpos[b] = i;
     uint64_t tot = 0;
     for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++)
       for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++)
         if (e->total[s] > tot) tot = e->total[s];
     double w = e->width[b], a = (double)p->size[b] * e->width[b], t = (double)tot;
     keys[i].buf = b;
-    switch (e->heuristic) { /* "WAT", "TAW", "TWA" */
+    if (e->heuristic >= BERTH_ALLOC_DFS_HEURISTICS) { /* perturbed: +-25% noise per key */
+      uint64_t st = ((uint64_t)e->heuristic << 32) ^ (uint64_t)b;
+      for (int q = 0; q < 3; q++) {
+        double noise = 0.75 + 0.5 * (double)(berth_alloc_rand(&st) >> 11) / 9007199254740992.0;
+        if (q == 0) w *= noise;
+        else if (q == 1) a *= noise;
+        else t *= noise;
+      }
+    }
+    switch (e->heuristic % BERTH_ALLOC_DFS_HEURISTICS) { /* "WAT", "TAW", "TWA" */
       case 0: keys[i].k[0] = w, keys[i].k[1] = a, keys[i].k[2] = t; break;
       case 1: keys[i].k[0] = t, keys[i].k[1] = a, keys[i].k[2] = w; break;
       default: keys[i].k[0] = t, keys[i].k[1] = w, keys[i].k[2] = a; break;
@@ -448,8 +468,15 @@ static int solve_group(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s
   qsort(keys, (size_t)n, sizeof *keys, cmp_pre);
   for (int32_t i = 0; i < n; i++) e->rank[keys[i].buf] = i;
   free(keys);
+  /* The memo key below needs the list in its original (ascending) order; search only
+   * permutes it, so sort it back (it is short: a group). */
   int res = search(e, list, n, s0, s1, 0, -1);
-  for (int32_t i = 0; i < n; i++) e->rank[e->stk[list + i]] = e->stk[mark + i];
+  qsort(e->stk + list, (size_t)n, sizeof *e->stk, cmp_i32);
+  for (int32_t i = 0; i < n; i++) {
+    int32_t b = e->stk[list + i];
+    e->rank[b] = e->stk[mark + i];
+    e->lpos[b] = e->stk[mark + n + i];
+  }
   e->n_stk = mark;
   if (res == RES_NOT_FOUND) memo_add(e, h, list, n, s0, s1);
   return res;
@@ -488,14 +515,22 @@ static void umin_rescan(exact_t *e, int32_t s) {
 }
 
 /* Buffer u (unplaced until now, minimum offset old) leaves the set that umin[s] ranges
- * over, for each of its sections, or its minimum offset rises above old. */
+ * over, for each of its sections, or its minimum offset rises above old. A section whose
+ * last minimum goes is rescanned once, after the whole placement (place()). Each
+ * section is trailed once per placement: undo always restores a whole placement. */
 static bool umin_leave(exact_t *e, int32_t u, uint64_t old) {
   const berth_alloc_prep_t *p = e->p;
   for (int32_t r = p->iv_first[u]; r < p->iv_first[u + 1]; r++)
     for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++) {
-      if (e->umin[s] != old) continue;
-      if (!trail_push(e, TRAIL_UMIN, s, e->umin[s], e->ucnt[s])) return false;
-      if (--e->ucnt[s] == 0) umin_rescan(e, s);
+      if (e->umin[s] != old || e->sec_stamp[s] == e->stamp + 1) continue; /* or rescan pending */
+      if (e->sec_stamp[s] != e->stamp) {
+        if (!trail_push(e, TRAIL_UMIN, s, e->umin[s], e->ucnt[s])) return false;
+        e->sec_stamp[s] = e->stamp;
+      }
+      if (--e->ucnt[s] == 0) {
+        e->sec_stamp[s] = e->stamp + 1;
+        e->rescan[e->n_rescan++] = s;
+      }
     }
   return true;
 }
@@ -508,11 +543,19 @@ static bool place(exact_t *e, int32_t b, uint64_t off) {
   e->off[b] = off;
   e->sol[b] = off;
   e->n_touched = 0;
-  if (!umin_leave(e, b, e->minoff[b])) return false;
+  e->n_rescan = 0;
+  e->stamp += 2; /* stamp: trailed in this placement; stamp + 1: rescan pending */
+  /* In b's own sections every unplaced buffer is b's neighbour and now starts at or
+   * above b's top, which becomes their floor without a rescan (a lower bound: the
+   * exact value can only be higher; the count of 1 makes the next change rescan). */
   for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++)
     for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++) {
       touch(e, s);
       e->total[s] -= p->size[b];
+      if (!trail_push(e, TRAIL_UMIN, s, e->umin[s], e->ucnt[s])) return false;
+      e->sec_stamp[s] = e->stamp;
+      e->umin[s] = e->total[s] > 0 ? top : UNPLACED;
+      e->ucnt[s] = e->total[s] > 0 ? 1 : 0;
     }
   for (int64_t k = e->graph.first[b]; k < e->graph.first[b + 1]; k++) {
     int32_t u = e->graph.adj[k];
@@ -524,6 +567,11 @@ static bool place(exact_t *e, int32_t b, uint64_t off) {
     if (!trail_push(e, TRAIL_MINOFF, u, old, 0)) return false;
     e->minoff[u] = nm;
     if (!umin_leave(e, u, old)) return false;
+  }
+  for (int32_t i = 0; i < e->n_rescan; i++) {
+    int32_t s = e->rescan[i];
+    e->sec_stamp[s] = e->stamp;
+    umin_rescan(e, s);
   }
   return true;
 }
@@ -541,35 +589,6 @@ static void unplace(exact_t *e, int32_t b, size_t mark) {
  * unplaced buffers? (Their floor is the lowest minimum offset of an unplaced buffer, which
  * is at least every placed top in the section; the rest of the bound, max with the
  * current offset, is checked by the next search node for all sections at once.) */
-static bool stack_fits(exact_t *e, int32_t s, uint64_t off) {
-  /* Every unplaced buffer u of the section lies in [max(minoff[u], off), cap), and they
-   * are pairwise disjoint: for each threshold t, those with minimum offset >= t must
-   * fit in [t, cap). Thresholds are the distinct minimum offsets, highest first. */
-  const berth_alloc_prep_t *p = e->p;
-  int32_t k = 0;
-  for (int32_t q = e->sec_first[s]; q < e->sec_first[s + 1]; q++) {
-    int32_t u = e->sec_mem[q];
-    if (e->off[u] != UNPLACED) continue;
-    uint64_t mo = e->minoff[u] > off ? e->minoff[u] : off;
-    /* insertion into descending order */
-    int32_t j = k++;
-    while (j > 0 && e->stack_key[j - 1] < mo) {
-      e->stack_key[j] = e->stack_key[j - 1];
-      e->stack_size[j] = e->stack_size[j - 1];
-      j--;
-    }
-    e->stack_key[j] = mo;
-    e->stack_size[j] = p->size[u];
-  }
-  uint64_t sum = 0;
-  for (int32_t j = 0; j < k; j++) {
-    sum += e->stack_size[j];
-    if (j + 1 < k && e->stack_key[j + 1] == e->stack_key[j]) continue;
-    if (e->stack_key[j] > e->cap || sum > e->cap - e->stack_key[j]) return false;
-  }
-  return true;
-}
-
 static bool sections_ok(exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
   bool ok = true;
   for (int32_t i = 0; i < e->n_touched; i++) {
@@ -578,7 +597,6 @@ static bool sections_ok(exact_t *e, int32_t s0, int32_t s1, uint64_t off) {
     if (!ok || s < s0 || s >= s1 || e->total[s] == 0) continue;
     uint64_t f = e->umin[s] > off ? e->umin[s] : off;
     if (f > e->cap || e->total[s] > e->cap - f) ok = false;
-    else if (!stack_fits(e, s, off)) ok = false;
   }
   e->n_touched = 0;
   return ok;
@@ -608,8 +626,9 @@ static int split(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, int
       }
       for (int32_t i = 0; i < n; i++) {
         int32_t u = e->stk[list + i];
-        if (e->off[u] == UNPLACED && e->hull_lo[u] <= s && e->hull_hi[u] > start) sub[k++] = u;
+        if (e->hull_lo[u] <= s && e->hull_hi[u] > start) sub[k++] = u;
       }
+      qsort(sub, (size_t)k, sizeof *sub, cmp_i32); /* a canonical key for the memo */
       if (k > 0) res = solve_group(e, mark, k, start, s + 1);
       e->n_stk = mark;
       start = s + 1;
@@ -621,21 +640,20 @@ static int split(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, int
 
 static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, uint64_t last_off, int32_t last_rank) {
   const berth_alloc_prep_t *p = e->p;
+  if (n == 0) return RES_FOUND;
   if (e->nodes >= e->node_limit || e->oom) return RES_ABORTED;
   e->nodes++;
-  if ((e->nodes & 255) == 0 && berth_alloc_now_ms() > e->deadline) {
+  if ((e->nodes & 15) == 0 && berth_alloc_now_ms() > e->deadline) {
     e->timed_out = true;
     return RES_ABORTED;
   }
+  /* list[0 .. n) are the group's unplaced buffers (placed ones are swapped behind). */
+  const int32_t *lst = e->stk + list; /* no push until the loops below are done */
   /* The lowest top any unplaced buffer could have: a buffer placed at or above it leaves
    * room that buffer would take (dominance). */
   uint64_t min_top = UNPLACED;
-  bool any = false;
-  const int32_t *lst = e->stk + list; /* no push until the loops below are done */
   for (int32_t i = 0; i < n; i++) {
     int32_t b = lst[i];
-    if (e->off[b] != UNPLACED) continue;
-    any = true;
     uint64_t t = e->minoff[b] + p->size[b];
     if (t < min_top) min_top = t;
     /* A buffer below the canonical front whose minimum offset can no longer rise (no
@@ -644,7 +662,6 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
         (e->minoff[b] < last_off || (e->minoff[b] == last_off && e->rank[b] < last_rank)))
       return RES_NOT_FOUND;
   }
-  if (!any) return RES_FOUND;
   /* Whatever is placed next, every later buffer sits at or above its offset (canonical
    * order), so an offset above cap - total[s] overfills section s. */
   uint64_t max_off = e->cap;
@@ -653,7 +670,6 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
   size_t c0 = e->n_cands;
   for (int32_t i = 0; i < n; i++) {
     int32_t b = lst[i];
-    if (e->off[b] != UNPLACED) continue;
     uint64_t mo = e->minoff[b];
     if (mo >= min_top || mo > max_off) continue;
     if (mo < last_off || (mo == last_off && e->rank[b] < last_rank)) continue; /* canonical order */
@@ -686,13 +702,20 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
     /* Nothing can go on top of b: it sits where it is in every completion, and every
      * later candidate would strand it below the canonical front. */
     bool hatless = e->open_deg[b] == 0;
+    /* Move b behind the unplaced part of the list. */
+    int32_t *l = e->stk + list;
+    int32_t at = e->lpos[b], last = l[n - 1];
+    l[at] = last;
+    e->lpos[last] = at;
+    l[n - 1] = b;
+    e->lpos[b] = n - 1;
     if (!place(e, b, mo)) {
       res = RES_ABORTED;
       for (int32_t i = 0; i < e->n_touched; i++) e->touched_mark[e->touched[i]] = 0;
       e->n_touched = 0;
     } else if (sections_ok(e, s0, s1, mo)) {
-      res = split(e, list, n, s0, s1, b);
-      if (res < 0) res = search(e, list, n, s0, s1, mo, e->cands[c].rank);
+      res = split(e, list, n - 1, s0, s1, b);
+      if (res < 0) res = search(e, list, n - 1, s0, s1, mo, e->cands[c].rank);
     }
     unplace(e, b, mark);
     if (hatless) break;
@@ -734,7 +757,7 @@ int berth_alloc_dfs_decide(berth_alloc_dfs_t *e, uint64_t cap, int heuristic, in
                            uint64_t *off) {
   const berth_alloc_prep_t *p = e->p;
   e->cap = cap;
-  e->heuristic = heuristic % BERTH_ALLOC_DFS_HEURISTICS;
+  e->heuristic = heuristic < 0 ? 0 : heuristic;
   e->deadline = deadline;
   e->timed_out = false;
   e->nodes = 0;

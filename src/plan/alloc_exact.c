@@ -1,18 +1,30 @@
 /* Exact allocation: proves the best plan optimal, or returns the best plan found and the
  * remaining gap when the budget runs out.
  *
- * After a short local search for a good first plan, two decision probes share the
+ * After a short search for a good first plan, two kinds of decision searches share the
  * budget (alloc_dfs.c answers "is there a plan with arena <= C?"):
- *   low  C = the proven lower bound: success is an optimal plan;
- *   top  C = best arena - 1: success improves the plan, exhaustion proves it optimal.
- * Each probe round-robins the three preorders under its own node limit, which doubles
- * when all three run out; low gets twice the nodes of top, because on most real
- * instances the optimum equals the lower bound. An exhausted low probe raises the proven
- * bound. */
+ *   low  C = the proven lower bound, round-robin over the three preorders under a node
+ *        limit that doubles when all three run out: success is an optimal plan;
+ *        exhaustion raises the proven bound;
+ *   top  the search's capacity-targeted dives between the proven bound and the best
+ *        plan: success improves the plan; an exhausted dive raises the proven bound,
+ *        and once it reaches the best plan, that plan is optimal.
+ * Low gets twice the nodes of top: on most real instances the optimum is the bound. */
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ...: restart lengths that waste at
+ * most a logarithmic factor against the best fixed length. i >= 1. */
+static int64_t luby(int64_t i) {
+  for (;;) {
+    int k = 1;
+    while (k < 62 && ((int64_t)1 << k) - 1 < i) k++;
+    if (i == ((int64_t)1 << k) - 1) return (int64_t)1 << (k - 1);
+    i -= ((int64_t)1 << (k - 1)) - 1;
+  }
+}
 
 static uint64_t plan_arena(const berth_alloc_prep_t *p, const uint64_t *off) {
   uint64_t a = 0;
@@ -53,43 +65,60 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
   berth_status_t st = BERTH_OK;
   uint64_t proven = prep->lower_bound; /* no plan is smaller */
   bool low_open = true;
-  int64_t base = 2 * (int64_t)(prep->m > 64 ? prep->m : 64);
-  int64_t limit[2] = {base, base}, spent[2] = {0, 0};
-  bool timed_out = false;
-  while (seed->arena > proven && !timed_out) {
-    int probe = low_open && spent[0] <= 2 * spent[1] ? 0 : 1;
-    uint64_t cap = probe == 0 ? proven : seed->arena - 1;
-    if (probe == 0 && cap >= seed->arena - 1) {
-      low_open = false; /* the top probe asks the same question */
-      continue;
+  int64_t base = prep->m > 64 ? prep->m : 64;
+  int64_t det_limit = 2 * base, spent[3] = {0, 0, 0};
+  int det_h = 0;
+  int64_t restarts = 0;
+  berth_alloc_probe_t top;
+  berth_alloc_probe_init(&top, prep);
+  top.descend = 0;
+  while (seed->arena > proven) {
+    if (berth_alloc_now_ms() > deadline_ms) break;
+    if (low_open && proven >= seed->arena - 1) low_open = false; /* top asks the same */
+    /* Three ways to spend nodes, kept in balance: the low probe with the three fixed
+     * preorders (doubling limits), the low probe with randomly perturbed preorders
+     * (Luby restarts: many short dives, now and then a long one), the top probe. */
+    int way = 2;
+    if (low_open) {
+      way = spent[0] <= spent[1] ? 0 : 1;
+      if (spent[2] < spent[way]) way = 2;
     }
-    bool settled = false;
-    for (int h = 0; h < BERTH_ALLOC_DFS_HEURISTICS && !settled; h++) {
-      int res = berth_alloc_dfs_decide(d, cap, h, limit[probe], deadline_ms, sol);
-      int64_t nodes = berth_alloc_dfs_nodes(d);
-      spent[probe] += nodes;
-      out->nodes += nodes;
+    int64_t nodes = 0;
+    if (way < 2) {
+      int h = way == 0 ? det_h : BERTH_ALLOC_DFS_HEURISTICS + (int)(restarts % 1000000);
+      int64_t limit = way == 0 ? det_limit : 2 * base * luby(restarts + 1);
+      int res = berth_alloc_dfs_decide(d, proven, h, limit, deadline_ms, sol);
+      nodes = berth_alloc_dfs_nodes(d);
       if (res == BERTH_ALLOC_DFS_FOUND) {
         uint64_t arena = plan_arena(prep, sol);
         if (arena < seed->arena) {
           seed->arena = arena;
           memcpy(seed->off, sol, (size_t)prep->m * sizeof *sol);
         }
-        settled = true;
       } else if (res == BERTH_ALLOC_DFS_NONE) {
-        if (cap + 1 > proven) proven = cap + 1;
-        if (probe == 0) low_open = false;
-        settled = true;
+        proven++;
+        low_open = false;
       } else if (berth_alloc_dfs_out_of_memory(d)) {
         st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory in the exact search");
-        timed_out = true;
         break;
-      } else if (berth_alloc_now_ms() > deadline_ms) {
-        timed_out = true;
+      } else if (way == 1) {
+        restarts++;
+      } else if (++det_h == BERTH_ALLOC_DFS_HEURISTICS) {
+        det_h = 0;
+        if (det_limit <= INT64_MAX / 2) det_limit *= 2;
+      }
+    } else {
+      if (top.lo < proven) top.lo = proven;
+      int res = berth_alloc_probe_step(d, &top, prep, seed, sol, deadline_ms, &nodes);
+      if (res < 0) {
+        st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory in the exact search");
         break;
       }
+      if (top.lo > proven) proven = top.lo;
     }
-    if (!settled && limit[probe] <= INT64_MAX / 2) limit[probe] *= 2;
+    /* Count at least one node so that a probe that returns at once still takes turns. */
+    spent[way] += nodes > 0 ? nodes : 1;
+    out->nodes += nodes;
   }
   if (proven > seed->arena) proven = seed->arena; /* cannot happen; keeps the report sane */
   out->proven_bound = proven;

@@ -127,8 +127,9 @@ void berth_alloc_dfs_destroy(berth_alloc_dfs_t *d);
 
 /* Is there a plan with arena <= cap? FOUND writes one to off[m]; NONE proves there is
  * none; ABORTED when node_limit nodes were visited, the deadline passed or memory ran
- * out (berth_alloc_dfs_out_of_memory). heuristic picks the static preorder
- * (0 .. BERTH_ALLOC_DFS_HEURISTICS - 1). Failed groups are remembered across calls. */
+ * out (berth_alloc_dfs_out_of_memory). heuristic picks the static preorder: 0 ..
+ * BERTH_ALLOC_DFS_HEURISTICS - 1 are the fixed ones, larger values randomly perturbed
+ * variants (one per value). Failed groups are remembered across calls. */
 int berth_alloc_dfs_decide(berth_alloc_dfs_t *d, uint64_t cap, int heuristic, int64_t node_limit, double deadline,
                            uint64_t *off);
 int64_t berth_alloc_dfs_nodes(const berth_alloc_dfs_t *d); /* of the last decide */
@@ -142,6 +143,22 @@ typedef struct berth_alloc_seed {
   int32_t *order;  /* [m] the greedy order that produced off */
   int fit;
 } berth_alloc_seed_t;
+
+/* Capacity-targeted dives (alloc_search.c): bounded decision searches at a capacity
+ * between the proven bound and the best plan (see there). */
+typedef struct berth_alloc_probe {
+  uint64_t lo;     /* proven: no plan is smaller */
+  uint64_t lo_try; /* lowest capacity not given up on at this node limit */
+  int64_t limit;   /* node limit of one dive */
+  int heuristic;   /* preorder of the next dive */
+  int descend;     /* dives left at best - 1 before halving starts */
+} berth_alloc_probe_t;
+
+void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *prep);
+/* One dive; a better plan replaces seed. Adds the nodes to *nodes. Returns
+ * BERTH_ALLOC_DFS_FOUND / NONE (pr->lo rose) / ABORTED, or -1 if out of memory. */
+int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const berth_alloc_prep_t *prep,
+                           berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes);
 
 /* Improves seed (in place) until deadline_ms (berth_alloc_now_ms scale). Returns the
  * number of plans evaluated, or -1 if out of memory (seed is then unchanged). */

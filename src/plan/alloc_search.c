@@ -1,17 +1,24 @@
-/* Local search from the best greedy plan, within a time budget.
+/* Search: improves the best greedy plan within a time budget. Never proves anything; it
+ * only looks for better plans.
  *
- * Ruin and recreate (problems whose conflict graph fits in memory). The search aims at a
- * target T = best arena - 1 and minimises the overhang: the bytes by which buffers stick
- * out above T. Each step picks a buffer that sticks out, a moment of its lifetime, and
- * lifts out the buffers live at that moment (all of them, or those above a random
- * height); it then puts them back one by one, each at the lowest (or best-fitting) gap
- * its placed neighbours leave, in a size-based order with random tie-breaks. A step
- * that does not increase the overhang is kept (plateaus let the search drift), else
- * undone. When the overhang reaches 0 the plan is a new best and T drops below it.
+ * Capacity-targeted dives (problems the branch and bound of alloc_dfs.c can hold). A
+ * dive asks the decision search for a plan with arena <= C under a small node limit, so
+ * it descends greedily (lowest minimum offset first, as the canonical search does) and
+ * backtracks only a little. C is first just below the best plan (three dives, one per
+ * preorder), then halfway between the lowest capacity not yet given up on and the best
+ * plan; a capacity whose dive runs out of nodes is given up on for now, and when the
+ * window closes the node limit doubles and it reopens. The buffers that set the peak are
+ * exactly the ones such a dive has to place differently.
  *
- * Order search (larger problems). The greedy order is perturbed by moving buffers that
- * set the peak earlier, and replayed with the greedy engine; an order is kept when it is
- * no worse. */
+ * Ruin and recreate (when there is no branch and bound but the conflict graph fits in
+ * memory). Aims at T = best arena - 1 and minimises the overhang above T: picks a buffer
+ * that sticks out, a moment of its lifetime, lifts out the buffers live then (all, or
+ * those above a random height) and reinserts them one by one in a randomised size order,
+ * each at the lowest (or best fitting) gap its placed neighbours leave; keeps the step if
+ * the overhang did not grow.
+ *
+ * Order search (problems too large for either). Moves buffers that reach the peak earlier
+ * in the greedy order and replays the greedy; keeps orders that are no worse. */
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>
@@ -264,43 +271,44 @@ static void lns_steps(lns_t *s, berth_alloc_seed_t *seed, int steps) {
 
 /* ---- capacity-targeted dives ------------------------------------------------------------ */
 
-/* Bounded branch-and-bound dives at a capacity between the lower bound and the best plan:
- * halfway first; a capacity that finds nothing within the node limit counts as too low
- * for now, and once the window closes the limit doubles and it reopens. */
-typedef struct probe {
-  uint64_t lo;     /* proven: no plan is smaller */
-  uint64_t lo_try; /* lowest capacity not yet given up on at this node limit */
-  int64_t limit;
-  int heuristic;
-} probe_t;
+void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *p) {
+  pr->lo = pr->lo_try = p->lower_bound;
+  pr->limit = 2 * (int64_t)(p->m > 64 ? p->m : 64);
+  pr->heuristic = 0;
+  pr->descend = BERTH_ALLOC_DFS_HEURISTICS;
+}
 
-/* One dive; returns false if out of memory. */
-static bool probe_step(berth_alloc_dfs_t *d, probe_t *pr, const berth_alloc_prep_t *p, berth_alloc_seed_t *seed,
-                       uint64_t *sol, double deadline, int64_t *nodes) {
+int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const berth_alloc_prep_t *p,
+                           berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes) {
   if (pr->lo_try < pr->lo) pr->lo_try = pr->lo;
-  if (seed->arena <= pr->lo_try + 1 + seed->arena / 1024) {
+  if (seed->arena <= pr->lo_try + 1 + seed->arena / 1024) { /* the window closed */
     pr->lo_try = pr->lo;
-    pr->limit *= 2;
+    if (pr->limit <= INT64_MAX / 2) pr->limit *= 2;
   }
   uint64_t cap = pr->lo_try + (seed->arena - pr->lo_try) / 2;
+  if (pr->descend > 0) {
+    pr->descend--;
+    cap = seed->arena - 1;
+  }
   if (cap >= seed->arena) cap = seed->arena - 1;
   int res = berth_alloc_dfs_decide(d, cap, pr->heuristic, pr->limit, deadline, sol);
   *nodes += berth_alloc_dfs_nodes(d);
+  pr->heuristic = (pr->heuristic + 1) % BERTH_ALLOC_DFS_HEURISTICS;
   if (res == BERTH_ALLOC_DFS_FOUND) {
     uint64_t arena = plan_arena(p, sol);
     if (arena < seed->arena) {
       seed->arena = arena;
       memcpy(seed->off, sol, (size_t)p->m * sizeof *sol);
     }
-  } else if (res == BERTH_ALLOC_DFS_NONE) {
-    pr->lo = pr->lo_try = cap + 1;
-  } else {
-    if (berth_alloc_dfs_out_of_memory(d)) return false;
-    /* Give this capacity up once every preorder ran out of nodes. */
-    if (pr->heuristic == BERTH_ALLOC_DFS_HEURISTICS - 1) pr->lo_try = cap;
-    pr->heuristic = (pr->heuristic + 1) % BERTH_ALLOC_DFS_HEURISTICS;
+    return BERTH_ALLOC_DFS_FOUND;
   }
-  return true;
+  if (res == BERTH_ALLOC_DFS_NONE) {
+    pr->lo = pr->lo_try = cap + 1;
+    return res;
+  }
+  if (berth_alloc_dfs_out_of_memory(d)) return -1;
+  pr->lo_try = cap; /* too hard for now */
+  return res;
 }
 
 /* ---- order search (problems too large for the graph) ------------------------------------ */
@@ -358,43 +366,33 @@ int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_g
   int dst;
   berth_alloc_dfs_t *d = berth_alloc_dfs_create(prep, &dst);
   if (dst < 0) return -1;
+  int64_t it = 0;
+  if (d) {
+    uint64_t *sol = malloc(((size_t)prep->m + 1) * sizeof *sol);
+    berth_alloc_probe_t pr;
+    berth_alloc_probe_init(&pr, prep);
+    while (sol && seed->arena > pr.lo && berth_alloc_now_ms() < deadline_ms)
+      if (berth_alloc_probe_step(d, &pr, prep, seed, sol, deadline_ms, &it) < 0) break;
+    if (!sol || berth_alloc_dfs_out_of_memory(d)) it = -1;
+    free(sol);
+    berth_alloc_dfs_destroy(d);
+    return it;
+  }
   berth_alloc_graph_t graph;
   int grc = berth_alloc_graph_init(&graph, prep, SEARCH_MAX_PAIRS);
-  if (grc < 0) {
-    berth_alloc_dfs_destroy(d);
+  if (grc < 0) return -1;
+  if (grc > 0) return order_search(prep, g, seed, deadline_ms, rng_seed);
+  lns_t lns;
+  if (!lns_init(&lns, prep, &graph, rng_seed ^ 0x5eed5eed5eedull)) {
+    berth_alloc_graph_deinit(&graph);
     return -1;
   }
-  if (!d && grc != 0) return order_search(prep, g, seed, deadline_ms, rng_seed);
-
-  int64_t it = 0;
-  lns_t lns;
-  bool have_lns = grc == 0 && lns_init(&lns, prep, &graph, rng_seed ^ 0x5eed5eed5eedull);
-  uint64_t *sol = malloc(((size_t)prep->m + 1) * sizeof *sol);
-  if ((grc == 0 && !have_lns) || !sol) {
-    it = -1;
-    goto out;
-  }
-  if (have_lns) lns_reset(&lns, seed->off, seed->arena);
-  probe_t pr = {prep->lower_bound, prep->lower_bound, 2 * (int64_t)(prep->m > 64 ? prep->m : 64), 0};
-  /* Alternate one dive with a burst of ruin-and-recreate steps. */
+  lns_reset(&lns, seed->off, seed->arena);
   while (seed->arena > prep->lower_bound && berth_alloc_now_ms() < deadline_ms) {
-    if (d) {
-      uint64_t before = seed->arena;
-      if (!probe_step(d, &pr, prep, seed, sol, deadline_ms, &it)) {
-        it = -1;
-        break;
-      }
-      if (have_lns && seed->arena < before) lns_reset(&lns, seed->off, seed->arena);
-    }
-    if (have_lns) {
-      lns_steps(&lns, seed, 32);
-      it += 32;
-    }
+    lns_steps(&lns, seed, 16);
+    it += 16;
   }
-out:
-  if (have_lns) lns_free(&lns);
-  free(sol);
-  if (grc == 0) berth_alloc_graph_deinit(&graph);
-  berth_alloc_dfs_destroy(d);
+  lns_free(&lns);
+  berth_alloc_graph_deinit(&graph);
   return it;
 }

@@ -67,7 +67,7 @@ berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, con
           refs[i].type = &m->values[ops[i]].type;
           refs[i].data = berth_exec_addr(p, m, mem, ops[i]);
         }
-        berth_kernel_call_t call = {&m->attrs[in->attrs], refs, in->n_in, refs + in->n_in, in->n_out};
+        berth_kernel_call_t call = {m->attrs ? &m->attrs[in->attrs] : NULL, refs, in->n_in, refs + in->n_in, in->n_out};
         def->run(&call);
         pc++;
         break;

@@ -72,13 +72,22 @@ berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_
 berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                   size_t scratch_size, berth_program_t **out, berth_diag_t *diag) {
   if (!bytes || !mem || !scratch || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_program_load: NULL argument");
+  berth_program_sizes_t sz = {0, 0};
+  berth_status_t st = berth_program_query(bytes, len, &sz, diag);
+  if (st != BERTH_OK) return st;
+  if (mem_size < sz.program_bytes)
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "the program needs %zu bytes of memory; %zu were given",
+                      sz.program_bytes, mem_size);
+  if (scratch_size < sz.scratch_bytes)
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "loading needs %zu bytes of scratch; %zu were given",
+                      sz.scratch_bytes, scratch_size);
   size_t size = mem_size;
   uint8_t *base = align_up_ptr(mem, 8, &size);
   size_t hb = header_bytes() - 8;
   if (!base || size < hb)
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "berth_program_load: %zu bytes of memory are too few", mem_size);
   const berth_format_program_t *fp;
-  berth_status_t st = berth_format_read(bytes, len, base + hb, size - hb, scratch, scratch_size, 0, &fp, diag);
+  st = berth_format_read(bytes, len, base + hb, size - hb, scratch, scratch_size, 0, &fp, diag);
   if (st != BERTH_OK) return st;
   berth_program_t *p = (berth_program_t *)(void *)base;
   p->magic = PROGRAM_MAGIC;

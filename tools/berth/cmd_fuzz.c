@@ -26,25 +26,53 @@ static bool parse_int(const char *opt, const char *v, long long lo, long long hi
   return true;
 }
 
+/* The seed (and calls) of a file the fuzzer wrote: its header's "--seed N" ("--calls K"),
+ * else the last number in the file name. */
+static bool replay_seed(const char *path, berth_fuzz_options_t *o) {
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  bool found = false;
+  for (int i = 0; f && i < 8 && fgets(line, sizeof line, f) && line[0] == '#'; i++) {
+    const char *s = strstr(line, "--seed "), *c = strstr(line, "--calls ");
+    if (s) {
+      o->seed = strtoull(s + 7, NULL, 10);
+      found = true;
+    }
+    if (c && atoi(c + 8) > 0) o->calls = atoi(c + 8);
+  }
+  if (f) fclose(f);
+  if (found) return true;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  const char *end = dot ? dot : base + strlen(base), *k = end;
+  while (k > base && k[-1] >= '0' && k[-1] <= '9') k--;
+  if (k == end) return false;
+  o->seed = strtoull(k, NULL, 10);
+  return true;
+}
+
 static void usage(FILE *f) {
   fputs("usage: berth fuzz [--count N] [--seed S] [--max-depth D] [--calls K] [--out-dir DIR] [--quiet]\n"
         "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
-        "                  [--nodes N] [--strategy global|regions] [--no-verify] [--alignment N] [--pools RULES]\n"
-        "                  [--avoid empty-scan,state-operands] [--fixed-layout]\n"
+        "                  [--nodes N] [--graph-nodes N] [--strategy global|regions] [--no-verify]\n"
+        "                  [--alignment N] [--pools RULES] [--fixed-layout] [--quick] [--print]\n"
+        "                  [--avoid empty-scan,state-operands]\n"
         "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
         "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
         "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
         "  sanitizer on; failing programs are shrunk and written to DIR/fuzz-fail-<seed>.bir.\n"
-        "  --replay checks one program with the inputs of seed S (default: from its file name).\n"
+        "  --replay checks one program with the inputs of seed S (default: from its header or name).\n"
         "  Unless --alignment, --pools or --fixed-layout is given, each program gets an arena\n"
-        "  alignment and pool rule picked from its seed.\n",
+        "  alignment and pool rule picked from its seed. --quick runs search and exact under one\n"
+        "  alloc_inputs/outputs combination per program. --print only prints the programs.\n",
         f);
 }
 
 int berth_cmd_fuzz(int argc, char **argv) {
   berth_fuzz_options_t o = berth_fuzz_options_default();
   o.out_dir = ".";
-  bool quiet = false, seed_given = false;
+  bool quiet = false, seed_given = false, print_only = false;
   o.log = print_line;
   o.log_ctx = &quiet;
   const char *replay = NULL;
@@ -61,6 +89,14 @@ int berth_cmd_fuzz(int argc, char **argv) {
     }
     if (strcmp(a, "--no-shrink") == 0) {
       o.shrink = false;
+      continue;
+    }
+    if (strcmp(a, "--quick") == 0) {
+      o.quick = true;
+      continue;
+    }
+    if (strcmp(a, "--print") == 0) {
+      print_only = true;
       continue;
     }
     if (strcmp(a, "--fixed-layout") == 0) {
@@ -103,6 +139,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
     } else if (strcmp(a, "--nodes") == 0) {
       if (!parse_int(a, v, 1, 100000, &n)) return 2;
       o.gen.node_budget = (int32_t)n;
+    } else if (strcmp(a, "--graph-nodes") == 0) {
+      if (!parse_int(a, v, 1, 1000, &n)) return 2;
+      o.gen.max_nodes = (int32_t)n;
     } else if (strcmp(a, "--time-limit") == 0) {
       if (!parse_int(a, v, 0, 1000000, &n)) return 2;
       o.time_limit_s = (double)n;
@@ -142,13 +181,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
   }
 
   if (replay) {
-    if (!seed_given) {
-      const char *base = strrchr(replay, '/');
-      base = base ? base + 1 : replay;
-      if (sscanf(base, "fuzz-fail-%llu", (unsigned long long *)&o.seed) != 1) {
-        fprintf(stderr, "berth fuzz: --replay %s: give --seed (the file name has none)\n", replay);
-        return 2;
-      }
+    if (!seed_given && !replay_seed(replay, &o)) {
+      fprintf(stderr, "berth fuzz: --replay %s: give --seed (neither the header nor the file name has one)\n", replay);
+      return 2;
     }
     berth_ir_program_t *p = berth_tool_load_program(replay);
     if (!p) return 1;
@@ -161,6 +196,21 @@ int berth_cmd_fuzz(int argc, char **argv) {
     else printf("%s (seed %llu): ok (%lld plans, %lld mutants: %lld rejected)\n", replay, (unsigned long long)o.seed,
                 (long long)st.plans, (long long)st.mutants, (long long)st.mutants_rejected);
     return k ? 1 : 0;
+  }
+
+  if (print_only) { /* the programs only, as .bir text, without running anything */
+    for (int64_t i = 0; i < o.count; i++) {
+      berth_ir_program_t *p = NULL;
+      if (berth_fuzzgen_program(o.seed + (uint64_t)i, &o.gen, &p)) {
+        fprintf(stderr, "berth fuzz: out of memory\n");
+        return 1;
+      }
+      char *text = berth_ir_print(p);
+      printf("# seed %llu\n%s", (unsigned long long)(o.seed + (uint64_t)i), text ? text : "");
+      free(text);
+      berth_ir_program_destroy(p);
+    }
+    return 0;
   }
 
   berth_fuzz_stats_t st;

@@ -1,0 +1,504 @@
+/* Tests of the allocation algorithms (src/plan/alloc_*.c): every algorithm on random
+ * problems, validated by the independent checker; exact against a brute-force optimum on
+ * small problems; multi-interval, zero-size and aligned buffers; problem validation; the
+ * lower bound against a direct per-time sum; and the checker against corrupted plans.
+ *
+ * Usage: test_alloc [SEED]   (seed of the random problems; printed on failure) */
+#include "test_util.h"
+
+#include "plan/alloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t g_seed = 12345;
+
+static uint64_t rnd(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int64_t rnd_in(uint64_t *s, int64_t lo, int64_t hi) { return lo + (int64_t)(rnd(s) % (uint64_t)(hi - lo + 1)); }
+
+/* A random problem with storage owned by the struct. */
+typedef struct rproblem {
+  berth_alloc_problem_t p;
+  berth_alloc_buffer_t *buf;
+  berth_interval_t *iv;
+} rproblem_t;
+
+static void rproblem_free(rproblem_t *r) {
+  free(r->buf);
+  free(r->iv);
+}
+
+/* n buffers on times [0, T); up to max_iv disjoint intervals each; sizes in [0, max_size]
+ * (0 now and then); alignment 1, 2, 4 or 8 when aligned. */
+static rproblem_t random_problem(uint64_t *s, int32_t n, int64_t T, int max_iv, uint64_t max_size, bool aligned) {
+  rproblem_t r;
+  r.buf = calloc((size_t)n + 1, sizeof *r.buf);
+  r.iv = calloc((size_t)n * (size_t)max_iv + 1, sizeof *r.iv);
+  int32_t k = 0;
+  for (int32_t i = 0; i < n; i++) {
+    berth_alloc_buffer_t *b = &r.buf[i];
+    b->size = rnd(s) % 10 == 0 ? 0 : (uint64_t)rnd_in(s, 1, (int64_t)max_size);
+    b->align = aligned ? (uint64_t)1 << rnd_in(s, 0, 3) : (uint64_t)rnd_in(s, 0, 1);
+    int n_iv = (int)rnd_in(s, 1, max_iv);
+    b->intervals = &r.iv[k];
+    int64_t t = rnd_in(s, 0, T / 2);
+    int32_t got = 0;
+    for (int j = 0; j < n_iv && t < T; j++) {
+      int64_t len = rnd_in(s, 1, T / 3 + 1);
+      int64_t hi = t + len < T ? t + len : T;
+      r.iv[k].lower = t;
+      r.iv[k].upper = hi;
+      k++;
+      got++;
+      t = hi + rnd_in(s, 0, 3); /* touching (gap 0) is allowed */
+    }
+    b->n_intervals = got;
+  }
+  r.p.n = n;
+  r.p.buffers = r.buf;
+  r.p.names = NULL;
+  return r;
+}
+
+static bool conflict(const berth_alloc_buffer_t *a, const berth_alloc_buffer_t *b) {
+  if (a->size == 0 || b->size == 0) return false;
+  for (int32_t i = 0; i < a->n_intervals; i++)
+    for (int32_t j = 0; j < b->n_intervals; j++)
+      if (a->intervals[i].lower < b->intervals[j].upper && b->intervals[j].lower < a->intervals[i].upper) return true;
+  return false;
+}
+
+/* ---- brute force: the optimum of a tiny problem ------------------------------------------- */
+
+typedef struct brute {
+  const berth_alloc_problem_t *p;
+  int32_t order[16];
+  uint64_t off[16];
+  uint64_t best;
+} brute_t;
+
+static void brute_rec(brute_t *b, int32_t k, uint64_t top) {
+  if (top >= b->best) return;
+  if (k == b->p->n) {
+    b->best = top;
+    return;
+  }
+  int32_t i = b->order[k];
+  const berth_alloc_buffer_t *x = &b->p->buffers[i];
+  uint64_t al = x->align > 1 ? x->align : 1;
+  if (x->size == 0 || x->n_intervals == 0) {
+    brute_rec(b, k + 1, top);
+    return;
+  }
+  for (uint64_t o = 0; o + x->size < b->best; o += al) {
+    bool ok = true;
+    for (int32_t q = 0; q < k && ok; q++) {
+      int32_t j = b->order[q];
+      const berth_alloc_buffer_t *y = &b->p->buffers[j];
+      if (conflict(x, y) && o < b->off[j] + y->size && b->off[j] < o + x->size) ok = false;
+    }
+    if (!ok) continue;
+    b->off[i] = o;
+    brute_rec(b, k + 1, o + x->size > top ? o + x->size : top);
+  }
+}
+
+static uint64_t brute_optimum(const berth_alloc_problem_t *p) {
+  brute_t b;
+  b.p = p;
+  b.best = 1;
+  for (int32_t i = 0; i < p->n; i++) {
+    b.order[i] = i;
+    b.best += p->buffers[i].size + (p->buffers[i].align > 1 ? p->buffers[i].align : 0);
+  }
+  /* Larger first prunes sooner. */
+  for (int32_t i = 1; i < p->n; i++)
+    for (int32_t j = i; j > 0 && p->buffers[b.order[j]].size > p->buffers[b.order[j - 1]].size; j--) {
+      int32_t t = b.order[j];
+      b.order[j] = b.order[j - 1];
+      b.order[j - 1] = t;
+    }
+  brute_rec(&b, 0, 0);
+  return b.best;
+}
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static uint64_t direct_lower_bound(const berth_alloc_problem_t *p) {
+  uint64_t best = 0;
+  for (int32_t i = 0; i < p->n; i++)
+    for (int32_t k = 0; k < p->buffers[i].n_intervals; k++) {
+      int64_t t = p->buffers[i].intervals[k].lower; /* the peak is at some start */
+      uint64_t sum = 0;
+      for (int32_t j = 0; j < p->n; j++)
+        for (int32_t q = 0; q < p->buffers[j].n_intervals; q++)
+          if (p->buffers[j].intervals[q].lower <= t && t < p->buffers[j].intervals[q].upper) sum += p->buffers[j].size;
+      if (sum > best) best = sum;
+    }
+  return best;
+}
+
+/* Solves with algo, checks the plan, returns the arena (UINT64_MAX on failure). */
+static uint64_t solve_checked(const berth_alloc_problem_t *p, berth_alloc_algo_t algo, int64_t budget, int fit,
+                              berth_alloc_result_t *res, const char *what) {
+  uint64_t *off = malloc(((size_t)p->n + 1) * sizeof *off);
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_alloc_options_t o = berth_alloc_options_default();
+  o.algo = algo;
+  o.budget_ms = budget;
+  o.fit = fit;
+  o.seed = g_seed;
+  berth_alloc_result_t r;
+  berth_status_t st = berth_alloc_solve(p, &o, off, &r, &diag);
+  CHECK_MSG(st == BERTH_OK, "%s: %s failed: %s (seed %llu)", what, berth_alloc_algo_name(algo), msg,
+            (unsigned long long)g_seed);
+  if (st) {
+    free(off);
+    return UINT64_MAX;
+  }
+  st = berth_alloc_check(p, off, r.arena, &diag);
+  CHECK_MSG(st == BERTH_OK, "%s: %s plan invalid: %s (seed %llu)", what, berth_alloc_algo_name(algo), msg,
+            (unsigned long long)g_seed);
+  uint64_t real = 0;
+  for (int32_t i = 0; i < p->n; i++)
+    if (off[i] + p->buffers[i].size > real) real = off[i] + p->buffers[i].size;
+  CHECK_MSG(real == r.arena, "%s: %s reports arena %llu, plan reaches %llu", what, berth_alloc_algo_name(algo),
+            (unsigned long long)r.arena, (unsigned long long)real);
+  CHECK_MSG(r.arena >= r.lower_bound, "%s: %s arena %llu below the lower bound %llu (seed %llu)", what,
+            berth_alloc_algo_name(algo), (unsigned long long)r.arena, (unsigned long long)r.lower_bound,
+            (unsigned long long)g_seed);
+  if (res) *res = r;
+  free(off);
+  return r.arena;
+}
+
+static berth_alloc_buffer_t buf1(uint64_t size, uint64_t align, const berth_interval_t *iv, int32_t n) {
+  berth_alloc_buffer_t b;
+  b.size = size;
+  b.align = align;
+  b.n_intervals = n;
+  b.intervals = iv;
+  return b;
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+static void test_names(void) {
+  for (int a = 0; a <= BERTH_ALLOC_EXACT; a++) {
+    berth_alloc_algo_t back;
+    CHECK(berth_alloc_algo_from_name(berth_alloc_algo_name((berth_alloc_algo_t)a), &back));
+    CHECK(back == (berth_alloc_algo_t)a);
+  }
+  berth_alloc_algo_t x;
+  CHECK(!berth_alloc_algo_from_name("best", &x));
+  CHECK(!berth_alloc_algo_from_name(NULL, &x));
+  CHECK(strcmp(berth_alloc_algo_name((berth_alloc_algo_t)99), "?") == 0);
+}
+
+static void test_trivial(void) {
+  berth_alloc_problem_t empty = {0, NULL, NULL};
+  for (int a = 0; a <= BERTH_ALLOC_EXACT; a++) {
+    berth_alloc_result_t r;
+    uint64_t arena = solve_checked(&empty, (berth_alloc_algo_t)a, 50, 0, &r, "empty");
+    CHECK(arena == 0);
+    CHECK(r.optimal);
+  }
+  CHECK(berth_alloc_lower_bound(&empty) == 0);
+  CHECK(berth_alloc_check(&empty, NULL, 0, NULL) == BERTH_OK);
+
+  /* Zero-size buffers and buffers with no interval conflict with nothing. */
+  berth_interval_t all[] = {{0, 100}};
+  berth_alloc_buffer_t b[] = {buf1(0, 0, all, 1), buf1(64, 16, all, 1), buf1(0, 8, all, 1), buf1(32, 0, NULL, 0),
+                              buf1(64, 0, all, 1)};
+  berth_alloc_problem_t p = {5, b, NULL};
+  CHECK(berth_alloc_lower_bound(&p) == 128);
+  for (int a = 0; a <= BERTH_ALLOC_EXACT; a++) {
+    berth_alloc_result_t r;
+    uint64_t arena = solve_checked(&p, (berth_alloc_algo_t)a, 50, 0, &r, "zero-size");
+    if (a != BERTH_ALLOC_NAIVE) CHECK_MSG(arena == 128, "%s: arena %llu", berth_alloc_algo_name((berth_alloc_algo_t)a),
+                                          (unsigned long long)arena);
+  }
+}
+
+/* The minimalloc README example: optimum 12. */
+static void test_input12(void) {
+  berth_interval_t iv[] = {{0, 3}, {3, 9}, {0, 9}, {9, 21}, {0, 21}};
+  berth_alloc_buffer_t b[5];
+  for (int i = 0; i < 5; i++) b[i] = buf1(4, 0, &iv[i], 1);
+  berth_alloc_problem_t p = {5, b, NULL};
+  CHECK(berth_alloc_lower_bound(&p) == 12);
+  berth_alloc_result_t r;
+  CHECK(solve_checked(&p, BERTH_ALLOC_EXACT, 1000, 0, &r, "input.12") == 12);
+  CHECK(r.optimal);
+  CHECK(r.proven_bound == 12);
+  CHECK(solve_checked(&p, BERTH_ALLOC_NAIVE, 0, 0, &r, "input.12") == 20);
+  CHECK(!r.optimal);
+}
+
+/* A storage live on two stretches (coalesced values, or values of exclusive branches
+ * placed on disjoint stretches of one timeline) shares with what lives in between. */
+static void test_multi_interval(void) {
+  berth_interval_t a_iv[] = {{0, 2}, {5, 7}}, b_iv[] = {{2, 5}}, c_iv[] = {{1, 6}};
+  berth_alloc_buffer_t b[] = {buf1(100, 0, a_iv, 2), buf1(100, 0, b_iv, 1)};
+  berth_alloc_problem_t p = {2, b, NULL};
+  CHECK(berth_alloc_lower_bound(&p) == 100);
+  for (int a = 1; a <= BERTH_ALLOC_EXACT; a++)
+    CHECK(solve_checked(&p, (berth_alloc_algo_t)a, 100, 0, NULL, "two stretches") == 100);
+  /* Overlapping both stretches forces stacking. */
+  berth_alloc_buffer_t b2[] = {buf1(100, 0, a_iv, 2), buf1(100, 0, b_iv, 1), buf1(10, 0, c_iv, 1)};
+  berth_alloc_problem_t p2 = {3, b2, NULL};
+  CHECK(berth_alloc_lower_bound(&p2) == 110);
+  berth_alloc_result_t r;
+  CHECK(solve_checked(&p2, BERTH_ALLOC_EXACT, 1000, 0, &r, "three") == 110);
+  CHECK(r.optimal);
+  /* Offsets that stack a's two stretches on b are fine; the checker must accept. */
+  uint64_t off[] = {0, 0, 100};
+  CHECK(berth_alloc_check(&p2, off, 110, NULL) == BERTH_OK);
+  /* ... and reject c inside a. */
+  uint64_t bad[] = {0, 10, 50};
+  CHECK(berth_alloc_check(&p2, bad, 150, NULL) == BERTH_ERR_VERIFY_FAILED);
+}
+
+static void test_alignment(void) {
+  berth_interval_t iv[] = {{0, 10}};
+  berth_alloc_buffer_t b[] = {buf1(3, 0, iv, 1), buf1(64, 64, iv, 1), buf1(5, 8, iv, 1), buf1(1, 32, iv, 1)};
+  berth_alloc_problem_t p = {4, b, NULL};
+  for (int a = 0; a <= BERTH_ALLOC_EXACT; a++) {
+    for (int fit = 0; fit <= 2; fit++) {
+      uint64_t off[4];
+      berth_alloc_options_t o = berth_alloc_options_default();
+      o.algo = (berth_alloc_algo_t)a;
+      o.fit = fit;
+      o.budget_ms = 50;
+      berth_alloc_result_t r;
+      char msg[256];
+      berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+      CHECK(berth_alloc_solve(&p, &o, off, &r, &diag) == BERTH_OK);
+      CHECK(off[1] % 64 == 0 && off[2] % 8 == 0 && off[3] % 32 == 0);
+      CHECK_MSG(berth_alloc_check(&p, off, r.arena, &diag) == BERTH_OK, "%s", msg);
+    }
+  }
+  uint64_t off[] = {0, 64, 4, 128}; /* buffer 2 at 4 breaks its alignment of 8 */
+  char msg[256];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_alloc_check(&p, off, 200, &diag) == BERTH_ERR_VERIFY_FAILED);
+  CHECK(strstr(msg, "buffer 2") && strstr(msg, "alignment 8"));
+}
+
+static void test_validation(void) {
+  char msg[256];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  uint64_t off[4];
+  berth_interval_t ok[] = {{0, 5}}, empty[] = {{3, 3}}, unsorted[] = {{5, 8}, {0, 6}};
+  berth_alloc_buffer_t b1[] = {buf1(8, 3, ok, 1)};
+  berth_alloc_problem_t p1 = {1, b1, NULL};
+  CHECK(berth_alloc_solve(&p1, NULL, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(msg, "power of two") != NULL);
+  berth_alloc_buffer_t b2[] = {buf1(8, 0, empty, 1)};
+  berth_alloc_problem_t p2 = {1, b2, NULL};
+  CHECK(berth_alloc_solve(&p2, NULL, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(msg, "empty") != NULL);
+  const char *names[] = {"x"};
+  berth_alloc_buffer_t b3[] = {buf1(8, 0, unsorted, 2)};
+  berth_alloc_problem_t p3 = {1, b3, names};
+  CHECK(berth_alloc_solve(&p3, NULL, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(msg, "buffer 'x'") != NULL);
+  berth_alloc_buffer_t b4[] = {buf1(8, 0, NULL, 1)};
+  berth_alloc_problem_t p4 = {1, b4, NULL};
+  CHECK(berth_alloc_solve(&p4, NULL, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  berth_alloc_problem_t p5 = {2, NULL, NULL};
+  CHECK(berth_alloc_solve(&p5, NULL, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  berth_alloc_problem_t p6 = {-1, b1, NULL};
+  CHECK(berth_alloc_solve(&p6, NULL, off, NULL, &diag) == BERTH_ERR_OUT_OF_RANGE);
+  berth_alloc_buffer_t b7[] = {buf1((uint64_t)1 << 62, 0, ok, 1), buf1((uint64_t)1 << 62, 0, ok, 1)};
+  berth_alloc_problem_t p7 = {2, b7, NULL};
+  CHECK(berth_alloc_solve(&p7, NULL, off, NULL, &diag) == BERTH_ERR_OUT_OF_RANGE);
+  berth_alloc_buffer_t b8[] = {buf1(8, 0, ok, 1)};
+  berth_alloc_problem_t p8 = {1, b8, NULL};
+  berth_alloc_options_t o = berth_alloc_options_default();
+  o.fit = 7;
+  CHECK(berth_alloc_solve(&p8, &o, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  o = berth_alloc_options_default();
+  o.algo = (berth_alloc_algo_t)9;
+  CHECK(berth_alloc_solve(&p8, &o, off, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_alloc_solve(&p8, NULL, NULL, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  /* Outputs are untouched on failure. */
+  uint64_t keep[1] = {77};
+  berth_alloc_result_t r;
+  memset(&r, 0x5a, sizeof r);
+  berth_alloc_result_t r0 = r;
+  CHECK(berth_alloc_solve(&p1, NULL, keep, &r, &diag) != BERTH_OK);
+  CHECK(keep[0] == 77 && memcmp(&r, &r0, sizeof r) == 0);
+}
+
+/* The checker must catch a corrupted offset that makes two live buffers overlap, and name
+ * both; and catch a plan that leaves the arena. */
+static void test_check_catches(void) {
+  uint64_t s = g_seed ^ 0xc0ffee;
+  for (int round = 0; round < 40; round++) {
+    rproblem_t r = random_problem(&s, 12, 30, 2, 50, round & 1);
+    uint64_t *off = malloc((size_t)r.p.n * sizeof *off);
+    berth_alloc_options_t o = berth_alloc_options_default();
+    berth_alloc_result_t res;
+    CHECK(berth_alloc_solve(&r.p, &o, off, &res, NULL) == BERTH_OK);
+    CHECK(berth_alloc_check(&r.p, off, res.arena, NULL) == BERTH_OK);
+    /* Move some buffer onto a conflicting one. */
+    bool done = false;
+    for (int32_t i = 0; i < r.p.n && !done; i++)
+      for (int32_t j = 0; j < r.p.n && !done; j++) {
+        if (i == j || !conflict(&r.buf[i], &r.buf[j])) continue;
+        uint64_t save = off[i];
+        off[i] = off[j];
+        uint64_t al = r.buf[i].align > 1 ? r.buf[i].align : 1;
+        off[i] -= off[i] % al;
+        /* Still overlapping after aligning down? (sizes >= 1, so yes unless moved below) */
+        bool overlap = off[i] < off[j] + r.buf[j].size && off[j] < off[i] + r.buf[i].size;
+        if (overlap) {
+          char msg[256];
+          berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+          uint64_t arena = res.arena + r.buf[i].size + al;
+          CHECK_MSG(berth_alloc_check(&r.p, off, arena, &diag) == BERTH_ERR_VERIFY_FAILED,
+                    "corrupted plan accepted (seed %llu round %d)", (unsigned long long)g_seed, round);
+          CHECK(strstr(msg, "overlap") != NULL);
+          done = true;
+        }
+        off[i] = save;
+      }
+    /* Leaving the arena. */
+    if (res.arena > 0) {
+      char msg[256];
+      berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+      CHECK(berth_alloc_check(&r.p, off, res.arena - 1, &diag) == BERTH_ERR_VERIFY_FAILED);
+      CHECK(strstr(msg, "arena") != NULL);
+    }
+    free(off);
+    rproblem_free(&r);
+  }
+  /* Names in messages. */
+  berth_interval_t iv[] = {{0, 4}};
+  berth_alloc_buffer_t b[] = {buf1(8, 0, iv, 1), buf1(8, 0, iv, 1)};
+  const char *names[] = {"left", "right"};
+  berth_alloc_problem_t p = {2, b, names};
+  uint64_t off[] = {0, 4};
+  char msg[256];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_alloc_check(&p, off, 12, &diag) == BERTH_ERR_VERIFY_FAILED);
+  CHECK(strstr(msg, "'left'") && strstr(msg, "'right'") && strstr(msg, "time 0"));
+}
+
+static void test_lower_bound(void) {
+  uint64_t s = g_seed ^ 0xb0b;
+  for (int round = 0; round < 100; round++) {
+    rproblem_t r = random_problem(&s, (int32_t)rnd_in(&s, 1, 30), 40, 3, 1000, false);
+    uint64_t lb = berth_alloc_lower_bound(&r.p);
+    CHECK_MSG(lb == direct_lower_bound(&r.p), "lower bound %llu, direct %llu (seed %llu round %d)",
+              (unsigned long long)lb, (unsigned long long)direct_lower_bound(&r.p), (unsigned long long)g_seed, round);
+    rproblem_free(&r);
+  }
+}
+
+/* Every algorithm and fit on random problems: valid plans, ordered sensibly. */
+static void test_random_all(void) {
+  uint64_t s = g_seed;
+  for (int round = 0; round < 60; round++) {
+    int32_t n = (int32_t)rnd_in(&s, 1, round < 40 ? 40 : 300);
+    rproblem_t r = random_problem(&s, n, rnd_in(&s, 5, 200), (int)rnd_in(&s, 1, 3), (uint64_t)rnd_in(&s, 1, 5000),
+                                  round % 3 == 0);
+    char what[64];
+    snprintf(what, sizeof what, "random round %d (n %d)", round, (int)n);
+    berth_alloc_result_t rn, rg, rs, re;
+    uint64_t naive = solve_checked(&r.p, BERTH_ALLOC_NAIVE, 0, 0, &rn, what);
+    uint64_t greedy = solve_checked(&r.p, BERTH_ALLOC_GREEDY, 0, 0, &rg, what);
+    uint64_t first = solve_checked(&r.p, BERTH_ALLOC_GREEDY, 0, BERTH_ALLOC_FIT_FIRST, NULL, what);
+    uint64_t best = solve_checked(&r.p, BERTH_ALLOC_GREEDY, 0, BERTH_ALLOC_FIT_BEST, NULL, what);
+    uint64_t search = solve_checked(&r.p, BERTH_ALLOC_SEARCH, 20, 0, &rs, what);
+    uint64_t exact = solve_checked(&r.p, BERTH_ALLOC_EXACT, 50, 0, &re, what);
+    CHECK_MSG(greedy <= naive && greedy <= first && greedy <= best, "%s: greedy %llu naive %llu first %llu best %llu",
+              what, (unsigned long long)greedy, (unsigned long long)naive, (unsigned long long)first,
+              (unsigned long long)best);
+    CHECK_MSG(search <= greedy, "%s: search %llu worse than greedy %llu", what, (unsigned long long)search,
+              (unsigned long long)greedy);
+    CHECK_MSG(exact <= greedy, "%s: exact %llu worse than greedy %llu", what, (unsigned long long)exact,
+              (unsigned long long)greedy);
+    CHECK(rg.lower_bound == berth_alloc_lower_bound(&r.p));
+    CHECK(re.proven_bound >= re.lower_bound && re.proven_bound <= exact);
+    CHECK(re.optimal == (re.proven_bound == exact));
+    rproblem_free(&r);
+  }
+}
+
+/* exact against brute force on tiny problems: the same optimum, proven. */
+static void test_exact_brute(void) {
+  uint64_t s = g_seed ^ 0xe8ac7;
+  for (int round = 0; round < 150; round++) {
+    int32_t n = (int32_t)rnd_in(&s, 1, 7);
+    rproblem_t r = random_problem(&s, n, rnd_in(&s, 3, 12), (int)rnd_in(&s, 1, 2), 6, round % 4 == 0);
+    uint64_t opt = brute_optimum(&r.p);
+    char what[64];
+    snprintf(what, sizeof what, "brute round %d (n %d)", round, (int)n);
+    berth_alloc_result_t re;
+    uint64_t exact = solve_checked(&r.p, BERTH_ALLOC_EXACT, 5000, 0, &re, what);
+    CHECK_MSG(exact == opt, "%s: exact %llu, brute force %llu (seed %llu)", what, (unsigned long long)exact,
+              (unsigned long long)opt, (unsigned long long)g_seed);
+    CHECK_MSG(re.optimal, "%s: exact did not prove its optimum (bound %llu, arena %llu)", what,
+              (unsigned long long)re.proven_bound, (unsigned long long)exact);
+    for (int a = 1; a <= 2; a++) {
+      uint64_t x = solve_checked(&r.p, (berth_alloc_algo_t)a, 10, 0, NULL, what);
+      CHECK_MSG(x >= opt, "%s: %s %llu beats the optimum %llu", what, berth_alloc_algo_name((berth_alloc_algo_t)a),
+                (unsigned long long)x, (unsigned long long)opt);
+    }
+    rproblem_free(&r);
+  }
+}
+
+/* A chain of many short-lived buffers: greedy must stay fast and find the bound. */
+static void test_large_chain(void) {
+  int32_t n = 60000;
+  berth_alloc_buffer_t *b = malloc((size_t)n * sizeof *b);
+  berth_interval_t *iv = malloc((size_t)n * sizeof *iv);
+  uint64_t *off = malloc((size_t)n * sizeof *off);
+  uint64_t s = g_seed ^ 0x60000;
+  for (int32_t i = 0; i < n; i++) {
+    iv[i].lower = i;
+    iv[i].upper = i + 2 + (int64_t)(rnd(&s) % 4);
+    b[i] = buf1(64 * (1 + rnd(&s) % 16), 64, &iv[i], 1);
+  }
+  berth_alloc_problem_t p = {n, b, NULL};
+  berth_alloc_result_t r;
+  char msg[256];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_alloc_solve(&p, NULL, off, &r, &diag) == BERTH_OK);
+  CHECK_MSG(berth_alloc_check(&p, off, r.arena, &diag) == BERTH_OK, "%s", msg);
+  CHECK(r.arena >= r.lower_bound && r.arena <= r.lower_bound + r.lower_bound / 2);
+  fprintf(stderr, "test_alloc: 60000-buffer chain: greedy %.1f ms, arena %.4f x lower bound\n", r.time_ms,
+          (double)r.arena / (double)r.lower_bound);
+  free(b);
+  free(iv);
+  free(off);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) g_seed = strtoull(argv[1], NULL, 10);
+  fprintf(stderr, "test_alloc: seed %llu\n", (unsigned long long)g_seed);
+  test_names();
+  test_trivial();
+  test_input12();
+  test_multi_interval();
+  test_alignment();
+  test_validation();
+  test_check_catches();
+  test_lower_bound();
+  test_random_all();
+  test_exact_brute();
+  test_large_chain();
+  if (test_failures) fprintf(stderr, "test_alloc: failures with seed %llu\n", (unsigned long long)g_seed);
+  return test_finish("test_alloc");
+}

@@ -1,0 +1,591 @@
+/* Corrupt program files (tests/corrupt/ *.berth) must each fail with their named error and
+ * never crash. tests/corrupt/MANIFEST lists every file with the phase it must fail in
+ * ("load": berth_program_load rejects it; "run": it loads, and executing it ends with the
+ * error, e.g. a loop that never exits hitting the step limit), the status, and a substring
+ * of the message. Each file is named after its error. They run through the same function
+ * as the fuzz target (fuzz/fuzz_load.c), so the replay is exactly what the fuzzer checks.
+ *
+ * The corpus is generated from valid files compiled from examples/, by this program:
+ *   build/tests/test_corrupt --write-corpus tests/corrupt
+ * (it checks every expectation before writing) and committed as regression inputs: the
+ * test itself only reads them. */
+#define _POSIX_C_SOURCE 200809L
+#define BERTH_FUZZ_NO_ENTRY
+#include "../fuzz/fuzz_load.c"
+
+#include "base/byte_reader.h"
+#include "format/read_program.h"
+#include "format/write_program.h"
+#include "plan/plan.h"
+#include "test_util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  berth_status_t st;
+} statuses[] = {
+    {"corrupt_data", BERTH_ERR_CORRUPT_DATA},         {"out_of_range", BERTH_ERR_OUT_OF_RANGE},
+    {"unimplemented", BERTH_ERR_UNIMPLEMENTED},       {"verify_failed", BERTH_ERR_VERIFY_FAILED},
+    {"invalid_argument", BERTH_ERR_INVALID_ARGUMENT}, {"resource_exhausted", BERTH_ERR_RESOURCE_EXHAUSTED},
+};
+
+static const char *status_word(berth_status_t st) {
+  for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
+    if (statuses[i].st == st) return statuses[i].name;
+  return "ok";
+}
+
+static bool status_from_word(const char *w, berth_status_t *st) {
+  for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
+    if (strcmp(statuses[i].name, w) == 0) {
+      *st = statuses[i].st;
+      return true;
+    }
+  return false;
+}
+
+/* ---- replay ------------------------------------------------------------------------------ */
+
+static int replay(void) {
+  char dir[1024], path[2048];
+  snprintf(dir, sizeof dir, "%s/tests/corrupt", BERTH_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/MANIFEST", dir);
+  size_t mlen;
+  char *manifest = test_read_file(path, &mlen);
+  CHECK_MSG(manifest != NULL, "cannot read %s", path);
+  if (!manifest) return 0;
+  int n = 0;
+  char *save = NULL;
+  static char why[4096];
+  for (char *line = strtok_r(manifest, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#' || !line[0]) continue;
+    char *f[4];
+    char *p = line;
+    for (int k = 0; k < 4; k++) {
+      f[k] = p;
+      char *t = k < 3 ? strchr(p, '\t') : NULL;
+      if (k < 3 && !t) {
+        f[k] = NULL;
+        break;
+      }
+      if (t) {
+        *t = '\0';
+        p = t + 1;
+      }
+    }
+    CHECK_MSG(f[3] != NULL, "MANIFEST: malformed line '%s'", line);
+    if (!f[3]) continue;
+    berth_status_t want = BERTH_OK;
+    CHECK_MSG(status_from_word(f[2], &want), "MANIFEST: unknown status '%s'", f[2]);
+    bool run_phase = strcmp(f[1], "run") == 0;
+    CHECK_MSG(run_phase || strcmp(f[1], "load") == 0, "MANIFEST: unknown phase '%s'", f[1]);
+    snprintf(path, sizeof path, "%s/%s", dir, f[0]);
+    size_t len;
+    char *data = test_read_file(path, &len);
+    CHECK_MSG(data != NULL, "cannot read %s", path);
+    if (!data) continue;
+    berth_fuzz_load_result_t res;
+    int rc = berth_fuzz_load_check((const uint8_t *)data, len, &res, why, sizeof why);
+    CHECK_MSG(rc == 0, "%s: %s", f[0], why);
+    CHECK_MSG(res.phase == (run_phase ? 1 : 0) && res.status == want && strstr(res.msg, f[3]) != NULL,
+              "%s: expected %s to fail with %s '%s'; got phase %d, %s: %s", f[0], f[1], f[2], f[3], res.phase,
+              berth_status_name(res.status), res.msg);
+    free(data);
+    n++;
+  }
+  free(manifest);
+  /* every corpus file is listed */
+  DIR *d = opendir(dir);
+  int files = 0;
+  for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+    size_t l = strlen(e->d_name);
+    if (l > 6 && strcmp(e->d_name + l - 6, ".berth") == 0) files++;
+  }
+  if (d) closedir(d);
+  CHECK_MSG(files == n, "%d .berth files in tests/corrupt but %d MANIFEST entries", files, n);
+  return n;
+}
+
+/* ---- generation ------------------------------------------------------------------------- */
+
+typedef struct buf {
+  uint8_t *b;
+  size_t len;
+} buf_t;
+
+static buf_t compile_example(const char *rel, const berth_plan_options_t *po) {
+  buf_t out = {NULL, 0};
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", BERTH_SOURCE_DIR, rel);
+  size_t len;
+  char *text = test_read_file(path, &len);
+  char msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_compiled_t *c = NULL;
+  if (!text || berth_ir_parse(text, len, rel, &p, &d) || berth_ir_validate(p, &d) || berth_plan_compile(p, po, &c, &d) ||
+      berth_format_write(&c->exec, NULL, &out.b, &out.len, &d))
+    fprintf(stderr, "cannot compile %s: %s\n", rel, msg);
+  free(text);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  return out;
+}
+
+static buf_t copy(buf_t b) {
+  buf_t c = {malloc(b.len + 64), b.len};
+  memcpy(c.b, b.b, b.len);
+  return c;
+}
+
+static void w16(buf_t *m, uint64_t at, uint16_t v) {
+  m->b[at] = (uint8_t)v;
+  m->b[at + 1] = (uint8_t)(v >> 8);
+}
+static void w32(buf_t *m, uint64_t at, uint32_t v) {
+  for (int k = 0; k < 4; k++) m->b[at + (uint64_t)k] = (uint8_t)(v >> (8 * k));
+}
+static void w64(buf_t *m, uint64_t at, uint64_t v) {
+  for (int k = 0; k < 8; k++) m->b[at + (uint64_t)k] = (uint8_t)(v >> (8 * k));
+}
+static uint32_t r32(const buf_t *m, uint64_t at) { return berth_load_le32(m->b + at); }
+static uint64_t r64(const buf_t *m, uint64_t at) { return berth_load_le64(m->b + at); }
+
+/* Byte offset of the section table entry of section id. */
+static uint64_t entry(const buf_t *m, uint32_t id) {
+  uint32_t n = r32(m, 24);
+  for (uint32_t e = 0; e < n; e++)
+    if (r32(m, 64 + 24ull * e) == id) return 64 + 24ull * e;
+  fprintf(stderr, "no section %u\n", (unsigned)id);
+  abort();
+}
+static uint64_t soff(const buf_t *m, uint32_t id) { return r64(m, entry(m, id) + 8); }
+static uint64_t val_at(const buf_t *m, uint32_t v) { return soff(m, BERTH_SECTION_VALUES) + 104ull * v; }
+static uint64_t ins_at(const buf_t *m, uint32_t i) { return soff(m, BERTH_SECTION_INSTRS) + 32ull * i; }
+static uint64_t meth_at(const buf_t *m) { return soff(m, BERTH_SECTION_METHODS); }
+
+/* The decoded base program (no verification), to find values and instructions by name. */
+typedef struct base {
+  buf_t f;
+  void *mem;
+  const berth_format_program_t *fp;
+} base_t;
+
+static base_t decode(buf_t f) {
+  base_t b = {f, NULL, NULL};
+  berth_format_sizes_t sz;
+  if (berth_format_read_size(f.b, f.len, &sz, NULL)) abort();
+  b.mem = malloc(sz.program_bytes);
+  void *scratch = malloc(sz.scratch_bytes);
+  if (berth_format_read(f.b, f.len, b.mem, sz.program_bytes, scratch, sz.scratch_bytes, BERTH_FORMAT_READ_NO_VERIFY, &b.fp,
+                        NULL))
+    abort();
+  free(scratch);
+  return b;
+}
+
+static uint32_t value_named(const base_t *b, const char *name) {
+  const berth_exec_method_t *m = &b->fp->exec.methods[0];
+  for (int32_t v = 0; v < m->n_values; v++)
+    if (strcmp(m->values[v].name, name) == 0) return (uint32_t)v;
+  fprintf(stderr, "no value %s\n", name);
+  abort();
+}
+
+static uint32_t first_windowed(const base_t *b, int nth) {
+  const berth_exec_method_t *m = &b->fp->exec.methods[0];
+  for (int32_t v = 0; v < m->n_values; v++)
+    if (m->values[v].window_parent >= 0 && nth-- == 0) return (uint32_t)v;
+  abort();
+}
+
+static uint32_t instr_where(const base_t *b, uint8_t opcode, int op) {
+  const berth_exec_method_t *m = &b->fp->exec.methods[0];
+  for (int32_t i = 0; i < m->n_instrs; i++)
+    if (m->instrs[i].opcode == opcode && (op < 0 || m->instrs[i].op == op)) return (uint32_t)i;
+  fprintf(stderr, "no instruction with opcode %u op %d\n", (unsigned)opcode, op);
+  abort();
+}
+
+static const char *out_dir;
+static FILE *manifest;
+static int written, gen_failures;
+
+/* Checks the expectation, then writes the file and its MANIFEST line. substr NULL: record
+ * whatever the loader says (for random flips). */
+static void emit(const char *file, buf_t m, const char *phase, berth_status_t want, const char *substr) {
+  berth_fuzz_load_result_t res;
+  static char why[4096];
+  int rc = berth_fuzz_load_check(m.b, m.len, &res, why, sizeof why);
+  int want_phase = strcmp(phase, "run") == 0 ? 1 : 0;
+  const char *sub = substr ? substr : res.msg;
+  if (rc || res.phase != want_phase || (substr && (res.status != want || !strstr(res.msg, substr))) ||
+      (!substr && res.status == BERTH_OK)) {
+    fprintf(stderr, "GEN FAIL %s: want %s %s '%s'; got rc %d phase %d %s: %s %s\n", file, phase, status_word(want),
+            substr ? substr : "", rc, res.phase, berth_status_name(res.status), res.msg, why);
+    gen_failures++;
+    free(m.b);
+    return;
+  }
+  char name[256], path[2048];
+  snprintf(name, sizeof name, "%s-%s.berth", status_word(res.status), file);
+  snprintf(path, sizeof path, "%s/%s", out_dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(m.b, 1, m.len, f) != m.len) abort();
+  fclose(f);
+  fprintf(manifest, "%s\t%s\t%s\t%s\n", name, phase, status_word(res.status), sub);
+  written++;
+  free(m.b);
+}
+
+#define LOAD(file, st, sub) emit(file, m, "load", st, sub)
+#define CORRUPT_(file, sub) emit(file, m, "load", BERTH_ERR_CORRUPT_DATA, sub)
+#define RANGE_(file, sub) emit(file, m, "load", BERTH_ERR_OUT_OF_RANGE, sub)
+
+static void generate(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  buf_t seed = compile_example("examples/seed/seed.bir", &po);
+  buf_t scan = compile_example("examples/scan/scan.bir", &po);
+  buf_t count = compile_example("examples/while_loop/countdown.bir", &po);
+  berth_plan_options_t rg = po;
+  rg.strategy = BERTH_STRATEGY_REGIONS;
+  rg.verify = false;
+  buf_t regions = compile_example("examples/seed/seed.bir", &rg);
+  if (!seed.b || !scan.b || !count.b || !regions.b) abort();
+  base_t bs = decode(seed), bc = decode(scan), bw = decode(count);
+  buf_t m;
+
+  /* ---- truncations, sizes and the header ---- */
+  size_t cuts[] = {0, 7, 40, 63};
+  for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+    m = copy(seed);
+    m.len = cuts[k];
+    char n[64];
+    snprintf(n, sizeof n, "truncated-to-%zu-bytes", cuts[k]);
+    CORRUPT_(n, "shorter than the 64-byte header");
+  }
+  size_t cuts2[] = {64, 100, 1000, seed.len / 2, seed.len - 1};
+  for (size_t k = 0; k < sizeof cuts2 / sizeof cuts2[0]; k++) {
+    m = copy(seed);
+    m.len = cuts2[k];
+    char n[64];
+    snprintf(n, sizeof n, "truncated-to-%zu-bytes", cuts2[k]);
+    CORRUPT_(n, "truncated or padded");
+  }
+  m = copy(seed);
+  m.len = seed.len / 2;
+  w64(&m, 16, m.len);
+  CORRUPT_("truncated-half-with-matching-size", "lie outside the");
+  m = copy(seed);
+  memset(m.b + m.len, 0, 8);
+  m.len += 8;
+  CORRUPT_("padded", "truncated or padded");
+  m = copy(seed);
+  m.b[0] = 'X';
+  CORRUPT_("bad-magic", "not a berth program file");
+  m = copy(seed);
+  w16(&m, 6, 2);
+  LOAD("version-2", BERTH_ERR_UNIMPLEMENTED, "format version 2; this runtime reads version 1");
+  m = copy(seed);
+  w32(&m, 8, 32);
+  CORRUPT_("header-size", "header size 32");
+  m = copy(seed);
+  w32(&m, 12, 0x80);
+  CORRUPT_("unknown-flags", "unknown flag bits 0x80");
+  m = copy(seed);
+  w32(&m, 24, 0);
+  CORRUPT_("zero-sections", "0 sections");
+  m = copy(seed);
+  w32(&m, 24, 0xFFFFFFFFu);
+  CORRUPT_("huge-section-count", "4294967295 sections; expected 1 to 16");
+  m = copy(seed);
+  m.b[40] = 1;
+  CORRUPT_("reserved-header-byte", "header (byte 40): reserved byte");
+
+  /* ---- the section table ---- */
+  m = copy(seed);
+  w32(&m, 64, 99);
+  CORRUPT_("unknown-section-id", "unknown section id 99");
+  m = copy(seed);
+  w32(&m, 64 + 24, r32(&m, 64));
+  CORRUPT_("duplicate-section", "appears twice");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + 16, (uint64_t)1 << 60);
+  CORRUPT_("huge-section-size", "section constants (entry 9, byte 288): bytes [");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 8, UINT64_MAX - 7);
+  CORRUPT_("section-offset-wraps", "lie outside the");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 8, soff(&m, BERTH_SECTION_METHODS));
+  CORRUPT_("sections-overlap", "overlaps section");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_STRINGS) + 8, 8);
+  CORRUPT_("section-inside-header", "inside the header or section table");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + 8, soff(&m, BERTH_SECTION_CONSTANTS) - 8);
+  CORRUPT_("constants-misaligned", "is not a multiple of 64");
+  m = copy(seed);
+  w32(&m, 24, r32(&m, 24) - 1); /* drops the last entry: constants */
+  CORRUPT_("missing-section", "the required section constants is missing");
+  m = copy(seed);
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 16, r64(&m, entry(&m, BERTH_SECTION_VALUES) + 16) - 1);
+  CORRUPT_("partial-record", "is not a whole number of 104-byte records");
+  m = copy(seed);
+  m.b[soff(&m, BERTH_SECTION_STRINGS) + r64(&m, entry(&m, BERTH_SECTION_STRINGS) + 16) - 1] = 'x';
+  CORRUPT_("strings-not-terminated", "does not end with a NUL byte");
+
+  /* ---- method records ---- */
+  uint64_t mr = meth_at(&seed);
+  m = copy(seed);
+  w32(&m, mr, 0x00FFFFFF);
+  CORRUPT_("method-name-out-of-range", "name offset 16777215 is outside");
+  m = copy(seed);
+  w32(&m, mr + 4, 3);
+  CORRUPT_("method-alignment", "alignment 3 is not a power of two");
+  m = copy(seed);
+  w32(&m, mr + 20, 0xFFFFFFFFu);
+  RANGE_("huge-value-count", "4294967295 values exceed the cap");
+  m = copy(seed);
+  w32(&m, mr + 8, 1u << 20);
+  RANGE_("huge-register-count", "loop registers exceed the cap");
+  m = copy(seed);
+  w32(&m, mr + 36, 1u << 30);
+  RANGE_("huge-operand-count", "operands exceed the cap");
+  m = copy(seed);
+  w32(&m, mr + 24, 1);
+  CORRUPT_("values-not-contiguous", "its values start at record 1; expected 0");
+  m = copy(seed);
+  w32(&m, mr + 20, r32(&m, mr + 20) + 1);
+  CORRUPT_("values-beyond-table", "records of section values");
+  m = copy(seed);
+  w32(&m, mr + 20, r32(&m, mr + 20) - 1);
+  CORRUPT_("values-left-over", "but the methods use");
+  m = copy(seed);
+  w32(&m, mr + 28, 0);
+  CORRUPT_("no-instructions", "no instructions");
+  m = copy(seed);
+  w64(&m, mr + 64, (uint64_t)1 << 39);
+  CORRUPT_("state-outside-section", "state bytes [549755813888,+8)");
+  m = copy(seed);
+  w64(&m, mr + 72, (uint64_t)1 << 50);
+  RANGE_("huge-state", "a state region of 1125899906842624 bytes exceeds the cap");
+  m = copy(seed);
+  w64(&m, soff(&m, BERTH_SECTION_POOLS), (uint64_t)1 << 50);
+  RANGE_("huge-arena", "an arena of 1125899906842624 bytes exceeds the cap");
+
+  /* ---- values ---- */
+  uint32_t pred = value_named(&bs, "pred"), zero = value_named(&bs, "zero"), val = value_named(&bs, "val");
+  uint32_t data = value_named(&bs, "data"), one = value_named(&bs, "one"), r1 = value_named(&bs, "result1");
+  m = copy(seed);
+  m.b[val_at(&m, pred) + 5] = 77;
+  CORRUPT_("bad-dtype", "dtype 77 is not a dtype");
+  m = copy(seed);
+  m.b[val_at(&m, pred) + 6] = 9;
+  CORRUPT_("bad-rank", "rank 9 exceeds the maximum rank 8");
+  m = copy(seed);
+  w64(&m, val_at(&m, pred) + 40, (uint64_t)-3);
+  CORRUPT_("negative-dim", "is negative (-3)");
+  m = copy(seed);
+  w64(&m, val_at(&m, pred) + 40, (uint64_t)1 << 50);
+  RANGE_("huge-dim", "above the cap of 2^40");
+  m = copy(seed);
+  m.b[val_at(&m, val) + 6] = 4;
+  for (int k = 0; k < 4; k++) w64(&m, val_at(&m, val) + 40 + 8 * (uint64_t)k, (uint64_t)1 << 20);
+  RANGE_("huge-tensor-bytes", "overflows the cap of 2^40 bytes");
+  m = copy(seed);
+  w64(&m, val_at(&m, pred) + 40 + 8 * 5, 3);
+  CORRUPT_("dim-beyond-rank", "dim 5 (byte");
+  m = copy(seed);
+  m.b[val_at(&m, pred) + 4] = 9;
+  CORRUPT_("bad-storage-class", "unknown storage class 9");
+  m = copy(seed);
+  w64(&m, val_at(&m, r1) + 16, r64(&m, soff(&m, BERTH_SECTION_POOLS)));
+  CORRUPT_("offset-outside-arena", "lie outside arena pool 0");
+  m = copy(seed);
+  w64(&m, val_at(&m, r1) + 16, UINT64_MAX - 7);
+  CORRUPT_("offset-wraps", "lie outside arena pool 0");
+  m = copy(seed);
+  w64(&m, val_at(&m, r1) + 16, 8);
+  CORRUPT_("offset-misaligned", "is not a multiple of the method's alignment 16");
+  m = copy(seed);
+  w32(&m, val_at(&m, r1) + 8, 5);
+  CORRUPT_("pool-out-of-range", "arena pool 5 (byte");
+  m = copy(seed);
+  w64(&m, val_at(&m, one) + 16, 4096);
+  CORRUPT_("constant-outside-section", "lie outside the constant section");
+  m = copy(seed);
+  w32(&m, val_at(&m, data) + 12, 3);
+  CORRUPT_("input-index-out-of-range", "caller input index 3");
+  m = copy(seed);
+  w32(&m, val_at(&m, zero) + 12, 7);
+  CORRUPT_("unused-value-field", "a field its storage class does not use is not 0");
+  m = copy(seed);
+  w32(&m, val_at(&m, zero), 0x7FFFFFFF);
+  CORRUPT_("value-name-out-of-range", "name offset 2147483647");
+  uint32_t w0 = first_windowed(&bc, 0), w1 = first_windowed(&bc, 1);
+  m = copy(scan);
+  w32(&m, val_at(&m, w0) + 24, 100000);
+  CORRUPT_("window-parent-out-of-range", "window parent 100000");
+  m = copy(scan);
+  w32(&m, val_at(&m, w0) + 24, w1);
+  CORRUPT_("window-parent-windowed", "windows cannot nest");
+  m = copy(scan);
+  w32(&m, val_at(&m, w0) + 28, 50);
+  CORRUPT_("window-register-out-of-range", "window register 50");
+  m = copy(scan);
+  w64(&m, val_at(&m, w0) + 16, 4096);
+  CORRUPT_("window-outside-parent", "lies outside its parent");
+  m = copy(scan);
+  w64(&m, val_at(&m, w0) + 32, (uint64_t)1 << 50);
+  RANGE_("huge-window-stride", "window stride");
+
+  /* ---- operands, io, attributes, instructions ---- */
+  m = copy(seed);
+  w32(&m, soff(&m, BERTH_SECTION_OPERANDS), 9999);
+  CORRUPT_("operand-out-of-range", "value id 9999 is out of range");
+  m = copy(seed);
+  w32(&m, soff(&m, BERTH_SECTION_IO), (uint32_t)-5);
+  CORRUPT_("io-value-out-of-range", "method forward, input 0 (byte");
+  uint32_t sel = instr_where(&bs, BERTH_I_KERNEL, BERTH_OP_SELECT), uns = instr_where(&bs, BERTH_I_KERNEL, BERTH_OP_UNSQUEEZE);
+  uint32_t jif = instr_where(&bs, BERTH_I_JUMP_IF_FALSE, -1), jmp = instr_where(&bs, BERTH_I_JUMP, -1);
+  uint32_t ret = instr_where(&bs, BERTH_I_RETURN, -1);
+  m = copy(seed);
+  m.b[ins_at(&m, sel)] = 200;
+  CORRUPT_("bad-opcode", "unknown opcode 200");
+  m = copy(seed);
+  w16(&m, ins_at(&m, sel) + 2, 999);
+  CORRUPT_("bad-op", "op 999 (unknown op) is not a kernel");
+  m = copy(seed);
+  w16(&m, ins_at(&m, sel) + 2, BERTH_OP_COND);
+  CORRUPT_("hop-as-kernel", "op 0 (cond) is not a kernel");
+  m = copy(seed);
+  w16(&m, ins_at(&m, sel) + 4, 2);
+  CORRUPT_("kernel-arity", "kernel select with 2 inputs; expected 1 to 1");
+  m = copy(seed);
+  w32(&m, ins_at(&m, sel) + 8, 100000);
+  CORRUPT_("operands-out-of-range", "operands [100000,+2) are out of range");
+  m = copy(seed);
+  w32(&m, ins_at(&m, sel) + 12, 100000);
+  CORRUPT_("attributes-out-of-range", "attributes [100000,+2) are out of range");
+  m = copy(seed);
+  w32(&m, soff(&m, BERTH_SECTION_ATTRS) + 88ull * r32(&m, ins_at(&m, uns) + 12) + 16, 99);
+  CORRUPT_("attribute-int-count", "has 99 integers");
+  m = copy(seed);
+  w32(&m, ins_at(&m, jmp) + 16, 10000);
+  CORRUPT_("jump-out-of-range", "jump target 10000");
+  m = copy(seed);
+  w32(&m, ins_at(&m, jif) + 16, (uint32_t)-1);
+  CORRUPT_("jump-negative", "jump target -1");
+  m = copy(seed);
+  w32(&m, ins_at(&m, ret) + 16, 3);
+  CORRUPT_("unused-instruction-field", "target field is 3 but it does not jump");
+  m = copy(seed);
+  m.b[ins_at(&m, ret)] = BERTH_I_JUMP;
+  w32(&m, ins_at(&m, ret) + 16, ret);
+  CORRUPT_("endless-jump-cycle", "no path from it reaches a return (an endless loop)");
+  m = copy(seed);
+  m.b[ins_at(&m, 0)] = BERTH_I_JUMP;
+  w16(&m, ins_at(&m, 0) + 2, 0);
+  w16(&m, ins_at(&m, 0) + 4, 0);
+  w16(&m, ins_at(&m, 0) + 6, 0);
+  w32(&m, ins_at(&m, 0) + 8, 0);
+  w32(&m, ins_at(&m, 0) + 12, 0);
+  w32(&m, ins_at(&m, 0) + 16, 0);
+  CORRUPT_("entry-jumps-to-itself", "instruction 0 (jump) at byte");
+  uint32_t sret = instr_where(&bc, BERTH_I_RETURN, -1), lnext = instr_where(&bc, BERTH_I_LOOP_NEXT, -1);
+  m = copy(scan);
+  m.b[ins_at(&m, sret)] = BERTH_I_LOOP_INIT;
+  CORRUPT_("falls-off-the-end", "falls off the end of the method");
+  m = copy(scan);
+  w64(&m, ins_at(&m, lnext) + 24, 0);
+  CORRUPT_("loop-count-zero", "trip count 0 (byte");
+  m = copy(scan);
+  w64(&m, ins_at(&m, lnext) + 24, (uint64_t)1 << 50);
+  RANGE_("huge-loop-count", "trip count 1125899906842624");
+  m = copy(scan);
+  w32(&m, ins_at(&m, lnext) + 20, 77);
+  CORRUPT_("loop-register-out-of-range", "loop register 77");
+  m = copy(scan);
+  w64(&m, ins_at(&m, lnext) + 24, 5); /* one more step than the stacked values hold */
+  emit("loop-count-beyond-windows", m, "load", BERTH_ERR_CORRUPT_DATA, "verifier: method forward");
+
+  /* ---- the verifier: overlapping storage, writes into constants, types ---- */
+  m = copy(regions);
+  emit("seed-executorch-regions-overlap", m, "load", BERTH_ERR_VERIFY_FAILED, "verifier: method forward");
+  m = copy(seed);
+  w64(&m, val_at(&m, val) + 16, r64(&m, val_at(&m, r1) + 16));
+  w64(&m, val_at(&m, pred) + 16, r64(&m, val_at(&m, r1) + 16));
+  emit("overlapping-planned-storage", m, "load", BERTH_ERR_VERIFY_FAILED, "verifier: method forward");
+  m = copy(seed);
+  m.b[val_at(&m, zero) + 4] = BERTH_STORAGE_CONST;
+  w32(&m, val_at(&m, zero) + 8, 0);
+  w64(&m, val_at(&m, zero) + 16, r64(&m, val_at(&m, one) + 16));
+  emit("write-into-constant", m, "load", BERTH_ERR_VERIFY_FAILED, "constants are read-only");
+  m = copy(seed);
+  m.b[val_at(&m, pred) + 5] = BERTH_DTYPE_U8;
+  emit("declared-type-disagrees", m, "load", BERTH_ERR_CORRUPT_DATA, "is declared u8[1] but ge gives bool[1]");
+
+  /* ---- a loop that never exits: loads, then hits the step limit ---- */
+  uint32_t sub = instr_where(&bw, BERTH_I_KERNEL, BERTH_OP_SUB);
+  m = copy(count);
+  w16(&m, ins_at(&m, sub) + 2, BERTH_OP_ADD);
+  emit("endless-loop-at-run-time", m, "run", BERTH_ERR_OUT_OF_RANGE, "more than 100000 instructions executed");
+
+  /* ---- flipped bits in the structural sections, recorded as the loader reports them ---- */
+  uint64_t s = 12345;
+  const buf_t *bases[] = {&seed, &scan, &count};
+  const char *bnames[] = {"seed", "scan", "countdown"};
+  for (int b = 0; b < 3; b++) {
+    int made = 0;
+    uint64_t end = soff(bases[b], BERTH_SECTION_POOLS);
+    for (int tries = 0; tries < 400 && made < 8; tries++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t at = 64 + (s >> 33) % (end - 64);
+      int bit = (int)((s >> 20) % 8);
+      m = copy(*bases[b]);
+      m.b[at] ^= (uint8_t)(1u << bit);
+      berth_fuzz_load_result_t res;
+      static char why[4096];
+      berth_fuzz_load_check(m.b, m.len, &res, why, sizeof why);
+      if (res.phase != 0) {
+        free(m.b);
+        continue;
+      }
+      char n[96];
+      snprintf(n, sizeof n, "flip-%s-byte-%llu-bit-%d", bnames[b], (unsigned long long)at, bit);
+      emit(n, m, "load", res.status, NULL);
+      made++;
+    }
+  }
+  free(bs.mem);
+  free(bc.mem);
+  free(bw.mem);
+  free(seed.b);
+  free(scan.b);
+  free(count.b);
+  free(regions.b);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) {
+    out_dir = argv[2];
+    char path[2048];
+    snprintf(path, sizeof path, "%s/MANIFEST", out_dir);
+    manifest = fopen(path, "w");
+    if (!manifest) {
+      fprintf(stderr, "cannot write %s\n", path);
+      return 1;
+    }
+    fprintf(manifest, "# file\tphase\tstatus\tmessage substring (generated by test_corrupt --write-corpus)\n");
+    generate();
+    fclose(manifest);
+    fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
+    return gen_failures ? 1 : 0;
+  }
+  int n = replay();
+  CHECK_MSG(n >= 60, "only %d corrupt files", n);
+  return test_finish("test_corrupt");
+}
