@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEARCH_MAX_PAIRS (4 * 1000 * 1000)
+#define SEARCH_MAX_PAIRS (16 * 1000 * 1000)
 #define OVERHANG_CAP ((uint64_t)1 << 38) /* per buffer: keeps the sum below 2^62 */
 
 typedef struct span {
