@@ -230,6 +230,12 @@ static void test_conv_random(void) {
   conv_check(__LINE__, &s8, F32);
   conv_cfg_t s9 = {2, 1, 32, 16, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false};
   conv_check(__LINE__, &s9, F32);
+  /* more kernel rows than fit one chunk: partial sums accumulate over row chunks */
+  conv_cfg_t s10 = {1, 2, 600, 6, 2, {12}, {5}, {1}, {1}, {2}, {0}, true};
+  conv_check(__LINE__, &s10, F32);
+  conv_check(__LINE__, &s10, F64);
+  conv_cfg_t s11 = {2, 1, 256, 5, 1, {6, 7}, {3, 3}, {1, 2}, {1, 1}, {1, 0}, {1, 2}, true};
+  conv_check(__LINE__, &s11, F32);
 }
 
 /* ---- lstm ---------------------------------------------------------------------------------- */

@@ -337,7 +337,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     if (movable(&em->values[v])) cands[n_c++] = v;
   if (n_c < 2) goto done;
   uint64_t align = em->alignment > 8 ? em->alignment : 8; /* keeps element alignment too */
-  char what[256], cfg[160], na[128], nb[128], msg[1024];
+  char what[512], cfg[256], na[128], nb[128], msg[1024];
   for (int32_t k = 0; k < n && !kind; k++) {
     int32_t a = cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
     const berth_exec_value_t *va = &em->values[a];
@@ -413,7 +413,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
     st = &dummy;
   }
   fail(f, BERTH_FUZZ_OK, -1, -1, -1, "");
-  char msg[1024], cfg[160];
+  char msg[1024], cfg[256];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);
   if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");

@@ -25,12 +25,16 @@
  *   greedy  by size with gap filling (first fit and best fit) over several orders
  *           (size, lifetime length, area, conflicts), keeping the best; an interval
  *           structure keeps each order near O(n log^2 n).
- *   search  local search seeded by the best greedy order: moves the buffers that set the
- *           peak earlier in the order (reinsertion) and swaps neighbours, within budget_ms.
- *   exact   branch and bound over canonical placements with per-section bounds, dominance
- *           and dynamic decomposition into independent groups; proves optimality
- *           (r.optimal) or returns the best plan found and the remaining gap when the
- *           budget runs out.
+ *   search  improves the best greedy plan within budget_ms: bounded dives of the exact
+ *           search aimed at capacities between the lower bound and the best plan (the
+ *           dive has to re-place exactly the buffers that set the peak), or, on problems
+ *           too large for that, ruin-and-recreate of the buffers live where the plan
+ *           sticks out, or replays of the greedy order with those buffers moved earlier.
+ *   exact   branch and bound over canonical placements (each buffer at the top of what
+ *           lies below it, in offset order) with per-section bounds, dominance, symmetry
+ *           breaking and dynamic splitting into independent groups, with restarts; proves
+ *           optimality (r.optimal) or returns the best plan found and the remaining gap
+ *           (arena - proven_bound) when the budget runs out.
  *
  * This is compiler-side code: it uses the heap, and never prints. */
 #ifndef BERTH_PLAN_ALLOC_H
@@ -83,8 +87,10 @@ typedef enum berth_alloc_fit {
 
 typedef struct berth_alloc_options {
   berth_alloc_algo_t algo;
-  /* Time budget for search and exact; <= 0 picks the default (search 100 ms, exact
-   * 10,000 ms). Naive and greedy ignore it (they are not time-bounded). */
+  /* Time budget for search and exact (wall clock, including the greedy they start
+   * from); <= 0 picks the default (search 100 ms, exact 10,000 ms). Naive and greedy
+   * ignore it and are deterministic; search and exact stop on time, so their plans can
+   * differ from run to run (each is valid; exact's "optimal" is always a proof). */
   int64_t budget_ms;
   uint64_t seed; /* search's random choices; the same seed gives the same moves */
   int fit;       /* a berth_alloc_fit_t: restricts greedy (and the seeds of search) */
@@ -105,7 +111,8 @@ typedef struct berth_alloc_result {
    * such as "size/start, first fit". */
   const char *greedy_order;
   uint64_t greedy_arena; /* the best greedy arena (0 for naive) */
-  int64_t iterations;    /* search: candidate plans evaluated; exact: nodes explored */
+  int64_t iterations;    /* search and exact: branch-and-bound nodes (or local-search
+                            steps, or greedy replays) spent improving the plan */
 } berth_alloc_result_t;
 
 /* Greedy, fit auto, default budget, seed 1. */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* Problems beyond these sizes are not searched (berth_alloc_dfs_create says so). */
-#define DFS_MAX_BUFFERS 20000
+#define DFS_MAX_BUFFERS 4096 /* the search recurses once per placed buffer */
 #define DFS_MAX_PAIRS (8 * 1000 * 1000)
 #define DFS_MAX_SECTION_ENTRIES (32 * 1000 * 1000)
 
@@ -308,7 +308,7 @@ out:
 
 /* ---- memo of failed groups -------------------------------------------------------------- */
 
-#define MEMO_MAX_WORDS ((size_t)8 << 20) /* 64 MiB of keys; then the memo starts over */
+#define MEMO_MAX_WORDS ((size_t)4 << 20) /* 32 MiB of keys; then the memo starts over */
 
 static uint64_t mix64(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

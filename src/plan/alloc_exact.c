@@ -1,15 +1,20 @@
 /* Exact allocation: proves the best plan optimal, or returns the best plan found and the
  * remaining gap when the budget runs out.
  *
- * After a short search for a good first plan, two kinds of decision searches share the
- * budget (alloc_dfs.c answers "is there a plan with arena <= C?"):
- *   low  C = the proven lower bound, round-robin over the three preorders under a node
- *        limit that doubles when all three run out: success is an optimal plan;
- *        exhaustion raises the proven bound;
- *   top  the search's capacity-targeted dives between the proven bound and the best
- *        plan: success improves the plan; an exhausted dive raises the proven bound,
- *        and once it reaches the best plan, that plan is optimal.
- * Low gets twice the nodes of top: on most real instances the optimum is the bound. */
+ * After a short search for a good first plan (5% of the budget, at most a second), three
+ * uses of the decision search (alloc_dfs.c: "is there a plan with arena <= C?") share
+ * the budget in equal numbers of nodes:
+ *   low, fixed    C = the proven lower bound, round-robin over the three fixed preorders
+ *                 under a node limit that doubles when all three run out;
+ *   low, random   C = the proven lower bound, randomly perturbed preorders with Luby
+ *                 restart lengths (many short dives, now and then a long one): the
+ *                 search is heavy-tailed, and a fresh order often finishes at once;
+ *   top           the search's capacity-targeted dives between the proven bound and the
+ *                 best plan.
+ * A low success is an optimal plan; a low exhaustion raises the proven bound to C + 1.
+ * A top success improves the plan; an exhausted top dive raises the proven bound, and
+ * once it reaches the best plan, that plan is optimal. Problems too large for branch and
+ * bound get the local search for the whole budget. */
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>

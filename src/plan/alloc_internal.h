@@ -161,7 +161,8 @@ int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const 
                            berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes);
 
 /* Improves seed (in place) until deadline_ms (berth_alloc_now_ms scale). Returns the
- * number of plans evaluated, or -1 if out of memory (seed is then unchanged). */
+ * work done (nodes, steps or replays), or -1 if out of memory (seed is then still a
+ * valid plan, possibly improved). */
 int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g, berth_alloc_seed_t *seed,
                                    double deadline_ms, uint64_t rng_seed);
 

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEARCH_MAX_PAIRS (16 * 1000 * 1000)
+#define SEARCH_MAX_PAIRS (4 * 1000 * 1000)
 #define OVERHANG_CAP ((uint64_t)1 << 38) /* per buffer: keeps the sum below 2^62 */
 
 typedef struct span {
@@ -389,8 +389,8 @@ int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_g
   }
   lns_reset(&lns, seed->off, seed->arena);
   while (seed->arena > prep->lower_bound && berth_alloc_now_ms() < deadline_ms) {
-    lns_steps(&lns, seed, 16);
-    it += 16;
+    lns_steps(&lns, seed, 1);
+    it++;
   }
   lns_free(&lns);
   berth_alloc_graph_deinit(&graph);
