@@ -52,4 +52,14 @@ expect_out segments_8k_one_program "$(cat "$root/tests/vad/golden_8k.segments")"
   "$vad" --model "$tmp/vad.berth" "$tmp/speech_8k.wav"
 expect_out segments_16k_512 "$(cat "$root/tests/vad/golden_16k.segments")" \
   "$vad" --model "$tmp/vad16.berth" "$tmp/speech_16k.wav"
+# No heap use after start-up: as many heap calls for 1,160 frames as for 2,321.
+if command -v cc >/dev/null && cc -shared -fPIC -o "$tmp/heap-count.so" "$root/tools/vad/heap-count.c" -ldl 2>/dev/null; then
+  h8=$(LD_PRELOAD="$tmp/heap-count.so" "$vad" --model "$tmp/vad.berth" "$tmp/speech_8k.wav" 2>&1 >/dev/null | grep 'heap calls')
+  h16=$(LD_PRELOAD="$tmp/heap-count.so" "$vad" --model "$tmp/vad.berth" "$tmp/speech_16k.wav" 2>&1 >/dev/null | grep 'heap calls')
+  if [ -z "$h8" ] || [ -z "$h16" ]; then echo "skip no_heap_after_startup (LD_PRELOAD not usable here, e.g. under ASan)"
+  elif [ "$h8" = "$h16" ]; then echo "ok   no_heap_after_startup ($h8 for 1160 and 2321 frames)"
+  else echo "FAIL no_heap_after_startup: '$h8' for 1160 frames, '$h16' for 2321"; failures=$((failures+1)); fi
+else
+  echo "skip no_heap_after_startup (no cc)"
+fi
 finish
