@@ -1,8 +1,10 @@
 /* Fuzz target for the program file loader (libFuzzer): load + verify + execute, through the
  * public runtime API only, and the same check as a plain function.
  *
- * Property: any bytes either fail to load with a non-empty message and nothing written to
- * the output handle, or load into a program whose every method (within the memory cap)
+ * Property: any bytes either fail to load with a non-empty message, a status that names
+ * the file's fault (corrupt data, out of range, unimplemented, verification failed; never
+ * an internal error or "the memory the query asked for is too small") and nothing written
+ * to the output handle, or load into a program whose every method (within the memory cap)
  * initializes, binds its inputs and outputs, and executes twice, each time either
  * successfully or by hitting the step limit (BERTH_ERR_OUT_OF_RANGE); the outputs of a
  * successful execute are readable. Memory errors and undefined behaviour are caught by the
@@ -198,6 +200,11 @@ static int berth_fuzz_load_check(const uint8_t *data, size_t size, berth_fuzz_lo
   if (!msg[0]) {
     snprintf(why, why_cap, "a failed load (%s) gave no message", berth_status_name(st));
     rc = 1;
+  } else if (st != BERTH_ERR_CORRUPT_DATA && st != BERTH_ERR_OUT_OF_RANGE && st != BERTH_ERR_UNIMPLEMENTED &&
+             st != BERTH_ERR_VERIFY_FAILED) {
+    /* internal errors, or memory the query said was enough turning out too small, are bugs */
+    snprintf(why, why_cap, "a load failed with %s: %s", berth_status_name(st), msg);
+    rc = 3;
   }
 done:
   free(pmem);

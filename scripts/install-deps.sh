@@ -19,3 +19,20 @@ if [ -n "$need" ]; then
   apt-get update -q >/dev/null
   apt-get install -y -q $need >/dev/null
 fi
+
+# Optional: what the Silero VAD test needs to make its audio (espeak-ng, sox). Without them
+# that test skips and says so; a failure to install them is not fatal.
+opt=""
+command -v espeak-ng >/dev/null 2>&1 || opt="$opt espeak-ng"
+command -v sox >/dev/null 2>&1 || opt="$opt sox"
+if [ -n "$opt" ] && [ "$(id -u)" = 0 ]; then
+  echo "berth: installing (optional)$opt" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -q && apt-get install -y -q $opt; } >/dev/null 2>&1 || echo "berth: could not install$opt; the VAD test will skip" >&2
+fi
+# Optional: the Silero VAD model from npm (@ricky0123/vad-web) into build/vad-deps.
+if command -v npm >/dev/null 2>&1; then
+  sh "$(dirname "$0")/../tools/vad/fetch-model.sh" >/dev/null 2>&1 || echo "berth: could not fetch the Silero VAD model with npm; the VAD test will skip" >&2
+else
+  echo "berth: npm not found; the Silero VAD model is not fetched and the VAD test will skip" >&2
+fi
