@@ -218,7 +218,35 @@ static void test_if_constant(void) {
   run_f32("if_const", m, len, NULL, in, 1, w, n2);
   berth_onnx_options_t opt = berth_onnx_options_default();
   opt.keep_control_flow = true;
-  expect_fail("if_const_keep", m, len, &opt, BERTH_ERR_UNIMPLEMENTED, "then_branch but f32[3] in else_branch");
+  /* --keep-control-flow cannot keep it (the branches differ in type): the If is replaced
+   * by its branch after all */
+  p = import_ok("if_const_keep", m, len, &opt);
+  if (p) {
+    CHECK(count_op(p, BERTH_OP_COND) == 0);
+    berth_ir_program_destroy(p);
+  }
+  run_f32("if_const_keep", m, len, &opt, in, 1, w, n2);
+  /* ... and likewise when the branch not taken does not build at these shapes (Silero
+   * VAD's 8 kHz branch given a 512-sample frame) */
+  {
+    Onnx__GraphProto *e2 = ob_graph(&b, "else2");
+    ob_const(&b, e2, "e3", ONNX_F, "3", "1,2,3");
+    ob_node(&b, e2, "Add", "x,e3", "bad");
+    ob_output(&b, e2, "bad", ONNX_F, "");
+    n->attribute[1]->g = e2;
+    m = ob_model(&b, g, 17, &len);
+    p = import_ok("if_const_keep_bad_else", m, len, &opt);
+    if (p) {
+      CHECK(count_op(p, BERTH_OP_COND) == 0);
+      berth_ir_program_destroy(p);
+    }
+    run_f32("if_const_keep_bad_else", m, len, &opt, in, 1, w, n2);
+    n->attribute[0]->g = e2; /* the taken branch is the bad one: the error is its own */
+    m = ob_model(&b, g, 17, &len);
+    expect_fail("if_const_keep_bad_taken", m, len, &opt, BERTH_ERR_INVALID_ARGUMENT, "Add");
+    n->attribute[0]->g = branch(&b, "then", "Add", "x,x", "t");
+    n->attribute[1]->g = e;
+  }
   /* a graph input as the condition: the importer names it, so that a caller can bind it */
   Onnx__NodeProto *cn = g->node[0];
   cn->op_type = (char *)"Identity";
@@ -229,6 +257,19 @@ static void test_if_constant(void) {
   ob_input(&b, g, "cin", ONNX_BOOL, "");
   m = ob_model(&b, g, 17, &len);
   expect_fail("if_shapes_runtime", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "depends on graph input 'cin'");
+  /* a runtime If whose else_branch does not build at these shapes: the message keeps the
+   * branch's error and names the input to bind */
+  {
+    Onnx__GraphProto *e2 = ob_graph(&b, "else3");
+    ob_const(&b, e2, "e4", ONNX_F, "3", "1,2,3");
+    ob_node(&b, e2, "Add", "x,e4", "bad");
+    ob_output(&b, e2, "bad", ONNX_F, "");
+    n->attribute[1]->g = e2;
+    m = ob_model(&b, g, 17, &len);
+    expect_fail("if_runtime_bad_else", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
+                "a branch does not build at these shapes (node");
+    expect_fail("if_runtime_bad_else_input", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT, "depends on graph input 'cin'");
+  }
   ob_free(&b);
 }
 

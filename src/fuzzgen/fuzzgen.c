@@ -691,7 +691,9 @@ static void gen_scan_map(gen_t *g, int32_t graph, int32_t depth, bool is_scan) {
 
 static void gen_node(gen_t *g, int32_t graph, int32_t depth) {
   if (depth < g->o.max_depth && pct(g, g->o.hop_percent)) {
-    switch (rnd(g, 4)) {
+    uint32_t kind = rnd(g, 4);
+    if (kind == 1 && (g->o.avoid & BERTH_FUZZGEN_AVOID_WHILE)) kind = 0;
+    switch (kind) {
       case 0: gen_cond(g, graph, depth); break;
       case 1: gen_while(g, graph, depth); break;
       case 2: gen_scan_map(g, graph, depth, true); break;

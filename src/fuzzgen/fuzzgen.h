@@ -48,6 +48,8 @@ typedef struct berth_fuzzgen_options {
 
 #define BERTH_FUZZGEN_AVOID_EMPTY_SCAN 1u     /* scan/map over a leading dim of 0 */
 #define BERTH_FUZZGEN_AVOID_STATE_OPERANDS 2u /* a mutable buffer as a HOP operand */
+#define BERTH_FUZZGEN_AVOID_WHILE 4u          /* while_loop (for running plans nobody verified:
+                                                 a clobbered counter would spin) */
 
 /* max_depth 4, max_nodes 5, node_budget 40, max_inputs 3, max_globals 2, max_results 3,
  * hop_percent 30, avoid 0. */

@@ -144,8 +144,39 @@ berth_status_t ox_op_if(ox_ctx_t *cx) {
     ge = gt < 0 ? -1 : berth_ir_graph_add(cx->m, node, "else");
     if (ge < 0) st = oom(cx);
   }
+  bool konst = ox_is_const(cx, c), take = konst && *(const uint8_t *)cx->vals[c].data != 0;
+  char *had_needs = cx->needs_value;
   if (!st) st = ox_subgraph(cx, tg, gt, NULL, 0, tv, n);
   if (!st) st = ox_subgraph(cx, eg, ge, NULL, 0, ev, n);
+  /* --keep-control-flow on a constant condition whose branches return different types
+   * (a shape-only If: Squeeze when a dim is 1, ...) or where a branch does not build at
+   * these shapes (Silero VAD's 8 kHz branch given a 16 kHz frame): berth's cond needs
+   * both branches of one type, so the If is replaced by its taken branch after all (a
+   * taken branch that does not build fails again there, with its own message). The cond
+   * node keeps no results, and dce drops it and its bodies. */
+  bool fold = konst && gt >= 0 && ge >= 0 && (st == BERTH_ERR_INVALID_ARGUMENT || st == BERTH_ERR_UNIMPLEMENTED);
+  for (int32_t k = 0; k < n && !st && konst; k++)
+    if (!berth_type_equal(&cx->vals[tv[k]].type, &cx->vals[ev[k]].type)) fold = true;
+  if (fold) {
+    if (cx->needs_value != had_needs) {
+      free(cx->needs_value);
+      cx->needs_value = had_needs;
+    }
+    if (cx->diag && cx->diag->buf && cx->diag->cap) cx->diag->buf[0] = '\0';
+    st = ox_subgraph(cx, take ? tg : eg, cx->graph, NULL, 0, tv, n);
+    for (int32_t j = 0; j < n && !st; j++) st = ox_out(cx, j, tv[j]);
+    free(tv);
+    return st;
+  }
+  if (!konst && ge >= 0 && (st == BERTH_ERR_INVALID_ARGUMENT || st == BERTH_ERR_UNIMPLEMENTED) && !cx->needs_value &&
+      cx->diag && cx->diag->buf && cx->diag->cap) {
+    /* a branch of a runtime If does not build at these shapes (onnxruntime fails there at
+     * run time): name the input the condition depends on, which can be bound */
+    char inner[1024], what[1100];
+    berth_format(inner, sizeof inner, "%s", strncmp(cx->diag->buf, "onnx: ", 6) == 0 ? cx->diag->buf + 6 : cx->diag->buf);
+    berth_format(what, sizeof what, "a branch does not build at these shapes (%s), so the condition", inner);
+    (void)ox_need_const(cx, c, what);
+  }
   for (int32_t k = 0; k < n && !st; k++) {
     const berth_type_t *a = &cx->vals[tv[k]].type, *b = &cx->vals[ev[k]].type;
     if (!berth_type_equal(a, b)) {
@@ -156,10 +187,7 @@ berth_status_t ox_op_if(ox_ctx_t *cx) {
       berth_format(what, sizeof what,
                    "the condition (output %d is %s in then_branch but %s in else_branch; a runtime If needs "
                    "branches of one type in berth, whose shapes are static)", (int)k, sa, sb);
-      if (ox_is_const(cx, c)) /* --keep-control-flow on a constant condition */
-        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "output %d is %s in then_branch but %s in else_branch: berth keeps "
-                     "an If as a runtime cond only when its branches return one type", (int)k, sa, sb);
-      else st = ox_need_const(cx, c, what);
+      st = ox_need_const(cx, c, what);
     }
   }
   for (int32_t k = 0; k < n && !st; k++) st = add_result(cx, gt, tv[k]);

@@ -57,7 +57,7 @@ static void usage(FILE *f) {
         "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
         "                  [--nodes N] [--graph-nodes N] [--strategy global|regions] [--no-verify]\n"
         "                  [--alignment N] [--pools RULES] [--fixed-layout] [--quick] [--print]\n"
-        "                  [--avoid empty-scan,state-operands]\n"
+        "                  [--avoid empty-scan,state-operands,while]\n"
         "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
         "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
         "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
@@ -163,8 +163,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
         size_t len = strcspn(t, ",");
         if (len == 10 && !strncmp(t, "empty-scan", len)) o.gen.avoid |= BERTH_FUZZGEN_AVOID_EMPTY_SCAN;
         else if (len == 14 && !strncmp(t, "state-operands", len)) o.gen.avoid |= BERTH_FUZZGEN_AVOID_STATE_OPERANDS;
+        else if (len == 5 && !strncmp(t, "while", len)) o.gen.avoid |= BERTH_FUZZGEN_AVOID_WHILE;
         else {
-          fprintf(stderr, "berth fuzz: --avoid takes empty-scan,state-operands, not '%s'\n", v);
+          fprintf(stderr, "berth fuzz: --avoid takes empty-scan,state-operands,while, not '%s'\n", v);
           return 2;
         }
         t += len + (t[len] == ',');
