@@ -18,7 +18,10 @@
  *    kernels (passes/fold.h), so Shape/Size/Gather/Concat/Cast chains, Range,
  *    ConstantOfShape and the shape-like operands of Reshape, Slice, Squeeze, Unsqueeze,
  *    Pad, Expand resolve to constants; an If whose condition becomes constant is replaced
- *    by its branch unless keep_control_flow is set;
+ *    by its branch unless keep_control_flow is set (and even then when its branches
+ *    differ in type or one does not build at these shapes: a shape-only If); an If whose
+ *    condition is computed at run time becomes a cond, and both branches must then build
+ *    with one type (else the error names the input the condition depends on);
  *  - If becomes `cond` (bodies read outer values directly), Loop becomes `while_loop`, or
  *    `scan` over the iteration numbers when it has scan outputs and a trip count known at
  *    compile time (max_trip_count bounds it otherwise: the scan outputs then have
@@ -95,7 +98,9 @@ typedef struct berth_onnx_input_spec {
 typedef struct berth_onnx_options {
   const berth_onnx_input_spec_t *inputs;
   int32_t n_inputs;
-  bool keep_control_flow; /* keep an If with a constant condition as a runtime cond */
+  bool keep_control_flow; /* keep an If with a constant condition as a runtime cond (when
+                           * both branches build at the given shapes and return one type;
+                           * else it is still replaced by its taken branch) */
   int64_t max_trip_count; /* 0: none; else bound for Loops with scan outputs */
   const char *method;     /* method name; NULL: "forward" */
 } berth_onnx_options_t;

@@ -35,8 +35,9 @@ static void usage(FILE *f) {
       "  PROGRAM is a .bir text file or a .berth file (told apart by content); a .berth runs\n"
       "  its stored plan, and with planner options or --reference uses its IR section.\n"
       "  PROGRAM may be a .onnx model; then --input NAME:DTYPE[DIMS] fixes an input's shape,\n"
-      "  --keep-control-flow keeps If nodes whose condition is constant, and --max-trip-count N\n"
-      "  bounds Loops with scan outputs whose trip count is not known at compile time.\n"
+      "  --keep-control-flow keeps If nodes whose condition folds to a constant (when both\n"
+      "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
+      "  outputs whose trip count is not known at compile time.\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);
