@@ -87,7 +87,6 @@ static berth_status_t cond_handover(lctx_t *c, int32_t ni, int32_t b) {
  * place, then carried values that are copied (through a temporary when the source is
  * another carried value), then the renames of carried values coalesced in place. */
 static berth_status_t loop_handover(lctx_t *c, int32_t ni, int32_t gb, int32_t n_carry) {
-  const berth_ir_node_t *n = &c->m->nodes[ni];
   const berth_ir_graph_t *body = &c->m->graphs[gb];
   for (int32_t j = n_carry; j < body->n_results; j++) {
     int64_t idx = lctx_handover_index(c, ni, 0, j);
@@ -109,7 +108,6 @@ static berth_status_t loop_handover(lctx_t *c, int32_t ni, int32_t gb, int32_t n
     int64_t idx = lctx_handover_index(c, ni, 0, k);
     if (c->handover[idx] == HANDOVER_RENAME) EMIT_OR_FAIL(emit_rename(c, body->results[k], body->params[k]));
   }
-  (void)n;
   return BERTH_OK;
 }
 

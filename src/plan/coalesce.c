@@ -128,8 +128,6 @@ static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32
     lctx_add_iv(c, ys, h->ts, c->last_pos[ys] > h->te ? c->last_pos[ys] : h->te);
     int64_t idx = lctx_handover_index(c, ni, 0, j);
     int64_t stride = (int64_t)berth_type_bytes(&c->vals[y].type);
-    lval_t *root_ys = &c->vals[lctx_group(c, ys)];
-    (void)root_ys;
     if (computed_in(c, y, gb, body, j) && group_is_plain(c, y) && !c->vals[lctx_group(c, y)].has_windows) {
       lval_t *r = &c->vals[lctx_group(c, y)];
       r->cls = LV_WINDOW;

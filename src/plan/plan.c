@@ -166,9 +166,10 @@ static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, own
   return BERTH_OK;
 }
 
-static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena, uint64_t *lb) {
+/* The allocator's view of n groups (malloc'd; NULL when out of memory). */
+static berth_alloc_buffer_t *to_buffers(const lctx_t *c, const gbuf_t *bufs, int32_t n) {
   berth_alloc_buffer_t *ab = malloc((size_t)(n ? n : 1) * sizeof *ab);
-  if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!ab) return NULL;
   for (int32_t i = 0; i < n; i++) {
     ab[i].size = bufs[i].size;
     /* never below the element size: kernels access elements at their natural alignment */
@@ -177,6 +178,22 @@ static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offset
     ab[i].n_intervals = bufs[i].n_ivs;
     ab[i].intervals = bufs[i].ivs;
   }
+  return ab;
+}
+
+/* The largest total size live at one time among n groups. */
+static berth_status_t lower_bound_of(lctx_t *c, const gbuf_t *bufs, int32_t n, uint64_t *lb) {
+  berth_alloc_buffer_t *ab = to_buffers(c, bufs, n);
+  if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  berth_alloc_problem_t prob = {n, ab, NULL};
+  *lb = n ? berth_alloc_lower_bound(&prob) : 0;
+  free(ab);
+  return BERTH_OK;
+}
+
+static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena, uint64_t *lb) {
+  berth_alloc_buffer_t *ab = to_buffers(c, bufs, n);
+  if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_alloc_problem_t prob = {n, ab, NULL};
   berth_alloc_options_t ao;
   memset(&ao, 0, sizeof ao);
@@ -326,13 +343,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
       if (!st) {
         /* the lower bound is that of the true lifetimes */
         for (int32_t i = 0; !st && i < k; i++) st = group_intervals(&c, pb[i].root, -1, o, &pb[i]);
-        uint64_t scratch_arena, *tmp = malloc((size_t)(k ? k : 1) * sizeof *tmp);
-        berth_plan_options_t naive = *opt;
-        lctx_t c2 = c;
-        naive.algo = BERTH_ALLOC_NAIVE;
-        c2.opt = &naive;
-        if (!st && tmp) st = solve(&c2, pb, k, tmp, &scratch_arena, &lb);
-        free(tmp);
+        if (!st) st = lower_bound_of(&c, pb, k, &lb);
       }
     } else {
       st = solve(&c, pb, k, po, &arena, &lb);
