@@ -688,6 +688,11 @@ static berth_status_t decode_instrs(mctx_t *c) {
     switch (x->opcode) {
       case BERTH_I_KERNEL: {
         const berth_op_def_t *def = berth_op_get(x->op);
+        if (!def && x->op < BERTH_OP_COUNT)
+          return rfail(r, BERTH_ERR_UNIMPLEMENTED,
+                       "%s: op %u is a kernel this runtime was built without (its BERTH_OPS_HEADER "
+                       "selection does not list it)",
+                       w, (unsigned)x->op);
         if (!def || def->kind != BERTH_OPKIND_KERNEL || !def->infer || !def->run)
           return rfail(r, CORRUPT, "%s: op %u (%s) is not a kernel", w, (unsigned)x->op, def ? def->name : "unknown op");
         int32_t max_in = def->max_in < 0 || def->max_in > BERTH_MAX_KERNEL_OPERANDS ? BERTH_MAX_KERNEL_OPERANDS : def->max_in;

@@ -1,11 +1,23 @@
-/* The op table, built from BERTH_OP_LIST. */
+/* The op table, built from BERTH_OP_LIST.
+ *
+ * An embedded build can keep only the kernels its programs call: compiled with
+ * -DBERTH_OPS_HEADER='"ops.h"' (a header written by `berth compile --ops-header`, which
+ * defines BERTH_OPS_USED(X) as a sub-list of BERTH_OP_LIST), the table holds the control
+ * ops and those kernels only, the others are NULL (the loader rejects a program that calls
+ * one), and the linker drops the unused kernels (-ffunction-sections, --gc-sections). */
 #include "op_table.h"
 
 #include <string.h>
 
 static const berth_op_def_t *const op_table[BERTH_OP_COUNT] = {
-#define BERTH_X(E, s) &berth_op_def_##s,
+#define BERTH_X(E, s) [BERTH_OP_##E] = &berth_op_def_##s,
+#ifdef BERTH_OPS_HEADER
+#include BERTH_OPS_HEADER
+    BERTH_OP_LIST_NO_KERNEL(BERTH_X)
+    BERTH_OPS_USED(BERTH_X)
+#else
     BERTH_OP_LIST(BERTH_X)
+#endif
 #undef BERTH_X
 };
 
@@ -13,6 +25,7 @@ const berth_op_def_t *berth_op_get(uint32_t op) { return op < BERTH_OP_COUNT ? o
 
 berth_op_t berth_op_find(const char *name, size_t len) {
   for (int i = 0; i < BERTH_OP_COUNT; i++) {
+    if (!op_table[i]) continue;
     const char *n = op_table[i]->name;
     if (strlen(n) == len && memcmp(n, name, len) == 0) return (berth_op_t)i;
   }

@@ -87,6 +87,16 @@
   X(FLOOR, floor)                \
   X(MOD, mod)
 
+/* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
+ * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
+ * such op must be listed here too (tests/test_op_table.c checks it). */
+#define BERTH_OP_LIST_NO_KERNEL(X) \
+  X(COND, cond)                    \
+  X(WHILE_LOOP, while_loop)        \
+  X(SCAN, scan)                    \
+  X(MAP, map)                      \
+  X(COPY_, copy_)
+
 typedef enum berth_op {
 #define BERTH_X(E, s) BERTH_OP_##E,
   BERTH_OP_LIST(BERTH_X)
@@ -167,7 +177,8 @@ typedef struct berth_op_def {
 BERTH_OP_LIST(BERTH_X)
 #undef BERTH_X
 
-/* The table, indexed by berth_op_t. NULL for an out-of-range op. */
+/* The table, indexed by berth_op_t. NULL for an out-of-range op, or for a kernel left out
+ * of this build of the runtime (BERTH_OPS_HEADER, see op_table.c). */
 const berth_op_def_t *berth_op_get(uint32_t op);
 /* Looks an op up by its text name; returns BERTH_OP_COUNT if unknown. */
 berth_op_t berth_op_find(const char *name, size_t len);

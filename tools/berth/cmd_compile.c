@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "format/read_program.h"
 #include "format/write_program.h"
+#include "ops_header.h"
 #include "program_load.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@ static int self_check(const uint8_t *bytes, size_t len, bool verify, const char 
 }
 
 int berth_cmd_compile(int argc, char **argv) {
-  const char *path = NULL, *out = NULL;
+  const char *path = NULL, *out = NULL, *ops_header = NULL;
   bool store_ir = true;
   berth_plan_options_t opt = berth_plan_options_default();
   for (int i = 0; i < argc; i++) {
@@ -49,6 +50,12 @@ int berth_cmd_compile(int argc, char **argv) {
         return 1;
       }
       out = argv[++i];
+    } else if (strcmp(argv[i], "--ops-header") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "berth: --ops-header needs a file\n");
+        return 1;
+      }
+      ops_header = argv[++i];
     } else if (strcmp(argv[i], "--no-ir") == 0) {
       store_ir = false;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -62,7 +69,7 @@ int berth_cmd_compile(int argc, char **argv) {
     }
   }
   if (!path || !out) {
-    fprintf(stderr, "berth compile: usage: berth compile PROGRAM -o FILE.berth [planner options] [--no-ir]\n");
+    fprintf(stderr, "berth compile: usage: berth compile PROGRAM -o FILE.berth [planner options] [--no-ir] [--ops-header FILE.h]\n");
     return 1;
   }
   berth_ir_program_t *p = berth_tool_load_program(path);
@@ -109,6 +116,7 @@ int berth_cmd_compile(int argc, char **argv) {
     goto done;
   }
   free(tmp);
+  if (ops_header && berth_tool_write_ops_header(&c->exec, ops_header)) goto done;
   uint64_t arena = 0, state = 0;
   for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
     for (int32_t k = 0; k < c->exec.methods[mi].n_pools; k++) arena += c->exec.methods[mi].pool_sizes[k];
