@@ -119,15 +119,27 @@ int berth_cmd_plan(int argc, char **argv) {
   }
   /* every algorithm side by side, same strategy and options */
   static const berth_alloc_algo_t algos[] = {BERTH_ALLOC_NAIVE, BERTH_ALLOC_GREEDY, BERTH_ALLOC_SEARCH, BERTH_ALLOC_EXACT};
-  uint64_t side[4][64];
-  double side_ms[4][64];
+  size_t nm = p->n_methods > 0 ? (size_t)p->n_methods : 1;
+  uint64_t *side[4] = {NULL};
+  double *side_ms[4] = {NULL};
   bool side_ok[4];
+  for (int a = 0; a < 4; a++) {
+    side[a] = malloc(nm * sizeof *side[a]);
+    side_ms[a] = malloc(nm * sizeof *side_ms[a]);
+    if (!side[a] || !side_ms[a]) {
+      fprintf(stderr, "berth: out of memory\n");
+      for (int k = 0; k <= a; k++) free(side[k]), free(side_ms[k]);
+      berth_compiled_destroy(c);
+      berth_ir_program_destroy(p);
+      return 1;
+    }
+  }
   for (int a = 0; a < 4; a++) {
     berth_plan_options_t o2 = opt;
     o2.algo = algos[a];
     berth_compiled_t *c2 = NULL;
     side_ok[a] = berth_plan_compile(p, &o2, &c2, NULL) == BERTH_OK;
-    for (int32_t mi = 0; side_ok[a] && mi < p->n_methods && mi < 64; mi++) {
+    for (int32_t mi = 0; side_ok[a] && mi < p->n_methods; mi++) {
       side[a][mi] = method_arena(&c2->reports[mi]);
       side_ms[a][mi] = c2->reports[mi].time_ms;
     }
@@ -147,7 +159,7 @@ int berth_cmd_plan(int argc, char **argv) {
                (int)r->pools[pl].n_buffers);
       printf("],\"algorithms\":{");
       for (int a = 0; a < 4; a++)
-        if (side_ok[a] && mi < 64) printf("%s\"%s\":%llu", a ? "," : "", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi]);
+        if (side_ok[a]) printf("%s\"%s\":%llu", a ? "," : "", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi]);
       printf("},\"values\":[");
       for (int32_t v = 0; v < m->n_values; v++) {
         const berth_exec_value_t *x = &m->values[v];
@@ -176,7 +188,7 @@ int berth_cmd_plan(int argc, char **argv) {
       }
       printf("  %-8s %12s %10s\n", "algo", "arena", "plan ms");
       for (int a = 0; a < 4; a++) {
-        if (!side_ok[a] || mi >= 64) printf("  %-8s %12s\n", berth_alloc_algo_name(algos[a]), "rejected");
+        if (!side_ok[a]) printf("  %-8s %12s\n", berth_alloc_algo_name(algos[a]), "rejected");
         else printf("  %-8s %12llu %10.2f\n", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi], side_ms[a][mi]);
       }
     }
@@ -192,6 +204,7 @@ int berth_cmd_plan(int argc, char **argv) {
       if (fclose(f)) rc = 1;
     }
   }
+  for (int a = 0; a < 4; a++) free(side[a]), free(side_ms[a]);
   berth_compiled_destroy(c);
   berth_ir_program_destroy(p);
   return rc;
