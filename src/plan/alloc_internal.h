@@ -86,6 +86,10 @@ typedef enum berth_alloc_order {
   BERTH_ALLOC_ORDER_AREA,       /* size x length desc */
   BERTH_ALLOC_ORDER_CONFLICTS,  /* number of conflicting buffers desc, size desc */
   BERTH_ALLOC_ORDER_SIZE_END,   /* size desc, end desc */
+  BERTH_ALLOC_ORDER_PEAK,       /* sweep out from the busiest slot (the first of largest
+                                   load): the buffers live there first (end asc, size desc),
+                                   then the others by the distance from it to their nearest
+                                   live slot asc, size desc, start asc */
   BERTH_ALLOC_ORDER_COUNT
 } berth_alloc_order_t;
 
@@ -107,8 +111,9 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
 uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
                                 uint64_t *off);
 
-/* Runs every order and fit allowed by `fit` (FIT_AUTO: both); keeps the best. Writes
- * off[m], best_order[m] (may be NULL), and the name of the winner. Returns the arena or
+/* Runs the orders and fits allowed by `fit` (FIT_AUTO: both; all of them up to 1024
+ * buffers, fewer above, stopping at the lower bound); keeps the best. Writes off[m],
+ * best_order[m] (may be NULL), and the name of the winner. Returns the arena or
  * UINT64_MAX if out of memory. */
 uint64_t berth_alloc_greedy_best(berth_alloc_greedy_t *g, int fit, uint64_t *off, int32_t *best_order,
                                  int *best_fit, const char **name);
