@@ -6,8 +6,9 @@
  * an internal error or "the memory the query asked for is too small") and nothing written
  * to the output handle, or load into a program whose every method (within the memory cap)
  * initializes, binds its inputs and outputs, and executes twice, each time either
- * successfully or by hitting the step limit (BERTH_ERR_OUT_OF_RANGE); the outputs of a
- * successful execute are readable. Memory errors and undefined behaviour are caught by the
+ * successfully, or by hitting the step limit (BERTH_ERR_OUT_OF_RANGE), or by an assert of
+ * the program that fails (BERTH_ERR_CHECK_FAILED); the outputs of a successful execute are
+ * readable. Memory errors and undefined behaviour are caught by the
  * sanitizers the target is built with.
  *
  * tests/test_fuzz_load_replay.c and tests/test_corrupt.c compile this file with
@@ -120,10 +121,17 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
       }
       berth_status_t st = berth_method_execute(m, &diag);
       if (st != BERTH_OK) {
-        if (st != BERTH_ERR_OUT_OF_RANGE || !msg[0]) {
+        /* the step limit, or a run-time check of the program (an assert) that failed */
+        if ((st != BERTH_ERR_OUT_OF_RANGE && st != BERTH_ERR_CHECK_FAILED) || !msg[0]) {
           snprintf(why, why_cap, "method %d: execute of a verified program failed with %s: %s", (int)mi,
                    berth_status_name(st), msg);
           rc = 16;
+          goto next;
+        }
+        const void *data;
+        if (n_out > 0 && berth_method_output(m, 0, &data, NULL) == BERTH_OK) {
+          snprintf(why, why_cap, "method %d: an output is readable after a failed execute (%s)", (int)mi, msg);
+          rc = 18;
           goto next;
         }
         if (res->status == BERTH_OK) {

@@ -21,8 +21,13 @@
 
 /* Structural equality of two programs (ignores source positions). On a difference writes
  * where into why and returns false. */
-static bool fuzz_attr_equal(const berth_attr_spec_t *spec, const berth_attr_value_t *a, const berth_attr_value_t *b) {
+static bool fuzz_str_equal(const char *a, const char *b);
+
+/* Strings compare by text: each program has its own string table. */
+static bool fuzz_attr_equal(const berth_ir_program_t *p, const berth_ir_program_t *q, const berth_attr_spec_t *spec,
+                            const berth_attr_value_t *a, const berth_attr_value_t *b) {
   switch (spec->kind) {
+    case BERTH_ATTR_STRING: return fuzz_str_equal(berth_ir_string(p, a->i), berth_ir_string(q, b->i));
     case BERTH_ATTR_INT:
     case BERTH_ATTR_DTYPE: return a->i == b->i;
     case BERTH_ATTR_SCALAR:
@@ -80,7 +85,7 @@ static bool berth_fuzz_program_equal(const berth_ir_program_t *p, const berth_ir
         FUZZ_DIFF("@%s: node %d differs", a->name, (int)n);
       const berth_op_def_t *def = berth_op_get(x->op);
       for (int k = 0; def && k < def->n_attrs; k++)
-        if (!fuzz_attr_equal(&def->attrs[k], &x->attrs[k], &y->attrs[k]))
+        if (!fuzz_attr_equal(p, q, &def->attrs[k], &x->attrs[k], &y->attrs[k]))
           FUZZ_DIFF("@%s: node %d attribute %s differs", a->name, (int)n, def->attrs[k].name);
     }
     for (int32_t g = 0; g < a->n_graphs; g++) {

@@ -5,7 +5,8 @@
  * of the message. Each file is named after its error. They run through the same function
  * as the fuzz target (fuzz/fuzz_load.c), so the replay is exactly what the fuzzer checks.
  *
- * The corpus is generated from valid files compiled from examples/, by this program:
+ * The corpus is generated from valid files compiled from examples/ and tests/bir/assert.bir,
+ * by this program:
  *   build/tests/test_corrupt --write-corpus tests/corrupt
  * (it checks every expectation before writing) and committed as regression inputs: the
  * test itself only reads them. */
@@ -30,6 +31,7 @@ static const struct {
     {"corrupt_data", BERTH_ERR_CORRUPT_DATA},         {"out_of_range", BERTH_ERR_OUT_OF_RANGE},
     {"unimplemented", BERTH_ERR_UNIMPLEMENTED},       {"verify_failed", BERTH_ERR_VERIFY_FAILED},
     {"invalid_argument", BERTH_ERR_INVALID_ARGUMENT}, {"resource_exhausted", BERTH_ERR_RESOURCE_EXHAUSTED},
+    {"check_failed", BERTH_ERR_CHECK_FAILED},
 };
 
 static const char *status_word(berth_status_t st) {
@@ -533,6 +535,52 @@ static void generate(void) {
   m = copy(count);
   w16(&m, ins_at(&m, sub) + 2, BERTH_OP_ADD);
   emit("endless-loop-at-run-time", m, "run", BERTH_ERR_OUT_OF_RANGE, "more than 100000 instructions executed");
+
+  /* ---- assert: its instruction, its message attribute, its condition ---- */
+  buf_t asrt = compile_example("tests/bir/assert.bir", &po);
+  if (!asrt.b) abort();
+  base_t ba = decode(asrt);
+  uint32_t as0 = instr_where(&ba, BERTH_I_ASSERT, BERTH_OP_ASSERT);
+  uint64_t amsg = soff(&asrt, BERTH_SECTION_ATTRS) + 88ull * r32(&asrt, ins_at(&asrt, as0) + 12);
+  m = copy(asrt);
+  w16(&m, ins_at(&m, as0) + 2, BERTH_OP_ADD);
+  CORRUPT_("assert-op-not-assert", "an assert carries op");
+  m = copy(asrt);
+  w16(&m, ins_at(&m, as0) + 6, 1);
+  CORRUPT_("assert-with-an-output", "1 inputs and 1 outputs; expected 1 and 0 (the condition)");
+  m = copy(asrt);
+  w32(&m, ins_at(&m, as0) + 12, 100000);
+  CORRUPT_("assert-attributes-out-of-range", "attributes [100000,+1) are out of range");
+  m = copy(asrt);
+  w32(&m, ins_at(&m, as0) + 16, 3);
+  CORRUPT_("assert-target-field", "target field is 3 but it does not jump");
+  m = copy(asrt);
+  w32(&m, amsg + 20, 0xFFFFFF);
+  CORRUPT_("assert-message-outside-strings", "name offset 16777215 is outside the");
+  m = copy(asrt);
+  w64(&m, amsg, 1);
+  CORRUPT_("assert-message-with-integer", "attribute message (attribute 0) is a string; its other fields must be 0");
+  m = copy(seed);
+  w32(&m, soff(&m, BERTH_SECTION_ATTRS) + 88ull * r32(&m, ins_at(&m, sel) + 12) + 20, 1);
+  CORRUPT_("string-on-integer-attribute", "has a string but is not a string attribute");
+  m = copy(asrt);
+  w32(&m, soff(&m, BERTH_SECTION_OPERANDS) + 4ull * r32(&m, ins_at(&m, as0) + 8), value_named(&ba, "x"));
+  emit("assert-condition-not-bool", m, "load", BERTH_ERR_CORRUPT_DATA,
+       "instruction 1 (assert): condition %x is f64[1]; expected a one-element bool");
+  m = copy(asrt);
+  w32(&m, soff(&m, BERTH_SECTION_OPERANDS) + 4ull * r32(&m, ins_at(&m, as0) + 8), value_named(&ba, "under"));
+  emit("assert-reads-a-later-value", m, "load", BERTH_ERR_VERIFY_FAILED,
+       "verifier: method forward: read of %under (arena pool 0 [");
+  /* a valid file whose check fails when run: @limit = -1 (the inputs hold small numbers) */
+  m = copy(asrt);
+  double minus1 = -1.0;
+  uint64_t bits;
+  memcpy(&bits, &minus1, sizeof bits);
+  w64(&m, soff(&m, BERTH_SECTION_CONSTANTS) + r64(&m, val_at(&m, value_named(&ba, "limit")) + 16), bits);
+  emit("assert-fails-at-run-time", m, "run", BERTH_ERR_CHECK_FAILED,
+       "method forward: run-time check failed at instruction 1 (%small is false): x must be at most 10");
+  free(ba.mem);
+  free(asrt.b);
 
   /* ---- flipped bits in the structural sections, recorded as the loader reports them ---- */
   uint64_t s = 12345;

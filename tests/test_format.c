@@ -141,6 +141,7 @@ static bool instrs_equal(const berth_instr_t *a, const berth_instr_t *b) {
     case BERTH_I_JUMP_IF_FALSE: return a->operands == b->operands && a->target == b->target;
     case BERTH_I_LOOP_INIT: return a->reg == b->reg;
     case BERTH_I_LOOP_NEXT: return a->reg == b->reg && a->target == b->target && a->count == b->count;
+    case BERTH_I_ASSERT: return a->op == b->op && a->operands == b->operands && a->attrs == b->attrs;
     default: return true;
   }
 }
@@ -167,7 +168,8 @@ static void check_decoded(const char *label, const berth_exec_program_t *a, cons
     for (int32_t k = 0; k < x->n_attrs; k++) {
       const berth_attr_value_t *p = &x->attrs[k], *q = &y->attrs[k];
       CHECK_MSG(p->i == q->i && memcmp(&p->f, &q->f, sizeof p->f) == 0 && p->n == q->n &&
-                    memcmp(p->ints, q->ints, sizeof p->ints) == 0,
+                    memcmp(p->ints, q->ints, sizeof p->ints) == 0 &&
+                    ((!p->s && !q->s) || (p->s && q->s && strcmp(p->s, q->s) == 0)),
                 "%s: attribute %d differs", label, (int)k);
     }
     CHECK(x->n_inputs == 0 || memcmp(x->inputs, y->inputs, (size_t)x->n_inputs * 4) == 0);
@@ -585,6 +587,74 @@ static void api_contract(void) {
   free(bytes);
 }
 
+/* A failing assert ends execute with BERTH_ERR_CHECK_FAILED and the program's message, with
+ * no heap call; the outputs are then unavailable, and the next call runs normally. */
+static void api_assert(void) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/tests/bir/assert.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  if (p) all_combos("tests/bir/assert.bir", p, true, 4242);
+  berth_ir_program_destroy(p);
+  for (int planned_out = 0; planned_out < 2; planned_out++) {
+    berth_plan_options_t po = berth_plan_options_default();
+    po.alloc_outputs = planned_out;
+    size_t len = 0;
+    uint8_t *bytes = compile_file("tests/bir/assert.bir", &po, &len);
+    loaded_t l;
+    if (!bytes || !load(bytes, len, &l)) {
+      free(bytes);
+      continue;
+    }
+    char msg[1024];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    size_t need = berth_method_memory_size(l.prog, 0);
+    void *mem = malloc(need);
+    berth_method_t *h = NULL;
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, &h, &d) == BERTH_OK);
+    double y = 0;
+    int64_t mo = 0;
+    if (!planned_out) {
+      CHECK(berth_method_set_output(h, 0, &y, 8, &d) == BERTH_OK);
+      CHECK(berth_method_set_output(h, 1, &mo, 8, &d) == BERTH_OK);
+    }
+    static const struct {
+      double x;
+      int64_t n;
+      const char *fails; /* NULL: passes */
+      double y;
+      int64_t m;
+    } calls[] = {
+        {3, -4, NULL, 6, 4},
+        {11, 5, "run-time check failed at instruction 1 (%small is false): x must be at most 10", 0, 0},
+        {2, 100, "(%under is false): n must be below 100 (a \"large\" n)", 0, 0},
+        {1, 7, NULL, 2, 7},
+    };
+    for (size_t k = 0; h && k < sizeof calls / sizeof calls[0]; k++) {
+      CHECK(berth_method_set_input(h, 0, &calls[k].x, 8, &d) == BERTH_OK);
+      CHECK(berth_method_set_input(h, 1, &calls[k].n, 8, &d) == BERTH_OK);
+      forbidden_calls = 0;
+      forbid = 1;
+      berth_status_t st = berth_method_execute(h, &d);
+      forbid = 0;
+      CHECK_MSG(forbidden_calls == 0, "assert call %zu: %ld heap calls during execute", k + 1, forbidden_calls);
+      const void *o0 = NULL, *o1 = NULL;
+      if (calls[k].fails) {
+        CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, calls[k].fails), "assert call %zu: %s: %s", k + 1,
+                  berth_status_name(st), msg);
+        CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_ERR_INVALID_ARGUMENT);
+      } else {
+        CHECK_MSG(st == BERTH_OK, "assert call %zu: %s", k + 1, msg);
+        CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_OK && berth_method_output(h, 1, &o1, NULL) == BERTH_OK);
+        CHECK_MSG(o0 && o1 && *(const double *)o0 == calls[k].y && *(const int64_t *)o1 == calls[k].m,
+                  "assert call %zu: outputs", k + 1);
+      }
+    }
+    free(mem);
+    free(l.pmem);
+    free(bytes);
+  }
+}
+
 /* ---- the command-line tool on .berth files ------------------------------------------------- */
 
 static char *run_cmd(const char *cmd, int *rc) {
@@ -626,6 +696,7 @@ static void cli(void) {
       {"examples/while_loop/countdown.bir", "--call 'i64[]:3 f32[2]:1,2' --call 'i64[]:0 f32[2]:1,2'"},
       {"examples/scan/scan.bir", "--call 'f32[4]:1,2,3,4'"},
       {"examples/map/map.bir", "--call 'f32[3,2]:1,2,3,4,5,6 f32[2]:10,20'"},
+      {"tests/bir/assert.bir", "--call 'f64[1]:3 i64[]:-4' --call 'f64[1]:1 i64[]:7'"},
   };
   static const char *modes[] = {"", "--json", "--sanitize", "--reference", "--algo exact --sanitize",
                                 "--alloc-inputs 1 --alloc-outputs 0"};
@@ -727,6 +798,7 @@ int main(int argc, char **argv) {
   int onnx = onnx_node_tests();
   CHECK_MSG(rt_programs >= 100, "only %d round trips ran (%d plans rejected by the compiler)", rt_programs, rt_skipped);
   api_contract();
+  api_assert();
   cli();
   fprintf(stderr, "test_format: %d round trips (%d ONNX node tests; %d plans the compiler rejected were skipped), seed %llu\n",
           rt_programs, onnx, rt_skipped, (unsigned long long)seed);

@@ -1,7 +1,8 @@
 /* Replays the program-loader fuzz corpus (fuzz/corpus/load) and the corrupt files
  * (tests/corrupt) through the fuzz target's check (load + verify + execute), without
  * libFuzzer. Every file must satisfy the target's property: no crash, a message for every
- * rejection, and a verified program that executes or stops at the step limit. */
+ * rejection, and a verified program that executes, stops at the step limit, or stops at a
+ * failing assert of the program. */
 #define _POSIX_C_SOURCE 200809L
 #define BERTH_FUZZ_NO_ENTRY
 #include "../fuzz/fuzz_load.c"
@@ -49,6 +50,7 @@ int main(void) {
   int bad_loaded = 0;
   int m = replay_dir("tests/corrupt", &bad_loaded);
   CHECK_MSG(m >= 60, "only %d corrupt files", m);
-  CHECK_MSG(bad_loaded == 1, "%d corrupt files loaded (only the run-time endless loop should)", bad_loaded);
+  CHECK_MSG(bad_loaded == 2, "%d corrupt files loaded (only the run-time endless loop and the failing assert should)",
+            bad_loaded);
   return test_finish("test_fuzz_load_replay");
 }

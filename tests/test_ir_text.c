@@ -58,7 +58,7 @@ static void check_error(const char *text, const char *expected) {
 /* ---- canonical files ------------------------------------------------------------- */
 
 static void test_files(void) {
-  static const char *const files[] = {"tests/bir/nested.bir", "tests/bir/seed.bir"};
+  static const char *const files[] = {"tests/bir/nested.bir", "tests/bir/seed.bir", "tests/bir/assert.bir"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", BERTH_SOURCE_DIR, files[i]);
@@ -446,6 +446,62 @@ static void test_builder_names(void) {
   berth_ir_program_destroy(p);
 }
 
+/* String attributes (assert's message): escapes decode exactly and print canonically, a
+ * program's string table holds each text once, and bad strings fail with a position. */
+static void test_strings(void) {
+  const char *head = "program {alloc_inputs = 1, alloc_outputs = 1}\n\nfunc @f(%p : bool[]) -> () {\n";
+  char in[512], want[512];
+  snprintf(in, sizeof in, "%s  assert(%%p) {message = \"a\\x41\\\"\\\\\\n\\t\\xFF\\x7f~\"}\n  return\n}\n", head);
+  snprintf(want, sizeof want, "%s  assert(%%p) {message = \"aA\\\"\\\\\\n\\t\\xff\\x7f~\"}\n  return\n}\n", head);
+  check_prints_as(in, want);
+  berth_ir_program_t *p = parse_ok(in);
+  if (p) {
+    const char *text = berth_ir_string(p, p->methods[0].nodes[0].attrs[0].i);
+    CHECK(text && strcmp(text, "aA\"\\\n\t\xff\x7f~") == 0);
+    check_validates(p);
+  }
+  berth_ir_program_destroy(p);
+  /* no message: the empty string, printed; each message has its own table entry */
+  snprintf(in, sizeof in, "%s  assert(%%p)\n  return\n}\n", head);
+  snprintf(want, sizeof want, "%s  assert(%%p) {message = \"\"}\n  return\n}\n", head);
+  check_prints_as(in, want);
+  snprintf(in, sizeof in, "%s  assert(%%p) {message = \"m\"}\n  assert(%%p) {message = \"m\"}\n  return\n}\n", head);
+  check_prints_as(in, NULL);
+  p = parse_ok(in);
+  CHECK(p && p->n_strings == 2 && p->methods[0].nodes[1].attrs[0].i == 1);
+  berth_ir_program_destroy(p);
+  /* the cap: 1024 bytes (the program file's cap on a name) */
+  char big[1200];
+  memset(big, 'x', 1025);
+  big[1025] = '\0';
+  char *t = malloc(2048);
+  snprintf(t, 2048, "func @f(%%p : bool[]) -> () {\n  assert(%%p) {message = \"%s\"}\n  return\n}\n", big);
+  check_error(t, "t.bir:2:25: attribute 'message' of assert: a string longer than 1024 bytes");
+  big[1024] = '\0';
+  snprintf(t, 2048, "func @f(%%p : bool[]) -> () {\n  assert(%%p) {message = \"%s\"}\n  return\n}\n", big);
+  p = parse_ok(t);
+  CHECK(p && strlen(p->strings[0]) == 1024);
+  berth_ir_program_destroy(p);
+  free(t);
+  static const struct {
+    const char *attr, *msg;
+  } bad[] = {
+      {"\"abc}", "t.bir:2:25: attribute 'message' of assert: the string has no closing '\"' on its line"},
+      {"\"a\\qb\"", "t.bir:2:27: attribute 'message' of assert: unknown escape in a string (\\\", \\\\, \\n, \\t, \\xHH)"},
+      {"\"a\\x4\"", "t.bir:2:27: attribute 'message' of assert: unknown escape in a string (\\\", \\\\, \\n, \\t, \\xHH)"},
+      {"\"a\\x00b\"", "t.bir:2:27: attribute 'message' of assert: a string cannot hold a NUL byte"},
+      {"\"a\tb\"", "t.bir:2:27: attribute 'message' of assert: control byte 0x9 in a string (escape it: \\n, \\t, \\xHH)"},
+      {"3", "t.bir:2:25: attribute 'message' of assert expects a string (\"...\"), found '3'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(in, sizeof in, "func @f(%%p : bool[]) -> () {\n  assert(%%p) {message = %s}\n  return\n}\n", bad[i].attr);
+    check_error(in, bad[i].msg);
+  }
+  check_error("func @f(%p : bool[]) -> () {\n  assert(\"p\")\n  return\n}\n",
+              "t.bir:2:10: expected an operand ('%name' or '@name'), found '\"p\"'");
+  check_error("const @c : f32[1] = [\"1\"]\n", "t.bir:1:22: expected a number (f32 data), found '\"1\"'");
+}
+
 int main(void) {
   test_files();
   test_doc_example();
@@ -455,5 +511,6 @@ int main(void) {
   test_errors();
   test_depth();
   test_builder_names();
+  test_strings();
   return test_finish("test_ir_text");
 }

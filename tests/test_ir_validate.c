@@ -372,6 +372,40 @@ static void test_copy(void) {
   EXPECT(copy_prog(5), "copy_ takes 2 operands, found 1");
 }
 
+/* ---- assert ------------------------------------------------------------------------ */
+
+/* f(%p : bool[], %x : f32[2]) -> () { assert(%p) {message = "p holds"}; return } */
+static berth_ir_program_t *assert_prog(int variant) {
+  berth_ir_program_t *p = berth_ir_program_create();
+  berth_ir_method_t *m = add_method(p, "f");
+  int32_t pr = param(m, 0, "p", BOOL_S), x = param(m, 0, "x", F32_2);
+  int32_t b2 = param(m, 0, "b2", ty(BERTH_DTYPE_BOOL, 1, 2, 0));
+  int32_t in[2] = {variant == 1 ? x : variant == 2 ? b2 : pr, pr};
+  int32_t nd = node(m, 0, BERTH_OP_ASSERT, variant == 3 ? 2 : 1, in);
+  m->nodes[nd].attrs[0].i = variant == 5 ? 7 : berth_ir_string_add(p, "p holds", 7);
+  if (variant == 4) result(m, nd, "oops", BOOL_S);
+  return p;
+}
+
+static void test_assert(void) {
+  EXPECT(assert_prog(0), NULL);
+  EXPECT(assert_prog(1), "node assert in func @f: assert's condition %x must be a one-element bool tensor, found f32[2]");
+  EXPECT(assert_prog(2), "assert's condition %b2 must be a one-element bool tensor, found bool[2]");
+  EXPECT(assert_prog(3), "assert takes 1 operand, found 2");
+  EXPECT(assert_prog(4), "node %oops = assert in func @f: assert has no results, found 1");
+  EXPECT(assert_prog(5), "attribute 'message' is string 7, not in the program's 0 strings");
+  /* no message: index -1, the empty string */
+  berth_ir_program_t *p = assert_prog(0);
+  p->methods[0].nodes[0].attrs[0].i = -1;
+  EXPECT(p, NULL);
+  /* a clone keeps the table, so the indices stay right */
+  p = assert_prog(0);
+  berth_ir_program_t *c = berth_ir_program_clone(p);
+  CHECK(c && c->n_strings == 1 && strcmp(berth_ir_string(c, c->methods[0].nodes[0].attrs[0].i), "p holds") == 0);
+  berth_ir_program_destroy(p);
+  EXPECT(c, NULL);
+}
+
 /* ---- globals, names, depth --------------------------------------------------------- */
 
 static void test_globals(void) {
@@ -441,6 +475,7 @@ int main(void) {
   test_scan();
   test_map();
   test_copy();
+  test_assert();
   test_globals();
   test_depth();
   return test_finish("test_ir_validate");

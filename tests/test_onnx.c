@@ -9,6 +9,7 @@
 #include "host/session.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
+#include "reference/reference.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -92,6 +93,40 @@ static void expect_fail(const char *name, const uint8_t *bytes, size_t len, cons
   CHECK_MSG(p == NULL, "%s: a failed import wrote its output", name);
   CHECK_MSG(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", name, msg, needle);
   CHECK_MSG(strchr(msg, '\n') == NULL, "%s: message is not one line", name);
+  berth_ir_program_destroy(p);
+}
+
+/* Imports and plans, then expects the call to fail with a run-time check whose message holds
+ * needle, planned (with the sanitizer) and in the reference interpreter, and no outputs. */
+static void run_check_fails(const char *name, const uint8_t *bytes, size_t len, const berth_onnx_options_t *opt,
+                            const void *const *inputs, const char *needle) {
+  berth_ir_program_t *p = import_ok(name, bytes, len, opt);
+  if (!p) return;
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_plan_options_t popt = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  berth_session_t *s = NULL;
+  berth_ref_t *r = NULL;
+  void *outs[8] = {0};
+  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
+  CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
+  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) {
+    st = berth_session_call(s, 0, inputs, outs, &diag);
+    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, needle), "%s: planned: status %s, '%s' lacks '%s'", name,
+              berth_status_name(st), msg, needle);
+  }
+  CHECK_MSG(berth_ref_create(p, &r, &diag) == BERTH_OK, "%s: reference: %s", name, msg);
+  if (r) {
+    st = berth_ref_call(r, 0, inputs, outs, &diag);
+    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, needle), "%s: reference: status %s, '%s' lacks '%s'", name,
+              berth_status_name(st), msg, needle);
+  }
+  for (int k = 0; k < 8; k++) CHECK_MSG(outs[k] == NULL, "%s: a failed call wrote output %d", name, k);
+  berth_ref_destroy(r);
+  berth_session_destroy(s);
+  berth_compiled_destroy(c);
   berth_ir_program_destroy(p);
 }
 
@@ -425,11 +460,24 @@ static void test_loops(void) {
     const float *w[] = {vf, ys};
     int64_t n[] = {1, 10};
     run_f32("loop_scan_bounded", m, len, &opt, in, 2, w, n);
-    opt.max_trip_count = 3; /* a bound under the real count stops early */
-    float vf3[1] = {8}, ys3[3] = {2, 5, 10};
-    const float *w3[] = {vf3, ys3};
-    int64_t n3[] = {1, 3};
-    run_f32("loop_scan_bound3", m, len, &opt, in, 2, w3, n3);
+    /* a bound at M needs no check: the loop cannot run longer */
+    berth_ir_program_t *p = import_ok("loop_scan_bounded", m, len, &opt);
+    CHECK(p && count_op(p, BERTH_OP_ASSERT) == 0);
+    berth_ir_program_destroy(p);
+    /* exactly the iterations the loop runs: the check passes, the rows are all written */
+    opt.max_trip_count = 5;
+    float ys5[5] = {2, 5, 10, 19, 36};
+    const float *w5[] = {vf, ys5};
+    int64_t n5[] = {1, 5};
+    run_f32("loop_scan_bound5", m, len, &opt, in, 2, w5, n5);
+    p = import_ok("loop_scan_bound5", m, len, &opt);
+    CHECK(p && count_op(p, BERTH_OP_ASSERT) == 1);
+    berth_ir_program_destroy(p);
+    /* a bound under the real count is an error at run time, never a truncated result */
+    opt.max_trip_count = 4;
+    run_check_fails("loop_scan_bound4", m, len, &opt, in, "Loop 'vf' needs more than --max-trip-count 4 iterations");
+    opt.max_trip_count = 3;
+    run_check_fails("loop_scan_bound3", m, len, &opt, in, "Loop 'vf' needs more than --max-trip-count 3 iterations");
   }
   ob_free(&b);
 }

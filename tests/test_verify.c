@@ -153,6 +153,16 @@ static int32_t lnext(pb_t *b, int32_t reg, int64_t count, int32_t target) {
   return i;
 }
 static int32_t ret(pb_t *b) { return instr(b, BERTH_I_RETURN, NULL, 0); }
+/* assert(cond) {message = text} */
+static int32_t asrt(pb_t *b, int32_t cond, const char *text) {
+  int32_t i = instr(b, BERTH_I_ASSERT, &cond, 1);
+  b->ins[i].op = BERTH_OP_ASSERT;
+  b->ins[i].n_in = 1;
+  b->ins[i].attrs = (uint32_t)b->nattrs;
+  memset(&b->attrs[b->nattrs], 0, sizeof b->attrs[0]);
+  b->attrs[b->nattrs++].s = text;
+  return i;
+}
 
 static void finish(pb_t *b) {
   berth_exec_method_t *m = &b->m;
@@ -576,6 +586,94 @@ static void test_uninitialized(void) {
               "is not written on some path from the method entry");
 }
 
+/* assert reads its condition (which must be intact and a one-element bool) and writes
+ * nothing; failing ends the call, so nothing needs to be intact at it. */
+static void build_assert(pb_t *b) {
+  pb_init(b, 16);
+  int32_t x = input(b, "x", F64, 0), lim = input(b, "lim", F64, 0);
+  int32_t out = output(b, "out", F64, 0);
+  int32_t ok = arena(b, "ok", BOOL1, 0), t = arena(b, "t", F64, 8);
+  kern(b, BERTH_OP_LE, x, lim, ok);
+  asrt(b, ok, "x must be at most lim");
+  kern(b, BERTH_OP_ADD, x, x, t);
+  copy(b, t, out);
+  ret(b);
+}
+
+static void test_assert(void) {
+  pb_t b;
+  build_assert(&b);
+  EXPECT_OK(&b);
+  /* a value written over the condition's bytes before the check */
+  build_assert(&b);
+  b.ins[1] = b.ins[2];
+  b.ins[2].opcode = BERTH_I_ASSERT;
+  b.ins[2].op = BERTH_OP_ASSERT;
+  b.ins[2].n_in = 1;
+  b.ins[2].n_out = 0;
+  b.ins[2].operands = 3; /* asrt's operand %ok, after le's three */
+  b.ins[2].attrs = 0;
+  b.v[4].offset = 0; /* %t on %ok's bytes */
+  b.pools[0] = 8;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %ok (arena pool 0 [0,1)) at instruction 2 (assert) may see %t (arena pool 0 [0,8)) written at "
+              "instruction 1");
+  /* a condition never written */
+  build_assert(&b);
+  b.ins[0].opcode = BERTH_I_JUMP;
+  b.ins[0].target = 1;
+  b.ins[0].n_in = b.ins[0].n_out = 0;
+  b.ins[0].op = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %ok (arena pool 0 [0,1)) at instruction 1 (assert) may see "
+                                           "uninitialized bytes");
+  /* structure */
+  build_assert(&b);
+  b.ops[3] = 0; /* the condition is %x */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (assert): condition %x is f64[1]; expected a one-element bool");
+  build_assert(&b);
+  b.ins[1].op = BERTH_OP_ADD;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (assert): op 5 is not assert");
+  build_assert(&b);
+  b.ins[1].n_out = 1;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (assert): 1 inputs and 1 outputs; expected 1 and 0");
+  build_assert(&b);
+  b.ins[1].attrs = 1;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (assert): attributes [1,+1) out of range (1 attributes)");
+  build_assert(&b);
+  b.n = 2; /* ends with the assert */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (assert) is the last one and can fall off the end");
+  /* the interpreter: a false condition stops the call with the message, no output written */
+  build_assert(&b);
+  EXPECT_OK(&b);
+  uint8_t pool[16];
+  double x = 3, lim = 2, out = -1;
+  const void *ins[2] = {&x, &lim};
+  void *outs[1] = {&out};
+  uint8_t *pools[1] = {pool};
+  berth_exec_memory_t mem = {pools, NULL, ins, outs, NULL};
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_status_t st = berth_exec_run(&b.p, 0, &mem, NULL, 0, &d);
+  CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strcmp(msg, "method forward: run-time check failed at instruction 1 (%ok is "
+                                                        "false): x must be at most lim") == 0,
+            "%s: %s", berth_status_name(st), msg);
+  CHECK(out == -1);
+  lim = 4;
+  CHECK(berth_exec_run(&b.p, 0, &mem, NULL, 0, &d) == BERTH_OK && out == 6);
+  /* the empty message */
+  b.attrs[0].s = NULL;
+  lim = 2;
+  CHECK(berth_exec_run(&b.p, 0, &mem, NULL, 0, &d) == BERTH_ERR_CHECK_FAILED &&
+        strcmp(msg, "method forward: run-time check failed at instruction 1 (%ok is false)") == 0);
+  /* the sanitizer checks the read like any other */
+  size_t need = berth_sanitizer_size(&b.p, 0);
+  void *smem = malloc(need);
+  berth_sanitizer_t *san = NULL;
+  CHECK(berth_sanitizer_init(smem, need, &b.p, 0, &san, &d) == BERTH_OK);
+  lim = 4;
+  CHECK(san && berth_exec_run(&b.p, 0, &mem, san, 0, &d) == BERTH_OK && out == 6);
+  free(smem);
+}
+
 static void test_kernel_overlap(void) {
   pb_t b;
   pb_init(&b, 24);
@@ -975,6 +1073,7 @@ static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices
         break;
       case BERTH_I_LOOP_INIT: regs[in->reg] = 0; pc++; break;
       case BERTH_I_LOOP_NEXT: pc = ++regs[in->reg] < in->count ? in->target : pc + 1; break;
+      case BERTH_I_ASSERT: st = berth_sanitizer_on_read(s, ops[0], pc, regs, d); pc++; break;
       case BERTH_I_RETURN: return berth_sanitizer_on_return(s, pc, d);
     }
     if (st) return st;
@@ -1186,7 +1285,7 @@ static void run_accepted(pb_t *b, uint64_t seed) {
   berth_exec_memory_t mem = {pools, st, (const void *const *)ins, outs, regs};
   for (int call = 0; call < 2 && san; call++) {
     berth_status_t rs = berth_exec_run(&b->p, 0, &mem, san, 2000, &d);
-    bool fine = rs == BERTH_OK || rs == BERTH_ERR_OUT_OF_RANGE ||
+    bool fine = rs == BERTH_OK || rs == BERTH_ERR_OUT_OF_RANGE || rs == BERTH_ERR_CHECK_FAILED ||
                 (rs == BERTH_ERR_VERIFY_FAILED && windows && strstr(msg, "were not written by any value"));
     CHECK_MSG(fine, "seed %llu: accepted program fails at run time: %s %s", (unsigned long long)seed,
               berth_status_name(rs), msg);
@@ -1238,6 +1337,7 @@ int main(void) {
   test_state();
   test_write_to_constant();
   test_uninitialized();
+  test_assert();
   test_kernel_overlap();
   test_structural();
   test_loops();

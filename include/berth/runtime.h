@@ -152,8 +152,11 @@ void berth_method_set_max_steps(berth_method_t *m, uint64_t max_steps);
 /* Runs the method once: no heap allocation, no stdio. Needs every input bound (planned
  * inputs since the last execute) and, when outputs are not planned, every output buffer.
  * State carries over to the next execute. Errors: BERTH_ERR_INVALID_ARGUMENT (an unbound
- * input or output), BERTH_ERR_OUT_OF_RANGE (more than max_steps instructions: the state is
- * then partly updated; berth_method_reset restores it). */
+ * input or output), BERTH_ERR_OUT_OF_RANGE (more than max_steps instructions),
+ * BERTH_ERR_CHECK_FAILED (a run-time check of the program, an `assert`, was false; diag
+ * names the method, the instruction, the checked value and the program's message, such as
+ * "Loop 'L' needs more than --max-trip-count 8 iterations"). After an error the outputs
+ * are unavailable and the state may be partly updated; berth_method_reset restores it. */
 berth_status_t berth_method_execute(berth_method_t *m, berth_diag_t *diag);
 
 /* The bytes of output j after a successful execute: in the arena when outputs are planned

@@ -27,6 +27,7 @@ typedef enum berth_status {
   BERTH_ERR_UNIMPLEMENTED = 5,    /* a valid request berth does not support */
   BERTH_ERR_INTERNAL = 6,         /* a bug in berth */
   BERTH_ERR_VERIFY_FAILED = 7,    /* a memory plan breaks the memory rules */
+  BERTH_ERR_CHECK_FAILED = 8,     /* a run-time check of the program (an assert) failed */
 } berth_status_t;
 
 /* Stable name of a status ("ok", "invalid argument", ...). Never NULL. */

@@ -14,6 +14,7 @@ const char *berth_status_name(berth_status_t status) {
     case BERTH_ERR_UNIMPLEMENTED: return "unimplemented";
     case BERTH_ERR_INTERNAL: return "internal error";
     case BERTH_ERR_VERIFY_FAILED: return "verification failed";
+    case BERTH_ERR_CHECK_FAILED: return "run-time check failed";
   }
   return "unknown status";
 }

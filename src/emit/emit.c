@@ -1,6 +1,6 @@
 /* Lowers one method to the flat instruction stream: kernels, copies, renames (coalesced
- * hand-overs that move no bytes but keep every value's identity for the verifier), jumps
- * and counted loops. Uses the hand-over decisions of plan/coalesce.c. */
+ * hand-overs that move no bytes but keep every value's identity for the verifier), jumps,
+ * counted loops and run-time checks. Uses the hand-over decisions of plan/coalesce.c. */
 #include "plan/lower_ctx.h"
 
 #include <stdlib.h>
@@ -129,6 +129,14 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
       return BERTH_OK;
     }
     case BERTH_OPKIND_COPY_: EMIT_OR_FAIL(emit_copy(c, n->in[1], n->in[0])); return BERTH_OK;
+    case BERTH_OPKIND_ASSERT: {
+      /* in line: a passing check costs one test, a failing one ends the call */
+      int32_t i = emit(c, BERTH_I_ASSERT, n->in, 1, 0);
+      EMIT_OR_FAIL(i);
+      c->instrs[i].in.op = (uint16_t)n->op;
+      c->instrs[i].attr_node = ni;
+      return BERTH_OK;
+    }
     case BERTH_OPKIND_COND: {
       int32_t jf = emit_jump(c, BERTH_I_JUMP_IF_FALSE, n->in[0]);
       EMIT_OR_FAIL(jf);

@@ -87,6 +87,7 @@ static const char *opcode_word(uint8_t op) {
     case BERTH_I_LOOP_INIT: return "loop_init";
     case BERTH_I_LOOP_NEXT: return "loop_next";
     case BERTH_I_RETURN: return "return";
+    case BERTH_I_ASSERT: return "assert";
   }
   return "?";
 }
@@ -652,12 +653,28 @@ static berth_status_t decode_attrs(mctx_t *c) {
     x->i = berth_u64_to_i64(berth_load_le64(p));
     memcpy(&x->f, &fbits, sizeof x->f);
     x->n = berth_u32_to_i32(berth_load_le32(p + 16));
-    if (berth_load_le32(p + 20))
-      return rfail(c->r, CORRUPT, "method %s, attribute %u at byte %llu: reserved field is not 0", c->mn, (unsigned)a,
-                   (ull)(at + 20));
+    /* s: the text of a string attribute; whether the op's spec allows one is checked with
+     * the instruction that uses the record (decode_instrs) */
+    uint32_t sref = berth_load_le32(p + 20);
+    x->s = NULL;
+    if (sref) {
+      char w[128];
+      berth_format(w, sizeof w, "method %s, attribute %u", c->mn, (unsigned)a);
+      TRY(get_str(c->r, sref, w, at + 20, &x->s));
+    }
     for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++) x->ints[k] = berth_u64_to_i64(berth_load_le64(p + 24 + 8 * k));
   }
   return BERTH_OK;
+}
+
+/* A string attribute record uses only its string field: one encoding per program. */
+static bool string_attr_clean(const berth_attr_value_t *a) {
+  uint64_t fbits;
+  memcpy(&fbits, &a->f, sizeof fbits);
+  if (a->i || fbits || a->n) return false;
+  for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++)
+    if (a->ints[k]) return false;
+  return true;
 }
 
 static berth_status_t decode_instrs(mctx_t *c) {
@@ -720,6 +737,17 @@ static berth_status_t decode_instrs(mctx_t *c) {
         nops = 1;
         uses_target = true;
         break;
+      case BERTH_I_ASSERT: {
+        if (x->op != BERTH_OP_ASSERT)
+          return rfail(r, CORRUPT, "%s: op field is %u; an assert carries op %d (assert)", w, (unsigned)x->op,
+                       (int)BERTH_OP_ASSERT);
+        if (x->n_in != 1 || x->n_out != 0)
+          return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,
+                       (unsigned)x->n_out);
+        nops = 1;
+        n_attrs = berth_op_get(x->op)->n_attrs;
+        break;
+      }
       case BERTH_I_JUMP: uses_target = true; break;
       case BERTH_I_LOOP_NEXT:
         uses_target = uses_count = true;
@@ -727,8 +755,8 @@ static berth_status_t decode_instrs(mctx_t *c) {
       case BERTH_I_LOOP_INIT: uses_reg = true; break;
       default: break;
     }
-    if (x->opcode != BERTH_I_KERNEL && x->op)
-      return rfail(r, CORRUPT, "%s: op field is %u; only kernels use it (expected 0)", w, (unsigned)x->op);
+    if (x->opcode != BERTH_I_KERNEL && x->opcode != BERTH_I_ASSERT && x->op)
+      return rfail(r, CORRUPT, "%s: op field is %u; only kernels and asserts use it (expected 0)", w, (unsigned)x->op);
     if (nops == 0 && (x->n_in || x->n_out || x->operands))
       return rfail(r, CORRUPT, "%s: operand fields are set (%u in, %u out, first %u) but it takes no operands", w,
                    (unsigned)x->n_in, (unsigned)x->n_out, (unsigned)x->operands);
@@ -750,6 +778,12 @@ static berth_status_t decode_instrs(mctx_t *c) {
         if (def->attrs[k].kind == BERTH_ATTR_DTYPE && (a->i < 0 || a->i >= BERTH_DTYPE_COUNT))
           return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is dtype %lld, not a dtype", w, def->attrs[k].name,
                        (unsigned)(x->attrs + k), (long long)a->i);
+        if (def->attrs[k].kind != BERTH_ATTR_STRING && a->s)
+          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) has a string but is not a string attribute "
+                       "(its string field must be 0)", w, def->attrs[k].name, (unsigned)(x->attrs + k));
+        if (def->attrs[k].kind == BERTH_ATTR_STRING && !string_attr_clean(a))
+          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is a string; its other fields must be 0", w,
+                       def->attrs[k].name, (unsigned)(x->attrs + k));
       }
     }
     if (uses_target) {

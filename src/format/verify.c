@@ -184,6 +184,7 @@ static const char *opcode_name(uint8_t op) {
     case BERTH_I_LOOP_INIT: return "loop_init";
     case BERTH_I_LOOP_NEXT: return "loop_next";
     case BERTH_I_RETURN: return "return";
+    case BERTH_I_ASSERT: return "assert";
   }
   return "?";
 }
@@ -334,7 +335,8 @@ static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t
     case BERTH_I_KERNEL: return ins->n_in;
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
-    case BERTH_I_JUMP_IF_FALSE: return 1;
+    case BERTH_I_JUMP_IF_FALSE:
+    case BERTH_I_ASSERT: return 1;
     default: return 0;
   }
 }
@@ -354,7 +356,8 @@ static int32_t n_operands_of(const berth_instr_t *ins) {
     case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out;
     case BERTH_I_COPY:
     case BERTH_I_RENAME: return 2;
-    case BERTH_I_JUMP_IF_FALSE: return 1;
+    case BERTH_I_JUMP_IF_FALSE:
+    case BERTH_I_ASSERT: return 1;
     default: return 0;
   }
 }
@@ -606,6 +609,35 @@ static berth_status_t check_kernel(vctx_t *c, int32_t i, const berth_instr_t *in
   return BERTH_OK;
 }
 
+/* The operand of jump_if_false and assert: a one-element bool. */
+static berth_status_t check_condition(vctx_t *c, int32_t i, const berth_instr_t *ins) {
+  name_buf_t nb;
+  const berth_type_t *t = &c->m->values[ops_of(c, ins)[0]].type;
+  if (t->dtype != BERTH_DTYPE_BOOL || berth_type_numel(t) != 1) {
+    char ts[64];
+    return CORRUPT("instruction %d (%s): condition %s is %s; expected a one-element bool", (int)i,
+                   opcode_name(ins->opcode), vname(c, ops_of(c, ins)[0], &nb), berth_type_format(t, ts, sizeof ts));
+  }
+  return BERTH_OK;
+}
+
+/* An assert reads its condition and, when it is false, ends the call with an error: no
+ * successor but the next instruction, no write, and no return reached (so no output or
+ * state needs to be intact there). Its one attribute is the assert op's message. */
+static berth_status_t check_assert(vctx_t *c, int32_t i, const berth_instr_t *ins) {
+  const berth_exec_method_t *m = c->m;
+  const berth_op_def_t *def = berth_op_get(ins->op);
+  if (ins->op != BERTH_OP_ASSERT || !def || def->kind != BERTH_OPKIND_ASSERT)
+    return CORRUPT("instruction %d (assert): op %u is not assert", (int)i, (unsigned)ins->op);
+  if (ins->n_in != 1 || ins->n_out != 0)
+    return CORRUPT("instruction %d (assert): %u inputs and %u outputs; expected 1 and 0", (int)i,
+                   (unsigned)ins->n_in, (unsigned)ins->n_out);
+  if ((uint64_t)ins->attrs + def->n_attrs > (uint64_t)m->n_attrs)
+    return CORRUPT("instruction %d (assert): attributes [%u,+%u) out of range (%d attributes)", (int)i,
+                   (unsigned)ins->attrs, (unsigned)def->n_attrs, (int)m->n_attrs);
+  return check_condition(c, i, ins);
+}
+
 static berth_status_t check_instrs(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb, ib, sb;
@@ -642,15 +674,8 @@ static berth_status_t check_instrs(vctx_t *c) {
         }
         break;
       }
-      case BERTH_I_JUMP_IF_FALSE: {
-        const berth_type_t *t = &m->values[ops_of(c, ins)[0]].type;
-        if (t->dtype != BERTH_DTYPE_BOOL || berth_type_numel(t) != 1) {
-          char ts[64];
-          return CORRUPT("instruction %d (jump_if_false): condition %s is %s; expected a "
-                         "one-element bool", (int)i, vname(c, ops_of(c, ins)[0], &nb),
-                         berth_type_format(t, ts, sizeof ts));
-        }
-      }
+      case BERTH_I_ASSERT: TRY(check_assert(c, i, ins)); break;
+      case BERTH_I_JUMP_IF_FALSE: TRY(check_condition(c, i, ins));
         /* fall through */
       case BERTH_I_JUMP:
         if (!in_range(ins->target, c->n))

@@ -33,7 +33,9 @@
  *  - KERNEL: the op is a kernel, n_in/n_out fit its definition, and the output types are
  *    exactly what the op's infer gives for the input types and attributes (this is what
  *    makes the kernels safe on untrusted files); COPY: src and dst of equal byte size;
- *    RENAME: src and dst on identical storage; JUMP_IF_FALSE: a one-element bool operand.
+ *    RENAME: src and dst on identical storage; JUMP_IF_FALSE: a one-element bool operand;
+ *    ASSERT: op BERTH_OP_ASSERT, one input, no output, its attribute in range, a
+ *    one-element bool operand.
  *
  * Memory rule (BERTH_ERR_VERIFY_FAILED): a must-dataflow "value v is intact" over the
  * control-flow graph, to a fixpoint. v is intact at a point iff on every path from the
@@ -41,8 +43,10 @@
  * output, COPY dst, RENAME dst) makes v intact and every other value sharing a byte with v
  * not intact. At entry the method inputs, the state values, the constants and every
  * zero-byte value are intact. Every read (KERNEL input, COPY/RENAME src, JUMP_IF_FALSE
- * operand) needs its value intact, and at RETURN every method output and every state value
- * must be intact.
+ * and ASSERT operand) needs its value intact, and at RETURN every method output and every
+ * state value must be intact. An ASSERT writes nothing and continues to the next
+ * instruction; the call it ends when its operand is false returns no outputs, so that
+ * exit needs nothing intact (the fall-through path keeps every check).
  * Windowed values stand for their parent P (the stacked value): reading a slice reads P;
  * writing a slice makes every other value over P's bytes not intact, and makes P intact
  * if P was intact or "clean": not written over by another value since the LOOP_INIT of the

@@ -247,6 +247,12 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
           operands = x->operands;
           target = x->target;
           break;
+        case BERTH_I_ASSERT:
+          op = x->op;
+          n_in = 1;
+          operands = x->operands;
+          attrs = x->attrs;
+          break;
         case BERTH_I_JUMP: target = x->target; break;
         case BERTH_I_LOOP_NEXT:
           target = x->target;
@@ -273,8 +279,11 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
       wbuf_t *ab = &s[BERTH_SECTION_ATTRS];
       wb_i64(ab, a->i);
       wb_f64(ab, a->f);
+      uint32_t sref;
+      if (!add_str(&s[BERTH_SECTION_STRINGS], a->s, &sref))
+        WFAIL("method %s: attribute %d: a string of more than %d bytes", mn, (int)k, BERTH_FORMAT_MAX_NAME);
       wb_i32(ab, a->n);
-      wb_u32(ab, 0);
+      wb_u32(ab, sref);
       for (int j = 0; j < BERTH_MAX_ATTR_INTS; j++) wb_i64(ab, a->ints[j]);
     }
     /* inputs then outputs, each with the name the caller knows it by */

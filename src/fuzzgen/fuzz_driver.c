@@ -530,6 +530,7 @@ static berth_ir_program_t *rebuild(const berth_ir_program_t *sp, int32_t skip_no
   if (ok) {
     dp->alloc_inputs = sp->alloc_inputs;
     dp->alloc_outputs = sp->alloc_outputs;
+    ok = berth_ir_strings_copy(dp, sp); /* nodes keep their attributes' string indices */
   }
   for (int32_t g = 0; ok && g < sp->n_globals; g++) {
     const berth_ir_global_t *gl = &sp->globals[g];

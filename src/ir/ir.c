@@ -60,9 +60,36 @@ void berth_ir_program_destroy(berth_ir_program_t *p) {
     free(p->globals[i].data);
   }
   for (int32_t i = 0; i < p->n_methods; i++) method_free(&p->methods[i]);
+  for (int32_t i = 0; i < p->n_strings; i++) free(p->strings[i]);
   free(p->globals);
   free(p->methods);
+  free(p->strings);
   free(p);
+}
+
+/* ---- strings of STRING attributes ----------------------------------------------- */
+
+int32_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len) {
+  if (len == 0) return -1;
+  if (!grow((void **)&p->strings, &p->cap_strings, p->n_strings + 1, sizeof *p->strings)) return -2;
+  char *d = malloc(len + 1);
+  if (!d) return -2;
+  memcpy(d, text, len);
+  d[len] = '\0';
+  p->strings[p->n_strings] = d;
+  return p->n_strings++;
+}
+
+const char *berth_ir_string(const berth_ir_program_t *p, int64_t i) {
+  if (i == -1) return "";
+  return i >= 0 && i < p->n_strings ? p->strings[i] : NULL;
+}
+
+bool berth_ir_strings_copy(berth_ir_program_t *dst, const berth_ir_program_t *src) {
+  if (dst->n_strings != 0) return false;
+  for (int32_t i = 0; i < src->n_strings; i++)
+    if (berth_ir_string_add(dst, src->strings[i], strlen(src->strings[i])) != i) return false;
+  return true;
 }
 
 int32_t berth_ir_global_add(berth_ir_program_t *p, const char *name, const berth_type_t *type,
@@ -247,6 +274,7 @@ berth_ir_program_t *berth_ir_program_clone(const berth_ir_program_t *p) {
   if (!q) return NULL;
   q->alloc_inputs = p->alloc_inputs;
   q->alloc_outputs = p->alloc_outputs;
+  if (!berth_ir_strings_copy(q, p)) goto fail;
   for (int32_t i = 0; i < p->n_globals; i++) {
     const berth_ir_global_t *g = &p->globals[i];
     if (berth_ir_global_add(q, g->name, &g->type, g->is_state, g->data) < 0) goto fail;

@@ -85,6 +85,12 @@ typedef struct berth_ir_program {
   berth_ir_global_t *globals;
   int32_t n_methods, cap_methods;
   berth_ir_method_t *methods;
+  /* The texts of STRING attributes (an attribute holds an index here, see op_table.h), one
+   * entry per attribute written (not shared: adding stays linear), never removed; a pass
+   * that builds a new program copies the whole table first (berth_ir_strings_copy), so the
+   * indices in copied nodes stay right. */
+  int32_t n_strings, cap_strings;
+  char **strings;
 } berth_ir_program_t;
 
 /* ---- construction (all return -1 / NULL on allocation failure) ------------------ */
@@ -96,6 +102,14 @@ void berth_ir_program_destroy(berth_ir_program_t *p);
 int32_t berth_ir_global_add(berth_ir_program_t *p, const char *name, const berth_type_t *type,
                             bool is_state, const void *data);
 int32_t berth_ir_global_find(const berth_ir_program_t *p, const char *name, size_t len);
+
+/* Adds text[0, len) (len <= BERTH_MAX_ATTR_STRING, no NUL inside) to the string table and
+ * returns its index; -1 for the empty string (not stored), -2 on allocation failure. */
+int32_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len);
+/* The text of a STRING attribute value (i), "" for -1, NULL if i is not an index. */
+const char *berth_ir_string(const berth_ir_program_t *p, int64_t i);
+/* Copies src's string table into dst's, which must be empty, keeping the indices. */
+bool berth_ir_strings_copy(berth_ir_program_t *dst, const berth_ir_program_t *src);
 
 /* Adds a method with an empty body graph 0. Returns its index. */
 int32_t berth_ir_method_add(berth_ir_program_t *p, const char *name);

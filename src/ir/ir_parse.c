@@ -40,6 +40,8 @@ typedef enum tok_kind {
   TOK_COLON,
   TOK_EQUAL,
   TOK_ARROW,
+  TOK_STRING,     /* "..." on one line (s/len include the quotes; escapes decoded later) */
+  TOK_BAD_STRING, /* a '"' without its closing quote on the same line */
   TOK_BAD_NUMBER, /* looked like a number but is not one */
   TOK_BAD_CHAR,   /* a byte that starts no token */
 } tok_kind_t;
@@ -178,6 +180,15 @@ static void lex(parser_t *ps) {
       }
     }
     tok.kind = classify_number(t + i, j - i);
+  } else if (c == '"') {
+    /* a backslash escapes the next byte; the escapes themselves are checked when decoded */
+    while (j < n && t[j] != '"' && t[j] != '\n') j += (t[j] == '\\' && j + 1 < n && t[j + 1] != '\n') ? 2 : 1;
+    if (j < n && t[j] == '"') {
+      j++;
+      tok.kind = TOK_STRING;
+    } else {
+      tok.kind = TOK_BAD_STRING;
+    }
   } else if ((c == '-' || c == '+') && i + 3 < n && memcmp(t + i + 1, "inf", 3) == 0 &&
              (i + 4 >= n || !is_name_char(t[i + 4]))) {
     j = i + 4;
@@ -215,6 +226,7 @@ static const char *describe(const token_t *t, char *buf, size_t cap) {
     case TOK_LOCAL: berth_format(buf, cap, "'%%%s%s'", text, more); break;
     case TOK_GLOBAL: berth_format(buf, cap, "'@%s%s'", text, more); break;
     case TOK_BAD_NUMBER: berth_format(buf, cap, "invalid number '%s%s'", text, more); break;
+    case TOK_BAD_STRING: berth_format(buf, cap, "a string without its closing '\"' on the same line"); break;
     case TOK_BAD_CHAR: {
       unsigned char b = (unsigned char)t->s[0];
       if (b >= 0x20 && b < 0x7f) berth_format(buf, cap, "unexpected character '%c'", (int)b);
@@ -480,6 +492,49 @@ static berth_status_t parse_types(parser_t *ps, vec_t *types) {
 
 /* ---- attributes ----------------------------------------------------------------- */
 
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes a TOK_STRING (escapes \" \\ \n \t \xHH) into buf (at most BERTH_MAX_ATTR_STRING
+ * bytes, no NUL) and adds it to the program's string table; *index as berth_ir_string_add. */
+static berth_status_t string_value(parser_t *ps, const token_t *t, const char *what, int64_t *index) {
+  char buf[BERTH_MAX_ATTR_STRING];
+  size_t n = 0;
+  for (size_t k = 1; k + 1 < t->len; k++) {
+    char ch = t->s[k];
+    if ((unsigned char)ch < 0x20 || ch == 0x7f) {
+      token_t at = *t;
+      at.col += (int32_t)k;
+      return perr(ps, &at, BERTH_ERR_INVALID_ARGUMENT, "%s: control byte 0x%x in a string (escape it: \\n, \\t, \\xHH)",
+                  what, (unsigned)(unsigned char)ch);
+    }
+    if (ch == '\\') {
+      token_t at = *t;
+      at.col += (int32_t)k;
+      char e = t->s[++k];
+      if (e == '"' || e == '\\') ch = e;
+      else if (e == 'n') ch = '\n';
+      else if (e == 't') ch = '\t';
+      else if (e == 'x' && k + 2 < t->len - 1 && hex_digit(t->s[k + 1]) >= 0 && hex_digit(t->s[k + 2]) >= 0) {
+        ch = (char)(hex_digit(t->s[k + 1]) * 16 + hex_digit(t->s[k + 2]));
+        k += 2;
+        if (!ch) return perr(ps, &at, BERTH_ERR_INVALID_ARGUMENT, "%s: a string cannot hold a NUL byte", what);
+      } else {
+        return perr(ps, &at, BERTH_ERR_INVALID_ARGUMENT, "%s: unknown escape in a string (\\\", \\\\, \\n, \\t, \\xHH)",
+                    what);
+      }
+    }
+    if (n == sizeof buf)
+      return perr(ps, t, BERTH_ERR_OUT_OF_RANGE, "%s: a string longer than %d bytes", what, BERTH_MAX_ATTR_STRING);
+    buf[n++] = ch;
+  }
+  int32_t idx = berth_ir_string_add(ps->p, buf, n);
+  if (idx < -1) return oom(ps);
+  *index = idx;
+  return BERTH_OK;
+}
+
 /* Parses one attribute value of the given kind. `what` names it for messages. */
 static berth_status_t parse_attr_value(parser_t *ps, berth_attr_kind_t kind, const char *what,
                                        berth_attr_value_t *out) {
@@ -555,6 +610,14 @@ static berth_status_t parse_attr_value(parser_t *ps, berth_attr_kind_t kind, con
       out->i = d;
       break;
     }
+    case BERTH_ATTR_STRING:
+      if (t.kind == TOK_BAD_STRING)
+        return perr(ps, &t, BERTH_ERR_INVALID_ARGUMENT, "%s: the string has no closing '\"' on its line", what);
+      if (t.kind != TOK_STRING)
+        return perr(ps, &t, BERTH_ERR_INVALID_ARGUMENT, "%s expects a string (\"...\"), found %s", what,
+                    describe(&t, found, sizeof found));
+      TRY(string_value(ps, &t, what, &out->i));
+      break;
     default: return perr(ps, &t, BERTH_ERR_INTERNAL, "unknown attribute kind");
   }
   lex(ps);

@@ -312,7 +312,30 @@ static void put_params(printer_t *pr, const berth_ir_graph_t *g) {
   put(&pr->out, ")", 1);
 }
 
-static void put_attr(sbuf_t *b, const berth_attr_spec_t *spec, const berth_attr_value_t *a) {
+/* A string in double quotes: printable ASCII as is, except '"' and '\\'; \n and \t; every
+ * other byte as \xHH (so the text stays one line of ASCII whatever the string holds). */
+static void put_string(sbuf_t *b, const char *text) {
+  static const char hex[] = "0123456789abcdef";
+  put(b, "\"", 1);
+  for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+    if (*c == '"' || *c == '\\') {
+      char e[2] = {'\\', (char)*c};
+      put(b, e, 2);
+    } else if (*c == '\n') {
+      put(b, "\\n", 2);
+    } else if (*c == '\t') {
+      put(b, "\\t", 2);
+    } else if (*c < 0x20 || *c >= 0x7f) {
+      char e[4] = {'\\', 'x', hex[*c >> 4], hex[*c & 15]};
+      put(b, e, 4);
+    } else {
+      put(b, (const char *)c, 1);
+    }
+  }
+  put(b, "\"", 1);
+}
+
+static void put_attr(const printer_t *pr, sbuf_t *b, const berth_attr_spec_t *spec, const berth_attr_value_t *a) {
   switch (spec->kind) {
     case BERTH_ATTR_INT: putf(b, "%lld", (long long)a->i); break;
     case BERTH_ATTR_SCALAR: put_scalar(b, a); break;
@@ -324,6 +347,12 @@ static void put_attr(sbuf_t *b, const berth_attr_spec_t *spec, const berth_attr_
       break;
     }
     case BERTH_ATTR_DTYPE: puts_(b, berth_dtype_name((berth_dtype_t)a->i)); break;
+    case BERTH_ATTR_STRING: {
+      const char *text = berth_ir_string(pr->p, a->i);
+      if (text) put_string(b, text);
+      else puts_(b, "?"); /* only on an invalid program */
+      break;
+    }
     default: puts_(b, "?"); break;
   }
 }
@@ -350,7 +379,7 @@ static void put_node(printer_t *pr, int32_t node, int depth, int ind) {
       if (i) put(b, ", ", 2);
       puts_(b, def->attrs[i].name);
       put(b, " = ", 3);
-      put_attr(b, &def->attrs[i], &n->attrs[i]);
+      put_attr(pr, b, &def->attrs[i], &n->attrs[i]);
     }
     put(b, "}", 1);
   }

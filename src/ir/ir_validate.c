@@ -316,6 +316,17 @@ static berth_type_t *operand_types(const vctx_t *c, int32_t node, int32_t from, 
   return t;
 }
 
+/* A STRING attribute names an entry of the program's string table within the cap. */
+static berth_status_t check_string_attr(const vctx_t *c, int32_t node, const berth_op_def_t *def, int i) {
+  const char *text = berth_ir_string(c->p, c->m->nodes[node].attrs[i].i);
+  if (!text)
+    return node_fail(c, node, "attribute '%s' is string %lld, not in the program's %d strings", def->attrs[i].name,
+                     (long long)c->m->nodes[node].attrs[i].i, (int)c->p->n_strings);
+  if (strlen(text) > BERTH_MAX_ATTR_STRING)
+    return node_fail(c, node, "attribute '%s' is longer than %d bytes", def->attrs[i].name, BERTH_MAX_ATTR_STRING);
+  return BERTH_OK;
+}
+
 static berth_status_t check_kernel(const vctx_t *c, int32_t node, const berth_op_def_t *def) {
   const berth_ir_node_t *n = &c->m->nodes[node];
   TRY(check_n_graphs(c, node, 0));
@@ -335,6 +346,7 @@ static berth_status_t check_kernel(const vctx_t *c, int32_t node, const berth_op
                        BERTH_MAX_ATTR_INTS);
     if (def->attrs[i].kind == BERTH_ATTR_DTYPE && (a->i < 0 || a->i >= BERTH_DTYPE_COUNT))
       return node_fail(c, node, "attribute '%s' is not a dtype (%lld)", def->attrs[i].name, (long long)a->i);
+    if (def->attrs[i].kind == BERTH_ATTR_STRING) TRY(check_string_attr(c, node, def, i));
   }
   if (!def->infer) return node_fail(c, node, "op %s has no type inference", def->name);
   berth_type_t in[BERTH_MAX_KERNEL_OPERANDS];
@@ -496,6 +508,18 @@ static berth_status_t check_copy(const vctx_t *c, int32_t node) {
   return BERTH_OK;
 }
 
+static berth_status_t check_assert(const vctx_t *c, int32_t node, const berth_op_def_t *def) {
+  const berth_ir_node_t *n = &c->m->nodes[node];
+  char a[160], nb[96];
+  TRY(check_n_graphs(c, node, 0));
+  if (n->n_in != 1) return node_fail(c, node, "assert takes 1 operand, found %d", (int)n->n_in);
+  if (n->n_out != 0) return node_fail(c, node, "assert has no results, found %d", (int)n->n_out);
+  if (!is_one_bool(vtype(c, n->in[0])))
+    return node_fail(c, node, "assert's condition %s must be a one-element bool tensor, found %s",
+                     vname(c, n->in[0], nb, sizeof nb), berth_type_format(vtype(c, n->in[0]), a, sizeof a));
+  return check_string_attr(c, node, def, 0);
+}
+
 /* ---- the walk ----------------------------------------------------------------- */
 
 static bool visible(const vctx_t *c, int32_t v) {
@@ -524,6 +548,7 @@ static berth_status_t walk_graph(vctx_t *c, int32_t graph) {
       case BERTH_OPKIND_SCAN: TRY(check_scan_map(c, nd, true)); break;
       case BERTH_OPKIND_MAP: TRY(check_scan_map(c, nd, false)); break;
       case BERTH_OPKIND_COPY_: TRY(check_copy(c, nd)); break;
+      case BERTH_OPKIND_ASSERT: TRY(check_assert(c, nd, def)); break;
       default: return node_fail(c, nd, "op %s has an unknown kind", def->name);
     }
     for (int32_t k2 = 0; k2 < n->n_graphs; k2++) TRY(walk_graph(c, n->graphs[k2]));

@@ -5,7 +5,8 @@
  *
  * Kernel ops have `infer` (validates attributes and input types, computes output types; it is
  * the load-time check that makes `run` safe) and `run` (no allocation, no validation).
- * Higher-order ops and copy_ have no kernel: the interpreters and the emitter handle them. */
+ * Higher-order ops, copy_ and assert have no kernel: the interpreters and the emitter handle
+ * them. */
 #ifndef BERTH_KERNELS_OP_TABLE_H
 #define BERTH_KERNELS_OP_TABLE_H
 
@@ -85,7 +86,11 @@
   X(GATHER, gather)              \
   X(CEIL, ceil)                  \
   X(FLOOR, floor)                \
-  X(MOD, mod)
+  X(MOD, mod)                    \
+  /* run-time checks (no kernel) */ \
+  X(ASSERT, assert)              \
+  /* narrow storage formats (float16, bfloat16, ...) */ \
+  X(NARROW_CAST, narrow_cast)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
@@ -95,7 +100,8 @@
   X(WHILE_LOOP, while_loop)        \
   X(SCAN, scan)                    \
   X(MAP, map)                      \
-  X(COPY_, copy_)
+  X(COPY_, copy_)                  \
+  X(ASSERT, assert)
 
 typedef enum berth_op {
 #define BERTH_X(E, s) BERTH_OP_##E,
@@ -111,6 +117,7 @@ typedef enum berth_op_kind {
   BERTH_OPKIND_SCAN,       /* scan(init..., xs...) {carry=N} body(carry..., x...) */
   BERTH_OPKIND_MAP,        /* map(xs..., args...) {mapped=N} body(x..., args...) */
   BERTH_OPKIND_COPY_,      /* copy_(@buffer, src): writes a mutable buffer */
+  BERTH_OPKIND_ASSERT,     /* assert(pred) {message}: the call fails if pred is false */
 } berth_op_kind_t;
 
 typedef enum berth_attr_kind {
@@ -118,16 +125,25 @@ typedef enum berth_attr_kind {
   BERTH_ATTR_SCALAR,  /* a number: f holds its value, i its integer value, n=1 if integral */
   BERTH_ATTR_INTS,    /* up to BERTH_MAX_ATTR_INTS integers */
   BERTH_ATTR_DTYPE,   /* a dtype, stored in i */
+  BERTH_ATTR_STRING,  /* text of at most BERTH_MAX_ATTR_STRING bytes, no NUL; see s below */
 } berth_attr_kind_t;
 
 #define BERTH_MAX_ATTR_INTS 8
+#define BERTH_MAX_ATTR_STRING 1024 /* the program file's cap on a name */
 
-/* One attribute value. An op's attributes are an array in the order of its specs. */
+/* One attribute value. An op's attributes are an array in the order of its specs.
+ *
+ * A STRING attribute is held two ways. In the IR (compiler side) `i` is an index into the
+ * program's string table (berth_ir_program_t.strings, ir/ir.h), -1 for the empty string, so
+ * that nodes can be copied by value between programs that share the table; `s` is NULL.
+ * In an exec program (what the planner emits and the loader decodes) `s` points to the
+ * NUL-terminated text (NULL for the empty string) and `i` is 0. */
 typedef struct berth_attr_value {
   int64_t i;
   double f;
   int32_t n;
   int64_t ints[BERTH_MAX_ATTR_INTS];
+  const char *s;
 } berth_attr_value_t;
 
 typedef struct berth_attr_spec {

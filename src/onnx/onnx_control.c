@@ -534,14 +534,46 @@ static bool body_cond_passes(const ox_ctx_t *cx, const loop_t *L) {
   return false;
 }
 
+/* After a bounded loop: the call fails when the loop still wants to run once the N
+ * iterations are done (its final `active`, and N < M when there is a trip count M), so a
+ * bound that is too small is an error at run time, never a truncated result. */
+static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int32_t active, int32_t m_s, int64_t N) {
+  const char *saved_hint = cx->name_hint;
+  int32_t wants = active, ok = -1, ok_id = -1;
+  berth_status_t st = BERTH_OK;
+  if (m_s >= 0) {
+    int32_t n_c, lt;
+    cx->name_hint = "trips_left";
+    st = ox_const_i64(cx, &N, 1, true, &n_c);
+    int32_t in[2] = {n_c, m_s};
+    if (!st) st = ox_emit1(cx, BERTH_OP_LT, 2, in, NULL, &lt);
+    int32_t in2[2] = {active, lt};
+    cx->name_hint = "wants_more_trips";
+    if (!st && !const_true(cx, lt)) st = ox_emit1(cx, BERTH_OP_LOGICAL_AND, 2, in2, NULL, &wants);
+  }
+  cx->name_hint = "within_max_trip_count";
+  if (!st) st = ox_emit1(cx, BERTH_OP_LOGICAL_NOT, 1, &wants, NULL, &ok);
+  cx->name_hint = saved_hint;
+  if (!st) st = ox_ir(cx, ok, &ok_id);
+  if (st) return st;
+  char msg[600];
+  berth_format(msg, sizeof msg, "Loop %s needs more than --max-trip-count %lld iterations", loop_name, (long long)N);
+  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
+  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
+  if (node < 0) return oom(cx);
+  cx->m->nodes[node].attrs[0].i = text;
+  return BERTH_OK;
+}
+
 /* Bounded by --max-trip-count N when the trip count is only known at run time:
  *   scan(active, v..., iota[N]) {carry = 1 + K}
  *     body(active, v..., i): cond(active [and i < M])
  *       then: the ONNX body -> (cond_out, v_out..., scan_out...)
  *       else: (false, v..., zeros...)
- * The scan outputs have N rows; rows after the last iteration are zero. A loop that would
- * run more than N iterations stops after N. */
-static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N) {
+ *   assert(not(active' [and N < M]))       unless M is known to be at most N
+ * The scan outputs have N rows; rows after the last iteration are zero. A run that needs
+ * more than N iterations fails with an error naming the loop and the bound. */
+static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N, bool check) {
   int32_t K = L->K, S = L->S;
   if (N > ((int64_t)1 << 24)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "--max-trip-count %lld is over berth's cap", (long long)N);
   int32_t m_s = -1, a0;
@@ -555,6 +587,13 @@ static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N) {
   berth_status_t st = ox_const_i64(cx, iota, (int32_t)N, false, &xs);
   free(iota);
   if (st) return st;
+  /* "'name'" or "with output 'y'", for the message of the check */
+  char loop_name[300];
+  const Onnx__NodeProto *ln = cx->node;
+  if (ln && ln->name && ln->name[0]) berth_format(loop_name, sizeof loop_name, "'%s'", ln->name);
+  else if (ln && ln->n_output && ln->output[0] && ln->output[0][0])
+    berth_format(loop_name, sizeof loop_name, "with output '%s'", ln->output[0]);
+  else berth_format(loop_name, sizeof loop_name, "(unnamed)");
   int32_t n_all = 1 + K + S;
   int32_t *buf = malloc(sizeof(int32_t) * (size_t)(4 * n_all + 8));
   if (!buf) return oom(cx);
@@ -585,7 +624,7 @@ static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N) {
     berth_type_t t = cx->vals[L->v_init[k]].type;
     st = add_param(cx, gb, "v", &t, cx->vals[L->v_init[k]].elem, &params[1 + k]);
   }
-  int32_t pi = -1, pred = params[0];
+  int32_t pi = -1, pred = params[0], active = -1;
   if (!st) st = add_param(cx, gb, "i", &ti, BERTH_ONNX_INT64, &pi);
   if (!st && m_s >= 0) {
     int32_t in[2] = {pi, m_s}, lt;
@@ -667,7 +706,9 @@ static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N) {
     int32_t r;
     st = add_node_result(cx, node, k == 0 ? 1 << 20 : k - 1, &t, cx->vals[thn[k]].elem, &r);
     if (!st && k > 0) st = ox_out(cx, k - 1, r);
+    if (!st && k == 0) active = r;
   }
+  if (!st && check) st = check_trip_bound(cx, loop_name, active, m_s, N);
   free(buf);
   return st;
 }
@@ -719,7 +760,8 @@ berth_status_t ox_op_loop(ox_ctx_t *cx) {
     if (c_known && !c_val) T = 0;
     int64_t bound = cx->opt->max_trip_count;
     if (bound > 0 && (T < 0 || !c_known || !body_cond_passes(cx, &L))) {
-      st = loop_guarded(cx, &L, T >= 0 && T < bound ? T : bound);
+      int64_t n = T >= 0 && T < bound ? T : bound;
+      st = loop_guarded(cx, &L, n, !(T >= 0 && T <= n)); /* a known M within the bound needs no check */
     } else if (T < 0) {
       if (L.M >= 0) st = ox_need_const(cx, L.M, "the trip count M of a Loop with scan outputs");
       if (!st)

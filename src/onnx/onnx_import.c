@@ -24,7 +24,6 @@ int32_t ox_val_new(ox_ctx_t *cx) {
   ox_val_t *v = &cx->vals[cx->n_vals];
   memset(v, 0, sizeof *v);
   v->id = -1;
-  v->narrow_src = -1;
   v->aff_base = -1;
   return cx->n_vals++;
 }
@@ -400,6 +399,63 @@ berth_status_t ox_emit1(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t
   return ox_emit(cx, op, n_in, in, attrs, 1, out);
 }
 
+/* ==== narrow types ====================================================================
+ * A value of a narrow type (float16, bfloat16, float8, float4, int4, int2) lives in a wider
+ * compute dtype but holds only values of its type, as if stored and read back: a Cast to
+ * the type is a narrow_cast, and a node that computes such a value is followed by one
+ * (ox_out), so that a float16 model behaves as an implementation that computes each op in
+ * f32 and rounds its result. Constants are decoded exactly and fold through the kernel. */
+
+berth_status_t ox_narrow_cast(ox_ctx_t *cx, int32_t x, int32_t elem, int32_t saturate, int32_t round_mode,
+                              int32_t *out) {
+  berth_narrow_format_t f;
+  if (!ox_narrow_format(elem, &f))
+    return ox_fail(cx, BERTH_ERR_INTERNAL, "narrow_cast to %s, which is not a narrow type", berth_onnx_elem_name(elem));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_NARROW_CAST, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NARROW_CAST, a, "format", f));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NARROW_CAST, a, "saturate", saturate != 0));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NARROW_CAST, a, "round_mode", round_mode));
+  OX_TRY(ox_emit1(cx, BERTH_OP_NARROW_CAST, 1, &x, a, out));
+  cx->vals[*out].elem = elem;
+  return BERTH_OK;
+}
+
+/* True if runtime value v is the result of a narrow_cast to the format of elem. */
+static bool is_narrow_cast_of(const ox_ctx_t *cx, int32_t v, int32_t elem) {
+  const ox_val_t *x = &cx->vals[v];
+  berth_narrow_format_t f;
+  if (x->data || x->id < 0 || x->id >= cx->m->n_values || !ox_narrow_format(elem, &f)) return false;
+  const berth_ir_value_t *iv = &cx->m->values[x->id];
+  if (iv->kind != BERTH_IR_NODE) return false;
+  const berth_ir_node_t *n = &cx->m->nodes[iv->node];
+  return n->op == BERTH_OP_NARROW_CAST && n->attrs[0].i == (int64_t)f;
+}
+
+berth_status_t ox_narrow_round(ox_ctx_t *cx, int32_t x, int32_t *out) {
+  *out = x;
+  int32_t elem = cx->vals[x].elem;
+  if (cx->vals[x].absent || !berth_onnx_elem_is_narrow(elem) || is_narrow_cast_of(cx, x, elem)) return BERTH_OK;
+  return ox_narrow_cast(cx, x, elem, 1, BERTH_ONNX_ROUND_UP, out);
+}
+
+/* ONNX ops whose results hold only values of their operands (or of constants of their
+ * type), or that round themselves: their narrow results need no narrow_cast. Neg, Abs and
+ * Relu also make -x and 0, which every narrow format holds but float8e8m0 (no sign, no 0),
+ * the fnuz types (no -0) and the integers (-(-8) is not an int4). */
+static bool keeps_values(const char *op, int32_t elem) {
+  static const char *const ops[] = {"Cast", "CastLike", "Concat", "Constant", "ConstantOfShape", "Dropout", "Expand",
+                                    "Flatten", "Gather", "Identity", "If", "Loop", "Max", "Min", "ReduceMax",
+                                    "ReduceMin", "Reshape", "Scan", "Shape", "Size", "Slice", "Squeeze", "Transpose",
+                                    "Unsqueeze", "Where"};
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+    if (strcmp(op, ops[k]) == 0) return true;
+  if (strcmp(op, "Neg") == 0 || strcmp(op, "Abs") == 0 || strcmp(op, "Relu") == 0)
+    return elem == BERTH_ONNX_FLOAT16 || elem == BERTH_ONNX_BFLOAT16 || elem == BERTH_ONNX_FLOAT8E4M3FN ||
+           elem == BERTH_ONNX_FLOAT8E5M2 || elem == BERTH_ONNX_FLOAT4E2M1;
+  return false;
+}
+
 /* ==== attributes of the current node =================================================== */
 
 const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name) {
@@ -470,6 +526,10 @@ berth_status_t ox_out(ox_ctx_t *cx, int32_t k, int32_t val) {
   if (k >= (int32_t)cx->node->n_output) return BERTH_OK;
   const char *name = cx->node->output[k];
   if (!name || !name[0]) return BERTH_OK;
+  /* a computed value of a narrow type is rounded to it (the node computed it wider) */
+  if (val >= 0 && berth_onnx_elem_is_narrow(cx->vals[val].elem) &&
+      !keeps_values(cx->node->op_type ? cx->node->op_type : "", cx->vals[val].elem))
+    OX_TRY(ox_narrow_round(cx, val, &val));
   return ox_bind(cx, name, val);
 }
 
@@ -738,6 +798,13 @@ static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, ber
       io->type = t;
     }
     cx->vals[v].elem = elem;
+    if (berth_onnx_elem_is_narrow(elem)) {
+      /* the caller's values (any of the compute dtype) as the type holds them */
+      cx->name_hint = name;
+      berth_status_t st = ox_narrow_cast(cx, v, elem, 1, BERTH_ONNX_ROUND_UP, &v);
+      cx->name_hint = NULL;
+      OX_TRY(st);
+    }
     OX_TRY(ox_bind(cx, name, v));
   }
   return BERTH_OK;
@@ -760,20 +827,7 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
     io->name = dup_s(name);
     if (!io->name) return oom(cx);
     io->graph_index = (int32_t)k;
-    int32_t src = v;
     io->elem = cx->vals[v].elem;
-    if (cx->vals[v].narrow_src >= 0) {
-      /* a Cast to a narrow type: the caller's conversion does it, from the Cast's input */
-      src = cx->vals[v].narrow_src;
-      io->saturate = cx->vals[v].saturate;
-      io->round_up = cx->vals[v].round_up;
-    } else {
-      io->saturate = 1;
-      io->round_up = 1;
-    }
-    int32_t id;
-    OX_TRY(ox_ir(cx, src, &id));
-    io->type = cx->vals[src].type;
     int32_t delem;
     berth_type_t decl;
     bool complete;
@@ -783,8 +837,14 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
             berth_onnx_elem_is_narrow(delem)))
         return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph output '%s' is declared %s but computes %s",
                           name, berth_onnx_elem_name(delem), berth_onnx_elem_name(io->elem));
+      /* declared narrow, computed in its compute dtype: rounded here, so that every result
+       * holds values of its type */
+      OX_TRY(ox_narrow_cast(cx, v, delem, 1, BERTH_ONNX_ROUND_UP, &v));
       io->elem = delem;
     }
+    int32_t id;
+    OX_TRY(ox_ir(cx, v, &id));
+    io->type = cx->vals[v].type;
     if (berth_ir_graph_result_add(cx->m, 0, id) < 0) return oom(cx);
   }
   return BERTH_OK;

@@ -25,14 +25,19 @@
  *  - If becomes `cond` (bodies read outer values directly), Loop becomes `while_loop`, or
  *    `scan` over the iteration numbers when it has scan outputs and a trip count known at
  *    compile time (max_trip_count bounds it otherwise: the scan outputs then have
- *    max_trip_count rows, rows past the last iteration zero), Scan becomes `scan` with
- *    transposes and reversals for other axes and directions (Scan-8: a `map` over the
- *    batch);
- *  - float16, bfloat16, the float8 and float4 types are computed in f32, int4/int2 in i8 and
- *    uint4/uint2 in u8: graph inputs and outputs of those types keep their ONNX type in
- *    `info` and the caller converts at the boundary (berth_onnx_convert_*); a Cast to such a
- *    type that feeds a graph output is done by that conversion with ONNX's rounding, a
- *    Cast inside the graph only to the compute dtype;
+ *    max_trip_count rows, rows past the last iteration zero, and an `assert` after the
+ *    loop fails the call when the loop still wants to run after max_trip_count
+ *    iterations, so a bound that is too small is an error, never a truncated result),
+ *    Scan becomes `scan` with transposes and reversals for other axes and directions
+ *    (Scan-8: a `map` over the batch);
+ *  - float16, bfloat16, the float8 and float4 types are held in f32, int4/int2 in i8 and
+ *    uint4/uint2 in u8, and hold only values of their type: a Cast to one becomes
+ *    `narrow_cast` (ONNX's rounding, saturation and wrapping), and a node that computes
+ *    one (Add, MatMul, Exp, ReduceSum, ... but not Reshape, Gather, Max, Relu, ... which
+ *    only pass values on) is computed in the wider dtype and its result rounded by a
+ *    `narrow_cast`; Sum and Mean round after each pairwise step. Graph inputs and outputs of
+ *    those types keep their ONNX type in `info`; inputs are rounded on entry (any value of
+ *    the compute dtype is accepted) and outputs hold values of the type;
  *  - every failure is one line naming the node, its op and opset, and what is missing.
  * Untrusted bytes: the wire format is checked (nesting depth, lengths) before protobuf-c
  * decodes it, and every count, dim and size is capped. */
@@ -113,8 +118,6 @@ typedef struct berth_onnx_io {
   int32_t graph_index; /* position among the graph's inputs / outputs */
   int32_t elem;        /* ONNX element type (BERTH_ONNX_*) the caller sees */
   berth_type_t type;   /* the method's parameter / result type (compute dtype) */
-  int32_t saturate;    /* results cast to a float8 type: the Cast's saturate attribute */
-  int32_t round_up;    /* results cast to float8e8m0: round_mode "up" (1) or "nearest" (0) */
 } berth_onnx_io_t;
 
 typedef struct berth_onnx_info {
@@ -162,11 +165,15 @@ const char *berth_onnx_elem_name(int32_t elem);
 /* True for types computed in a wider dtype (float16, int4, ...). */
 bool berth_onnx_elem_is_narrow(int32_t elem);
 
+/* Cast's round_mode for float8e8m0 (the values of berth_narrow_round_t). */
+enum { BERTH_ONNX_ROUND_UP = 0, BERTH_ONNX_ROUND_DOWN = 1, BERTH_ONNX_ROUND_NEAREST = 2 };
+
 /* Converts n values of dtype `from` to ONNX type `elem` as ONNX's Cast does (round to
- * nearest even; float8 saturate; float8e8m0 round mode), then back to elem's compute
- * dtype, so that the result holds exactly the values of type elem. `to` gets n values of
- * elem's compute dtype. */
+ * nearest even; float8 saturate; float8e8m0 round_mode, a BERTH_ONNX_ROUND_*; int4 and
+ * int2 wrap), then back to elem's compute dtype, so that the result holds exactly the
+ * values of type elem (the narrow_cast kernel's conversion). `to` gets n values of elem's
+ * compute dtype. */
 void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t elem, int32_t saturate,
-                                int32_t round_up, void *to, int64_t n);
+                                int32_t round_mode, void *to, int64_t n);
 
 #endif

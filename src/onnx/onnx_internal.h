@@ -4,6 +4,7 @@
 #ifndef BERTH_ONNX_ONNX_INTERNAL_H
 #define BERTH_ONNX_ONNX_INTERNAL_H
 
+#include "kernels/kernel_narrow.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx/onnx_import.h"
 
@@ -20,15 +21,12 @@
  * runtime node uses it), a runtime IR value, or absent (an omitted optional input). */
 typedef struct ox_val {
   berth_type_t type;
-  int32_t elem;   /* ONNX element type (narrow types keep theirs; type is the compute type) */
+  /* ONNX element type (narrow types keep theirs; type is the compute type, and a value of a
+   * narrow type holds only values of that type: see ox_narrow_round) */
+  int32_t elem;
   int32_t id;     /* IR value id, -1 for a constant not yet materialized */
   void *data;     /* constant bytes (owned) or NULL */
   bool absent;
-  /* A Cast to a narrow type: narrow_src is the Cast's input. At a graph output the caller's
-   * boundary conversion does the Cast exactly (saturate, round_up as the Cast said); a
-   * runtime use inside the graph sees the Cast to the compute dtype. */
-  int32_t narrow_src;
-  int32_t saturate, round_up;
   /* A runtime one-element integer known to equal aff_base + aff_off (aff_base: a val, -1
    * when none), so that Slice bounds computed from a loop counter keep a static length. */
   int32_t aff_base;
@@ -91,6 +89,13 @@ berth_status_t ox_emit(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t 
                        int32_t n_out, int32_t *out);
 berth_status_t ox_emit1(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs,
                         int32_t *out);
+/* narrow_cast(x) to ONNX type elem (a narrow type): ONNX's Cast with its saturate and
+ * round_mode (a BERTH_ONNX_ROUND_*). The result has elem elem. */
+berth_status_t ox_narrow_cast(ox_ctx_t *cx, int32_t x, int32_t elem, int32_t saturate, int32_t round_mode,
+                              int32_t *out);
+/* Rounds a value computed in its compute dtype to its narrow elem (out = x when its elem is
+ * not narrow or x is a narrow_cast's result already). */
+berth_status_t ox_narrow_round(ox_ctx_t *cx, int32_t x, int32_t *out);
 /* Fresh default attributes of an op; set one by name (fails if the op has no such attribute). */
 void ox_attrs_default(berth_op_t op, berth_attr_value_t *attrs);
 berth_status_t ox_attr_i(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *attrs, const char *name, int64_t v);
@@ -147,6 +152,8 @@ berth_status_t ox_subgraph(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t ir_g
                            int32_t n_in, int32_t *out_vals, int32_t out_cap);
 
 /* ---- tensors (onnx_tensor.c) -------------------------------------------------------- */
+/* The narrow_cast format of a narrow ONNX element type; false for other types. */
+bool ox_narrow_format(int32_t elem, berth_narrow_format_t *out);
 /* Decodes a TensorProto into its compute dtype; data malloc'd. */
 berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem, berth_type_t *type, void **data,
                                 berth_diag_t *diag);

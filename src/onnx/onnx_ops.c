@@ -201,6 +201,7 @@ static berth_status_t op_pow(ox_ctx_t *cx) {
     OX_TRY(emit_cast(cx, e, bt, &in[1]));
     OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &y));
   }
+  cx->vals[y].elem = cx->vals[x].elem; /* the base's type (a float16 exponent of a float base is not the result's) */
   return ox_out(cx, 0, y);
 }
 
@@ -226,6 +227,8 @@ static berth_status_t variadic(ox_ctx_t *cx, berth_op_t op, bool mean) {
     int32_t in[2] = {acc, 0};
     OX_TRY(ox_in_req(cx, k, &in[1]));
     OX_TRY(ox_emit1(cx, op, 2, in, NULL, &acc));
+    /* float16 Sum and Mean round each pairwise step, as a float16 implementation does */
+    if (op == BERTH_OP_ADD) OX_TRY(ox_narrow_round(cx, acc, &acc));
   }
   if (mean && n > 1) {
     int32_t c, in[2] = {acc, 0};
@@ -309,29 +312,22 @@ static berth_status_t cast_to(ox_ctx_t *cx, int32_t x, int32_t to_elem) {
   if (!berth_onnx_elem_dtype(to_elem, &dt))
     return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "cast to %s (%d): berth does not support that element type",
                    berth_onnx_elem_name(to_elem), (int)to_elem);
-  int32_t saturate = (int32_t)ox_attr_int(cx, "saturate", 1);
+  int32_t saturate = ox_attr_int(cx, "saturate", 1) != 0;
   char buf[32];
   const char *rm = ox_attr_string(cx, "round_mode", "up", buf, sizeof buf);
-  int32_t round_up = strcmp(rm, "nearest") != 0;
+  int32_t round_mode = strcmp(rm, "up") == 0 ? BERTH_ONNX_ROUND_UP : strcmp(rm, "down") == 0 ? BERTH_ONNX_ROUND_DOWN
+                       : strcmp(rm, "nearest") == 0 ? BERTH_ONNX_ROUND_NEAREST : -1;
+  if (round_mode < 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "round_mode '%s', expected 'up', 'down' or 'nearest'", rm);
   int32_t y;
-  if (berth_onnx_elem_is_narrow(to_elem) && ox_is_const(cx, x)) {
-    berth_type_t t = cx->vals[x].type;
-    t.dtype = dt;
-    size_t bytes = berth_type_bytes(&t);
-    void *d = malloc(bytes ? bytes : 1);
-    if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-    berth_onnx_convert_to_elem(cx->vals[x].type.dtype, cx->vals[x].data, to_elem, saturate, round_up, d,
-                               berth_type_numel(&t));
-    OX_TRY(ox_const_new(cx, &t, d, &y));
+  if (cx->vals[x].elem == to_elem) {
+    OX_TRY(alias_val(cx, x, &y));
+  } else if (berth_onnx_elem_is_narrow(to_elem)) {
+    /* rounded (saturated, wrapped) to the type, held in its compute dtype; folds for a constant */
+    OX_TRY(ox_narrow_cast(cx, x, to_elem, saturate, round_mode, &y));
   } else {
     OX_TRY(emit_cast(cx, x, dt, &y));
     if (y == x) OX_TRY(alias_val(cx, x, &y));
-    if (berth_onnx_elem_is_narrow(to_elem)) {
-      /* inside the graph: the compute dtype; at a graph output: the exact Cast from x */
-      cx->vals[y].narrow_src = x;
-      cx->vals[y].saturate = saturate;
-      cx->vals[y].round_up = round_up;
-    }
   }
   cx->vals[y].elem = to_elem;
   return ox_out(cx, 0, y);

@@ -4,10 +4,12 @@
  * a wider compute dtype, exactly: float16, bfloat16, the float8 types, float4e2m1 and
  * float8e8m0 in f32; int4, int2 in i8; uint4, uint2 in u8. Decoding widens; a Cast to a
  * narrow type rounds a value to the nearest one the type holds (round half to even, with
- * ONNX's saturation rules) and keeps it in the compute dtype. */
+ * ONNX's saturation rules) and keeps it in the compute dtype: the narrow_cast kernel's
+ * conversion (kernels/kernel_narrow.c), which the boundary conversion shares. */
 #include "onnx_internal.h"
 
 #include "base/checked.h"
+#include "kernels/kernel_narrow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,58 +107,7 @@ static double mf_decode(const mf_t *f, uint32_t bits) {
   return sign ? -v : v;
 }
 
-static double mf_max(const mf_t *f) {
-  uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
-  switch (f->kind) {
-    case MF_IEEE: return mf_decode(f, ((emask - 1) << f->mbits) | mmask);
-    case MF_FN: return mf_decode(f, (emask << f->mbits) | (mmask - 1));
-    default: return mf_decode(f, (emask << f->mbits) | mmask);
-  }
-}
-
-/* Rounds x to the format (round half to even), as ONNX's Cast does. */
-static double mf_round(const mf_t *f, double x, bool saturate) {
-  bool has_inf = f->kind == MF_IEEE;
-  if (isnan(x)) return f->kind == MF_NONE ? -0.0 : NAN; /* float4e2m1 has no NaN: ONNX gives -0 */
-  double mx = mf_max(f);
-  bool wide = f->kind == MF_IEEE && f->mbits >= 7; /* float16, bfloat16: IEEE overflow to inf */
-  if (isinf(x)) {
-    if (wide) return x;
-    if (saturate || f->kind == MF_NONE) return x < 0 ? -mx : mx;
-    return has_inf ? x : NAN;
-  }
-  double a = fabs(x);
-  int emin = 1 - f->bias, e;
-  (void)frexp(a, &e); /* a = fr * 2^e, fr in [0.5, 1): exponent of a is e - 1 */
-  int ex = e - 1 < emin ? emin : e - 1;
-  double step = ldexp(1.0, ex - f->mbits);
-  double v = nearbyint(a / step) * step;
-  if (v > mx) {
-    if (wide) v = INFINITY;
-    else if (f->kind == MF_NONE || saturate) v = mx;
-    else v = has_inf ? INFINITY : NAN;
-  }
-  if (v == 0 && f->kind == MF_FNUZ) return 0.0;
-  return x < 0 ? -v : v;
-}
-
 static double e8m0_decode(uint32_t bits) { return bits == 0xff ? NAN : ldexp(1.0, (int)bits - 127); }
-
-static double e8m0_round(double x, bool saturate, bool round_up) {
-  if (isnan(x) || isinf(x)) return saturate && isinf(x) && x > 0 ? ldexp(1.0, 127) : NAN;
-  double a = fabs(x);
-  if (a == 0) return ldexp(1.0, -127);
-  int e;
-  double fr = frexp(a, &e); /* a = fr * 2^e */
-  int k = e - 1;            /* a = (2 fr) * 2^k, 2 fr in [1, 2) */
-  if (2 * fr > 1.0) {
-    if (round_up) k++;
-    else if (2 * fr >= 1.5) k++;
-  }
-  if (k < -127) k = -127;
-  if (k > 127) return saturate ? ldexp(1.0, 127) : NAN;
-  return ldexp(1.0, k);
-}
 
 /* ==== conversions ==================================================================== */
 
@@ -177,65 +128,50 @@ static double load_as_double(berth_dtype_t dt, const void *p, int64_t i) {
   }
 }
 
-static int64_t load_as_i64(berth_dtype_t dt, const void *p, int64_t i) {
-  switch (dt) {
-    case BERTH_DTYPE_I64: return ((const int64_t *)p)[i];
-    case BERTH_DTYPE_U64: return (int64_t)((const uint64_t *)p)[i];
-    case BERTH_DTYPE_F32:
-    case BERTH_DTYPE_F64: {
-      double d = load_as_double(dt, p, i);
-      if (d != d) return 0;
-      d = nearbyint(d);
-      return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
-    }
-    default: return (int64_t)load_as_double(dt, p, i);
+_Static_assert(BERTH_ONNX_ROUND_UP == (int)BERTH_NARROW_ROUND_UP && BERTH_ONNX_ROUND_DOWN == (int)BERTH_NARROW_ROUND_DOWN &&
+                   BERTH_ONNX_ROUND_NEAREST == (int)BERTH_NARROW_ROUND_NEAREST,
+               "BERTH_ONNX_ROUND_* are berth_narrow_round_t");
+
+bool ox_narrow_format(int32_t elem, berth_narrow_format_t *out) {
+  switch (elem) {
+    case BERTH_ONNX_FLOAT16: *out = BERTH_NARROW_F16; return true;
+    case BERTH_ONNX_BFLOAT16: *out = BERTH_NARROW_BF16; return true;
+    case BERTH_ONNX_FLOAT8E4M3FN: *out = BERTH_NARROW_F8E4M3FN; return true;
+    case BERTH_ONNX_FLOAT8E4M3FNUZ: *out = BERTH_NARROW_F8E4M3FNUZ; return true;
+    case BERTH_ONNX_FLOAT8E5M2: *out = BERTH_NARROW_F8E5M2; return true;
+    case BERTH_ONNX_FLOAT8E5M2FNUZ: *out = BERTH_NARROW_F8E5M2FNUZ; return true;
+    case BERTH_ONNX_FLOAT4E2M1: *out = BERTH_NARROW_F4E2M1; return true;
+    case BERTH_ONNX_FLOAT8E8M0: *out = BERTH_NARROW_F8E8M0; return true;
+    case BERTH_ONNX_INT4: *out = BERTH_NARROW_I4; return true;
+    case BERTH_ONNX_UINT4: *out = BERTH_NARROW_U4; return true;
+    case BERTH_ONNX_INT2: *out = BERTH_NARROW_I2; return true;
+    case BERTH_ONNX_UINT2: *out = BERTH_NARROW_U2; return true;
+    default: return false;
   }
 }
 
-void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t elem, int32_t saturate, int32_t round_up,
+void berth_onnx_convert_to_elem(berth_dtype_t from, const void *src, int32_t elem, int32_t saturate, int32_t round_mode,
                                 void *to, int64_t n) {
-  mf_t f;
-  if (mf_format(elem, &f)) {
-    for (int64_t i = 0; i < n; i++) ((float *)to)[i] = (float)mf_round(&f, load_as_double(from, src, i), saturate != 0);
+  berth_narrow_format_t f;
+  if (ox_narrow_format(elem, &f)) {
+    if (round_mode < 0 || round_mode >= BERTH_NARROW_ROUND_COUNT) round_mode = BERTH_ONNX_ROUND_UP;
+    berth_narrow_convert(f, saturate != 0, (berth_narrow_round_t)round_mode, from, src, to, n);
     return;
   }
-  if (elem == BERTH_ONNX_FLOAT8E8M0) {
-    for (int64_t i = 0; i < n; i++)
-      ((float *)to)[i] = (float)e8m0_round(load_as_double(from, src, i), saturate != 0, round_up != 0);
+  /* a wide type: plain copy or C conversion through double (callers use it for equal types) */
+  berth_dtype_t dt;
+  if (!berth_onnx_elem_dtype(elem, &dt)) return;
+  if (dt == from) {
+    memcpy(to, src, (size_t)n * berth_dtype_size(dt));
     return;
   }
-  int bits = 0;
-  bool is_signed = false;
-  switch (elem) {
-    case BERTH_ONNX_INT4: bits = 4, is_signed = true; break;
-    case BERTH_ONNX_UINT4: bits = 4; break;
-    case BERTH_ONNX_INT2: bits = 2, is_signed = true; break;
-    case BERTH_ONNX_UINT2: bits = 2; break;
-    default: {
-      /* a wide type: plain copy or C conversion through double (callers use it for equal types) */
-      berth_dtype_t dt;
-      if (!berth_onnx_elem_dtype(elem, &dt)) return;
-      if (dt == from) {
-        memcpy(to, src, (size_t)n * berth_dtype_size(dt));
-        return;
-      }
-      for (int64_t i = 0; i < n; i++) {
-        double d = load_as_double(from, src, i);
-        switch (dt) {
-          case BERTH_DTYPE_F32: ((float *)to)[i] = (float)d; break;
-          case BERTH_DTYPE_F64: ((double *)to)[i] = d; break;
-          default: break;
-        }
-      }
-      return;
-    }
-  }
-  /* 4- and 2-bit integers: as ONNX's Cast, the integer value (floats rounded half to even)
-   * wraps modulo 2^bits */
   for (int64_t i = 0; i < n; i++) {
-    uint64_t v = (uint64_t)load_as_i64(from, src, i) & ((1u << bits) - 1);
-    if (is_signed) ((int8_t *)to)[i] = (int8_t)((int32_t)(v ^ (1u << (bits - 1))) - (int32_t)(1u << (bits - 1)));
-    else ((uint8_t *)to)[i] = (uint8_t)v;
+    double d = load_as_double(from, src, i);
+    switch (dt) {
+      case BERTH_DTYPE_F32: ((float *)to)[i] = (float)d; break;
+      case BERTH_DTYPE_F64: ((double *)to)[i] = d; break;
+      default: break;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 /* Dead code elimination by rebuilding: a backward walk marks the live nodes (a node is
- * live if one of its results is used by a live node or a graph result, or if it is
- * copy_), then the program is built anew from the live parts only, so value, node and
- * graph ids stay dense. Bodies are walked after their HOP node in the backward walk, which
+ * live if one of its results is used by a live node or a graph result, or if it is copy_
+ * or assert, which act without results, or a HOP with one in its bodies), then the program is built anew from the live
+ * parts only, so value, node and graph ids stay dense. Bodies are walked after their HOP node in the backward walk, which
  * is right for captures: a body only reads values defined before its HOP. */
 #include "passes/passes.h"
 
@@ -14,11 +14,29 @@ typedef struct dce {
   const berth_ir_method_t *om;
   int32_t nmi;
   bool *live;    /* per old node */
+  bool *effect;  /* per old node: it, or a node in its bodies, is copy_ or assert */
   bool *used;    /* per old value */
   int32_t *vmap; /* old value -> new value */
   int32_t *gmap; /* old global -> new global */
   bool oom;
 } dce_t;
+
+/* Nodes that act without results (copy_ writes a buffer, assert may stop the call) stay,
+ * and so does every HOP around one: its body must still run. */
+static void mark_effects(dce_t *d) {
+  const berth_ir_method_t *m = d->om;
+  for (int32_t ni = 0; ni < m->n_nodes; ni++) {
+    const berth_op_def_t *def = berth_op_get(m->nodes[ni].op);
+    if (!def || (def->kind != BERTH_OPKIND_COPY_ && def->kind != BERTH_OPKIND_ASSERT)) continue;
+    d->effect[ni] = true;
+    for (int32_t g = m->nodes[ni].graph; g >= 0 && m->graphs[g].parent_node >= 0;) {
+      int32_t hop = m->graphs[g].parent_node;
+      if (d->effect[hop]) break; /* its enclosing HOPs are marked already */
+      d->effect[hop] = true;
+      g = m->nodes[hop].graph;
+    }
+  }
+}
 
 static void mark_graph(dce_t *d, int32_t g) {
   const berth_ir_graph_t *gr = &d->om->graphs[g];
@@ -26,8 +44,7 @@ static void mark_graph(dce_t *d, int32_t g) {
   for (int32_t k = gr->n_nodes - 1; k >= 0; k--) {
     int32_t ni = gr->nodes[k];
     const berth_ir_node_t *n = &d->om->nodes[ni];
-    const berth_op_def_t *def = berth_op_get(n->op);
-    bool live = def && def->kind == BERTH_OPKIND_COPY_;
+    bool live = d->effect[ni];
     for (int32_t o = 0; o < n->n_out && !live; o++) live = d->used[n->out[o]];
     if (!live) continue;
     d->live[ni] = true;
@@ -108,6 +125,9 @@ berth_status_t berth_pass_dce(berth_ir_program_t **pp, berth_diag_t *diag) {
   if (ok) {
     d.np->alloc_inputs = p->alloc_inputs;
     d.np->alloc_outputs = p->alloc_outputs;
+    ok = berth_ir_strings_copy(d.np, p); /* attributes are copied with their string indices */
+  }
+  if (ok) {
     for (int32_t g = 0; g < p->n_globals; g++) d.gmap[g] = -1;
     /* mutable buffers are program state: all of them stay, in order */
     for (int32_t g = 0; g < p->n_globals && ok; g++) {
@@ -123,9 +143,11 @@ berth_status_t berth_pass_dce(berth_ir_program_t **pp, berth_diag_t *diag) {
     d.live = calloc((size_t)(m->n_nodes ? m->n_nodes : 1), sizeof *d.live);
     d.used = calloc((size_t)(m->n_values ? m->n_values : 1), sizeof *d.used);
     d.vmap = malloc((size_t)(m->n_values ? m->n_values : 1) * sizeof *d.vmap);
-    ok = d.live && d.used && d.vmap;
+    d.effect = calloc((size_t)(m->n_nodes ? m->n_nodes : 1), sizeof *d.effect);
+    ok = d.live && d.used && d.vmap && d.effect;
     if (ok) {
       for (int32_t v = 0; v < m->n_values; v++) d.vmap[v] = -1;
+      mark_effects(&d);
       mark_graph(&d, m->body);
       d.nmi = berth_ir_method_add(d.np, m->name);
       ok = d.nmi >= 0 && build_graph(&d, m->body, nm(&d)->body);
@@ -133,6 +155,8 @@ berth_status_t berth_pass_dce(berth_ir_program_t **pp, berth_diag_t *diag) {
     free(d.live);
     free(d.used);
     free(d.vmap);
+    free(d.effect);
+    d.effect = NULL;
     d.live = NULL;
     d.used = NULL;
     d.vmap = NULL;

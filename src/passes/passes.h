@@ -19,8 +19,9 @@ berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs,
  * of nodes folded in *n_folded (may be NULL). *p is replaced when anything was folded. */
 berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_t *n_folded, berth_diag_t *diag);
 
-/* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ is always
- * kept) and constants no method uses. Method signatures are unchanged. Rebuilds the
+/* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
+ * assert, and every HOP with one in its bodies, are always kept) and constants no method
+ * uses. Method signatures are unchanged. Rebuilds the
  * program: *p is replaced (the old one destroyed) on success. */
 berth_status_t berth_pass_dce(berth_ir_program_t **p, berth_diag_t *diag);
 

@@ -192,7 +192,8 @@ static berth_status_t decide_graph(lctx_t *c, int32_t g) {
         break;
       }
       case BERTH_OPKIND_MAP: st = decide_steps(c, ni, 0, 0, (int32_t)n->attrs[0].i); break;
-      case BERTH_OPKIND_COPY_: break;
+      case BERTH_OPKIND_COPY_:
+      case BERTH_OPKIND_ASSERT: break;
     }
     if (st) return st;
   }

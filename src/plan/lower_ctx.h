@@ -61,7 +61,7 @@ typedef struct hop_pos {
 typedef struct linstr {
   berth_instr_t in;
   int32_t first_operand;
-  int32_t attr_node; /* KERNEL: IR node whose attributes it uses */
+  int32_t attr_node; /* KERNEL, ASSERT: IR node whose attributes it uses */
 } linstr_t;
 
 typedef struct lctx {

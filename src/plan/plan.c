@@ -466,7 +466,8 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   int32_t *ops = own(o, (size_t)(c.n_operands ? c.n_operands : 1) * sizeof *ops);
   int32_t n_attrs = 0;
   for (int32_t i = 0; i < c.n_instrs; i++)
-    if (c.instrs[i].in.opcode == BERTH_I_KERNEL) n_attrs += berth_op_get(c.instrs[i].in.op)->n_attrs;
+    if (c.instrs[i].in.opcode == BERTH_I_KERNEL || c.instrs[i].in.opcode == BERTH_I_ASSERT)
+      n_attrs += berth_op_get(c.instrs[i].in.op)->n_attrs;
   berth_attr_value_t *attrs = own(o, (size_t)(n_attrs ? n_attrs : 1) * sizeof *attrs);
   if (!ins || !ops || !attrs) {
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
@@ -476,10 +477,27 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   n_attrs = 0;
   for (int32_t i = 0; i < c.n_instrs; i++) {
     ins[i] = c.instrs[i].in;
-    if (ins[i].opcode == BERTH_I_KERNEL) {
+    if (ins[i].opcode == BERTH_I_KERNEL || ins[i].opcode == BERTH_I_ASSERT) {
       const berth_op_def_t *def = berth_op_get(ins[i].op);
       ins[i].attrs = (uint32_t)n_attrs;
       memcpy(&attrs[n_attrs], c.m->nodes[c.instrs[i].attr_node].attrs, def->n_attrs * sizeof *attrs);
+      /* a string leaves the IR's table for a copy the exec program owns */
+      for (int k = 0; k < def->n_attrs && !st; k++) {
+        berth_attr_value_t *a = &attrs[n_attrs + k];
+        if (def->attrs[k].kind != BERTH_ATTR_STRING) continue;
+        const char *text = berth_ir_string(p, a->i);
+        if (!text) {
+          st = berth_fail(diag, BERTH_ERR_INTERNAL, "method %s: attribute %s has no string %lld", c.m->name,
+                          def->attrs[k].name, (long long)a->i);
+          break;
+        }
+        char *copy = text[0] ? own(o, strlen(text) + 1) : NULL;
+        if (text[0] && !copy) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+        else if (copy) strcpy(copy, text);
+        a->i = 0;
+        a->s = copy;
+      }
+      if (st) goto done;
       n_attrs += def->n_attrs;
     }
   }
@@ -549,7 +567,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   }
   for (int32_t ni = 0; ni < c.m->n_nodes; ni++) {
     const berth_op_def_t *def = berth_op_get(c.m->nodes[ni].op);
-    if (def->kind == BERTH_OPKIND_KERNEL || def->kind == BERTH_OPKIND_COPY_) continue;
+    if (def->kind == BERTH_OPKIND_KERNEL || def->kind == BERTH_OPKIND_COPY_ || def->kind == BERTH_OPKIND_ASSERT) continue;
     struct berth_plan_hop_span *h = &rep->hops[rep->n_hops++];
     h->ts = c.hop[ni].ts;
     h->te = c.hop[ni].te;

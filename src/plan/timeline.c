@@ -150,7 +150,8 @@ static void number_graph(lctx_t *c, int32_t g, int64_t *t) {
     hop_pos_t *h = &c->hop[ni];
     switch (berth_op_get(n->op)->kind) {
       case BERTH_OPKIND_KERNEL:
-      case BERTH_OPKIND_COPY_: c->node_pos[ni] = (*t)++; break;
+      case BERTH_OPKIND_COPY_:
+      case BERTH_OPKIND_ASSERT: c->node_pos[ni] = (*t)++; break;
       case BERTH_OPKIND_COND:
         h->ts = (*t)++;
         number_graph(c, n->graphs[0], t);
@@ -296,6 +297,7 @@ static void record_uses(lctx_t *c) {
     switch (berth_op_get(n->op)->kind) {
       case BERTH_OPKIND_KERNEL:
       case BERTH_OPKIND_COPY_:
+      case BERTH_OPKIND_ASSERT:
         for (int32_t i = 0; i < n->n_in; i++) use(c, n->in[i], g, c->node_pos[ni]);
         break;
       case BERTH_OPKIND_COND:

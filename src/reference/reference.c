@@ -245,6 +245,22 @@ static berth_status_t run_scan_or_map(env_t *e, const berth_ir_node_t *n, bool i
   return st;
 }
 
+/* A false operand stops the call; the message names the node and says the program's words. */
+static berth_status_t run_assert(env_t *e, int32_t ni) {
+  const berth_ir_node_t *n = &e->m->nodes[ni];
+  if (truth(e, n->in[0])) return BERTH_OK;
+  char where[160];
+  const char *text = berth_ir_string(e->r->p, n->attrs[0].i);
+  const berth_ir_value_t *v = &e->m->values[n->in[0]];
+  char sigil = v->kind == BERTH_IR_CONST || v->kind == BERTH_IR_STATE ? '@' : '%';
+  berth_ir_node_describe(e->m, ni, where, sizeof where);
+  if (text && text[0])
+    return berth_fail(e->diag, BERTH_ERR_CHECK_FAILED, "%s in func @%s: run-time check failed (%c%s is false): %s", where,
+                      e->m->name, sigil, v->name ? v->name : "?", text);
+  return berth_fail(e->diag, BERTH_ERR_CHECK_FAILED, "%s in func @%s: run-time check failed (%c%s is false)", where,
+                    e->m->name, sigil, v->name ? v->name : "?");
+}
+
 static berth_status_t run_node(env_t *e, int32_t ni) {
   const berth_ir_node_t *n = &e->m->nodes[ni];
   const berth_op_def_t *def = berth_op_get(n->op);
@@ -259,6 +275,7 @@ static berth_status_t run_node(env_t *e, int32_t ni) {
       memmove(e->r->state[e->method][dst->index], get(e, n->in[1]), berth_type_bytes(&dst->type));
       return BERTH_OK;
     }
+    case BERTH_OPKIND_ASSERT: return run_assert(e, ni);
   }
   return berth_fail(e->diag, BERTH_ERR_INTERNAL, "unknown op kind");
 }

@@ -59,15 +59,17 @@ typedef enum berth_opcode {
   BERTH_I_LOOP_INIT = 5, /* reg[reg] = 0 (a counted loop runs its body count >= 1 times) */
   BERTH_I_LOOP_NEXT = 6, /* reg[reg] += 1; if reg[reg] < count goto target (the body start) */
   BERTH_I_RETURN = 7,
+  BERTH_I_ASSERT = 8,    /* operands[0]: one-element bool; if false the call fails with
+                            BERTH_ERR_CHECK_FAILED and the message of its one attribute */
   BERTH_I_COUNT
 } berth_opcode_t;
 
 typedef struct berth_instr {
   uint8_t opcode;
-  uint16_t op;           /* KERNEL: berth_op_t */
-  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME: 1 in (src), 1 out (dst) */
+  uint16_t op;           /* KERNEL: berth_op_t; ASSERT: BERTH_OP_ASSERT (its attribute specs) */
+  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in */
   uint32_t operands;     /* index of the first operand in the method's operand array */
-  uint32_t attrs;        /* KERNEL: index of the first attribute value */
+  uint32_t attrs;        /* KERNEL, ASSERT: index of the first attribute value */
   int32_t target;        /* JUMP, JUMP_IF_FALSE, LOOP_NEXT: instruction index */
   int32_t reg;           /* LOOP_*: register */
   int64_t count;         /* LOOP_NEXT: trip count (>= 1) */

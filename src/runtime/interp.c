@@ -1,6 +1,7 @@
 /* The planned runtime's interpreter (see interp.h). */
 #include "interp.h"
 
+#include "format/verify.h"
 #include "kernels/op_table.h"
 #include "runtime/sanitizer.h"
 
@@ -36,10 +37,24 @@ static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, 
       st = berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
       return st ? st : berth_sanitizer_on_write(san, ops[1], pc, regs, diag);
     case BERTH_I_RENAME: return berth_sanitizer_on_rename(san, ops[0], ops[1], pc, regs, diag);
-    case BERTH_I_JUMP_IF_FALSE: return berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
+    case BERTH_I_JUMP_IF_FALSE:
+    case BERTH_I_ASSERT: return berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
     case BERTH_I_RETURN: return berth_sanitizer_on_return(san, pc, diag);
     default: return BERTH_OK;
   }
+}
+
+/* The message of a failed assert: which check, where, and the program's own words. */
+static berth_status_t assert_failed(const berth_exec_method_t *m, const berth_instr_t *in, int32_t pc,
+                                    berth_diag_t *diag) {
+  char name[96];
+  berth_verify_format_value(m, m->operands[in->operands], name, sizeof name);
+  const char *text = m->attrs ? m->attrs[in->attrs].s : NULL;
+  if (text && text[0])
+    return berth_fail(diag, BERTH_ERR_CHECK_FAILED, "method %s: run-time check failed at instruction %d (%s is false): %s",
+                      m->name, (int)pc, name, text);
+  return berth_fail(diag, BERTH_ERR_CHECK_FAILED, "method %s: run-time check failed at instruction %d (%s is false)",
+                    m->name, (int)pc, name);
 }
 
 berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
@@ -95,6 +110,12 @@ berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, con
         mem->regs[in->reg]++;
         pc = mem->regs[in->reg] < in->count ? in->target : pc + 1;
         break;
+      case BERTH_I_ASSERT: {
+        const uint8_t *c = berth_exec_addr(p, m, mem, ops[0]);
+        if (!*c) return assert_failed(m, in, pc, diag);
+        pc++;
+        break;
+      }
       case BERTH_I_RETURN: return BERTH_OK;
       default: return berth_fail(diag, BERTH_ERR_INTERNAL, "bad opcode %d at instruction %d", in->opcode, pc);
     }

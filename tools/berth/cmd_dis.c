@@ -37,6 +37,19 @@ static void print_storage(const berth_exec_method_t *m, int32_t v) {
   }
 }
 
+/* A string attribute quoted as the text format writes it (docs/ir-text.md). */
+static void print_string(const char *text) {
+  putchar('"');
+  for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+    if (*c == '"' || *c == '\\') printf("\\%c", *c);
+    else if (*c == '\n') printf("\\n");
+    else if (*c == '\t') printf("\\t");
+    else if (*c < 0x20 || *c >= 0x7f) printf("\\x%02x", *c);
+    else putchar(*c);
+  }
+  putchar('"');
+}
+
 static void print_attrs(const berth_exec_method_t *m, const berth_instr_t *in) {
   const berth_op_def_t *def = berth_op_get(in->op);
   if (!def || def->n_attrs == 0) return;
@@ -56,6 +69,7 @@ static void print_attrs(const berth_exec_method_t *m, const berth_instr_t *in) {
         printf("]");
         break;
       case BERTH_ATTR_DTYPE: printf("%s", berth_dtype_name((berth_dtype_t)a->i)); break;
+      case BERTH_ATTR_STRING: print_string(a->s); break;
     }
   }
   printf("}");
@@ -114,6 +128,11 @@ static void print_method(const berth_format_program_t *fp, int32_t mi) {
         printf(" ");
         print_value_ref(m, ops[0]);
         printf(", else to %d", (int)in->target);
+        break;
+      case BERTH_I_ASSERT:
+        printf(" ");
+        print_value_ref(m, ops[0]);
+        print_attrs(m, in);
         break;
       case BERTH_I_LOOP_INIT: printf(" r%d = 0", (int)in->reg); break;
       case BERTH_I_LOOP_NEXT: printf(" r%d += 1; if r%d < %lld to %d", (int)in->reg, (int)in->reg, (long long)in->count, (int)in->target); break;

@@ -38,7 +38,8 @@ static void usage(FILE *f) {
       "  PROGRAM may be a .onnx model; then --input NAME:DTYPE[DIMS] fixes an input's shape,\n"
       "  --keep-control-flow keeps If nodes whose condition folds to a constant (when both\n"
       "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
-      "  outputs whose trip count is not known at compile time.\n"
+      "  outputs whose trip count is not known at compile time (a run that needs more\n"
+      "  iterations fails).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);

@@ -1,6 +1,7 @@
 // Generates berth's own ONNX tests for what the official node tests miss (If branches of
 // different shapes, Loop without M or without cond, zero-trip and early-exit loops, Scan
-// with other axes and directions, If nested three deep reading outer values), in the
+// with other axes and directions, If nested three deep reading outer values, float16 and
+// bfloat16 Casts and float16 arithmetic inside a graph), in the
 // official folder format: tests/onnx/NAME/model.onnx and test_data_set_0/{input,output}_N.pb.
 // Expected outputs come from onnxruntime-node where it runs the model, else from the
 // reference computation written here (noted per test in tests/onnx/README.md).
@@ -30,6 +31,7 @@ function vi(name, elem, dims) {
 function tensor(name, elem, dims, values) {
   const t = { name, dataType: elem, dims };
   if (elem === T.FLOAT) t.floatData = values;
+  else if (elem === T.FLOAT16) t.int32Data = values.map(f16bits);
   else if (elem === T.INT64) t.int64Data = values;
   else t.int32Data = values.map((v) => (v === true ? 1 : v === false ? 0 : v));
   return t;
@@ -55,7 +57,40 @@ function model(g) {
 }
 
 // Test inputs: [name, elem, dims, values]
-const F = T.FLOAT, B = T.BOOL, I = T.INT64;
+const F = T.FLOAT, B = T.BOOL, I = T.INT64, H = T.FLOAT16, BF = T.BFLOAT16;
+
+// float16 and bfloat16 rounding (to nearest, ties to even) of an f32 value, on its bits.
+const f32buf = new Float32Array(1), u32buf = new Uint32Array(f32buf.buffer);
+function f16bits(v) {
+  f32buf[0] = v;
+  const x = u32buf[0], sign = (x >>> 16) & 0x8000;
+  let a = x & 0x7fffffff;
+  if (a >= 0x7f800000) return sign | (a > 0x7f800000 ? 0x7e00 : 0x7c00);
+  if (a >= 0x477ff000) return sign | 0x7c00; // 65520 and above: inf
+  if (a >= 0x38800000) { // normal: keep 10 mantissa bits
+    a += 0xfff + ((a >>> 13) & 1);
+    return sign | ((a >>> 13) - (112 << 10));
+  }
+  const be = a >>> 23; // subnormal: multiples of 2^-24
+  if (be <= 101) return sign;
+  const s = (a & 0x7fffff) | 0x800000, d = 126 - be, rem = s & ((1 << d) - 1), half = 1 << (d - 1);
+  let r = s >>> d;
+  if (rem > half || (rem === half && (r & 1))) r++;
+  return sign | r;
+}
+function f16value(h) {
+  const s = h & 0x8000 ? -1 : 1, e = (h >>> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return e === 0 ? s * m * 2 ** -24 : s * (1 + m / 1024) * 2 ** (e - 15);
+}
+const f16 = (v) => f16value(f16bits(v));
+function bf16(v) {
+  f32buf[0] = v;
+  const x = u32buf[0];
+  if ((x & 0x7fffffff) > 0x7f800000) return NaN;
+  u32buf[0] = ((x + 0x7fff + ((x >>> 16) & 1)) & 0xffff0000) >>> 0;
+  return f32buf[0];
+}
 const tests = [];
 
 // If whose branches return different shapes (then [2], else [3]); the condition is an input.
@@ -207,8 +242,41 @@ tests.push({
   },
 });
 
+// Cast f32 -> float16 -> f32 and f32 -> bfloat16 -> f32 inside the graph: the values come
+// back rounded (ties to even, 65520 overflows float16 to inf, float16 subnormals); the
+// float16 itself is an output too, and so are the rounding errors (exact in f32), which a
+// float tolerance cannot overlook.
+const castValues = [1 + 2 ** -11, 1 + 3 * 2 ** -11, 65519, 65520, 3 * 2 ** -25, 0.1, -3 * 2 ** -26, 1 + 2 ** -8 + 2 ** -9];
+tests.push({
+  name: 'cast_float16_bfloat16',
+  graph: graph('main', [
+    node('Cast', ['x'], ['h'], { to: H }), node('Cast', ['h'], ['y16'], { to: F }),
+    node('Cast', ['x'], ['hb'], { to: BF }), node('Cast', ['hb'], ['yb'], { to: F }),
+    node('Sub', ['y16', 'x'], ['e16']), node('Sub', ['yb', 'x'], ['eb']),
+  ], [vi('x', F, [8])], [vi('y16', F, [8]), vi('h', H, [8]), vi('yb', F, [8]), vi('e16', F, [8]), vi('eb', F, [8])]),
+  sets: [[['x', F, [8], castValues]]],
+  ref: (x) => {
+    const fx = x.map(Math.fround);
+    return [fx.map(f16), fx.map(f16), fx.map(bf16), fx.map((v) => Math.fround(f16(v) - v)), fx.map((v) => Math.fround(bf16(v) - v))];
+  },
+});
+
+// float16 arithmetic, one op per result: each is computed wider and rounded to float16
+// (1 + 2^-11 ties to 1; (1 + 2^-10)^2 drops its 2^-20; 1/3; e).
+tests.push({
+  name: 'float16_ops',
+  graph: graph('main', [
+    node('Add', ['a', 'b'], ['s']), node('Mul', ['a', 'a'], ['p']), node('Div', ['a', 'b'], ['q']),
+    node('Exp', ['a'], ['e']), node('Sub', ['a', 'b'], ['d']),
+  ], [vi('a', H, [4]), vi('b', H, [4])], [vi('s', H, [4]), vi('p', H, [4]), vi('q', H, [4]), vi('e', H, [4]), vi('d', H, [4])]),
+  sets: [[['a', H, [4], [1, 1 + 2 ** -10, 1, 2048]], ['b', H, [4], [2 ** -11, 3, 3, 1]]]],
+  ref: (a, b) => [a.map((v, k) => f16(v + b[k])), a.map((v) => f16(v * v)), a.map((v, k) => f16(v / b[k])),
+    a.map((v) => f16(Math.exp(v))), a.map((v, k) => f16(v - b[k]))],
+});
+
 function ortTensor(elem, dims, values) {
   if (elem === T.FLOAT) return new ort.Tensor('float32', Float32Array.from(values), dims);
+  if (elem === T.FLOAT16) return new ort.Tensor('float16', Uint16Array.from(values.map(f16bits)), dims);
   if (elem === T.INT64) return new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), dims);
   return new ort.Tensor('bool', Uint8Array.from(values.map((v) => (v ? 1 : 0))), dims);
 }
@@ -238,7 +306,8 @@ async function main() {
           const feeds = {};
           for (const [name, elem, dims, values] of set) feeds[name] = ortTensor(elem, dims, values);
           const res = await sess.run(feeds);
-          const ortOuts = t.graph.output.map((o) => Array.from(res[o.name].data, Number));
+          const ortOuts = t.graph.output.map((o) =>
+            Array.from(res[o.name].data, res[o.name].type === 'float16' ? f16value : Number));
           shapes = t.graph.output.map((o) => res[o.name].dims.map(Number));
           for (let k = 0; k < outs.length; k++) {
             const a = outs[k], b = ortOuts[k];
