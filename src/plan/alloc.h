@@ -22,9 +22,11 @@
  * Algorithms (all return a valid plan; all are checked by the tests with
  * berth_alloc_check, which shares no code with them):
  *   naive   no reuse: buffers stacked one after another (the baseline).
- *   greedy  by size with gap filling (first fit and best fit) over several orders
- *           (size, lifetime length, area, conflicts), keeping the best; an interval
- *           structure keeps each order near O(n log^2 n).
+ *   greedy  places buffers in several orders with gap filling (first fit and best
+ *           fit), keeping the best: a peak sweep (the buffers live at the busiest
+ *           moment stacked first, then the others outwards in time), size, lifetime
+ *           length, area, conflicts; an interval structure keeps each order near
+ *           O(n log^2 n).
  *   search  improves the best greedy plan within budget_ms: bounded dives of the exact
  *           search aimed at capacities between the lower bound and the best plan (the
  *           dive has to re-place exactly the buffers that set the peak), or, on problems

@@ -74,6 +74,9 @@ struct berth_alloc_dfs {
   int32_t *rank;
   int32_t *lpos; /* per buffer: its position in the innermost group's list */
   int32_t *open_deg; /* per buffer: its unplaced neighbours */
+  uint64_t *eff;     /* per buffer: its lift when behind the front (see behind_ok) */
+  uint64_t *eff_at;  /* the eff_stamp at which eff was set */
+  uint64_t eff_stamp;
   /* Failed groups: a group's state is its unplaced buffers and their minimum offsets
    * (every placed neighbour lies below those), so a group that failed once at some
    * capacity fails again whenever it reappears, at that capacity or less. */
@@ -158,6 +161,8 @@ static void dfs_free(exact_t *e) {
   free(e->rank);
   free(e->lpos);
   free(e->open_deg);
+  free(e->eff);
+  free(e->eff_at);
   free(e->memo_words);
   free(e->memo_slot);
   free(e->umin);
@@ -277,6 +282,8 @@ static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->rank = malloc(((size_t)m + 1) * sizeof *e->rank);
   e->lpos = malloc(((size_t)m + 1) * sizeof *e->lpos);
   e->open_deg = malloc(((size_t)m + 1) * sizeof *e->open_deg);
+  e->eff = malloc(((size_t)m + 1) * sizeof *e->eff);
+  e->eff_at = calloc((size_t)m + 1, sizeof *e->eff_at);
   e->total = malloc(((size_t)e->S + 1) * sizeof *e->total);
   e->cuts = malloc(((size_t)e->S + 1) * sizeof *e->cuts);
   e->umin = malloc(((size_t)e->S + 1) * sizeof *e->umin);
@@ -285,7 +292,7 @@ static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->rescan = malloc(((size_t)e->S + 1) * sizeof *e->rescan);
   e->touched = malloc(((size_t)e->S + 1) * sizeof *e->touched);
   e->touched_mark = calloc((size_t)e->S + 1, 1);
-  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->lpos || !e->open_deg ||
+  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->lpos || !e->open_deg || !e->eff || !e->eff_at ||
       !e->total || !e->cuts || !e->umin || !e->ucnt || !e->sec_stamp || !e->rescan || !e->touched || !e->touched_mark)
     goto out;
   for (int32_t b = 0; b < m; b++) {
@@ -550,12 +557,10 @@ static bool place(exact_t *e, int32_t b, uint64_t off) {
    * exact value can only be higher; the count of 1 makes the next change rescan). */
   for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++)
     for (int32_t s = e->rs_lo[r]; s < e->rs_hi[r]; s++) {
-      touch(e, s);
       e->total[s] -= p->size[b];
       if (!trail_push(e, TRAIL_UMIN, s, e->umin[s], e->ucnt[s])) return false;
-      e->sec_stamp[s] = e->stamp;
-      e->umin[s] = e->total[s] > 0 ? top : UNPLACED;
-      e->ucnt[s] = e->total[s] > 0 ? 1 : 0;
+      e->sec_stamp[s] = e->stamp + 1;
+      e->rescan[e->n_rescan++] = s;
     }
   for (int64_t k = e->graph.first[b]; k < e->graph.first[b + 1]; k++) {
     int32_t u = e->graph.adj[k];
@@ -638,6 +643,55 @@ static int split(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, int
   return res;
 }
 
+/* Buffers behind the canonical front (below last_off, or at it with a lower rank) can
+ * only be placed once a neighbour placed later, at or above the front, lifts them: such a
+ * buffer u starts no lower than lift(u) = min over its unplaced neighbours w of
+ * max(front, minoff(w)) + size(w). Checks that each fits below cap and that each section
+ * of the group can still hold its unplaced buffers above the lowest of their effective
+ * starts (minoff, or lift for a buffer behind the front). This catches early what
+ * otherwise shows only once the front has passed the point where a section had to start
+ * its remaining stack. */
+static bool behind_ok(exact_t *e, const int32_t *lst, int32_t n, int32_t s0, int32_t s1, uint64_t front,
+                      int32_t front_rank) {
+  const berth_alloc_prep_t *p = e->p;
+  if (front_rank < 0) return true; /* a group's first node: nothing is behind */
+  uint64_t stamp = ++e->eff_stamp;
+  bool any = false;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t u = lst[i];
+    uint64_t mo = e->minoff[u];
+    if (mo > front || (mo == front && e->rank[u] > front_rank)) continue;
+    uint64_t lift = UNPLACED;
+    for (int64_t k = e->graph.first[u]; k < e->graph.first[u + 1]; k++) {
+      int32_t w = e->graph.adj[k];
+      if (e->off[w] != UNPLACED) continue;
+      uint64_t t = (e->minoff[w] > front ? e->minoff[w] : front) + p->size[w];
+      if (t < lift) lift = t;
+    }
+    if (lift == UNPLACED) return false; /* nothing can lift it (the dead check's case) */
+    lift = berth_alloc_align_up(lift, p->align[u]);
+    if (lift > e->cap || p->size[u] > e->cap - lift) return false;
+    e->eff[u] = lift;
+    e->eff_at[u] = stamp;
+    any = true;
+  }
+  if (!any) return true;
+  for (int32_t s = s0; s < s1; s++) {
+    /* A section whose lowest minimum offset is above the front has nothing behind it. */
+    if (e->total[s] == 0 || e->umin[s] > front) continue;
+    uint64_t f = UNPLACED;
+    for (int32_t k = e->sec_first[s]; k < e->sec_first[s + 1]; k++) {
+      int32_t u = e->sec_mem[k];
+      if (e->off[u] != UNPLACED) continue;
+      uint64_t x = e->eff_at[u] == stamp ? e->eff[u] : e->minoff[u];
+      if (x < f) f = x;
+    }
+    if (f < front) f = front;
+    if (f > e->cap || e->total[s] > e->cap - f) return false;
+  }
+  return true;
+}
+
 static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, uint64_t last_off, int32_t last_rank) {
   const berth_alloc_prep_t *p = e->p;
   if (n == 0) return RES_FOUND;
@@ -662,6 +716,7 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
         (e->minoff[b] < last_off || (e->minoff[b] == last_off && e->rank[b] < last_rank)))
       return RES_NOT_FOUND;
   }
+  if (!behind_ok(e, lst, n, s0, s1, last_off, last_rank)) return RES_NOT_FOUND;
   /* Whatever is placed next, every later buffer sits at or above its offset (canonical
    * order), so an offset above cap - total[s] overfills section s. */
   uint64_t max_off = e->cap;

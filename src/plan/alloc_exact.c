@@ -52,7 +52,9 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
   /* A good first plan: a short local search (or, if the problem is too large for branch
    * and bound, the whole budget). */
   double now = berth_alloc_now_ms();
-  double warm = status > 0 ? deadline_ms : now + (deadline_ms - now) * 0.05;
+  double wf = getenv("EX_WARM") ? atof(getenv("EX_WARM")) : 0.05;
+  double wt[3] = {getenv("EX_W0") ? atof(getenv("EX_W0")) : 1, getenv("EX_W1") ? atof(getenv("EX_W1")) : 1, getenv("EX_W2") ? atof(getenv("EX_W2")) : 1};
+  double warm = status > 0 ? deadline_ms : now + (deadline_ms - now) * wf;
   if (status == 0 && warm > now + 1000) warm = now + 1000;
   int64_t it = berth_alloc_search_improve(prep, g, seed, warm, 1);
   if (it < 0) {
@@ -85,8 +87,8 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
      * (Luby restarts: many short dives, now and then a long one), the top probe. */
     int way = 2;
     if (low_open) {
-      way = spent[0] <= spent[1] ? 0 : 1;
-      if (spent[2] < spent[way]) way = 2;
+      way = spent[0] / wt[0] <= spent[1] / wt[1] ? 0 : 1;
+      if (spent[2] / wt[2] < spent[way] / wt[way]) way = 2;
     }
     int64_t nodes = 0;
     if (way < 2) {
