@@ -1,12 +1,13 @@
 /* Tests of the allocation algorithms (src/plan/alloc_*.c): every algorithm on random
  * problems, validated by the independent checker; exact against a brute-force optimum on
- * small problems; multi-interval, zero-size and aligned buffers; problem validation; the
+ * small problems; the branch and bound's decision search against every stacking order; multi-interval, zero-size and aligned buffers; problem validation; the
  * lower bound against a direct per-time sum; and the checker against corrupted plans.
  *
  * Usage: test_alloc [SEED]   (seed of the random problems; printed on failure) */
 #include "test_util.h"
 
 #include "plan/alloc.h"
+#include "plan/alloc_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -459,6 +460,166 @@ static void test_exact_brute(void) {
   }
 }
 
+/* ---- the decision search against every stacking order ----------------------------------- */
+
+/* The optimum by brute force over orders: an optimal plan can be pushed down until each
+ * buffer sits at the aligned top of the conflicting buffers below it, so stacking the
+ * buffers in every order, each on the conflicting ones already stacked, reaches it. Shares
+ * nothing with the branch and bound (n <= 8). */
+static void perm_rec(const berth_alloc_problem_t *p, int32_t *order, uint64_t *off, int32_t k, uint64_t top,
+                     uint64_t *best) {
+  if (top >= *best) return;
+  if (k == p->n) {
+    *best = top;
+    return;
+  }
+  for (int32_t i = k; i < p->n; i++) {
+    int32_t t = order[k];
+    order[k] = order[i];
+    order[i] = t;
+    int32_t b = order[k];
+    const berth_alloc_buffer_t *x = &p->buffers[b];
+    uint64_t o = 0;
+    for (int32_t q = 0; q < k; q++) {
+      const berth_alloc_buffer_t *y = &p->buffers[order[q]];
+      if (conflict(x, y) && off[order[q]] + y->size > o) o = off[order[q]] + y->size;
+    }
+    if (x->align > 1) o = (o + x->align - 1) / x->align * x->align;
+    if (x->size == 0 || x->n_intervals == 0) o = 0;
+    off[b] = o;
+    perm_rec(p, order, off, k + 1, o + x->size > top ? o + x->size : top, best);
+    order[i] = order[k];
+    order[k] = t;
+  }
+}
+
+static uint64_t perm_optimum(const berth_alloc_problem_t *p) {
+  int32_t order[9];
+  uint64_t off[9], best = UINT64_MAX;
+  for (int32_t i = 0; i < p->n; i++) order[i] = i;
+  perm_rec(p, order, off, 0, 0, &best);
+  return best;
+}
+
+/* The decision search at the optimum and just below it, under fixed and perturbed
+ * preorders and without a node limit: FOUND with a valid plan at the optimum, NONE below.
+ * Every pruning rule (dominance, sections, lifts behind the front, hatless buffers, the
+ * memo of failed groups) is exercised; a wrong NONE shows here. */
+static void test_decide_brute(void) {
+  uint64_t s = g_seed ^ 0xdec1de;
+  for (int round = 0; round < 400; round++) {
+    int32_t n = (int32_t)rnd_in(&s, 2, 8);
+    uint64_t max_size = round % 2 ? 12 : 1000;
+    rproblem_t r = random_problem(&s, n, rnd_in(&s, 3, 10), (int)rnd_in(&s, 1, 2), max_size, round % 5 == 0);
+    if (round % 2 == 0) {
+      /* Two buffers live throughout keep one group of several sections, so the search
+       * backtracks across sections and buffers fall behind the canonical front. */
+      for (int32_t q = 0; q < n; q++) {
+        int64_t lo = q < 2 ? 0 : rnd_in(&s, 0, 10), hi = q < 2 ? 12 : lo + rnd_in(&s, 1, 4);
+        r.iv[q] = (berth_interval_t){lo, hi < 12 ? hi : 12};
+        r.buf[q].intervals = &r.iv[q];
+        r.buf[q].n_intervals = 1;
+        r.buf[q].size = (uint64_t)rnd_in(&s, 1, (int64_t)max_size);
+      }
+    }
+    char what[96];
+    snprintf(what, sizeof what, "decide round %d (n %d, seed %llu)", round, (int)n, (unsigned long long)g_seed);
+    uint64_t opt = perm_optimum(&r.p);
+    char msg[512];
+    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+    berth_alloc_prep_t prep;
+    CHECK(berth_alloc_prep_init(&prep, &r.p, &diag) == BERTH_OK);
+    int status = -1;
+    berth_alloc_dfs_t *d = prep.m > 0 ? berth_alloc_dfs_create(&prep, &status) : NULL;
+    CHECK(prep.m == 0 || (d && status == 0));
+    if (!d) {
+      CHECK(opt == 0);
+      berth_alloc_prep_deinit(&prep);
+      rproblem_free(&r);
+      continue;
+    }
+    CHECK_MSG(berth_alloc_quantum(&prep) >= 1 && opt % berth_alloc_quantum(&prep) == 0, "%s: optimum %llu, quantum %llu",
+              what, (unsigned long long)opt, (unsigned long long)berth_alloc_quantum(&prep));
+    uint64_t *sol = malloc(((size_t)prep.m + 1) * sizeof *sol);
+    uint64_t *off = malloc(((size_t)r.p.n + 1) * sizeof *off);
+    const int heuristics[] = {0, 1, 2, 3, 4, 7, 11, 1000 + round};
+    for (size_t h = 0; h < sizeof heuristics / sizeof heuristics[0]; h++) {
+      double far = berth_alloc_now_ms() + 1e9;
+      int res = berth_alloc_dfs_decide(d, opt, heuristics[h], INT64_MAX, far, sol);
+      CHECK_MSG(res == BERTH_ALLOC_DFS_FOUND, "%s: heuristic %d finds no plan at the optimum %llu", what,
+                heuristics[h], (unsigned long long)opt);
+      if (res == BERTH_ALLOC_DFS_FOUND) {
+        uint64_t arena = berth_alloc_prep_scatter(&prep, sol, off);
+        CHECK_MSG(arena <= opt, "%s: plan %llu above the capacity %llu", what, (unsigned long long)arena,
+                  (unsigned long long)opt);
+        CHECK_MSG(berth_alloc_check(&r.p, off, arena, &diag) == BERTH_OK, "%s: %s", what, msg);
+      }
+      if (opt > 0) {
+        res = berth_alloc_dfs_decide(d, opt - 1, heuristics[h], INT64_MAX, far, sol);
+        CHECK_MSG(res == BERTH_ALLOC_DFS_NONE, "%s: heuristic %d answers %d below the optimum %llu", what,
+                  heuristics[h], res, (unsigned long long)opt);
+      }
+    }
+    free(sol);
+    free(off);
+    berth_alloc_dfs_destroy(d);
+    berth_alloc_prep_deinit(&prep);
+    rproblem_free(&r);
+  }
+}
+
+/* The lift rule against the search without it, on problems too large for brute force:
+ * buffers of up to three intervals over a short time (many sections, many overlaps, and
+ * often no plan at the lower bound, so both searches must exhaust their trees).
+ * Wherever the search without the rule settles a capacity, the search with it must give
+ * the same answer, under fixed and perturbed preorders. */
+static void test_decide_lifts(void) {
+  uint64_t s = g_seed ^ 0x11f75;
+  int compared = 0, none = 0;
+  for (int round = 0; round < 60; round++) {
+    int32_t n = (int32_t)rnd_in(&s, 8, 13), k = n;
+    rproblem_t r = random_problem(&s, n, rnd_in(&s, 6, 20), 3, 64, false);
+    char what[96];
+    snprintf(what, sizeof what, "lifts round %d (n %d, seed %llu)", round, (int)k, (unsigned long long)g_seed);
+    char msg[512];
+    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+    berth_alloc_prep_t prep;
+    CHECK(berth_alloc_prep_init(&prep, &r.p, &diag) == BERTH_OK);
+    int status = -1;
+    berth_alloc_dfs_t *d = berth_alloc_dfs_create(&prep, &status);
+    CHECK(d && status == 0);
+    uint64_t *sol = malloc(((size_t)prep.m + 1) * sizeof *sol);
+    uint64_t *off = malloc(((size_t)k + 1) * sizeof *off);
+    double far = berth_alloc_now_ms() + 1e9;
+    for (uint64_t cap = prep.lower_bound; cap < prep.lower_bound + 4; cap++) {
+      berth_alloc_dfs_use_lifts(d, false);
+      int want = berth_alloc_dfs_decide(d, cap, 0, 200000, far, sol);
+      if (want == BERTH_ALLOC_DFS_ABORTED) continue;
+      compared++;
+      none += want == BERTH_ALLOC_DFS_NONE;
+      berth_alloc_dfs_use_lifts(d, true);
+      const int heuristics[] = {0, 1, 2, 5, 6, 7, 500 + round};
+      for (size_t h = 0; h < sizeof heuristics / sizeof heuristics[0]; h++) {
+        int res = berth_alloc_dfs_decide(d, cap, heuristics[h], 2000000, far, sol);
+        CHECK_MSG(res == want, "%s: capacity %llu, heuristic %d: %d with lifts, %d without", what,
+                  (unsigned long long)cap, heuristics[h], res, want);
+        if (res == BERTH_ALLOC_DFS_FOUND) {
+          uint64_t arena = berth_alloc_prep_scatter(&prep, sol, off);
+          CHECK(arena <= cap);
+          CHECK_MSG(berth_alloc_check(&r.p, off, arena, &diag) == BERTH_OK, "%s: %s", what, msg);
+        }
+      }
+      if (want == BERTH_ALLOC_DFS_FOUND) break;
+    }
+    free(sol);
+    free(off);
+    berth_alloc_dfs_destroy(d);
+    berth_alloc_prep_deinit(&prep);
+    rproblem_free(&r);
+  }
+  CHECK_MSG(compared >= 60 && none >= 10, "lift rounds: %d capacities compared, %d infeasible", compared, none);
+}
+
 /* A chain of many short-lived buffers: greedy must stay fast and find the bound. */
 static void test_large_chain(void) {
   int32_t n = 60000;
@@ -498,6 +659,8 @@ int main(int argc, char **argv) {
   test_lower_bound();
   test_random_all();
   test_exact_brute();
+  test_decide_brute();
+  test_decide_lifts();
   test_large_chain();
   if (test_failures) fprintf(stderr, "test_alloc: failures with seed %llu\n", (unsigned long long)g_seed);
   return test_finish("test_alloc");

@@ -139,6 +139,9 @@ int berth_alloc_dfs_decide(berth_alloc_dfs_t *d, uint64_t cap, int heuristic, in
                            uint64_t *off);
 int64_t berth_alloc_dfs_nodes(const berth_alloc_dfs_t *d); /* of the last decide */
 bool berth_alloc_dfs_out_of_memory(const berth_alloc_dfs_t *d);
+/* The lift rule (buffers behind the canonical front; see alloc_dfs.c) is on by default;
+ * tests turn it off to compare the answers with and without it. */
+void berth_alloc_dfs_use_lifts(berth_alloc_dfs_t *d, bool on);
 
 /* ---- search and exact --------------------------------------------------------------- */
 
@@ -149,9 +152,23 @@ typedef struct berth_alloc_seed {
   int fit;
 } berth_alloc_seed_t;
 
+/* The quantum of the problem: the gcd of its sizes and alignments (those above 1). Every
+ * offset of a pushed-down plan (each buffer at the aligned top of one below it, or at 0)
+ * is a multiple of it, and so is the arena: the optimum is a multiple of the quantum, and
+ * a proof that no plan fits in C proves none fits below C + 1 rounded up to it. */
+uint64_t berth_alloc_quantum(const berth_alloc_prep_t *prep);
+
+/* x rounded up to a multiple of q (q >= 1; saturates at the largest multiple). */
+static inline uint64_t berth_alloc_round_up(uint64_t x, uint64_t q) {
+  uint64_t r = x % q;
+  if (r == 0) return x;
+  return x > UINT64_MAX - (q - r) ? x - r : x + (q - r);
+}
+
 /* Capacity-targeted dives (alloc_search.c): bounded decision searches at a capacity
  * between the proven bound and the best plan (see there). */
 typedef struct berth_alloc_probe {
+  uint64_t quantum; /* berth_alloc_quantum: capacities are multiples of it */
   uint64_t lo;     /* proven: no plan is smaller */
   uint64_t lo_try; /* lowest capacity not given up on at this node limit */
   int64_t limit;   /* node limit of one dive */

@@ -7,8 +7,9 @@
  * backtracks only a little. C is first just below the best plan (three dives, one per
  * preorder), then halfway between the lowest capacity not yet given up on and the best
  * plan; a capacity whose dive runs out of nodes is given up on for now, and when the
- * window closes the node limit doubles and it reopens. The buffers that set the peak are
- * exactly the ones such a dive has to place differently.
+ * window closes the node limit doubles and it reopens. Capacities are multiples of the
+ * problem's quantum (the gcd of sizes and alignments), as every optimal arena is. The
+ * buffers that set the peak are exactly the ones such a dive has to place differently.
  *
  * Ruin and recreate (when there is no branch and bound but the conflict graph fits in
  * memory). Aims at T = best arena - 1 and minimises the overhang above T: picks a buffer
@@ -271,8 +272,27 @@ static void lns_steps(lns_t *s, berth_alloc_seed_t *seed, int steps) {
 
 /* ---- capacity-targeted dives ------------------------------------------------------------ */
 
+static uint64_t gcd64(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+uint64_t berth_alloc_quantum(const berth_alloc_prep_t *prep) {
+  uint64_t q = 0;
+  for (int32_t b = 0; b < prep->m && q != 1; b++) {
+    q = gcd64(q, prep->size[b]);
+    if (prep->align[b] > 1) q = gcd64(q, prep->align[b]);
+  }
+  return q ? q : 1;
+}
+
 void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *p) {
-  pr->lo = pr->lo_try = p->lower_bound;
+  pr->quantum = berth_alloc_quantum(p);
+  pr->lo = pr->lo_try = berth_alloc_round_up(p->lower_bound, pr->quantum);
   pr->limit = 2 * (int64_t)(p->m > 64 ? p->m : 64);
   pr->heuristic = 0;
   pr->descend = BERTH_ALLOC_DFS_HEURISTICS;
@@ -281,7 +301,7 @@ void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *p
 int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const berth_alloc_prep_t *p,
                            berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes) {
   if (pr->lo_try < pr->lo) pr->lo_try = pr->lo;
-  if (seed->arena <= pr->lo_try + 1 + seed->arena / 1024) { /* the window closed */
+  if (seed->arena <= pr->lo_try + pr->quantum + seed->arena / 1024) { /* the window closed */
     pr->lo_try = pr->lo;
     if (pr->limit <= INT64_MAX / 2) pr->limit *= 2;
   }
@@ -291,6 +311,8 @@ int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const 
     cap = seed->arena - 1;
   }
   if (cap >= seed->arena) cap = seed->arena - 1;
+  cap -= cap % pr->quantum; /* the same question: an optimal arena is a multiple */
+  if (cap < pr->lo) cap = pr->lo; /* cannot happen: lo (a multiple) < arena */
   int res = berth_alloc_dfs_decide(d, cap, pr->heuristic, pr->limit, deadline, sol);
   *nodes += berth_alloc_dfs_nodes(d);
   pr->heuristic = (pr->heuristic + 1) % BERTH_ALLOC_DFS_HEURISTICS;
@@ -303,11 +325,11 @@ int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const 
     return BERTH_ALLOC_DFS_FOUND;
   }
   if (res == BERTH_ALLOC_DFS_NONE) {
-    pr->lo = pr->lo_try = cap + 1;
+    pr->lo = pr->lo_try = berth_alloc_round_up(cap + 1, pr->quantum);
     return res;
   }
   if (berth_alloc_dfs_out_of_memory(d)) return -1;
-  pr->lo_try = cap; /* too hard for now */
+  pr->lo_try = cap + pr->quantum; /* cap is too hard for now */
   return res;
 }
 
