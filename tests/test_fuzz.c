@@ -2,9 +2,10 @@
  * bit for bit, under every algorithm and alloc_inputs/outputs option, sanitizer on, verifier
  * mutants rejected or harmless); a deliberately wrong plan (ExecuTorch's `regions` scheme,
  * verifier off) must be caught, and rejected with the verifier on; the generator is
- * deterministic and its programs survive print/parse; the shrinker writes a smaller program
- * that still fails; and every program kept in tests/fuzz_regressions/ passes, replayed with
- * the inputs of its seed. */
+ * deterministic and its programs (asserts and their messages too) survive print/parse; the
+ * shrinker writes a smaller program that still fails, and keeps an assert that the failure
+ * needs; some calls fail a run-time check, the same one in every plan; and every program
+ * kept in tests/fuzz_regressions/ passes, replayed with the inputs of its seed. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fuzzgen/fuzz_driver.h"
@@ -72,15 +73,32 @@ static void test_quick_batch(void) {
   CHECK_MSG(st.mutants_rejected * 2 > st.mutants, "only %lld of %lld mutants rejected", (long long)st.mutants_rejected,
             (long long)st.mutants);
   CHECK(st.mutation_misses == 0);
+  /* run-time checks: asserts at every depth; some calls fail one in the reference, and the
+   * same one in every plan, with the same buffers after it */
+  fprintf(stderr,
+          "checks: %lld asserts (%lld in bodies); %lld of %lld reference calls failed one (%lld programs in every "
+          "call), %lld planned calls failed the same; %lld mutants on a check's operand, %lld rejected\n",
+          (long long)st.asserts, (long long)st.asserts_nested, (long long)st.ref_traps, (long long)st.ref_calls,
+          (long long)st.ref_programs_always_trapped, (long long)st.calls_trapped, (long long)st.mutants_on_checks,
+          (long long)st.mutants_on_checks_rejected);
+  CHECK(st.asserts > st.programs / 2);
+  CHECK(st.asserts_nested > st.programs / 4);
+  CHECK(st.ref_calls == st.programs * o.calls);
+  CHECK_MSG(st.ref_traps * 50 > st.ref_calls && st.ref_traps * 4 < st.ref_calls,
+            "%lld of %lld calls fail a check (want 2..25 %%)", (long long)st.ref_traps, (long long)st.ref_calls);
+  CHECK_MSG(st.ref_programs_always_trapped * 10 < st.programs, "%lld of %lld programs fail a check in every call",
+            (long long)st.ref_programs_always_trapped, (long long)st.programs);
+  CHECK(st.calls_trapped >= st.ref_traps * 10); /* 10 plans a program (and mutants) */
+  CHECK(st.mutants_on_checks > 0 && st.mutants_on_checks_rejected > 0);
 }
 
-/* Runs a batch in a child process: a plan that was never verified may break the runtime's
+/* Runs fn(ctx, out) in a child process, whose stderr is dropped, and copies its `size`
+ * bytes of *out back. A plan that was never verified may break the runtime's
  * preconditions (a copy between overlapping bytes, which AddressSanitizer turns into an
  * abort) or, without berth's sanitizer, clobber a loop counter and spin until the runtime's
- * step limit. Returns false if the child did not finish normally within `seconds` (its
- * stderr is dropped). */
-static bool run_isolated(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st, unsigned seconds) {
-  memset(st, 0, sizeof *st);
+ * step limit. Returns false if the child did not finish normally within `seconds`. */
+static bool in_child(void (*fn)(void *ctx, void *out), void *ctx, void *out, size_t size, unsigned seconds) {
+  memset(out, 0, size);
   int fds[2];
   if (pipe(fds) != 0) return false;
   fflush(NULL);
@@ -95,12 +113,13 @@ static bool run_isolated(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st, 
     alarm(seconds);
     FILE *null = freopen("/dev/null", "w", stderr);
     (void)null;
-    berth_fuzz_stats_t s;
-    berth_fuzz_run(o, &s);
-    const char *b = (const char *)&s;
+    void *r = calloc(1, size);
+    if (!r) _exit(3);
+    fn(ctx, r);
+    const char *b = (const char *)r;
     size_t done = 0;
-    while (done < sizeof s) {
-      ssize_t k = write(fds[1], b + done, sizeof s - done);
+    while (done < size) {
+      ssize_t k = write(fds[1], b + done, size - done);
       if (k <= 0) _exit(3);
       done += (size_t)k;
     }
@@ -108,9 +127,9 @@ static bool run_isolated(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st, 
   }
   close(fds[1]);
   size_t got = 0;
-  char *b = (char *)st;
-  while (got < sizeof *st) {
-    ssize_t k = read(fds[0], b + got, sizeof *st - got);
+  char *b = (char *)out;
+  while (got < size) {
+    ssize_t k = read(fds[0], b + got, size - got);
     if (k <= 0) break;
     got += (size_t)k;
   }
@@ -119,7 +138,14 @@ static bool run_isolated(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st, 
   waitpid(pid, &status, 0);
   if (WIFSIGNALED(status)) fprintf(stderr, "  (the child stopped on signal %d)\n", WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status)) fprintf(stderr, "  (the child exited with %d)\n", WEXITSTATUS(status));
-  return got == sizeof *st && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return got == size && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void run_batch(void *ctx, void *out) { berth_fuzz_run((const berth_fuzz_options_t *)ctx, out); }
+
+/* Runs a batch in a child process (see in_child). */
+static bool run_isolated(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st, unsigned seconds) {
+  return in_child(run_batch, (void *)o, st, sizeof *st, seconds);
 }
 
 /* ExecuTorch's scheme with the verifier off must produce wrong answers or sanitizer
@@ -209,6 +235,34 @@ static void test_generator(void) {
     berth_ir_program_destroy(b);
     berth_ir_program_destroy(c);
   }
+  /* asserts: some in seeds 1..40, each with a message (some printed with escapes); none
+   * with assert_percent 0 (the generator's default) */
+  go.assert_percent = berth_fuzz_options_default().gen.assert_percent;
+  CHECK(go.assert_percent > 0 && berth_fuzzgen_options_default().assert_percent == 0);
+  int asserts = 0, escaped = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    berth_ir_program_t *a = NULL;
+    CHECK(berth_fuzzgen_program(seed, &go, &a) == BERTH_OK);
+    if (!a) continue;
+    const berth_ir_method_t *m = &a->methods[0];
+    for (int32_t i = 0; i < m->n_nodes; i++) {
+      if (m->nodes[i].op != BERTH_OP_ASSERT) continue;
+      asserts++;
+      const char *text = berth_ir_string(a, m->nodes[i].attrs[0].i);
+      CHECK_MSG(text && strncmp(text, "check ", 6) == 0, "seed %llu: assert message '%s'", (unsigned long long)seed,
+                text ? text : "(none)");
+      if (text && strpbrk(text, "\"\\\t\xc3\xe2")) escaped++;
+    }
+    berth_ir_program_destroy(a);
+    berth_fuzzgen_options_t none = go;
+    none.assert_percent = 0;
+    CHECK(berth_fuzzgen_program(seed, &none, &a) == BERTH_OK);
+    for (int32_t i = 0; a && i < a->methods[0].n_nodes; i++) CHECK(a->methods[0].nodes[i].op != BERTH_OP_ASSERT);
+    berth_ir_program_destroy(a);
+  }
+  fprintf(stderr, "generator: %d asserts in 40 programs, %d with quotes, backslashes, tabs or UTF-8\n", asserts, escaped);
+  CHECK(asserts > 20);
+  CHECK(escaped > 0);
   /* depth 0: no HOPs at all */
   go.max_depth = 0;
   berth_ir_program_t *p = NULL;
@@ -217,7 +271,7 @@ static void test_generator(void) {
     CHECK(p->methods[0].n_graphs == 1);
     for (int32_t i = 0; i < p->methods[0].n_nodes; i++) {
       berth_op_kind_t k = berth_op_get(p->methods[0].nodes[i].op)->kind;
-      CHECK(k == BERTH_OPKIND_KERNEL || k == BERTH_OPKIND_COPY_);
+      CHECK(k == BERTH_OPKIND_KERNEL || k == BERTH_OPKIND_COPY_ || k == BERTH_OPKIND_ASSERT);
     }
   }
   berth_ir_program_destroy(p);
@@ -273,6 +327,118 @@ static void test_shrink_and_replay(void) {
   rmdir(dir);
 }
 
+/* Shrinking keeps run-time checks (the shrinker copies the string table): a wrong plan
+ * (`regions`, verifier and sanitizer off) under which an assert fails where the reference
+ * passes it, or passes where the reference fails, is shrunk to a smaller program that still
+ * holds the assert with its message and replays with the same failure. Plans that were
+ * never verified run, so all of it happens in a child process. */
+typedef struct check_seeds {
+  unsigned long long seed[4];
+  int n;
+} check_seeds_t;
+
+static void note_check_failure(void *ctx, const char *line) {
+  check_seeds_t *cs = ctx;
+  unsigned long long seed;
+  bool outcome = strstr(line, "failed a check that holds") || strstr(line, "but the reference failed a check") ||
+                 strstr(line, "another check than");
+  if (outcome && cs->n < 4 && sscanf(line, "seed %llu:", &seed) == 1) cs->seed[cs->n++] = seed;
+}
+
+typedef struct check_shrink {
+  unsigned long long seed; /* 0: no shrunk program held an assert */
+  int32_t candidates, nodes, orig_nodes, replay_kind;
+  char message[160];
+} check_shrink_t;
+
+static void shrink_check_child(void *ctx, void *out) {
+  const char *dir = ctx;
+  check_shrink_t *r = out;
+  berth_fuzz_options_t o = quick_options();
+  o.count = 50;
+  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.verify = false;
+  o.sanitize = false;
+  o.gen.avoid = BERTH_FUZZGEN_AVOID_WHILE; /* nothing would stop a loop whose counter is clobbered */
+  o.gen.assert_percent = 40;
+  o.mutants = 0;
+  o.shrink = false;
+  o.max_failures = 0;
+  check_seeds_t found = {{0}, 0};
+  o.log = note_check_failure;
+  o.log_ctx = &found;
+  berth_fuzz_stats_t st;
+  for (o.seed = 7; o.seed < 7 + 1000 && !found.n; o.seed += (uint64_t)o.count) berth_fuzz_run(&o, &st);
+  r->candidates = found.n;
+  o.log = NULL;
+  o.shrink = true;
+  o.out_dir = dir;
+  o.count = 1;
+  for (int i = 0; i < found.n && !r->seed; i++) {
+    o.seed = found.seed[i];
+    berth_fuzz_run(&o, &st);
+    char path[512], msg[2048];
+    snprintf(path, sizeof path, "%s/fuzz-fail-%llu.bir", dir, found.seed[i]);
+    size_t len = 0;
+    char *text = test_read_file(path, &len);
+    berth_ir_program_t *small = NULL, *orig = NULL;
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    if (text && berth_ir_parse(text, len, path, &small, &d) == BERTH_OK &&
+        berth_fuzzgen_program(found.seed[i], &o.gen, &orig) == BERTH_OK) {
+      const berth_ir_method_t *m = &small->methods[0];
+      for (int32_t k = 0; k < m->n_nodes && !r->seed; k++) {
+        if (m->nodes[k].op != BERTH_OP_ASSERT) continue;
+        const char *t = berth_ir_string(small, m->nodes[k].attrs[0].i);
+        snprintf(r->message, sizeof r->message, "%s", t ? t : "(none)");
+        r->seed = found.seed[i];
+        r->nodes = m->n_nodes;
+        r->orig_nodes = orig->methods[0].n_nodes;
+        berth_fuzz_options_t ro = o;
+        const char *calls = strstr(text, "--calls ");
+        if (calls && atoi(calls + 8) > 0) ro.calls = atoi(calls + 8);
+        r->replay_kind = (int32_t)berth_fuzz_check_program(small, r->seed, &ro, NULL, msg, sizeof msg);
+      }
+    }
+    berth_ir_program_destroy(small);
+    berth_ir_program_destroy(orig);
+    free(text);
+  }
+}
+
+static void test_shrink_keeps_asserts(void) {
+  char dir[] = "/tmp/berth-test-fuzz-XXXXXX";
+  if (!mkdtemp(dir)) {
+    CHECK_MSG(0, "mkdtemp failed");
+    return;
+  }
+  check_shrink_t r;
+  bool finished = in_child(shrink_check_child, dir, &r, sizeof r, 120);
+  if (finished)
+    fprintf(stderr, "shrinking with asserts: %d programs where a check went otherwise; seed %llu shrunk from %d to %d "
+            "nodes, keeps assert \"%s\"; replay: %s\n", (int)r.candidates, r.seed, (int)r.orig_nodes, (int)r.nodes,
+            r.message, berth_fuzz_kind_name((berth_fuzz_kind_t)r.replay_kind));
+  else fprintf(stderr, "shrinking with asserts: the run was stopped (by AddressSanitizer in this build)\n");
+#if !defined(__SANITIZE_ADDRESS__)
+  CHECK_MSG(finished, "the batch crashed or hung without AddressSanitizer");
+#endif
+  if (finished) {
+    CHECK_MSG(r.seed != 0, "no shrunk program kept its assert (%d candidates)", (int)r.candidates);
+    CHECK(r.nodes < r.orig_nodes);
+    CHECK(strncmp(r.message, "check ", 6) == 0);
+    CHECK(r.replay_kind == BERTH_FUZZ_MISMATCH);
+  }
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    remove(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
 /* Every kept failing program must pass now. The seed and the number of calls come from the
  * header's replay line (the seed else from the file name's last number). */
 static void test_regressions(void) {
@@ -325,6 +491,7 @@ int main(void) {
   test_regressions();
   test_wrong_plan_caught();
   test_shrink_and_replay();
+  test_shrink_keeps_asserts();
   test_quick_batch();
   return test_finish("test_fuzz");
 }

@@ -26,6 +26,7 @@ berth_fuzz_options_t berth_fuzz_options_default(void) {
   o.count = 1000;
   o.calls = 3;
   o.gen = berth_fuzzgen_options_default();
+  o.gen.assert_percent = 8;
   o.search_budget_ms = 5;
   o.exact_budget_ms = 5;
   o.strategy = BERTH_STRATEGY_GLOBAL;
@@ -163,11 +164,17 @@ static const char *describe_diff(const berth_type_t *t, const void *want, const 
 
 /* ---- the oracle ---------------------------------------------------------------------------- */
 
+/* A call that fails a run-time check (an `assert`) ends with BERTH_ERR_CHECK_FAILED in
+ * both the reference and the planned runtime, without outputs; the buffers keep what the
+ * call wrote before the failing assert (docs/ir-text.md, "Control flow"), so the calls
+ * after it go on from that state, and the buffers are compared after a failed call too. */
 typedef struct oracle {
   int32_t calls, n_in, n_out, n_globals;
   void **in;    /* [call * n_in + k]: the inputs */
-  void **out;   /* [call * n_out + k]: the reference outputs */
+  void **out;   /* [call * n_out + k]: the reference outputs (NULL after a failed check) */
   void **state; /* [call * n_globals + g]: each buffer after the call (NULL for constants) */
+  char **trap;  /* [call]: the program's message of the assert that failed, NULL if none did */
+  char **trap_diag; /* [call]: the reference's whole message for it */
 } oracle_t;
 
 static void oracle_free(oracle_t *ora) {
@@ -175,15 +182,38 @@ static void oracle_free(oracle_t *ora) {
     for (int32_t k = 0; ora->in && k < ora->n_in; k++) free(ora->in[c * ora->n_in + k]);
     for (int32_t k = 0; ora->out && k < ora->n_out; k++) free(ora->out[c * ora->n_out + k]);
     for (int32_t g = 0; ora->state && g < ora->n_globals; g++) free(ora->state[c * ora->n_globals + g]);
+    if (ora->trap) free(ora->trap[c]);
+    if (ora->trap_diag) free(ora->trap_diag[c]);
   }
   free(ora->in);
   free(ora->out);
   free(ora->state);
+  free(ora->trap);
+  free(ora->trap_diag);
   memset(ora, 0, sizeof *ora);
 }
 
+/* The program's own words in a failed-check message, the same in the reference ("node ...
+ * in func @forward: run-time check failed (%ok is false): TEXT") and the runtime ("method
+ * forward: run-time check failed at instruction 12 (%ok is false): TEXT"); "" when the
+ * assert has no message. */
+static const char *check_text(const char *msg) {
+  const char *at = strstr(msg, "run-time check failed");
+  at = at ? strstr(at, " is false)") : NULL;
+  if (!at) return "";
+  at += strlen(" is false)");
+  return at[0] == ':' && at[1] == ' ' ? at + 2 : "";
+}
+
+static char *dup_text(const char *s) {
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
 static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, oracle_t *ora,
-                                      failure_t *f) {
+                                      berth_fuzz_stats_t *st, failure_t *f) {
   const berth_ir_method_t *m = &p->methods[0];
   const berth_ir_graph_t *body = &m->graphs[m->body];
   memset(ora, 0, sizeof *ora);
@@ -197,7 +227,10 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
   ora->in = calloc((size_t)(calls * ora->n_in + 1), sizeof *ora->in);
   ora->out = calloc((size_t)(calls * ora->n_out + 1), sizeof *ora->out);
   ora->state = calloc((size_t)(calls * ora->n_globals + 1), sizeof *ora->state);
-  if (!ora->in || !ora->out || !ora->state) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "out of memory");
+  ora->trap = calloc((size_t)calls + 1, sizeof *ora->trap);
+  ora->trap_diag = calloc((size_t)calls + 1, sizeof *ora->trap_diag);
+  if (!ora->in || !ora->out || !ora->state || !ora->trap || !ora->trap_diag)
+    return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "out of memory");
   char msg[1024];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ref_t *ref = NULL;
@@ -209,7 +242,18 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory making inputs");
       break;
     }
-    if (berth_ref_call(ref, 0, (const void *const *)&ora->in[c * ora->n_in], &ora->out[c * ora->n_out], &d)) {
+    berth_status_t rs =
+        berth_ref_call(ref, 0, (const void *const *)&ora->in[c * ora->n_in], &ora->out[c * ora->n_out], &d);
+    st->ref_calls++;
+    if (rs == BERTH_ERR_CHECK_FAILED) {
+      st->ref_traps++;
+      ora->trap[c] = dup_text(check_text(msg));
+      ora->trap_diag[c] = dup_text(msg);
+      if (!ora->trap[c] || !ora->trap_diag[c]) {
+        kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory");
+        break;
+      }
+    } else if (rs) {
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "reference interpreter, call %d: %s", (int)c, msg);
       break;
     }
@@ -227,6 +271,9 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
     }
   }
   berth_ref_destroy(ref);
+  int32_t trapped = 0;
+  for (int32_t c = 0; c < calls; c++) trapped += ora->trap[c] != NULL;
+  if (!kind && trapped == calls) st->ref_programs_always_trapped++;
   return kind;
 }
 
@@ -247,12 +294,34 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
   void **got = calloc((size_t)ora->n_out + 1, sizeof *got);
   berth_fuzz_kind_t kind = got ? BERTH_FUZZ_OK : fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
   for (int32_t call = 0; call < ora->calls && !kind; call++) {
-    if (berth_session_call(s, 0, (const void *const *)&ora->in[call * ora->n_in], got, &d)) {
+    berth_status_t cs = berth_session_call(s, 0, (const void *const *)&ora->in[call * ora->n_in], got, &d);
+    const char *trap = ora->trap[call];
+    if (cs == BERTH_ERR_CHECK_FAILED && !trap) {
+      kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: the planned run failed a check that holds in "
+                  "the reference: %s", what, (int)call, msg);
+      break;
+    }
+    if (cs == BERTH_ERR_CHECK_FAILED && strcmp(check_text(msg), trap) != 0) {
+      kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: the planned run failed another check than the "
+                  "reference: %s; the reference: %s", what, (int)call, msg, ora->trap_diag[call]);
+      break;
+    }
+    if (cs && cs != BERTH_ERR_CHECK_FAILED) {
       kind = fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, call, "%s, call %d: %s", what, (int)call, msg);
       break;
     }
+    if (!cs && trap) {
+      for (int32_t k = 0; k < ora->n_out; k++) {
+        free(got[k]);
+        got[k] = NULL;
+      }
+      kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: the planned run returned, but the reference "
+                  "failed a check: %s", what, (int)call, ora->trap_diag[call]);
+      break;
+    }
     st->calls++;
-    for (int32_t k = 0; k < ora->n_out; k++) {
+    if (trap) st->calls_trapped++;
+    for (int32_t k = 0; k < ora->n_out && !trap; k++) {
       const berth_type_t *t = &m->values[body->results[k]].type;
       const void *want = ora->out[call * ora->n_out + k];
       if (!kind && memcmp(want, got[k], berth_type_bytes(t)))
@@ -267,8 +336,9 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
       const void *want = ora->state[call * ora->n_globals + g];
       const berth_type_t *t = &p->globals[g].type;
       if (have && want && memcmp(want, have, berth_type_bytes(t)))
-        kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: buffer @%s differs after the call, %s", what,
-                    (int)call, p->globals[g].name, describe_diff(t, want, have, db, sizeof db));
+        kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: buffer @%s differs after the call%s, %s", what,
+                    (int)call, p->globals[g].name, trap ? " (which failed a check in both)" : "",
+                    describe_diff(t, want, have, db, sizeof db));
     }
   }
   free(got);
@@ -316,11 +386,12 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
   if (nv < 2 || scratch_size == SIZE_MAX) return BERTH_FUZZ_OK;
   int32_t *cands = malloc((size_t)nv * sizeof *cands), *bs = malloc((size_t)nv * sizeof *bs);
   int32_t *near = malloc((size_t)nv * sizeof *near), *parent = malloc((size_t)nv * sizeof *parent);
+  int32_t *preds = malloc((size_t)(em->n_instrs + 1) * sizeof *preds);
   berth_exec_value_t *vals = malloc((size_t)nv * sizeof *vals);
   berth_exec_method_t *methods = malloc((size_t)ep->n_methods * sizeof *methods);
   void *scratch = malloc(scratch_size ? scratch_size : 1);
   berth_fuzz_kind_t kind = BERTH_FUZZ_OK;
-  if (!cands || !bs || !near || !parent || !vals || !methods || !scratch) {
+  if (!cands || !bs || !near || !parent || !preds || !vals || !methods || !scratch) {
     kind = fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
     goto done;
   }
@@ -332,14 +403,24 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     int32_t a = em->operands[in->operands], b = em->operands[in->operands + 1];
     if (a >= 0 && a < nv && b >= 0 && b < nv) parent[uf_find(parent, a)] = uf_find(parent, b);
   }
-  int32_t n_c = 0;
+  int32_t n_c = 0, n_p = 0;
   for (int32_t v = 0; v < nv; v++)
     if (movable(&em->values[v])) cands[n_c++] = v;
+  /* the operands of run-time checks in the arena (an assert reading clobbered bytes may
+   * pass or fail where it should not): a third of the mutants move one of them or move a
+   * value onto one */
+  for (int32_t i = 0; i < em->n_instrs; i++) {
+    const berth_instr_t *in = &em->instrs[i];
+    int32_t v = in->opcode == BERTH_I_ASSERT ? em->operands[in->operands] : -1;
+    if (v >= 0 && v < nv && movable(&em->values[v])) preds[n_p++] = v;
+  }
   if (n_c < 2) goto done;
   uint64_t align = em->alignment > 8 ? em->alignment : 8; /* keeps element alignment too */
   char what[512], cfg[256], na[128], nb[128], msg[1024];
   for (int32_t k = 0; k < n && !kind; k++) {
-    int32_t a = cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
+    bool on_check = n_p && berth_fuzzgen_rand(rng) % 3 == 0;
+    int32_t a = on_check ? preds[berth_fuzzgen_rand(rng) % (uint64_t)n_p]
+                         : cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
     const berth_exec_value_t *va = &em->values[a];
     int32_t n_b = 0, n_near = 0;
     for (int32_t i = 0; i < n_c; i++) {
@@ -351,6 +432,13 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     if (!n_b) continue;
     int32_t b = n_near && berth_fuzzgen_rand(rng) % 4 ? near[berth_fuzzgen_rand(rng) % (uint64_t)n_near]
                                                        : bs[berth_fuzzgen_rand(rng) % (uint64_t)n_b];
+    if (on_check && (berth_fuzzgen_rand(rng) & 1)) { /* b onto the check's operand instead */
+      int32_t t = a;
+      a = b;
+      b = t;
+      va = &em->values[a];
+    }
+    if (on_check) st->mutants_on_checks++;
     uint64_t size = berth_type_bytes(&va->type), pool_size = em->pool_sizes[va->pool];
     uint64_t to = em->values[b].offset / align * align;
     if (to + size > pool_size) to = (pool_size - size) / align * align;
@@ -375,6 +463,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     berth_status_t vst = berth_verify_program(&cc.exec, scratch, scratch_size, &d);
     if (vst != BERTH_OK) {
       st->mutants_rejected++;
+      if (on_check) st->mutants_on_checks_rejected++;
       if (vst != BERTH_ERR_VERIFY_FAILED) st->mutants_rejected_structural++;
       continue;
     }
@@ -395,6 +484,7 @@ done:
   free(bs);
   free(near);
   free(parent);
+  free(preds);
   free(vals);
   free(methods);
   free(scratch);
@@ -418,7 +508,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
   if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);
   if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");
   oracle_t ora;
-  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &ora, f);
+  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &ora, st, f);
   layout_t lay = layout_for(o, seed);
   uint64_t rng = seed ^ 0x6D757461746F7273ull;
   int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % (o->quick ? 8 : 16)); /* a configuration that runs */
@@ -736,6 +826,10 @@ static void coverage(const berth_ir_program_t *p, berth_fuzz_stats_t *st) {
     else if (op == BERTH_OP_SCAN) st->hops[2]++;
     else if (op == BERTH_OP_MAP) st->hops[3]++;
     else if (op == BERTH_OP_COPY_) st->copies++;
+    else if (op == BERTH_OP_ASSERT) {
+      st->asserts++;
+      if (m->nodes[i].graph != m->body) st->asserts_nested++;
+    }
   }
   for (int32_t g = 0; g < m->n_graphs; g++) {
     const berth_ir_graph_t *gr = &m->graphs[g];

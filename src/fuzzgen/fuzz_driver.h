@@ -12,15 +12,22 @@
  * of `forward` with the same seeded inputs under the reference interpreter, then under
  * every allocation algorithm (naive, greedy, search, exact; small budgets) x every
  * alloc_inputs / alloc_outputs combination, with the strategy given (global), an arena
- * alignment and pool rule picked from the seed, and the sanitizer on, and compares every output and every mutable buffer after every call bit
- * for bit. Failures: a program that does not validate (a generator bug), a reference
- * error, a planner error, a verifier rejection of a plan, a runtime or sanitizer error, a
- * mismatch, and a verifier miss found by mutation: for some plans, one ARENA value (or
- * its whole coalesced group) is moved onto another value of the same pool; a mutant the
- * verifier accepts is run against the oracle, and any sanitizer report or difference is a
- * miss. A failing program is shrunk (re-generated from its seed with smaller size
- * options, then method results, nodes and globals deleted while it still fails the same
- * way) and written as `fuzz-fail-<seed>.bir` to out_dir.
+ * alignment and pool rule picked from the seed, and the sanitizer on, and compares every
+ * output and every mutable buffer after every call bit for bit. A call that fails a
+ * run-time check (`assert`) must fail in both, on the same assert (its message text), with
+ * the same buffers afterwards (what the call wrote before the failing assert stays
+ * written), and the next calls go on from there.
+ *
+ * Failures: a program that does not validate (a generator bug), a reference error, a
+ * planner error, a verifier rejection of a plan, a runtime or sanitizer error, a mismatch
+ * (of outputs, of buffers, or of whether and which check fails), and a verifier miss found
+ * by mutation: for some plans, one ARENA value (or its whole coalesced group) is moved onto
+ * another value of the same pool (a third of the mutants move an assert's operand or move
+ * a value onto it, when there is one); a mutant the verifier accepts is run against the
+ * oracle, and any sanitizer report or difference is a miss. A failing program is shrunk
+ * (re-generated from its seed with smaller size options, then method results, nodes and
+ * globals deleted while it still fails the same way) and written as
+ * `fuzz-fail-<seed>.bir` to out_dir.
  *
  * Library code: it prints nothing itself; lines for a person go to the log callback. */
 #ifndef BERTH_FUZZGEN_FUZZ_DRIVER_H
@@ -80,10 +87,17 @@ typedef struct berth_fuzz_stats {
   int64_t plans;    /* plans compiled and run */
   int64_t calls;    /* planned calls compared with the oracle */
   int64_t mutants, mutants_rejected, mutants_rejected_structural, mutants_accepted, mutation_misses;
+  int64_t mutants_on_checks, mutants_on_checks_rejected; /* mutants that move an assert's operand
+                                                            or move a value onto it */
+  /* run-time checks: reference calls, those that failed a check (an assert), and planned
+   * calls that failed the same check as the reference (counted in `calls` too) */
+  int64_t ref_calls, ref_traps, calls_trapped;
+  int64_t ref_programs_always_trapped; /* programs whose every call failed a check */
   /* coverage of the generated programs */
   int64_t depth_hist[8]; /* programs by deepest HOP nesting (7: 7 or more) */
   int64_t hops[4];       /* cond, while_loop, scan, map nodes */
   int64_t copies;        /* copy_ nodes */
+  int64_t asserts, asserts_nested; /* assert nodes, and those inside HOP bodies */
   /* body results (of every HOP body but while_loop conds) by what they return: a local
    * value, the body's own parameter passed through (loops: the one it carries), another
    * parameter (a swap), an outer value, a constant or buffer, a value returned before */
@@ -94,9 +108,10 @@ typedef struct berth_fuzz_stats {
   double seconds;
 } berth_fuzz_stats_t;
 
-/* seed 1, count 1000, calls 3, generator defaults, search and exact budgets 5 ms, strategy
- * global, verify and sanitize on, layout varied per program (alignment 16, 1, 8 or 64; one
- * pool or a few pool rules), 2 mutants, shrink on, out_dir NULL, no limits, no log. */
+/* seed 1, count 1000, calls 3, generator defaults but with asserts (assert_percent 8),
+ * search and exact budgets 5 ms, strategy global, verify and sanitize on, layout varied per
+ * program (alignment 16, 1, 8 or 64; one pool or a few pool rules), 2 mutants, shrink on,
+ * out_dir NULL, no limits, no log. */
 berth_fuzz_options_t berth_fuzz_options_default(void);
 
 /* Runs the batch described by o and fills *stats (zeroed first). Returns BERTH_OK when the

@@ -27,6 +27,7 @@ berth_fuzzgen_options_t berth_fuzzgen_options_default(void) {
   o.max_globals = 2;
   o.max_results = 3;
   o.hop_percent = 30;
+  o.assert_percent = 0;
   o.avoid = 0;
   return o;
 }
@@ -52,6 +53,9 @@ typedef struct gen {
   int32_t budget;
   int32_t names;
   berth_type_t base; /* the program's main f32 shape */
+  uint8_t *varies;   /* per value id: 1 if it (probably) changes from call to call */
+  int32_t cap_varies;
+  int32_t n_asserts;
   bool oom;
 } gen_t;
 
@@ -88,11 +92,54 @@ static const char *fresh(gen_t *g, char *buf, size_t cap, const char *prefix) {
   return buf;
 }
 
+/* Whether value v (probably) differs from call to call: method inputs do, constants do
+ * not, a buffer once something that varies has been copied into it, a node result when an
+ * operand does, a body parameter when its HOP operand does. Values captured by bodies are
+ * not followed, so a HOP result may vary when this says it does not; it only steers
+ * run-time checks towards values that vary (a check on a value that never changes fails
+ * in every call or in none). */
+static bool varies(const gen_t *g, int32_t v) {
+  return g->m->values[v].kind != BERTH_IR_CONST && v < g->cap_varies && g->varies[v];
+}
+
+static bool varies_room(gen_t *g, int32_t v) {
+  if (v < g->cap_varies) return true;
+  int32_t nc = g->cap_varies ? g->cap_varies * 2 : 256;
+  while (nc <= v) nc *= 2;
+  uint8_t *nv = realloc(g->varies, (size_t)nc);
+  if (!nv) {
+    g->oom = true;
+    return false;
+  }
+  memset(nv + g->cap_varies, 0, (size_t)(nc - g->cap_varies));
+  g->varies = nv;
+  g->cap_varies = nc;
+  return true;
+}
+
+static void note_varies(gen_t *g, int32_t v) {
+  if (!varies_room(g, v)) return;
+  const berth_ir_value_t *val = &g->m->values[v];
+  bool y = false;
+  if (val->kind == BERTH_IR_PARAM && val->graph == g->m->body) y = true;
+  else if (val->kind == BERTH_IR_PARAM) {
+    const berth_ir_node_t *n = &g->m->nodes[g->m->graphs[val->graph].parent_node];
+    int32_t k = val->index + (n->op == BERTH_OP_COND ? 1 : 0);
+    y = k < n->n_in && varies(g, n->in[k]);
+  } else if (val->kind == BERTH_IR_NODE) {
+    const berth_ir_node_t *n = &g->m->nodes[val->node];
+    for (int32_t i = 0; i < n->n_in && !y; i++) y = varies(g, n->in[i]);
+  }
+  g->varies[v] = y;
+}
+
 static void push(gen_t *g, int32_t v) {
   if (v < 0) {
     g->oom = true;
     return;
   }
+  note_varies(g, v);
+  if (g->oom) return;
   if (g->n_scope == g->cap_scope) {
     int32_t nc = g->cap_scope ? g->cap_scope * 2 : 64;
     int32_t *ns = realloc(g->scope, (size_t)nc * sizeof *ns);
@@ -143,6 +190,8 @@ typedef enum filt_kind {
   F_STACKED_NONEMPTY, /* the same with a leading dim of 1..3 */
   F_COUNTER,   /* i64 scalar: every one the generator makes is in 0..3 */
   F_PRED,      /* one-element bool */
+  F_CHECK,     /* a non-empty f32 tensor small enough to compute with */
+  F_CHECK_VARYING, /* the same, one that changes from call to call */
   F_TYPE,      /* exactly type t */
 } filt_kind_t;
 
@@ -182,6 +231,9 @@ static bool match(const gen_t *g, int32_t v, const filt_t *f) {
              (f->lead < 0 || t->dims[0] == f->lead);
     case F_COUNTER: return t->dtype == BERTH_DTYPE_I64 && t->rank == 0;
     case F_PRED: return t->dtype == BERTH_DTYPE_BOOL && berth_type_numel(t) == 1;
+    case F_CHECK: return t->dtype == BERTH_DTYPE_F32 && small(t, 256) && berth_type_numel(t) >= 1;
+    case F_CHECK_VARYING:
+      return t->dtype == BERTH_DTYPE_F32 && small(t, 256) && berth_type_numel(t) >= 1 && varies(g, v);
     case F_TYPE: return berth_type_equal(t, &f->t);
   }
   return false;
@@ -312,6 +364,7 @@ static void gen_copy(gen_t *g, int32_t graph) {
   if (src < 0) return;
   int32_t in[2] = {s, src};
   if (berth_ir_node_add(g->m, graph, BERTH_OP_COPY_, 2, in) < 0) g->oom = true;
+  if (varies(g, src) && varies_room(g, s)) g->varies[s] = 1;
   g->budget--;
 }
 
@@ -375,6 +428,84 @@ static int32_t gen_pred(gen_t *g, int32_t graph) {
   if (thr < 0) return -1;
   int32_t in[2] = {s, thr};
   return kernel(g, graph, BERTH_OP_GT, 2, in, NULL);
+}
+
+/* ---- run-time checks ------------------------------------------------------------------ */
+
+/* Thresholds for checks, as multiples of 1/4: a reduction of a value compared with one
+ * of these a little outside its usual range holds for most inputs (tuned by measuring the
+ * share of calls that fail a check; see fuzzgen.h). */
+static const int8_t k_check_limits[] = {4, 5, 6, 7, 8, 10};
+
+/* A one-element bool that holds for most inputs: mean, max, min or sum of a value (one that
+ * changes from call to call when there is one) compared with a threshold, such as
+ * mean(x) > -1.5 or max(x) < 2.25. */
+static int32_t gen_check(gen_t *g, int32_t graph) {
+  filt_t f = filt(F_CHECK_VARYING);
+  int32_t x = pct(g, 90) ? pick(g, graph, &f, true) : -1;
+  if (x < 0) {
+    f = filt(F_CHECK);
+    x = pick(g, graph, &f, true);
+  }
+  if (x < 0) x = full(g, graph, &g->base, rval(g));
+  if (x < 0) return -1;
+  /* sums grow with the element count: only of a few elements */
+  static const berth_op_t reduce[] = {BERTH_OP_MEAN, BERTH_OP_MEAN, BERTH_OP_MAX, BERTH_OP_MIN, BERTH_OP_SUM};
+  int64_t numel = berth_type_numel(&g->m->values[x].type);
+  uint32_t r = rnd(g, numel <= 2 ? 5 : 4);
+  int32_t s = x;
+  if (numel > 1 || pct(g, 50)) {
+    berth_attr_value_t a[2] = {a_ints(NULL, 0), a_int(pct(g, 50))};
+    s = kernel(g, graph, reduce[r], 1, &x, a);
+    if (s < 0) return -1;
+  }
+  /* max: below a high limit; min: above a low one; mean and sum: either */
+  bool above = reduce[r] == BERTH_OP_MIN || (reduce[r] != BERTH_OP_MAX && pct(g, 50));
+  double limit = (double)k_check_limits[rnd(g, sizeof k_check_limits / sizeof *k_check_limits)] / 4.0;
+  if (reduce[r] == BERTH_OP_MAX || reduce[r] == BERTH_OP_MIN) limit += 0.75; /* extremes of many elements */
+  berth_type_t sc = scalar_type(BERTH_DTYPE_F32);
+  int32_t t = full(g, graph, &sc, above ? -limit : limit);
+  if (t < 0) return -1;
+  int32_t in[2] = {s, t};
+  return kernel(g, graph, above ? BERTH_OP_GT : BERTH_OP_LT, 2, in, NULL);
+}
+
+/* assert(check) {message = "check N ..."}: every assert of a program has its own message,
+ * so the driver can tell which one failed; some messages carry quotes, backslashes, tabs
+ * or UTF-8 to exercise the string table. Sometimes the check is or'ed with a bool computed
+ * earlier (a cond's predicate, an input flag, one captured from an enclosing graph), which
+ * keeps that bool alive until the assert. */
+static void gen_assert(gen_t *g, int32_t graph) {
+  int32_t budget = g->budget - 1; /* the check's nodes come on top: HOPs keep their share */
+  int32_t c = gen_check(g, graph);
+  g->budget = budget;
+  if (c < 0) return;
+  if (pct(g, 25)) {
+    filt_t f = filt(F_PRED);
+    int32_t old = pick(g, graph, &f, false);
+    if (old >= 0 && old != c) {
+      int32_t in[2] = {old, c};
+      if (pct(g, 50)) {
+        in[0] = c;
+        in[1] = old;
+      }
+      int32_t o = kernel(g, graph, BERTH_OP_LOGICAL_OR, 2, in, NULL);
+      g->budget = budget;
+      if (o >= 0) c = o;
+    }
+  }
+  if (g->oom) return;
+  static const char *const extra[] = {" \"quoted\"", " back\\slash", " tab\there", " caf\xc3\xa9 \xe2\x89\xa5 0"};
+  char msg[128];
+  berth_format(msg, sizeof msg, "check %d on %%%s%s", (int)g->n_asserts++, g->m->values[c].name,
+               pct(g, 15) ? extra[rnd(g, sizeof extra / sizeof *extra)] : "");
+  int32_t text = berth_ir_string_add(g->p, msg, strlen(msg));
+  int32_t nd = text < -1 ? -1 : berth_ir_node_add(g->m, graph, BERTH_OP_ASSERT, 1, &c);
+  if (nd < 0) {
+    g->oom = true;
+    return;
+  }
+  g->m->nodes[nd].attrs[0] = a_int(text);
 }
 
 /* An i64 trip count in 0..3. */
@@ -690,6 +821,8 @@ static void gen_scan_map(gen_t *g, int32_t graph, int32_t depth, bool is_scan) {
 /* ---- graphs ----------------------------------------------------------------------------- */
 
 static void gen_node(gen_t *g, int32_t graph, int32_t depth) {
+  /* a check before the node, on top of it: HOPs keep their share of the nodes */
+  if (g->o.assert_percent > 0 && pct(g, g->o.assert_percent)) gen_assert(g, graph);
   if (depth < g->o.max_depth && pct(g, g->o.hop_percent)) {
     uint32_t kind = rnd(g, 4);
     if (kind == 1 && (g->o.avoid & BERTH_FUZZGEN_AVOID_WHILE)) kind = 0;
@@ -769,6 +902,7 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
   if (g.o.max_globals > 8) g.o.max_globals = 8;
   if (g.o.max_results < 1) g.o.max_results = 1;
   if (g.o.max_depth < 0) g.o.max_depth = 0;
+  if (g.o.assert_percent < 0) g.o.assert_percent = 0;
   g.budget = g.o.node_budget;
   g.zero_i = g.one_i = -1;
   g.p = berth_ir_program_create();
@@ -837,6 +971,8 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
       g.budget++;
       gen_copy(&g, 0);
     }
+  /* a check after those writes: a failing call leaves the buffers written */
+  if (g.o.assert_percent > 0 && pct(&g, 3 * g.o.assert_percent)) gen_assert(&g, 0);
   int32_t n_res = 1 + (int32_t)rnd(&g, (uint32_t)g.o.max_results);
   int32_t res[16];
   if (n_res > 16) n_res = 16;
@@ -847,11 +983,13 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
   if (g.oom) goto oom;
   free(g.scope);
   free(g.cand);
+  free(g.varies);
   *out = g.p;
   return BERTH_OK;
 oom:
   free(g.scope);
   free(g.cand);
+  free(g.varies);
   berth_ir_program_destroy(g.p);
   return BERTH_ERR_RESOURCE_EXHAUSTED;
 }

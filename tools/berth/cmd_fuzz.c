@@ -55,9 +55,9 @@ static bool replay_seed(const char *path, berth_fuzz_options_t *o) {
 static void usage(FILE *f) {
   fputs("usage: berth fuzz [--count N] [--seed S] [--max-depth D] [--calls K] [--out-dir DIR] [--quiet]\n"
         "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
-        "                  [--nodes N] [--graph-nodes N] [--strategy global|regions] [--no-verify]\n"
-        "                  [--alignment N] [--pools RULES] [--fixed-layout] [--quick] [--print]\n"
-        "                  [--avoid empty-scan,state-operands,while]\n"
+        "                  [--nodes N] [--graph-nodes N] [--asserts PERCENT] [--strategy global|regions]\n"
+        "                  [--no-verify] [--no-sanitize] [--alignment N] [--pools RULES] [--fixed-layout]\n"
+        "                  [--quick] [--print] [--avoid empty-scan,state-operands,while]\n"
         "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
         "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
         "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
@@ -65,7 +65,9 @@ static void usage(FILE *f) {
         "  --replay checks one program with the inputs of seed S (default: from its header or name).\n"
         "  Unless --alignment, --pools or --fixed-layout is given, each program gets an arena\n"
         "  alignment and pool rule picked from its seed. --quick runs search and exact under one\n"
-        "  alloc_inputs/outputs combination per program. --print only prints the programs.\n",
+        "  alloc_inputs/outputs combination per program. --print only prints the programs.\n"
+        "  --asserts sets the chance (default 8) that a generated node is an assert; a call that\n"
+        "  fails one must fail on the same assert in every plan, with the same buffers after it.\n",
         f);
 }
 
@@ -107,6 +109,10 @@ int berth_cmd_fuzz(int argc, char **argv) {
       o.verify = false;
       continue;
     }
+    if (strcmp(a, "--no-sanitize") == 0) {
+      o.sanitize = false;
+      continue;
+    }
     if (i + 1 >= argc) {
       fprintf(stderr, "berth fuzz: unknown option or missing value: '%s'\n", a);
       usage(stderr);
@@ -139,6 +145,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
     } else if (strcmp(a, "--nodes") == 0) {
       if (!parse_int(a, v, 1, 100000, &n)) return 2;
       o.gen.node_budget = (int32_t)n;
+    } else if (strcmp(a, "--asserts") == 0) {
+      if (!parse_int(a, v, 0, 100, &n)) return 2;
+      o.gen.assert_percent = (int32_t)n;
     } else if (strcmp(a, "--graph-nodes") == 0) {
       if (!parse_int(a, v, 1, 1000, &n)) return 2;
       o.gen.max_nodes = (int32_t)n;
@@ -238,6 +247,13 @@ int berth_cmd_fuzz(int argc, char **argv) {
     for (int d = 0; d < 8; d++)
       if (st.depth_hist[d]) printf(" %d%s:%lld", d, d == 7 ? "+" : "", (long long)st.depth_hist[d]);
     printf("\n");
+    printf("checks: %lld asserts (%lld inside bodies); %lld of %lld reference calls failed a check (%.1f %%), "
+           "%lld programs failed one in every call, %lld planned calls failed the same one; %lld mutants on a "
+           "check's operand, %lld rejected\n",
+           (long long)st.asserts, (long long)st.asserts_nested, (long long)st.ref_traps, (long long)st.ref_calls,
+           st.ref_calls ? 100.0 * (double)st.ref_traps / (double)st.ref_calls : 0.0,
+           (long long)st.ref_programs_always_trapped, (long long)st.calls_trapped,
+           (long long)st.mutants_on_checks, (long long)st.mutants_on_checks_rejected);
     printf("body results: %lld local, %lld passed through, %lld swapped, %lld outer captures, %lld constants or "
            "buffers, %lld returned twice; %lld method results are inputs, constants or buffers\n",
            (long long)st.body_results[0], (long long)st.body_results[1], (long long)st.body_results[2],
