@@ -130,8 +130,10 @@ berth_alloc_options_t berth_alloc_options_default(void);
 berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_alloc_options_t *o,
                                  uint64_t *offsets, berth_alloc_result_t *r, berth_diag_t *diag);
 
-/* The largest total size live at one time (alignment padding is not counted): no plan's
- * arena is smaller. The problem must be valid (berth_alloc_validate); 0 if empty. */
+/* The largest total size live at one time, with the padding that alignment forces: the
+ * live sizes rounded up to the smallest alignment in the problem, minus the largest such
+ * padding among them (the topmost buffer needs none). No plan's arena is smaller. The
+ * problem must be valid (berth_alloc_validate); 0 if empty. */
 uint64_t berth_alloc_lower_bound(const berth_alloc_problem_t *p);
 
 /* Checks that p is well formed (see berth_alloc_solve's errors). */

@@ -24,7 +24,7 @@ typedef struct berth_alloc_prep {
   int32_t n_iv;
   int32_t n_slots;    /* slots are 0 .. n_slots - 1 */
   int64_t *length;    /* [m] total live time (original units), for orderings */
-  uint64_t lower_bound; /* max over slots of the total size live */
+  uint64_t lower_bound; /* berth_alloc_lower_bound, computed over slots */
 } berth_alloc_prep_t;
 
 /* Validates p and builds the prepared form. On failure nothing needs freeing. */

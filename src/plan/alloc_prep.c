@@ -73,6 +73,73 @@ berth_status_t berth_alloc_validate(const berth_alloc_problem_t *p, berth_diag_t
 
 /* ---- preparation -------------------------------------------------------------------- */
 
+typedef struct pad_iv {
+  uint64_t pad;
+  int32_t lo, hi;
+} pad_iv_t;
+
+static int cmp_pad_desc(const void *a, const void *b) {
+  const pad_iv_t *x = a, *y = b;
+  return x->pad < y->pad ? 1 : x->pad > y->pad ? -1 : 0;
+}
+
+/* The next slot at or after j not yet given a padding (path halving). */
+static int32_t next_free(int32_t *next, int32_t j) {
+  while (next[j] != j) {
+    next[j] = next[next[j]];
+    j = next[j];
+  }
+  return j;
+}
+
+/* prep->lower_bound: per slot, the live sizes rounded up to the smallest alignment a,
+ * minus the largest such padding among them (berth_alloc_lower_bound says why no plan is
+ * smaller; it computes the same bound by another route). The largest padding per slot
+ * comes from painting slots with the paddings in decreasing order. False if out of memory. */
+static bool prep_lower_bound(berth_alloc_prep_t *prep) {
+  int32_t S = prep->n_slots;
+  uint64_t a = 0;
+  for (int32_t i = 0; i < prep->m; i++)
+    if (a == 0 || prep->align[i] < a) a = prep->align[i];
+  if (a == 0) a = 1;
+  int64_t *diff = calloc((size_t)S + 1, sizeof *diff);
+  uint64_t *maxpad = calloc((size_t)S + 1, sizeof *maxpad);
+  int32_t *next = malloc(((size_t)S + 1) * sizeof *next);
+  pad_iv_t *ivs = malloc(((size_t)prep->n_iv + 1) * sizeof *ivs);
+  bool ok = diff && maxpad && next && ivs;
+  if (ok) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < prep->m; i++) {
+      uint64_t rounded = (prep->size[i] + a - 1) / a * a;
+      for (int32_t k = prep->iv_first[i]; k < prep->iv_first[i + 1]; k++) {
+        diff[prep->lo[k]] += (int64_t)rounded; /* below 2^63 in total (validated) */
+        diff[prep->hi[k]] -= (int64_t)rounded;
+        if (rounded > prep->size[i]) ivs[n++] = (pad_iv_t){rounded - prep->size[i], prep->lo[k], prep->hi[k]};
+      }
+    }
+    qsort(ivs, (size_t)n, sizeof *ivs, cmp_pad_desc);
+    for (int32_t j = 0; j <= S; j++) next[j] = j;
+    for (int32_t k = 0; k < n; k++)
+      for (int32_t j = next_free(next, ivs[k].lo); j < ivs[k].hi; j = next_free(next, j)) {
+        maxpad[j] = ivs[k].pad;
+        next[j] = j + 1;
+      }
+    int64_t cur = 0;
+    uint64_t lb = 0;
+    for (int32_t j = 0; j < S; j++) {
+      cur += diff[j];
+      uint64_t here = (uint64_t)cur - maxpad[j];
+      if (cur > 0 && here > lb) lb = here;
+    }
+    prep->lower_bound = lb;
+  }
+  free(diff);
+  free(maxpad);
+  free(next);
+  free(ivs);
+  return ok;
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
@@ -188,16 +255,10 @@ berth_status_t berth_alloc_prep_init(berth_alloc_prep_t *prep, const berth_alloc
   }
   prep->iv_first[m] = iv;
   free(times);
-  uint64_t *load = berth_alloc_prep_slot_load(prep);
-  if (!load) {
+  if (!prep_lower_bound(prep)) {
     berth_alloc_prep_deinit(prep);
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory preparing %d buffers", (int)p->n);
   }
-  uint64_t lb = 0;
-  for (int32_t j = 0; j < prep->n_slots; j++)
-    if (load[j] > lb) lb = load[j];
-  free(load);
-  prep->lower_bound = lb;
   return BERTH_OK;
 }
 
