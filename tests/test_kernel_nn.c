@@ -1,7 +1,8 @@
 /* Randomized tests of conv, lstm and gemm against naive references (in double), over shapes
  * that reach every path: chunked patches, four-row blocks and their tails, groups,
  * padding, strides, dilation, 1- to 3-D, kernel rows longer than the patch buffer,
- * bidirectional and reversed LSTMs in both layouts, all gemm transpositions.
+ * bidirectional and reversed LSTMs in both layouts, with and without peepholes, all gemm
+ * transpositions.
  * The seed is printed; set BERTH_TEST_SEED to replay one. Hand-computed cases and the
  * official ONNX tests: test_kernel_onnx.c. */
 #include "test_kernel_util.h"
@@ -242,9 +243,10 @@ static void test_conv_random(void) {
 
 static double sigm(double v) { return 1 / (1 + exp(-v)); }
 
+/* ONNX's equations one unit at a time; P (peepholes [dirs, 3H] = Pi, Po, Pf) may be NULL. */
 static void lstm_ref(int64_t seq, int64_t nb, int64_t I, int64_t H, int dirn, int layout, const double *X,
-                     const double *W, const double *R, const double *B, const double *H0, const double *C0, double *Y,
-                     double *YH, double *YC) {
+                     const double *W, const double *R, const double *B, const double *H0, const double *C0,
+                     const double *P, double *Y, double *YH, double *YC) {
   int64_t nd = dirn == 2 ? 2 : 1;
   double *g = malloc((size_t)(4 * H) * sizeof(double)), *h = malloc((size_t)H * sizeof(double)),
          *cc = malloc((size_t)H * sizeof(double));
@@ -267,8 +269,11 @@ static void lstm_ref(int64_t seq, int64_t nb, int64_t I, int64_t H, int dirn, in
         }
         double *y = Y + (layout ? (b * seq + t) * nd + d : (t * nd + d) * nb + b) * H;
         for (int64_t j = 0; j < H; j++) {
-          double i = sigm(g[j]), o = sigm(g[H + j]), f = sigm(g[2 * H + j]), c = tanh(g[3 * H + j]);
+          const double *pd = P ? P + d * 3 * H : NULL;
+          double pi = pd ? pd[j] : 0, po = pd ? pd[H + j] : 0, pf = pd ? pd[2 * H + j] : 0;
+          double i = sigm(g[j] + pi * cc[j]), f = sigm(g[2 * H + j] + pf * cc[j]), c = tanh(g[3 * H + j]);
           cc[j] = f * cc[j] + i * c;
+          double o = sigm(g[H + j] + po * cc[j]); /* the new cell state */
           h[j] = o * tanh(cc[j]);
           y[j] = h[j];
         }
@@ -284,30 +289,32 @@ static void lstm_ref(int64_t seq, int64_t nb, int64_t I, int64_t H, int dirn, in
 }
 
 static void lstm_check(int line, int64_t seq, int64_t nb, int64_t I, int64_t H, int dirn, int layout,
-                       berth_dtype_t dt) {
+                       berth_dtype_t dt, bool peep) {
   int64_t nd = dirn == 2 ? 2 : 1;
   berth_type_t tx = layout ? ty(dt, 3, (int)nb, (int)seq, (int)I) : ty(dt, 3, (int)seq, (int)nb, (int)I);
   berth_type_t tw = ty(dt, 3, (int)nd, (int)(4 * H), (int)I), tr = ty(dt, 3, (int)nd, (int)(4 * H), (int)H);
   berth_type_t tb = ty(dt, 2, (int)nd, (int)(8 * H));
   berth_type_t ts = layout ? ty(dt, 3, (int)nb, (int)nd, (int)H) : ty(dt, 3, (int)nd, (int)nb, (int)H);
   berth_type_t tyy = layout ? ty(dt, 4, (int)nb, (int)seq, (int)nd, (int)H) : ty(dt, 4, (int)seq, (int)nd, (int)nb, (int)H);
-  const berth_type_t *ts6[6] = {&tx, &tw, &tr, &tb, &ts, &ts};
-  void *p[6];
-  double *d[6];
-  for (int i = 0; i < 6; i++) p[i] = rnd_tensor(dt, berth_type_numel(ts6[i]), &d[i]);
+  berth_type_t tp = ty(dt, 2, (int)nd, (int)(3 * H));
+  const berth_type_t *ts7[7] = {&tx, &tw, &tr, &tb, &ts, &ts, &tp};
+  const int n_in = peep ? 7 : 6;
+  void *p[7];
+  double *d[7] = {NULL};
+  for (int i = 0; i < n_in; i++) p[i] = rnd_tensor(dt, berth_type_numel(ts7[i]), &d[i]);
   double *Y = malloc((size_t)(berth_type_numel(&tyy) + 1) * sizeof(double));
   double *YH = malloc((size_t)(berth_type_numel(&ts) + 1) * sizeof(double));
   double *YC = malloc((size_t)(berth_type_numel(&ts) + 1) * sizeof(double));
-  lstm_ref(seq, nb, I, H, dirn, layout, d[0], d[1], d[2], d[3], d[4], d[5], Y, YH, YC);
+  lstm_ref(seq, nb, I, H, dirn, layout, d[0], d[1], d[2], d[3], d[4], d[5], d[6], Y, YH, YC);
   tcall_t c = tc_op(&berth_op_def_lstm);
   tc_int(&c, "hidden_size", H);
   tc_int(&c, "direction", dirn);
   tc_int(&c, "layout", layout);
-  for (int i = 0; i < 6; i++) tc_arg(&c, *ts6[i], p[i]);
+  for (int i = 0; i < n_in; i++) tc_arg(&c, *ts7[i], p[i]);
   berth_type_t want[3] = {tyy, ts, ts};
   const double *refs[3] = {Y, YH, YC};
-  compare_run(line, "lstm", &c, 3, want, refs, dt == F32 ? 1e-4 : 1e-10);
-  for (int i = 0; i < 6; i++) {
+  compare_run(line, peep ? "lstm with peepholes" : "lstm", &c, 3, want, refs, dt == F32 ? 1e-4 : 1e-10);
+  for (int i = 0; i < n_in; i++) {
     free(p[i]);
     free(d[i]);
   }
@@ -319,10 +326,24 @@ static void lstm_check(int line, int64_t seq, int64_t nb, int64_t I, int64_t H, 
 static void test_lstm_random(void) {
   for (int it = 0; it < 60; it++)
     lstm_check(__LINE__, rnd_in(0, 5), rnd_in(1, 3), rnd_in(0, 19), rnd_in(1, 17), (int)rnd_in(0, 2),
-               (int)rnd_in(0, 1), (rnd() & 1) ? F32 : F64);
+               (int)rnd_in(0, 1), (rnd() & 1) ? F32 : F64, false);
   /* Silero's shape: one step, batch 1, 128 in, 128 hidden */
-  lstm_check(__LINE__, 1, 1, 128, 128, 0, 0, F32);
-  lstm_check(__LINE__, 3, 2, 64, 33, 2, 1, F32);
+  lstm_check(__LINE__, 1, 1, 128, 128, 0, 0, F32, false);
+  lstm_check(__LINE__, 3, 2, 64, 33, 2, 1, F32, false);
+}
+
+/* Peepholes (a 7th operand P): every direction, layout and dtype, hidden sizes across the
+ * 16-unit blocks and their tails, then random shapes. */
+static void test_lstm_peephole_random(void) {
+  for (int dirn = 0; dirn < 3; dirn++)
+    for (int layout = 0; layout < 2; layout++) {
+      lstm_check(__LINE__, 4, 2, 5, 19, dirn, layout, F32, true);
+      lstm_check(__LINE__, 3, 3, 7, 6, dirn, layout, F64, true);
+    }
+  for (int it = 0; it < 30; it++)
+    lstm_check(__LINE__, rnd_in(0, 5), rnd_in(1, 3), rnd_in(0, 19), rnd_in(1, 17), (int)rnd_in(0, 2),
+               (int)rnd_in(0, 1), (rnd() & 1) ? F32 : F64, true);
+  lstm_check(__LINE__, 2, 1, 128, 128, 2, 0, F32, true);
 }
 
 /* ---- gemm ---------------------------------------------------------------------------------- */
@@ -401,6 +422,7 @@ int main(void) {
   fprintf(stderr, "seed %llu\n", (unsigned long long)rng_seed);
   test_conv_random();
   test_lstm_random();
+  test_lstm_peephole_random();
   test_gemm_random();
   return test_finish("test_kernel_nn");
 }

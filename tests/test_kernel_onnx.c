@@ -503,8 +503,8 @@ static void test_conv_onnx(void) {
 
 /* ---- lstm --------------------------------------------------------------------------------- */
 
-/* Runs lstm with zero B / initial states where the test omits them; compares Y_h (and Y
- * when the test has it). */
+/* Runs lstm with zero B / initial states where the test omits them, and the peepholes P
+ * when it has them; compares Y_h (and Y when the test has it). */
 static void lstm_onnx(const char *name, int64_t hidden, int64_t layout, bool has_y) {
   onnx_case_t oc;
   if (!onnx_load(name, &oc)) return;
@@ -519,8 +519,9 @@ static void lstm_onnx(const char *name, int64_t hidden, int64_t layout, bool has
   tc_int(&c, "layout", layout);
   for (int i = 0; i < 3; i++) tc_arg(&c, oc.in[i].t, oc.in[i].data);
   tc_arg(&c, tb, oc.n_in > 3 ? oc.in[3].data : zeros);
-  tc_arg(&c, ts, zeros);
-  tc_arg(&c, ts, zeros);
+  tc_arg(&c, ts, oc.n_in > 5 ? oc.in[5].data : zeros);
+  tc_arg(&c, ts, oc.n_in > 6 ? oc.in[6].data : zeros);
+  if (oc.n_in > 7) tc_arg(&c, oc.in[7].t, oc.in[7].data);
   berth_type_t want[3] = {layout ? ty(F32, 4, (int)batch, (int)seq, 1, (int)hidden)
                                  : ty(F32, 4, (int)seq, 1, (int)batch, (int)hidden),
                           ts, ts};
@@ -539,6 +540,7 @@ static void test_lstm_onnx(void) {
   lstm_onnx("test_lstm_defaults", 3, 0, false);
   lstm_onnx("test_lstm_with_initial_bias", 4, 0, false);
   lstm_onnx("test_lstm_batchwise", 7, 1, true);
+  lstm_onnx("test_lstm_with_peepholes", 3, 0, false);
 }
 
 /* One step, one unit, by hand: with all weights 0 and bias b per gate,
@@ -561,6 +563,17 @@ static void test_lstm_small(void) {
     tc_compare(__LINE__, "lstm Y", want[0], bufs[0], (double[]){h}, 1e-12);
     tc_compare(__LINE__, "lstm Y_h", want[1], bufs[1], (double[]){h}, 1e-12);
     tc_compare(__LINE__, "lstm Y_c", want[2], bufs[2], (double[]){c}, 1e-12);
+    for (int i = 0; i < 3; i++) free(bufs[i]);
+  }
+  /* the same with peepholes P = (pi, po, pf): i and f see c0, o sees the new c */
+  double pi = 0.75, po = -0.5, pf = 0.125;
+  double si_p = 1 / (1 + exp(-(bi + pi * c0))), sf_p = 1 / (1 + exp(-(bf + pf * c0)));
+  double c_p = sf_p * c0 + si_p * tanh(bc), so_p = 1 / (1 + exp(-(bo + po * c_p))), h_p = so_p * tanh(c_p);
+  tc_arg(&k, ty(F64, 2, 1, 3), (double[]){pi, po, pf});
+  if (tc_run_multi(__LINE__, &k, 3, want, bufs)) {
+    tc_compare(__LINE__, "lstm P Y", want[0], bufs[0], (double[]){h_p}, 1e-12);
+    tc_compare(__LINE__, "lstm P Y_h", want[1], bufs[1], (double[]){h_p}, 1e-12);
+    tc_compare(__LINE__, "lstm P Y_c", want[2], bufs[2], (double[]){c_p}, 1e-12);
     for (int i = 0; i < 3; i++) free(bufs[i]);
   }
   /* seq 0: the states pass through */
@@ -618,6 +631,26 @@ static void test_lstm_reject(void) {
   k.in[0].dtype = F32;
   k.in[0].rank = 2;
   EXPECT_REJECT(&k, "expected rank 3");
+  k.in[0].rank = 3;
+  /* peepholes P [dirs, 3*hidden_size] */
+  tc_arg(&k, ty(F32, 2, 1, 6), z);
+  CHECK_MSG(k.def->infer(k.attrs, k.in, k.n_in, out, &d) == BERTH_OK, "%s", msg);
+  k.in[6].dims[1] = 4;
+  EXPECT_REJECT(&k, "lstm: P (operand 6) is f32[1,4], expected f32[1,6] ([dirs, 3*hidden_size])");
+  k.in[6].dims[1] = 6;
+  k.in[6].rank = 1;
+  EXPECT_REJECT(&k, "P (operand 6) is f32[1], expected f32[1,6]");
+  k.in[6].rank = 2;
+  tc_int(&k, "direction", 2);
+  k.in[1].dims[0] = k.in[2].dims[0] = k.in[3].dims[0] = k.in[4].dims[0] = k.in[5].dims[0] = 2;
+  EXPECT_REJECT(&k, "P (operand 6) is f32[1,6], expected f32[2,6]");
+  k.in[6].dims[0] = 2;
+  CHECK_MSG(k.def->infer(k.attrs, k.in, k.n_in, out, &d) == BERTH_OK, "%s", msg);
+  k.in[6].dtype = F64;
+  EXPECT_REJECT(&k, "operand 6 has dtype f64, expected f32 like operand 0");
+  k.in[6].dtype = F32;
+  tc_arg(&k, ty(F32, 2, 2, 6), z);
+  EXPECT_REJECT(&k, "lstm: got 8 operands, expected 6 to 7");
 }
 
 /* ---- gemm --------------------------------------------------------------------------------- */

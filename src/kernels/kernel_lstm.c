@@ -1,13 +1,17 @@
-/* lstm(X, W, R, B, initial_h, initial_c) {hidden_size, direction, layout} -> (Y, Y_h, Y_c):
+/* lstm(X, W, R, B, initial_h, initial_c[, P]) {hidden_size, direction, layout} -> (Y, Y_h, Y_c):
  * ONNX LSTM with the default activations (f = sigmoid, g = h = tanh), gates in ONNX order
- * i, o, f, c, no peepholes, no sequence lengths, no clipping (the importer rejects those
- * and materializes zeros for a missing B or initial state, so all six inputs are present).
+ * i, o, f, c, optional peepholes P, no sequence lengths, no clipping (the importer rejects
+ * those, materializes zeros for a missing B or initial state so the first six inputs are
+ * always present, and drops a P that is a constant of zeros).
  *
  *   layout 0: X [seq, batch, I], Y [seq, dirs, batch, H], states [dirs, batch, H]
  *   layout 1: X [batch, seq, I], Y [batch, seq, dirs, H], states [batch, dirs, H]
- *   W [dirs, 4H, I], R [dirs, 4H, H], B [dirs, 8H] (= Wb then Rb)
+ *   W [dirs, 4H, I], R [dirs, 4H, H], B [dirs, 8H] (= Wb then Rb), P [dirs, 3H] (= Pi, Po, Pf)
  * direction 0 forward, 1 reverse, 2 bidirectional (dirs = 2, the second one reversed).
  * f32 and f64.
+ *
+ * With P the input and forget gates add Pi * c_{t-1} and Pf * c_{t-1}, and the output gate
+ * adds Po * c_t: the new cell state, so o is computed after c (ONNX's equations).
  *
  * Each step takes the hidden units in blocks of LSTM_UNITS: the gate pre-activations of a
  * block (W x_t + R h_{t-1}, runs of consecutive rows of W and R, four rows per dot4_2seg
@@ -15,7 +19,9 @@
  * the block. h_{t-1} is read from Y at the previous time step (or initial_h) while h_t is
  * written to Y at this one, and c lives in Y_c, updated in place (each unit's c depends
  * only on its own old value), so no other scratch memory is needed. The batch loop sits
- * inside the block loop so a block's rows stay in cache across the batch. */
+ * inside the block loop so a block's rows stay in cache across the batch. The activation
+ * loop has two copies, chosen once per block, so that the plain one (Silero VAD's) keeps no
+ * peephole loads or multiplies and pays one predictable branch. */
 #include "kernel_dot.h"
 #include "kernel_util.h"
 
@@ -23,14 +29,14 @@
 #include <string.h>
 
 enum { LSTM_HIDDEN_SIZE, LSTM_DIRECTION, LSTM_LAYOUT };
-enum { LSTM_X, LSTM_W, LSTM_R, LSTM_B, LSTM_H0, LSTM_C0 };
+enum { LSTM_X, LSTM_W, LSTM_R, LSTM_B, LSTM_H0, LSTM_C0, LSTM_P };
 
 typedef struct lstm_dims {
   int64_t seq, batch, in, hid, dirs;
   int32_t direction, layout;
 } lstm_dims_t;
 
-static const char *const lstm_operand[6] = {"X", "W", "R", "B", "initial_h", "initial_c"};
+static const char *const lstm_operand[7] = {"X", "W", "R", "B", "initial_h", "initial_c", "P"};
 
 static berth_status_t lstm_expect(const berth_type_t *t, int32_t i, int32_t rank, const int64_t *dims,
                                   const char *form, berth_diag_t *diag) {
@@ -45,8 +51,8 @@ static berth_status_t lstm_expect(const berth_type_t *t, int32_t i, int32_t rank
                     (int)i, berth_type_format(t, a, sizeof a), berth_type_format(&w, want, sizeof want), form);
 }
 
-static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_type_t *in, lstm_dims_t *d,
-                                berth_diag_t *diag) {
+static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                lstm_dims_t *d, berth_diag_t *diag) {
   int64_t h = attrs[LSTM_HIDDEN_SIZE].i, dir = attrs[LSTM_DIRECTION].i, layout = attrs[LSTM_LAYOUT].i;
   if (h < 1 || h > BERTH_MAX_DIM)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: hidden_size is %lld, expected >= 1", (long long)h);
@@ -68,7 +74,7 @@ static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_typ
   d->seq = x->dims[layout ? 1 : 0];
   d->batch = x->dims[layout ? 0 : 1];
   d->in = x->dims[2];
-  int64_t w[3] = {d->dirs, 4 * h, d->in}, r[3] = {d->dirs, 4 * h, h}, b[2] = {d->dirs, 8 * h};
+  int64_t w[3] = {d->dirs, 4 * h, d->in}, r[3] = {d->dirs, 4 * h, h}, b[2] = {d->dirs, 8 * h}, p[2] = {d->dirs, 3 * h};
   int64_t st0[3] = {d->dirs, d->batch, h}, st1[3] = {d->batch, d->dirs, h};
   BERTH_TRY(lstm_expect(&in[LSTM_W], LSTM_W, 3, w, "[dirs, 4*hidden_size, input]", diag));
   BERTH_TRY(lstm_expect(&in[LSTM_R], LSTM_R, 3, r, "[dirs, 4*hidden_size, hidden_size]", diag));
@@ -76,6 +82,7 @@ static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_typ
   for (int32_t i = LSTM_H0; i <= LSTM_C0; i++)
     BERTH_TRY(lstm_expect(&in[i], i, 3, layout ? st1 : st0, layout ? "[batch, dirs, hidden_size]" : "[dirs, batch, hidden_size]",
                           diag));
+  if (n_in > LSTM_P) BERTH_TRY(lstm_expect(&in[LSTM_P], LSTM_P, 2, p, "[dirs, 3*hidden_size]", diag));
   return BERTH_OK;
 }
 
@@ -85,7 +92,7 @@ static berth_status_t lstm_infer(const berth_attr_value_t *attrs, const berth_ty
   BERTH_TRY(berth_kernel_check_dtype("lstm", 0, in[0].dtype, BERTH_MASK_FLOAT, diag));
   for (int32_t i = 1; i < n_in; i++) BERTH_TRY(berth_kernel_check_same_dtype("lstm", in, 0, i, diag));
   lstm_dims_t d;
-  BERTH_TRY(lstm_dims(attrs, in, &d, diag));
+  BERTH_TRY(lstm_dims(attrs, in, n_in, &d, diag));
   berth_type_t y;
   berth_kernel_type_init(&y, in[0].dtype, 4);
   if (d.layout == 0) {
@@ -128,7 +135,7 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
 
 #define LSTM_FN(s, T)                                                                                      \
   static void lstm_run_##s(const lstm_dims_t *d, const T *X, const T *W, const T *R, const T *B,          \
-                           const T *H0, const T *C0, T *Y, T *YH, T *YC) {                                 \
+                           const T *H0, const T *C0, const T *P, T *Y, T *YH, T *YC) {                     \
     const int64_t seq = d->seq, nb = d->batch, I = d->in, H = d->hid, nd = d->dirs;                        \
     const bool l1 = d->layout == 1;                                                                        \
     T g[4 * LSTM_UNITS];                                                                                   \
@@ -136,6 +143,7 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
     for (int64_t dir = 0; dir < nd; dir++) {                                                               \
       const bool rev = d->direction == 1 || dir == 1;                                                      \
       const T *Wd = W + dir * 4 * H * I, *Rd = R + dir * 4 * H * H, *Bd = B + dir * 8 * H;                 \
+      const T *Pd = P ? P + dir * 3 * H : NULL;                                                            \
       for (int64_t step = 0; step < seq; step++) {                                                         \
         const int64_t t = rev ? seq - 1 - step : step, tp = rev ? t + 1 : t - 1;                           \
         for (int64_t j0 = 0; j0 < H; j0 += LSTM_UNITS) {                                                   \
@@ -157,16 +165,30 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
                                     gg + j);                                                               \
               for (; j < jn; j++) gg[j] = berth_dot_##s(w + j * I, xt, I) + berth_dot_##s(r + j * H, hp, H); \
             }                                                                                              \
-            for (int64_t j = 0; j < jn; j++) {                                                             \
-              const int64_t u = j0 + j;                                                                    \
-              T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]));                                     \
-              T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]));                    \
-              T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]));            \
-              T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));               \
-              T c = gf * YC[st + u] + gi * gc;                                                             \
-              YC[st + u] = c;                                                                              \
-              yt[u] = go * lstm_tanh_##s(c);                                                               \
-            }                                                                                              \
+            if (!Pd)                                                                                       \
+              for (int64_t j = 0; j < jn; j++) {                                                           \
+                const int64_t u = j0 + j;                                                                  \
+                T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]));                                   \
+                T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]));                  \
+                T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]));          \
+                T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));             \
+                T c = gf * YC[st + u] + gi * gc;                                                           \
+                YC[st + u] = c;                                                                            \
+                yt[u] = go * lstm_tanh_##s(c);                                                             \
+              }                                                                                            \
+            else                                                                                           \
+              for (int64_t j = 0; j < jn; j++) { /* peepholes: o waits for the new c */                    \
+                const int64_t u = j0 + j;                                                                  \
+                const T cp = YC[st + u];                                                                   \
+                T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]) + Pd[u] * cp);                      \
+                T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]) +          \
+                                        Pd[2 * H + u] * cp);                                               \
+                T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));             \
+                T c = gf * cp + gi * gc;                                                                   \
+                T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]) + Pd[H + u] * c);  \
+                YC[st + u] = c;                                                                            \
+                yt[u] = go * lstm_tanh_##s(c);                                                             \
+              }                                                                                            \
           }                                                                                                \
         }                                                                                                  \
       }                                                                                                    \
@@ -183,20 +205,22 @@ LSTM_FN(f32, float)
 LSTM_FN(f64, double)
 
 static void lstm_run(const berth_kernel_call_t *call) {
-  berth_type_t in[6];
-  for (int32_t i = 0; i < 6; i++) in[i] = *call->in[i].type;
+  berth_type_t in[7];
+  const void *p[7] = {NULL};
+  for (int32_t i = 0; i < call->n_in; i++) {
+    in[i] = *call->in[i].type;
+    p[i] = call->in[i].data;
+  }
   lstm_dims_t d;
-  lstm_dims(call->attrs, in, &d, NULL);
+  lstm_dims(call->attrs, in, call->n_in, &d, NULL);
   if (d.batch == 0) return; /* every output is empty */
-  const void *p[6];
-  for (int32_t i = 0; i < 6; i++) p[i] = call->in[i].data;
   if (in[0].dtype == BERTH_DTYPE_F32)
     lstm_run_f32(&d, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3],
-                 (const float *)p[4], (const float *)p[5], (float *)call->out[0].data, (float *)call->out[1].data,
-                 (float *)call->out[2].data);
+                 (const float *)p[4], (const float *)p[5], (const float *)p[6], (float *)call->out[0].data,
+                 (float *)call->out[1].data, (float *)call->out[2].data);
   else
     lstm_run_f64(&d, (const double *)p[0], (const double *)p[1], (const double *)p[2], (const double *)p[3],
-                 (const double *)p[4], (const double *)p[5], (double *)call->out[0].data,
+                 (const double *)p[4], (const double *)p[5], (const double *)p[6], (double *)call->out[0].data,
                  (double *)call->out[1].data, (double *)call->out[2].data);
 }
 
@@ -205,4 +229,4 @@ static const berth_attr_spec_t lstm_attrs[] = {
     {"direction", BERTH_ATTR_INT, false, 0, 0},
     {"layout", BERTH_ATTR_INT, false, 0, 0},
 };
-const berth_op_def_t berth_op_def_lstm = {"lstm", BERTH_OPKIND_KERNEL, 6, 6, 3, 3, lstm_attrs, lstm_infer, lstm_run};
+const berth_op_def_t berth_op_def_lstm = {"lstm", BERTH_OPKIND_KERNEL, 6, 7, 3, 3, lstm_attrs, lstm_infer, lstm_run};

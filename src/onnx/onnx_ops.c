@@ -997,13 +997,12 @@ static berth_status_t op_lstm(ox_ctx_t *cx) {
   if (xt->rank != 3 || rt->rank != 3) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "X and R must have rank 3");
   int64_t hidden = ox_attr_int(cx, "hidden_size", rt->dims[2]);
   int64_t num_dir = d == 2 ? 2 : 1, seq = layout ? xt->dims[1] : xt->dims[0], batch = layout ? xt->dims[0] : xt->dims[1];
-  if (P >= 0) {
-    OX_TRY(ox_need_const(cx, P, "the peephole weights P"));
+  if (P >= 0 && cx->vals[P].data) {
+    /* a constant P of zeros (exporters write one) is no peephole: drop it for the plain path */
     const ox_val_t *pv = &cx->vals[P];
-    size_t bytes = berth_type_bytes(&pv->type);
-    for (size_t i = 0; i < bytes; i++)
-      if (((const uint8_t *)pv->data)[i])
-        return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "peephole weights (input P) are not supported by berth's lstm");
+    size_t bytes = berth_type_bytes(&pv->type), i = 0;
+    while (i < bytes && ((const uint8_t *)pv->data)[i] == 0) i++;
+    if (i == bytes) P = -1;
   }
   if (SL >= 0) {
     int64_t lens[4096];
@@ -1035,8 +1034,8 @@ static berth_status_t op_lstm(ox_ctx_t *cx) {
   OX_TRY(ox_attr_i(cx, op, a, "hidden_size", hidden));
   OX_TRY(ox_attr_i(cx, op, a, "direction", d));
   OX_TRY(ox_attr_i(cx, op, a, "layout", layout));
-  int32_t in[6] = {X, W, R, B, H0, C0}, out[3];
-  OX_TRY(ox_emit(cx, op, 6, in, a, 3, out));
+  int32_t in[7] = {X, W, R, B, H0, C0, P}, out[3];
+  OX_TRY(ox_emit(cx, op, P >= 0 ? 7 : 6, in, a, 3, out));
   for (int k = 0; k < 3; k++) OX_TRY(ox_out(cx, k, out[k]));
   return BERTH_OK;
 }
