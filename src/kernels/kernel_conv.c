@@ -14,7 +14,13 @@
  * window is packed in chunks of whole kernel rows and the partial sums accumulate in the
  * output. This suits the shapes of audio models (many channels, short kernels, few output
  * positions per frame) and is a packed GEMM for large images. A kernel row longer than the
- * buffer (rare) takes a direct loop instead. */
+ * buffer (rare) takes a direct loop instead.
+ *
+ * The buffer is BERTH_CONV_SCRATCH_BYTES of stack (default 16 KiB, for desktop caches). An
+ * embedded runtime sets less (berth_add_runtime in CMakeLists.txt: 1 KiB) to fit a small
+ * thread stack: it only makes the chunks smaller (or the kernel rows take the direct loop),
+ * so the results are the same up to the order of the sums (tests/test_kernel_conv_scratch.c
+ * runs every path with 16, 64 and 1024 bytes). */
 #include "kernel_dot.h"
 #include "kernel_util.h"
 
@@ -146,7 +152,20 @@ static berth_status_t conv_infer(const berth_attr_value_t *attrs, const berth_ty
 
 /* ---- run ---------------------------------------------------------------------------- */
 
-#define CONV_BUF_BYTES 16384
+#ifndef BERTH_CONV_SCRATCH_BYTES
+#define BERTH_CONV_SCRATCH_BYTES 16384
+#endif
+/* at least one 16-byte vector of kernel_dot.h (with less, gcc warns about vector loops that never run) */
+_Static_assert(BERTH_CONV_SCRATCH_BYTES >= 16 && BERTH_CONV_SCRATCH_BYTES <= (1 << 24),
+               "BERTH_CONV_SCRATCH_BYTES must be 16 bytes to 16 MiB");
+
+/* The patch buffer, one for both element types (conv_exec's), so that the f32 and f64
+ * paths, once inlined, do not each put their own on the frame. 16-byte aligned like the
+ * vectors of kernel_dot.h (fewer loads across cache lines). */
+typedef union conv_buf {
+  _Alignas(16) float f32[BERTH_CONV_SCRATCH_BYTES / sizeof(float)];
+  double f64[BERTH_CONV_SCRATCH_BYTES / sizeof(double)];
+} conv_buf_t;
 
 /* Valid kernel taps q (0 <= q < k) for window start s: 0 <= s + q * dil < n. */
 static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
@@ -158,9 +177,9 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
 }
 
 #define CONV_FN(s, T)                                                                                          \
-  /* Packs the patches of positions t0..t0+tn, kernel rows r0..r0+rn, as buf[t][row * k2 + q2]. */            \
+  /* Packs the patches of positions t0..t0+tn, kernel rows r0..r0+rn, as buf[t][row * k2 + q2]. */             \
   static void conv_pack_##s(const conv_plan_t *p, const T *xg, int64_t t0, int64_t tn, int64_t r0, int64_t rn, \
-                            T *buf) {                                                                          \
+                            T *restrict buf) {                                                                 \
     const int64_t k0 = p->k[0], k1 = p->k[1], k2 = p->k[2], in1 = p->in[1], in2 = p->in[2];                    \
     T *dst = buf;                                                                                              \
     for (int64_t t = t0; t < t0 + tn; t++) {                                                                   \
@@ -168,14 +187,14 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
       int64_t s0 = o0 * p->stride[0] - p->pad[0], s1 = o1 * p->stride[1] - p->pad[1];                          \
       int64_t s2 = o2 * p->stride[2] - p->pad[2], lo, hi;                                                      \
       conv_taps(s2, p->dil[2], k2, in2, &lo, &hi);                                                             \
-      /* row r is (ic, q0, q1): split r0 once, then count up (divisions are slow) */                         \
+      /* row r is (ic, q0, q1): split r0 once, then count up (divisions are slow) */                           \
       int64_t q1 = r0 % k1, q0 = (r0 / k1) % k0, ic = r0 / k1 / k0;                                            \
       for (int64_t r = 0; r < rn; r++, dst += k2) {                                                            \
         int64_t i0 = s0 + q0 * p->dil[0], i1 = s1 + q1 * p->dil[1];                                            \
         if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= in1 || lo == hi) {                                     \
           for (int64_t q = 0; q < k2; q++) dst[q] = 0;                                                         \
         } else {                                                                                               \
-          /* an index, not a pointer: the window start s2 may lie before the row */                           \
+          /* an index, not a pointer: the window start s2 may lie before the row */                            \
           const int64_t base = ic * p->il + (i0 * in1 + i1) * in2 + s2;                                        \
           int64_t q = 0;                                                                                       \
           for (; q < lo; q++) dst[q] = 0;                                                                      \
@@ -198,7 +217,7 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     }                                                                                                          \
   }                                                                                                            \
                                                                                                                \
-  /* One output element the direct way, for kernel rows too long for the buffer. */                           \
+  /* One output element the direct way, for kernel rows too long for the buffer. */                            \
   static T conv_point_##s(const conv_plan_t *p, const T *xg, const T *wm, int64_t t) {                         \
     int64_t o2 = t % p->out[2], o01 = t / p->out[2], o1 = o01 % p->out[1], o0 = o01 / p->out[1];               \
     int64_t s0 = o0 * p->stride[0] - p->pad[0], s1 = o1 * p->stride[1] - p->pad[1];                            \
@@ -220,17 +239,17 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     return acc;                                                                                                \
   }                                                                                                            \
                                                                                                                \
-  static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg) {             \
-    enum { BUFN = CONV_BUF_BYTES / sizeof(T) };                                                                \
-    T buf[BUFN];                                                                                               \
+  static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg,               \
+                             T *restrict buf) {                                                                \
+    enum { BUFN = BERTH_CONV_SCRATCH_BYTES / sizeof(T) };                                                      \
     const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
     if (k2 > BUFN) {                                                                                           \
       for (int64_t m = 0; m < mg; m++)                                                                         \
         for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
       return;                                                                                                  \
     }                                                                                                          \
-    /* Chunk: up to 8 positions (so a weight row chunk is reused from cache), as many whole    \
-     * kernel rows as fit, then as many positions as fit with those rows. */                   \
+    /* Chunk: up to 8 positions (so a weight row chunk is reused from cache), as many whole                    \
+     * kernel rows as fit, then as many positions as fit with those rows. */                                   \
     int64_t t_want = l < 8 ? l : 8;                                                                            \
     int64_t rb = BUFN / (k2 * t_want);                                                                         \
     if (rb < 1) rb = 1;                                                                                        \
@@ -267,7 +286,8 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     }                                                                                                          \
   }                                                                                                            \
                                                                                                                \
-  static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, T *y) {                   \
+  static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, T *y,                     \
+                           T *restrict buf) {                                                                  \
     for (int64_t n = 0; n < p->n; n++)                                                                         \
       for (int64_t g = 0; g < p->group; g++) {                                                                 \
         const T *xg = x + (n * p->c + g * p->cg) * p->il;                                                      \
@@ -278,12 +298,28 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
             for (int64_t t = 0; t < p->l; t++) yg[m * p->l + t] = bg ? bg[m] : 0;                              \
           continue;                                                                                            \
         }                                                                                                      \
-        conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg);                                                  \
+        conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf);                                             \
       }                                                                                                        \
   }
 
 CONV_FN(f32, float)
 CONV_FN(f64, double)
+
+/* Out of line, so that the buffer and conv_plan (with the messages it could format) are
+ * never on the stack together: conv_run calls one, then the other. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void conv_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
+  conv_buf_t buf;
+  const void *b = call->n_in == 3 ? call->in[2].data : NULL;
+  if (p->out_type.dtype == BERTH_DTYPE_F32)
+    conv_run_f32(p, (const float *)call->in[0].data, (const float *)call->in[1].data, (const float *)b,
+                 (float *)call->out[0].data, buf.f32);
+  else
+    conv_run_f64(p, (const double *)call->in[0].data, (const double *)call->in[1].data, (const double *)b,
+                 (double *)call->out[0].data, buf.f64);
+}
 
 static void conv_run(const berth_kernel_call_t *call) {
   conv_plan_t p;
@@ -291,13 +327,7 @@ static void conv_run(const berth_kernel_call_t *call) {
   for (int32_t i = 0; i < call->n_in; i++) in[i] = *call->in[i].type;
   conv_plan(call->attrs, in, call->n_in, &p, NULL);
   if (berth_kernel_is_empty(&p.out_type)) return;
-  const void *b = call->n_in == 3 ? call->in[2].data : NULL;
-  if (p.out_type.dtype == BERTH_DTYPE_F32)
-    conv_run_f32(&p, (const float *)call->in[0].data, (const float *)call->in[1].data, (const float *)b,
-                 (float *)call->out[0].data);
-  else
-    conv_run_f64(&p, (const double *)call->in[0].data, (const double *)call->in[1].data, (const double *)b,
-                 (double *)call->out[0].data);
+  conv_exec(&p, call);
 }
 
 static const berth_attr_spec_t conv_attrs[] = {

@@ -51,8 +51,22 @@ static berth_status_t lstm_expect(const berth_type_t *t, int32_t i, int32_t rank
                     (int)i, berth_type_format(t, a, sizeof a), berth_type_format(&w, want, sizeof want), form);
 }
 
+/* The sizes, from the attributes and X alone: all that run needs (infer checked the rest),
+ * so that run does not carry lstm_dims' messages on its stack. */
+static void lstm_shape(const berth_attr_value_t *attrs, const berth_type_t *x, lstm_dims_t *d) {
+  int64_t dir = attrs[LSTM_DIRECTION].i;
+  d->hid = attrs[LSTM_HIDDEN_SIZE].i;
+  d->direction = (int32_t)dir;
+  d->layout = (int32_t)attrs[LSTM_LAYOUT].i;
+  d->dirs = dir == 2 ? 2 : 1;
+  d->seq = x->dims[d->layout ? 1 : 0];
+  d->batch = x->dims[d->layout ? 0 : 1];
+  d->in = x->dims[2];
+}
+
 static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
                                 lstm_dims_t *d, berth_diag_t *diag) {
+  lstm_shape(attrs, &in[LSTM_X], d); /* first: then gcc sees d set on every path */
   int64_t h = attrs[LSTM_HIDDEN_SIZE].i, dir = attrs[LSTM_DIRECTION].i, layout = attrs[LSTM_LAYOUT].i;
   if (h < 1 || h > BERTH_MAX_DIM)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: hidden_size is %lld, expected >= 1", (long long)h);
@@ -67,13 +81,6 @@ static berth_status_t lstm_dims(const berth_attr_value_t *attrs, const berth_typ
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "lstm: X (operand 0) is %s, expected rank 3 (%s)",
                       berth_type_format(x, a, sizeof a), layout ? "[batch, seq, input]" : "[seq, batch, input]");
   }
-  d->hid = h;
-  d->direction = (int32_t)dir;
-  d->layout = (int32_t)layout;
-  d->dirs = dir == 2 ? 2 : 1;
-  d->seq = x->dims[layout ? 1 : 0];
-  d->batch = x->dims[layout ? 0 : 1];
-  d->in = x->dims[2];
   int64_t w[3] = {d->dirs, 4 * h, d->in}, r[3] = {d->dirs, 4 * h, h}, b[2] = {d->dirs, 8 * h}, p[2] = {d->dirs, 3 * h};
   int64_t st0[3] = {d->dirs, d->batch, h}, st1[3] = {d->batch, d->dirs, h};
   BERTH_TRY(lstm_expect(&in[LSTM_W], LSTM_W, 3, w, "[dirs, 4*hidden_size, input]", diag));
@@ -205,16 +212,12 @@ LSTM_FN(f32, float)
 LSTM_FN(f64, double)
 
 static void lstm_run(const berth_kernel_call_t *call) {
-  berth_type_t in[7];
   const void *p[7] = {NULL};
-  for (int32_t i = 0; i < call->n_in; i++) {
-    in[i] = *call->in[i].type;
-    p[i] = call->in[i].data;
-  }
+  for (int32_t i = 0; i < call->n_in; i++) p[i] = call->in[i].data;
   lstm_dims_t d;
-  lstm_dims(call->attrs, in, call->n_in, &d, NULL);
+  lstm_shape(call->attrs, call->in[LSTM_X].type, &d);
   if (d.batch == 0) return; /* every output is empty */
-  if (in[0].dtype == BERTH_DTYPE_F32)
+  if (call->in[LSTM_X].type->dtype == BERTH_DTYPE_F32)
     lstm_run_f32(&d, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3],
                  (const float *)p[4], (const float *)p[5], (const float *)p[6], (float *)call->out[0].data,
                  (float *)call->out[1].data, (float *)call->out[2].data);

@@ -7,21 +7,36 @@
 
 #include <string.h>
 
-void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *m,
-                      const berth_exec_memory_t *mem, int32_t v) {
-  const berth_exec_value_t *x = &m->values[v];
-  if (x->window_parent >= 0) {
-    uint8_t *base = berth_exec_addr(p, m, mem, x->window_parent);
-    return base + (int64_t)x->offset + mem->regs[x->window_reg] * x->window_stride;
-  }
+/* The bytes of a value that is not a window. */
+static uint8_t *storage_addr(const berth_exec_program_t *p, const berth_exec_memory_t *mem,
+                             const berth_exec_value_t *x) {
   switch (x->storage) {
     case BERTH_STORAGE_ARENA: return mem->pools[x->pool] + x->offset;
     case BERTH_STORAGE_CONST: return (uint8_t *)(uintptr_t)p->constants + x->offset;
     case BERTH_STORAGE_STATE: return mem->state + x->offset;
-    case BERTH_STORAGE_INPUT: return (void *)(uintptr_t)mem->inputs[x->index];
-    case BERTH_STORAGE_OUTPUT: return mem->outputs[x->index];
+    case BERTH_STORAGE_INPUT: return (uint8_t *)(uintptr_t)mem->inputs[x->index];
+    case BERTH_STORAGE_OUTPUT: return (uint8_t *)mem->outputs[x->index];
   }
   return NULL;
+}
+
+/* Not recursive: the loader checks that a window's parent is never a window itself, so one
+ * step up reaches the storage (and the stack depth stays statically bounded). */
+void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *m,
+                      const berth_exec_memory_t *mem, int32_t v) {
+  const berth_exec_value_t *x = &m->values[v];
+  if (x->window_parent < 0) return storage_addr(p, mem, x);
+  uint8_t *base = storage_addr(p, mem, &m->values[x->window_parent]);
+  return base + (int64_t)x->offset + mem->regs[x->window_reg] * x->window_stride;
+}
+
+int32_t berth_exec_max_operands(const berth_exec_method_t *m) {
+  int32_t most = 0;
+  for (int32_t i = 0; i < m->n_instrs; i++) {
+    const berth_instr_t *in = &m->instrs[i];
+    if (in->opcode == BERTH_I_KERNEL && in->n_in + in->n_out > most) most = in->n_in + in->n_out;
+  }
+  return most;
 }
 
 /* Sanitizer checks of one instruction, before it runs: reads, then writes. */
@@ -59,6 +74,13 @@ static berth_status_t assert_failed(const berth_exec_method_t *m, const berth_in
 
 berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
                               struct berth_sanitizer *san, uint64_t max_steps, berth_diag_t *diag) {
+  berth_tensor_ref_t refs[2 * BERTH_MAX_KERNEL_OPERANDS];
+  return berth_exec_run_refs(p, method, mem, refs, san, max_steps, diag);
+}
+
+berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                                   berth_tensor_ref_t *refs, struct berth_sanitizer *san, uint64_t max_steps,
+                                   berth_diag_t *diag) {
   if (method < 0 || method >= p->n_methods)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
   const berth_exec_method_t *m = &p->methods[method];
@@ -76,7 +98,6 @@ berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, con
     switch (in->opcode) {
       case BERTH_I_KERNEL: {
         const berth_op_def_t *def = berth_op_get(in->op);
-        berth_tensor_ref_t refs[2 * BERTH_MAX_KERNEL_OPERANDS];
         int32_t n = in->n_in + in->n_out;
         for (int32_t i = 0; i < n; i++) {
           refs[i].type = &m->values[ops[i]].type;
@@ -117,7 +138,7 @@ berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, con
         break;
       }
       case BERTH_I_RETURN: return BERTH_OK;
-      default: return berth_fail(diag, BERTH_ERR_INTERNAL, "bad opcode %d at instruction %d", in->opcode, pc);
+      default: return berth_fail(diag, BERTH_ERR_INTERNAL, "bad opcode %d at instruction %d", in->opcode, (int)pc);
     }
   }
 }

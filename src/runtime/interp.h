@@ -34,4 +34,16 @@ void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *
 berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
                               struct berth_sanitizer *san, uint64_t max_steps, berth_diag_t *diag);
 
+/* berth_exec_run with room for one kernel call's operand list from the caller (refs: at
+ * least berth_exec_max_operands(&p->methods[method]) entries) instead of its stack, where
+ * berth_exec_run keeps 2 * BERTH_MAX_KERNEL_OPERANDS of them (2 KiB on a 64-bit target).
+ * The embeddable runtime calls this, with the room in the method handle, so that an
+ * execute fits a small thread stack. */
+berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                                   berth_tensor_ref_t *refs, struct berth_sanitizer *san, uint64_t max_steps,
+                                   berth_diag_t *diag);
+
+/* The most operands (inputs + outputs) of one kernel instruction of m; 0 without kernels. */
+int32_t berth_exec_max_operands(const berth_exec_method_t *m);
+
 #endif

@@ -32,6 +32,7 @@ struct berth_method {
   int64_t *regs;
   uint8_t *in_bound, *out_bound;
   uint8_t *state;
+  berth_tensor_ref_t *refs; /* one kernel call's operands: kept here, not on the stack */
 };
 
 /* Zero-byte tensors and empty regions still need a valid, aligned address. */
@@ -170,7 +171,7 @@ uint64_t berth_program_state_size(const berth_program_t *p, int32_t method) {
 /* ---- method handles ----------------------------------------------------------------------- */
 
 typedef struct mlay {
-  uint64_t handle, pools, inputs, outputs, regs, in_bound, out_bound, state, arena[BERTH_FORMAT_MAX_POOLS], total;
+  uint64_t handle, pools, inputs, outputs, regs, refs, in_bound, out_bound, state, arena[BERTH_FORMAT_MAX_POOLS], total;
   bool bad;
 } mlay_t;
 
@@ -192,6 +193,7 @@ static bool method_layout(const berth_exec_method_t *m, bool with_arenas, mlay_t
   l->inputs = mtake(l, (uint64_t)m->n_inputs, sizeof(void *), 8);
   l->outputs = mtake(l, (uint64_t)m->n_outputs, sizeof(void *), 8);
   l->regs = mtake(l, (uint64_t)m->n_regs, sizeof(int64_t), 8);
+  l->refs = mtake(l, (uint64_t)berth_exec_max_operands(m), sizeof(berth_tensor_ref_t), 8);
   l->in_bound = mtake(l, (uint64_t)m->n_inputs, 1, 1);
   l->out_bound = mtake(l, (uint64_t)m->n_outputs, 1, 1);
   l->state = mtake(l, m->state_size, 1, CARVE_ALIGN);
@@ -246,6 +248,7 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
   h->inputs = (const void **)(void *)(base + l.inputs);
   h->outputs = (void **)(void *)(base + l.outputs);
   h->regs = (int64_t *)(void *)(base + l.regs);
+  h->refs = (berth_tensor_ref_t *)(void *)(base + l.refs);
   h->in_bound = base + l.in_bound;
   h->out_bound = base + l.out_bound;
   h->state = m->state_size ? base + l.state : (uint8_t *)empty_slot;
@@ -343,7 +346,7 @@ berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
   if (m->n_regs) memset(h->regs, 0, (size_t)m->n_regs * sizeof *h->regs);
   berth_exec_memory_t mem = exec_memory(h);
   h->ran = false;
-  berth_status_t st = berth_exec_run(h->exec, h->index, &mem, NULL, h->max_steps, diag);
+  berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, NULL, h->max_steps, diag);
   if (h->exec->alloc_inputs) memset(h->in_bound, 0, (size_t)m->n_inputs);
   h->ran = st == BERTH_OK;
   return st;

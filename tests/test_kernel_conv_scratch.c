@@ -1,0 +1,230 @@
+/* conv with a small patch buffer (BERTH_CONV_SCRATCH_BYTES, src/kernels/kernel_conv.c), as
+ * embedded runtimes build it: tests/CMakeLists.txt compiles kernel_conv.c again with 16, 64
+ * and 1024 bytes, its def renamed berth_op_def_conv_s16 / _s64 / _s1024. Each runs the same
+ * convolutions as the default build (berth_op_def_conv, 16 KiB) and a plain loop in double:
+ * 1- to 3-D, groups, strides, dilations, asymmetric padding, windows hanging over both
+ * edges, kernel rows longer than the buffer (the direct loop), more kernel rows than one
+ * chunk (partial sums across chunks), one position per chunk, and empty outputs.
+ * Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+#include "test_kernel_util.h"
+
+extern const berth_op_def_t berth_op_def_conv_s16, berth_op_def_conv_s64, berth_op_def_conv_s1024;
+
+#define F32 BERTH_DTYPE_F32
+#define F64 BERTH_DTYPE_F64
+
+static const struct {
+  const berth_op_def_t *def;
+  const char *name;
+} variants[] = {
+    {&berth_op_def_conv, "16384 bytes (default)"},
+    {&berth_op_def_conv_s1024, "1024 bytes"},
+    {&berth_op_def_conv_s64, "64 bytes"},
+    {&berth_op_def_conv_s16, "16 bytes"},
+};
+enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
+
+static uint64_t rng_state, rng_seed;
+
+static uint32_t rnd(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 33);
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+typedef struct conv_case {
+  int sp; /* spatial dims, 1 to 3 */
+  int64_t n, c, m, group, in[3], k[3], stride[3], dil[3], pb[3], pe[3];
+  bool bias;
+} conv_case_t;
+
+/* ONNX Conv, one output element at a time, in double. */
+static void conv_loop(const conv_case_t *g, const int64_t *out, const double *x, const double *w, const double *b,
+                      double *y) {
+  int64_t cg = g->c / g->group, mg = g->m / g->group;
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1}, st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0};
+  for (int d = 0; d < g->sp; d++) {
+    int e = 3 - g->sp + d;
+    in[e] = g->in[d];
+    k[e] = g->k[d];
+    o[e] = out[d];
+    st[e] = g->stride[d];
+    dl[e] = g->dil[d];
+    pb[e] = g->pb[d];
+  }
+  int64_t il = in[0] * in[1] * in[2], kk = k[0] * k[1] * k[2], l = o[0] * o[1] * o[2];
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t m = 0; m < g->m; m++)
+      for (int64_t t = 0; t < l; t++) {
+        int64_t o2 = t % o[2], o1 = (t / o[2]) % o[1], o0 = t / (o[2] * o[1]);
+        double s = g->bias ? b[m] : 0;
+        for (int64_t ic = 0; ic < cg; ic++)
+          for (int64_t q0 = 0; q0 < k[0]; q0++)
+            for (int64_t q1 = 0; q1 < k[1]; q1++)
+              for (int64_t q2 = 0; q2 < k[2]; q2++) {
+                int64_t i0 = o0 * st[0] - pb[0] + q0 * dl[0], i1 = o1 * st[1] - pb[1] + q1 * dl[1],
+                        i2 = o2 * st[2] - pb[2] + q2 * dl[2];
+                if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
+                s += w[(m * cg + ic) * kk + (q0 * k[1] + q1) * k[2] + q2] *
+                     x[(n * g->c + (m / mg) * cg + ic) * il + (i0 * in[1] + i1) * in[2] + i2];
+              }
+        y[(n * g->m + m) * l + t] = s;
+      }
+}
+
+/* n random values in [-1, 1] as dtype dt, and the same values as doubles in *as_double. */
+static void *rnd_tensor(berth_dtype_t dt, int64_t n, double **as_double) {
+  void *p = malloc((size_t)(n ? n : 1) * 8);
+  double *d = malloc((size_t)(n ? n : 1) * sizeof(double));
+  for (int64_t i = 0; i < n; i++) {
+    double v = (double)(rnd() % 2001) / 1000.0 - 1.0;
+    if (dt == F32) ((float *)p)[i] = (float)v;
+    else ((double *)p)[i] = v;
+    d[i] = dt == F32 ? (double)(float)v : v;
+  }
+  *as_double = d;
+  return p;
+}
+
+static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
+  berth_type_t tx, tw, tb, tyy;
+  memset(&tx, 0, sizeof tx);
+  memset(&tw, 0, sizeof tw);
+  tx.dtype = tw.dtype = dt;
+  tx.rank = tw.rank = g->sp + 2;
+  tx.dims[0] = g->n;
+  tx.dims[1] = g->c;
+  tw.dims[0] = g->m;
+  tw.dims[1] = g->c / g->group;
+  tyy = tx;
+  tyy.dims[1] = g->m;
+  tb = ty(dt, 1, (int)g->m);
+  int64_t out[3], pads[6];
+  for (int d = 0; d < g->sp; d++) {
+    tx.dims[2 + d] = g->in[d];
+    tw.dims[2 + d] = g->k[d];
+    out[d] = (g->in[d] + g->pb[d] + g->pe[d] - g->dil[d] * (g->k[d] - 1) - 1) / g->stride[d] + 1;
+    tyy.dims[2 + d] = out[d];
+    pads[d] = g->pb[d];
+    pads[g->sp + d] = g->pe[d];
+  }
+  double *xd, *wd, *bd = NULL;
+  void *x = rnd_tensor(dt, berth_type_numel(&tx), &xd), *w = rnd_tensor(dt, berth_type_numel(&tw), &wd), *b = NULL;
+  if (g->bias) b = rnd_tensor(dt, g->m, &bd);
+  int64_t ny = berth_type_numel(&tyy);
+  double *want = malloc((size_t)(ny ? ny : 1) * sizeof(double));
+  conv_loop(g, out, xd, wd, bd, want);
+  void *want_t = malloc((size_t)(ny ? ny : 1) * 8), *first = NULL;
+  for (int64_t i = 0; i < ny; i++) {
+    if (dt == F32) ((float *)want_t)[i] = (float)want[i];
+    else ((double *)want_t)[i] = want[i];
+  }
+  double tol = dt == F32 ? 2e-4 : 1e-10;
+  for (int v = 0; v < N_VARIANTS; v++) {
+    tcall_t c = tc_op(variants[v].def);
+    tc_ints_arr(&c, "strides", g->stride, g->sp);
+    tc_ints_arr(&c, "dilations", g->dil, g->sp);
+    tc_ints_arr(&c, "pads", pads, 2 * g->sp);
+    tc_int(&c, "group", g->group);
+    tc_arg(&c, tx, x);
+    tc_arg(&c, tw, w);
+    if (g->bias) tc_arg(&c, tb, b);
+    void *got = tc_run(line, &c, tyy);
+    if (!got) continue;
+    int64_t bad = -1;
+    bool ok = tc_values_equal(dt, ny, got, want_t, tol, &bad);
+    CHECK_MSG(ok, "line %d: conv %dd %s, buffer of %s: element %lld differs from the plain loop (seed %llu)", line,
+              g->sp, berth_dtype_name(dt), variants[v].name, (long long)bad, (unsigned long long)rng_seed);
+    /* and from the default build: the same sums, in another order at most */
+    if (ok && first) {
+      ok = tc_values_equal(dt, ny, got, first, tol, &bad);
+      CHECK_MSG(ok, "line %d: conv %dd %s, buffer of %s: element %lld differs from the default build (seed %llu)",
+                line, g->sp, berth_dtype_name(dt), variants[v].name, (long long)bad, (unsigned long long)rng_seed);
+    }
+    if (!ok && bad >= 0) {
+      fprintf(stderr, "  got ");
+      tc_print_elem(dt, got, bad);
+      fprintf(stderr, ", want %.17g\n", want[bad]);
+    }
+    if (first) free(got);
+    else first = got;
+  }
+  free(first);
+  free(x);
+  free(w);
+  free(b);
+  free(xd);
+  free(wd);
+  free(bd);
+  free(want);
+  free(want_t);
+}
+
+static void test_random(void) {
+  for (int it = 0; it < 400; it++) {
+    conv_case_t g;
+    memset(&g, 0, sizeof g);
+    g.sp = (int)rnd_in(1, 3);
+    g.n = rnd_in(1, 2);
+    g.group = rnd_in(1, 3);
+    g.c = g.group * rnd_in(1, g.sp == 1 ? 9 : 4);
+    g.m = g.group * rnd_in(1, 9);
+    g.bias = rnd() & 1;
+    for (int d = 0; d < g.sp; d++) {
+      /* 1-D rows up to 40 taps: longer than 64 bytes of f32 (16) and f64 (8) */
+      g.k[d] = rnd_in(1, g.sp == 1 ? 40 : d == g.sp - 1 ? 12 : 3);
+      g.dil[d] = rnd_in(1, 3);
+      g.stride[d] = rnd_in(1, 3);
+      g.pb[d] = rnd_in(0, 3);
+      g.pe[d] = rnd_in(0, 3);
+      int64_t span = g.dil[d] * (g.k[d] - 1) + 1, min_in = span - g.pb[d] - g.pe[d];
+      if (min_in < 1) min_in = 1;
+      g.in[d] = rnd_in(min_in, min_in + (g.sp == 3 ? 4 : 20));
+    }
+    check(__LINE__, &g, (rnd() & 1) ? F32 : F64);
+  }
+}
+
+static void test_shapes(void) {
+  /* Silero-like: many channels, short kernels (row chunks of the 1 KiB and 64-byte buffers) */
+  conv_case_t s1 = {1, 1, 129, 128, 1, {4}, {3}, {1}, {1}, {1}, {1}, true};
+  check(__LINE__, &s1, F32);
+  /* the STFT layer: a 256-tap stride-128 window, longer than every small buffer */
+  conv_case_t s2 = {1, 1, 1, 18, 1, {640}, {256}, {128}, {1}, {0}, {0}, false};
+  check(__LINE__, &s2, F32);
+  check(__LINE__, &s2, F64);
+  /* a long signal: many position chunks, with dilation hanging over both edges */
+  conv_case_t s3 = {1, 2, 3, 5, 1, {700}, {5}, {1}, {2}, {4}, {5}, true};
+  check(__LINE__, &s3, F32);
+  check(__LINE__, &s3, F64);
+  /* depthwise and grouped 2-D with strides and asymmetric pads */
+  conv_case_t s4 = {2, 1, 8, 8, 8, {9, 9}, {3, 3}, {2, 1}, {1, 2}, {1, 0}, {0, 2}, true};
+  check(__LINE__, &s4, F32);
+  conv_case_t s5 = {2, 2, 12, 6, 3, {11, 13}, {3, 5}, {1, 2}, {2, 1}, {2, 1}, {1, 3}, false};
+  check(__LINE__, &s5, F64);
+  /* 3-D, and kernel rows of 2, 8 and 16 taps: exactly one 16- or 64-byte buffer of f64 or f32 */
+  conv_case_t s6 = {3, 1, 4, 4, 2, {5, 6, 9}, {2, 3, 8}, {1, 1, 1}, {1, 1, 1}, {1, 0, 1}, {0, 1, 2}, true};
+  check(__LINE__, &s6, F64);
+  conv_case_t s7 = {1, 1, 3, 4, 1, {40}, {16}, {1}, {1}, {2}, {2}, true};
+  check(__LINE__, &s7, F32);
+  check(__LINE__, &s7, F64);
+  conv_case_t s8 = {1, 1, 2, 2, 1, {9}, {2}, {1}, {1}, {0}, {0}, false};
+  check(__LINE__, &s8, F64);
+  /* 1x1 kernels: one tap per kernel row, many rows per chunk */
+  conv_case_t s9 = {2, 2, 6, 5, 1, {4, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &s9, F64);
+  check(__LINE__, &s9, F32);
+  /* empty: no batch */
+  conv_case_t s10 = {1, 0, 2, 3, 1, {7}, {3}, {1}, {1}, {1}, {1}, true};
+  check(__LINE__, &s10, F32);
+}
+
+int main(void) {
+  const char *s = getenv("BERTH_TEST_SEED");
+  rng_seed = s ? strtoull(s, NULL, 10) : 20250611u;
+  rng_state = rng_seed;
+  fprintf(stderr, "seed %llu\n", (unsigned long long)rng_seed);
+  test_shapes();
+  test_random();
+  return test_finish("test_kernel_conv_scratch");
+}
