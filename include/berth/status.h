@@ -47,18 +47,26 @@ static inline berth_diag_t berth_diag_make(char *buf, size_t cap) {
   return d;
 }
 
+/* Lets the compiler check berth's format strings against their arguments as printf's. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BERTH_PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define BERTH_PRINTF_LIKE(fmt, args)
+#endif
+
 /* Formats a message into diag (diag may be NULL) and returns status unchanged, so that
  * `return berth_fail(diag, BERTH_ERR_..., "...", ...);` reads naturally. The formatter is
  * berth's own (no stdio): %s %c %d %i %u %x %ld %lu %lld %llu %zu %g %%. */
-berth_status_t berth_fail(berth_diag_t *diag, berth_status_t status, const char *fmt, ...);
+berth_status_t berth_fail(berth_diag_t *diag, berth_status_t status, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
 
 /* Like berth_fail but prefixes the existing message: "prefix: old message". */
-berth_status_t berth_fail_prefix(berth_diag_t *diag, berth_status_t status, const char *fmt, ...);
+berth_status_t berth_fail_prefix(berth_diag_t *diag, berth_status_t status, const char *fmt, ...)
+    BERTH_PRINTF_LIKE(3, 4);
 
 /* snprintf-like formatting with berth's formatter; always NUL-terminates when cap > 0.
  * Returns the length that the full message would have had. */
-size_t berth_format(char *buf, size_t cap, const char *fmt, ...);
-size_t berth_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+size_t berth_format(char *buf, size_t cap, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
+size_t berth_vformat(char *buf, size_t cap, const char *fmt, va_list ap) BERTH_PRINTF_LIKE(3, 0);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ typedef struct rd {
   uint64_t n_values, n_instrs, n_operands, n_attrs, n_io, n_pools;
 } rd_t;
 
-static berth_status_t rfail(rd_t *r, berth_status_t st, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(3, 4) static berth_status_t rfail(rd_t *r, berth_status_t st, const char *fmt, ...) {
   if (r->diag && r->diag->buf && r->diag->cap) {
     va_list ap;
     va_start(ap, fmt);

@@ -210,7 +210,7 @@ static const char *method_name(const berth_exec_method_t *m) {
 }
 
 /* Fails with "method <name>: <message>". */
-static berth_status_t vfail(vctx_t *c, berth_status_t st, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(3, 4) static berth_status_t vfail(vctx_t *c, berth_status_t st, const char *fmt, ...) {
   berth_diag_t *d = c->diag;
   if (d && d->buf && d->cap) {
     size_t len = berth_format(d->buf, d->cap, "method %s: ", method_name(c->m));

@@ -44,7 +44,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say(const berth_fuzz_options_t *o, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(2, 3) static void say(const berth_fuzz_options_t *o, const char *fmt, ...) {
   if (!o->log) return;
   char line[2048];
   va_list ap;
@@ -62,7 +62,7 @@ typedef struct failure {
   char msg[2048];
 } failure_t;
 
-static berth_fuzz_kind_t fail(failure_t *f, berth_fuzz_kind_t kind, int algo, int io, int call, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(6, 7) static berth_fuzz_kind_t fail(failure_t *f, berth_fuzz_kind_t kind, int algo, int io, int call, const char *fmt, ...) {
   f->kind = kind;
   f->algo = algo;
   f->io = io;
@@ -502,7 +502,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
     memset(&dummy, 0, sizeof dummy);
     st = &dummy;
   }
-  fail(f, BERTH_FUZZ_OK, -1, -1, -1, "");
+  fail(f, BERTH_FUZZ_OK, -1, -1, -1, "%s", "");
   char msg[1024], cfg[256];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);

@@ -239,7 +239,7 @@ static const char *describe(const token_t *t, char *buf, size_t cap) {
 }
 
 /* Fails with "file:line:col: <message>". */
-static berth_status_t perr(parser_t *ps, const token_t *at, berth_status_t code, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(4, 5) static berth_status_t perr(parser_t *ps, const token_t *at, berth_status_t code, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);

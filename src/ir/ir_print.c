@@ -49,7 +49,7 @@ static void put(sbuf_t *b, const char *s, size_t n) {
 
 static void puts_(sbuf_t *b, const char *s) { put(b, s, strlen(s)); }
 
-static void putf(sbuf_t *b, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(2, 3) static void putf(sbuf_t *b, const char *fmt, ...) {
   char tmp[512];
   va_list ap;
   va_start(ap, fmt);

@@ -42,7 +42,7 @@ static const char *node_where(const vctx_t *c, int32_t node, char *buf, size_t c
   return buf;
 }
 
-static berth_status_t node_fail(const vctx_t *c, int32_t node, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(3, 4) static berth_status_t node_fail(const vctx_t *c, int32_t node, const char *fmt, ...) {
   char where[384], msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -52,7 +52,7 @@ static berth_status_t node_fail(const vctx_t *c, int32_t node, const char *fmt, 
                     msg);
 }
 
-static berth_status_t method_fail(const vctx_t *c, const char *fmt, ...) {
+BERTH_PRINTF_LIKE(2, 3) static berth_status_t method_fail(const vctx_t *c, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);

@@ -542,7 +542,7 @@ static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int3
   int32_t wants = active, ok = -1, ok_id = -1;
   berth_status_t st = BERTH_OK;
   if (m_s >= 0) {
-    int32_t n_c, lt;
+    int32_t n_c = -1, lt = -1;
     cx->name_hint = "trips_left";
     st = ox_const_i64(cx, &N, 1, true, &n_c);
     int32_t in[2] = {n_c, m_s};

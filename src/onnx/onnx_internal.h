@@ -106,7 +106,7 @@ berth_status_t ox_attr_ints(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *att
 berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out);
 
 /* Messages: "node 'NAME' (OpType, opset N): ..." */
-berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...);
+berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
 /* When a constant is needed but val is runtime: names the graph input it depends on. */
 berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what);
 
