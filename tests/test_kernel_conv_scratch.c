@@ -7,6 +7,7 @@
  * chunk (partial sums across chunks), one position per chunk, and empty outputs.
  * Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
+#include "conv_reference.h"
 
 extern const berth_op_def_t berth_op_def_conv_s16, berth_op_def_conv_s64, berth_op_def_conv_s1024;
 
@@ -31,46 +32,6 @@ static uint32_t rnd(void) {
   return (uint32_t)(rng_state >> 33);
 }
 static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
-
-typedef struct conv_case {
-  int sp; /* spatial dims, 1 to 3 */
-  int64_t n, c, m, group, in[3], k[3], stride[3], dil[3], pb[3], pe[3];
-  bool bias;
-} conv_case_t;
-
-/* ONNX Conv, one output element at a time, in double. */
-static void conv_loop(const conv_case_t *g, const int64_t *out, const double *x, const double *w, const double *b,
-                      double *y) {
-  int64_t cg = g->c / g->group, mg = g->m / g->group;
-  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1}, st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0};
-  for (int d = 0; d < g->sp; d++) {
-    int e = 3 - g->sp + d;
-    in[e] = g->in[d];
-    k[e] = g->k[d];
-    o[e] = out[d];
-    st[e] = g->stride[d];
-    dl[e] = g->dil[d];
-    pb[e] = g->pb[d];
-  }
-  int64_t il = in[0] * in[1] * in[2], kk = k[0] * k[1] * k[2], l = o[0] * o[1] * o[2];
-  for (int64_t n = 0; n < g->n; n++)
-    for (int64_t m = 0; m < g->m; m++)
-      for (int64_t t = 0; t < l; t++) {
-        int64_t o2 = t % o[2], o1 = (t / o[2]) % o[1], o0 = t / (o[2] * o[1]);
-        double s = g->bias ? b[m] : 0;
-        for (int64_t ic = 0; ic < cg; ic++)
-          for (int64_t q0 = 0; q0 < k[0]; q0++)
-            for (int64_t q1 = 0; q1 < k[1]; q1++)
-              for (int64_t q2 = 0; q2 < k[2]; q2++) {
-                int64_t i0 = o0 * st[0] - pb[0] + q0 * dl[0], i1 = o1 * st[1] - pb[1] + q1 * dl[1],
-                        i2 = o2 * st[2] - pb[2] + q2 * dl[2];
-                if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
-                s += w[(m * cg + ic) * kk + (q0 * k[1] + q1) * k[2] + q2] *
-                     x[(n * g->c + (m / mg) * cg + ic) * il + (i0 * in[1] + i1) * in[2] + i2];
-              }
-        y[(n * g->m + m) * l + t] = s;
-      }
-}
 
 /* n random values in [-1, 1] as dtype dt, and the same values as doubles in *as_double. */
 static void *rnd_tensor(berth_dtype_t dt, int64_t n, double **as_double) {
@@ -113,7 +74,7 @@ static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
   if (g->bias) b = rnd_tensor(dt, g->m, &bd);
   int64_t ny = berth_type_numel(&tyy);
   double *want = malloc((size_t)(ny ? ny : 1) * sizeof(double));
-  conv_loop(g, out, xd, wd, bd, want);
+  conv_reference(g, out, xd, wd, bd, want);
   void *want_t = malloc((size_t)(ny ? ny : 1) * 8), *first = NULL;
   for (int64_t i = 0; i < ny; i++) {
     if (dt == F32) ((float *)want_t)[i] = (float)want[i];

@@ -6,6 +6,7 @@
  * The seed is printed; set BERTH_TEST_SEED to replay one. Hand-computed cases and the
  * official ONNX tests: test_kernel_onnx.c. */
 #include "test_kernel_util.h"
+#include "conv_reference.h"
 
 #define F32 BERTH_DTYPE_F32
 #define F64 BERTH_DTYPE_F64
@@ -97,48 +98,7 @@ static bool compare_run(int line, const char *what, tcall_t *c, int n_out, const
 
 /* ---- conv ---------------------------------------------------------------------------------- */
 
-typedef struct conv_cfg {
-  int sp;
-  int64_t n, c, m, group, in[3], k[3], stride[3], dil[3], pb[3], pe[3];
-  bool bias;
-} conv_cfg_t;
-
-static void conv_ref(const conv_cfg_t *g, const int64_t *out, const double *x, const double *w, const double *b,
-                     double *y) {
-  int64_t cg = g->c / g->group, mg = g->m / g->group;
-  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1}, st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0};
-  for (int d = 0; d < g->sp; d++) {
-    int e = 3 - g->sp + d;
-    in[e] = g->in[d];
-    k[e] = g->k[d];
-    o[e] = out[d];
-    st[e] = g->stride[d];
-    dl[e] = g->dil[d];
-    pb[e] = g->pb[d];
-  }
-  int64_t il = in[0] * in[1] * in[2], kk = k[0] * k[1] * k[2], l = o[0] * o[1] * o[2];
-  for (int64_t n = 0; n < g->n; n++)
-    for (int64_t m = 0; m < g->m; m++) {
-      int64_t grp = m / mg;
-      for (int64_t t = 0; t < l; t++) {
-        int64_t o2 = t % o[2], o1 = (t / o[2]) % o[1], o0 = t / (o[2] * o[1]);
-        double s = g->bias ? b[m] : 0;
-        for (int64_t ic = 0; ic < cg; ic++)
-          for (int64_t q0 = 0; q0 < k[0]; q0++)
-            for (int64_t q1 = 0; q1 < k[1]; q1++)
-              for (int64_t q2 = 0; q2 < k[2]; q2++) {
-                int64_t i0 = o0 * st[0] - pb[0] + q0 * dl[0], i1 = o1 * st[1] - pb[1] + q1 * dl[1],
-                        i2 = o2 * st[2] - pb[2] + q2 * dl[2];
-                if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
-                s += w[(m * cg + ic) * kk + (q0 * k[1] + q1) * k[2] + q2] *
-                     x[(n * g->c + grp * cg + ic) * il + (i0 * in[1] + i1) * in[2] + i2];
-              }
-        y[(n * g->m + m) * l + t] = s;
-      }
-    }
-}
-
-static void conv_check(int line, const conv_cfg_t *g, berth_dtype_t dt) {
+static void conv_check(int line, const conv_case_t *g, berth_dtype_t dt) {
   berth_type_t tx, tw;
   memset(&tx, 0, sizeof tx);
   memset(&tw, 0, sizeof tw);
@@ -165,7 +125,7 @@ static void conv_check(int line, const conv_cfg_t *g, berth_dtype_t dt) {
   void *x = rnd_tensor(dt, berth_type_numel(&tx), &xd), *w = rnd_tensor(dt, berth_type_numel(&tw), &wd), *b = NULL;
   if (g->bias) b = rnd_tensor(dt, g->m, &bd);
   double *y = malloc((size_t)(berth_type_numel(&ty_) + 1) * sizeof(double));
-  conv_ref(g, out, xd, wd, bd, y);
+  conv_reference(g, out, xd, wd, bd, y);
   tcall_t c = tc_op(&berth_op_def_conv);
   tc_ints_arr(&c, "strides", g->stride, g->sp);
   tc_ints_arr(&c, "dilations", g->dil, g->sp);
@@ -189,7 +149,7 @@ static void conv_check(int line, const conv_cfg_t *g, berth_dtype_t dt) {
 
 static void test_conv_random(void) {
   for (int it = 0; it < 300; it++) {
-    conv_cfg_t g;
+    conv_case_t g;
     memset(&g, 0, sizeof g);
     g.sp = (int)rnd_in(1, 3);
     g.n = rnd_in(1, 2);
@@ -211,31 +171,31 @@ static void test_conv_random(void) {
   }
   /* Silero-like layers: many channels, short kernels, few positions (chunks of kernel
    * rows, four-channel blocks); a long stride-128 window (the STFT); one input channel */
-  conv_cfg_t s1 = {1, 1, 129, 128, 1, {4}, {3}, {1}, {1}, {1}, {1}, true};
+  conv_case_t s1 = {1, 1, 129, 128, 1, {4}, {3}, {1}, {1}, {1}, {1}, true};
   conv_check(__LINE__, &s1, F32);
-  conv_cfg_t s2 = {1, 1, 128, 64, 1, {4}, {3}, {2}, {1}, {1}, {1}, true};
+  conv_case_t s2 = {1, 1, 128, 64, 1, {4}, {3}, {2}, {1}, {1}, {1}, true};
   conv_check(__LINE__, &s2, F32);
-  conv_cfg_t s3 = {1, 1, 1, 258, 1, {640}, {256}, {128}, {1}, {0}, {0}, false};
+  conv_case_t s3 = {1, 1, 1, 258, 1, {640}, {256}, {128}, {1}, {0}, {0}, false};
   conv_check(__LINE__, &s3, F32);
-  conv_cfg_t s4 = {1, 1, 1, 258, 1, {640}, {256}, {128}, {1}, {0}, {0}, false};
+  conv_case_t s4 = {1, 1, 1, 258, 1, {640}, {256}, {128}, {1}, {0}, {0}, false};
   conv_check(__LINE__, &s4, F64);
   /* a long signal (many position chunks), and kernel rows longer than the 16 KiB buffer */
-  conv_cfg_t s5 = {1, 2, 3, 5, 1, {3000}, {5}, {1}, {2}, {2}, {3}, true};
+  conv_case_t s5 = {1, 2, 3, 5, 1, {3000}, {5}, {1}, {2}, {2}, {3}, true};
   conv_check(__LINE__, &s5, F32);
-  conv_cfg_t s6 = {1, 1, 2, 3, 1, {5000}, {4100}, {300}, {1}, {7}, {2}, true};
+  conv_case_t s6 = {1, 1, 2, 3, 1, {5000}, {4100}, {300}, {1}, {7}, {2}, true};
   conv_check(__LINE__, &s6, F32);
-  conv_cfg_t s7 = {1, 1, 2, 3, 1, {2500}, {2049}, {100}, {1}, {1}, {2}, true};
+  conv_case_t s7 = {1, 1, 2, 3, 1, {2500}, {2049}, {100}, {1}, {1}, {2}, true};
   conv_check(__LINE__, &s7, F64);
   /* depthwise 2-D, and a 2-D image with many channels */
-  conv_cfg_t s8 = {2, 1, 8, 8, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  conv_case_t s8 = {2, 1, 8, 8, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
   conv_check(__LINE__, &s8, F32);
-  conv_cfg_t s9 = {2, 1, 32, 16, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false};
+  conv_case_t s9 = {2, 1, 32, 16, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false};
   conv_check(__LINE__, &s9, F32);
   /* more kernel rows than fit one chunk: partial sums accumulate over row chunks */
-  conv_cfg_t s10 = {1, 2, 600, 6, 2, {12}, {5}, {1}, {1}, {2}, {0}, true};
+  conv_case_t s10 = {1, 2, 600, 6, 2, {12}, {5}, {1}, {1}, {2}, {0}, true};
   conv_check(__LINE__, &s10, F32);
   conv_check(__LINE__, &s10, F64);
-  conv_cfg_t s11 = {2, 1, 256, 5, 1, {6, 7}, {3, 3}, {1, 2}, {1, 1}, {1, 0}, {1, 2}, true};
+  conv_case_t s11 = {2, 1, 256, 5, 1, {6, 7}, {3, 3}, {1, 2}, {1, 1}, {1, 0}, {1, 2}, true};
   conv_check(__LINE__, &s11, F32);
 }
 
