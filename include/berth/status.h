@@ -63,6 +63,10 @@ berth_status_t berth_fail(berth_diag_t *diag, berth_status_t status, const char 
 berth_status_t berth_fail_prefix(berth_diag_t *diag, berth_status_t status, const char *fmt, ...)
     BERTH_PRINTF_LIKE(3, 4);
 
+/* Replaces every control character in diag's message (a newline or tab in a name read
+ * from a file, say) by '?', so that the message stays one line. diag may be NULL. */
+void berth_diag_one_line(berth_diag_t *diag);
+
 /* snprintf-like formatting with berth's formatter; always NUL-terminates when cap > 0.
  * Returns the length that the full message would have had. */
 size_t berth_format(char *buf, size_t cap, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);

@@ -180,3 +180,9 @@ berth_status_t berth_fail_prefix(berth_diag_t *diag, berth_status_t status, cons
   }
   return status;
 }
+
+void berth_diag_one_line(berth_diag_t *diag) {
+  if (!diag || !diag->buf) return;
+  for (char *c = diag->buf; *c; c++)
+    if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f) *c = '?';
+}

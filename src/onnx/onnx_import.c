@@ -860,8 +860,8 @@ bool berth_onnx_is_model(const void *bytes, size_t len) {
   return ok;
 }
 
-berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx_options_t *opt_in,
-                                 berth_ir_program_t **out, berth_onnx_info_t *info_out, berth_diag_t *diag) {
+static berth_status_t import_model(const void *bytes, size_t len, const berth_onnx_options_t *opt_in,
+                                   berth_ir_program_t **out, berth_onnx_info_t *info_out, berth_diag_t *diag) {
   berth_onnx_info_t info_local;
   berth_onnx_info_t *info = info_out ? info_out : &info_local;
   memset(info, 0, sizeof *info);
@@ -939,4 +939,11 @@ berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx
   if (!info_out) berth_onnx_info_deinit(info);
   *out = cx.p;
   return BERTH_OK;
+}
+
+berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx_options_t *opt,
+                                 berth_ir_program_t **out, berth_onnx_info_t *info, berth_diag_t *diag) {
+  berth_status_t st = import_model(bytes, len, opt, out, info, diag);
+  if (st) berth_diag_one_line(diag); /* names in the file may hold newlines */
+  return st;
 }

@@ -336,6 +336,7 @@ berth_status_t berth_onnx_tensor_parse(const void *bytes, size_t len, berth_onnx
     if (out->name) memcpy(out->name, t->name, n + 1);
   }
   onnx__tensor_proto__free_unpacked(t, NULL);
+  if (st) berth_diag_one_line(diag); /* a name in the file may hold newlines */
   return st;
 }
 
