@@ -243,6 +243,15 @@ berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, b
                       (long long)BERTH_MAX_TENSOR_BYTES);
   int64_t n = berth_type_numel(&type);
   size_t bytes = berth_type_bytes(&type);
+  /* Before allocating: the file must hold data for the values its dims declare (a few bytes
+   * of file must not make the importer allocate gigabytes). Every value takes at least two
+   * bits of raw_data, or one entry of a typed field, which packs at most eight 4-bit or
+   * sixteen 2-bit values in one int32; the exact count is checked below. */
+  uint64_t held = (uint64_t)t->raw_data.len * 4 + (uint64_t)t->n_float_data + (uint64_t)t->n_double_data +
+                  (uint64_t)t->n_int64_data + (uint64_t)t->n_uint64_data + (uint64_t)t->n_int32_data * 16;
+  if ((uint64_t)n > held)
+    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "tensor '%s' declares %lld values but holds data for at most %llu",
+                      name, (long long)n, (unsigned long long)held);
   void *out = malloc(bytes ? bytes : 1);
   if (!out) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "tensor '%s': out of memory (%zu bytes)", name, bytes);
   memset(out, 0, bytes ? bytes : 1);
