@@ -7,22 +7,29 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-sanitize deps build clean
+.PHONY: run test test-sanitize deps deps-test build clean
 
 deps:
 	@sh scripts/install-deps.sh
 
-build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBERTH_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+deps-test:
+	@sh scripts/install-deps.sh --test
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBERTH_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+
+# make run builds only the tool, quietly (errors and warnings still show).
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target berth -- --no-print-directory >/dev/null
+	$(BUILD)/berth run examples/seed/seed.bir --call 'f64[1]:5.0' --call 'f64[1]:6.0'
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	./$(BUILD)/berth run examples/seed/seed.bir --call 'f64[1]:5.0' --call 'f64[1]:6.0'
-
-test: build
+test: deps-test build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-test-sanitize: deps
+test-sanitize: deps-test
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DBERTH_WERROR=ON -DBERTH_SANITIZE=ON >/dev/null
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)

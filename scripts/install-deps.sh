@@ -1,6 +1,14 @@
 #!/bin/sh
-# Installs the Debian packages berth's build and tests need, if any is missing.
+# Installs the Debian packages berth's build needs, if any is missing.
+#   scripts/install-deps.sh          what building berth needs (make run)
+#   scripts/install-deps.sh --test   also what the tests use (make test): pkg-config and
+#                                    Python (numpy, pytest, venv, pip) for the package tests,
+#                                    espeak-ng and sox for the VAD audio, and the Silero VAD
+#                                    model + onnxruntime-node from npm (about 450 MB, said
+#                                    before it is fetched). Tests whose extras are missing skip.
 set -e
+tests=0
+[ "${1:-}" = --test ] && tests=1
 need=""
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
@@ -20,18 +28,29 @@ if [ -n "$need" ]; then
   apt-get install -y -q $need >/dev/null
 fi
 
-# Optional: what the Silero VAD test needs to make its audio (espeak-ng, sox). Without them
-# that test skips and says so; a failure to install them is not fatal.
+[ $tests = 1 ] || exit 0
+
+# For the tests: packaging (pkg-config), Python (numpy, pytest, venv, pip) and the Silero
+# VAD audio (espeak-ng, sox). Without them those tests skip and say so; a failure to install
+# them is not fatal.
 opt=""
+command -v pkg-config >/dev/null 2>&1 || opt="$opt pkg-config"
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || opt="$opt python3-numpy"
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || opt="$opt python3-pytest"
+/usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || opt="$opt python3-venv"
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || opt="$opt python3-pip"
 command -v espeak-ng >/dev/null 2>&1 || opt="$opt espeak-ng"
 command -v sox >/dev/null 2>&1 || opt="$opt sox"
 if [ -n "$opt" ] && [ "$(id -u)" = 0 ]; then
   echo "berth: installing (optional)$opt" >&2
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get update -q && apt-get install -y -q $opt; } >/dev/null 2>&1 || echo "berth: could not install$opt; the VAD test will skip" >&2
+  { apt-get update -q && apt-get install -y -q $opt; } >/dev/null 2>&1 || echo "berth: could not install$opt; the tests that need them will skip" >&2
 fi
 # Optional: the Silero VAD model from npm (@ricky0123/vad-web) into build/vad-deps.
 if command -v npm >/dev/null 2>&1; then
+  if [ ! -d "$(dirname "$0")/../build/vad-deps/node_modules/onnxruntime-node" ]; then
+    echo "berth: fetching the Silero VAD models (@ricky0123/vad-web) and onnxruntime-node from npm into build/vad-deps (about 450 MB, for the VAD and ONNX tests)" >&2
+  fi
   sh "$(dirname "$0")/../tools/vad/fetch-model.sh" >/dev/null 2>&1 || echo "berth: could not fetch the Silero VAD model with npm; the VAD test will skip" >&2
 else
   echo "berth: npm not found; the Silero VAD model is not fetched and the VAD test will skip" >&2

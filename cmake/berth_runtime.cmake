@@ -1,0 +1,47 @@
+# The runtime's sources and small embedded runtimes built from them. Included by berth's own
+# CMakeLists.txt (sources in the tree) and by the installed package's berthConfig.cmake
+# (sources installed under share/berth/runtime); BERTH_RUNTIME_ROOT names the folder that
+# holds include/ and src/ when this file is included.
+set_property(GLOBAL PROPERTY BERTH_RUNTIME_ROOT "${BERTH_RUNTIME_ROOT}")
+
+# berth_runtime_sources(OUT): the runtime side (no stdio, no malloc): base, kernels, the
+# program reader and verifier, the interpreter.
+function(berth_runtime_sources out)
+  get_property(root GLOBAL PROPERTY BERTH_RUNTIME_ROOT)
+  file(GLOB src CONFIGURE_DEPENDS ${root}/src/base/*.c ${root}/src/kernels/*.c ${root}/src/runtime/*.c
+       ${root}/src/format/read_*.c ${root}/src/format/verify*.c)
+  set(${out} ${src} PARENT_SCOPE)
+endfunction()
+
+# berth_add_runtime(NAME [OPS_HEADER FILE] [CONV_SCRATCH_BYTES N]): a small runtime for
+# embedded programs: -Os, one section per function, and only the kernels FILE lists
+# (`berth compile --ops-header`; all without it); link it with --gc-sections
+# (berth_link_small) so that the unused kernels are dropped. conv's stack buffer is N bytes
+# (default BERTH_SMALL_CONV_SCRATCH_BYTES, else 1024).
+function(berth_add_runtime name)
+  cmake_parse_arguments(ARG "" "OPS_HEADER;CONV_SCRATCH_BYTES" "" ${ARGN})
+  if(NOT ARG_CONV_SCRATCH_BYTES)
+    set(ARG_CONV_SCRATCH_BYTES ${BERTH_SMALL_CONV_SCRATCH_BYTES})
+  endif()
+  if(NOT ARG_CONV_SCRATCH_BYTES)
+    set(ARG_CONV_SCRATCH_BYTES 1024)
+  endif()
+  get_property(root GLOBAL PROPERTY BERTH_RUNTIME_ROOT)
+  berth_runtime_sources(src)
+  add_library(${name} STATIC ${src})
+  target_include_directories(${name} PUBLIC ${root}/include PRIVATE ${root}/src)
+  target_link_libraries(${name} PUBLIC m)
+  target_compile_options(${name} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-Os> -ffunction-sections -fdata-sections)
+  target_compile_definitions(${name} PRIVATE BERTH_CONV_SCRATCH_BYTES=${ARG_CONV_SCRATCH_BYTES})
+  if(BERTH_HAVE_CALLGRAPH_INFO)
+    target_compile_options(${name} PRIVATE -fstack-usage -fcallgraph-info=su)
+  endif()
+  if(ARG_OPS_HEADER)
+    target_compile_definitions(${name} PRIVATE "BERTH_OPS_HEADER=\"${ARG_OPS_HEADER}\"")
+  endif()
+endfunction()
+
+# Links target with --gc-sections, so that a small runtime's unused kernels are dropped.
+function(berth_link_small target)
+  target_link_options(${target} PRIVATE -Wl,--gc-sections)
+endfunction()

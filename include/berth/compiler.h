@@ -1,0 +1,105 @@
+/* berth's compiler: a program (text IR `.bir`, or an ONNX model) in, a planned and verified
+ * program file (`.berth`, for berth/runtime.h) and its plan report out.
+ *
+ *   berth_compile_options_t opt = berth_compile_options_default();
+ *   const char *inputs[] = {"input:f32[1,512]", "state:f32[2,1,128]", "sr:i64[]=16000"};
+ *   opt.inputs = inputs;                 // ONNX only: fix shapes (and bind values)
+ *   opt.n_inputs = 3;
+ *   berth_compilation_t *c;
+ *   if (berth_compile(model_bytes, model_len, "silero_vad.onnx", &opt, &c, &diag)) fail(msg);
+ *   size_t len;
+ *   const uint8_t *file = berth_compilation_bytes(c, &len);  // write it, or load it
+ *   berth_plan_summary_t s;
+ *   berth_compilation_summary(c, 0, &s);                     // arena, lower bound, copies...
+ *   berth_compilation_destroy(c);
+ *
+ * The source kind is told by content: an ONNX ModelProto, else the text IR (a `.berth` file
+ * is refused: it is already compiled). The compiler allocates with malloc and is not meant
+ * for embedded targets; the runtime (berth/runtime.h) is. Every function is thread-safe on
+ * distinct objects. Fallible functions return berth_status_t with a one-line message in diag
+ * (may be NULL) naming what was wrong and where, and write their outputs only on success. */
+#ifndef BERTH_COMPILER_H
+#define BERTH_COMPILER_H
+
+#include "berth/status.h"
+#include "berth/types.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of berth (also written into every program file's IR section header). */
+#define BERTH_VERSION_MAJOR 0
+#define BERTH_VERSION_MINOR 4
+#define BERTH_VERSION_PATCH 0
+#define BERTH_VERSION_STRING "0.4.0"
+
+/* "MAJOR.MINOR.PATCH" of the library that is linked (may differ from the header's). */
+const char *berth_version(void);
+
+typedef struct berth_compile_options {
+  /* ---- planner -------------------------------------------------------------------- */
+  const char *algo;     /* "naive", "greedy" (default), "search", "exact" */
+  const char *strategy; /* "global" (default); "regions" is ExecuTorch's scheme, a baseline
+                           that the verifier rejects wherever it aliases live values */
+  int64_t budget_ms;    /* search / exact time budget; 0: the planner's default */
+  uint32_t alignment;   /* arena offsets are multiples of it; power of two <= 4096; 0: 16 */
+  const char *pools;    /* pool rules "KEY=POOL,..." (KEY an op name, "input" or "output");
+                           NULL: everything in pool 0 */
+  int alloc_inputs;     /* -1: as the program says; 0 or 1: inputs planned in the arena */
+  int alloc_outputs;    /* -1: as the program says; 0 or 1: outputs planned in the arena */
+  bool verify;          /* run the memory-plan verifier on the result (default true) */
+  bool store_ir;        /* keep the source IR in the file (default true) */
+  /* ---- ONNX import (ignored for the text IR) -------------------------------------- */
+  const char *const *inputs; /* n_inputs specs "NAME:DTYPE[D,...]" or "NAME:DTYPE[D,...]=V,..."
+                                (the second binds the input to a value: a constant) */
+  int32_t n_inputs;
+  bool keep_control_flow; /* keep Ifs whose condition folds to a constant */
+  int64_t max_trip_count; /* 0: none; bound for Loops whose trip count is dynamic */
+} berth_compile_options_t;
+
+/* The defaults described above. */
+berth_compile_options_t berth_compile_options_default(void);
+
+typedef struct berth_compilation berth_compilation_t;
+
+/* Compiles source (len bytes; source_name names it in messages, may be NULL). Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (a bad option or spec, a program that breaks the IR's rules),
+ * BERTH_ERR_CORRUPT_DATA (malformed bytes), BERTH_ERR_UNIMPLEMENTED (an op or feature berth
+ * lacks), BERTH_ERR_OUT_OF_RANGE (a cap), BERTH_ERR_VERIFY_FAILED (the plan breaks the memory
+ * rules), BERTH_ERR_RESOURCE_EXHAUSTED. The result is owned by the caller. */
+berth_status_t berth_compile(const void *source, size_t len, const char *source_name,
+                             const berth_compile_options_t *opt, berth_compilation_t **out,
+                             berth_diag_t *diag);
+void berth_compilation_destroy(berth_compilation_t *c);
+
+/* The program file: *len bytes, 64-byte aligned, owned by c (valid until destroy). */
+const uint8_t *berth_compilation_bytes(const berth_compilation_t *c, size_t *len);
+
+/* The plan of one method. */
+#define BERTH_SUMMARY_MAX_POOLS 16
+typedef struct berth_plan_summary {
+  const char *method;          /* owned by c */
+  int32_t n_values;            /* values with storage */
+  int32_t copies;              /* COPY instructions (hand-overs that could not be in place) */
+  int32_t coalesced;           /* hand-overs written in place by their producers */
+  uint64_t state_bytes;        /* mutable buffers */
+  int32_t n_pools;
+  uint64_t arena_bytes[BERTH_SUMMARY_MAX_POOLS];       /* per pool */
+  uint64_t lower_bound_bytes[BERTH_SUMMARY_MAX_POOLS]; /* per pool: no plan can be smaller */
+  int32_t buffers[BERTH_SUMMARY_MAX_POOLS];            /* storage groups packed per pool */
+  bool verified;
+} berth_plan_summary_t;
+
+int32_t berth_compilation_method_count(const berth_compilation_t *c);
+/* BERTH_ERR_INVALID_ARGUMENT when method is out of range. */
+berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

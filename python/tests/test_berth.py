@@ -1,0 +1,142 @@
+"""The Python package against libberth: compile, plan, run with numpy, state, save/load,
+errors. Run from the repository root: BERTH_LIBRARY=build/libberth.so python3 -m pytest python/tests
+(ctest does this). Silero VAD checks skip without the model (tools/vad/fetch-model.sh)."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+import berth
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SEED = os.path.join(ROOT, "examples", "seed", "seed.bir")
+ASSERT = os.path.join(ROOT, "tests", "bir", "assert.bir")
+SILERO = os.environ.get("BERTH_VAD_MODEL") or os.path.join(
+    ROOT, "build", "vad-deps", "node_modules", "@ricky0123", "vad-web", "dist", "silero_vad_v5.onnx")
+
+
+def test_version():
+    assert berth.version().count(".") == 2
+
+
+def test_seed_runs_as_the_seed_issue_says():
+    prog = berth.compile(SEED)
+    m = prog.method("forward")
+    assert m.inputs == [("data", "f64", (1,))]
+    assert [n for n, _, _ in m.outputs] == ["result1", "result2"]
+    first = m(np.array([5.0]))
+    second = m(data=np.array([6.0]))
+    assert first["result1"].tolist() == [5.0] and first["result2"].tolist() == [5.0]
+    assert second["result1"].tolist() == [6.0] and second["result2"].tolist() == [7.0]
+    # outputs are copies: the next call does not change them
+    m(np.array([1.0]))
+    assert second["result2"].tolist() == [7.0]
+
+
+def test_plan_summary():
+    plan = berth.compile(SEED).plan
+    assert len(plan) == 1
+    p = plan[0]
+    assert p["method"] == "forward" and p["verified"]
+    assert (p["copies"], p["coalesced"], p["state_bytes"]) == (1, 6, 8)
+    assert p["pools"] == [{"arena_bytes": 33, "lower_bound_bytes": 33, "buffers": 7}]
+    naive = berth.compile(SEED, algo="naive").plan[0]
+    assert naive["arena_bytes"] > p["arena_bytes"]
+
+
+def test_state_and_reset():
+    m = berth.compile(SEED).method()
+    m(np.array([5.0]))
+    assert m(np.array([6.0]))["result2"].tolist() == [7.0]
+    m.reset()  # state is NaN again: the nested cond takes the clone branch
+    m(np.array([5.0]))
+    assert m(np.array([6.0]))["result2"].tolist() == [7.0]
+    fresh = berth.compile(SEED).method()
+    assert fresh(np.array([6.0]))["result2"].tolist() == [6.0]
+
+
+def test_two_methods_do_not_share_memory():
+    prog = berth.compile(SEED)
+    a, b = prog.method(), prog.method()
+    a(np.array([5.0]))
+    assert a(np.array([6.0]))["result2"].tolist() == [7.0]
+    assert b(np.array([6.0]))["result2"].tolist() == [6.0]
+
+
+def test_regions_strategy_is_rejected_by_the_verifier():
+    with pytest.raises(berth.Error) as e:
+        berth.compile(SEED, strategy="regions")
+    assert e.value.status == "verification failed"
+    assert "%result1" in str(e.value)
+
+
+@pytest.mark.parametrize("io", [(None, None), (True, True), (False, False), (True, False)])
+def test_alloc_inputs_outputs(io):
+    m = berth.compile(SEED, alloc_inputs=io[0], alloc_outputs=io[1]).method()
+    m(np.array([5.0]))
+    assert m(np.array([6.0]))["result2"].tolist() == [7.0]
+
+
+def test_save_and_load(tmp_path):
+    prog = berth.compile(SEED, store_ir=False)
+    path = tmp_path / "seed.berth"
+    prog.save(str(path))
+    again = berth.load(str(path))
+    assert again.plan is None and again.methods == ["forward"]
+    m = again.method()
+    m(np.array([5.0]))
+    assert m(np.array([6.0]))["result2"].tolist() == [7.0]
+    data = bytearray(path.read_bytes())
+    data[40] ^= 0xFF
+    with pytest.raises(berth.Error):
+        berth.load(bytes(data))
+
+
+def test_bad_inputs_are_python_errors():
+    m = berth.compile(SEED).method()
+    with pytest.raises(TypeError, match="missing input data"):
+        m()
+    with pytest.raises(TypeError, match="no input 'x'"):
+        m(x=np.array([1.0]))
+    with pytest.raises(ValueError, match=r"shape \(2, 2\)"):
+        m(np.zeros((2, 2)))
+    with pytest.raises(berth.Error, match="no method 'backward'"):
+        berth.compile(SEED).method("backward")
+    with pytest.raises(berth.Error, match="unknown algorithm 'fast'") as e:
+        berth.compile(SEED, algo="fast")
+    assert e.value.status == "invalid argument"
+    with pytest.raises(berth.Error, match="bad.bir:1:"):
+        berth.compile(b"func @f(", name="bad.bir")
+
+
+def test_run_time_check_raises():
+    m = berth.compile(ASSERT).method()
+    out = m(np.array([3.0]), np.array(5, dtype=np.int64))
+    assert out[m.outputs[0][0]].tolist() == [6.0]
+    with pytest.raises(berth.Error, match="x must be at most 10") as e:
+        m(np.array([30.0]), np.array(5, dtype=np.int64))
+    assert e.value.status == "run-time check failed"
+
+
+def _sine(n):
+    return (0.5 * np.sin(0.3 * np.arange(n))).astype(np.float32).reshape(1, n)
+
+
+@pytest.mark.skipif(not os.path.exists(SILERO), reason="no silero_vad_v5.onnx (tools/vad/fetch-model.sh)")
+def test_silero_vad_v5_matches_onnxruntime():
+    # onnxruntime-node's probabilities for this frame with a zero state (tests/cli/onnx_silero.sh)
+    prog = berth.compile(SILERO, inputs={"input": ("f32", [1, 512]), "state": ("f32", [2, 1, 128]),
+                                         "sr": ("i64", [], 16000)})
+    assert prog.plan[0]["verified"]
+    vad = prog.method()
+    out = vad(input=_sine(512), state=np.zeros((2, 1, 128), np.float32))
+    prob = out[vad.outputs[0][0]]
+    assert prob.shape == (1, 1) and abs(float(prob[0, 0]) - 0.23636320) < 1e-4
+    # both rates in one program: sr at run time, a 256-sample frame
+    both = berth.compile(SILERO, inputs=["input:f32[1,256]", "state:f32[2,1,128]", "sr:i64[]"]).method()
+    zero = np.zeros((2, 1, 128), np.float32)
+    p16 = both(_sine(256), zero, np.array(16000, np.int64))
+    p8 = both(_sine(256), zero, np.array(8000, np.int64))
+    assert abs(float(list(p16.values())[0][0, 0]) - 0.0048668683) < 1e-4
+    assert abs(float(list(p8.values())[0][0, 0]) - 0.074172139) < 1e-4

@@ -1,0 +1,325 @@
+/* The public compiler API (berth/compiler.h): source -> IR (text parser or ONNX importer)
+ * -> planner -> program file, checked by loading it as the runtime would. */
+#include "berth/compiler.h"
+
+#include "berth/runtime.h"
+#include "format/write_program.h"
+#include "ir/ir.h"
+#include "onnx/onnx_import.h"
+#include "plan/plan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(BERTH_SUMMARY_MAX_POOLS == BERTH_MAX_POOLS, "the summary holds every pool");
+
+struct berth_compilation {
+  uint8_t *bytes;
+  size_t len;
+  int32_t n_methods;
+  berth_plan_summary_t *summaries;
+  char *names; /* method names, NUL-separated */
+};
+
+const char *berth_version(void) { return BERTH_VERSION_STRING; }
+
+berth_compile_options_t berth_compile_options_default(void) {
+  berth_compile_options_t o;
+  memset(&o, 0, sizeof o);
+  o.algo = "greedy";
+  o.strategy = "global";
+  o.alloc_inputs = -1;
+  o.alloc_outputs = -1;
+  o.verify = true;
+  o.store_ir = true;
+  return o;
+}
+
+/* ---- ONNX input specs ----------------------------------------------------------------- */
+
+/* One value of dtype d from text at *p (advancing it); false if it is not a number of the
+ * dtype or lies outside its range. Integers are exact (no float detour); floats must be
+ * finite in the dtype unless written as nan/inf. */
+static bool parse_value(const char **p, berth_dtype_t d, void *e) {
+  const char *s = *p;
+  char *end;
+  errno = 0;
+  if (berth_dtype_is_float(d)) {
+    double v = strtod(s, &end);
+    if (end == s) return false;
+    bool special = isnan(v) || isinf(v);
+    if (d == BERTH_DTYPE_F32) {
+      if (!special && (errno == ERANGE ? fabs(v) > 1 : fabs(v) > 3.4028234663852886e38)) return false;
+      float f = (float)v;
+      memcpy(e, &f, sizeof f);
+    } else {
+      if (!special && errno == ERANGE && fabs(v) > 1) return false;
+      memcpy(e, &v, sizeof v);
+    }
+  } else if (d == BERTH_DTYPE_BOOL) {
+    if (strncmp(s, "true", 4) == 0) *(uint8_t *)e = 1, end = (char *)s + 4;
+    else if (strncmp(s, "false", 5) == 0) *(uint8_t *)e = 0, end = (char *)s + 5;
+    else if (*s == '0' || *s == '1') *(uint8_t *)e = (uint8_t)(*s - '0'), end = (char *)s + 1;
+    else return false;
+  } else if (berth_dtype_is_signed_int(d)) {
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno == ERANGE) return false;
+    size_t es = berth_dtype_size(d);
+    long long lo = es == 8 ? INT64_MIN : -(1LL << (8 * es - 1)), hi = es == 8 ? INT64_MAX : (1LL << (8 * es - 1)) - 1;
+    if (v < lo || v > hi) return false;
+    if (es == 1) *(int8_t *)e = (int8_t)v;
+    else if (es == 2) *(int16_t *)e = (int16_t)v;
+    else if (es == 4) *(int32_t *)e = (int32_t)v;
+    else *(int64_t *)e = (int64_t)v;
+  } else {
+    if (*s == '-') return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno == ERANGE) return false;
+    size_t es = berth_dtype_size(d);
+    if (es < 8 && v > (1ULL << (8 * es)) - 1) return false;
+    if (es == 1) *(uint8_t *)e = (uint8_t)v;
+    else if (es == 2) *(uint16_t *)e = (uint16_t)v;
+    else if (es == 4) *(uint32_t *)e = (uint32_t)v;
+    else *(uint64_t *)e = (uint64_t)v;
+  }
+  *p = end;
+  return true;
+}
+
+/* "NAME:DTYPE[D,...]" or "NAME:DTYPE[D,...]=V,...". spec->name and spec->value are malloc'd
+ * (free them with spec_free) on success. */
+static berth_status_t parse_spec(const char *s, berth_onnx_input_spec_t *spec, berth_diag_t *diag) {
+  memset(spec, 0, sizeof *spec);
+  const char *br = strchr(s, '['), *colon = NULL;
+  for (const char *q = s; br && q < br; q++)
+    if (*q == ':') colon = q;
+  const char *want = "expected NAME:DTYPE[DIMS] or NAME:DTYPE[DIMS]=V,... (x:f32[1,512], sr:i64[]=16000)";
+  if (!colon || colon == s) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %s", s, want);
+  if (!berth_dtype_from_name(colon + 1, (size_t)(br - colon - 1), &spec->dtype)) {
+    char dt[16];
+    size_t n = (size_t)(br - colon - 1) < sizeof dt - 1 ? (size_t)(br - colon - 1) : sizeof dt - 1;
+    memcpy(dt, colon + 1, n);
+    dt[n] = '\0';
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': unknown dtype '%s' (f32, f64, i64, bool, ...)", s, dt);
+  }
+  const char *p = br + 1;
+  while (*p != ']') {
+    if (spec->rank == BERTH_MAX_RANK)
+      return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "input spec '%s': more than %d dims", s, BERTH_MAX_RANK);
+    char *end;
+    errno = 0;
+    long long d = strtoll(p, &end, 10);
+    if (end == p || *p == '-' || *p == '+' || errno == ERANGE || d > BERTH_MAX_DIM)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': dim %d is not an integer in [0, %lld]", s,
+                        (int)spec->rank, (long long)BERTH_MAX_DIM);
+    spec->dims[spec->rank++] = d;
+    p = end;
+    if (*p == ',') p++;
+    else if (*p != ']') return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %s", s, want);
+  }
+  berth_type_t t = {spec->dtype, spec->rank, {0}};
+  memcpy(t.dims, spec->dims, sizeof t.dims);
+  if (!berth_type_check(&t)) return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "input spec '%s': the tensor is too large", s);
+  if (p[1] != '\0' && p[1] != '=') return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %s", s, want);
+  char *name = malloc((size_t)(colon - s) + 1);
+  if (!name) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  memcpy(name, s, (size_t)(colon - s));
+  name[colon - s] = '\0';
+  spec->name = name;
+  if (p[1] == '\0') return BERTH_OK;
+  int64_t n = berth_type_numel(&t);
+  size_t es = berth_dtype_size(t.dtype);
+  uint8_t *buf = calloc((size_t)(n ? n : 1), es);
+  if (!buf) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  spec->value = buf;
+  p += 2;
+  for (int64_t i = 0; i < n; i++) {
+    if (!parse_value(&p, t.dtype, buf + (size_t)i * es))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': value %lld is not a %s", s, (long long)i,
+                        berth_dtype_name(t.dtype));
+    if (i + 1 < n && *p++ != ',')
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %lld values needed, separated by ','", s,
+                        (long long)n);
+  }
+  if (*p) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': more than %lld values", s, (long long)n);
+  return BERTH_OK;
+}
+
+static void specs_free(berth_onnx_input_spec_t *specs, int32_t n) {
+  for (int32_t i = 0; specs && i < n; i++) {
+    free((void *)specs[i].name);
+    free((void *)specs[i].value);
+  }
+  free(specs);
+}
+
+static berth_status_t import_onnx(const void *src, size_t len, const berth_compile_options_t *opt,
+                                  berth_ir_program_t **out, berth_diag_t *diag) {
+  if (opt->n_inputs < 0 || (opt->n_inputs > 0 && !opt->inputs))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "n_inputs %d without inputs", (int)opt->n_inputs);
+  if (opt->max_trip_count < 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_trip_count %lld is negative", (long long)opt->max_trip_count);
+  berth_onnx_input_spec_t *specs = calloc((size_t)opt->n_inputs + 1, sizeof *specs);
+  if (!specs) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  berth_status_t st = BERTH_OK;
+  int32_t n = 0;
+  for (; n < opt->n_inputs && !st; n++) {
+    st = opt->inputs[n] ? parse_spec(opt->inputs[n], &specs[n], diag)
+                        : berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec %d is NULL", (int)n);
+    for (int32_t k = 0; k < n && !st; k++)
+      if (strcmp(specs[k].name, specs[n].name) == 0)
+        st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input '%s' is specified twice", specs[n].name);
+  }
+  if (!st) {
+    berth_onnx_options_t o = berth_onnx_options_default();
+    o.inputs = specs;
+    o.n_inputs = n;
+    o.keep_control_flow = opt->keep_control_flow;
+    o.max_trip_count = opt->max_trip_count;
+    st = berth_onnx_import(src, len, &o, out, NULL, diag);
+  }
+  specs_free(specs, n);
+  return st;
+}
+
+/* ---- compile ------------------------------------------------------------------------ */
+
+static berth_status_t plan_options(const berth_compile_options_t *o, berth_plan_options_t *p, berth_diag_t *diag) {
+  *p = berth_plan_options_default();
+  if (o->algo && !berth_alloc_algo_from_name(o->algo, &p->algo))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown algorithm '%s' (naive, greedy, search, exact)", o->algo);
+  if (o->strategy && !berth_strategy_from_name(o->strategy, &p->strategy))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown strategy '%s' (global, regions)", o->strategy);
+  if (o->budget_ms < 0) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "budget_ms %lld is negative", (long long)o->budget_ms);
+  if (o->budget_ms) p->budget_ms = o->budget_ms;
+  if (o->alignment) {
+    if (o->alignment > 4096 || (o->alignment & (o->alignment - 1)))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alignment %u is not a power of two up to 4096", o->alignment);
+    p->alignment = o->alignment;
+  }
+  if (o->alloc_inputs < -1 || o->alloc_inputs > 1 || o->alloc_outputs < -1 || o->alloc_outputs > 1)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alloc_inputs and alloc_outputs take -1, 0 or 1");
+  p->pools = o->pools;
+  p->alloc_inputs = o->alloc_inputs;
+  p->alloc_outputs = o->alloc_outputs;
+  p->verify = o->verify;
+  return BERTH_OK;
+}
+
+static berth_status_t source_ir(const void *src, size_t len, const char *name, const berth_compile_options_t *opt,
+                                berth_ir_program_t **out, berth_diag_t *diag) {
+  if (berth_program_is_berth(src, len))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
+  if (berth_onnx_is_model(src, len)) return import_onnx(src, len, opt, out, diag);
+  if (opt->n_inputs || opt->keep_control_flow || opt->max_trip_count)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, keep_control_flow and "
+                      "max_trip_count apply to ONNX models only", name);
+  if (memchr(src, '\0', len))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is neither an ONNX model nor berth's text IR (it holds a NUL byte)", name);
+  berth_status_t st = berth_ir_parse(src, len, name, out, diag);
+  if (!st && (st = berth_ir_validate(*out, diag))) {
+    berth_ir_program_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* Loads the bytes as the runtime will, so a file that the loader rejects is never returned. */
+static berth_status_t load_check(const uint8_t *bytes, size_t len, berth_diag_t *diag) {
+  berth_program_sizes_t sz;
+  berth_status_t st = berth_program_query(bytes, len, &sz, diag);
+  if (st) return st;
+  void *mem = malloc(sz.program_bytes ? sz.program_bytes : 1), *scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
+  berth_program_t *prog;
+  st = mem && scratch ? berth_program_load(bytes, len, mem, sz.program_bytes, scratch, sz.scratch_bytes, &prog, diag)
+                      : berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  free(mem);
+  free(scratch);
+  return st;
+}
+
+static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t *c, berth_diag_t *diag) {
+  int32_t n = cp->exec.n_methods;
+  size_t names = 0;
+  for (int32_t m = 0; m < n; m++) names += strlen(cp->exec.methods[m].name) + 1;
+  c->summaries = calloc((size_t)n + 1, sizeof *c->summaries);
+  c->names = malloc(names + 1);
+  if (!c->summaries || !c->names) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  char *at = c->names;
+  for (int32_t m = 0; m < n; m++) {
+    const berth_plan_method_report_t *r = &cp->reports[m];
+    berth_plan_summary_t *s = &c->summaries[m];
+    size_t l = strlen(cp->exec.methods[m].name) + 1;
+    memcpy(at, cp->exec.methods[m].name, l);
+    s->method = at;
+    at += l;
+    s->n_values = r->n_values;
+    s->copies = r->copies;
+    s->coalesced = r->coalesced;
+    s->state_bytes = r->state_bytes;
+    s->n_pools = r->n_pools;
+    for (int32_t k = 0; k < r->n_pools; k++) {
+      s->arena_bytes[k] = r->pools[k].arena_bytes;
+      s->lower_bound_bytes[k] = r->pools[k].lower_bound_bytes;
+      s->buffers[k] = r->pools[k].n_buffers;
+    }
+    s->verified = r->verified;
+  }
+  c->n_methods = n;
+  return BERTH_OK;
+}
+
+berth_status_t berth_compile(const void *source, size_t len, const char *source_name,
+                             const berth_compile_options_t *opt, berth_compilation_t **out, berth_diag_t *diag) {
+  if (!source || !opt || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compile: NULL argument");
+  const char *name = source_name ? source_name : "<source>";
+  berth_plan_options_t popt;
+  berth_status_t st = plan_options(opt, &popt, diag);
+  if (st) return st;
+  berth_ir_program_t *ir = NULL;
+  if ((st = source_ir(source, len, name, opt, &ir, diag))) return st;
+  berth_compiled_t *cp = NULL;
+  berth_compilation_t *c = calloc(1, sizeof *c);
+  if (!c) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!st) st = berth_plan_compile(ir, &popt, &cp, diag);
+  if (!st) {
+    berth_format_write_options_t wo = berth_format_write_options_default();
+    wo.ir = ir;
+    wo.store_ir = opt->store_ir;
+    wo.plan = &popt;
+    st = berth_format_write(&cp->exec, &wo, &c->bytes, &c->len, diag);
+  }
+  if (!st && popt.verify) st = load_check(c->bytes, c->len, diag);
+  if (!st) st = summarize(cp, c, diag);
+  berth_compiled_destroy(cp);
+  berth_ir_program_destroy(ir);
+  if (st) {
+    berth_compilation_destroy(c);
+    return st;
+  }
+  *out = c;
+  return BERTH_OK;
+}
+
+void berth_compilation_destroy(berth_compilation_t *c) {
+  if (!c) return;
+  free(c->bytes);
+  free(c->summaries);
+  free(c->names);
+  free(c);
+}
+
+const uint8_t *berth_compilation_bytes(const berth_compilation_t *c, size_t *len) {
+  if (len) *len = c ? c->len : 0;
+  return c ? c->bytes : NULL;
+}
+
+int32_t berth_compilation_method_count(const berth_compilation_t *c) { return c ? c->n_methods : 0; }
+
+berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out) {
+  if (!c || !out || method < 0 || method >= c->n_methods) return BERTH_ERR_INVALID_ARGUMENT;
+  *out = c->summaries[method];
+  return BERTH_OK;
+}
