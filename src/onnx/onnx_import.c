@@ -6,6 +6,7 @@
 #include "base/checked.h"
 #include "passes/passes.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,15 +75,38 @@ berth_status_t ox_const_i64(ox_ctx_t *cx, const int64_t *v, int32_t n, bool scal
   return ox_const_new(cx, &t, d, out);
 }
 
+/* True when v converts to integer dtype dt without undefined behaviour: not NaN, and its
+ * truncation toward zero within the dtype's range (bounds are powers of two, exact in a
+ * double). Always true for bool and floats (double to f32 overflows to inf). */
+bool ox_double_fits(double v, berth_dtype_t dt) {
+  double lo, hi; /* hi exclusive */
+  switch (dt) {
+    case BERTH_DTYPE_I8: lo = -128.0, hi = 128.0; break;
+    case BERTH_DTYPE_U8: lo = 0, hi = 256.0; break;
+    case BERTH_DTYPE_I16: lo = -32768.0, hi = 32768.0; break;
+    case BERTH_DTYPE_U16: lo = 0, hi = 65536.0; break;
+    case BERTH_DTYPE_I32: lo = -2147483648.0, hi = 2147483648.0; break;
+    case BERTH_DTYPE_U32: lo = 0, hi = 4294967296.0; break;
+    case BERTH_DTYPE_I64: lo = -9223372036854775808.0, hi = 9223372036854775808.0; break;
+    case BERTH_DTYPE_U64: lo = 0, hi = 18446744073709551616.0; break;
+    default: return true;
+  }
+  if (v != v) return false;
+  double t = trunc(v);
+  return t >= lo && t < hi;
+}
+
 berth_status_t ox_const_scalar(ox_ctx_t *cx, berth_dtype_t dt, double v, int32_t *out) {
   berth_type_t t;
   memset(&t, 0, sizeof t);
   t.dtype = dt;
   double src = v;
+  /* callers check values from the file with their own message; this is the backstop that
+   * keeps an out-of-range conversion from being undefined behaviour */
+  if (!ox_double_fits(src, dt))
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the value %g does not fit dtype %s", src, berth_dtype_name(dt));
   void *d = malloc(8);
   if (!d) return oom(cx);
-  berth_type_t one = t;
-  (void)one;
   switch (dt) {
     case BERTH_DTYPE_BOOL: *(uint8_t *)d = src != 0; break;
     case BERTH_DTYPE_I8: *(int8_t *)d = (int8_t)src; break;
@@ -467,9 +491,19 @@ const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name) {
   return NULL;
 }
 
-int64_t ox_attr_int(const ox_ctx_t *cx, const char *name, int64_t dflt) {
+int64_t ox_attr_int(ox_ctx_t *cx, const char *name, int64_t dflt) {
   const Onnx__AttributeProto *a = ox_attr(cx, name);
-  return a && a->has_i ? a->i : a && a->has_f ? (int64_t)a->f : dflt;
+  if (!a) return dflt;
+  if (a->has_i) return a->i;
+  if (!a->has_f) return dflt;
+  /* an INT attribute written as a float: only an exact integer in int64's range is one */
+  double f = a->f;
+  if (ox_double_fits(f, BERTH_DTYPE_I64) && trunc(f) == f) return (int64_t)f;
+  if (!cx->bad_attr) {
+    cx->bad_attr = a->name;
+    cx->bad_attr_value = f;
+  }
+  return dflt;
 }
 
 double ox_attr_float(const ox_ctx_t *cx, const char *name, double dflt) {
