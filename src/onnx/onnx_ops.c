@@ -550,7 +550,8 @@ static berth_status_t op_range(ox_ctx_t *cx) {
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "start, limit and delta have dtypes %s, %s and %s, expected one",
                    berth_dtype_name(t.dtype), berth_dtype_name(cx->vals[l].type.dtype),
                    berth_dtype_name(cx->vals[d].type.dtype));
-  const double cap = (double)((int64_t)1 << 28);
+  /* computed here at import time: as large as a folded constant may be */
+  const double cap = (double)(BERTH_ONNX_MAX_FOLD_BYTES / (int64_t)berth_dtype_size(t.dtype));
   double cnt;
   int64_t si = 0, di = 0;
   if (isf) {
@@ -578,7 +579,9 @@ static berth_status_t op_range(ox_ctx_t *cx) {
       cnt = (double)(dist / step + (dist % step != 0));
     }
   }
-  if (cnt > cap) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "Range of %g elements is over berth's cap", cnt);
+  if (cnt > cap)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "Range of %g elements is over berth's cap of %lld bytes for a constant", cnt,
+                   (long long)BERTH_ONNX_MAX_FOLD_BYTES);
   int64_t n = (int64_t)cnt;
   t.dims[0] = n;
   size_t bytes = berth_type_bytes(&t);

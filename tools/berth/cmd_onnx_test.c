@@ -12,8 +12,9 @@
  * Prints one line per failing or unsupported test, "FAIL <folder>: <reason>" or
  * "UNSUPPORTED <folder>: <reason>", then "N passed, N failed, N unsupported". Exits 1 when
  * a test failed. A folder given that holds no test (no model.onnx in it or two levels
- * down), a test_data_set_* without model.onnx, and an input_N.pb with no graph input to
- * bind to are failures, never skipped. */
+ * down), a test_data_set_* without model.onnx, a .onnx or .pb file given instead of its
+ * folder, and an input_N.pb with no graph input to bind to are failures, never skipped
+ * (other files given, such as a README that a glob of the folder reaches, are passed over). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "host/session.h"
@@ -521,6 +522,11 @@ int berth_cmd_onnx_test(int argc, char **argv) {
       continue;
     }
     if (!is_dir(argv[i])) {
+      /* files beside test folders (a glob of a folder reaches README.md, MANIFEST.tsv) are passed over,
+       * a model or tensor file is a mistake */
+      size_t len = strlen(argv[i]);
+      bool model = (len >= 5 && strcmp(argv[i] + len - 5, ".onnx") == 0) || (len >= 3 && strcmp(argv[i] + len - 3, ".pb") == 0);
+      if (is_file(argv[i]) && !model) continue;
       printf("FAIL %s: %s\n", base_name(argv[i]),
              is_file(argv[i]) ? "not a folder (give the test folder that holds model.onnx)" : "no such folder");
       c.failed++;
