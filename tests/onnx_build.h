@@ -28,9 +28,9 @@ typedef struct ob {
   int n, cap;
 } ob_t;
 
-static void ob_init(ob_t *b) { memset(b, 0, sizeof *b); }
+static inline void ob_init(ob_t *b) { memset(b, 0, sizeof *b); }
 
-static void *ob_alloc(ob_t *b, size_t n) {
+static inline void *ob_alloc(ob_t *b, size_t n) {
   if (b->n == b->cap) {
     b->cap = b->cap ? b->cap * 2 : 256;
     b->ptrs = realloc(b->ptrs, sizeof(void *) * (size_t)b->cap);
@@ -40,20 +40,20 @@ static void *ob_alloc(ob_t *b, size_t n) {
   return p;
 }
 
-static void ob_free(ob_t *b) {
+static inline void ob_free(ob_t *b) {
   for (int i = 0; i < b->n; i++) free(b->ptrs[i]);
   free(b->ptrs);
   memset(b, 0, sizeof *b);
 }
 
-static char *ob_str(ob_t *b, const char *s, size_t n) {
+static inline char *ob_str(ob_t *b, const char *s, size_t n) {
   char *d = ob_alloc(b, n + 1);
   memcpy(d, s, n);
   return d;
 }
 
 /* Splits "a,b,c" into a string array; returns the count. */
-static size_t ob_split(ob_t *b, const char *list, char ***out) {
+static inline size_t ob_split(ob_t *b, const char *list, char ***out) {
   size_t n = 0;
   if (list[0]) {
     n = 1;
@@ -71,7 +71,7 @@ static size_t ob_split(ob_t *b, const char *list, char ***out) {
   return n;
 }
 
-static size_t ob_ints(ob_t *b, const char *list, int64_t **out) {
+static inline size_t ob_ints(ob_t *b, const char *list, int64_t **out) {
   char **s;
   size_t n = ob_split(b, list, &s);
   int64_t *v = ob_alloc(b, sizeof(int64_t) * (n + 1));
@@ -89,7 +89,7 @@ static size_t ob_ints(ob_t *b, const char *list, int64_t **out) {
     (n)++;                                                                         \
   } while (0)
 
-static Onnx__GraphProto *ob_graph(ob_t *b, const char *name) {
+static inline Onnx__GraphProto *ob_graph(ob_t *b, const char *name) {
   Onnx__GraphProto *g = ob_alloc(b, sizeof *g);
   onnx__graph_proto__init(g);
   g->name = ob_str(b, name, strlen(name));
@@ -97,7 +97,7 @@ static Onnx__GraphProto *ob_graph(ob_t *b, const char *name) {
 }
 
 /* dims "2,3"; "" is a scalar; "?" entries are dynamic (dim_param "N"); NULL: no shape. */
-static Onnx__ValueInfoProto *ob_value_info(ob_t *b, const char *name, int elem, const char *dims) {
+static inline Onnx__ValueInfoProto *ob_value_info(ob_t *b, const char *name, int elem, const char *dims) {
   Onnx__ValueInfoProto *vi = ob_alloc(b, sizeof *vi);
   onnx__value_info_proto__init(vi);
   vi->name = ob_str(b, name, strlen(name));
@@ -133,18 +133,18 @@ static Onnx__ValueInfoProto *ob_value_info(ob_t *b, const char *name, int elem, 
   return vi;
 }
 
-static void ob_input(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims) {
+static inline void ob_input(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims) {
   Onnx__ValueInfoProto *vi = ob_value_info(b, name, elem, dims);
   OB_PUSH(b, g->input, g->n_input, vi);
 }
 
-static void ob_output(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims) {
+static inline void ob_output(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims) {
   Onnx__ValueInfoProto *vi = ob_value_info(b, name, elem, dims);
   OB_PUSH(b, g->output, g->n_output, vi);
 }
 
 /* A tensor of floats ("1,2.5"), int64 or other ints, bool: values as text. */
-static Onnx__TensorProto *ob_tensor(ob_t *b, const char *name, int elem, const char *dims, const char *values) {
+static inline Onnx__TensorProto *ob_tensor(ob_t *b, const char *name, int elem, const char *dims, const char *values) {
   Onnx__TensorProto *t = ob_alloc(b, sizeof *t);
   onnx__tensor_proto__init(t);
   t->name = ob_str(b, name, strlen(name));
@@ -173,13 +173,13 @@ static Onnx__TensorProto *ob_tensor(ob_t *b, const char *name, int elem, const c
   return t;
 }
 
-static void ob_init_tensor(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims,
+static inline void ob_init_tensor(ob_t *b, Onnx__GraphProto *g, const char *name, int elem, const char *dims,
                            const char *values) {
   Onnx__TensorProto *t = ob_tensor(b, name, elem, dims, values);
   OB_PUSH(b, g->initializer, g->n_initializer, t);
 }
 
-static Onnx__NodeProto *ob_node(ob_t *b, Onnx__GraphProto *g, const char *op, const char *ins, const char *outs) {
+static inline Onnx__NodeProto *ob_node(ob_t *b, Onnx__GraphProto *g, const char *op, const char *ins, const char *outs) {
   Onnx__NodeProto *n = ob_alloc(b, sizeof *n);
   onnx__node_proto__init(n);
   n->op_type = ob_str(b, op, strlen(op));
@@ -190,7 +190,7 @@ static Onnx__NodeProto *ob_node(ob_t *b, Onnx__GraphProto *g, const char *op, co
   return n;
 }
 
-static Onnx__AttributeProto *ob_attr(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType t) {
+static inline Onnx__AttributeProto *ob_attr(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType t) {
   Onnx__AttributeProto *a = ob_alloc(b, sizeof *a);
   onnx__attribute_proto__init(a);
   a->name = ob_str(b, name, strlen(name));
@@ -200,34 +200,34 @@ static Onnx__AttributeProto *ob_attr(ob_t *b, Onnx__NodeProto *n, const char *na
   return a;
 }
 
-static void ob_attr_i(ob_t *b, Onnx__NodeProto *n, const char *name, int64_t v) {
+static inline void ob_attr_i(ob_t *b, Onnx__NodeProto *n, const char *name, int64_t v) {
   Onnx__AttributeProto *a = ob_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
   a->has_i = 1;
   a->i = v;
 }
 
-static void ob_attr_ints(ob_t *b, Onnx__NodeProto *n, const char *name, const char *v) {
+static inline void ob_attr_ints(ob_t *b, Onnx__NodeProto *n, const char *name, const char *v) {
   Onnx__AttributeProto *a = ob_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
   a->n_ints = ob_ints(b, v, &a->ints);
 }
 
-static void ob_attr_g(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__GraphProto *g) {
+static inline void ob_attr_g(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__GraphProto *g) {
   Onnx__AttributeProto *a = ob_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
   a->g = g;
 }
 
-static void ob_attr_t(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__TensorProto *t) {
+static inline void ob_attr_t(ob_t *b, Onnx__NodeProto *n, const char *name, Onnx__TensorProto *t) {
   Onnx__AttributeProto *a = ob_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
   a->t = t;
 }
 
 /* A Constant node. */
-static void ob_const(ob_t *b, Onnx__GraphProto *g, const char *out, int elem, const char *dims, const char *values) {
+static inline void ob_const(ob_t *b, Onnx__GraphProto *g, const char *out, int elem, const char *dims, const char *values) {
   Onnx__NodeProto *n = ob_node(b, g, "Constant", "", out);
   ob_attr_t(b, n, "value", ob_tensor(b, out, elem, dims, values));
 }
 
-static uint8_t *ob_model(ob_t *b, Onnx__GraphProto *g, int64_t opset, size_t *len) {
+static inline uint8_t *ob_model(ob_t *b, Onnx__GraphProto *g, int64_t opset, size_t *len) {
   Onnx__ModelProto m;
   onnx__model_proto__init(&m);
   m.has_ir_version = 1;

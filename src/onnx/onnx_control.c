@@ -446,6 +446,11 @@ static berth_status_t loop_unroll(ox_ctx_t *cx, loop_t *L, int64_t T) {
         st = ox_need_const(cx, L->outs[0], "the condition of an unrolled Loop");
         break;
       }
+      if (cx->vals[L->outs[0]].type.dtype != BERTH_DTYPE_BOOL) {
+        st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the body's condition output has dtype %s, expected bool",
+                     berth_dtype_name(cx->vals[L->outs[0]].type.dtype));
+        break;
+      }
       st = ox_const_double(cx, L->outs[0], "the condition", &c);
       if (!st && c == 0) break;
     }
@@ -740,10 +745,19 @@ berth_status_t ox_op_loop(ox_ctx_t *cx) {
   /* trip count and initial condition, when known */
   int64_t T = -1;
   bool c_known = L.C < 0, c_val = true;
+  /* M is an int64 and cond a bool (ONNX's types): read exactly, never through a double */
+  if (!st && L.M >= 0 && cx->vals[L.M].type.dtype != BERTH_DTYPE_I64)
+    st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the trip count M has dtype %s, expected int64",
+                 berth_dtype_name(cx->vals[L.M].type.dtype));
+  if (!st && L.C >= 0 && cx->vals[L.C].type.dtype != BERTH_DTYPE_BOOL)
+    st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the condition has dtype %s, expected bool",
+                 berth_dtype_name(cx->vals[L.C].type.dtype));
   if (!st && L.M >= 0 && ox_is_const(cx, L.M)) {
-    double d;
-    st = ox_const_double(cx, L.M, "the trip count M", &d);
-    T = d < 0 ? 0 : (int64_t)d;
+    int64_t m[1];
+    int32_t n = 0;
+    st = ox_const_ints(cx, L.M, "the trip count M", m, 1, &n);
+    if (!st && n != 1) st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the trip count M has %d elements, expected one", (int)n);
+    if (!st) T = m[0] < 0 ? 0 : m[0];
   }
   if (!st && L.C >= 0 && ox_is_const(cx, L.C)) {
     double d;

@@ -6,6 +6,7 @@
 #include "base/checked.h"
 #include "passes/passes.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,15 +75,38 @@ berth_status_t ox_const_i64(ox_ctx_t *cx, const int64_t *v, int32_t n, bool scal
   return ox_const_new(cx, &t, d, out);
 }
 
+/* True when v converts to integer dtype dt without undefined behaviour: not NaN, and its
+ * truncation toward zero within the dtype's range (bounds are powers of two, exact in a
+ * double). Always true for bool and floats (double to f32 overflows to inf). */
+bool ox_double_fits(double v, berth_dtype_t dt) {
+  double lo, hi; /* hi exclusive */
+  switch (dt) {
+    case BERTH_DTYPE_I8: lo = -128.0, hi = 128.0; break;
+    case BERTH_DTYPE_U8: lo = 0, hi = 256.0; break;
+    case BERTH_DTYPE_I16: lo = -32768.0, hi = 32768.0; break;
+    case BERTH_DTYPE_U16: lo = 0, hi = 65536.0; break;
+    case BERTH_DTYPE_I32: lo = -2147483648.0, hi = 2147483648.0; break;
+    case BERTH_DTYPE_U32: lo = 0, hi = 4294967296.0; break;
+    case BERTH_DTYPE_I64: lo = -9223372036854775808.0, hi = 9223372036854775808.0; break;
+    case BERTH_DTYPE_U64: lo = 0, hi = 18446744073709551616.0; break;
+    default: return true;
+  }
+  if (v != v) return false;
+  double t = trunc(v);
+  return t >= lo && t < hi;
+}
+
 berth_status_t ox_const_scalar(ox_ctx_t *cx, berth_dtype_t dt, double v, int32_t *out) {
   berth_type_t t;
   memset(&t, 0, sizeof t);
   t.dtype = dt;
   double src = v;
+  /* callers check values from the file with their own message; this is the backstop that
+   * keeps an out-of-range conversion from being undefined behaviour */
+  if (!ox_double_fits(src, dt))
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the value %g does not fit dtype %s", src, berth_dtype_name(dt));
   void *d = malloc(8);
   if (!d) return oom(cx);
-  berth_type_t one = t;
-  (void)one;
   switch (dt) {
     case BERTH_DTYPE_BOOL: *(uint8_t *)d = src != 0; break;
     case BERTH_DTYPE_I8: *(int8_t *)d = (int8_t)src; break;
@@ -467,9 +491,19 @@ const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name) {
   return NULL;
 }
 
-int64_t ox_attr_int(const ox_ctx_t *cx, const char *name, int64_t dflt) {
+int64_t ox_attr_int(ox_ctx_t *cx, const char *name, int64_t dflt) {
   const Onnx__AttributeProto *a = ox_attr(cx, name);
-  return a && a->has_i ? a->i : a && a->has_f ? (int64_t)a->f : dflt;
+  if (!a) return dflt;
+  if (a->has_i) return a->i;
+  if (!a->has_f) return dflt;
+  /* an INT attribute written as a float: only an exact integer in int64's range is one */
+  double f = a->f;
+  if (ox_double_fits(f, BERTH_DTYPE_I64) && trunc(f) == f) return (int64_t)f;
+  if (!cx->bad_attr) {
+    cx->bad_attr = a->name;
+    cx->bad_attr_value = f;
+  }
+  return dflt;
 }
 
 double ox_attr_float(const ox_ctx_t *cx, const char *name, double dflt) {
@@ -648,6 +682,208 @@ static berth_status_t bind_initializers(ox_ctx_t *cx, const Onnx__GraphProto *g)
   return BERTH_OK;
 }
 
+/* ==== node order ======================================================================
+ * ONNX requires a graph's nodes in topological order, but onnxruntime accepts any order and
+ * real models ship out of order (an fp16 export with its input Casts last): the nodes are
+ * translated in a topological order, the file's own when it is one. A node depends on the
+ * producers of its inputs and of every name its sub-graphs read (captures); a cycle is an
+ * error naming a node on it. */
+
+typedef struct name_map {
+  const char **keys;
+  int32_t *vals;
+  size_t cap; /* a power of two */
+} name_map_t;
+
+static bool map_init(name_map_t *m, size_t n) {
+  m->cap = 16;
+  while (m->cap < 2 * n + 2) m->cap *= 2;
+  m->keys = calloc(m->cap, sizeof *m->keys);
+  m->vals = malloc(m->cap * sizeof *m->vals);
+  return m->keys && m->vals;
+}
+
+static void map_free(name_map_t *m) {
+  free(m->keys);
+  free(m->vals);
+}
+
+static void map_put(name_map_t *m, const char *k, int32_t v) {
+  size_t i = hash_name(k) & (m->cap - 1);
+  while (m->keys[i] && strcmp(m->keys[i], k) != 0) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) { /* the first producer wins (a second one is the importer's error later) */
+    m->keys[i] = k;
+    m->vals[i] = v;
+  }
+}
+
+static int32_t map_get(const name_map_t *m, const char *k) {
+  size_t i = hash_name(k) & (m->cap - 1);
+  while (m->keys[i]) {
+    if (strcmp(m->keys[i], k) == 0) return m->vals[i];
+    i = (i + 1) & (m->cap - 1);
+  }
+  return -1;
+}
+
+/* Calls fn for each name node n reads: its inputs and, recursively, its sub-graphs' (to
+ * depth 64). Returns false when fn does. */
+typedef bool (*name_fn)(void *ctx, const char *name);
+static bool each_read(const Onnx__NodeProto *n, name_fn fn, void *ctx, int depth) {
+  for (size_t i = 0; i < n->n_input; i++)
+    if (n->input[i] && n->input[i][0] && !fn(ctx, n->input[i])) return false;
+  if (depth > 64) return true;
+  for (size_t a = 0; a < n->n_attribute; a++) {
+    const Onnx__AttributeProto *at = n->attribute[a];
+    if (!at) continue;
+    for (size_t k = 0; k <= at->n_graphs; k++) {
+      const Onnx__GraphProto *sg = k < at->n_graphs ? at->graphs[k] : at->g;
+      for (size_t j = 0; sg && j < sg->n_node; j++)
+        if (sg->node[j] && !each_read(sg->node[j], fn, ctx, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+typedef struct order_ctx {
+  const name_map_t *producers;
+  int32_t self;
+  int32_t *deps; /* out: producer indices (may repeat), or NULL to test order only */
+  int32_t n_deps, cap_deps;
+  bool late; /* a dependency on a later node was seen */
+} order_ctx_t;
+
+static bool note_dep(void *p, const char *name) {
+  order_ctx_t *o = p;
+  int32_t j = map_get(o->producers, name);
+  if (j < 0 || j == o->self) return true;
+  if (j > o->self) o->late = true;
+  if (!o->deps) return true;
+  if (o->n_deps == o->cap_deps) {
+    int32_t cap = o->cap_deps ? o->cap_deps * 2 : 16;
+    int32_t *d = realloc(o->deps, sizeof *d * (size_t)cap);
+    if (!d) return false;
+    o->deps = d;
+    o->cap_deps = cap;
+  }
+  o->deps[o->n_deps++] = j;
+  return true;
+}
+
+/* *order: NULL when the file's order is topological, else a malloc'd permutation. */
+static berth_status_t node_order(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t **order) {
+  *order = NULL;
+  size_t n = g->n_node;
+  if (n < 2) return BERTH_OK;
+  name_map_t prod;
+  if (!map_init(&prod, 2 * n)) {
+    map_free(&prod);
+    return oom(cx);
+  }
+  for (size_t k = 0; k < n; k++)
+    for (size_t o = 0; g->node[k] && o < g->node[k]->n_output; o++)
+      if (g->node[k]->output[o] && g->node[k]->output[o][0]) map_put(&prod, g->node[k]->output[o], (int32_t)k);
+  order_ctx_t oc = {&prod, 0, NULL, 0, 0, false};
+  for (size_t k = 0; k < n && !oc.late; k++) {
+    oc.self = (int32_t)k;
+    if (g->node[k]) each_read(g->node[k], note_dep, &oc, 0);
+  }
+  if (!oc.late) {
+    map_free(&prod);
+    return BERTH_OK;
+  }
+  /* Kahn's algorithm over the dependency edges, ready nodes in file order */
+  berth_status_t st = BERTH_OK;
+  int32_t *start = calloc(n + 1, sizeof *start), *indeg = calloc(n, sizeof *indeg);
+  int32_t *queue = malloc(n * sizeof *queue), *users = NULL;
+  int32_t *first = NULL;
+  if (!start || !indeg || !queue) st = oom(cx);
+  /* edges dep -> node, as lists of users per dep */
+  int32_t *edge_from = NULL, *edge_to = NULL, n_edges = 0, cap_edges = 0;
+  for (size_t k = 0; k < n && !st; k++) {
+    oc.self = (int32_t)k;
+    oc.n_deps = 0;
+    oc.deps = oc.deps ? oc.deps : malloc(sizeof(int32_t) * 16);
+    if (!oc.deps) {
+      st = oom(cx);
+      break;
+    }
+    if (!oc.cap_deps) oc.cap_deps = 16;
+    if (g->node[k] && !each_read(g->node[k], note_dep, &oc, 0)) st = oom(cx);
+    for (int32_t d = 0; d < oc.n_deps && !st; d++) {
+      if (n_edges == cap_edges) {
+        cap_edges = cap_edges ? cap_edges * 2 : 256;
+        int32_t *a = realloc(edge_from, sizeof *a * (size_t)cap_edges), *b = a ? realloc(edge_to, sizeof *b * (size_t)cap_edges) : NULL;
+        if (a) edge_from = a;
+        if (b) edge_to = b;
+        if (!a || !b) {
+          st = oom(cx);
+          break;
+        }
+      }
+      edge_from[n_edges] = oc.deps[d];
+      edge_to[n_edges++] = (int32_t)k;
+      indeg[k]++;
+    }
+  }
+  free(oc.deps);
+  if (!st) {
+    users = malloc(sizeof *users * (size_t)(n_edges ? n_edges : 1));
+    first = calloc(n + 1, sizeof *first);
+    if (!users || !first) st = oom(cx);
+  }
+  if (!st) {
+    for (int32_t e = 0; e < n_edges; e++) start[edge_from[e] + 1]++;
+    for (size_t k = 0; k < n; k++) start[k + 1] += start[k];
+    memcpy(first, start, sizeof *first * (n + 1));
+    for (int32_t e = 0; e < n_edges; e++) users[first[edge_from[e]]++] = edge_to[e];
+    size_t head = 0, tail = 0;
+    for (size_t k = 0; k < n; k++)
+      if (indeg[k] == 0) queue[tail++] = (int32_t)k;
+    while (head < tail) {
+      int32_t k = queue[head++];
+      for (int32_t e = start[k]; e < start[k + 1]; e++)
+        if (--indeg[users[e]] == 0) queue[tail++] = users[e];
+    }
+    if (tail < n) {
+      size_t k = 0;
+      while (indeg[k] == 0) k++;
+      const Onnx__NodeProto *nd = g->node[k];
+      char lab[256];
+      st = berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "onnx: graph '%s': %zu nodes depend on each other in a cycle, %s (%s) among them",
+                      g->name ? g->name : "", n - tail, node_label(nd, lab, sizeof lab), nd && nd->op_type ? nd->op_type : "?");
+    } else {
+      *order = queue;
+      queue = NULL;
+    }
+  }
+  free(start);
+  free(indeg);
+  free(queue);
+  free(users);
+  free(first);
+  free(edge_from);
+  free(edge_to);
+  map_free(&prod);
+  return st;
+}
+
+/* Translates g's nodes (initializers bound already) in a topological order. */
+static berth_status_t translate_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g) {
+  int32_t *order;
+  OX_TRY(node_order(cx, g, &order));
+  berth_status_t st = BERTH_OK;
+  for (size_t k = 0; k < g->n_node && st == BERTH_OK; k++) {
+    const Onnx__NodeProto *nd = g->node[order ? (size_t)order[k] : k];
+    if (!nd) continue;
+    cx->node = nd;
+    st = ox_translate_node(cx);
+  }
+  free(order);
+  return st;
+}
+
 berth_status_t ox_graph_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g) {
   if (g->n_node > BERTH_ONNX_MAX_NODES)
     return berth_fail(cx->diag, BERTH_ERR_OUT_OF_RANGE, "onnx: graph '%s' has %zu nodes, over berth's cap of %d",
@@ -655,11 +891,7 @@ berth_status_t ox_graph_nodes(ox_ctx_t *cx, const Onnx__GraphProto *g) {
   const Onnx__NodeProto *saved = cx->node;
   cx->node = NULL;
   berth_status_t st = bind_initializers(cx, g);
-  for (size_t k = 0; k < g->n_node && st == BERTH_OK; k++) {
-    if (!g->node[k]) continue;
-    cx->node = g->node[k];
-    st = ox_translate_node(cx);
-  }
+  if (!st) st = translate_nodes(cx, g);
   cx->node = saved;
   return st;
 }
@@ -810,6 +1042,33 @@ static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, ber
   return BERTH_OK;
 }
 
+/* The method result for graph output `name` carries that name (users look outputs up by it;
+ * --out-dir names files by it), whatever computed it: an inlined If's branch, an Identity.
+ * A node result of the body is renamed; a graph input, a constant or a value returned
+ * twice is cloned into a value of that name (the result's own storage holds a copy anyway). */
+static berth_status_t name_result(ox_ctx_t *cx, const char *name, int32_t *id) {
+  berth_ir_value_t *v = &cx->m->values[*id];
+  if (v->name && strcmp(v->name, name) == 0) return BERTH_OK;
+  bool taken = v->kind != BERTH_IR_NODE || v->graph != 0;
+  const berth_ir_graph_t *g0 = &cx->m->graphs[0];
+  for (int32_t k = 0; k < g0->n_results && !taken; k++) taken = g0->results[k] == *id;
+  if (!taken) {
+    char *copy = dup_s(name);
+    if (!copy) return oom(cx);
+    free(v->name);
+    v->name = copy;
+    return BERTH_OK;
+  }
+  berth_type_t t = v->type;
+  int32_t node = berth_ir_node_add(cx->m, 0, BERTH_OP_CLONE, 1, id);
+  if (node < 0) return oom(cx);
+  ox_attrs_default(BERTH_OP_CLONE, cx->m->nodes[node].attrs);
+  int32_t r = berth_ir_node_result_add(cx->m, node, name, &t);
+  if (r < 0) return oom(cx);
+  *id = r;
+  return BERTH_OK;
+}
+
 static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, berth_onnx_info_t *info) {
   info->outputs = calloc(g->n_output ? g->n_output : 1, sizeof *info->outputs);
   if (!info->outputs) return oom(cx);
@@ -845,6 +1104,7 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
     int32_t id;
     OX_TRY(ox_ir(cx, v, &id));
     io->type = cx->vals[v].type;
+    OX_TRY(name_result(cx, name, &id));
     if (berth_ir_graph_result_add(cx->m, 0, id) < 0) return oom(cx);
   }
   return BERTH_OK;
@@ -908,15 +1168,11 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
     if (!st) st = import_inputs(&cx, g, info);
     if (!st) {
       /* initializers are bound already: translate the nodes only */
-      for (size_t k = 0; k < g->n_node && st == BERTH_OK; k++) {
-        if (!g->node[k]) continue;
-        cx.node = g->node[k];
-        st = ox_translate_node(&cx);
-      }
-      cx.node = NULL;
       if (g->n_node > BERTH_ONNX_MAX_NODES)
         st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "onnx: the graph has %zu nodes, over berth's cap of %d", g->n_node,
                         BERTH_ONNX_MAX_NODES);
+      else st = translate_nodes(&cx, g);
+      cx.node = NULL;
     }
     if (!st) st = import_outputs(&cx, g, info);
   }

@@ -63,6 +63,10 @@ typedef struct ox_ctx {
   int32_t depth; /* sub-graph nesting */
   const char *name_hint; /* IR name for the values emitted next (else the node's first output) */
   int64_t unique;
+  /* An INT attribute of the current node stored as a float that is no integer (NaN, 1e30,
+   * 2.5): ox_attr_int records the first and the node fails after its translation. */
+  const char *bad_attr;
+  double bad_attr_value;
 } ox_ctx_t;
 
 /* ---- values and names (onnx_import.c) ------------------------------------------------ */
@@ -71,7 +75,11 @@ int32_t ox_val_new(ox_ctx_t *cx); /* -1 on OOM */
 berth_status_t ox_const_new(ox_ctx_t *cx, const berth_type_t *type, void *data, int32_t *out);
 /* Constants of small shape built from host values. */
 berth_status_t ox_const_i64(ox_ctx_t *cx, const int64_t *v, int32_t n, bool scalar, int32_t *out);
+/* (fails when v does not fit dt: see ox_double_fits) */
 berth_status_t ox_const_scalar(ox_ctx_t *cx, berth_dtype_t dt, double v, int32_t *out);
+/* True when double v converts to dtype dt without undefined behaviour (not NaN, truncation
+ * within an integer dtype's range); always true for bool and floats. */
+bool ox_double_fits(double v, berth_dtype_t dt);
 berth_status_t ox_const_bool(ox_ctx_t *cx, bool v, int32_t *out);
 /* The IR value of a value (materializes a constant as a program global). */
 berth_status_t ox_ir(ox_ctx_t *cx, int32_t val, int32_t *out_id);
@@ -121,7 +129,9 @@ bool ox_value_info_type(const Onnx__ValueInfoProto *vi, int32_t *elem, berth_typ
 
 /* ---- attributes of the current node (onnx_import.c) --------------------------------- */
 const Onnx__AttributeProto *ox_attr(const ox_ctx_t *cx, const char *name);
-int64_t ox_attr_int(const ox_ctx_t *cx, const char *name, int64_t dflt);
+/* INT attribute (one stored as a float must hold an integer exactly: else the node fails,
+ * naming the attribute, once its translation returns). */
+int64_t ox_attr_int(ox_ctx_t *cx, const char *name, int64_t dflt);
 double ox_attr_float(const ox_ctx_t *cx, const char *name, double dflt);
 /* INTS attribute: n = -1 when absent. */
 berth_status_t ox_attr_int_list(ox_ctx_t *cx, const char *name, int64_t *v, int32_t cap, int32_t *n);
@@ -137,7 +147,8 @@ int32_t ox_n_out(const ox_ctx_t *cx);
 
 /* A constant operand as int64 values (any integer dtype). */
 berth_status_t ox_const_ints(ox_ctx_t *cx, int32_t val, const char *what, int64_t *v, int32_t cap, int32_t *n);
-/* A constant one-element operand as double. */
+/* A constant one-element operand as double (exact for integers up to 2^53 only: integer
+ * operands that must be exact are read with ox_const_ints). */
 berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, double *v);
 
 /* ---- ops (onnx_ops.c, onnx_control.c) ----------------------------------------------- */

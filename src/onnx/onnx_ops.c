@@ -4,6 +4,8 @@
  * (shapes, axes, pads, Range bounds) must fold to constants. */
 #include "onnx_internal.h"
 
+#include "base/checked.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +104,10 @@ static void affine_from(ox_ctx_t *cx, int32_t y, int32_t x, int64_t delta) {
   if (!one_int(cx, x) || !one_int(cx, y) || ox_is_const(cx, x) || ox_is_const(cx, y)) return;
   ox_val_t *xv = &cx->vals[x];
   int32_t base = xv->aff_base >= 0 ? xv->aff_base : x;
-  int64_t off = xv->aff_base >= 0 ? xv->aff_off : 0;
+  int64_t off = xv->aff_base >= 0 ? xv->aff_off : 0, sum;
+  if (__builtin_add_overflow(off, delta, &sum)) return; /* offsets from the file: no affine form */
   cx->vals[y].aff_base = base;
-  cx->vals[y].aff_off = off + delta;
+  cx->vals[y].aff_off = sum;
 }
 
 /* Normalizes an axis against a rank (ONNX allows -rank..rank-1). */
@@ -158,8 +161,10 @@ static berth_status_t binary(ox_ctx_t *cx, const char *opname) {
   OX_TRY(emit_simple(cx, opname, 2, in, &y));
   bool add = strcmp(opname, "add") == 0, sub = strcmp(opname, "sub") == 0;
   if ((add || sub) && one_int(cx, in[0]) && one_int(cx, in[1])) {
-    if (ox_is_const(cx, in[1])) affine_from(cx, y, in[0], sub ? -const_int(cx, in[1]) : const_int(cx, in[1]));
-    else if (add && ox_is_const(cx, in[0])) affine_from(cx, y, in[1], const_int(cx, in[0]));
+    if (ox_is_const(cx, in[1])) {
+      int64_t c = const_int(cx, in[1]);
+      if (!sub || c != INT64_MIN) affine_from(cx, y, in[0], sub ? -c : c);
+    } else if (add && ox_is_const(cx, in[0])) affine_from(cx, y, in[1], const_int(cx, in[0]));
   }
   return ox_out(cx, 0, y);
 }
@@ -259,15 +264,31 @@ static berth_status_t op_where(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* A bound of Clip-1..10 (a float attribute) as a constant of x's dtype. For an integer
+ * dtype min rounds up and max down to an integer (the same clamp of integers); a bound past
+ * the dtype's range on the side it does not clamp clamps nothing (*out = -1), and one past
+ * the other side would make every result a value the dtype cannot hold: refused. */
+static berth_status_t clip_bound(ox_ctx_t *cx, berth_dtype_t dt, const char *name, bool is_min, int32_t *out) {
+  *out = -1;
+  if (!ox_attr(cx, name)) return BERTH_OK;
+  double v = ox_attr_float(cx, name, 0);
+  if (!berth_dtype_is_int(dt)) return ox_const_scalar(cx, dt, v, out);
+  if (v != v) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' is NaN, expected a number", name);
+  double r = is_min ? ceil(v) : floor(v);
+  if (ox_double_fits(r, dt)) return ox_const_scalar(cx, dt, r, out);
+  if (is_min == (r < 0)) return BERTH_OK; /* min below every value, max above every value */
+  return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "attribute '%s' is %g, %s every %s value, so no result would fit the input's dtype",
+                 name, v, is_min ? "above" : "below", berth_dtype_name(dt));
+}
+
 /* Clip: maximum with min, then minimum with max (min > max gives max, as ONNX says). */
 static berth_status_t op_clip(ox_ctx_t *cx) {
   int32_t x, lo = -1, hi = -1;
   OX_TRY(ox_in_req(cx, 0, &x));
   berth_dtype_t dt = cx->vals[x].type.dtype;
   if (cx->opset < 11) {
-    const Onnx__AttributeProto *a = ox_attr(cx, "min"), *b = ox_attr(cx, "max");
-    if (a) OX_TRY(ox_const_scalar(cx, dt, a->f, &lo));
-    if (b) OX_TRY(ox_const_scalar(cx, dt, b->f, &hi));
+    OX_TRY(clip_bound(cx, dt, "min", true, &lo));
+    OX_TRY(clip_bound(cx, dt, "max", false, &hi));
   } else {
     OX_TRY(ox_in(cx, 1, &lo));
     OX_TRY(ox_in(cx, 2, &hi));
@@ -291,10 +312,40 @@ static berth_status_t op_identity(ox_ctx_t *cx) {
   return ox_out(cx, 0, x);
 }
 
-/* Dropout at inference: the identity; the mask output is all true. */
+/* Dropout at inference: the identity; the mask output is all true. In training mode
+ * (Dropout-12+'s training_mode input true, or Dropout-1..6's is_test given as 0) it drops values at
+ * random, which berth does not do: refused, unless the ratio is a constant 0 (then it is
+ * the identity as well). training_mode computed at run time is refused too. */
 static berth_status_t op_dropout(ox_ctx_t *cx) {
   int32_t x, mask;
   OX_TRY(ox_in_req(cx, 0, &x));
+  bool training = false;
+  double ratio = cx->opset >= 12 ? 0.5 : ox_attr_float(cx, "ratio", 0.5);
+  int32_t r = -1, tm = -1;
+  if (cx->opset >= 12) {
+    OX_TRY(ox_in(cx, 1, &r));
+    OX_TRY(ox_in(cx, 2, &tm));
+    if (r >= 0 && ox_is_const(cx, r)) OX_TRY(ox_const_double(cx, r, "ratio", &ratio));
+  }
+  bool zero_ratio = ratio == 0 && (r < 0 || ox_is_const(cx, r));
+  if (cx->opset >= 12 && tm >= 0 && !zero_ratio) {
+    OX_TRY(ox_need_const(cx, tm, "training_mode (Dropout in training mode drops at random)"));
+    double t;
+    OX_TRY(ox_const_double(cx, tm, "training_mode", &t));
+    training = t != 0;
+  } else if (cx->opset < 7) {
+    /* is_test defaults to 0 (training) in the spec, but models of those opsets (the model
+     * zoo's, whose reference outputs are inference) leave it out: only an explicit 0 is
+     * training */
+    training = ox_attr(cx, "is_test") && ox_attr_int(cx, "is_test", 1) == 0;
+  }
+  if (training) {
+    if (r >= 0) OX_TRY(ox_need_const(cx, r, "the ratio of a Dropout in training mode"));
+    if (ratio != 0)
+      return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
+                     "training_mode is true with ratio %g: random dropping is training only, which berth does not "
+                     "run (randomness)", ratio);
+  }
   OX_TRY(ox_out(cx, 0, x));
   if (ox_n_out(cx) > 1) {
     berth_type_t t = cx->vals[x].type;
@@ -345,6 +396,8 @@ static berth_status_t op_cast(ox_ctx_t *cx) {
     for (int k = 0; k < 14; k++)
       if (to->s.len == strlen(names[k]) && memcmp(to->s.data, names[k], to->s.len) == 0) elem = k;
   }
+  if (elem < 0 || elem >= BERTH_ONNX_ELEM_COUNT)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'to' is %lld, which is no ONNX element type", (long long)elem);
   return cast_to(cx, x, (int32_t)elem);
 }
 
@@ -378,8 +431,14 @@ static berth_status_t op_constant(ox_ctx_t *cx) {
       int64_t i = a->i;
       OX_TRY(ox_const_i64(cx, &i, 1, true, &v));
     } else if (strcmp(a->name, "value_ints") == 0) {
-      OX_TRY(ox_const_i64(cx, a->ints, (int32_t)(a->n_ints > 1u << 24 ? 1u << 24 : a->n_ints), false, &v));
+      if (a->n_ints > (size_t)1 << 24)
+        return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "attribute 'value_ints' has %zu values, over berth's cap of %d", a->n_ints,
+                       1 << 24);
+      OX_TRY(ox_const_i64(cx, a->ints, (int32_t)a->n_ints, false, &v));
     } else if (strcmp(a->name, "value_floats") == 0) {
+      if (a->n_floats > (size_t)1 << 24)
+        return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "attribute 'value_floats' has %zu values, over berth's cap of %d",
+                       a->n_floats, 1 << 24);
       berth_type_t t;
       memset(&t, 0, sizeof t);
       t.dtype = BERTH_DTYPE_F32;
@@ -487,35 +546,57 @@ static berth_status_t op_range(ox_ctx_t *cx) {
   t.rank = 1;
   if (delta == 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "delta is 0");
   bool isf = berth_dtype_is_float(t.dtype);
+  if (!isf && (cx->vals[l].type.dtype != t.dtype || cx->vals[d].type.dtype != t.dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "start, limit and delta have dtypes %s, %s and %s, expected one",
+                   berth_dtype_name(t.dtype), berth_dtype_name(cx->vals[l].type.dtype),
+                   berth_dtype_name(cx->vals[d].type.dtype));
+  /* computed here at import time: as large as a folded constant may be */
+  const double cap = (double)(BERTH_ONNX_MAX_FOLD_BYTES / (int64_t)berth_dtype_size(t.dtype));
   double cnt;
-  if (isf && t.dtype == BERTH_DTYPE_F32) cnt = ceil((double)(((float)limit - (float)start) / (float)delta));
-  else cnt = ceil((limit - start) / delta);
-  if (!(cnt > 0)) cnt = 0;
-  if (cnt > (double)((int64_t)1 << 28)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "Range of %g elements is over berth's cap", cnt);
+  int64_t si = 0, di = 0;
+  if (isf) {
+    if (t.dtype == BERTH_DTYPE_F32) cnt = ceil((double)(((float)limit - (float)start) / (float)delta));
+    else cnt = ceil((limit - start) / delta);
+    if (!(cnt > 0)) cnt = 0; /* NaN too */
+  } else {
+    /* integers: the count exactly (a double loses int64's low bits), from the distance as
+     * an unsigned number, which cannot overflow */
+    int32_t k;
+    int64_t tmp[1], li;
+    OX_TRY(ox_const_ints(cx, s, "start", tmp, 1, &k));
+    si = tmp[0];
+    OX_TRY(ox_const_ints(cx, l, "limit", tmp, 1, &k));
+    li = tmp[0];
+    OX_TRY(ox_const_ints(cx, d, "delta", tmp, 1, &k));
+    di = tmp[0];
+    if (t.dtype == BERTH_DTYPE_U64) {
+      uint64_t su = (uint64_t)si, lu = (uint64_t)li, du = (uint64_t)di;
+      cnt = lu > su ? (double)((lu - su) / du + ((lu - su) % du != 0)) : 0;
+    } else {
+      bool up = di > 0;
+      uint64_t dist = up ? (li > si ? (uint64_t)li - (uint64_t)si : 0) : (si > li ? (uint64_t)si - (uint64_t)li : 0);
+      uint64_t step = up ? (uint64_t)di : 0 - (uint64_t)di;
+      cnt = (double)(dist / step + (dist % step != 0));
+    }
+  }
+  if (cnt > cap)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "Range of %g elements is over berth's cap of %lld bytes for a constant", cnt,
+                   (long long)BERTH_ONNX_MAX_FOLD_BYTES);
   int64_t n = (int64_t)cnt;
   t.dims[0] = n;
   size_t bytes = berth_type_bytes(&t);
   void *out = malloc(bytes ? bytes : 1);
   if (!out) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-  int64_t si = 0, di = 0;
-  if (!isf) {
-    int32_t k;
-    int64_t tmp[1];
-    OX_TRY(ox_const_ints(cx, s, "start", tmp, 1, &k));
-    si = tmp[0];
-    OX_TRY(ox_const_ints(cx, d, "delta", tmp, 1, &k));
-    di = tmp[0];
-  }
   for (int64_t i = 0; i < n; i++) {
     switch (t.dtype) {
       case BERTH_DTYPE_F32: ((float *)out)[i] = (float)start + (float)i * (float)delta; break;
       case BERTH_DTYPE_F64: ((double *)out)[i] = start + (double)i * delta; break;
-      case BERTH_DTYPE_I8: ((int8_t *)out)[i] = (int8_t)(si + i * di); break;
-      case BERTH_DTYPE_U8: ((uint8_t *)out)[i] = (uint8_t)(si + i * di); break;
-      case BERTH_DTYPE_I16: ((int16_t *)out)[i] = (int16_t)(si + i * di); break;
-      case BERTH_DTYPE_U16: ((uint16_t *)out)[i] = (uint16_t)(si + i * di); break;
-      case BERTH_DTYPE_I32: ((int32_t *)out)[i] = (int32_t)(si + i * di); break;
-      case BERTH_DTYPE_U32: ((uint32_t *)out)[i] = (uint32_t)(si + i * di); break;
+      case BERTH_DTYPE_I8: ((int8_t *)out)[i] = (int8_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_U8: ((uint8_t *)out)[i] = (uint8_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_I16: ((int16_t *)out)[i] = (int16_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_U16: ((uint16_t *)out)[i] = (uint16_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_I32: ((int32_t *)out)[i] = (int32_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
+      case BERTH_DTYPE_U32: ((uint32_t *)out)[i] = (uint32_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
       case BERTH_DTYPE_I64: ((int64_t *)out)[i] = (int64_t)((uint64_t)si + (uint64_t)i * (uint64_t)di); break;
       case BERTH_DTYPE_U64: ((uint64_t *)out)[i] = (uint64_t)si + (uint64_t)i * (uint64_t)di; break;
       default: break;
@@ -665,7 +746,7 @@ static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t 
   const ox_val_t *sv = &cx->vals[s], *ev = &cx->vals[e];
   int32_t sb = sv->aff_base >= 0 ? sv->aff_base : s, eb = ev->aff_base >= 0 ? ev->aff_base : e;
   int64_t so = sv->aff_base >= 0 ? sv->aff_off : 0, eo = ev->aff_base >= 0 ? ev->aff_off : 0;
-  if (ox_is_const(cx, e) || sb != eb || eo < so || eo - so > ((int64_t)1 << 24)) return BERTH_OK;
+  if (ox_is_const(cx, e) || sb != eb || eo < so || (uint64_t)eo - (uint64_t)so > ((uint64_t)1 << 24)) return BERTH_OK;
   int64_t axis = 0, step = 1, tmp[1];
   int32_t n;
   if (a >= 0) {
@@ -683,7 +764,7 @@ static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t 
   OX_TRY(norm_axis(cx, axis, rank_of(cx, x), "axes entry", &ax));
   berth_op_t gather;
   OX_TRY(op_by_name(cx, "gather", &gather));
-  int64_t len = eo - so;
+  int64_t len = (int64_t)((uint64_t)eo - (uint64_t)so); /* <= 2^24, checked above */
   int64_t *iota = malloc(sizeof(int64_t) * (size_t)(len ? len : 1));
   if (!iota) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
   for (int64_t i = 0; i < len; i++) iota[i] = i;
@@ -891,13 +972,28 @@ static berth_status_t op_conv(ox_ctx_t *cx) {
   if (ns != sp || nd != sp || np != 2 * sp)
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "strides, dilations and pads must have %d, %d and %d values", (int)sp,
                    (int)sp, (int)(2 * sp));
+  /* checked here, before the auto_pad arithmetic below uses them */
+  for (int32_t k = 0; k < sp; k++) {
+    if (strides[k] < 1 || strides[k] > BERTH_MAX_DIM)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'strides' [%d] is %lld, expected 1..%lld", (int)k,
+                     (long long)strides[k], (long long)BERTH_MAX_DIM);
+    if (dil[k] < 1 || dil[k] > BERTH_MAX_DIM)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'dilations' [%d] is %lld, expected 1..%lld", (int)k,
+                     (long long)dil[k], (long long)BERTH_MAX_DIM);
+  }
   char buf[32];
   const char *ap = ox_attr_string(cx, "auto_pad", "NOTSET", buf, sizeof buf);
   if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
     for (int32_t k = 0; k < sp; k++) {
-      int64_t in_d = xt->dims[2 + k], kd = wt->dims[2 + k], s = strides[k] > 0 ? strides[k] : 1;
-      int64_t out_d = (in_d + s - 1) / s;
-      int64_t total = (out_d - 1) * s + (kd - 1) * dil[k] + 1 - in_d;
+      /* dims and attributes are at most 2^40 (checked): out_d * s and (kd - 1) * dil fit in
+       * 128 bits only, so a span past 2^62 is refused instead of overflowing */
+      int64_t in_d = xt->dims[2 + k], kd = wt->dims[2 + k], s = strides[k];
+      int64_t out_d = (in_d + s - 1) / s, a1, a2;
+      if (kd < 1 || !berth_mul_i64(out_d > 0 ? out_d - 1 : 0, s, &a1) || !berth_mul_i64(kd - 1, dil[k], &a2) ||
+          a1 > ((int64_t)1 << 62) || a2 > ((int64_t)1 << 62))
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "auto_pad %s: kernel %lld, stride %lld and dilation %lld in spatial dim %d "
+                       "are out of range", ap, (long long)kd, (long long)s, (long long)dil[k], (int)k);
+      int64_t total = a1 + a2 + 1 - in_d;
       if (total < 0) total = 0;
       int64_t lo = strcmp(ap, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
       pads[k] = lo;
@@ -927,6 +1023,8 @@ static berth_status_t op_pad(ox_ctx_t *cx) {
   int64_t pads[MAXV], axes[MAXV];
   int32_t np, na = -1;
   double value = 0;
+  int64_t ivalue = 0;
+  bool exact_int = false;
   if (cx->opset < 11) {
     OX_TRY(ox_attr_int_list(cx, "pads", pads, MAXV, &np));
     if (np < 0) OX_TRY(ox_attr_int_list(cx, "paddings", pads, MAXV, &np));
@@ -937,7 +1035,15 @@ static berth_status_t op_pad(ox_ctx_t *cx) {
     OX_TRY(ox_in(cx, 2, &v));
     OX_TRY(ox_in(cx, 3, &a));
     OX_TRY(ox_const_ints(cx, p, "pads", pads, MAXV, &np));
-    if (v >= 0) OX_TRY(ox_const_double(cx, v, "constant_value", &value));
+    if (v >= 0 && berth_dtype_is_int(cx->vals[v].type.dtype)) {
+      /* exactly: a double loses int64's low bits */
+      int32_t nv;
+      OX_TRY(ox_const_ints(cx, v, "constant_value", &ivalue, 1, &nv));
+      if (nv != 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "constant_value has %d elements, expected one", (int)nv);
+      exact_int = true;
+    } else if (v >= 0) {
+      OX_TRY(ox_const_double(cx, v, "constant_value", &value));
+    }
     if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, MAXV, &na));
   }
   int64_t full[2 * BERTH_MAX_RANK] = {0};
@@ -962,7 +1068,8 @@ static berth_status_t op_pad(ox_ctx_t *cx) {
   ox_attrs_default(op, a);
   OX_TRY(ox_attr_ints(cx, op, a, "pads", full, 2 * r));
   OX_TRY(ox_attr_i(cx, op, a, "mode", m));
-  OX_TRY(ox_attr_f(cx, op, a, "value", value));
+  if (exact_int) OX_TRY(ox_attr_i(cx, op, a, "value", ivalue));
+  else OX_TRY(ox_attr_f(cx, op, a, "value", value));
   OX_TRY(ox_emit1(cx, op, 1, &x, a, &y));
   return ox_out(cx, 0, y);
 }
@@ -996,6 +1103,11 @@ static berth_status_t op_lstm(ox_ctx_t *cx) {
   const berth_type_t *xt = &cx->vals[X].type, *rt = &cx->vals[R].type;
   if (xt->rank != 3 || rt->rank != 3) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "X and R must have rank 3");
   int64_t hidden = ox_attr_int(cx, "hidden_size", rt->dims[2]);
+  if (hidden < 1 || hidden > BERTH_MAX_DIM) /* before 8 * hidden below */
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'hidden_size' is %lld, expected 1..%lld", (long long)hidden,
+                   (long long)BERTH_MAX_DIM);
+  if (layout != 0 && layout != 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'layout' is %lld, expected 0 or 1", (long long)layout);
   int64_t num_dir = d == 2 ? 2 : 1, seq = layout ? xt->dims[1] : xt->dims[0], batch = layout ? xt->dims[0] : xt->dims[1];
   if (P >= 0 && cx->vals[P].data) {
     /* a constant P of zeros (exporters write one) is no peephole: drop it for the plain path */
@@ -1127,7 +1239,16 @@ berth_status_t ox_translate_node(ox_ctx_t *cx) {
         int32_t v = n->input[i] && n->input[i][0] ? ox_lookup(cx, n->input[i]) : -1;
         if (v >= 0 && cx->vals[v].absent) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d is undefined", (int)i);
       }
-      return ops[k].fn(cx);
+      const char *saved_bad = cx->bad_attr;
+      double saved_value = cx->bad_attr_value;
+      cx->bad_attr = NULL;
+      berth_status_t st = ops[k].fn(cx);
+      if (cx->bad_attr) /* an INT attribute written as a float that is no integer */
+        st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' is %g, expected an integer", cx->bad_attr,
+                     cx->bad_attr_value);
+      cx->bad_attr = saved_bad;
+      cx->bad_attr_value = saved_value;
+      return st;
     }
   return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "op %s is not supported by berth", type[0] ? type : "(empty)");
 }

@@ -212,6 +212,25 @@ static void store_wide(berth_dtype_t dt, uint64_t bits, void *out, int64_t i) {
   }
 }
 
+/* The values int32_data may hold, one per entry, for element type elem (false: no check,
+ * int32 and bool, whose nonzero is true). A narrow float's code is its bit pattern, which
+ * writers store zero- or sign-extended. */
+static bool int32_range(int32_t elem, int64_t *lo, int64_t *hi) {
+  switch (elem) {
+    case BERTH_ONNX_INT8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+    case BERTH_ONNX_UINT8: *lo = 0, *hi = UINT8_MAX; return true;
+    case BERTH_ONNX_INT16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+    case BERTH_ONNX_UINT16: *lo = 0, *hi = UINT16_MAX; return true;
+    default: break;
+  }
+  unsigned bits = elem >= 0 && elem < BERTH_ONNX_ELEM_COUNT ? elem_info[elem].bits : 0;
+  if (!berth_onnx_elem_is_narrow(elem) || bits == 0 || bits > 16) return false;
+  if (elem == BERTH_ONNX_INT4 || elem == BERTH_ONNX_INT2) *lo = -((int64_t)1 << (bits - 1)), *hi = ((int64_t)1 << (bits - 1)) - 1;
+  else if (elem == BERTH_ONNX_UINT4 || elem == BERTH_ONNX_UINT2) *lo = 0, *hi = ((int64_t)1 << bits) - 1;
+  else *lo = -((int64_t)1 << (bits - 1)), *hi = ((int64_t)1 << bits) - 1;
+  return true;
+}
+
 berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, berth_type_t *type_out, void **data_out,
                                 berth_diag_t *diag) {
   const char *name = t->name ? t->name : "";
@@ -297,13 +316,26 @@ berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, b
       case BERTH_ONNX_UINT32:
       case BERTH_ONNX_UINT64:
         if (t->n_uint64_data != (size_t)n) BAD("tensor '%s': uint64_data has %zu values, expected %lld", name, t->n_uint64_data, (long long)n);
-        for (int64_t i = 0; i < n; i++) store_wide(dt, t->uint64_data[i], out, i);
+        for (int64_t i = 0; i < n; i++) {
+          if (elem == BERTH_ONNX_UINT32 && t->uint64_data[i] > UINT32_MAX)
+            BAD("tensor '%s': uint64_data[%lld] is %llu, which is no uint32 value", name, (long long)i,
+                (unsigned long long)t->uint64_data[i]);
+          store_wide(dt, t->uint64_data[i], out, i);
+        }
         break;
       default: {
         /* int32_data: one element per value, or 8 / bits elements packed in each */
         uint32_t per = bits < 8 ? 8 / bits : 1;
         size_t want = (size_t)((n + per - 1) / per);
         if (t->n_int32_data == want) {
+          /* one value per entry: it must be one of the type (an int8 of 300 is corrupt, not
+           * 44); a narrow float's code may be stored sign-extended */
+          int64_t lo = 0, hi = 0;
+          if (per == 1 && int32_range(elem, &lo, &hi))
+            for (int64_t i = 0; i < n; i++)
+              if (t->int32_data[i] < lo || t->int32_data[i] > hi)
+                BAD("tensor '%s': int32_data[%lld] is %d, which is no %s value", name, (long long)i,
+                    (int)t->int32_data[i], berth_onnx_elem_name(elem));
           for (int64_t i = 0; i < n; i++) {
             uint32_t word = (uint32_t)t->int32_data[i / per];
             uint32_t code = per > 1 ? (word >> ((i % per) * bits)) & ((1u << bits) - 1) : word;
@@ -311,7 +343,13 @@ berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, b
             else store_wide(dt, (uint64_t)(int64_t)t->int32_data[i], out, i);
           }
         } else if (per > 1 && t->n_int32_data == (size_t)n) {
-          for (int64_t i = 0; i < n; i++) store_code(elem, (uint32_t)t->int32_data[i], out, i);
+          int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << bits) - 1;
+          for (int64_t i = 0; i < n; i++) {
+            if (t->int32_data[i] < lo || t->int32_data[i] > hi)
+              BAD("tensor '%s': int32_data[%lld] is %d, which is no %s code", name, (long long)i, (int)t->int32_data[i],
+                  berth_onnx_elem_name(elem));
+            store_code(elem, (uint32_t)t->int32_data[i], out, i);
+          }
         } else {
           BAD("tensor '%s': int32_data has %zu values, expected %zu for %lld %s values", name, t->n_int32_data, want,
               (long long)n, berth_onnx_elem_name(elem));

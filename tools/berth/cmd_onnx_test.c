@@ -11,7 +11,10 @@
  *
  * Prints one line per failing or unsupported test, "FAIL <folder>: <reason>" or
  * "UNSUPPORTED <folder>: <reason>", then "N passed, N failed, N unsupported". Exits 1 when
- * a test failed. */
+ * a test failed. A folder given that holds no test (no model.onnx in it or two levels
+ * down), a test_data_set_* without model.onnx, a .onnx or .pb file given instead of its
+ * folder, and an input_N.pb with no graph input to bind to are failures, never skipped
+ * (other files given, such as a README that a glob of the folder reaches, are passed over). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "host/session.h"
@@ -186,6 +189,29 @@ static void data_free(ot_data_t *d) {
   }
 }
 
+/* Every input_N.pb / output_N.pb of a set must be read: one past what the model takes (or
+ * past MAX_IO) is an error, never ignored. */
+static ot_result_t check_set_files(const char *set, int n_graph_inputs, char *why, size_t cap) {
+  int n;
+  char **names = list_dir(set, &n);
+  ot_result_t r = OT_PASS;
+  for (int i = 0; i < n && r == OT_PASS; i++) {
+    int k = -1, end = 0;
+    bool in = sscanf(names[i], "input_%d.pb%n", &k, &end) == 1 && end > 0 && names[i][end] == '\0';
+    bool out = !in && sscanf(names[i], "output_%d.pb%n", &k, &end) == 1 && end > 0 && names[i][end] == '\0';
+    if (!in && !out) continue;
+    if (k < 0 || k >= MAX_IO) {
+      snprintf(why, cap, "%s: berth's onnx-test reads files numbered 0 to %d", names[i], MAX_IO - 1);
+      r = OT_FAIL;
+    } else if (in && k >= n_graph_inputs) {
+      snprintf(why, cap, "%s has no graph input to bind to (the model has %d)", names[i], n_graph_inputs);
+      r = OT_FAIL;
+    }
+  }
+  if (names) free_list(names, n);
+  return r;
+}
+
 static ot_result_t load_data(const char *set, ot_data_t *d, char *why, size_t cap) {
   memset(d, 0, sizeof *d);
   char path[4096], msg[512];
@@ -220,7 +246,9 @@ static ot_result_t load_data(const char *set, ot_data_t *d, char *why, size_t ca
 static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__ModelProto *mp,
                            const char *set, char *why, size_t cap) {
   ot_data_t d;
-  ot_result_t r = load_data(set, &d, why, cap);
+  memset(&d, 0, sizeof d);
+  ot_result_t r = check_set_files(set, (int)mp->graph->n_input, why, cap);
+  if (r == OT_PASS) r = load_data(set, &d, why, cap);
   if (r != OT_PASS) {
     data_free(&d);
     return r;
@@ -427,9 +455,11 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
   return r;
 }
 
-static void run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int depth) {
+/* Runs the test folder dir, or those below it (to depth 2); returns how many it found. A
+ * folder with test_data_set_* but no model.onnx fails. */
+static int run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int depth) {
   char path[4096];
-  if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) return;
+  if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) return 0;
   if (is_file(path)) {
     char why[4096] = "";
     ot_result_t r = run_folder(o, dir, why, sizeof why);
@@ -446,16 +476,25 @@ static void run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int de
       printf("UNSUPPORTED %s: %s\n", base_name(dir), why);
     }
     fflush(stdout);
-    return;
+    return 1;
   }
-  if (!is_dir(dir) || depth > 2) return; /* files beside the test folders (MANIFEST.tsv) */
-  int n;
+  if (!is_dir(dir) || depth > 2) return 0; /* files beside the test folders (MANIFEST.tsv) */
+  int n, found = 0;
   char **names = list_dir(dir, &n);
+  bool has_sets = false;
   for (int i = 0; i < n; i++) {
-    if (fmt_ok(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) && is_dir(path))
-      run_path(o, path, c, depth + 1);
+    if (!fmt_ok(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) || !is_dir(path)) continue;
+    if (strncmp(names[i], "test_data_set_", 14) == 0) has_sets = true;
+    else found += run_path(o, path, c, depth + 1);
   }
   if (names) free_list(names, n);
+  if (has_sets) { /* a test folder that lost its model */
+    printf("FAIL %s: it has test_data_set_* folders but no model.onnx\n", base_name(dir));
+    fflush(stdout);
+    c->failed++;
+    found++;
+  }
+  return found;
 }
 
 int berth_cmd_onnx_test(int argc, char **argv) {
@@ -483,13 +522,20 @@ int berth_cmd_onnx_test(int argc, char **argv) {
       continue;
     }
     if (!is_dir(argv[i])) {
-      if (!is_file(argv[i])) {
-        printf("FAIL %s: no such folder\n", base_name(argv[i]));
-        c.failed++;
-      }
+      /* files beside test folders (a glob of a folder reaches README.md, MANIFEST.tsv) are passed over,
+       * a model or tensor file is a mistake */
+      size_t len = strlen(argv[i]);
+      bool model = (len >= 5 && strcmp(argv[i] + len - 5, ".onnx") == 0) || (len >= 3 && strcmp(argv[i] + len - 3, ".pb") == 0);
+      if (is_file(argv[i]) && !model) continue;
+      printf("FAIL %s: %s\n", base_name(argv[i]),
+             is_file(argv[i]) ? "not a folder (give the test folder that holds model.onnx)" : "no such folder");
+      c.failed++;
       continue;
     }
-    run_path(&o, argv[i], &c, 0);
+    if (run_path(&o, argv[i], &c, 0) == 0) {
+      printf("FAIL %s: no model.onnx in it or in its sub-folders (two levels down)\n", base_name(argv[i]));
+      c.failed++;
+    }
   }
   printf("%d passed, %d failed, %d unsupported\n", c.passed, c.failed, c.unsupported);
   return c.failed ? 1 : 0;

@@ -1,0 +1,19 @@
+# `berth onnx-test` never reports success for a folder it did not test: a folder without any
+# model.onnx, a test_data_set_* without its model, a file instead of a folder and an
+# input_N.pb with no graph input to bind to are failures (exit 1, a FAIL line saying why).
+BERTH=$1
+. tests/cli/lib.inc
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/empty/sub" "$T/lost/test_data_set_0"
+cp -r tests/onnx/loop_no_cond "$T/extra"
+n=$(ls "$T/extra/test_data_set_0" | grep -c '^input_')
+cp "$T/extra/test_data_set_0/input_0.pb" "$T/extra/test_data_set_0/input_$n.pb"
+ot() { "$BERTH" onnx-test "$@" >/tmp/berth_ot_out.$$ 2>&1; rc=$?; cat /tmp/berth_ot_out.$$ >&2; rm -f /tmp/berth_ot_out.$$; return $rc; }
+expect_fail ot_empty "^FAIL empty: no model.onnx in it or in its sub-folders" ot "$T/empty"
+expect_fail ot_lost "^FAIL test_data_set_0|^FAIL lost: it has test_data_set_\* folders but no model.onnx" ot "$T/lost"
+expect_fail ot_file "^FAIL model.onnx: not a folder" ot tests/onnx/loop_no_cond/model.onnx
+expect_fail ot_extra_input "^FAIL extra: input_$n.pb has no graph input to bind to \(the model has $n\)" ot "$T/extra"
+expect_fail ot_missing "^FAIL nothing_here: no such folder" ot "$T/nothing_here"
+expect_out ot_still_passes "1 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test tests/onnx/loop_no_cond | tail -n 1"
+finish
