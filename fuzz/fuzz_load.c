@@ -63,7 +63,7 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
     char msg[1024];
     berth_diag_t diag = berth_diag_make(msg, sizeof msg);
     if (!mem || !ins || !outs) goto next;
-    if (berth_method_init(prog, mi, mem, need, NULL, &m, &diag) != BERTH_OK) {
+    if (berth_method_init(prog, mi, mem, need, NULL, 0, &m, &diag) != BERTH_OK) {
       snprintf(why, why_cap, "method %d: init failed on a loaded program: %s", (int)mi, msg);
       rc = 11;
       goto next;

@@ -269,15 +269,19 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
       CHECK(berth_type_equal(&info.type, &im->values[body->results[k]].type));
     }
     /* method memory: carved, or arenas placed by the caller */
-    void *mmem = NULL, *arenas[BERTH_FORMAT_MAX_POOLS] = {0};
+    void *mmem = NULL;
+    berth_arena_t arenas[BERTH_FORMAT_MAX_POOLS] = {{0}};
+    int32_t n_pools = berth_program_pool_count(prog, mi);
     size_t need;
     if (o->separate_arenas) {
       need = berth_method_handle_size(prog, mi);
       size_t al = berth_program_arena_alignment(prog, mi);
-      for (int32_t k = 0; k < berth_program_pool_count(prog, mi); k++) {
+      for (int32_t k = 0; k < n_pools; k++) {
         size_t ps = (size_t)berth_program_pool_size(prog, mi, k);
-        arenas[k] = aligned_alloc(al, (ps + al) / al * al);
-        memset(arenas[k], 0xA5, ps);
+        /* exactly the pool's size (rounded up only for aligned_alloc): ASan sees a write past it */
+        arenas[k].data = aligned_alloc(al, (ps + al - 1) / al * al + (ps ? 0 : al));
+        arenas[k].bytes = ps;
+        memset(arenas[k].data, 0xA5, ps);
       }
     } else {
       need = berth_method_memory_size(prog, mi);
@@ -286,7 +290,22 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
     memset(mmem, 0xA5, need + 1);
     berth_method_t *h = NULL;
     /* an odd address: the runtime aligns the block itself */
-    CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, o->separate_arenas ? arenas : NULL, &h, &d) == BERTH_OK,
+    if (o->separate_arenas)
+      for (int32_t k = 0; k < n_pools; k++) {
+        /* an arena one byte short, and a wrong arena count, fail at init (not at execute) */
+        if (arenas[k].bytes == 0) continue;
+        arenas[k].bytes--;
+        CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, arenas, n_pools, &h, &d) ==
+                          BERTH_ERR_RESOURCE_EXHAUSTED &&
+                      strstr(msg, "arena") && h == NULL,
+                  "%s: an arena one byte short was accepted (%s)", label, msg);
+        arenas[k].bytes++;
+        CHECK(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, arenas, n_pools + 1, &h, &d) ==
+                  BERTH_ERR_INVALID_ARGUMENT &&
+              h == NULL);
+      }
+    CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, o->separate_arenas ? arenas : NULL,
+                                o->separate_arenas ? n_pools : 0, &h, &d) == BERTH_OK,
               "%s: init: %s", label, msg);
     uint64_t s = o->seed;
     void **ins = calloc((size_t)n_in + 1, sizeof *ins), **api_out = calloc((size_t)n_out + 1, sizeof *api_out);
@@ -342,7 +361,7 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
     free(api_out);
     free(ins);
     free(mmem);
-    for (int k = 0; k < BERTH_FORMAT_MAX_POOLS; k++) free(arenas[k]);
+    for (int k = 0; k < BERTH_FORMAT_MAX_POOLS; k++) free(arenas[k].data);
   }
 done:
   berth_ref_destroy(ref);
@@ -510,10 +529,10 @@ static void api_contract(void) {
   size_t need = berth_method_memory_size(prog, m);
   void *mem = malloc(need);
   berth_method_t *h = (berth_method_t *)(uintptr_t)1;
-  CHECK(berth_method_init(prog, m, mem, need - 65, NULL, &h, &d) == BERTH_ERR_RESOURCE_EXHAUSTED && msg[0]);
+  CHECK(berth_method_init(prog, m, mem, need - 65, NULL, 0, &h, &d) == BERTH_ERR_RESOURCE_EXHAUSTED && msg[0]);
   CHECK(h == (berth_method_t *)(uintptr_t)1);
-  CHECK(berth_method_init(prog, 9, mem, need, NULL, &h, &d) == BERTH_ERR_INVALID_ARGUMENT);
-  CHECK(berth_method_init(prog, m, mem, need, NULL, &h, &d) == BERTH_OK);
+  CHECK(berth_method_init(prog, 9, mem, need, NULL, 0, &h, &d) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_method_init(prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
   /* unbound input, wrong size, planned outputs cannot be bound, no output before execute */
   CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "input 0 is not bound"));
   double x5 = 5.0, x6 = 6.0, dummy[1];
@@ -537,6 +556,26 @@ static void api_contract(void) {
   }
   free(mem);
   free(l.pmem);
+  /* a failed execute (here: a planned input not bound again) leaves no outputs, not the
+   * previous call's */
+  free(bytes);
+  berth_plan_options_t pin = po;
+  pin.alloc_inputs = 1;
+  bytes = compile_file("examples/seed/seed.bir", &pin, &len);
+  if (bytes && load(bytes, len, &l)) {
+    CHECK(berth_program_inputs_planned(l.prog));
+    need = berth_method_memory_size(l.prog, m);
+    mem = malloc(need);
+    CHECK(berth_method_init(l.prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(h, 0, &x5, 8, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
+    CHECK(berth_method_output(h, 0, &o0, &nb) == BERTH_OK);
+    CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "not bound"));
+    CHECK_MSG(berth_method_output(h, 0, &o0, &nb) == BERTH_ERR_INVALID_ARGUMENT,
+              "after a failed execute, berth_method_output still gave the previous call's output");
+    free(mem);
+    free(l.pmem);
+  }
   /* misaligned program bytes */
   uint8_t *shifted = malloc(len + 8);
   memcpy(shifted + 4, bytes, len);
@@ -561,7 +600,7 @@ static void api_contract(void) {
   if (bytes && load(bytes, len, &l)) {
     need = berth_method_memory_size(l.prog, 0);
     mem = malloc(need);
-    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, &h, &d) == BERTH_OK);
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
     int64_t n = 1000000;
     float xs[2] = {1, 2}, acc[2];
     int64_t i_final;
@@ -573,7 +612,7 @@ static void api_contract(void) {
     CHECK(berth_method_set_input(h, 0, &n, 8, &d) == BERTH_OK);
     CHECK(berth_method_set_input(h, 1, xs, 8, &d) == BERTH_OK);
     berth_method_set_max_steps(h, 1000);
-    CHECK(berth_method_execute(h, &d) == BERTH_ERR_OUT_OF_RANGE && strstr(msg, "more than 1000 instructions"));
+    CHECK(berth_method_execute(h, &d) == BERTH_ERR_OUT_OF_RANGE && strstr(msg, "more than 1000 loop iterations in one call"));
     berth_method_reset(h);
     berth_method_set_max_steps(h, 0);
     n = 3;
@@ -610,7 +649,7 @@ static void api_assert(void) {
     size_t need = berth_method_memory_size(l.prog, 0);
     void *mem = malloc(need);
     berth_method_t *h = NULL;
-    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, &h, &d) == BERTH_OK);
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
     double y = 0;
     int64_t mo = 0;
     if (!planned_out) {
