@@ -820,6 +820,148 @@ static void cli(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* The step limit means the same in both interpreters and in the API: tests/bir/nested.bir
+ * runs a while loop n times, each iteration a scan of 3 steps, each step a map of 2: 10
+ * loop iterations per trip, so n = 4 takes exactly 40 steps. A limit of 40 lets the call
+ * through, 39 stops it with the same message everywhere; the CLI's --max-steps sets it. */
+static void step_limit(void) {
+  char path[2048], msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  snprintf(path, sizeof path, "%s/tests/bir/nested.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  if (!p) return;
+  berth_plan_options_t po = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  CHECK_MSG(berth_plan_compile(p, &po, &c, &d) == BERTH_OK, "%s", msg);
+  size_t len = 0;
+  uint8_t *bytes = compile_file("tests/bir/nested.bir", &po, &len);
+  loaded_t l;
+  if (!c || !bytes || !load(bytes, len, &l)) {
+    berth_compiled_destroy(c);
+    berth_ir_program_destroy(p);
+    free(bytes);
+    return;
+  }
+  float x[2] = {1, 2};
+  static const struct {
+    int64_t n;
+    uint64_t max;
+    bool ok;
+  } cases[] = {{4, 40, true}, {4, 39, false}, {1, 10, true}, {1, 9, false}, {0, 1, true}, {0, 0, true}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char want[160];
+    snprintf(want, sizeof want, "method forward: more than %llu loop iterations in one call", (unsigned long long)cases[k].max);
+    const void *ins[2] = {x, &cases[k].n};
+    void *outs[2] = {NULL, NULL};
+    /* the reference */
+    berth_ref_t *ref = NULL;
+    CHECK(berth_ref_create(p, &ref, &d) == BERTH_OK);
+    berth_ref_set_max_steps(ref, cases[k].max);
+    berth_status_t st = berth_ref_call(ref, 0, ins, outs, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "reference, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    for (int j = 0; j < 2; j++) free(outs[j]), outs[j] = NULL;
+    berth_ref_destroy(ref);
+    /* the planned runtime through a session, with the sanitizer */
+    berth_session_t *s = NULL;
+    CHECK(berth_session_create(c, true, &s, &d) == BERTH_OK);
+    berth_session_set_max_steps(s, cases[k].max);
+    st = berth_session_call(s, 0, ins, outs, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "session, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    for (int j = 0; j < 2; j++) free(outs[j]), outs[j] = NULL;
+    berth_session_destroy(s);
+    /* the public API on the loaded file */
+    size_t need = berth_method_memory_size(l.prog, 0);
+    void *mem = malloc(need);
+    berth_method_t *h = NULL;
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+    berth_method_set_max_steps(h, cases[k].max);
+    CHECK(berth_method_set_input(h, 0, x, sizeof x, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(h, 1, &cases[k].n, 8, &d) == BERTH_OK);
+    st = berth_method_execute(h, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "API, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    free(mem);
+  }
+  free(l.pmem);
+  free(bytes);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  /* the command line: --max-steps for the planned run and the reference */
+  static const char *const modes[] = {"", "--reference"};
+  for (int k = 0; k < 2; k++) {
+    char cmd[4096];
+    int rc;
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s --max-steps 39 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path, modes[k]);
+    char *o = run_cmd(cmd, &rc);
+    CHECK_MSG(rc != 0 && o && strstr(o, "more than 39 loop iterations in one call"), "%s: %s", cmd, o ? o : "");
+    free(o);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s --max-steps 40 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path, modes[k]);
+    o = run_cmd(cmd, &rc);
+    CHECK_MSG(rc == 0, "%s: %s", cmd, o ? o : "");
+    free(o);
+  }
+  char cmd[4096];
+  int rc;
+  snprintf(cmd, sizeof cmd, "'%s' run '%s' --max-steps 0 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path);
+  char *o = run_cmd(cmd, &rc);
+  CHECK_MSG(rc != 0 && o && strstr(o, "--max-steps takes a positive integer"), "%s: %s", cmd, o ? o : "");
+  free(o);
+}
+
+/* Mutable buffers belong to each method (docs/ir-text.md): in tests/bir/nested.bir,
+ * @overwrite_own_state writes @state, and @forward still sees its own copy. forward(x, 0)
+ * returns -x + state and stores it: [-1,-2], then [-2,-4] (a shared @state, reset to -0
+ * between the calls, would give [-1,-2] again). The reference and the API agree. */
+static void per_method_state(void) {
+  char path[2048], msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  snprintf(path, sizeof path, "%s/tests/bir/nested.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  berth_plan_options_t po = berth_plan_options_default();
+  size_t len = 0;
+  uint8_t *bytes = compile_file("tests/bir/nested.bir", &po, &len);
+  loaded_t l;
+  if (!p || !bytes || !load(bytes, len, &l)) {
+    berth_ir_program_destroy(p);
+    free(bytes);
+    return;
+  }
+  float x[2] = {1, 2}, want[2][2] = {{-1, -2}, {-2, -4}};
+  int64_t n = 0;
+  const void *ins[2] = {x, &n};
+  berth_ref_t *ref = NULL;
+  CHECK(berth_ref_create(p, &ref, &d) == BERTH_OK);
+  int32_t fwd = berth_program_method_find(l.prog, "forward"), ow = berth_program_method_find(l.prog, "overwrite_own_state");
+  CHECK(fwd >= 0 && ow >= 0);
+  size_t nf = berth_method_memory_size(l.prog, fwd), no = berth_method_memory_size(l.prog, ow);
+  void *mf = malloc(nf), *mo = malloc(no);
+  berth_method_t *hf = NULL, *ho = NULL;
+  CHECK(berth_method_init(l.prog, fwd, mf, nf, NULL, 0, &hf, &d) == BERTH_OK);
+  CHECK(berth_method_init(l.prog, ow, mo, no, NULL, 0, &ho, &d) == BERTH_OK);
+  for (int call = 0; ref && hf && ho && call < 2; call++) {
+    void *outs[2] = {NULL, NULL};
+    CHECK_MSG(berth_ref_call(ref, fwd, ins, outs, &d) == BERTH_OK, "%s", msg);
+    CHECK_MSG(outs[0] && memcmp(outs[0], want[call], sizeof want[call]) == 0, "reference call %d", call + 1);
+    for (int j = 0; j < 2; j++) free(outs[j]);
+    CHECK(berth_method_set_input(hf, 0, x, sizeof x, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(hf, 1, &n, sizeof n, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(hf, &d) == BERTH_OK, "%s", msg);
+    const void *o = NULL;
+    CHECK(berth_method_output(hf, 0, &o, NULL) == BERTH_OK && o && memcmp(o, want[call], sizeof want[call]) == 0);
+    /* the other method writes its own @state */
+    CHECK_MSG(berth_ref_call(ref, ow, NULL, NULL, &d) == BERTH_OK, "%s", msg);
+    CHECK_MSG(berth_method_execute(ho, &d) == BERTH_OK, "%s", msg);
+  }
+  free(mf);
+  free(mo);
+  berth_ref_destroy(ref);
+  free(l.pmem);
+  free(bytes);
+  berth_ir_program_destroy(p);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20240601;
 #ifndef FORMAT_NO_INTERPOSE
@@ -838,6 +980,8 @@ int main(int argc, char **argv) {
   CHECK_MSG(rt_programs >= 100, "only %d round trips ran (%d plans rejected by the compiler)", rt_programs, rt_skipped);
   api_contract();
   api_assert();
+  step_limit();
+  per_method_state();
   cli();
   fprintf(stderr, "test_format: %d round trips (%d ONNX node tests; %d plans the compiler rejected were skipped), seed %llu\n",
           rt_programs, onnx, rt_skipped, (unsigned long long)seed);
