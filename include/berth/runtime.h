@@ -67,19 +67,21 @@ typedef struct berth_program_sizes {
 /* True if the bytes start with the .berth magic ("BERTH\0"). */
 bool berth_program_is_berth(const void *bytes, size_t len);
 
-/* Checks the header, the section table and the counts of a program file and says how much
- * memory berth_program_load needs. Errors: BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE
+/* Checks the header (and the checksum when the file has one), the section table and the
+ * counts of a program file and says how much memory berth_program_load needs. Errors: BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE
  * (beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version). */
 berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_sizes_t *sizes, berth_diag_t *diag);
 
-/* Loads a program without copying it: checks every field of the file once, then runs the
- * memory-plan verifier. bytes (len bytes, 8-byte aligned: constants are used in place) must
- * outlive the program. mem holds the program (mem_size >= program_bytes, any alignment);
- * scratch (scratch_size >= scratch_bytes) is used only during the call and may then be
- * reused. Errors: BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the
- * section and byte offset), BERTH_ERR_VERIFY_FAILED (the plan breaks the memory rules),
- * BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL, misaligned bytes),
- * BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
+/* Loads a program without copying it: checks the file's CRC-32C when it has one (what
+ * `berth compile` writes by default; docs/format.md), every field of the file once and that
+ * every byte belongs to a section, then runs the memory-plan verifier. bytes (len bytes,
+ * 8-byte aligned: constants are used in place) must outlive the program. mem holds the
+ * program (mem_size >= program_bytes, any alignment); scratch (scratch_size >=
+ * scratch_bytes) is used only during the call and may then be reused. Errors:
+ * BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the section and byte
+ * offset; a checksum mismatch says "the file is damaged"), BERTH_ERR_VERIFY_FAILED (the
+ * plan breaks the memory rules), BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL,
+ * misaligned bytes), BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
 berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                   size_t scratch_size, berth_program_t **out, berth_diag_t *diag);
 
