@@ -68,8 +68,9 @@ typedef struct berth_program_sizes {
 bool berth_program_is_berth(const void *bytes, size_t len);
 
 /* Checks the header (and the checksum when the file has one), the section table and the
- * counts of a program file and says how much memory berth_program_load needs. Errors: BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE
- * (beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version). */
+ * counts of a program file and says how much memory berth_program_load needs. Errors:
+ * BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE (beyond a cap), BERTH_ERR_UNIMPLEMENTED
+ * (another format version). */
 berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_sizes_t *sizes, berth_diag_t *diag);
 
 /* Loads a program without copying it: checks the file's CRC-32C when it has one (what
