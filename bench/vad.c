@@ -119,7 +119,7 @@ static int run_berth(const config_t *c, int reps, double *median, uint64_t *aren
   for (int32_t p = 0; p < berth_program_pool_count(prog, m); p++) *arena += berth_program_pool_size(prog, m, p);
   size_t need = berth_method_memory_size(prog, m);
   void *mmem = malloc(need);
-  if (berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag)) goto fail;
+  if (berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag)) goto fail;
   static float out_prob[1], out_state[256], state[256];
   if (!berth_program_outputs_planned(prog) &&
       (berth_method_set_output(fwd, 0, out_prob, sizeof out_prob, &diag) ||

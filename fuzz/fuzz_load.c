@@ -5,7 +5,8 @@
  * the file's fault (corrupt data, out of range, unimplemented, verification failed; never
  * an internal error or "the memory the query asked for is too small") and nothing written
  * to the output handle, or load into a program whose every method (within the memory cap)
- * initializes, binds its inputs and outputs, and executes twice, each time either
+ * initializes (odd methods with caller-placed arenas of exactly their pool sizes), binds
+ * its inputs and outputs, and executes twice, each time either
  * successfully, or by hitting the step limit (BERTH_ERR_OUT_OF_RANGE), or by an assert of
  * the program that fails (BERTH_ERR_CHECK_FAILED); the outputs of a successful execute are
  * readable. Memory errors and undefined behaviour are caught by the
@@ -55,6 +56,22 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
       continue;
     }
     int32_t n_in = berth_program_input_count(prog, mi), n_out = berth_program_output_count(prog, mi);
+    /* odd methods get caller-placed arenas, each exactly its pool's size (rounded up to the
+     * alignment only), the handle and state in a block of their own */
+    berth_arena_t arenas[16];
+    int32_t n_pools = berth_program_pool_count(prog, mi);
+    bool placed = (mi & 1) && n_pools >= 0 && n_pools <= 16;
+    memset(arenas, 0, sizeof arenas);
+    if (placed) {
+      size_t al = berth_program_arena_alignment(prog, mi);
+      need = berth_method_handle_size(prog, mi);
+      for (int32_t k = 0; k < n_pools; k++) {
+        size_t ps = (size_t)berth_program_pool_size(prog, mi, k);
+        arenas[k].bytes = ps;
+        arenas[k].data = aligned_alloc(al, (ps + al - 1) / al * al + (ps ? 0 : al));
+        if (arenas[k].data) memset(arenas[k].data, 0xA5, ps);
+      }
+    }
     void *mem = fuzz_alloc(need, 0xA5);
     void **ins = calloc((size_t)n_in + 1, sizeof *ins), **outs = calloc((size_t)n_out + 1, sizeof *outs);
     int rc = 0;
@@ -63,7 +80,9 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
     char msg[1024];
     berth_diag_t diag = berth_diag_make(msg, sizeof msg);
     if (!mem || !ins || !outs) goto next;
-    if (berth_method_init(prog, mi, mem, need, NULL, &m, &diag) != BERTH_OK) {
+    for (int32_t k = 0; placed && k < n_pools; k++)
+      if (!arenas[k].data) goto next;
+    if (berth_method_init(prog, mi, mem, need, placed ? arenas : NULL, placed ? n_pools : 0, &m, &diag) != BERTH_OK) {
       snprintf(why, why_cap, "method %d: init failed on a loaded program: %s", (int)mi, msg);
       rc = 11;
       goto next;
@@ -159,6 +178,7 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
     free(ins);
     free(outs);
     free(mem);
+    for (int k = 0; k < 16; k++) free(arenas[k].data);
     if (rc) return rc;
   }
   return 0;

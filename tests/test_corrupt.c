@@ -118,7 +118,9 @@ typedef struct buf {
   size_t len;
 } buf_t;
 
-static buf_t compile_example(const char *rel, const berth_plan_options_t *po) {
+/* Compiled without a checksum unless asked: a changed byte then reaches the check that it
+ * is about, instead of the checksum (which would refuse every one of them first). */
+static buf_t compile_example_sum(const char *rel, const berth_plan_options_t *po, bool checksum) {
   buf_t out = {NULL, 0};
   char path[2048];
   snprintf(path, sizeof path, "%s/%s", BERTH_SOURCE_DIR, rel);
@@ -128,13 +130,19 @@ static buf_t compile_example(const char *rel, const berth_plan_options_t *po) {
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *p = NULL;
   berth_compiled_t *c = NULL;
+  berth_format_write_options_t wo = berth_format_write_options_default();
+  wo.checksum = checksum;
   if (!text || berth_ir_parse(text, len, rel, &p, &d) || berth_ir_validate(p, &d) || berth_plan_compile(p, po, &c, &d) ||
-      berth_format_write(&c->exec, NULL, &out.b, &out.len, &d))
+      berth_format_write(&c->exec, &wo, &out.b, &out.len, &d))
     fprintf(stderr, "cannot compile %s: %s\n", rel, msg);
   free(text);
   berth_compiled_destroy(c);
   berth_ir_program_destroy(p);
   return out;
+}
+
+static buf_t compile_example(const char *rel, const berth_plan_options_t *po) {
+  return compile_example_sum(rel, po, false);
 }
 
 static buf_t copy(buf_t b) {
@@ -534,7 +542,67 @@ static void generate(void) {
   uint32_t sub = instr_where(&bw, BERTH_I_KERNEL, BERTH_OP_SUB);
   m = copy(count);
   w16(&m, ins_at(&m, sub) + 2, BERTH_OP_ADD);
-  emit("endless-loop-at-run-time", m, "run", BERTH_ERR_OUT_OF_RANGE, "more than 100000 instructions executed");
+  emit("endless-loop-at-run-time", m, "run", BERTH_ERR_OUT_OF_RANGE, "more than 100000 loop iterations in one call");
+
+  /* ---- bytes outside every section, padding, and the checksum ---- */
+  m = copy(seed);
+  memset(m.b + m.len, 0, 64);
+  m.len += 64;
+  w64(&m, 16, m.len);
+  CORRUPT_("64-bytes-after-the-last-section", "after the last section lie outside every section");
+  {
+    /* 64 bytes between two sections: move the constants (64-byte aligned, offsets relative
+     * to the section) up by 64 */
+    uint64_t ce = entry(&seed, BERTH_SECTION_CONSTANTS), co = r64(&seed, ce + 8), cs = r64(&seed, ce + 16);
+    m = copy(seed);
+    m.b = realloc(m.b, m.len + 128);
+    memmove(m.b + co + 64, m.b + co, cs);
+    memset(m.b + co, 0, 64);
+    m.len += 64;
+    w64(&m, 16, m.len);
+    w64(&m, ce + 8, co + 64);
+    char want[128];
+    snprintf(want, sizeof want, "bytes [%llu,%llu) before section constants lie outside every section",
+             (unsigned long long)co, (unsigned long long)co + 64);
+    CORRUPT_("64-bytes-between-sections", want);
+    /* a padding byte that is not 0: the last byte before the constants, when it is padding */
+    uint64_t end = 0;
+    for (uint32_t id = 1; id <= BERTH_SECTION_MAX; id++) {
+      uint32_t n = r32(&seed, 24);
+      for (uint32_t e = 0; e < n; e++)
+        if (r32(&seed, 64 + 24ull * e) == id && id != BERTH_SECTION_CONSTANTS) {
+          uint64_t se = r64(&seed, 64 + 24ull * e + 8) + r64(&seed, 64 + 24ull * e + 16);
+          if (se <= co && se > end) end = se;
+        }
+    }
+    if (end >= co) abort(); /* the seed's constants follow padding */
+    m = copy(seed);
+    m.b[co - 1] = 0x5A;
+    snprintf(want, sizeof want, "padding byte %llu before section constants is 90, not 0", (unsigned long long)co - 1);
+    CORRUPT_("nonzero-padding", want);
+  }
+  /* an empty section (countdown has no state) placed inside another one: no overlap, but
+   * a second place the same file could put it */
+  m = copy(count);
+  uint64_t se = entry(&count, BERTH_SECTION_STATE);
+  if (r64(&count, se + 16) != 0) abort();
+  w64(&m, se + 8, soff(&count, BERTH_SECTION_VALUES) + 8);
+  CORRUPT_("empty-section-inside-another", "inside the previous section or its padding");
+  buf_t summed = compile_example_sum("examples/seed/seed.bir", &po, true);
+  if (!summed.b) abort();
+  m = copy(summed);
+  m.b[val_at(&m, 1) + 40] ^= 1; /* a dim: a valid-looking change the checksum must catch */
+  CORRUPT_("checksum-flipped-bit", "the file is damaged");
+  m = copy(summed);
+  m.b[BERTH_FORMAT_CHECKSUM_AT] ^= 0x80;
+  CORRUPT_("checksum-field-flipped", "the file is damaged");
+  m = copy(summed);
+  m.b[12] &= (uint8_t)~BERTH_FORMAT_FLAG_CHECKSUM;
+  CORRUPT_("checksum-without-flag", "without the checksum flag");
+  m = copy(seed);
+  m.b[12] |= BERTH_FORMAT_FLAG_CHECKSUM;
+  CORRUPT_("checksum-flag-without-checksum", "but the header records 0x0 (the file is damaged)");
+  free(summed.b);
 
   /* ---- assert: its instruction, its message attribute, its condition ---- */
   buf_t asrt = compile_example("tests/bir/assert.bir", &po);

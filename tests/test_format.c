@@ -269,15 +269,19 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
       CHECK(berth_type_equal(&info.type, &im->values[body->results[k]].type));
     }
     /* method memory: carved, or arenas placed by the caller */
-    void *mmem = NULL, *arenas[BERTH_FORMAT_MAX_POOLS] = {0};
+    void *mmem = NULL;
+    berth_arena_t arenas[BERTH_FORMAT_MAX_POOLS] = {{0}};
+    int32_t n_pools = berth_program_pool_count(prog, mi);
     size_t need;
     if (o->separate_arenas) {
       need = berth_method_handle_size(prog, mi);
       size_t al = berth_program_arena_alignment(prog, mi);
-      for (int32_t k = 0; k < berth_program_pool_count(prog, mi); k++) {
+      for (int32_t k = 0; k < n_pools; k++) {
         size_t ps = (size_t)berth_program_pool_size(prog, mi, k);
-        arenas[k] = aligned_alloc(al, (ps + al) / al * al);
-        memset(arenas[k], 0xA5, ps);
+        /* exactly the pool's size (rounded up only for aligned_alloc): ASan sees a write past it */
+        arenas[k].data = aligned_alloc(al, (ps + al - 1) / al * al + (ps ? 0 : al));
+        arenas[k].bytes = ps;
+        memset(arenas[k].data, 0xA5, ps);
       }
     } else {
       need = berth_method_memory_size(prog, mi);
@@ -286,7 +290,22 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
     memset(mmem, 0xA5, need + 1);
     berth_method_t *h = NULL;
     /* an odd address: the runtime aligns the block itself */
-    CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, o->separate_arenas ? arenas : NULL, &h, &d) == BERTH_OK,
+    if (o->separate_arenas)
+      for (int32_t k = 0; k < n_pools; k++) {
+        /* an arena one byte short, and a wrong arena count, fail at init (not at execute) */
+        if (arenas[k].bytes == 0) continue;
+        arenas[k].bytes--;
+        CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, arenas, n_pools, &h, &d) ==
+                          BERTH_ERR_RESOURCE_EXHAUSTED &&
+                      strstr(msg, "arena") && h == NULL,
+                  "%s: an arena one byte short was accepted (%s)", label, msg);
+        arenas[k].bytes++;
+        CHECK(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, arenas, n_pools + 1, &h, &d) ==
+                  BERTH_ERR_INVALID_ARGUMENT &&
+              h == NULL);
+      }
+    CHECK_MSG(berth_method_init(prog, mi, (uint8_t *)mmem + 1, need, o->separate_arenas ? arenas : NULL,
+                                o->separate_arenas ? n_pools : 0, &h, &d) == BERTH_OK,
               "%s: init: %s", label, msg);
     uint64_t s = o->seed;
     void **ins = calloc((size_t)n_in + 1, sizeof *ins), **api_out = calloc((size_t)n_out + 1, sizeof *api_out);
@@ -342,7 +361,7 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
     free(api_out);
     free(ins);
     free(mmem);
-    for (int k = 0; k < BERTH_FORMAT_MAX_POOLS; k++) free(arenas[k]);
+    for (int k = 0; k < BERTH_FORMAT_MAX_POOLS; k++) free(arenas[k].data);
   }
 done:
   berth_ref_destroy(ref);
@@ -510,10 +529,10 @@ static void api_contract(void) {
   size_t need = berth_method_memory_size(prog, m);
   void *mem = malloc(need);
   berth_method_t *h = (berth_method_t *)(uintptr_t)1;
-  CHECK(berth_method_init(prog, m, mem, need - 65, NULL, &h, &d) == BERTH_ERR_RESOURCE_EXHAUSTED && msg[0]);
+  CHECK(berth_method_init(prog, m, mem, need - 65, NULL, 0, &h, &d) == BERTH_ERR_RESOURCE_EXHAUSTED && msg[0]);
   CHECK(h == (berth_method_t *)(uintptr_t)1);
-  CHECK(berth_method_init(prog, 9, mem, need, NULL, &h, &d) == BERTH_ERR_INVALID_ARGUMENT);
-  CHECK(berth_method_init(prog, m, mem, need, NULL, &h, &d) == BERTH_OK);
+  CHECK(berth_method_init(prog, 9, mem, need, NULL, 0, &h, &d) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_method_init(prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
   /* unbound input, wrong size, planned outputs cannot be bound, no output before execute */
   CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "input 0 is not bound"));
   double x5 = 5.0, x6 = 6.0, dummy[1];
@@ -537,6 +556,26 @@ static void api_contract(void) {
   }
   free(mem);
   free(l.pmem);
+  /* a failed execute (here: a planned input not bound again) leaves no outputs, not the
+   * previous call's */
+  free(bytes);
+  berth_plan_options_t pin = po;
+  pin.alloc_inputs = 1;
+  bytes = compile_file("examples/seed/seed.bir", &pin, &len);
+  if (bytes && load(bytes, len, &l)) {
+    CHECK(berth_program_inputs_planned(l.prog));
+    need = berth_method_memory_size(l.prog, m);
+    mem = malloc(need);
+    CHECK(berth_method_init(l.prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(h, 0, &x5, 8, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
+    CHECK(berth_method_output(h, 0, &o0, &nb) == BERTH_OK);
+    CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "not bound"));
+    CHECK_MSG(berth_method_output(h, 0, &o0, &nb) == BERTH_ERR_INVALID_ARGUMENT,
+              "after a failed execute, berth_method_output still gave the previous call's output");
+    free(mem);
+    free(l.pmem);
+  }
   /* misaligned program bytes */
   uint8_t *shifted = malloc(len + 8);
   memcpy(shifted + 4, bytes, len);
@@ -561,7 +600,7 @@ static void api_contract(void) {
   if (bytes && load(bytes, len, &l)) {
     need = berth_method_memory_size(l.prog, 0);
     mem = malloc(need);
-    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, &h, &d) == BERTH_OK);
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
     int64_t n = 1000000;
     float xs[2] = {1, 2}, acc[2];
     int64_t i_final;
@@ -573,7 +612,7 @@ static void api_contract(void) {
     CHECK(berth_method_set_input(h, 0, &n, 8, &d) == BERTH_OK);
     CHECK(berth_method_set_input(h, 1, xs, 8, &d) == BERTH_OK);
     berth_method_set_max_steps(h, 1000);
-    CHECK(berth_method_execute(h, &d) == BERTH_ERR_OUT_OF_RANGE && strstr(msg, "more than 1000 instructions"));
+    CHECK(berth_method_execute(h, &d) == BERTH_ERR_OUT_OF_RANGE && strstr(msg, "more than 1000 loop iterations in one call"));
     berth_method_reset(h);
     berth_method_set_max_steps(h, 0);
     n = 3;
@@ -610,7 +649,7 @@ static void api_assert(void) {
     size_t need = berth_method_memory_size(l.prog, 0);
     void *mem = malloc(need);
     berth_method_t *h = NULL;
-    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, &h, &d) == BERTH_OK);
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
     double y = 0;
     int64_t mo = 0;
     if (!planned_out) {
@@ -781,6 +820,148 @@ static void cli(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* The step limit means the same in both interpreters and in the API: tests/bir/nested.bir
+ * runs a while loop n times, each iteration a scan of 3 steps, each step a map of 2: 10
+ * loop iterations per trip, so n = 4 takes exactly 40 steps. A limit of 40 lets the call
+ * through, 39 stops it with the same message everywhere; the CLI's --max-steps sets it. */
+static void step_limit(void) {
+  char path[2048], msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  snprintf(path, sizeof path, "%s/tests/bir/nested.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  if (!p) return;
+  berth_plan_options_t po = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  CHECK_MSG(berth_plan_compile(p, &po, &c, &d) == BERTH_OK, "%s", msg);
+  size_t len = 0;
+  uint8_t *bytes = compile_file("tests/bir/nested.bir", &po, &len);
+  loaded_t l;
+  if (!c || !bytes || !load(bytes, len, &l)) {
+    berth_compiled_destroy(c);
+    berth_ir_program_destroy(p);
+    free(bytes);
+    return;
+  }
+  float x[2] = {1, 2};
+  static const struct {
+    int64_t n;
+    uint64_t max;
+    bool ok;
+  } cases[] = {{4, 40, true}, {4, 39, false}, {1, 10, true}, {1, 9, false}, {0, 1, true}, {0, 0, true}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char want[160];
+    snprintf(want, sizeof want, "method forward: more than %llu loop iterations in one call", (unsigned long long)cases[k].max);
+    const void *ins[2] = {x, &cases[k].n};
+    void *outs[2] = {NULL, NULL};
+    /* the reference */
+    berth_ref_t *ref = NULL;
+    CHECK(berth_ref_create(p, &ref, &d) == BERTH_OK);
+    berth_ref_set_max_steps(ref, cases[k].max);
+    berth_status_t st = berth_ref_call(ref, 0, ins, outs, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "reference, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    for (int j = 0; j < 2; j++) free(outs[j]), outs[j] = NULL;
+    berth_ref_destroy(ref);
+    /* the planned runtime through a session, with the sanitizer */
+    berth_session_t *s = NULL;
+    CHECK(berth_session_create(c, true, &s, &d) == BERTH_OK);
+    berth_session_set_max_steps(s, cases[k].max);
+    st = berth_session_call(s, 0, ins, outs, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "session, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    for (int j = 0; j < 2; j++) free(outs[j]), outs[j] = NULL;
+    berth_session_destroy(s);
+    /* the public API on the loaded file */
+    size_t need = berth_method_memory_size(l.prog, 0);
+    void *mem = malloc(need);
+    berth_method_t *h = NULL;
+    CHECK(berth_method_init(l.prog, 0, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+    berth_method_set_max_steps(h, cases[k].max);
+    CHECK(berth_method_set_input(h, 0, x, sizeof x, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(h, 1, &cases[k].n, 8, &d) == BERTH_OK);
+    st = berth_method_execute(h, &d);
+    CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
+              "API, n %lld, limit %llu: %s", (long long)cases[k].n, (unsigned long long)cases[k].max, msg);
+    free(mem);
+  }
+  free(l.pmem);
+  free(bytes);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+  /* the command line: --max-steps for the planned run and the reference */
+  static const char *const modes[] = {"", "--reference"};
+  for (int k = 0; k < 2; k++) {
+    char cmd[4096];
+    int rc;
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s --max-steps 39 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path, modes[k]);
+    char *o = run_cmd(cmd, &rc);
+    CHECK_MSG(rc != 0 && o && strstr(o, "more than 39 loop iterations in one call"), "%s: %s", cmd, o ? o : "");
+    free(o);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' %s --max-steps 40 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path, modes[k]);
+    o = run_cmd(cmd, &rc);
+    CHECK_MSG(rc == 0, "%s: %s", cmd, o ? o : "");
+    free(o);
+  }
+  char cmd[4096];
+  int rc;
+  snprintf(cmd, sizeof cmd, "'%s' run '%s' --max-steps 0 --call 'f32[2]:1,2 i64[]:4' 2>&1", BERTH_TOOL, path);
+  char *o = run_cmd(cmd, &rc);
+  CHECK_MSG(rc != 0 && o && strstr(o, "--max-steps takes a positive integer"), "%s: %s", cmd, o ? o : "");
+  free(o);
+}
+
+/* Mutable buffers belong to each method (docs/ir-text.md): in tests/bir/nested.bir,
+ * @overwrite_own_state writes @state, and @forward still sees its own copy. forward(x, 0)
+ * returns -x + state and stores it: [-1,-2], then [-2,-4] (a shared @state, reset to -0
+ * between the calls, would give [-1,-2] again). The reference and the API agree. */
+static void per_method_state(void) {
+  char path[2048], msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  snprintf(path, sizeof path, "%s/tests/bir/nested.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  berth_plan_options_t po = berth_plan_options_default();
+  size_t len = 0;
+  uint8_t *bytes = compile_file("tests/bir/nested.bir", &po, &len);
+  loaded_t l;
+  if (!p || !bytes || !load(bytes, len, &l)) {
+    berth_ir_program_destroy(p);
+    free(bytes);
+    return;
+  }
+  float x[2] = {1, 2}, want[2][2] = {{-1, -2}, {-2, -4}};
+  int64_t n = 0;
+  const void *ins[2] = {x, &n};
+  berth_ref_t *ref = NULL;
+  CHECK(berth_ref_create(p, &ref, &d) == BERTH_OK);
+  int32_t fwd = berth_program_method_find(l.prog, "forward"), ow = berth_program_method_find(l.prog, "overwrite_own_state");
+  CHECK(fwd >= 0 && ow >= 0);
+  size_t nf = berth_method_memory_size(l.prog, fwd), no = berth_method_memory_size(l.prog, ow);
+  void *mf = malloc(nf), *mo = malloc(no);
+  berth_method_t *hf = NULL, *ho = NULL;
+  CHECK(berth_method_init(l.prog, fwd, mf, nf, NULL, 0, &hf, &d) == BERTH_OK);
+  CHECK(berth_method_init(l.prog, ow, mo, no, NULL, 0, &ho, &d) == BERTH_OK);
+  for (int call = 0; ref && hf && ho && call < 2; call++) {
+    void *outs[2] = {NULL, NULL};
+    CHECK_MSG(berth_ref_call(ref, fwd, ins, outs, &d) == BERTH_OK, "%s", msg);
+    CHECK_MSG(outs[0] && memcmp(outs[0], want[call], sizeof want[call]) == 0, "reference call %d", call + 1);
+    for (int j = 0; j < 2; j++) free(outs[j]);
+    CHECK(berth_method_set_input(hf, 0, x, sizeof x, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(hf, 1, &n, sizeof n, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(hf, &d) == BERTH_OK, "%s", msg);
+    const void *o = NULL;
+    CHECK(berth_method_output(hf, 0, &o, NULL) == BERTH_OK && o && memcmp(o, want[call], sizeof want[call]) == 0);
+    /* the other method writes its own @state */
+    CHECK_MSG(berth_ref_call(ref, ow, NULL, NULL, &d) == BERTH_OK, "%s", msg);
+    CHECK_MSG(berth_method_execute(ho, &d) == BERTH_OK, "%s", msg);
+  }
+  free(mf);
+  free(mo);
+  berth_ref_destroy(ref);
+  free(l.pmem);
+  free(bytes);
+  berth_ir_program_destroy(p);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20240601;
 #ifndef FORMAT_NO_INTERPOSE
@@ -799,6 +980,8 @@ int main(int argc, char **argv) {
   CHECK_MSG(rt_programs >= 100, "only %d round trips ran (%d plans rejected by the compiler)", rt_programs, rt_skipped);
   api_contract();
   api_assert();
+  step_limit();
+  per_method_state();
   cli();
   fprintf(stderr, "test_format: %d round trips (%d ONNX node tests; %d plans the compiler rejected were skipped), seed %llu\n",
           rt_programs, onnx, rt_skipped, (unsigned long long)seed);

@@ -135,7 +135,7 @@ int main(void) {
   if (need == 0) return fail("method forward does not fit in memory", NULL);
   if (need > sizeof pool - sz.program_bytes) return pool_too_small("method forward (program + method)", sz.program_bytes, need);
   berth_method_t *fwd;
-  if (berth_method_init(prog, m, pool + sz.program_bytes, need, NULL, &fwd, &diag)) return fail("init", msg);
+  if (berth_method_init(prog, m, pool + sz.program_bytes, need, NULL, 0, &fwd, &diag)) return fail("init", msg);
 
   double out[2][1]; /* used when the program leaves the outputs to the caller */
   if (!berth_program_outputs_planned(prog))

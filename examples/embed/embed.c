@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   size_t need = berth_method_memory_size(prog, m);
   mmem = malloc(need);
   if (!mmem) goto oom;
-  if (berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag)) goto fail;
+  if (berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag)) goto fail;
 
   double out[2][1]; /* used when the program leaves the outputs to the caller */
   if (!berth_program_outputs_planned(prog))

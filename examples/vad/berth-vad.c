@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
   size_t need = berth_method_memory_size(prog, m);
   void *mmem = malloc(need);
   if (!mmem) goto oom;
-  if (berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag)) goto fail;
+  if (berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag)) goto fail;
   static float out_prob[1], out_state[2 * 128];
   if (!berth_program_outputs_planned(prog) &&
       (berth_method_set_output(fwd, 0, out_prob, sizeof out_prob, &diag) ||

@@ -15,7 +15,7 @@
  *   size_t need = berth_method_memory_size(prog, m);
  *   void *mmem = malloc(need);
  *   berth_method_t *fwd;
- *   if (berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag)) fail(msg);  // copies state in
+ *   if (berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag)) fail(msg);  // copies state in
  *
  *   // 3. calls: bind inputs (and output buffers if outputs are not planned), execute, read
  *   double x = 6.0, out[1];
@@ -48,8 +48,13 @@ extern "C" {
 typedef struct berth_program berth_program_t;
 typedef struct berth_method berth_method_t;
 
-/* Default bound on the instructions one execute may run (loops that never exit fail with
- * BERTH_ERR_OUT_OF_RANGE instead of hanging). */
+/* The step limit: how many loop iterations one execute may run before it fails with
+ * BERTH_ERR_OUT_OF_RANGE ("more than N loop iterations in one call"), so that a loop that
+ * never exits ends instead of hanging. A step is one finished iteration of any loop: a
+ * while_loop (ONNX Loop) body, a scan or map step; nested loops count every inner
+ * iteration. Code outside loops takes no steps. The reference interpreter counts the same
+ * steps with the same limit (berth_ref_set_max_steps), and the command-line tool's
+ * `--max-steps N` sets both. This default allows 10^9 iterations. */
 #define BERTH_RUNTIME_DEFAULT_MAX_STEPS 1000000000ull
 
 /* ---- loading --------------------------------------------------------------------------- */
@@ -62,19 +67,22 @@ typedef struct berth_program_sizes {
 /* True if the bytes start with the .berth magic ("BERTH\0"). */
 bool berth_program_is_berth(const void *bytes, size_t len);
 
-/* Checks the header, the section table and the counts of a program file and says how much
- * memory berth_program_load needs. Errors: BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE
- * (beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version). */
+/* Checks the header (and the checksum when the file has one), the section table and the
+ * counts of a program file and says how much memory berth_program_load needs. Errors:
+ * BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE (beyond a cap), BERTH_ERR_UNIMPLEMENTED
+ * (another format version). */
 berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_sizes_t *sizes, berth_diag_t *diag);
 
-/* Loads a program without copying it: checks every field of the file once, then runs the
- * memory-plan verifier. bytes (len bytes, 8-byte aligned: constants are used in place) must
- * outlive the program. mem holds the program (mem_size >= program_bytes, any alignment);
- * scratch (scratch_size >= scratch_bytes) is used only during the call and may then be
- * reused. Errors: BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the
- * section and byte offset), BERTH_ERR_VERIFY_FAILED (the plan breaks the memory rules),
- * BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL, misaligned bytes),
- * BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
+/* Loads a program without copying it: checks the file's CRC-32C when it has one (what
+ * `berth compile` writes by default; docs/format.md), every field of the file once and that
+ * every byte belongs to a section, then runs the memory-plan verifier. bytes (len bytes,
+ * 8-byte aligned: constants are used in place) must outlive the program. mem holds the
+ * program (mem_size >= program_bytes, any alignment); scratch (scratch_size >=
+ * scratch_bytes) is used only during the call and may then be reused. Errors:
+ * BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the section and byte
+ * offset; a checksum mismatch says "the file is damaged"), BERTH_ERR_VERIFY_FAILED (the
+ * plan breaks the memory rules), BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL,
+ * misaligned bytes), BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
 berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                   size_t scratch_size, berth_program_t **out, berth_diag_t *diag);
 
@@ -124,15 +132,25 @@ size_t berth_method_memory_size(const berth_program_t *p, int32_t method);
  * state region only). */
 size_t berth_method_handle_size(const berth_program_t *p, int32_t method);
 
+/* One arena pool placed by the caller (berth_method_init): its bytes and how many there are. */
+typedef struct berth_arena {
+  void *data;   /* aligned to berth_program_arena_alignment; may be NULL only for a 0-byte pool */
+  size_t bytes; /* at least berth_program_pool_size of its pool (more is allowed and unused) */
+} berth_arena_t;
+
 /* Lays a method handle out in mem and copies the state's initial values in. arenas: NULL
- * to carve every pool from mem (mem_size >= berth_method_memory_size), or one pointer per
- * pool (berth_program_pool_size bytes each, aligned to berth_program_arena_alignment; they
- * may live in different memories) with mem_size >= berth_method_handle_size. The arenas
- * and mem must stay alive while the handle is used; nothing else may write them. Errors:
- * BERTH_ERR_INVALID_ARGUMENT (bad method, NULL or misaligned arena),
- * BERTH_ERR_RESOURCE_EXHAUSTED (mem too small). */
+ * (n_arenas 0) to carve every pool from mem (mem_size >= berth_method_memory_size), or one
+ * entry per pool, n_arenas == berth_program_pool_count, each at least that pool's size and
+ * aligned to berth_program_arena_alignment (they may live in different memories), with
+ * mem_size >= berth_method_handle_size. The arena sizes are checked here, so a short arena
+ * fails at init rather than being written past at execute. The arenas and mem must stay
+ * alive while the handle is used; nothing else may write them. Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (bad method, wrong arena count, NULL or misaligned arena),
+ * BERTH_ERR_RESOURCE_EXHAUSTED (mem or an arena too small; diag names the pool and both
+ * sizes). */
 berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void *mem, size_t mem_size,
-                                 void *const *arenas, berth_method_t **out, berth_diag_t *diag);
+                                 const berth_arena_t *arenas, int32_t n_arenas, berth_method_t **out,
+                                 berth_diag_t *diag);
 
 /* Binds input i for the next execute; bytes must equal the input's size. Planned inputs are
  * copied into the arena now and must be bound again before every execute (the arena is
@@ -146,13 +164,14 @@ berth_status_t berth_method_set_input(berth_method_t *m, int32_t i, const void *
  * BERTH_ERR_INVALID_ARGUMENT (also when outputs are planned). */
 berth_status_t berth_method_set_output(berth_method_t *m, int32_t j, void *data, size_t bytes, berth_diag_t *diag);
 
-/* Caps the instructions one execute may run (0: BERTH_RUNTIME_DEFAULT_MAX_STEPS). */
+/* Sets the step limit of every later execute: loop iterations per call, as
+ * BERTH_RUNTIME_DEFAULT_MAX_STEPS describes (0: that default). */
 void berth_method_set_max_steps(berth_method_t *m, uint64_t max_steps);
 
 /* Runs the method once: no heap allocation, no stdio. Needs every input bound (planned
  * inputs since the last execute) and, when outputs are not planned, every output buffer.
  * State carries over to the next execute. Errors: BERTH_ERR_INVALID_ARGUMENT (an unbound
- * input or output), BERTH_ERR_OUT_OF_RANGE (more than max_steps instructions),
+ * input or output), BERTH_ERR_OUT_OF_RANGE (more than max_steps loop iterations),
  * BERTH_ERR_CHECK_FAILED (a run-time check of the program, an `assert`, was false; diag
  * names the method, the instruction, the checked value and the program's message, such as
  * "Loop 'L' needs more than --max-trip-count 8 iterations"). After an error the outputs

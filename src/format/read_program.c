@@ -6,6 +6,7 @@
 
 #include "base/byte_reader.h"
 #include "base/checked.h"
+#include "base/crc32c.h"
 #include "format/verify.h"
 #include "kernels/op_table.h"
 
@@ -119,6 +120,57 @@ static berth_status_t get_str(rd_t *r, uint32_t ref, const char *what, uint64_t 
 
 /* ---- header and section table ----------------------------------------------------------- */
 
+uint32_t berth_format_checksum(const void *bytes, size_t len) {
+  static const uint8_t zero[4] = {0, 0, 0, 0};
+  const uint8_t *b = bytes;
+  if (len < BERTH_FORMAT_CHECKSUM_AT + 4) return berth_crc32c_update(0, b, len);
+  uint32_t c = berth_crc32c_update(0, b, BERTH_FORMAT_CHECKSUM_AT);
+  c = berth_crc32c_update(c, zero, sizeof zero);
+  return berth_crc32c_update(c, b + BERTH_FORMAT_CHECKSUM_AT + 4, len - BERTH_FORMAT_CHECKSUM_AT - 4);
+}
+
+static uint64_t section_align(uint32_t id) {
+  return id == BERTH_SECTION_CONSTANTS ? BERTH_FORMAT_CONST_ALIGN : BERTH_FORMAT_SECTION_ALIGN;
+}
+
+/* Every byte after the section table belongs to a section, except the zero padding that
+ * aligns the next section (in file order, each starts at the first aligned byte after the
+ * previous one ends), and the file ends where the last section does: a program has one
+ * encoding, and nothing can hide in a file that loads. */
+static berth_status_t check_coverage(rd_t *r, uint64_t table_end) {
+  uint32_t ids[BERTH_SECTION_MAX];
+  uint32_t n = 0;
+  for (uint32_t id = 1; id <= BERTH_SECTION_MAX; id++) {
+    if (!r->s[id].present) continue;
+    uint32_t k = n++; /* insertion sort by (offset, size): empty sections before a full one at their offset */
+    while (k > 0 && (r->s[ids[k - 1]].off > r->s[id].off ||
+                     (r->s[ids[k - 1]].off == r->s[id].off && r->s[ids[k - 1]].size > r->s[id].size))) {
+      ids[k] = ids[k - 1];
+      k--;
+    }
+    ids[k] = id;
+  }
+  uint64_t pos = table_end;
+  for (uint32_t k = 0; k < n; k++) {
+    const sect_t *s = &r->s[ids[k]];
+    const char *name = berth_format_section_name(ids[k]);
+    uint64_t start = pos + (section_align(ids[k]) - pos % section_align(ids[k])) % section_align(ids[k]);
+    if (s->off < start)
+      return rfail(r, CORRUPT, "section %s (entry %u) starts at byte %llu, inside the previous section or its padding (which end at byte %llu)",
+                   name, (unsigned)s->entry, (ull)s->off, (ull)start);
+    for (uint64_t at = pos; at < start; at++)
+      if (r->b[at])
+        return rfail(r, CORRUPT, "padding byte %llu before section %s is %u, not 0", (ull)at, name, (unsigned)r->b[at]);
+    if (s->off > start)
+      return rfail(r, CORRUPT, "bytes [%llu,%llu) before section %s lie outside every section", (ull)start, (ull)s->off,
+                   name);
+    pos = s->off + s->size;
+  }
+  if (pos != r->len)
+    return rfail(r, CORRUPT, "bytes [%llu,%zu) after the last section lie outside every section", (ull)pos, r->len);
+  return BERTH_OK;
+}
+
 static berth_status_t read_header(rd_t *r) {
   const uint8_t *b = r->b;
   if (r->len < BERTH_FORMAT_HEADER_SIZE)
@@ -134,12 +186,23 @@ static berth_status_t read_header(rd_t *r) {
   if (hsize != BERTH_FORMAT_HEADER_SIZE)
     return rfail(r, CORRUPT, "header (byte 8): header size %u; expected %d", (unsigned)hsize, BERTH_FORMAT_HEADER_SIZE);
   r->flags = berth_load_le32(b + 12);
-  if (r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS))
+  if (r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS | BERTH_FORMAT_FLAG_CHECKSUM))
     return rfail(r, CORRUPT, "header (byte 12): unknown flag bits 0x%x", (unsigned)r->flags);
   uint64_t fsize = berth_load_le64(b + 16);
   if (fsize != (uint64_t)r->len)
     return rfail(r, CORRUPT, "header (byte 16): the file size is %llu bytes but %zu were given (truncated or padded?)",
                  (ull)fsize, r->len);
+  /* the checksum first: a damaged file is refused as damaged, whatever the damage says */
+  uint32_t sum = berth_load_le32(b + BERTH_FORMAT_CHECKSUM_AT);
+  if (r->flags & BERTH_FORMAT_FLAG_CHECKSUM) {
+    uint32_t got = berth_format_checksum(b, r->len);
+    if (got != sum)
+      return rfail(r, CORRUPT, "header (byte %d): the file's CRC-32C is 0x%x but the header records 0x%x (the file is damaged)",
+                   BERTH_FORMAT_CHECKSUM_AT, (unsigned)got, (unsigned)sum);
+  } else if (sum) {
+    return rfail(r, CORRUPT, "header (byte %d): a checksum 0x%x without the checksum flag (bit 2 of byte 12)",
+                 BERTH_FORMAT_CHECKSUM_AT, (unsigned)sum);
+  }
   uint32_t n_sections = berth_load_le32(b + 24), table = berth_load_le32(b + 28);
   if (n_sections == 0 || n_sections > BERTH_FORMAT_MAX_SECTIONS)
     return rfail(r, CORRUPT, "header (byte 24): %u sections; expected 1 to %d", (unsigned)n_sections,
@@ -147,7 +210,7 @@ static berth_status_t read_header(rd_t *r) {
   if (table != BERTH_FORMAT_HEADER_SIZE)
     return rfail(r, CORRUPT, "header (byte 28): the section table starts at byte %u; expected %d", (unsigned)table,
                  BERTH_FORMAT_HEADER_SIZE);
-  for (int i = 32; i < BERTH_FORMAT_HEADER_SIZE; i++)
+  for (int i = BERTH_FORMAT_CHECKSUM_AT + 4; i < BERTH_FORMAT_HEADER_SIZE; i++)
     if (b[i]) return rfail(r, CORRUPT, "header (byte %d): reserved byte is %u, not 0", i, (unsigned)b[i]);
   uint64_t table_end = BERTH_FORMAT_HEADER_SIZE + (uint64_t)n_sections * BERTH_FORMAT_SECTION_ENTRY_SIZE;
   if (table_end > r->len)
@@ -244,7 +307,7 @@ static berth_status_t read_header(rd_t *r) {
       return rfail(r, CORRUPT, "section ir (byte %llu): %u bytes of pool rules and %llu of text do not fill its %llu bytes",
                    (ull)(ir->off + 40), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));
   }
-  return BERTH_OK;
+  return check_coverage(r, table_end);
 }
 
 /* ---- method records ----------------------------------------------------------------------- */

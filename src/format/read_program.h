@@ -9,7 +9,11 @@
  *                         &prog, &diag) != BERTH_OK) reject;
  *   berth_exec_run(&prog->exec, ...);     // trusted from here on
  *
- * The file is untrusted. The loader checks everything once, then the interpreter trusts it:
+ * The file is untrusted. When the header carries a checksum (BERTH_FORMAT_FLAG_CHECKSUM, the
+ * writer's default), the CRC-32C of the whole file is compared first, so a damaged file is
+ * refused as damaged; files without one are read too. Every byte must belong to a section
+ * or be the zero padding that aligns the next one, and the file must end with its last
+ * section. The loader checks everything once, then the interpreter trusts it:
  * the header (magic, version, flags, file size), the section table (known ids, each once,
  * inside the file, aligned, no two overlapping), every count against the caps below, that
  * each method's slice of every table is contiguous and in order, every string reference
@@ -65,6 +69,8 @@ extern "C" {
 /* Header flags. */
 #define BERTH_FORMAT_FLAG_ALLOC_INPUTS 1u
 #define BERTH_FORMAT_FLAG_ALLOC_OUTPUTS 2u
+#define BERTH_FORMAT_FLAG_CHECKSUM 4u /* header bytes 32..35 hold the file's CRC-32C */
+#define BERTH_FORMAT_CHECKSUM_AT 32   /* computed with these 4 bytes taken as 0 */
 
 typedef enum berth_format_section {
   BERTH_SECTION_STRINGS = 1,   /* NUL-terminated names; references are byte offsets */
@@ -139,6 +145,11 @@ berth_status_t berth_format_read_size(const void *bytes, size_t len, berth_forma
 berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                  size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
                                  berth_diag_t *diag);
+
+/* The CRC-32C of a whole program file with the checksum field (4 bytes at
+ * BERTH_FORMAT_CHECKSUM_AT) taken as zero: what the writer stores there when it sets
+ * BERTH_FORMAT_FLAG_CHECKSUM, and what the loader compares it with. */
+uint32_t berth_format_checksum(const void *bytes, size_t len);
 
 /* Name of a section id ("strings", "methods", ...; "section <id>" style "?" if unknown). */
 const char *berth_format_section_name(uint32_t id);

@@ -100,6 +100,7 @@ static bool add_str(wbuf_t *s, const char *str, uint32_t *ref) {
 berth_format_write_options_t berth_format_write_options_default(void) {
   berth_format_write_options_t o;
   memset(&o, 0, sizeof o);
+  o.checksum = true;
   return o;
 }
 
@@ -357,7 +358,8 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
   wb_bytes(&file, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE);
   wb_u16(&file, BERTH_FORMAT_VERSION);
   wb_u32(&file, BERTH_FORMAT_HEADER_SIZE);
-  wb_u32(&file, (p->alloc_inputs ? BERTH_FORMAT_FLAG_ALLOC_INPUTS : 0) | (p->alloc_outputs ? BERTH_FORMAT_FLAG_ALLOC_OUTPUTS : 0));
+  wb_u32(&file, (p->alloc_inputs ? BERTH_FORMAT_FLAG_ALLOC_INPUTS : 0) | (p->alloc_outputs ? BERTH_FORMAT_FLAG_ALLOC_OUTPUTS : 0) |
+                    (o.checksum ? BERTH_FORMAT_FLAG_CHECKSUM : 0));
   wb_u64(&file, pos);
   wb_u32(&file, n_sections);
   wb_u32(&file, BERTH_FORMAT_HEADER_SIZE);
@@ -390,6 +392,10 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
   }
   memcpy(res, file.data, file.len);
   memset(res + file.len, 0, alloc - file.len);
+  if (o.checksum) {
+    uint32_t sum = berth_format_checksum(res, file.len); /* over the finished file, the field still 0 */
+    for (int k = 0; k < 4; k++) res[BERTH_FORMAT_CHECKSUM_AT + k] = (uint8_t)(sum >> (8 * k));
+  }
   *out = res;
   *out_len = file.len;
 done:

@@ -31,6 +31,8 @@ typedef struct berth_format_write_options {
   const berth_ir_program_t *ir;
   bool store_ir;                    /* add the optional IR section (needs ir) */
   const berth_plan_options_t *plan; /* recorded in the IR section; NULL: the defaults */
+  bool checksum; /* store the file's CRC-32C in the header (default true; the loader
+                    verifies it when present and reads files without one) */
 } berth_format_write_options_t;
 
 berth_format_write_options_t berth_format_write_options_default(void);

@@ -34,6 +34,7 @@ berth_fuzz_options_t berth_fuzz_options_default(void) {
   o.sanitize = true;
   o.vary_layout = true;
   o.mutants = 2;
+  o.max_steps = 100000;
   o.shrink = true;
   return o;
 }
@@ -212,8 +213,8 @@ static char *dup_text(const char *s) {
   return d;
 }
 
-static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, oracle_t *ora,
-                                      berth_fuzz_stats_t *st, failure_t *f) {
+static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed, int32_t calls, uint64_t max_steps,
+                                      oracle_t *ora, berth_fuzz_stats_t *st, failure_t *f) {
   const berth_ir_method_t *m = &p->methods[0];
   const berth_ir_graph_t *body = &m->graphs[m->body];
   memset(ora, 0, sizeof *ora);
@@ -236,7 +237,7 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
   berth_ref_t *ref = NULL;
   berth_fuzz_kind_t kind = BERTH_FUZZ_OK;
   if (berth_ref_create(p, &ref, &d)) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "reference: %s", msg);
-  berth_ref_set_max_iterations(ref, 100000);
+  berth_ref_set_max_steps(ref, max_steps);
   for (int32_t c = 0; c < calls && !kind; c++) {
     if (berth_fuzzgen_inputs(p, 0, seed, c, &ora->in[c * ora->n_in])) {
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory making inputs");
@@ -291,6 +292,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
   berth_session_t *s = NULL;
   if (berth_session_create(c, o->sanitize, &s, &d))
     return fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "%s: cannot start a session: %s", what, msg);
+  berth_session_set_max_steps(s, o->max_steps);
   void **got = calloc((size_t)ora->n_out + 1, sizeof *got);
   berth_fuzz_kind_t kind = got ? BERTH_FUZZ_OK : fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "out of memory");
   for (int32_t call = 0; call < ora->calls && !kind; call++) {
@@ -508,7 +510,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
   if (berth_ir_validate(p, &d)) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program does not validate: %s", msg);
   if (p->n_methods < 1) return fail(f, BERTH_FUZZ_INVALID, -1, -1, -1, "the program has no method");
   oracle_t ora;
-  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, &ora, st, f);
+  berth_fuzz_kind_t kind = oracle_build(p, seed, calls, o->max_steps, &ora, st, f);
   layout_t lay = layout_for(o, seed);
   uint64_t rng = seed ^ 0x6D757461746F7273ull;
   int mutate_cfg = (int)(berth_fuzzgen_rand(&rng) % (o->quick ? 8 : 16)); /* a configuration that runs */

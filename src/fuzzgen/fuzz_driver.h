@@ -76,6 +76,8 @@ typedef struct berth_fuzz_options {
   const char *out_dir;       /* where shrunk failing programs go; NULL: not written */
   int64_t max_failures;      /* stop after this many failing programs (0: never) */
   double time_limit_s;       /* start no program after this many seconds (0: no limit) */
+  uint64_t max_steps;        /* the step limit of the reference and the planned runs, the same
+                                for both (berth/runtime.h's meaning; default 100000) */
   berth_fuzz_log_fn log;     /* may be NULL */
   void *log_ctx;
 } berth_fuzz_options_t;

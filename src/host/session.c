@@ -18,6 +18,7 @@ typedef struct msess {
 struct berth_session {
   const berth_compiled_t *c;
   bool sanitize;
+  uint64_t max_steps; /* 0: the runtime's default */
   msess_t *m;
 };
 
@@ -25,6 +26,8 @@ static void *aligned(size_t bytes) {
   size_t n = (bytes + 63) / 64 * 64;
   return aligned_alloc(64, n ? n : 64);
 }
+
+void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps) { s->max_steps = max_steps; }
 
 void berth_session_destroy(berth_session_t *s) {
   if (!s) return;
@@ -100,7 +103,7 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
       int32_t v = em->inputs[k];
       memcpy(berth_exec_addr(p, em, &mem, v), inputs[k], berth_type_bytes(&em->values[v].type));
     }
-  if (!st) st = berth_exec_run(p, method, &mem, ms->san, 0, diag);
+  if (!st) st = berth_exec_run(p, method, &mem, ms->san, s->max_steps, diag);
   for (int32_t k = 0; k < em->n_outputs && !st; k++) {
     int32_t v = em->outputs[k];
     size_t bytes = berth_type_bytes(&em->values[v].type);

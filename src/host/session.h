@@ -19,6 +19,10 @@ void berth_session_destroy(berth_session_t *s);
 berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void *const *inputs,
                                   void **outputs, berth_diag_t *diag);
 
+/* The step limit of every later call (berth_method_set_max_steps's meaning; 0: the default,
+ * BERTH_RUNTIME_DEFAULT_MAX_STEPS). */
+void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps);
+
 /* Bytes of mutable buffer (program global) g in method m's state, or NULL if unused. */
 const void *berth_session_state(const berth_session_t *s, const berth_ir_program_t *p, int32_t method, int32_t g);
 

@@ -1,13 +1,16 @@
 /* The reference interpreter (see reference.h). */
 #include "reference.h"
 
+#include "berth/runtime.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 struct berth_ref {
   const berth_ir_program_t *p;
   void ***state; /* state[method][global]: current bytes of each mutable buffer */
-  int64_t max_iterations;
+  uint64_t max_steps; /* loop iterations one call may run (berth/runtime.h's meaning) */
+  uint64_t steps;     /* ... run so far in the current call */
 };
 
 typedef struct env {
@@ -23,7 +26,7 @@ berth_status_t berth_ref_create(const berth_ir_program_t *p, berth_ref_t **out, 
   berth_ref_t *r = calloc(1, sizeof *r);
   if (!r) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   r->p = p;
-  r->max_iterations = 10000000;
+  r->max_steps = BERTH_RUNTIME_DEFAULT_MAX_STEPS;
   r->state = calloc((size_t)(p->n_methods ? p->n_methods : 1), sizeof *r->state);
   if (!r->state) goto oom;
   for (int32_t mi = 0; mi < p->n_methods; mi++) {
@@ -57,7 +60,19 @@ void berth_ref_destroy(berth_ref_t *r) {
   free(r);
 }
 
-void berth_ref_set_max_iterations(berth_ref_t *r, int64_t max_iterations) { r->max_iterations = max_iterations; }
+void berth_ref_set_max_steps(berth_ref_t *r, uint64_t max_steps) {
+  r->max_steps = max_steps ? max_steps : BERTH_RUNTIME_DEFAULT_MAX_STEPS;
+}
+
+/* Counts one finished loop iteration (a while_loop body, a scan or map step): the planned
+ * runtime counts the same ones, at the same point (its backward jump or loop_next), with
+ * the same message. */
+static berth_status_t count_step(env_t *e) {
+  if (++e->r->steps <= e->r->max_steps) return BERTH_OK;
+  return berth_fail(e->diag, BERTH_ERR_OUT_OF_RANGE,
+                    "method %s: more than %llu loop iterations in one call (the step limit; an endless loop?)",
+                    e->m->name, (unsigned long long)e->r->max_steps);
+}
 
 const void *berth_ref_state(const berth_ref_t *r, int32_t method, int32_t g) {
   if (method < 0 || method >= r->p->n_methods || g < 0 || g >= r->p->n_globals) return NULL;
@@ -181,17 +196,13 @@ static berth_status_t run_while(env_t *e, const berth_ir_node_t *n) {
   void **carried = calloc((size_t)(k ? k : 1), sizeof *carried);
   if (!carried) return berth_fail(e->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_status_t st = snapshot(e, n->in, k, carried);
-  for (int64_t it = 0; !st; it++) {
-    if (it >= e->r->max_iterations) {
-      st = berth_fail(e->diag, BERTH_ERR_OUT_OF_RANGE, "while_loop ran more than %lld iterations",
-                      (long long)e->r->max_iterations);
-      break;
-    }
+  while (!st) {
     st = bind_params(e, gc, k, (const void *const *)carried);
     if (!st) st = run_graph(e, gc);
     if (st || !truth(e, e->m->graphs[gc].results[0])) break;
     st = bind_params(e, gb, k, (const void *const *)carried);
     if (!st) st = run_graph(e, gb);
+    if (!st) st = count_step(e);
     if (st) break;
     for (int32_t i = 0; i < k; i++) free(carried[i]);
     memset(carried, 0, (size_t)k * sizeof *carried);
@@ -228,6 +239,7 @@ static berth_status_t run_scan_or_map(env_t *e, const berth_ir_node_t *n, bool i
     for (int32_t i = 0; i < n_args; i++) params[n_carry + n_x + i] = operands[n_x + i];
     st = bind_params(e, gb, np, params);
     if (!st) st = run_graph(e, gb);
+    if (!st) st = count_step(e);
     if (st) break;
     for (int32_t j = 0; j < n_y; j++) {
       int32_t y = body->results[n_carry + j];
@@ -294,6 +306,7 @@ berth_status_t berth_ref_call(berth_ref_t *r, int32_t method, const void *const 
   if (method < 0 || method >= r->p->n_methods)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
   env_t e = {r, method, &r->p->methods[method], NULL, NULL, diag};
+  r->steps = 0;
   const berth_ir_graph_t *body = &e.m->graphs[e.m->body];
   e.data = calloc((size_t)(e.m->n_values ? e.m->n_values : 1), sizeof *e.data);
   e.owned = calloc((size_t)(e.m->n_values ? e.m->n_values : 1), sizeof *e.owned);

@@ -21,8 +21,10 @@ typedef struct berth_ref berth_ref_t;
 berth_status_t berth_ref_create(const berth_ir_program_t *p, berth_ref_t **out, berth_diag_t *diag);
 void berth_ref_destroy(berth_ref_t *r);
 
-/* Loop iterations allowed per while_loop per call before the call fails. */
-void berth_ref_set_max_iterations(berth_ref_t *r, int64_t max_iterations);
+/* The step limit: loop iterations (while_loop bodies, scan and map steps, nested loops
+ * counted in full) one call may run before it fails with BERTH_ERR_OUT_OF_RANGE; the same
+ * count and message as berth_method_set_max_steps. 0: BERTH_RUNTIME_DEFAULT_MAX_STEPS. */
+void berth_ref_set_max_steps(berth_ref_t *r, uint64_t max_steps);
 
 /* Runs one call. inputs[i] holds the dense bytes of parameter i (types as declared).
  * On success outputs[i] receives a malloc'd copy of result i (the caller frees it). */

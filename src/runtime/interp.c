@@ -1,6 +1,7 @@
 /* The planned runtime's interpreter (see interp.h). */
 #include "interp.h"
 
+#include "berth/runtime.h"
 #include "format/verify.h"
 #include "kernels/op_table.h"
 #include "runtime/sanitizer.h"
@@ -84,14 +85,22 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
   if (method < 0 || method >= p->n_methods)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
   const berth_exec_method_t *m = &p->methods[method];
-  if (max_steps == 0) max_steps = 1000000000ull;
+  if (max_steps == 0) max_steps = BERTH_RUNTIME_DEFAULT_MAX_STEPS;
   berth_status_t st = BERTH_OK;
   if (san) berth_sanitizer_begin_call(san);
   int32_t pc = 0;
-  for (uint64_t steps = 0;; steps++) {
-    if (steps >= max_steps)
-      return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "method %s: more than %llu instructions executed (endless loop?)",
-                        m->name, (unsigned long long)max_steps);
+  /* A step is one finished loop iteration: every loop_next, and every jump taken backward
+   * (a while loop's jump to its head). Code can only run forever through backward jumps,
+   * so this bounds every call; the reference interpreter counts the same iterations. */
+  uint64_t steps = 0;
+#define STEP()                                                                                                        \
+  do {                                                                                                                \
+    if (++steps > max_steps)                                                                                          \
+      return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE,                                                                 \
+                        "method %s: more than %llu loop iterations in one call (the step limit; an endless loop?)",  \
+                        m->name, (unsigned long long)max_steps);                                                      \
+  } while (0)
+  for (;;) {
     const berth_instr_t *in = &m->instrs[pc];
     const int32_t *ops = &m->operands[in->operands];
     if (san && (st = sanitize(san, in, ops, pc, mem->regs, diag))) return st;
@@ -117,9 +126,13 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
         break;
       }
       case BERTH_I_RENAME: pc++; break;
-      case BERTH_I_JUMP: pc = in->target; break;
+      case BERTH_I_JUMP:
+        if (in->target <= pc) STEP();
+        pc = in->target;
+        break;
       case BERTH_I_JUMP_IF_FALSE: {
         const uint8_t *c = berth_exec_addr(p, m, mem, ops[0]);
+        if (!*c && in->target <= pc) STEP();
         pc = *c ? pc + 1 : in->target;
         break;
       }
@@ -128,6 +141,7 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
         pc++;
         break;
       case BERTH_I_LOOP_NEXT:
+        STEP();
         mem->regs[in->reg]++;
         pc = mem->regs[in->reg] < in->count ? in->target : pc + 1;
         break;
@@ -141,4 +155,5 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
       default: return berth_fail(diag, BERTH_ERR_INTERNAL, "bad opcode %d at instruction %d", in->opcode, (int)pc);
     }
   }
+#undef STEP
 }

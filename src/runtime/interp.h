@@ -29,7 +29,9 @@ void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *
 
 /* Runs method `method`. With a sanitizer, every read is checked against the owner tags
  * (the first violation stops the run with BERTH_ERR_VERIFY_FAILED and names both values).
- * max_steps bounds the instructions executed (0: 1e9); exceeding it fails. An ASSERT whose
+ * max_steps bounds the loop iterations of the call (BERTH_RUNTIME_DEFAULT_MAX_STEPS in
+ * berth/runtime.h says what counts; 0: that default); exceeding it fails with
+ * BERTH_ERR_OUT_OF_RANGE. An ASSERT whose
  * operand is false stops the run with BERTH_ERR_CHECK_FAILED and its message. */
 berth_status_t berth_exec_run(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
                               struct berth_sanitizer *san, uint64_t max_steps, berth_diag_t *diag);

@@ -216,10 +216,14 @@ size_t berth_method_handle_size(const berth_program_t *p, int32_t method) {
 }
 
 berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void *mem, size_t mem_size,
-                                 void *const *arenas, berth_method_t **out, berth_diag_t *diag) {
+                                 const berth_arena_t *arenas, int32_t n_arenas, berth_method_t **out,
+                                 berth_diag_t *diag) {
   const berth_exec_method_t *m = method_of(p, method);
   if (!m) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_init: no method %d", (int)method);
   if (!mem || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_init: NULL argument");
+  if (arenas ? n_arenas != m->n_pools : n_arenas != 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: %d arenas given, %s%d expected", m->name, (int)n_arenas,
+                      arenas ? "" : "arenas is NULL: 0 or ", arenas ? (int)m->n_pools : 0);
   mlay_t l;
   if (!method_layout(m, arenas == NULL, &l))
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "method %s: its memory does not fit in size_t", m->name);
@@ -228,8 +232,11 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
                       (unsigned long long)l.total, mem_size);
   size_t align = berth_program_arena_alignment(p, method);
   for (int32_t k = 0; arenas && k < m->n_pools; k++) {
+    if (arenas[k].bytes < m->pool_sizes[k])
+      return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "method %s: arena %d has %zu bytes; pool %d needs %llu", m->name,
+                        (int)k, arenas[k].bytes, (int)k, (unsigned long long)m->pool_sizes[k]);
     if (m->pool_sizes[k] == 0) continue;
-    if (!arenas[k] || (uintptr_t)arenas[k] % align)
+    if (!arenas[k].data || (uintptr_t)arenas[k].data % align)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: arena %d is NULL or not aligned to %zu bytes", m->name,
                         (int)k, align);
   }
@@ -253,7 +260,7 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
   h->out_bound = base + l.out_bound;
   h->state = m->state_size ? base + l.state : (uint8_t *)empty_slot;
   for (int32_t k = 0; k < m->n_pools; k++) {
-    uint8_t *a = arenas ? (uint8_t *)arenas[k] : base + l.arena[k];
+    uint8_t *a = arenas ? (uint8_t *)arenas[k].data : base + l.arena[k];
     h->pools[k] = m->pool_sizes[k] == 0 || !a ? (uint8_t *)empty_slot : a;
   }
   berth_method_reset(h);
@@ -334,6 +341,7 @@ berth_status_t berth_method_set_output(berth_method_t *h, int32_t j, void *data,
 berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
   if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_execute: not a method handle");
   const berth_exec_method_t *m = h->m;
+  h->ran = false; /* every failure below leaves the outputs unavailable, not the last call's */
   for (int32_t i = 0; i < m->n_inputs; i++)
     if (!h->in_bound[i])
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: input %d is not bound%s", m->name, (int)i,
@@ -345,7 +353,6 @@ berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
                           m->name, (int)j);
   if (m->n_regs) memset(h->regs, 0, (size_t)m->n_regs * sizeof *h->regs);
   berth_exec_memory_t mem = exec_memory(h);
-  h->ran = false;
   berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, NULL, h->max_steps, diag);
   if (h->exec->alloc_inputs) memset(h->in_bound, 0, (size_t)m->n_inputs);
   h->ran = st == BERTH_OK;

@@ -19,4 +19,9 @@ int berth_cmd_onnx_test(int argc, char **argv);
  * one, 0 if not, -1 after printing an error. */
 int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt);
 
+/* Parses --max-steps N at argv[*i] (the step limit of both interpreters, loop iterations
+ * per call: berth/runtime.h, BERTH_RUNTIME_DEFAULT_MAX_STEPS). Returns 1 if it was that
+ * option, 0 if not, -1 after printing an error. */
+int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_steps);
+
 #endif

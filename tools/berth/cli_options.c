@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,21 @@ static int parse_bool01(const char *opt, const char *v, int *out) {
   }
   fprintf(stderr, "berth: %s takes 0 or 1, not '%s'\n", opt, v);
   return -1;
+}
+
+int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_steps) {
+  if (strcmp(argv[*i], "--max-steps") != 0) return 0;
+  const char *v = value_of(argc, argv, i);
+  if (!v) return -1;
+  char *end;
+  errno = 0;
+  unsigned long long n = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+  if (!n || *end || errno) {
+    fprintf(stderr, "berth: --max-steps takes a positive integer (loop iterations per call), not '%s'\n", v);
+    return -1;
+  }
+  *max_steps = n;
+  return 1;
 }
 
 int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt) {

@@ -57,7 +57,7 @@ static void usage(FILE *f) {
         "                  [--time-limit SECONDS] [--mutants M] [--no-shrink] [--budget-ms T]\n"
         "                  [--nodes N] [--graph-nodes N] [--asserts PERCENT] [--strategy global|regions]\n"
         "                  [--no-verify] [--no-sanitize] [--alignment N] [--pools RULES] [--fixed-layout]\n"
-        "                  [--quick] [--print] [--avoid empty-scan,state-operands,while]\n"
+        "                  [--quick] [--print] [--avoid empty-scan,state-operands,while] [--max-steps N]\n"
         "       berth fuzz --replay FILE.bir [--seed S] [--calls K]\n"
         "  Generates N programs from seeds S, S+1, ... and checks each against the reference\n"
         "  interpreter under every allocation algorithm and alloc_inputs/outputs option with the\n"
@@ -67,7 +67,9 @@ static void usage(FILE *f) {
         "  alignment and pool rule picked from its seed. --quick runs search and exact under one\n"
         "  alloc_inputs/outputs combination per program. --print only prints the programs.\n"
         "  --asserts sets the chance (default 8) that a generated node is an assert; a call that\n"
-        "  fails one must fail on the same assert in every plan, with the same buffers after it.\n",
+        "  fails one must fail on the same assert in every plan, with the same buffers after it.\n"
+        "  --max-steps caps the loop iterations of one call, the same in both interpreters\n"
+        "  (default 100000).\n",
         f);
 }
 
@@ -113,6 +115,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
       o.sanitize = false;
       continue;
     }
+    int ms = berth_cli_max_steps_option(argc, argv, &i, &o.max_steps);
+    if (ms < 0) return 2;
+    if (ms > 0) continue;
     if (i + 1 >= argc) {
       fprintf(stderr, "berth fuzz: unknown option or missing value: '%s'\n", a);
       usage(stderr);

@@ -34,6 +34,7 @@
 typedef struct ot_opts {
   bool sanitize, verbose, keep_control_flow;
   int64_t max_trip_count;
+  uint64_t max_steps; /* --max-steps (0: the runtime's default) */
 } ot_opts_t;
 
 typedef struct ot_counts {
@@ -325,6 +326,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     r = OT_FAIL;
     goto done;
   }
+  berth_session_set_max_steps(sess, o->max_steps);
   if (info.n_inputs > MAX_IO || info.n_outputs > MAX_IO) {
     snprintf(why, cap, "too many inputs or outputs");
     r = OT_UNSUPPORTED;
@@ -506,19 +508,21 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) o.verbose = true;
     else if (strcmp(argv[i], "--keep-control-flow") == 0) o.keep_control_flow = true;
     else if (strcmp(argv[i], "--max-trip-count") == 0 && i + 1 < argc) o.max_trip_count = strtoll(argv[++i], NULL, 10);
-    else if (argv[i][0] == '-' && argv[i][1]) {
+    else if (strcmp(argv[i], "--max-steps") == 0) {
+      if (berth_cli_max_steps_option(argc, argv, &i, &o.max_steps) < 0) return 2;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "berth onnx-test: unknown option %s\n", argv[i]);
       return 2;
     } else n_dirs++;
   }
   if (n_dirs == 0) {
-    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n");
+    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] DIR...\n");
     return 2;
   }
   ot_counts_t c = {0, 0, 0};
   for (int i = 0; i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) {
-      if (strcmp(argv[i], "--max-trip-count") == 0) i++;
+      if (strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--max-steps") == 0) i++;
       continue;
     }
     if (!is_dir(argv[i])) {

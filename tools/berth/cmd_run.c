@@ -74,11 +74,15 @@ int berth_cmd_run(int argc, char **argv) {
   int n_calls = 0;
   bool json = false, reference = false, sanitize = false, plan_options = false;
   berth_plan_options_t opt = berth_plan_options_default();
+  uint64_t max_steps = 0;
   int rc = 1;
   if (!calls) return 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    int r = berth_cli_plan_option(argc, argv, &i, &opt);
+    int r = berth_cli_max_steps_option(argc, argv, &i, &max_steps);
+    if (r < 0) goto out;
+    if (r > 0) continue;
+    r = berth_cli_plan_option(argc, argv, &i, &opt);
     if (r < 0) goto out;
     if (r > 0) {
       plan_options = true;
@@ -155,6 +159,8 @@ int berth_cmd_run(int argc, char **argv) {
     st = berth_plan_compile(p, &opt, &compiled, &diag);
     if (!st) st = berth_session_create(compiled, sanitize, &sess, &diag);
   }
+  if (ref) berth_ref_set_max_steps(ref, max_steps);
+  if (sess) berth_session_set_max_steps(sess, max_steps);
   if (st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
     goto cleanup;

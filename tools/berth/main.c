@@ -21,7 +21,7 @@ static void usage(FILE *f) {
       "  plan PROGRAM [--algo A] [--strategy S] [--json] [--svg FILE] [--alignment N] [--pools RULES]\n"
       "  plan --csv FILE [--algo A] [--budget-ms T] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
       "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
-      "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n"
+      "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] DIR...\n"
       "      runs ONNX backend-test folders (model.onnx, test_data_set_*) planned and verified;\n"
       "      prints FAIL/UNSUPPORTED lines and 'N passed, N failed, N unsupported'.\n"
       "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR] [--asserts PERCENT] [--no-sanitize]\n"
@@ -42,6 +42,8 @@ static void usage(FILE *f) {
       "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
       "  outputs whose trip count is not known at compile time (a run that needs more\n"
       "  iterations fails).\n"
+      "  --max-steps N (run, onnx-test, fuzz) is the step limit: the loop iterations one call\n"
+      "  may run, nested loops counted in full, in both interpreters (default 10^9; fuzz 10^5).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);
