@@ -73,10 +73,12 @@ if mknod $d/full c 1 7 2>/dev/null; then
   expect_status "device full: plan --csv --svg fails" 1 "cannot write $d/full" \
     $BERTH plan --csv $csv --out $d/both.csv --svg $d/full
   expect_true "plan --csv --svg failure leaves no --out file" [ ! -e $d/both.csv ]
+  mknod $d/null c 1 3
+  expect_status "device null is a fine output" 0 "" $BERTH compile $S -o $d/null
+  expect_true "device null is still a device" [ -c $d/null ]
 else
   echo "skip device node tests (mknod not permitted)"
 fi
-expect_status "/dev/null is a fine output" 0 "" $BERTH compile $S -o /dev/null
 expect_status "directory refused" 1 "cannot write $d/new: it is a directory" $BERTH compile $S -o $d/new
 
 # a directory where no file can be created: a clear message, nothing changed
@@ -119,12 +121,15 @@ for cmd in "check $S" "dis $d/ref.berth" "plan $S" "run $S --call f64[1]:5" "--h
     sh -c "$BERTH $cmd > /dev/full"
 done
 # /dev/stdout is a stream: written in place, after what the shell wrote before (the summary
-# line goes to stderr then, so that stdout carries only the program)
-{ echo header; $BERTH compile $S -o /dev/stdout 2>$d/stdout.err; } > $d/stdout.out
+# line goes to stderr then, so that stdout carries only the program). A private link to
+# /proc/self/fd/1 stands for /dev/stdout, so that a broken berth cannot replace the system's.
+ln -s /proc/self/fd/1 $d/stdout
+{ echo header; $BERTH compile $S -o $d/stdout 2>$d/stdout.err; } > $d/stdout.out
 { echo header; cat $d/ref.berth; } > $d/stdout.want
 expect_true "-o /dev/stdout appends to the shell's file" cmp -s $d/stdout.out $d/stdout.want
-expect_true "-o /dev/stdout: summary on stderr" grep -q "^wrote /dev/stdout: 5" $d/stdout.err
-$BERTH compile $S -o /dev/stdout 2>/dev/null | cat > $d/pipe.out
+expect_true "-o /dev/stdout: summary on stderr" grep -q "^wrote $d/stdout: 5" $d/stdout.err
+expect_true "-o /dev/stdout: the link stays" [ -L $d/stdout ]
+$BERTH compile $S -o $d/stdout 2>/dev/null | cat > $d/pipe.out
 expect_true "-o /dev/stdout into a pipe" cmp -s $d/pipe.out $d/ref.berth
 
 # run --out-dir: files only when every call succeeded
