@@ -93,7 +93,7 @@ static berth_status_t open_replace(berth_outfile_t *o, const struct stat *existi
   o->tmp = malloc(cap);
   if (!o->tmp) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "cannot write %s: out of memory", o->path);
   memcpy(o->tmp, o->target, dlen);
-  snprintf(o->tmp + dlen, cap - dlen, ".%s.XXXXXX", base);
+  snprintf(o->tmp + dlen, cap - dlen, ".%.200s.XXXXXX", base); /* within NAME_MAX */
   int fd = mkstemp(o->tmp); /* O_CREAT | O_EXCL, mode 0600 */
   if (fd < 0) {
     int e = errno;

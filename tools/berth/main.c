@@ -14,8 +14,9 @@
   "  --algo naive|greedy|search|exact   allocation algorithm (default greedy)\n"                  \
   "  --strategy global|regions          one timeline per method (default), or ExecuTorch's\n"     \
   "                                     per-body regions (a baseline the verifier rejects)\n"     \
-  "  --budget-ms T                      time budget of search and exact\n"                        \
-  "  --alignment N                      arena offsets are multiples of N (a power of two <= 4096)\n" \
+  "  --budget-ms T                      time budget of search and exact (default 100)\n"          \
+  "  --alignment N                      arena offsets are multiples of N (a power of two\n"      \
+  "                                     <= 4096; default 16)\n"                                 \
   "  --pools RULES                      key=pool,... with key an op name, input or output\n"      \
   "                                     (input=1,mul=1,add=3); pools 0..15\n"                     \
   "  --alloc-inputs 0|1, --alloc-outputs 0|1   plan inputs / outputs in the arena or not\n"      \
