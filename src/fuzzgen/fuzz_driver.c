@@ -2,6 +2,7 @@
 #include "fuzz_driver.h"
 
 #include "format/verify.h"
+#include "host/file_out.h"
 #include "host/session.h"
 #include "reference/reference.h"
 
@@ -790,11 +791,12 @@ static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_
                           const failure_t *f, char *path, size_t cap) {
   berth_format(path, cap, "%s/fuzz-fail-%llu.bir", o->out_dir, (unsigned long long)seed);
   char *text = berth_ir_print(p);
-  FILE *fp = text ? fopen(path, "w") : NULL;
-  if (!fp) {
+  berth_outfile_t *of = NULL; /* complete or absent (host/file_out.h) */
+  if (!text || berth_outfile_open(path, &of, NULL)) {
     free(text);
     return false;
   }
+  FILE *fp = berth_outfile_stream(of);
   fprintf(fp, "# berth fuzz: failing program (seed %llu; inputs from berth_fuzzgen_inputs with that seed, %d calls)\n",
           (unsigned long long)seed, (int)calls);
   fprintf(fp, "# replay: berth fuzz --replay %s --seed %llu --calls %d\n", path, (unsigned long long)seed, (int)calls);
@@ -805,9 +807,8 @@ static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_
   }
   fputs("\n", fp);
   fputs(text, fp);
-  bool ok = fclose(fp) == 0;
   free(text);
-  return ok;
+  return berth_outfile_commit(of, NULL) == BERTH_OK;
 }
 
 /* ---- batches ------------------------------------------------------------------------------ */

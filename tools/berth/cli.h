@@ -2,9 +2,17 @@
 #ifndef BERTH_TOOLS_CLI_H
 #define BERTH_TOOLS_CLI_H
 
+#include "host/file_out.h"
 #include "plan/plan.h"
 
 #include <stdbool.h>
+
+/* Exit statuses, one rule for every command: 0 success; 1 the command ran and failed (a
+ * file cannot be read or written, a program or input is invalid, a call or check fails);
+ * 2 the command line is wrong (unknown command or option, a missing or malformed option
+ * value, an option given twice, a missing or extra operand). */
+#define BERTH_EXIT_FAIL 1
+#define BERTH_EXIT_USAGE 2
 
 int berth_cmd_run(int argc, char **argv);
 int berth_cmd_check(int argc, char **argv);
@@ -23,5 +31,28 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
  * per call: berth/runtime.h, BERTH_RUNTIME_DEFAULT_MAX_STEPS). Returns 1 if it was that
  * option, 0 if not, -1 after printing an error. */
 int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_steps);
+
+/* cli_common.c. Records that option opt was given; false after printing "berth: OPT given
+ * twice" if it already was (every option may be given once, except --call and --input). */
+bool berth_cli_once(const char *opt);
+
+/* Checks a --pools rule list (key=pool,... with key an op name, input or output, pool
+ * 0..BERTH_MAX_POOLS-1, each key once); false after printing what is wrong. */
+bool berth_cli_check_pools(const char *opt, const char *rules);
+
+/* Takes the options every command accepts (--max-input-size SIZE) out of argv; -1 after
+ * printing an error. */
+int berth_cli_global_args(int *argc, char **argv);
+
+/* Output files through berth_outfile (complete or absent), printing "berth: cannot write
+ * PATH: reason" on failure: open returns NULL, close and commit return 1 (commit also frees o
+ * on failure). */
+berth_outfile_t *berth_cli_out_open(const char *path);
+int berth_cli_out_close(berth_outfile_t *o);
+int berth_cli_out_commit(berth_outfile_t *o);
+
+/* Flushes and closes stdout at exit; returns rc, or 1 after printing "berth: cannot write
+ * standard output: ..." when something written there was lost. */
+int berth_cli_finish_stdout(int rc);
 
 #endif

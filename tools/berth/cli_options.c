@@ -24,6 +24,7 @@ static int parse_bool01(const char *opt, const char *v, int *out) {
 
 int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_steps) {
   if (strcmp(argv[*i], "--max-steps") != 0) return 0;
+  if (!berth_cli_once(argv[*i])) return -1;
   const char *v = value_of(argc, argv, i);
   if (!v) return -1;
   char *end;
@@ -40,6 +41,7 @@ int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_step
 int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt) {
   const char *a = argv[*i], *v;
   if (strcmp(a, "--algo") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     if (!berth_alloc_algo_from_name(v, &opt->algo)) {
       fprintf(stderr, "berth: unknown algorithm '%s' (naive, greedy, search, exact)\n", v);
@@ -48,6 +50,7 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     return 1;
   }
   if (strcmp(a, "--strategy") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     if (!berth_strategy_from_name(v, &opt->strategy)) {
       fprintf(stderr, "berth: unknown strategy '%s' (global, regions)\n", v);
@@ -56,10 +59,12 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     return 1;
   }
   if (strcmp(a, "--no-verify") == 0) {
+    if (!berth_cli_once(a)) return -1;
     opt->verify = false;
     return 1;
   }
   if (strcmp(a, "--budget-ms") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     char *end;
     long long b = strtoll(v, &end, 10);
@@ -71,6 +76,7 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     return 1;
   }
   if (strcmp(a, "--alignment") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     char *end;
     long n = strtol(v, &end, 10);
@@ -82,15 +88,19 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     return 1;
   }
   if (strcmp(a, "--pools") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
+    if (!berth_cli_check_pools(a, v)) return -1;
     opt->pools = v;
     return 1;
   }
   if (strcmp(a, "--alloc-inputs") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     return parse_bool01(a, v, &opt->alloc_inputs);
   }
   if (strcmp(a, "--alloc-outputs") == 0) {
+    if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
     return parse_bool01(a, v, &opt->alloc_outputs);
   }

@@ -5,7 +5,6 @@
 #include "ops_header.h"
 #include "program_load.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,35 +41,36 @@ int berth_cmd_compile(int argc, char **argv) {
   berth_plan_options_t opt = berth_plan_options_default();
   for (int i = 0; i < argc; i++) {
     int r = berth_cli_plan_option(argc, argv, &i, &opt);
-    if (r < 0) return 1;
+    if (r < 0) return BERTH_EXIT_USAGE;
     if (r > 0) continue;
-    if (strcmp(argv[i], "-o") == 0) {
+    if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--ops-header") == 0) {
+      if (!berth_cli_once(argv[i])) return BERTH_EXIT_USAGE;
       if (i + 1 >= argc) {
-        fprintf(stderr, "berth: -o needs a file\n");
-        return 1;
+        fprintf(stderr, "berth: %s needs a file\n", argv[i]);
+        return BERTH_EXIT_USAGE;
       }
-      out = argv[++i];
-    } else if (strcmp(argv[i], "--ops-header") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "berth: --ops-header needs a file\n");
-        return 1;
-      }
-      ops_header = argv[++i];
+      *(argv[i][1] == 'o' ? &out : &ops_header) = argv[i + 1];
+      i++;
     } else if (strcmp(argv[i], "--no-ir") == 0) {
+      if (!berth_cli_once(argv[i])) return BERTH_EXIT_USAGE;
       store_ir = false;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "berth compile: unknown option '%s'\n", argv[i]);
-      return 1;
+      return BERTH_EXIT_USAGE;
     } else if (path) {
       fprintf(stderr, "berth compile: more than one program given ('%s' and '%s')\n", path, argv[i]);
-      return 1;
+      return BERTH_EXIT_USAGE;
     } else {
       path = argv[i];
     }
   }
   if (!path || !out) {
     fprintf(stderr, "berth compile: usage: berth compile PROGRAM -o FILE.berth [planner options] [--no-ir] [--ops-header FILE.h]\n");
-    return 1;
+    return BERTH_EXIT_USAGE;
+  }
+  if (ops_header && strcmp(ops_header, out) == 0) {
+    fprintf(stderr, "berth compile: -o and --ops-header name the same file '%s'\n", out);
+    return BERTH_EXIT_USAGE;
   }
   berth_ir_program_t *p = berth_tool_load_program(path);
   if (!p) return 1;
@@ -96,33 +96,35 @@ int berth_cmd_compile(int argc, char **argv) {
   if (!opt.verify)
     fprintf(stderr, "berth compile: warning: %s is not verified (--no-verify); the loader will verify it and may reject it\n", out);
   if (self_check(bytes, len, opt.verify, out)) goto done;
-  /* write to a temporary name, then rename, so a failed write leaves no partial file */
-  size_t tlen = strlen(out) + 8;
-  char *tmp = malloc(tlen);
-  if (!tmp) goto done;
-  snprintf(tmp, tlen, "%s.tmp", out);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    fprintf(stderr, "berth: cannot write %s: %s\n", tmp, strerror(errno));
-    free(tmp);
+  /* both files are written and closed before either is put in place, so a failure leaves
+   * neither (each goes through a temporary file, see src/host/file_out.h) */
+  berth_outfile_t *of = berth_cli_out_open(out), *hf = NULL;
+  if (!of) goto done;
+  FILE *summary = berth_outfile_is_stream(of) ? stderr : stdout; /* -o /dev/stdout carries only the program */
+  fwrite(bytes, 1, len, berth_outfile_stream(of)); /* errors: berth_cli_out_close */
+  if (berth_cli_out_close(of)) {
+    berth_outfile_discard(of);
     goto done;
   }
-  bool ok = fwrite(bytes, 1, len, f) == len;
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, out) != 0) {
-    fprintf(stderr, "berth: cannot write %s: %s\n", out, strerror(errno));
-    remove(tmp);
-    free(tmp);
+  if (ops_header) {
+    if (!(hf = berth_cli_out_open(ops_header)) ||
+        (berth_tool_write_ops_header(&c->exec, berth_outfile_stream(hf)), berth_cli_out_close(hf))) {
+      berth_outfile_discard(hf);
+      berth_outfile_discard(of);
+      goto done;
+    }
+  }
+  if (berth_cli_out_commit(of)) {
+    berth_outfile_discard(hf);
     goto done;
   }
-  free(tmp);
-  if (ops_header && berth_tool_write_ops_header(&c->exec, ops_header)) goto done;
+  if (hf && berth_cli_out_commit(hf)) goto done;
   uint64_t arena = 0, state = 0;
   for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
     for (int32_t k = 0; k < c->exec.methods[mi].n_pools; k++) arena += c->exec.methods[mi].pool_sizes[k];
     state += c->exec.methods[mi].state_size;
   }
-  printf("wrote %s: %zu bytes, %d method%s, arenas %llu bytes, state %llu bytes, constants %llu bytes%s\n", out, len,
+  fprintf(summary, "wrote %s: %zu bytes, %d method%s, arenas %llu bytes, state %llu bytes, constants %llu bytes%s\n", out, len,
          (int)c->exec.n_methods, c->exec.n_methods == 1 ? "" : "s", (unsigned long long)arena, (unsigned long long)state,
          (unsigned long long)c->exec.constants_size, store_ir ? ", with IR" : "");
   rc = 0;

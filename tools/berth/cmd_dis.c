@@ -146,20 +146,22 @@ int berth_cmd_dis(int argc, char **argv) {
   const char *path = NULL;
   bool verify = true;
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--no-verify") == 0) verify = false;
-    else if (argv[i][0] == '-' && argv[i][1]) {
+    if (strcmp(argv[i], "--no-verify") == 0) {
+      if (!berth_cli_once(argv[i])) return BERTH_EXIT_USAGE;
+      verify = false;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "berth dis: unknown option '%s'\n", argv[i]);
-      return 1;
+      return BERTH_EXIT_USAGE;
     } else if (path) {
       fprintf(stderr, "berth dis: more than one file given\n");
-      return 1;
+      return BERTH_EXIT_USAGE;
     } else {
       path = argv[i];
     }
   }
   if (!path) {
     fprintf(stderr, "berth dis: usage: berth dis FILE.berth [--no-verify]\n");
-    return 1;
+    return BERTH_EXIT_USAGE;
   }
   if (!berth_tool_is_berth(path)) {
     FILE *f = fopen(path, "rb");

@@ -1,11 +1,14 @@
 /* berth fuzz: differential fuzzing of the planner against the reference interpreter. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "fuzzgen/fuzz_driver.h"
 #include "program_load.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Failure lines go to stderr; --quiet keeps the seed, the failure and the file written,
  * and drops the shrinking details. */
@@ -73,6 +76,12 @@ static void usage(FILE *f) {
         f);
 }
 
+/* The options berth_cli_once sees (each may be given once). */
+static const char *const known[] = {
+    "--quiet", "--no-shrink", "--quick", "--print", "--fixed-layout", "--no-verify", "--no-sanitize",
+    "--count", "--seed", "--max-depth", "--calls", "--mutants", "--budget-ms", "--nodes", "--asserts",
+    "--graph-nodes", "--time-limit", "--alignment", "--pools", "--strategy", "--avoid", "--out-dir", "--replay"};
+
 int berth_cmd_fuzz(int argc, char **argv) {
   berth_fuzz_options_t o = berth_fuzz_options_default();
   o.out_dir = ".";
@@ -87,6 +96,8 @@ int berth_cmd_fuzz(int argc, char **argv) {
       usage(stdout);
       return 0;
     }
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+      if (strcmp(a, known[k]) == 0 && !berth_cli_once(a)) return BERTH_EXIT_USAGE;
     if (strcmp(a, "--quiet") == 0) {
       quiet = true;
       continue;
@@ -166,6 +177,7 @@ int berth_cmd_fuzz(int argc, char **argv) {
       }
       o.alignment = (uint32_t)n;
     } else if (strcmp(a, "--pools") == 0) {
+      if (!berth_cli_check_pools(a, v)) return BERTH_EXIT_USAGE;
       o.pools = v;
     } else if (strcmp(a, "--strategy") == 0) {
       if (!berth_strategy_from_name(v, &o.strategy)) {
@@ -195,6 +207,14 @@ int berth_cmd_fuzz(int argc, char **argv) {
     }
   }
 
+  if (!print_only && !replay) { /* failing programs go there: know now that they can */
+    struct stat dst;
+    if (stat(o.out_dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+      fprintf(stderr, "berth fuzz: --out-dir %s: %s\n", o.out_dir,
+              stat(o.out_dir, &dst) != 0 ? strerror(errno) : "not a directory");
+      return BERTH_EXIT_FAIL;
+    }
+  }
   if (replay) {
     if (!seed_given && !replay_seed(replay, &o)) {
       fprintf(stderr, "berth fuzz: --replay %s: give --seed (neither the header nor the file name has one)\n", replay);

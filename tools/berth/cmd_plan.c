@@ -86,26 +86,29 @@ int berth_cmd_plan(int argc, char **argv) {
   berth_plan_options_t opt = berth_plan_options_default();
   for (int i = 0; i < argc; i++) {
     int r = berth_cli_plan_option(argc, argv, &i, &opt);
-    if (r < 0) return 1;
+    if (r < 0) return BERTH_EXIT_USAGE;
     if (r > 0) continue;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--svg") == 0) {
+    if (strcmp(argv[i], "--json") == 0) {
+      if (!berth_cli_once(argv[i])) return BERTH_EXIT_USAGE;
+      json = true;
+    } else if (strcmp(argv[i], "--svg") == 0) {
+      if (!berth_cli_once(argv[i])) return BERTH_EXIT_USAGE;
       if (i + 1 >= argc) {
         fprintf(stderr, "berth: --svg needs a file\n");
-        return 1;
+        return BERTH_EXIT_USAGE;
       }
       svg = argv[++i];
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "berth plan: unknown option '%s'\n", argv[i]);
-      return 1;
+      return BERTH_EXIT_USAGE;
     } else if (path) {
-      fprintf(stderr, "berth plan: more than one program given\n");
-      return 1;
+      fprintf(stderr, "berth plan: more than one program given ('%s' and '%s')\n", path, argv[i]);
+      return BERTH_EXIT_USAGE;
     } else path = argv[i];
   }
   if (!path) {
     fprintf(stderr, "berth plan: missing PROGRAM (or --csv FILE)\n");
-    return 1;
+    return BERTH_EXIT_USAGE;
   }
   berth_ir_program_t *p = berth_tool_load_program(path);
   if (!p) return 1;
@@ -194,14 +197,12 @@ int berth_cmd_plan(int argc, char **argv) {
     }
   }
   int rc = 0;
-  if (svg) {
-    FILE *f = fopen(svg, "w");
-    if (!f) {
-      fprintf(stderr, "berth: cannot write %s\n", svg);
-      rc = 1;
-    } else {
-      write_svg(f, c, 0);
-      if (fclose(f)) rc = 1;
+  if (svg) { /* complete or absent, and a failure says why (src/host/file_out.h) */
+    berth_outfile_t *o = berth_cli_out_open(svg);
+    if (!o) rc = 1;
+    else {
+      write_svg(berth_outfile_stream(o), c, 0);
+      rc = berth_cli_out_commit(o);
     }
   }
   for (int a = 0; a < 4; a++) free(side[a]), free(side_ms[a]);

@@ -13,7 +13,12 @@
 
 static int fail(const char *what) {
   fprintf(stderr, "berth plan: %s\n", what);
-  return 1;
+  return BERTH_EXIT_FAIL;
+}
+
+static int usage_fail(const char *what) {
+  fprintf(stderr, "berth plan: %s\n", what);
+  return BERTH_EXIT_USAGE;
 }
 
 static bool parse_count(const char *s, int64_t *out) {
@@ -65,9 +70,7 @@ static void put_xml(FILE *f, const char *s) {
   }
 }
 
-static bool write_offsets(const char *path, const berth_alloc_problem_t *p, bool with_align, const uint64_t *off) {
-  FILE *f = fopen(path, "w");
-  if (!f) return false;
+static void write_offsets(FILE *f, const berth_alloc_problem_t *p, bool with_align, const uint64_t *off) {
   fprintf(f, "id,lower,upper,size,%soffset\n", with_align ? "alignment," : "");
   for (int32_t i = 0; i < p->n; i++) {
     const berth_alloc_buffer_t *b = &p->buffers[i];
@@ -77,16 +80,12 @@ static bool write_offsets(const char *path, const berth_alloc_problem_t *p, bool
     if (with_align) fprintf(f, "%llu,", (unsigned long long)b->align);
     fprintf(f, "%llu\n", (unsigned long long)off[i]);
   }
-  bool ok = !ferror(f);
-  return fclose(f) == 0 && ok;
 }
 
 /* Time left to right, bytes bottom to top, one rectangle per live interval, the lower
  * bound as a dashed line. */
-static bool write_svg(const char *path, const char *title, const berth_alloc_problem_t *p, const uint64_t *off,
+static void write_svg(FILE *f, const char *title, const berth_alloc_problem_t *p, const uint64_t *off,
                       uint64_t arena, uint64_t lb) {
-  FILE *f = fopen(path, "w");
-  if (!f) return false;
   int64_t t0 = INT64_MAX, t1 = INT64_MIN;
   for (int32_t i = 0; i < p->n; i++)
     for (int32_t k = 0; k < p->buffers[i].n_intervals; k++) {
@@ -137,8 +136,6 @@ static bool write_svg(const char *path, const char *title, const berth_alloc_pro
   put_xml(f, title);
   fprintf(f, ": %d buffers, arena %llu bytes</text>\n", (int)p->n, (unsigned long long)arena);
   fprintf(f, "</svg>\n");
-  bool ok = !ferror(f);
-  return fclose(f) == 0 && ok;
 }
 
 int berth_cmd_plan_csv(int argc, char **argv) {
@@ -152,6 +149,7 @@ int berth_cmd_plan_csv(int argc, char **argv) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--json") == 0) {
+      if (!berth_cli_once(a)) return BERTH_EXIT_USAGE;
       json = true;
       continue;
     }
@@ -160,12 +158,13 @@ int berth_cmd_plan_csv(int argc, char **argv) {
                  strcmp(a, "--fit") == 0;
     if (!takes) {
       snprintf(msg, sizeof msg, "unknown option '%s' with --csv (expected --algo, --budget-ms, --json, --out, --svg)", a);
-      return fail(msg);
+      return usage_fail(msg);
     }
     if (!v) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
-      return fail(msg);
+      return usage_fail(msg);
     }
+    if (!berth_cli_once(a)) return BERTH_EXIT_USAGE;
     i++;
     if (strcmp(a, "--csv") == 0) csv_path = v;
     else if (strcmp(a, "--out") == 0) out_path = v;
@@ -173,18 +172,18 @@ int berth_cmd_plan_csv(int argc, char **argv) {
     else if (strcmp(a, "--algo") == 0) {
       if (!berth_alloc_algo_from_name(v, &opt.algo)) {
         snprintf(msg, sizeof msg, "unknown algorithm '%s' (expected naive, greedy, search or exact)", v);
-        return fail(msg);
+        return usage_fail(msg);
       }
     } else if (strcmp(a, "--budget-ms") == 0) {
       if (!parse_count(v, &opt.budget_ms)) {
         snprintf(msg, sizeof msg, "--budget-ms '%s' is not a non-negative integer", v);
-        return fail(msg);
+        return usage_fail(msg);
       }
     } else if (strcmp(a, "--seed") == 0) {
       int64_t s;
       if (!parse_count(v, &s)) {
         snprintf(msg, sizeof msg, "--seed '%s' is not a non-negative integer", v);
-        return fail(msg);
+        return usage_fail(msg);
       }
       opt.seed = (uint64_t)s;
     } else if (strcmp(a, "--fit") == 0) {
@@ -193,11 +192,11 @@ int berth_cmd_plan_csv(int argc, char **argv) {
       else if (strcmp(v, "best") == 0) opt.fit = BERTH_ALLOC_FIT_BEST;
       else {
         snprintf(msg, sizeof msg, "unknown fit '%s' (expected auto, first or best)", v);
-        return fail(msg);
+        return usage_fail(msg);
       }
     }
   }
-  if (!csv_path) return fail("--csv needs a file");
+  if (!csv_path) return usage_fail("--csv needs a file");
 
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_alloc_csv_t *csv = NULL;
@@ -220,14 +219,32 @@ int berth_cmd_plan_csv(int argc, char **argv) {
   }
   uint64_t lb = r.lower_bound;
   double ratio = lb ? (double)r.arena / (double)lb : 1.0;
-  if (!rc && out_path && !write_offsets(out_path, p, berth_alloc_csv_has_alignment(csv), off)) {
-    snprintf(msg, sizeof msg, "cannot write '%s'", out_path);
-    rc = fail(msg);
+  /* both files are written and closed before either is put in place (src/host/file_out.h) */
+  berth_outfile_t *of = NULL, *sf = NULL;
+  if (!rc && out_path) {
+    if (!(of = berth_cli_out_open(out_path))) rc = 1;
+    else {
+      write_offsets(berth_outfile_stream(of), p, berth_alloc_csv_has_alignment(csv), off);
+      rc = berth_cli_out_close(of);
+    }
   }
-  if (!rc && svg_path && !write_svg(svg_path, csv_path, p, off, r.arena, lb)) {
-    snprintf(msg, sizeof msg, "cannot write '%s'", svg_path);
-    rc = fail(msg);
+  if (!rc && svg_path) {
+    if (!(sf = berth_cli_out_open(svg_path))) rc = 1;
+    else {
+      write_svg(berth_outfile_stream(sf), csv_path, p, off, r.arena, lb);
+      rc = berth_cli_out_close(sf);
+    }
   }
+  if (!rc && of) {
+    rc = berth_cli_out_commit(of);
+    of = NULL;
+  }
+  if (!rc && sf) {
+    rc = berth_cli_out_commit(sf);
+    sf = NULL;
+  }
+  berth_outfile_discard(of);
+  berth_outfile_discard(sf);
   if (!rc && json) {
     printf("{\"file\": ");
     put_json_string(stdout, csv_path);

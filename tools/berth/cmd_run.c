@@ -1,15 +1,19 @@
 /* berth run: calls a method with the planned runtime (default) or the reference oracle.
  * PROGRAM is a .bir or a .berth file; a .berth runs the plan stored in it, unless planner
  * options or --reference ask for its IR section (then it behaves as the .bir it holds). */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "host/session.h"
 #include "program_load.h"
 #include "reference/reference.h"
 #include "tensor_io.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_CALLS 4096
 
@@ -68,15 +72,87 @@ static bool sig_from_berth(run_sig_t *s, const berth_format_program_t *fp, int32
   return true;
 }
 
+/* Errors of a run: one line on stderr, and with --json the message that the JSON document
+ * carries (the failed call's "error", and the top-level "error"). */
+typedef struct run_out {
+  bool json;
+  bool failed;
+  char msg[1024];
+} run_out_t;
+
+static void run_fail(run_out_t *o, const char *fmt, ...) BERTH_PRINTF_LIKE(2, 3);
+static void run_fail(run_out_t *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o->msg, sizeof o->msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "berth: %s\n", o->msg);
+  o->failed = true;
+}
+
+static void put_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* Every call's arguments, parsed and checked against the signature before anything runs.
+ * Returns 0, or the exit status after run_fail: a malformed literal is a wrong command line
+ * (BERTH_EXIT_USAGE); a wrong count or type, or a .npy file that cannot be read, fails. */
+static int parse_calls(const char *const *calls, int n_calls, const run_sig_t *sig, berth_host_tensor_t *ins,
+                       run_out_t *ro) {
+  for (int ci = 0; ci < n_calls; ci++) {
+    char **args = NULL;
+    int nargs = 0;
+    char err[512];
+    if (berth_call_split(calls[ci], &args, &nargs, err, sizeof err)) {
+      run_fail(ro, "call %d: %s", ci + 1, err);
+      return BERTH_EXIT_FAIL;
+    }
+    if (nargs != sig->n_in) {
+      run_fail(ro, "call %d: method %s takes %d input%s, got %d", ci + 1, sig->method, (int)sig->n_in,
+               sig->n_in == 1 ? "" : "s", nargs);
+      berth_call_free(args);
+      return BERTH_EXIT_FAIL;
+    }
+    for (int k = 0; k < nargs; k++) {
+      berth_host_tensor_t *t = &ins[(size_t)ci * (size_t)sig->n_in + (size_t)k];
+      if (berth_tensor_parse_arg(args[k], t, err, sizeof err)) {
+        run_fail(ro, "call %d, argument %d: %s", ci + 1, k + 1, err);
+        int rc = args[k][0] == '@' ? BERTH_EXIT_FAIL : BERTH_EXIT_USAGE;
+        berth_call_free(args);
+        return rc;
+      }
+      const berth_type_t *want = sig->in_type[k];
+      if (!berth_type_equal(&t->type, want)) {
+        char a[128], b[128];
+        run_fail(ro, "call %d, argument %d (%%%s): expected %s, got %s", ci + 1, k + 1, sig->in_name[k],
+                 berth_type_format(want, a, sizeof a), berth_type_format(&t->type, b, sizeof b));
+        berth_call_free(args);
+        return BERTH_EXIT_FAIL;
+      }
+    }
+    berth_call_free(args);
+  }
+  return 0;
+}
+
 int berth_cmd_run(int argc, char **argv) {
   const char *path = NULL, *method_name = NULL, *out_dir = NULL;
   const char **calls = calloc(MAX_CALLS, sizeof *calls);
   int n_calls = 0;
-  bool json = false, reference = false, sanitize = false, plan_options = false;
+  bool reference = false, sanitize = false, plan_options = false;
+  run_out_t ro;
+  memset(&ro, 0, sizeof ro);
   berth_plan_options_t opt = berth_plan_options_default();
   uint64_t max_steps = 0;
-  int rc = 1;
-  if (!calls) return 1;
+  int rc = BERTH_EXIT_USAGE;
+  if (!calls) return BERTH_EXIT_FAIL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     int r = berth_cli_max_steps_option(argc, argv, &i, &max_steps);
@@ -89,6 +165,7 @@ int berth_cmd_run(int argc, char **argv) {
       continue;
     }
     if (strcmp(a, "--method") == 0 || strcmp(a, "--call") == 0 || strcmp(a, "--out-dir") == 0) {
+      if (a[2] != 'c' && !berth_cli_once(a)) goto out;
       if (i + 1 >= argc) {
         fprintf(stderr, "berth: %s needs a value\n", a);
         goto out;
@@ -100,10 +177,12 @@ int berth_cmd_run(int argc, char **argv) {
         fprintf(stderr, "berth: more than %d --call options\n", MAX_CALLS);
         goto out;
       } else calls[n_calls++] = v;
-    } else if (strcmp(a, "--json") == 0) json = true;
-    else if (strcmp(a, "--reference") == 0) reference = true;
-    else if (strcmp(a, "--sanitize") == 0) sanitize = true;
-    else if (a[0] == '-' && a[1]) {
+    } else if (strcmp(a, "--json") == 0 || strcmp(a, "--reference") == 0 || strcmp(a, "--sanitize") == 0) {
+      if (!berth_cli_once(a)) goto out;
+      if (a[2] == 'j') ro.json = true;
+      else if (a[2] == 'r') reference = true;
+      else sanitize = true;
+    } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "berth run: unknown option '%s'\n", a);
       goto out;
     } else if (path) {
@@ -115,43 +194,64 @@ int berth_cmd_run(int argc, char **argv) {
     fprintf(stderr, "berth run: missing PROGRAM (usage: berth run PROGRAM [--call 'ARGS']...)\n");
     goto out;
   }
-  /* a .berth runs its stored plan; planner options or --reference use its IR section */
+  /* from here on the command line is well-formed: with --json stdout gets one JSON document,
+   * whatever happens */
+  rc = BERTH_EXIT_FAIL;
+  if (ro.json) printf("{\"calls\":[");
+  int n_done = 0, failed_call = 0;
   berth_tool_berth_t *bf = NULL;
   berth_ir_program_t *p = NULL;
   run_sig_t sig;
   memset(&sig, 0, sizeof sig);
+  berth_host_tensor_t *ins = NULL;
+  berth_outfile_t **outs_staged = NULL;
+  size_t n_staged = 0;
+  berth_ref_t *ref = NULL;
+  berth_compiled_t *compiled = NULL;
+  berth_session_t *sess = NULL;
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  if (out_dir) {
+    struct stat dst;
+    if (stat(out_dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+      run_fail(&ro, "--out-dir %s: %s", out_dir, stat(out_dir, &dst) != 0 ? strerror(errno) : "not a directory");
+      goto cleanup;
+    }
+  }
+  /* a .berth runs its stored plan; planner options or --reference use its IR section */
   int32_t mi = -1, n_methods = 0;
   if (!reference && !plan_options && berth_tool_is_berth(path)) {
     bf = berth_tool_load_berth(path, true);
-    if (!bf) goto out;
+    if (!bf) goto load_failed;
     n_methods = bf->prog->exec.n_methods;
     for (int32_t k = 0; k < n_methods; k++)
       if (strcmp(bf->prog->exec.methods[k].name, method_name ? method_name : "forward") == 0) mi = k;
   } else {
     p = berth_tool_load_program(path);
-    if (!p) goto out;
+    if (!p) goto load_failed;
     n_methods = p->n_methods;
     mi = berth_ir_method_find(p, method_name ? method_name : "forward");
   }
   if (mi < 0 && !method_name && n_methods == 1) mi = 0;
   if (mi < 0) {
-    fprintf(stderr, "berth run: %s has no method '%s'\n", path, method_name ? method_name : "forward");
-    berth_ir_program_destroy(p);
-    berth_tool_berth_free(bf);
-    goto out;
+    run_fail(&ro, "%s has no method '%s'", path, method_name ? method_name : "forward");
+    goto cleanup;
   }
   if (!(bf ? sig_from_berth(&sig, bf->prog, mi) : sig_from_ir(&sig, &p->methods[mi]))) {
-    fprintf(stderr, "berth: out of memory\n");
-    sig_free(&sig);
-    berth_ir_program_destroy(p);
-    berth_tool_berth_free(bf);
-    goto out;
+    run_fail(&ro, "out of memory");
+    goto cleanup;
   }
-  char msg[1024];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ref_t *ref = NULL;
-  berth_compiled_t *compiled = NULL;
-  berth_session_t *sess = NULL;
+  ins = calloc((size_t)n_calls * (size_t)sig.n_in + 1, sizeof *ins);
+  outs_staged = calloc((size_t)n_calls * (size_t)sig.n_out + 1, sizeof *outs_staged);
+  if (!ins || !outs_staged) {
+    run_fail(&ro, "out of memory");
+    goto cleanup;
+  }
+  int prc = parse_calls(calls, n_calls, &sig, ins, &ro);
+  if (prc) {
+    rc = prc;
+    goto cleanup;
+  }
   berth_status_t st;
   if (reference) st = berth_ref_create(p, &ref, &diag);
   else if (bf) st = berth_session_create(&bf->compiled, sanitize, &sess, &diag);
@@ -162,58 +262,29 @@ int berth_cmd_run(int argc, char **argv) {
   if (ref) berth_ref_set_max_steps(ref, max_steps);
   if (sess) berth_session_set_max_steps(sess, max_steps);
   if (st) {
-    fprintf(stderr, "berth: %s: %s\n", path, msg);
+    run_fail(&ro, "%s: %s", path, msg);
     goto cleanup;
   }
-  if (json) printf("{\"calls\":[");
   for (int ci = 0; ci < n_calls; ci++) {
-    char **args = NULL;
-    int nargs = 0;
-    char err[512];
-    if (berth_call_split(calls[ci], &args, &nargs, err, sizeof err)) {
-      fprintf(stderr, "berth: call %d: %s\n", ci + 1, err);
-      goto cleanup;
-    }
-    if (nargs != sig.n_in) {
-      fprintf(stderr, "berth: call %d: method %s takes %d input%s, got %d\n", ci + 1, sig.method, (int)sig.n_in,
-              sig.n_in == 1 ? "" : "s", nargs);
-      berth_call_free(args);
-      goto cleanup;
-    }
-    berth_host_tensor_t *ins = calloc((size_t)(nargs ? nargs : 1), sizeof *ins);
-    const void **inptr = calloc((size_t)(nargs ? nargs : 1), sizeof *inptr);
+    const void **inptr = calloc((size_t)(sig.n_in ? sig.n_in : 1), sizeof *inptr);
     void **outs = calloc((size_t)(sig.n_out ? sig.n_out : 1), sizeof *outs);
-    bool ok = ins && inptr && outs;
-    for (int k = 0; ok && k < nargs; k++) {
-      if (berth_tensor_parse_arg(args[k], &ins[k], err, sizeof err)) {
-        fprintf(stderr, "berth: call %d, argument %d: %s\n", ci + 1, k + 1, err);
-        ok = false;
-        break;
-      }
-      const berth_type_t *want = sig.in_type[k];
-      if (!berth_type_equal(&ins[k].type, want)) {
-        char a[128], b[128];
-        fprintf(stderr, "berth: call %d, argument %d (%%%s): expected %s, got %s\n", ci + 1, k + 1,
-                sig.in_name[k], berth_type_format(want, a, sizeof a),
-                berth_type_format(&ins[k].type, b, sizeof b));
-        ok = false;
-        break;
-      }
-      inptr[k] = ins[k].data;
-    }
+    bool ok = inptr && outs;
+    if (!ok) run_fail(&ro, "out of memory");
+    for (int k = 0; ok && k < sig.n_in; k++) inptr[k] = ins[(size_t)ci * (size_t)sig.n_in + (size_t)k].data;
     if (ok) {
       st = reference ? berth_ref_call(ref, mi, inptr, outs, &diag) : berth_session_call(sess, mi, inptr, outs, &diag);
       if (st) {
-        fprintf(stderr, "berth: call %d: %s\n", ci + 1, msg);
+        run_fail(&ro, "call %d: %s", ci + 1, msg);
+        failed_call = ci + 1;
         ok = false;
       }
     }
     if (ok) {
-      if (json) printf("%s{\"outputs\":[", ci ? "," : "");
+      if (ro.json) printf("%s{\"outputs\":[", ci ? "," : "");
       else printf("call %d:\n", ci + 1);
       for (int32_t k = 0; k < sig.n_out; k++) {
         const berth_type_t *t = sig.out_type[k];
-        if (json) {
+        if (ro.json) {
           if (k) printf(",");
           berth_tensor_print_json(stdout, t, outs[k]);
         } else {
@@ -221,29 +292,66 @@ int berth_cmd_run(int argc, char **argv) {
           berth_tensor_print(stdout, t, outs[k]);
           printf("\n");
         }
-        if (out_dir) {
-          char file[4096];
+        if (ok && out_dir) { /* staged: put in place only when every call succeeded */
+          char file[4096], err[512];
           snprintf(file, sizeof file, "%s/call%d_out%d.npy", out_dir, ci + 1, (int)k);
-          if (berth_npy_write(file, t, outs[k], err, sizeof err)) {
-            fprintf(stderr, "berth: %s\n", err);
+          berth_outfile_t *of;
+          berth_diag_t d2 = berth_diag_make(err, sizeof err);
+          if (berth_outfile_open(file, &of, &d2)) {
+            run_fail(&ro, "%s", err);
             ok = false;
+          } else {
+            outs_staged[n_staged++] = of;
+            if (berth_npy_write_stream(berth_outfile_stream(of), file, t, outs[k], err, sizeof err) ||
+                berth_outfile_close(of, &d2)) {
+              run_fail(&ro, "%s", err);
+              ok = false;
+            }
           }
         }
       }
-      if (json) printf("]}");
-      for (int32_t k = 0; k < sig.n_out; k++) free(outs[k]);
+      if (ro.json) printf("]}");
+      n_done = ci + 1;
     }
-    for (int k = 0; ins && k < nargs; k++) berth_host_tensor_free(&ins[k]);
-    free(ins);
+    for (int32_t k = 0; outs && k < sig.n_out; k++) free(outs[k]);
     free(inptr);
     free(outs);
-    berth_call_free(args);
     if (!ok) goto cleanup;
   }
-  if (json) printf("]}\n");
+  for (size_t k = 0; k < n_staged; k++) {
+    char err[1024];
+    berth_diag_t d2 = berth_diag_make(err, sizeof err);
+    berth_outfile_t *of = outs_staged[k];
+    outs_staged[k] = NULL;
+    if (berth_outfile_commit(of, &d2)) {
+      run_fail(&ro, "%s", err);
+      goto cleanup;
+    }
+  }
   rc = 0;
+  goto cleanup;
+load_failed: /* the loader printed its message; the JSON document repeats that it failed */
+  snprintf(ro.msg, sizeof ro.msg, "%s: cannot load the program (see stderr)", path);
+  ro.failed = true;
 cleanup:
+  for (size_t k = 0; outs_staged && k < n_staged; k++) berth_outfile_discard(outs_staged[k]);
+  free(outs_staged);
+  if (ro.json) {
+    if (failed_call) { /* the failed call carries its error */
+      printf("%s{\"error\":", n_done ? "," : "");
+      put_json_string(stdout, ro.msg);
+      printf("}");
+    }
+    printf("]");
+    if (ro.failed) {
+      printf(",\"error\":");
+      put_json_string(stdout, ro.msg);
+    }
+    printf("}\n");
+  }
   fflush(stdout);
+  for (size_t k = 0; ins && k < (size_t)n_calls * (size_t)sig.n_in; k++) berth_host_tensor_free(&ins[k]);
+  free(ins);
   berth_session_destroy(sess);
   berth_compiled_destroy(compiled);
   berth_ref_destroy(ref);
@@ -258,7 +366,7 @@ out:
 int berth_cmd_check(int argc, char **argv) {
   if (argc != 1 || argv[0][0] == '-') {
     fprintf(stderr, "berth check: usage: berth check PROGRAM\n");
-    return 1;
+    return BERTH_EXIT_USAGE;
   }
   if (berth_tool_is_berth(argv[0])) {
     /* a .berth prints the IR it carries; one compiled with --no-ir has none to print */

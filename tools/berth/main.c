@@ -5,9 +5,109 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The tool's version; a build may set it (-DBERTH_VERSION_STRING='"x.y.z"'). */
+#ifndef BERTH_VERSION_STRING
+#define BERTH_VERSION_STRING "0.1.0"
+#endif
+
+#define PLANNER_OPTIONS                                                                            \
+  "  --algo naive|greedy|search|exact   allocation algorithm (default greedy)\n"                  \
+  "  --strategy global|regions          one timeline per method (default), or ExecuTorch's\n"     \
+  "                                     per-body regions (a baseline the verifier rejects)\n"     \
+  "  --budget-ms T                      time budget of search and exact (default 100)\n"          \
+  "  --alignment N                      arena offsets are multiples of N (a power of two\n"      \
+  "                                     <= 4096; default 16)\n"                                 \
+  "  --pools RULES                      key=pool,... with key an op name, input or output\n"      \
+  "                                     (input=1,mul=1,add=3); pools 0..15\n"                     \
+  "  --alloc-inputs 0|1, --alloc-outputs 0|1   plan inputs / outputs in the arena or not\n"      \
+  "  --no-verify                        skip the plan verifier (for experiments only)\n"
+
+#define PROGRAM_OPTIONS                                                                            \
+  "  PROGRAM is a .bir text file, a .berth program file or an .onnx model (told apart by\n"       \
+  "  content). For .onnx: --input NAME:DTYPE[DIMS][=V,...] fixes an input's shape (repeat it),\n" \
+  "  --keep-control-flow keeps If nodes whose condition folds to a constant, --max-trip-count N\n" \
+  "  bounds Loops with scan outputs whose trip count is dynamic.\n"                               \
+  "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
+  "                          256M)\n"
+
+typedef struct cmd_help {
+  const char *name;
+  const char *text;
+} cmd_help_t;
+
+static const cmd_help_t helps[] = {
+    {"run",
+     "usage: berth run PROGRAM [--method NAME] [--call 'ARGS']... [--json] [--out-dir DIR]\n"
+     "                 [--reference] [--sanitize] [planner options]\n"
+     "Calls the method (default forward, or the only one) once per --call, in order; state\n"
+     "carries over from call to call. ARGS are the inputs separated by spaces: tensor literals\n"
+     "DTYPE[DIMS]:V,V,... (f64[1]:6.0, i64[]:16000, f32[2,2]:1,2,3,4, bool[]:1) or @FILE.npy.\n"
+     "Every call's arguments are checked before the first call runs.\n"
+     "  --method NAME      the method to call\n"
+     "  --call 'ARGS'      one call (repeat it)\n"
+     "  --json             print {\"calls\":[{\"outputs\":[...]},...]}; a failed call is\n"
+     "                     {\"error\":\"...\"} and ends the list (the exit status is then 1)\n"
+     "  --out-dir DIR      write each output as DIR/call<N>_out<K>.npy; written only when\n"
+     "                     every call succeeded\n"
+     "  --reference        run the reference interpreter (the oracle) instead of the plan\n"
+     "  --sanitize         check an owner tag per arena byte on every read\n"
+     "A .berth runs its stored plan; planner options or --reference use its IR section.\n"
+     "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
+    {"check",
+     "usage: berth check PROGRAM\n"
+     "Validates the program and prints it in canonical text form.\n" PROGRAM_OPTIONS},
+    {"plan",
+     "usage: berth plan PROGRAM [--json] [--svg FILE] [planner options]\n"
+     "       berth plan --csv FILE [--algo A] [--budget-ms T] [--seed S] [--fit auto|first|best]\n"
+     "                  [--json] [--out OFFSETS.csv] [--svg FILE]\n"
+     "Plans memory and reports, per method and pool, arena bytes, lower bound, ratio, tensors,\n"
+     "copies and coalesced hand-overs, and every algorithm side by side.\n"
+     "  --json           the report as JSON, with each value's storage\n"
+     "  --svg FILE       draw pool 0 of the first method\n"
+     "  --csv FILE       plan a standalone allocation problem (id,lower,upper,size[,alignment])\n"
+     "                   and validate the result independently\n"
+     "  --out FILE       with --csv: write the offsets as CSV\n"
+     "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
+    {"compile",
+     "usage: berth compile PROGRAM -o FILE.berth [planner options] [--no-ir] [--ops-header FILE.h]\n"
+     "Plans the program and writes a .berth program file for the embeddable runtime (loaded\n"
+     "back and checked before it is written).\n"
+     "  -o FILE.berth       the program file; written through a temporary file in the same\n"
+     "                      directory and renamed into place, so it is complete or untouched\n"
+     "  --no-ir             leave out the IR source section (smaller; no --reference, no re-plan)\n"
+     "  --ops-header FILE.h also write the list of kernels the program calls, to build a\n"
+     "                      runtime with only those (both files are written, or neither)\n"
+     "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
+    {"dis",
+     "usage: berth dis FILE.berth [--no-verify]\n"
+     "Prints a .berth file's header, and per method its signature, pools, values with their\n"
+     "storage, and instructions.\n"
+     "  --no-verify   print a file the plan verifier rejects (structural checks still run)\n"
+     "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
+    {"onnx-test",
+     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n"
+     "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
+     "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
+     "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
+     "  --sanitize            run with the arena sanitizer\n"
+     "  --keep-control-flow   keep If nodes whose condition folds to a constant\n"
+     "  --max-trip-count N    bound Loops with scan outputs whose trip count is dynamic\n"
+     "  -v, --verbose         also print PASS lines\n"},
+    {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
+    {"help",
+     "usage: berth help [COMMAND]\n"
+     "Prints the list of commands, or COMMAND's options (also: berth COMMAND --help).\n"},
+};
+
+static const cmd_help_t *find_help(const char *name) {
+  for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++)
+    if (strcmp(helps[i].name, name) == 0) return &helps[i];
+  return NULL;
+}
+
 static void usage(FILE *f) {
   fputs(
-      "usage: berth <command> [options]\n"
+      "usage: berth <command> [options]      (berth help COMMAND, or berth COMMAND --help)\n"
       "\n"
       "commands:\n"
       "  run PROGRAM [--method NAME] [--call 'ARGS']... [--json] [--out-dir DIR]\n"
@@ -34,6 +134,8 @@ static void usage(FILE *f) {
       "      --ops-header writes the kernels it calls, to build a runtime with only those.\n"
       "  dis FILE.berth [--no-verify]\n"
       "      prints a .berth file's methods, values with their storage, and instructions.\n"
+      "  help [COMMAND]\n"
+      "      prints this, or COMMAND's options.\n"
       "\n"
       "  PROGRAM is a .bir text file or a .berth file (told apart by content); a .berth runs\n"
       "  its stored plan, and with planner options or --reference uses its IR section.\n"
@@ -45,26 +147,86 @@ static void usage(FILE *f) {
       "  --max-steps N (run, onnx-test, fuzz) is the step limit: the loop iterations one call\n"
       "  may run, nested loops counted in full, in both interpreters (default 10^9; fuzz 10^5).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
-      "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
+      "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n"
+      "  Every command takes --max-input-size SIZE (default 256M): input files over SIZE bytes\n"
+      "  are refused.\n"
+      "  Each option may be given once (--call and --input repeat). Exit status: 0 success,\n"
+      "  1 failure, 2 a wrong command line.\n",
       f);
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+/* Prints COMMAND's help to stdout; BERTH_EXIT_USAGE for an unknown command. */
+static int command_help(const char *name) {
+  const cmd_help_t *h = find_help(name);
+  if (!h) {
+    fprintf(stderr, "berth: unknown command '%s' (try berth --help)\n", name);
+    return BERTH_EXIT_USAGE;
+  }
+  if (!h->text) {
+    char arg[] = "--help";
+    char *args[] = {arg, NULL};
+    return berth_cmd_fuzz(1, args);
+  }
+  fputs(h->text, stdout);
+  return 0;
+}
+
+static int dispatch(int argc, char **argv) {
+  /* options every command takes, before or after the command's name */
+  if (berth_cli_global_args(&argc, argv) != 0) return BERTH_EXIT_USAGE;
+  if (argc < 2) {
+    usage(stderr);
+    return BERTH_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  /* ONNX import options (--input, --keep-control-flow, --max-trip-count) apply to every
-   * command that loads a PROGRAM; onnx-test parses its own */
-  if (strcmp(cmd, "onnx-test") != 0 && berth_tool_onnx_args(&argc, argv) != 0) return 2;
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (argc == 2) {
+      usage(stdout);
+      return 0;
+    }
+    if (argc == 3 && strcmp(cmd, "help") == 0)
+      return command_help(strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0 ? "help" : argv[2]);
+    fprintf(stderr, "berth: usage: berth help [COMMAND]\n");
+    return BERTH_EXIT_USAGE;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+    if (argc != 2) {
+      fprintf(stderr, "berth: --version takes nothing else\n");
+      return BERTH_EXIT_USAGE;
+    }
+    printf("berth %s (program file format version %d)\n", BERTH_VERSION_STRING, BERTH_FORMAT_VERSION);
+    return 0;
+  }
+  if (!find_help(cmd) || strcmp(cmd, "help") == 0) {
+    fprintf(stderr, "berth: unknown command '%s' (try berth --help)\n", cmd);
+    return BERTH_EXIT_USAGE;
+  }
+  /* COMMAND --help or -h anywhere */
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return command_help(cmd);
+  if (strcmp(cmd, "onnx-test") != 0) {
+    /* ONNX import options (--input, --keep-control-flow, --max-trip-count) apply to every
+     * command that loads a PROGRAM; onnx-test parses its own. --input repeats; the others
+     * may be given once. */
+    for (int i = 2; i < argc; i++) {
+      bool valued = strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--input") == 0;
+      if ((strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--keep-control-flow") == 0) &&
+          !berth_cli_once(argv[i]))
+        return BERTH_EXIT_USAGE;
+      if (valued) i++;
+    }
+    if (berth_tool_onnx_args(&argc, argv) != 0) return BERTH_EXIT_USAGE;
+  }
   if (strcmp(cmd, "run") == 0) return berth_cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "check") == 0) return berth_cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "plan") == 0) return berth_cmd_plan(argc - 2, argv + 2);
   if (strcmp(cmd, "fuzz") == 0) return berth_cmd_fuzz(argc - 2, argv + 2);
   if (strcmp(cmd, "compile") == 0) return berth_cmd_compile(argc - 2, argv + 2);
   if (strcmp(cmd, "dis") == 0) return berth_cmd_dis(argc - 2, argv + 2);
-  if (strcmp(cmd, "onnx-test") == 0) return berth_cmd_onnx_test(argc - 2, argv + 2);
-  fprintf(stderr, "berth: unknown command '%s' (try berth --help)\n", cmd);
-  return 2;
+  return berth_cmd_onnx_test(argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv) {
+  /* what went to stdout must have arrived: a full disk or a closed pipe is an error */
+  return berth_cli_finish_stdout(dispatch(argc, argv));
 }

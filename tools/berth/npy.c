@@ -10,6 +10,8 @@
  * allocate more than the file holds. */
 #include "tensor_io.h"
 
+#include "host/file_out.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -377,13 +379,16 @@ static berth_status_t npy_read_file(FILE *f, const char *path, berth_host_tensor
 
   /* Read exactly `need` bytes, growing the buffer only as data arrives. */
   size_t need = berth_type_bytes(&t);
-  size_t bufcap = need < NPY_FIRST_CHUNK ? need : NPY_FIRST_CHUNK;
+  /* over the input limit: read no more than the limit (a short file is still "truncated") */
+  size_t limit = berth_tool_max_input_bytes;
+  size_t want = need > limit ? limit + 1 : need;
+  size_t bufcap = want < NPY_FIRST_CHUNK ? want : NPY_FIRST_CHUNK;
   unsigned char *data = malloc(bufcap ? bufcap : 1);
   if (!data) return npy_fail(err, cap, BERTH_ERR_RESOURCE_EXHAUSTED, "%s: out of memory", path);
   size_t have = 0;
-  while (have < need) {
+  while (have < want) {
     if (have == bufcap) {
-      size_t ncap = bufcap > need / 2 ? need : bufcap * 2;
+      size_t ncap = bufcap > want / 2 ? want : bufcap * 2;
       unsigned char *nd = realloc(data, ncap);
       if (!nd) {
         free(data);
@@ -399,6 +404,13 @@ static berth_status_t npy_read_file(FILE *f, const char *path, berth_host_tensor
   if (ferror(f)) {
     free(data);
     return npy_fail(err, cap, BERTH_ERR_INVALID_ARGUMENT, "%s: cannot read: %s", path, strerror(errno));
+  }
+  if (have > limit) {
+    free(data);
+    return npy_fail(err, cap, BERTH_ERR_OUT_OF_RANGE,
+                    "%s: shape %s of '%s' needs %zu bytes of data, over the input limit of %zu bytes "
+                    "(--max-input-size raises it)",
+                    path, shape, descr, need, limit);
   }
   if (have < need) {
     free(data);
@@ -449,45 +461,61 @@ static bool npy_write_data(FILE *f, const unsigned char *data, size_t bytes, siz
   return true;
 }
 
-berth_status_t berth_npy_write(const char *path, const berth_type_t *type, const void *data, char *err,
-                               size_t err_cap) {
-  if (err && err_cap) err[0] = '\0';
-  if (!path || !type || !berth_type_check(type))
-    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: invalid tensor type", path ? path : "(null)");
-  size_t bytes = berth_type_bytes(type);
-  if (!data && bytes > 0)
-    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: no tensor data", path);
+/* The .npy header of type into hdr (numpy's layout: the dict, spaces, '\n', so that the
+ * preamble and header fill a multiple of 64 bytes; with rank <= 8 it is far below the 1.0
+ * limit of 65535). Returns the header's length, or 0 for a dtype .npy cannot hold. */
+static size_t npy_header(const berth_type_t *type, unsigned char pre[10], char hdr[320]) {
   const char *descr = NULL;
   for (size_t i = 0; i < NPY_NTYPES; i++)
     if (npy_types[i].dtype == type->dtype) descr = npy_types[i].descr;
-  if (!descr) return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: invalid dtype", path);
-
-  /* numpy's layout: the dict, spaces, '\n', so that the preamble and header fill a multiple
-   * of 64 bytes. With rank <= 8 the header is far below the 1.0 limit of 65535. */
+  if (!descr) return 0;
   char shape[160];
-  char hdr[320];
-  int dlen = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+  int dlen = snprintf(hdr, 320, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
                       npy_shape_str(type, shape, sizeof shape));
   size_t len = (size_t)dlen;
   size_t pad = (64 - (10 + len + 1) % 64) % 64;
   memset(hdr + len, ' ', pad);
   len += pad;
   hdr[len++] = '\n';
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff),
-                           (unsigned char)(len >> 8)};
+  static const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  memcpy(pre, magic, 8);
+  pre[8] = (unsigned char)(len & 0xff);
+  pre[9] = (unsigned char)(len >> 8);
+  return len;
+}
 
-  FILE *f = fopen(path, "wb");
-  if (!f) return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: cannot create: %s", path, strerror(errno));
+berth_status_t berth_npy_write_stream(FILE *f, const char *path, const berth_type_t *type, const void *data,
+                                      char *err, size_t err_cap) {
+  if (err && err_cap) err[0] = '\0';
+  if (!path) path = "(unnamed)";
+  if (!f || !type || !berth_type_check(type))
+    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: invalid tensor type", path);
+  size_t bytes = berth_type_bytes(type);
+  if (!data && bytes > 0)
+    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: no tensor data", path);
+  unsigned char pre[10];
+  char hdr[320];
+  size_t len = npy_header(type, pre, hdr);
+  if (!len) return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: invalid dtype", path);
   bool ok = fwrite(pre, 1, sizeof pre, f) == sizeof pre && fwrite(hdr, 1, len, f) == len &&
             npy_write_data(f, data, bytes, berth_dtype_size(type->dtype));
-  int e = errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    e = errno;
-  }
-  if (!ok) {
-    remove(path);
-    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: cannot write: %s", path, strerror(e));
-  }
+  if (!ok) return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: cannot write: %s", path, strerror(errno));
   return BERTH_OK;
+}
+
+berth_status_t berth_npy_write(const char *path, const berth_type_t *type, const void *data, char *err,
+                               size_t err_cap) {
+  if (err && err_cap) err[0] = '\0';
+  if (!path || !type || !berth_type_check(type))
+    return npy_fail(err, err_cap, BERTH_ERR_INVALID_ARGUMENT, "%s: invalid tensor type", path ? path : "(null)");
+  berth_diag_t diag = berth_diag_make(err, err_cap);
+  berth_outfile_t *o;
+  berth_status_t st = berth_outfile_open(path, &o, &diag);
+  if (st) return st;
+  st = berth_npy_write_stream(berth_outfile_stream(o), path, type, data, err, err_cap);
+  if (st) {
+    berth_outfile_discard(o);
+    return st;
+  }
+  return berth_outfile_commit(o, &diag);
 }

@@ -6,9 +6,7 @@
 
 #include "kernels/op_table.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 static const char *const op_enum_names[BERTH_OP_COUNT] = {
 #define BERTH_X(E, s) #E,
@@ -16,17 +14,12 @@ static const char *const op_enum_names[BERTH_OP_COUNT] = {
 #undef BERTH_X
 };
 
-int berth_tool_write_ops_header(const berth_exec_program_t *exec, const char *path) {
+void berth_tool_write_ops_header(const berth_exec_program_t *exec, FILE *f) {
   bool used[BERTH_OP_COUNT] = {false};
   for (int32_t mi = 0; mi < exec->n_methods; mi++) {
     const berth_exec_method_t *m = &exec->methods[mi];
     for (int32_t i = 0; i < m->n_instrs; i++)
       if (m->instrs[i].opcode == BERTH_I_KERNEL && m->instrs[i].op < BERTH_OP_COUNT) used[m->instrs[i].op] = true;
-  }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "berth: cannot write %s: %s\n", path, strerror(errno));
-    return 1;
   }
   fprintf(f,
           "/* Written by `berth compile --ops-header`: the kernels this program calls.\n"
@@ -40,9 +33,4 @@ int berth_tool_write_ops_header(const berth_exec_program_t *exec, const char *pa
     n++;
   }
   fprintf(f, "  /* %d kernel%s */\n", n, n == 1 ? "" : "s");
-  if (fclose(f) != 0) {
-    fprintf(stderr, "berth: cannot write %s: %s\n", path, strerror(errno));
-    return 1;
-  }
-  return 0;
 }

@@ -4,7 +4,9 @@
 
 #include "runtime/exec_program.h"
 
-/* Returns 0, or 1 after printing an error. */
-int berth_tool_write_ops_header(const berth_exec_program_t *exec, const char *path);
+#include <stdio.h>
+
+/* Writes the header to f (the caller opens it through berth_outfile and reports errors). */
+void berth_tool_write_ops_header(const berth_exec_program_t *exec, FILE *f);
 
 #endif

@@ -1,35 +1,72 @@
+#define _POSIX_C_SOURCE 200809L
 #include "program_load.h"
 
 #include "format/write_program.h"
+#include "tensor_io.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+static void *alloc64(size_t n) { /* aligned_alloc wants a multiple of the alignment */
+  size_t r = (n + 63) & ~(size_t)63;
+  return r >= n ? aligned_alloc(64, r) : NULL;
+}
 
 uint8_t *berth_tool_read_file(const char *path, size_t *len_out) {
+  size_t limit = berth_tool_max_input_bytes;
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "berth: cannot open %s: %s\n", path, strerror(errno));
     return NULL;
   }
-  size_t cap = 1 << 16, len = 0;
-  uint8_t *buf = aligned_alloc(64, cap);
+  /* a regular file's size is known: refuse a big one before reading, and read it into one
+   * buffer; anything else (a pipe, /dev/zero) grows the buffer up to the limit */
+  struct stat st;
+  size_t cap = (size_t)1 << 16;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    if ((uint64_t)st.st_size > limit) {
+      fclose(f);
+      fprintf(stderr, "berth: %s: the file is %llu bytes, over the input limit of %zu bytes (--max-input-size raises it)\n",
+              path, (unsigned long long)st.st_size, limit);
+      return NULL;
+    }
+    cap = (size_t)st.st_size + 2; /* +1 to see the end of file, +1 for the NUL */
+  }
+  size_t len = 0;
+  uint8_t *buf = alloc64(cap);
+  bool over = false;
   while (buf) {
     size_t n = fread(buf + len, 1, cap - len - 1, f);
     len += n;
-    if (len < cap - 1) break;
-    uint8_t *nb = aligned_alloc(64, cap * 2);
+    if (len > limit) {
+      over = true;
+      break;
+    }
+    if (len < cap - 1) break; /* end of file or error */
+    size_t ncap = cap * 2 > limit + 2 ? limit + 2 : cap * 2;
+    uint8_t *nb = alloc64(ncap);
     if (nb) memcpy(nb, buf, len);
     free(buf);
     buf = nb;
-    cap *= 2;
+    cap = ncap;
   }
-  int err = ferror(f);
+  int err = ferror(f) ? errno : 0;
   fclose(f);
-  if (!buf || err) {
+  if (over) {
     free(buf);
-    fprintf(stderr, "berth: cannot read %s\n", path);
+    fprintf(stderr, "berth: %s: larger than the input limit of %zu bytes (--max-input-size raises it)\n", path, limit);
+    return NULL;
+  }
+  if (!buf) {
+    fprintf(stderr, "berth: cannot read %s: out of memory\n", path);
+    return NULL;
+  }
+  if (err) {
+    free(buf);
+    fprintf(stderr, "berth: cannot read %s: %s\n", path, strerror(err));
     return NULL;
   }
   buf[len] = 0;
@@ -37,7 +74,21 @@ uint8_t *berth_tool_read_file(const char *path, size_t *len_out) {
   return buf;
 }
 
+/* A program is looked at more than once (is it ONNX? a .berth? then read): a pipe would lose
+ * what the first look read, so programs come from files and devices only. */
+static bool is_pipe(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+static bool refuse_pipe(const char *path) {
+  if (!is_pipe(path)) return false;
+  fprintf(stderr, "berth: %s is a pipe; a program must be a file (berth reads it more than once)\n", path);
+  return true;
+}
+
 bool berth_tool_is_berth(const char *path) {
+  if (is_pipe(path)) return false;
   FILE *f = fopen(path, "rb");
   if (!f) return false;
   unsigned char magic[BERTH_FORMAT_MAGIC_SIZE];
@@ -54,6 +105,7 @@ void berth_tool_berth_free(berth_tool_berth_t *b) {
 }
 
 berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+  if (refuse_pipe(path)) return NULL;
   berth_tool_berth_t *b = calloc(1, sizeof *b);
   if (!b) {
     fprintf(stderr, "berth: out of memory\n");
@@ -132,6 +184,7 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
 }
 
 berth_ir_program_t *berth_tool_load_program(const char *path) {
+  if (refuse_pipe(path)) return NULL;
   if (berth_tool_is_onnx(path)) return berth_tool_load_onnx(path);
   if (berth_tool_is_berth(path)) {
     berth_tool_berth_t *b = berth_tool_load_berth(path, true);

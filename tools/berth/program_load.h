@@ -31,7 +31,8 @@ typedef struct berth_tool_berth {
 bool berth_tool_is_berth(const char *path);
 
 /* Reads a whole file into a 64-byte aligned malloc'd buffer (NUL-terminated one byte past
- * len). NULL after printing "berth: cannot ...". */
+ * len), refusing one over berth_tool_max_input_bytes (tensor_io.h; --max-input-size) with
+ * a message naming the limit. NULL after printing "berth: ...". */
 uint8_t *berth_tool_read_file(const char *path, size_t *len);
 
 /* Loads a .berth file; verify = false skips the memory-plan verifier (structural checks

@@ -25,6 +25,8 @@
 /* ...showing this many entries at each end of a long dim. */
 #define TIO_PRINT_EDGE 3
 
+size_t berth_tool_max_input_bytes = BERTH_TOOL_MAX_INPUT_DEFAULT;
+
 TIO_PRINTF(4, 5)
 static berth_status_t tio_fail(char *err, size_t cap, berth_status_t st, const char *fmt, ...) {
   if (err && cap) {

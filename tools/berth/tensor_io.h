@@ -25,7 +25,16 @@
 #include "berth/types.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* The cap on every input file the tool reads (programs: .bir, .berth, .onnx; .npy inputs):
+ * a bigger file (or a stream such as /dev/zero that goes on past it) is refused with a
+ * message naming the limit, before more than the limit is held in memory. The option
+ * --max-input-size SIZE of every command sets it (up to BERTH_TOOL_MAX_INPUT_CAP). */
+#define BERTH_TOOL_MAX_INPUT_DEFAULT ((size_t)256 << 20)
+#define BERTH_TOOL_MAX_INPUT_CAP ((uint64_t)1 << 40)
+extern size_t berth_tool_max_input_bytes;
 
 /* A tensor owned by the tool. data is malloc'd and never NULL after a successful parse or
  * read, even for an empty tensor; it holds berth_type_bytes(&type) bytes. */
@@ -65,22 +74,31 @@ void berth_call_free(char **argv);
  * <f4 <f8 <i1 <i2 <i4 <i8 <u1 <u2 <u4 <u8 |b1 |i1 |u1) into *out. The file is untrusted:
  * the header is parsed by a strict bounded parser (its length is capped at 1 MiB), the
  * shape must be within berth's caps, and the data must be exactly as long as the shape
- * needs. Bool bytes other than 0 are read as 1 (true).
+ * needs, and no more than berth_tool_max_input_bytes. Bool bytes other than 0 are read as 1
+ * (true).
  * Errors (the message names the file and, for header errors, the byte offset):
  * BERTH_ERR_INVALID_ARGUMENT (cannot open or read), BERTH_ERR_CORRUPT_DATA (bad magic,
  * malformed header, truncated file, data length that does not match the shape),
  * BERTH_ERR_UNIMPLEMENTED (fortran_order True, big-endian, object, structured or other
  * unsupported dtypes, unknown format version), BERTH_ERR_OUT_OF_RANGE (rank over
- * BERTH_MAX_RANK, shape over berth's size caps), BERTH_ERR_RESOURCE_EXHAUSTED. */
+ * BERTH_MAX_RANK, shape over berth's size caps or data over the input limit),
+ * BERTH_ERR_RESOURCE_EXHAUSTED. */
 berth_status_t berth_npy_read(const char *path, berth_host_tensor_t *out, char *err,
                               size_t err_cap);
 
 /* Writes a dense row-major tensor as a .npy file (format 1.0, C order, little-endian, header
- * padded so the data starts at a multiple of 64 bytes), replacing PATH. On failure the
- * partial file is removed. data may be NULL only for an empty tensor.
- * Errors: BERTH_ERR_INVALID_ARGUMENT (invalid type, NULL data, cannot create or write). */
+ * padded so the data starts at a multiple of 64 bytes) through berth_outfile (src/host/
+ * file_out.h): PATH is replaced only by a complete file, or left as it was.
+ * data may be NULL only for an empty tensor. Errors: BERTH_ERR_INVALID_ARGUMENT (invalid
+ * type, NULL data, cannot create or write: "cannot write PATH: reason"),
+ * BERTH_ERR_RESOURCE_EXHAUSTED. */
 berth_status_t berth_npy_write(const char *path, const berth_type_t *type, const void *data,
                                char *err, size_t err_cap);
+
+/* The same bytes written to an open stream f (path names it in messages); write errors that
+ * stdio reports later (at flush or close) are the caller's to check. */
+berth_status_t berth_npy_write_stream(FILE *f, const char *path, const berth_type_t *type,
+                                      const void *data, char *err, size_t err_cap);
 
 /* Prints a tensor on one line without a newline: its type, a space, then the values in
  * nested brackets, one level per dim: "f64[1] [6]", "f32[2,2] [[1, 2], [3, 4]]",

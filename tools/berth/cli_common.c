@@ -1,0 +1,178 @@
+/* What every command of the tool shares: options given once, --pools checks, the input size
+ * limit, output files that are complete or absent, and stdout's write errors. */
+#include "cli.h"
+#include "kernels/op_table.h"
+#include "tensor_io.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- options given once --------------------------------------------------------------- */
+
+#define MAX_SEEN 64
+static const char *g_seen[MAX_SEEN];
+static int g_n_seen;
+
+bool berth_cli_once(const char *opt) {
+  for (int i = 0; i < g_n_seen; i++)
+    if (strcmp(g_seen[i], opt) == 0) {
+      fprintf(stderr, "berth: %s given twice (each option may be given once; --call and --input repeat)\n", opt);
+      return false;
+    }
+  if (g_n_seen < MAX_SEEN) g_seen[g_n_seen++] = opt;
+  return true;
+}
+
+/* ---- --pools -------------------------------------------------------------------------- */
+
+bool berth_cli_check_pools(const char *opt, const char *rules) {
+  if (!*rules) {
+    fprintf(stderr, "berth: %s takes key=pool,... (key an op name, input or output), not an empty string\n", opt);
+    return false;
+  }
+  for (const char *p = rules; *p;) {
+    size_t len = strcspn(p, ",");
+    const char *eq = memchr(p, '=', len);
+    if (!eq || eq == p) {
+      fprintf(stderr, "berth: %s: rule '%.*s' is not key=pool (key an op name, input or output)\n", opt, (int)len, p);
+      return false;
+    }
+    size_t klen = (size_t)(eq - p);
+    bool io = (klen == 5 && !memcmp(p, "input", 5)) || (klen == 6 && !memcmp(p, "output", 6));
+    if (!io && berth_op_find(p, klen) == BERTH_OP_COUNT) {
+      fprintf(stderr, "berth: %s: '%.*s' is not an op name, input or output (op names as in the text format: add, mul, matmul, ...)\n",
+              opt, (int)klen, p);
+      return false;
+    }
+    const char *v = eq + 1, *end = p + len;
+    long id = 0;
+    bool ok = v < end && end - v <= 3;
+    for (const char *c = v; ok && c < end; c++) {
+      if (*c < '0' || *c > '9') ok = false;
+      else id = id * 10 + (*c - '0');
+    }
+    if (!ok || id >= BERTH_MAX_POOLS) {
+      fprintf(stderr, "berth: %s: rule '%.*s': pool must be 0..%d\n", opt, (int)len, p, BERTH_MAX_POOLS - 1);
+      return false;
+    }
+    for (const char *q = rules; q < p;) { /* each key once: a second rule would never apply */
+      size_t ql = strcspn(q, ",");
+      const char *qe = memchr(q, '=', ql);
+      if ((size_t)(qe - q) == klen && !memcmp(q, p, klen)) {
+        fprintf(stderr, "berth: %s: key '%.*s' given twice\n", opt, (int)klen, p);
+        return false;
+      }
+      q += ql + 1;
+    }
+    p = *end ? end + 1 : end;
+    if (!*p && end[0] == ',') {
+      fprintf(stderr, "berth: %s: '%s' ends with ','\n", opt, rules);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ---- options every command takes -------------------------------------------------------- */
+
+/* "4096", "64K", "256M", "2G" (binary units). */
+static bool parse_size(const char *s, size_t *out) {
+  uint64_t v = 0;
+  const char *c = s;
+  if (!(*c >= '0' && *c <= '9')) return false;
+  for (; *c >= '0' && *c <= '9'; c++) {
+    if (v > (UINT64_MAX - 9) / 10) return false;
+    v = v * 10 + (uint64_t)(*c - '0');
+  }
+  int shift = 0;
+  if (*c == 'K' || *c == 'k') shift = 10;
+  else if (*c == 'M' || *c == 'm') shift = 20;
+  else if (*c == 'G' || *c == 'g') shift = 30;
+  else if (*c == 'T' || *c == 't') shift = 40;
+  if (shift) c++;
+  if (*c || v > (BERTH_TOOL_MAX_INPUT_CAP >> shift)) return false;
+  v <<= shift;
+  if (v == 0) return false;
+  *out = (size_t)v;
+  return true;
+}
+
+int berth_cli_global_args(int *argc, char **argv) {
+  int out = 0;
+  for (int i = 0; i < *argc; i++) {
+    if (strcmp(argv[i], "--max-input-size") != 0) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (!berth_cli_once(argv[i])) return -1;
+    if (i + 1 >= *argc) {
+      fprintf(stderr, "berth: --max-input-size needs a value\n");
+      return -1;
+    }
+    if (!parse_size(argv[++i], &berth_tool_max_input_bytes)) {
+      fprintf(stderr, "berth: --max-input-size takes a byte count from 1 to 1T (suffix K, M, G or T: 1024-based), not '%s'\n",
+              argv[i]);
+      return -1;
+    }
+  }
+  *argc = out;
+  argv[out] = NULL;
+  return 0;
+}
+
+/* ---- output files --------------------------------------------------------------------- */
+
+berth_outfile_t *berth_cli_out_open(const char *path) {
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_outfile_t *o = NULL;
+  if (berth_outfile_open(path, &o, &diag)) {
+    fprintf(stderr, "berth: %s\n", msg);
+    return NULL;
+  }
+  return o;
+}
+
+int berth_cli_out_close(berth_outfile_t *o) {
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  if (berth_outfile_close(o, &diag)) {
+    fprintf(stderr, "berth: %s\n", msg);
+    return 1;
+  }
+  return 0;
+}
+
+int berth_cli_out_commit(berth_outfile_t *o) {
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  if (berth_outfile_commit(o, &diag)) {
+    fprintf(stderr, "berth: %s\n", msg);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- stdout --------------------------------------------------------------------------- */
+
+int berth_cli_finish_stdout(int rc) {
+  int prior = errno; /* after a failed write, usually that write's reason */
+  errno = 0;
+  bool ok = fflush(stdout) == 0;
+  int e = ok ? 0 : errno;
+  if (ok && ferror(stdout)) {
+    ok = false;
+    e = prior;
+  }
+  if (fclose(stdout) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (ok) return rc;
+  if (e) fprintf(stderr, "berth: cannot write standard output: %s\n", strerror(e));
+  else fprintf(stderr, "berth: cannot write standard output (write error)\n");
+  return rc ? rc : BERTH_EXIT_FAIL;
+}
