@@ -43,7 +43,7 @@ static void run_seed(const berth_compilation_t *c) {
   size_t need = berth_method_memory_size(prog, m);
   void *mmem = malloc(need);
   berth_method_t *fwd = NULL;
-  CHECK(berth_method_init(prog, m, mmem, need, NULL, &fwd, &diag) == BERTH_OK);
+  CHECK(berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag) == BERTH_OK);
   double want[2][2] = {{5, 5}, {6, 7}};
   for (int call = 0; fwd && call < 2; call++) {
     double x = 5.0 + call, out[2][1];

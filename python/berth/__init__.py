@@ -227,7 +227,7 @@ class Method:
         self._mem = _aligned(need)
         self._handle = ctypes.c_void_p()
         d = _Diag()
-        d.check(_c.berth_method_init(p, self.index, self._mem.ctypes.data, need, None,
+        d.check(_c.berth_method_init(p, self.index, self._mem.ctypes.data, need, None, 0,
                                      ctypes.byref(self._handle), d.ptr))
         self._planned_in = _c.berth_program_inputs_planned(p)
         self._planned_out = _c.berth_program_outputs_planned(p)

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   size_t need = berth_method_memory_size(p, 0);
   void *mmem = malloc(need);
   berth_method_t *m;
-  if (berth_method_init(p, 0, mmem, need, NULL, &m, &diag)) return fprintf(stderr, "%s\n", msg), 1;
+  if (berth_method_init(p, 0, mmem, need, NULL, 0, &m, &diag)) return fprintf(stderr, "%s\n", msg), 1;
   for (int call = 0; call < 2; call++) {
     double x = 5.0 + call;
     const void *r[2];
