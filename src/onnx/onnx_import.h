@@ -100,9 +100,22 @@ typedef struct berth_onnx_input_spec {
   const void *value; /* NULL, or dense bytes of the type: the input becomes a constant */
 } berth_onnx_input_spec_t;
 
+/* An input/output pair that carries state from one call to the next (Silero's state ->
+ * stateN, a functionalized buffer of an exported module): imported as a berth mutable
+ * buffer named after the input, initialised from the input's initializer, else from the
+ * value of its input spec, else zeros, and written from the output at the end of each call
+ * (copy_). The input is no method parameter and the output no method result; read and
+ * reset the buffer through the runtime (berth_method_state, berth_method_reset). */
+typedef struct berth_onnx_state_pair {
+  const char *input;
+  const char *output;
+} berth_onnx_state_pair_t;
+
 typedef struct berth_onnx_options {
   const berth_onnx_input_spec_t *inputs;
   int32_t n_inputs;
+  const berth_onnx_state_pair_t *states;
+  int32_t n_states;
   bool keep_control_flow; /* keep an If with a constant condition as a runtime cond (when
                            * both branches build at the given shapes and return one type;
                            * else it is still replaced by its taken branch) */

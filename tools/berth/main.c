@@ -41,7 +41,9 @@ static void usage(FILE *f) {
       "  --keep-control-flow keeps If nodes whose condition folds to a constant (when both\n"
       "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
       "  outputs whose trip count is not known at compile time (a run that needs more\n"
-      "  iterations fails).\n"
+      "  iterations fails), and --state IN=OUT makes a graph input and the output that\n"
+      "  updates it one mutable buffer (initialised from IN's initializer, its --input value\n"
+      "  or zeros; updated in place each call, read with the runtime's berth_method_state).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
       f);
