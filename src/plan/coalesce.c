@@ -200,6 +200,81 @@ static berth_status_t decide_graph(lctx_t *c, int32_t g) {
   return BERTH_OK;
 }
 
+/* ==== mutable buffers updated in place ==================================================
+ * copy_(@buf, v) in the method body: when v is a value the method computes (a kernel or HOP
+ * result whose group is plain) and every read of @buf comes before v's group is first
+ * written, the group is planned in the buffer's own bytes, so the kernels write the new
+ * state in place and the copy_ becomes a RENAME (destination passing, as for HOP results).
+ * The verifier checks it like any hand-over: a read of the old state after the new one is
+ * written would be reached by the wrong definition. */
+
+/* Latest position at which value s (a buffer) is read, other than by copy_ node `skip`. */
+static int64_t last_read_of(lctx_t *c, int32_t s, int32_t skip) {
+  const berth_ir_method_t *m = c->m;
+  int64_t last = -1;
+  for (int32_t ni = 0; ni < m->n_nodes; ni++) {
+    const berth_ir_node_t *n = &m->nodes[ni];
+    berth_op_kind_t kind = berth_op_get(n->op)->kind;
+    for (int32_t k = 0; k < n->n_in; k++) {
+      if (lctx_resolve(c, n->in[k]) != s || (ni == skip && k == 0)) continue;
+      if (kind == BERTH_OPKIND_COPY_ && k == 0) return INT64_MAX; /* another copy_ writes it */
+      int64_t at = (kind == BERTH_OPKIND_KERNEL || kind == BERTH_OPKIND_COPY_ || kind == BERTH_OPKIND_ASSERT)
+                       ? c->node_pos[ni] : c->hop[ni].te;
+      if (at > last) last = at;
+    }
+  }
+  for (int32_t g = 0; g < m->n_graphs; g++) {
+    const berth_ir_graph_t *gr = &m->graphs[g];
+    for (int32_t k = 0; k < gr->n_results; k++) {
+      if (lctx_resolve(c, gr->results[k]) != s) continue;
+      int64_t at = gr->parent_node < 0 ? c->t_ret : c->hop[gr->parent_node].te;
+      if (at > last) last = at;
+    }
+  }
+  return last;
+}
+
+static void state_in_place(lctx_t *c) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  for (int32_t i = 0; i < body->n_nodes; i++) {
+    int32_t ni = body->nodes[i];
+    const berth_ir_node_t *n = &m->nodes[ni];
+    if (berth_op_get(n->op)->kind != BERTH_OPKIND_COPY_ || c->opt->strategy == BERTH_STRATEGY_REGIONS) continue;
+    int32_t s = lctx_resolve(c, n->in[0]), v = lctx_resolve(c, n->in[1]);
+    if (c->vals[s].cls != LV_STATE || c->vals[v].ir < 0 || m->values[c->vals[v].ir].kind != BERTH_IR_NODE ||
+        !group_is_plain(c, v))
+      continue;
+    int32_t root = lctx_group(c, v);
+    const lval_t *r = &c->vals[root];
+    if (r->has_windows || r->is_carried) continue;
+    /* the group's bytes are first written at `first`; after the RENAME they are the
+     * buffer's, so no member may be read after the copy_ (a method result would be) */
+    int64_t first = INT64_MAX, at = c->node_pos[ni];
+    bool ok = true;
+    int32_t x = root;
+    do {
+      const lval_t *X = &c->vals[x];
+      if (X->is_carried || X->snap_src >= 0 || X->cls != LV_ARENA) ok = false;
+      for (int32_t k = 0; k < X->n_ivs; k++) {
+        if (X->ivs[k].lo < first) first = X->ivs[k].lo;
+        if (X->ivs[k].hi > at) ok = false;
+      }
+      x = X->next;
+    } while (x != root);
+    for (int32_t k = 0; k < body->n_results && ok; k++)
+      if (lctx_group(c, lctx_resolve(c, body->results[k])) == root) ok = false;
+    /* a call that fails an assert between the two leaves the buffer as it was */
+    for (int32_t a = 0; a < m->n_nodes && ok; a++)
+      if (berth_op_get(m->nodes[a].op)->kind == BERTH_OPKIND_ASSERT && c->node_pos[a] >= first && c->node_pos[a] < at)
+        ok = false;
+    if (!ok || first == INT64_MAX || last_read_of(c, s, ni) >= first) continue;
+    c->vals[root].cls = LV_STATE;
+    c->vals[root].global = c->vals[s].global;
+    c->state_in_place++;
+  }
+}
+
 berth_status_t berth_coalesce(lctx_t *c) {
   const berth_ir_method_t *m = c->m;
   size_t nn = (size_t)(m->n_nodes ? m->n_nodes : 1);
@@ -232,6 +307,7 @@ berth_status_t berth_coalesce(lctx_t *c) {
   }
   berth_status_t st = decide_graph(c, m->body);
   if (st) return st;
+  state_in_place(c);
 
   /* method results: written in place into their output storage when the value is computed
    * by the method body itself and returned once; otherwise copied at the return */
