@@ -353,8 +353,70 @@ static void test_in_place(void) {
                 1, 0);
 }
 
+/* ---- a function call plans as the same code written inline ------------------------ */
+
+static berth_compiled_t *plan_model(const char *name, const uint8_t *bytes, size_t len, berth_ir_program_t **pp) {
+  char msg[2048];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_status_t st = berth_onnx_import(bytes, len, NULL, pp, NULL, &d);
+  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
+  if (st) return NULL;
+  berth_compiled_t *c = compile(*pp, BERTH_STRATEGY_GLOBAL, msg, sizeof msg, &st);
+  CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
+  return c;
+}
+
+static void test_same_plan_as_inline(void) {
+  size_t len;
+  char *exported = test_read_file(BERTH_SOURCE_DIR "/tests/onnx/torch_cond/model.onnx", &len);
+  CHECK(exported != NULL);
+  if (!exported) return;
+  /* torch_cond with the branch functions written inline in the If's branches */
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,3");
+  ob_input(&b, g, "y", ONNX_F, "2,3");
+  Onnx__NodeProto *rs = ob_node(&b, g, "ReduceSum", "x", "sum_1");
+  ob_attr_i(&b, rs, "keepdims", 0);
+  ob_const(&b, g, "zero", ONNX_F, "", "0");
+  ob_node(&b, g, "Greater", "sum_1,zero", "gt");
+  Onnx__GraphProto *t = ob_graph(&b, "then"), *e = ob_graph(&b, "else");
+  ob_const(&b, t, "c2", ONNX_F, "", "2");
+  ob_node(&b, t, "Mul", "x,c2", "mul");
+  ob_const(&b, t, "c1", ONNX_F, "", "1");
+  ob_node(&b, t, "Add", "mul,c1", "add");
+  ob_output(&b, t, "add", ONNX_F, "2,3");
+  ob_node(&b, e, "Sub", "x,y", "sub");
+  ob_output(&b, e, "sub", ONNX_F, "2,3");
+  Onnx__NodeProto *n = ob_node(&b, g, "If", "gt", "getitem");
+  ob_attr_g(&b, n, "then_branch", t);
+  ob_attr_g(&b, n, "else_branch", e);
+  ob_output(&b, g, "getitem", ONNX_F, "2,3");
+  size_t ilen;
+  uint8_t *inline_bytes = ob_model(&b, g, 18, &ilen);
+  berth_ir_program_t *p1 = NULL, *p2 = NULL;
+  berth_compiled_t *c1 = plan_model("exported", (const uint8_t *)exported, len, &p1);
+  berth_compiled_t *c2 = plan_model("inline", inline_bytes, ilen, &p2);
+  if (c1 && c2) {
+    const berth_plan_method_report_t *a = &c1->reports[0], *r = &c2->reports[0];
+    CHECK_MSG(a->pools[0].arena_bytes == r->pools[0].arena_bytes && a->copies == r->copies &&
+                  a->coalesced == r->coalesced && a->n_values == r->n_values && a->verified && r->verified,
+              "function calls plan differently from inline code: arena %llu / %llu, copies %d / %d, coalesced %d / %d",
+              (unsigned long long)a->pools[0].arena_bytes, (unsigned long long)r->pools[0].arena_bytes, a->copies, r->copies,
+              a->coalesced, r->coalesced);
+  }
+  berth_compiled_destroy(c1);
+  berth_compiled_destroy(c2);
+  berth_ir_program_destroy(p1);
+  berth_ir_program_destroy(p2);
+  ob_free(&b);
+  free(exported);
+}
+
 int main(void) {
   test_errors();
+  test_same_plan_as_inline();
   test_seed_state();
   test_in_place();
   return test_finish("test_onnx_function");

@@ -208,19 +208,47 @@ static berth_status_t decide_graph(lctx_t *c, int32_t g) {
  * The verifier checks it like any hand-over: a read of the old state after the new one is
  * written would be reached by the wrong definition. */
 
-/* Latest position at which value s (a buffer) is read, other than by copy_ node `skip`. */
-static int64_t last_read_of(lctx_t *c, int32_t s, int32_t skip) {
+/* True if positions a and b lie in the two exclusive bodies of one cond (then: up to its
+ * hand-over at th[0] + 1; else: from th[0] + 2 to its hand-over at th[1] + 1). */
+static bool exclusive(const lctx_t *c, int64_t a, int64_t b) {
+  for (int32_t ni = 0; ni < c->m->n_nodes; ni++) {
+    if (berth_op_get(c->m->nodes[ni].op)->kind != BERTH_OPKIND_COND) continue;
+    const hop_pos_t *h = &c->hop[ni];
+    bool a_then = a > h->ts && a < h->th[0] + 2, a_else = a >= h->th[0] + 2 && a < h->th[1] + 2;
+    bool b_then = b > h->ts && b < h->th[0] + 2, b_else = b >= h->th[0] + 2 && b < h->th[1] + 2;
+    if ((a_then && b_else) || (a_else && b_then)) return true;
+  }
+  return false;
+}
+
+/* True if a read of buffer s at position r may come after group `root` first writes its
+ * bytes (an interval of a member that starts at or before r, not in the other branch of a
+ * cond). */
+static bool read_clobbered(lctx_t *c, int32_t root, int64_t r) {
+  int32_t x = root;
+  do {
+    const lval_t *X = &c->vals[x];
+    for (int32_t k = 0; k < X->n_ivs; k++)
+      if (X->ivs[k].lo <= r && !exclusive(c, X->ivs[k].lo, r)) return true;
+    x = X->next;
+  } while (x != root);
+  return false;
+}
+
+/* True if every read of value s (a buffer), other than by copy_ node `skip` (which writes
+ * it), happens before group `root` writes the buffer's bytes, and no other copy_ writes s. */
+static bool reads_first(lctx_t *c, int32_t s, int32_t skip, int32_t root) {
   const berth_ir_method_t *m = c->m;
-  int64_t last = -1;
   for (int32_t ni = 0; ni < m->n_nodes; ni++) {
     const berth_ir_node_t *n = &m->nodes[ni];
     berth_op_kind_t kind = berth_op_get(n->op)->kind;
     for (int32_t k = 0; k < n->n_in; k++) {
       if (lctx_resolve(c, n->in[k]) != s || (ni == skip && k == 0)) continue;
-      if (kind == BERTH_OPKIND_COPY_ && k == 0) return INT64_MAX; /* another copy_ writes it */
+      if (kind == BERTH_OPKIND_COPY_ && k == 0) return false; /* another copy_ writes it */
+      /* a HOP operand: read anywhere in the HOP's span */
       int64_t at = (kind == BERTH_OPKIND_KERNEL || kind == BERTH_OPKIND_COPY_ || kind == BERTH_OPKIND_ASSERT)
                        ? c->node_pos[ni] : c->hop[ni].te;
-      if (at > last) last = at;
+      if (read_clobbered(c, root, at)) return false;
     }
   }
   for (int32_t g = 0; g < m->n_graphs; g++) {
@@ -228,10 +256,10 @@ static int64_t last_read_of(lctx_t *c, int32_t s, int32_t skip) {
     for (int32_t k = 0; k < gr->n_results; k++) {
       if (lctx_resolve(c, gr->results[k]) != s) continue;
       int64_t at = gr->parent_node < 0 ? c->t_ret : c->hop[gr->parent_node].te;
-      if (at > last) last = at;
+      if (read_clobbered(c, root, at)) return false;
     }
   }
-  return last;
+  return true;
 }
 
 static void state_in_place(lctx_t *c) {
@@ -268,7 +296,7 @@ static void state_in_place(lctx_t *c) {
     for (int32_t a = 0; a < m->n_nodes && ok; a++)
       if (berth_op_get(m->nodes[a].op)->kind == BERTH_OPKIND_ASSERT && c->node_pos[a] >= first && c->node_pos[a] < at)
         ok = false;
-    if (!ok || first == INT64_MAX || last_read_of(c, s, ni) >= first) continue;
+    if (!ok || first == INT64_MAX || !reads_first(c, s, ni, root)) continue;
     c->vals[root].cls = LV_STATE;
     c->vals[root].global = c->vals[s].global;
     c->state_in_place++;

@@ -4,9 +4,10 @@
 #    NaN start value from --input: (5, 5), (6, 7), (6, 6) across calls, planned, under the
 #    sanitizer and in the reference interpreter;
 #  - Silero v5 with --state state=stateN: the plan writes the new state in place (0 copies,
-#    "state updated in place"), and four frames of a sine (x[i] = 0.5 sin(0.3 (i + 512 f)),
-#    state carried by berth) give onnxruntime-node 1.30's probabilities within 1e-4 (the
-#    state fed back by hand there: tools/onnxgen/gen_pytorch.js's notes);
+#    "state updated in place"), and four frames of a sine (x[i] = 0.5 sin(0.3 (i + N f)),
+#    state carried by berth) give onnxruntime-node 1.30's probabilities within 1e-4 (there
+#    the caller fed stateN back as state), for 512-sample frames at 16 kHz and for 256-sample
+#    frames with sr at run time (both rates in one program);
 #  - bad --state options name what is wrong.
 # The Silero part skips without the model, like onnx_silero.sh.
 BERTH=$1
@@ -38,6 +39,20 @@ if [ -n "$model" ] && [ -f "$model" ]; then
     if echo "$got|0.23636320 0.16509327 0.15115100 0.14863035" | awk -F'|' '{n=split($1,g," "); m=split($2,w," "); if (n!=m) exit 1;
         for(i=1;i<=n;i++){d=g[i]-w[i]; if(d<0)d=-d; if(d>1e-4) exit 1}}'; then echo "ok   silero_state_frames$o"
     else echo "FAIL silero_state_frames$o: got '$got'"; failures=$((failures+1)); fi
+  done
+  # 256-sample frames with sr at run time: the If on sr stays a cond, the new state is a
+  # cond result computed in place by either branch (reads of the old state in the other
+  # branch are exclusive with the write)
+  frame256() { awk -v o="$1" 'BEGIN{for(i=0;i<256;i++) printf "%s%.6f", (i?",":""), 0.5*sin(0.3*(i+o))}'; }
+  both="--input input:f32[1,256] --input sr:i64[] --input state:f32[2,1,128] --state state=stateN"
+  expect_out silero_both_rates_in_place "0 copies" sh -c "\"$BERTH\" plan \"$model\" $both | sed -n '2p' | sed 's/.*values, \\([0-9]* copies\\).*/\\1/'"
+  for sr in 16000 8000; do
+    [ $sr = 16000 ] && want="0.0048668683 0.00085741282 0.00058799982 0.00055038929" || want="0.074172139 0.036314607 0.026419520 0.022368014"
+    got=$("$BERTH" run "$model" $both --sanitize --json --call "f32[1,256]:$(frame256 0) i64[]:$sr" --call "f32[1,256]:$(frame256 256) i64[]:$sr" \
+      --call "f32[1,256]:$(frame256 512) i64[]:$sr" --call "f32[1,256]:$(frame256 768) i64[]:$sr" 2>&1 | grep -o '"shape":\[1,1\],"data":\[[^]]*' | sed 's/.*\[//' | tr '\n' ' ')
+    if echo "$got|$want" | awk -F'|' '{n=split($1,g," "); m=split($2,w," "); if (n!=m) exit 1;
+        for(i=1;i<=n;i++){d=g[i]-w[i]; if(d<0)d=-d; if(d>1e-4) exit 1}}'; then echo "ok   silero_both_rates_frames_$sr"
+    else echo "FAIL silero_both_rates_frames_$sr: got '$got'"; failures=$((failures+1)); fi
   done
 else
   echo "skip: silero part (no silero_vad_v5.onnx)"
