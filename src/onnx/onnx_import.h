@@ -38,6 +38,11 @@
  *    `narrow_cast`; Sum and Mean round after each pairwise step. Graph inputs and outputs of
  *    those types keep their ONNX type in `info`; inputs are rounded on entry (any value of
  *    the compute dtype is accepted) and outputs hold values of the type;
+ *  - model-local functions (ModelProto.functions: what PyTorch's exporter writes for the
+ *    subgraphs of torch.cond, while_loop and scan) are expanded at each calling node, in
+ *    their own name scope, with attribute references and defaults, overloads, omitted
+ *    optional inputs and outputs and their own opset; a recursive function is refused;
+ *  - state pairs (options.states, `--state IN=OUT`) become mutable buffers;
  *  - every failure is one line naming the node, its op and opset, and what is missing.
  * Untrusted bytes: the wire format is checked (nesting depth, lengths) before protobuf-c
  * decodes it, and every count, dim and size is capped. */
