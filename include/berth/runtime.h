@@ -186,6 +186,14 @@ berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const voi
 /* Copies the state's initial values in again (as at init). Outputs become unavailable. */
 void berth_method_reset(berth_method_t *m);
 
+/* The bytes of the method's mutable buffer `name` (the buffer of a .bir `buffer @name`, or
+ * the graph input IN of an ONNX state pair, --state IN=OUT), inside the method's state
+ * region: read them between calls to see the state, or write them to set it before the
+ * next execute (berth_method_reset restores the initial values). *data stays valid as long
+ * as the handle. Errors: BERTH_ERR_INVALID_ARGUMENT (not a method handle, or the method has
+ * no buffer of that name); outputs are written only on success. */
+berth_status_t berth_method_state(berth_method_t *m, const char *name, void **data, size_t *bytes, berth_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,7 +128,15 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
       c->instrs[i].attr_node = ni;
       return BERTH_OK;
     }
-    case BERTH_OPKIND_COPY_: EMIT_OR_FAIL(emit_copy(c, n->in[1], n->in[0])); return BERTH_OK;
+    case BERTH_OPKIND_COPY_: {
+      /* the new value was computed in the buffer's bytes (coalesce.c state_in_place) */
+      const lval_t *r = &c->vals[lctx_group(c, lctx_resolve(c, n->in[1]))];
+      const lval_t *d = &c->vals[lctx_resolve(c, n->in[0])];
+      if (r->cls == LV_STATE && d->cls == LV_STATE && r->global == d->global && r != d)
+        EMIT_OR_FAIL(emit_rename(c, n->in[1], n->in[0]));
+      else EMIT_OR_FAIL(emit_copy(c, n->in[1], n->in[0]));
+      return BERTH_OK;
+    }
     case BERTH_OPKIND_ASSERT: {
       /* in line: a passing check costs one test, a failing one ends the call */
       int32_t i = emit(c, BERTH_I_ASSERT, n->in, 1, 0);

@@ -324,6 +324,20 @@ static bool same_bytes(const vctx_t *c, int32_t a, int32_t b) {
 
 /* ---- operands ------------------------------------------------------------------------- */
 
+bool berth_verify_value_is_buffer(const berth_exec_method_t *m, int32_t v) {
+  if (v < 0 || v >= m->n_values || m->values[v].window_parent >= 0 || m->values[v].storage != BERTH_STORAGE_STATE)
+    return false;
+  for (int32_t i = 0; i < m->n_instrs; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    const int32_t *ops = m->operands + ins->operands;
+    if (ins->opcode == BERTH_I_RENAME && ops[0] == v) return false;
+    if (ins->opcode == BERTH_I_KERNEL)
+      for (int32_t k = 0; k < ins->n_out; k++)
+        if (ops[ins->n_in + k] == v) return false;
+  }
+  return true;
+}
+
 static const int32_t *ops_of(const vctx_t *c, const berth_instr_t *ins) {
   return c->m->operands + ins->operands;
 }
@@ -1258,6 +1272,16 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
       c->flags[v] |= F_STATE;
+  /* A STATE value that a kernel writes, or whose bytes a RENAME hands on, is not a buffer but
+   * a buffer's new value computed in the buffer's own bytes (copy_ done in place): it is not
+   * intact at entry, and the buffer it is renamed into must still be intact at return. */
+  for (int32_t i = 0; i < c->m->n_instrs; i++) {
+    const berth_instr_t *ins = &c->m->instrs[i];
+    const int32_t *w;
+    int32_t nw = ins->opcode == BERTH_I_KERNEL ? writes_of(c, ins, &w) : 0;
+    for (int32_t k = 0; k < nw; k++) c->flags[w[k]] &= ~F_STATE;
+    if (ins->opcode == BERTH_I_RENAME) c->flags[ops_of(c, ins)[0]] &= ~F_STATE;
+  }
   sort_values(c);
   TRY(check_entry_disjoint(c));
   c->n_slots = 0;

@@ -108,6 +108,11 @@ berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch
 /* Writes "%name" of value v ("%v<id>" when it has no name; no second '%' when the name has
  * one). Returns buf. */
 char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap);
+/* True if value v is a mutable buffer: STATE storage, not windowed, and neither written by a
+ * kernel nor handed on by a RENAME (such a STATE value is a buffer's new value computed in
+ * the buffer's own bytes, see the planner's copy_ in place). Buffers are intact at entry and
+ * must be at return. Assumes a verified method. O(instructions). */
+bool berth_verify_value_is_buffer(const berth_exec_method_t *m, int32_t v);
 /* Writes what instruction i is: "kernel add", "copy", "rename", "jump", "jump_if_false",
  * "loop_init", "loop_next", "return" ("?" when out of range). Returns buf. */
 char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap);

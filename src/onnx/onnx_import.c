@@ -191,7 +191,7 @@ berth_status_t ox_bind(ox_ctx_t *cx, const char *name, int32_t val) {
 int32_t ox_lookup(const ox_ctx_t *cx, const char *name) {
   if (!cx->buckets || !name) return -1;
   uint32_t h = hash_name(name) % (uint32_t)cx->n_buckets;
-  for (int32_t i = cx->buckets[h]; i >= 0; i = cx->binds[i].prev)
+  for (int32_t i = cx->buckets[h]; i >= cx->scope_floor && i >= 0; i = cx->binds[i].prev)
     if (strcmp(cx->binds[i].name, name) == 0) return cx->binds[i].val;
   return -1;
 }
@@ -344,10 +344,14 @@ berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out) {
   return BERTH_OK;
 }
 
-static const char *result_name(const ox_ctx_t *cx) {
-  if (cx->name_hint) return cx->name_hint;
-  if (cx->node && cx->node->n_output && cx->node->output[0] && cx->node->output[0][0]) return cx->node->output[0];
-  return "t";
+static const char *result_name(ox_ctx_t *cx) {
+  const char *name = "t";
+  if (cx->name_hint) name = cx->name_hint;
+  else if (cx->node && cx->node->n_output && cx->node->output[0] && cx->node->output[0][0]) name = cx->node->output[0];
+  if (!cx->name_prefix) return name;
+  /* inside a function call: "call/name", so that two calls' values keep apart in reports */
+  berth_format(cx->name_buf, sizeof cx->name_buf, "%s%s", cx->name_prefix, name);
+  return cx->name_buf;
 }
 
 berth_status_t ox_emit(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, const berth_attr_value_t *attrs_in,
@@ -928,6 +932,7 @@ static void ctx_free(ox_ctx_t *cx) {
   ox_unbind_to(cx, 0);
   free(cx->binds);
   free(cx->buckets);
+  free(cx->fn_calls);
 }
 
 static void fmt_declared(const berth_type_t *t, int32_t elem, char *buf, size_t cap) {
@@ -941,6 +946,7 @@ static void fmt_declared(const berth_type_t *t, int32_t elem, char *buf, size_t 
 
 static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, berth_onnx_info_t *info) {
   const berth_onnx_options_t *opt = cx->opt;
+  OX_TRY(ox_state_check(cx, g));
   /* every spec must name a graph input */
   for (int32_t s = 0; s < opt->n_inputs; s++) {
     bool found = false;
@@ -956,6 +962,10 @@ static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, ber
   for (size_t k = 0; k < g->n_input; k++) {
     const Onnx__ValueInfoProto *vi = g->input[k];
     const char *name = vi && vi->name ? vi->name : "";
+    if (ox_state_of_input(cx, name) >= 0) {
+      OX_TRY(ox_state_input(cx, vi));
+      continue;
+    }
     if (ox_lookup(cx, name) >= 0) continue; /* an initializer: a constant (its default) */
     const berth_onnx_input_spec_t *spec = NULL;
     for (int32_t s = 0; s < opt->n_inputs; s++)
@@ -1079,6 +1089,10 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
     if (kind)
       return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: graph output '%s' has %s type; berth supports tensors only",
                         name, kind);
+    if (ox_state_of_output(cx, name) >= 0) {
+      OX_TRY(ox_state_output(cx, vi));
+      continue;
+    }
     int32_t v = ox_lookup(cx, name);
     if (v < 0 || cx->vals[v].absent)
       return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph output '%s' is not computed by any node", name);
@@ -1163,6 +1177,11 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
   if (!st) {
     cx.m = &cx.p->methods[cx.method];
     cx.graph = 0;
+    cx.functions = mp->functions;
+    cx.n_functions = mp->n_functions;
+    st = ox_functions_check(&cx);
+  }
+  if (!st) {
     const Onnx__GraphProto *g = mp->graph;
     st = bind_initializers(&cx, g);
     if (!st) st = import_inputs(&cx, g, info);

@@ -38,6 +38,11 @@
  *    `narrow_cast`; Sum and Mean round after each pairwise step. Graph inputs and outputs of
  *    those types keep their ONNX type in `info`; inputs are rounded on entry (any value of
  *    the compute dtype is accepted) and outputs hold values of the type;
+ *  - model-local functions (ModelProto.functions: what PyTorch's exporter writes for the
+ *    subgraphs of torch.cond, while_loop and scan) are expanded at each calling node, in
+ *    their own name scope, with attribute references and defaults, overloads, omitted
+ *    optional inputs and outputs and their own opset; a recursive function is refused;
+ *  - state pairs (options.states, `--state IN=OUT`) become mutable buffers;
  *  - every failure is one line naming the node, its op and opset, and what is missing.
  * Untrusted bytes: the wire format is checked (nesting depth, lengths) before protobuf-c
  * decodes it, and every count, dim and size is capped. */
@@ -100,9 +105,22 @@ typedef struct berth_onnx_input_spec {
   const void *value; /* NULL, or dense bytes of the type: the input becomes a constant */
 } berth_onnx_input_spec_t;
 
+/* An input/output pair that carries state from one call to the next (Silero's state ->
+ * stateN, a functionalized buffer of an exported module): imported as a berth mutable
+ * buffer named after the input, initialised from the input's initializer, else from the
+ * value of its input spec, else zeros, and written from the output at the end of each call
+ * (copy_). The input is no method parameter and the output no method result; read and
+ * reset the buffer through the runtime (berth_method_state, berth_method_reset). */
+typedef struct berth_onnx_state_pair {
+  const char *input;
+  const char *output;
+} berth_onnx_state_pair_t;
+
 typedef struct berth_onnx_options {
   const berth_onnx_input_spec_t *inputs;
   int32_t n_inputs;
+  const berth_onnx_state_pair_t *states;
+  int32_t n_states;
   bool keep_control_flow; /* keep an If with a constant condition as a runtime cond (when
                            * both branches build at the given shapes and return one type;
                            * else it is still replaced by its taken branch) */

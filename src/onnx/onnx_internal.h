@@ -67,6 +67,16 @@ typedef struct ox_ctx {
    * 2.5): ox_attr_int records the first and the node fails after its translation. */
   const char *bad_attr;
   double bad_attr_value;
+
+  /* model-local functions (onnx_function.c) */
+  Onnx__FunctionProto *const *functions;
+  size_t n_functions;
+  struct ox_fn_frame *frame; /* the innermost function call being expanded; NULL outside */
+  int32_t scope_floor;       /* bindings below this index are hidden (a function body sees its own names only) */
+  const char *name_prefix;   /* prefix of IR value names inside a function call ("call/") */
+  int64_t fn_nodes;          /* function body nodes expanded so far (capped) */
+  int64_t *fn_calls;         /* calls expanded so far, per function (value names) */
+  char name_buf[256];
 } ox_ctx_t;
 
 /* ---- values and names (onnx_import.c) ------------------------------------------------ */
@@ -151,8 +161,22 @@ berth_status_t ox_const_ints(ox_ctx_t *cx, int32_t val, const char *what, int64_
  * operands that must be exact are read with ox_const_ints). */
 berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, double *v);
 
-/* ---- ops (onnx_ops.c, onnx_control.c) ----------------------------------------------- */
+/* ---- ops (onnx_ops.c, onnx_control.c, onnx_function.c) ------------------------------- */
+/* Translates cx->node: expands a call of a model-local function, else ox_translate_op. */
 berth_status_t ox_translate_node(ox_ctx_t *cx);
+/* Checks the model's functions once (names present, no two with one (domain, name, overload)). */
+berth_status_t ox_functions_check(ox_ctx_t *cx);
+/* State pairs (onnx_state.c): the pair index naming a graph input / output, else -1. */
+int32_t ox_state_of_input(const ox_ctx_t *cx, const char *name);
+int32_t ox_state_of_output(const ox_ctx_t *cx, const char *name);
+/* Checks that every pair names a graph input and a graph output of g. */
+berth_status_t ox_state_check(ox_ctx_t *cx, const Onnx__GraphProto *g);
+/* Binds graph input vi (a pair's input) to a new mutable buffer. */
+berth_status_t ox_state_input(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
+/* Writes the value of graph output vi (a pair's output) into its buffer (copy_). */
+berth_status_t ox_state_output(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
+/* Translates cx->node as an ONNX operator. */
+berth_status_t ox_translate_op(ox_ctx_t *cx);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);

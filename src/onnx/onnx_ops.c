@@ -1226,7 +1226,7 @@ static const struct {
     {"Xor", op_xor},
 };
 
-berth_status_t ox_translate_node(ox_ctx_t *cx) {
+berth_status_t ox_translate_op(ox_ctx_t *cx) {
   const Onnx__NodeProto *n = cx->node;
   const char *domain = n->domain ? n->domain : "";
   if (domain[0] && strcmp(domain, "ai.onnx") != 0)

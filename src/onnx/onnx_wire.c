@@ -23,13 +23,16 @@ typedef enum wire_msg {
   W_TYPE_ONE, /* Sequence / Optional: field 1 is a TypeProto */
   W_TYPE_MAP, /* field 2 is a TypeProto */
   W_SHAPE,
+  W_FUNCTION,
   W_LEAF, /* a message without message fields (Dimension, Segment, entries, opset ids) */
 } wire_msg_t;
 
 /* The message type of field `f` of message `m`, W_NONE if it is not a message. */
 static wire_msg_t sub_message(wire_msg_t m, uint64_t f) {
   switch (m) {
-    case W_MODEL: return f == 7 ? W_GRAPH : (f == 8 || f == 14) ? W_LEAF : W_NONE;
+    case W_MODEL: return f == 7 ? W_GRAPH : (f == 8 || f == 14) ? W_LEAF : f == 25 ? W_FUNCTION : W_NONE;
+    case W_FUNCTION:
+      return f == 7 ? W_NODE : f == 11 ? W_ATTR : f == 12 ? W_VALUE_INFO : (f == 9 || f == 14) ? W_LEAF : W_NONE;
     case W_GRAPH:
       return f == 1 ? W_NODE : f == 5 ? W_TENSOR : f == 15 ? W_SPARSE : (f >= 11 && f <= 13) ? W_VALUE_INFO
              : f == 16 ? W_LEAF : W_NONE;

@@ -200,6 +200,109 @@ static berth_status_t decide_graph(lctx_t *c, int32_t g) {
   return BERTH_OK;
 }
 
+/* ==== mutable buffers updated in place ==================================================
+ * copy_(@buf, v) in the method body: when v is a value the method computes (a kernel or HOP
+ * result whose group is plain) and every read of @buf comes before v's group is first
+ * written, the group is planned in the buffer's own bytes, so the kernels write the new
+ * state in place and the copy_ becomes a RENAME (destination passing, as for HOP results).
+ * The verifier checks it like any hand-over: a read of the old state after the new one is
+ * written would be reached by the wrong definition. */
+
+/* True if positions a and b lie in the two exclusive bodies of one cond (then: up to its
+ * hand-over at th[0] + 1; else: from th[0] + 2 to its hand-over at th[1] + 1). */
+static bool exclusive(const lctx_t *c, int64_t a, int64_t b) {
+  for (int32_t ni = 0; ni < c->m->n_nodes; ni++) {
+    if (berth_op_get(c->m->nodes[ni].op)->kind != BERTH_OPKIND_COND) continue;
+    const hop_pos_t *h = &c->hop[ni];
+    bool a_then = a > h->ts && a < h->th[0] + 2, a_else = a >= h->th[0] + 2 && a < h->th[1] + 2;
+    bool b_then = b > h->ts && b < h->th[0] + 2, b_else = b >= h->th[0] + 2 && b < h->th[1] + 2;
+    if ((a_then && b_else) || (a_else && b_then)) return true;
+  }
+  return false;
+}
+
+/* True if a read of buffer s at position r may come after group `root` first writes its
+ * bytes (an interval of a member that starts at or before r, not in the other branch of a
+ * cond). */
+static bool read_clobbered(lctx_t *c, int32_t root, int64_t r) {
+  int32_t x = root;
+  do {
+    const lval_t *X = &c->vals[x];
+    for (int32_t k = 0; k < X->n_ivs; k++)
+      if (X->ivs[k].lo <= r && !exclusive(c, X->ivs[k].lo, r)) return true;
+    x = X->next;
+  } while (x != root);
+  return false;
+}
+
+/* True if every read of value s (a buffer), other than by copy_ node `skip` (which writes
+ * it), happens before group `root` writes the buffer's bytes, and no other copy_ writes s. */
+static bool reads_first(lctx_t *c, int32_t s, int32_t skip, int32_t root) {
+  const berth_ir_method_t *m = c->m;
+  for (int32_t ni = 0; ni < m->n_nodes; ni++) {
+    const berth_ir_node_t *n = &m->nodes[ni];
+    berth_op_kind_t kind = berth_op_get(n->op)->kind;
+    for (int32_t k = 0; k < n->n_in; k++) {
+      if (lctx_resolve(c, n->in[k]) != s || (ni == skip && k == 0)) continue;
+      if (kind == BERTH_OPKIND_COPY_ && k == 0) return false; /* another copy_ writes it */
+      /* a HOP operand: read anywhere in the HOP's span */
+      int64_t at = (kind == BERTH_OPKIND_KERNEL || kind == BERTH_OPKIND_COPY_ || kind == BERTH_OPKIND_ASSERT)
+                       ? c->node_pos[ni] : c->hop[ni].te;
+      if (read_clobbered(c, root, at)) return false;
+    }
+  }
+  for (int32_t g = 0; g < m->n_graphs; g++) {
+    const berth_ir_graph_t *gr = &m->graphs[g];
+    for (int32_t k = 0; k < gr->n_results; k++) {
+      if (lctx_resolve(c, gr->results[k]) != s) continue;
+      int64_t at = gr->parent_node < 0 ? c->t_ret : c->hop[gr->parent_node].te;
+      if (read_clobbered(c, root, at)) return false;
+    }
+  }
+  return true;
+}
+
+static void state_in_place(lctx_t *c) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  for (int32_t i = 0; i < body->n_nodes; i++) {
+    int32_t ni = body->nodes[i];
+    const berth_ir_node_t *n = &m->nodes[ni];
+    if (berth_op_get(n->op)->kind != BERTH_OPKIND_COPY_ || c->opt->strategy == BERTH_STRATEGY_REGIONS) continue;
+    int32_t s = lctx_resolve(c, n->in[0]), v = lctx_resolve(c, n->in[1]);
+    if (c->vals[s].cls != LV_STATE || c->vals[v].ir < 0 || m->values[c->vals[v].ir].kind != BERTH_IR_NODE ||
+        !group_is_plain(c, v))
+      continue;
+    int32_t root = lctx_group(c, v);
+    const lval_t *r = &c->vals[root];
+    if (r->has_windows || r->is_carried) continue;
+    /* the group's bytes are first written at `first`; after the RENAME they are the
+     * buffer's, so no member may be read after the copy_ (a method result would be) */
+    int64_t first = INT64_MAX, at = c->node_pos[ni];
+    bool ok = true;
+    int32_t x = root;
+    do {
+      const lval_t *X = &c->vals[x];
+      if (X->is_carried || X->snap_src >= 0 || X->cls != LV_ARENA) ok = false;
+      for (int32_t k = 0; k < X->n_ivs; k++) {
+        if (X->ivs[k].lo < first) first = X->ivs[k].lo;
+        if (X->ivs[k].hi > at) ok = false;
+      }
+      x = X->next;
+    } while (x != root);
+    for (int32_t k = 0; k < body->n_results && ok; k++)
+      if (lctx_group(c, lctx_resolve(c, body->results[k])) == root) ok = false;
+    /* a call that fails an assert between the two leaves the buffer as it was */
+    for (int32_t a = 0; a < m->n_nodes && ok; a++)
+      if (berth_op_get(m->nodes[a].op)->kind == BERTH_OPKIND_ASSERT && c->node_pos[a] >= first && c->node_pos[a] < at)
+        ok = false;
+    if (!ok || first == INT64_MAX || !reads_first(c, s, ni, root)) continue;
+    c->vals[root].cls = LV_STATE;
+    c->vals[root].global = c->vals[s].global;
+    c->state_in_place++;
+  }
+}
+
 berth_status_t berth_coalesce(lctx_t *c) {
   const berth_ir_method_t *m = c->m;
   size_t nn = (size_t)(m->n_nodes ? m->n_nodes : 1);
@@ -232,6 +335,7 @@ berth_status_t berth_coalesce(lctx_t *c) {
   }
   berth_status_t st = decide_graph(c, m->body);
   if (st) return st;
+  state_in_place(c);
 
   /* method results: written in place into their output storage when the value is computed
    * by the method body itself and returned once; otherwise copied at the return */

@@ -10,7 +10,8 @@
 enum {
   LV_ARENA = 0, /* planned in an arena pool (temporaries, planned inputs/outputs) */
   LV_CONST,     /* program constant */
-  LV_STATE,     /* mutable buffer of the method */
+  LV_STATE,     /* mutable buffer of the method (as a group root: the group lives in the
+                   buffer's bytes, see coalesce.c state_in_place) */
   LV_INPUT,     /* caller memory for input io_index (inputs not planned) */
   LV_OUTPUT,    /* caller memory for output io_index (outputs not planned) */
   LV_WINDOW,    /* a slice of win_parent selected by register win_reg */
@@ -98,6 +99,7 @@ typedef struct lctx {
   int32_t n_operands, cap_operands;
   int32_t *operands;
   int32_t copies, renames, windows;
+  int32_t state_in_place; /* copy_ into a buffer turned into destination passing (coalesce.c) */
 } lctx_t;
 
 /* lower_ctx helpers (timeline.c) */

@@ -432,9 +432,9 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     if (x->cls == LV_CONST) {
       e->storage = BERTH_STORAGE_CONST;
       e->offset = const_offsets[x->global];
-    } else if (x->cls == LV_STATE) {
+    } else if (x->cls == LV_STATE || r->cls == LV_STATE) {
       e->storage = BERTH_STORAGE_STATE;
-      e->offset = state_off[x->global];
+      e->offset = state_off[x->cls == LV_STATE ? x->global : r->global];
     } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
       const lval_t *w = x->cls == LV_WINDOW ? x : r;
       e->storage = BERTH_STORAGE_ARENA;
@@ -537,6 +537,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   rep->n_values = n_exec;
   rep->copies = c.copies;
   rep->coalesced = c.renames + c.windows;
+  rep->state_in_place = c.state_in_place;
   rep->state_bytes = state_size;
   rep->n_positions = c.n_positions;
   rep->n_ivs = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->n_ivs);

@@ -5,6 +5,7 @@
 
 #include "base/checked.h"
 #include "format/read_program.h"
+#include "format/verify.h"
 #include "runtime/interp.h"
 
 #include <string.h>
@@ -284,6 +285,19 @@ void berth_method_reset(berth_method_t *h) {
   if (!valid_method(h)) return;
   if (h->m->state_size) memcpy(h->state, h->m->state_init, (size_t)h->m->state_size);
   h->ran = false;
+}
+
+berth_status_t berth_method_state(berth_method_t *h, const char *name, void **data, size_t *bytes, berth_diag_t *diag) {
+  if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_state: not a method handle");
+  const berth_exec_method_t *m = h->m;
+  for (int32_t v = 0; name && v < m->n_values; v++)
+    if (m->values[v].name && strcmp(m->values[v].name, name) == 0 && berth_verify_value_is_buffer(m, v)) {
+      *data = h->state + m->values[v].offset;
+      *bytes = (size_t)berth_type_bytes(&m->values[v].type);
+      return BERTH_OK;
+    }
+  return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_state: method '%s' has no buffer named '%s'",
+                    m->name ? m->name : "", name ? name : "(null)");
 }
 
 void berth_method_set_max_steps(berth_method_t *h, uint64_t max_steps) {

@@ -163,7 +163,7 @@ berth_status_t berth_sanitizer_init(void *mem, size_t size, const berth_exec_pro
   fill(s->last_write, (uint64_t)m->n_values, -1);
   /* the state region holds its initial contents: each state value owns its bytes */
   for (int32_t v = 0; v < m->n_values; v++)
-    if (m->values[v].storage == BERTH_STORAGE_STATE) tag_whole(s, v);
+    if (m->values[v].storage == BERTH_STORAGE_STATE && berth_verify_value_is_buffer(m, v)) tag_whole(s, v);
   *out = s;
   return BERTH_OK;
 }
@@ -333,7 +333,9 @@ berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, be
     if (st != BERTH_OK) return st;
   }
   for (int32_t v = 0; v < m->n_values; v++) {
-    if (m->values[v].window_parent >= 0 || m->values[v].storage != BERTH_STORAGE_STATE) continue;
+    if (m->values[v].window_parent >= 0 || m->values[v].storage != BERTH_STORAGE_STATE ||
+        !berth_verify_value_is_buffer(m, v))
+      continue;
     berth_status_t st = berth_sanitizer_on_read(s, v, instr, NULL, diag);
     if (st != BERTH_OK)
       return berth_fail_prefix(diag, st, "state does not survive to the next call");

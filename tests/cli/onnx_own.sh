@@ -3,8 +3,8 @@
 # with --keep-control-flow every one whose If branches share a type.
 BERTH=$1
 . tests/cli/lib.inc
-expect_out own_models "10 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test --sanitize tests/onnx/* | tail -n 1"
-expect_out own_models_keep "10 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test --keep-control-flow tests/onnx/* | tail -n 1"
+expect_out own_models "16 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test --sanitize tests/onnx/* | tail -n 1"
+expect_out own_models_keep "16 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test --keep-control-flow tests/onnx/* | tail -n 1"
 expect_out run_onnx_loop "vf = f32[1] [20]" sh -c "\"$BERTH\" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64[]=3' --call 'f32[1]:2' | sed -n 's/^ *%//p'"
 expect_fail run_onnx_dynamic "depends on graph input 'M'.*--input M:" "$BERTH" run tests/onnx/loop_no_cond_scan/model.onnx --call 'i64[]:3 f32[1]:0.5'
 expect_fail run_onnx_bad_spec "expected NAME:DTYPE" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64' --call ''

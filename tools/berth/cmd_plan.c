@@ -182,6 +182,9 @@ int berth_cmd_plan(int argc, char **argv) {
       const berth_plan_method_report_t *r = &c->reports[mi];
       printf("method %s: %d values, %d copies, %d coalesced, state %llu bytes, planned in %.2f ms\n", c->exec.methods[mi].name,
              (int)r->n_values, (int)r->copies, (int)r->coalesced, (unsigned long long)r->state_bytes, r->time_ms);
+      if (r->state_in_place)
+        printf("  state updated in place: %d copy_ computed in the buffer's own bytes (a rename, no copy per call)\n",
+               (int)r->state_in_place);
       printf("  %-6s %12s %12s %8s %8s\n", "pool", "arena", "lower bound", "ratio", "tensors");
       for (int32_t pl = 0; pl < r->n_pools; pl++) {
         const berth_plan_pool_report_t *pr = &r->pools[pl];

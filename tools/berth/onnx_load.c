@@ -16,7 +16,31 @@ static struct {
   int32_t n;
   bool keep_control_flow;
   int64_t max_trip_count;
+  berth_onnx_state_pair_t states[MAX_SPECS];
+  char state_names[MAX_SPECS][2][256];
+  int32_t n_states;
 } g_onnx;
+
+/* --state IN=OUT */
+static int parse_state(const char *v) {
+  const char *eq = strchr(v, '=');
+  if (!eq || eq == v || !eq[1] || (size_t)(eq - v) >= 256 || strlen(eq + 1) >= 256) {
+    fprintf(stderr, "berth: --state '%s': expected INPUT=OUTPUT (a graph input and the output that updates it: state=stateN)\n", v);
+    return -1;
+  }
+  if (g_onnx.n_states == MAX_SPECS) {
+    fprintf(stderr, "berth: more than %d --state options\n", MAX_SPECS);
+    return -1;
+  }
+  char(*names)[256] = g_onnx.state_names[g_onnx.n_states];
+  memcpy(names[0], v, (size_t)(eq - v));
+  names[0][eq - v] = '\0';
+  strcpy(names[1], eq + 1);
+  g_onnx.states[g_onnx.n_states].input = names[0];
+  g_onnx.states[g_onnx.n_states].output = names[1];
+  g_onnx.n_states++;
+  return 0;
+}
 
 /* Values "V,V,..." of a spec's type into a malloc'd buffer. */
 static bool parse_values(const char *p, berth_onnx_input_spec_t *spec) {
@@ -102,6 +126,12 @@ int berth_tool_onnx_args(int *argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--keep-control-flow") == 0) {
       g_onnx.keep_control_flow = true;
+    } else if (strcmp(a, "--state") == 0) {
+      if (i + 1 >= *argc) {
+        fprintf(stderr, "berth: --state needs a value\n");
+        return -1;
+      }
+      if (parse_state(argv[++i]) != 0) return -1;
     } else if (strcmp(a, "--max-trip-count") == 0 || strcmp(a, "--input") == 0) {
       if (i + 1 >= *argc) {
         fprintf(stderr, "berth: %s needs a value\n", a);
@@ -161,6 +191,8 @@ berth_ir_program_t *berth_tool_load_onnx(const char *path) {
   opt.n_inputs = g_onnx.n;
   opt.keep_control_flow = g_onnx.keep_control_flow;
   opt.max_trip_count = g_onnx.max_trip_count;
+  opt.states = g_onnx.states;
+  opt.n_states = g_onnx.n_states;
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *p = NULL;
