@@ -201,7 +201,7 @@ static void test_seed_state(void) {
     if (prog) {
       size_t need = berth_method_memory_size(prog, 0);
       mmem = malloc(need);
-      CHECK(berth_method_init(prog, 0, mmem, need, NULL, &fwd, &d) == BERTH_OK);
+      CHECK(berth_method_init(prog, 0, mmem, need, NULL, 0, &fwd, &d) == BERTH_OK);
     }
     if (fwd) {
       void *sdata = NULL;
