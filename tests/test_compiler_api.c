@@ -194,6 +194,14 @@ static void test_onnx_specs(void) {
     o.n_inputs = 1;
     expect_fail(model, &o, bad[i].st, bad[i].part);
   }
+  const char *const bad_states[] = {"state", "=out", "in=", "a=b=c"};
+  for (int k = 0; k < 4; k++) {
+    o = berth_compile_options_default();
+    o.states = &bad_states[k];
+    o.n_states = 1;
+    expect_fail(model, &o, BERTH_ERR_INVALID_ARGUMENT, "expected INPUT=OUTPUT");
+  }
+  o = berth_compile_options_default();
   const char *twice[] = {"x:f32[1]", "x:f32[2]"};
   o.inputs = twice;
   o.n_inputs = 2;

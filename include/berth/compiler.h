@@ -5,6 +5,9 @@
  *   const char *inputs[] = {"input:f32[1,512]", "state:f32[2,1,128]", "sr:i64[]=16000"};
  *   opt.inputs = inputs;                 // ONNX only: fix shapes (and bind values)
  *   opt.n_inputs = 3;
+ *   const char *states[] = {"state=stateN"}; // the state pair becomes a mutable buffer
+ *   opt.states = states;
+ *   opt.n_states = 1;
  *   berth_compilation_t *c;
  *   if (berth_compile(model_bytes, model_len, "silero_vad.onnx", &opt, &c, &diag)) fail(msg);
  *   size_t len;
@@ -58,6 +61,11 @@ typedef struct berth_compile_options {
   const char *const *inputs; /* n_inputs specs "NAME:DTYPE[D,...]" or "NAME:DTYPE[D,...]=V,..."
                                 (the second binds the input to a value: a constant) */
   int32_t n_inputs;
+  const char *const *states; /* n_states pairs "IN=OUT": graph input IN and the output OUT
+                                that updates it become one mutable buffer (initialised from
+                                IN's initializer, its input spec's value, or zeros), updated
+                                in place by the plan; read and set it with berth_method_state */
+  int32_t n_states;
   bool keep_control_flow; /* keep Ifs whose condition folds to a constant */
   int64_t max_trip_count; /* 0: none; bound for Loops whose trip count is dynamic */
 } berth_compile_options_t;

@@ -37,6 +37,12 @@ class Error(RuntimeError):
         super().__init__(message or self.status)
 
 
+def _np_dtype(dtype):
+    if isinstance(dtype, str) and dtype in DTYPES:
+        return _NUMPY[DTYPES.index(dtype)]
+    return np.dtype(dtype)
+
+
 def version():
     """The version of the loaded libberth ("MAJOR.MINOR.PATCH")."""
     return _c.berth_version().decode()
@@ -88,14 +94,16 @@ def _spec(name, spec):
     return s
 
 
-def compile(source, inputs=None, algo="greedy", strategy="global", alignment=0, pools=None,
+def compile(source, inputs=None, states=None, algo="greedy", strategy="global", alignment=0, pools=None,
             alloc_inputs=None, alloc_outputs=None, budget_ms=0, keep_control_flow=False,
             max_trip_count=0, verify=True, store_ir=True, name=None):
     """Compiles source (a path to a .onnx or .bir file, or its bytes) into a Program.
 
     inputs (ONNX only) fixes input shapes and optionally binds values: a dict
     {name: (dtype, dims)} or {name: (dtype, dims, value)}, or a list of "NAME:DTYPE[DIMS]"
-    strings as the command line takes them. algo: naive, greedy, search, exact; strategy:
+    strings as the command line takes them. states (ONNX only) turns input/output pairs that
+    carry state into mutable buffers updated in place: {"state": "stateN"} or ["state=stateN"];
+    read and set them with Method.state / Method.set_state. algo: naive, greedy, search, exact; strategy:
     global or regions (ExecuTorch's scheme, rejected by the verifier where it aliases live
     values); alignment: 0 for the default (16); alloc_inputs / alloc_outputs: None (the
     program's choice), True or False."""
@@ -111,6 +119,7 @@ def compile(source, inputs=None, algo="greedy", strategy="global", alignment=0, 
         specs = [_spec(k, v) for k, v in inputs.items()]
     elif inputs:
         specs = [str(s) for s in inputs]
+    pairs = ["%s=%s" % kv for kv in states.items()] if isinstance(states, dict) else [str(p) for p in (states or [])]
     opt = _c.berth_compile_options_default()
     opt.algo = algo.encode()
     opt.strategy = strategy.encode()
@@ -126,6 +135,9 @@ def compile(source, inputs=None, algo="greedy", strategy="global", alignment=0, 
     arr = (ctypes.c_char_p * max(1, len(specs)))(*[s.encode() for s in specs])
     opt.inputs = arr
     opt.n_inputs = len(specs)
+    sarr = (ctypes.c_char_p * max(1, len(pairs)))(*[p.encode() for p in pairs])
+    opt.states = sarr
+    opt.n_states = len(pairs)
     d = _Diag()
     handle = ctypes.c_void_p()
     d.check(_c.berth_compile(data, len(data), name.encode(), ctypes.byref(opt), ctypes.byref(handle), d.ptr))
@@ -239,6 +251,27 @@ class Method:
     def reset(self):
         """State back to its initial values."""
         _c.berth_method_reset(self._handle)
+
+    def _state_buffer(self, name):
+        ptr, nb, d = ctypes.c_void_p(), ctypes.c_size_t(), _Diag()
+        d.check(_c.berth_method_state(self._handle, name.encode(), ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
+        return ptr, nb.value
+
+    def state(self, name, dtype, shape=None):
+        """A copy of mutable buffer `name` (a .bir buffer, or the input of an ONNX state pair)
+        as a numpy array of dtype (berth name or numpy dtype) and shape (default: flat)."""
+        ptr, nb = self._state_buffer(name)
+        a = np.frombuffer(ctypes.string_at(ptr, nb) if nb else b"", dtype=np.dtype(_np_dtype(dtype))).copy()
+        return a if shape is None else a.reshape(shape)
+
+    def set_state(self, name, value):
+        """Overwrites mutable buffer `name` with value's bytes (its size must match) before the
+        next call; reset() restores the initial values."""
+        ptr, nb = self._state_buffer(name)
+        a = np.ascontiguousarray(value)
+        if a.nbytes != nb:
+            raise ValueError("state %r holds %d bytes, the value has %d" % (name, nb, a.nbytes))
+        ctypes.memmove(ptr, a.ctypes.data, nb)
 
     def __call__(self, *args, **kwargs):
         if len(args) > len(self.inputs):

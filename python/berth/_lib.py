@@ -60,6 +60,8 @@ class CompileOptions(ctypes.Structure):
         ("store_ir", ctypes.c_bool),
         ("inputs", ctypes.POINTER(ctypes.c_char_p)),
         ("n_inputs", ctypes.c_int32),
+        ("states", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_states", ctypes.c_int32),
         ("keep_control_flow", ctypes.c_bool),
         ("max_trip_count", ctypes.c_int64),
     ]
@@ -131,3 +133,4 @@ _fn("berth_method_set_max_steps", None, _vp, _u64)
 _fn("berth_method_execute", _st, _vp, _D)
 _fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_sz))
 _fn("berth_method_reset", None, _vp)
+_fn("berth_method_state", _st, _vp, ctypes.c_char_p, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)

@@ -56,6 +56,19 @@ def test_state_and_reset():
     assert fresh(np.array([6.0]))["result2"].tolist() == [6.0]
 
 
+def test_state_read_and_set():
+    m = berth.compile(SEED).method()
+    assert np.isnan(m.state("state", "f64")).all()
+    m(np.array([5.0]))
+    assert m.state("state", "f64").tolist() == [5.0]
+    m.set_state("state", np.array([np.nan]))  # as if fresh: the nested cond clones again
+    assert m(np.array([6.0]))["result2"].tolist() == [6.0]
+    with pytest.raises(ValueError, match="holds 8 bytes"):
+        m.set_state("state", np.zeros(2))
+    with pytest.raises(berth.Error, match="no buffer"):
+        m.state("nope", "f64")
+
+
 def test_two_methods_do_not_share_memory():
     prog = berth.compile(SEED)
     a, b = prog.method(), prog.method()
@@ -133,6 +146,19 @@ def test_silero_vad_v5_matches_onnxruntime():
     out = vad(input=_sine(512), state=np.zeros((2, 1, 128), np.float32))
     prob = out[vad.outputs[0][0]]
     assert prob.shape == (1, 1) and abs(float(prob[0, 0]) - 0.23636320) < 1e-4
+    # the state pair as a mutable buffer updated in place: no state input, no copy per call
+    sp = berth.compile(SILERO, inputs={"input": ("f32", [1, 512]), "sr": ("i64", [], 16000),
+                                       "state": ("f32", [2, 1, 128])}, states={"state": "stateN"})
+    assert sp.plan[0]["copies"] == 0 and sp.plan[0]["state_bytes"] == 1024
+    sv = sp.method()
+    assert [n for n, _, _ in sv.inputs] == ["input"]
+    first = list(sv(input=_sine(512)).values())[0]
+    assert abs(float(first[0, 0]) - 0.23636320) < 1e-4
+    second = list(sv(input=_sine(512)).values())[0]
+    assert abs(float(second[0, 0]) - 0.16509327) < 1e-4   # onnxruntime, stateN fed back
+    assert sv.state("state", "f32", (2, 1, 128)).any()
+    sv.reset()
+    assert not sv.state("state", "f32").any()
     # both rates in one program: sr at run time, a 256-sample frame
     both = berth.compile(SILERO, inputs=["input:f32[1,256]", "state:f32[2,1,128]", "sr:i64[]"]).method()
     zero = np.zeros((2, 1, 128), np.float32)

@@ -159,6 +159,8 @@ static berth_status_t import_onnx(const void *src, size_t len, const berth_compi
                                   berth_ir_program_t **out, berth_diag_t *diag) {
   if (opt->n_inputs < 0 || (opt->n_inputs > 0 && !opt->inputs))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "n_inputs %d without inputs", (int)opt->n_inputs);
+  if (opt->n_states < 0 || (opt->n_states > 0 && !opt->states))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "n_states %d without states", (int)opt->n_states);
   if (opt->max_trip_count < 0)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_trip_count %lld is negative", (long long)opt->max_trip_count);
   berth_onnx_input_spec_t *specs = calloc((size_t)opt->n_inputs + 1, sizeof *specs);
@@ -172,14 +174,35 @@ static berth_status_t import_onnx(const void *src, size_t len, const berth_compi
       if (strcmp(specs[k].name, specs[n].name) == 0)
         st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input '%s' is specified twice", specs[n].name);
   }
+  berth_onnx_state_pair_t *pairs = calloc((size_t)opt->n_states + 1, sizeof *pairs);
+  char **names = calloc((size_t)opt->n_states + 1, sizeof *names);
+  if (!st && (!pairs || !names)) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; !st && k < opt->n_states; k++) {
+    const char *s = opt->states[k], *eq = s ? strchr(s, '=') : NULL;
+    if (!eq || eq == s || !eq[1] || strchr(eq + 1, '='))
+      st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "state pair '%s': expected INPUT=OUTPUT (state=stateN)", s ? s : "(null)");
+    else if (!(names[k] = malloc(strlen(s) + 1)))
+      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    else {
+      memcpy(names[k], s, strlen(s) + 1);
+      names[k][eq - s] = '\0';
+      pairs[k].input = names[k];
+      pairs[k].output = names[k] + (eq - s) + 1;
+    }
+  }
   if (!st) {
     berth_onnx_options_t o = berth_onnx_options_default();
     o.inputs = specs;
     o.n_inputs = n;
+    o.states = pairs;
+    o.n_states = opt->n_states;
     o.keep_control_flow = opt->keep_control_flow;
     o.max_trip_count = opt->max_trip_count;
     st = berth_onnx_import(src, len, &o, out, NULL, diag);
   }
+  for (int32_t k = 0; names && k < opt->n_states; k++) free(names[k]);
+  free(names);
+  free(pairs);
   specs_free(specs, n);
   return st;
 }
@@ -213,9 +236,9 @@ static berth_status_t source_ir(const void *src, size_t len, const char *name, c
   if (berth_program_is_berth(src, len))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
   if (berth_onnx_is_model(src, len)) return import_onnx(src, len, opt, out, diag);
-  if (opt->n_inputs || opt->keep_control_flow || opt->max_trip_count)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, keep_control_flow and "
-                      "max_trip_count apply to ONNX models only", name);
+  if (opt->n_inputs || opt->n_states || opt->keep_control_flow || opt->max_trip_count)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow "
+                      "and max_trip_count apply to ONNX models only", name);
   if (memchr(src, '\0', len))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is neither an ONNX model nor berth's text IR (it holds a NUL byte)", name);
   berth_status_t st = berth_ir_parse(src, len, name, out, diag);

@@ -1,14 +1,10 @@
 /* berth: the command-line tool. */
+#include "berth/compiler.h"
 #include "cli.h"
 #include "program_load.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* The tool's version; a build may set it (-DBERTH_VERSION_STRING='"x.y.z"'). */
-#ifndef BERTH_VERSION_STRING
-#define BERTH_VERSION_STRING "0.1.0"
-#endif
 
 #define PLANNER_OPTIONS                                                                            \
   "  --algo naive|greedy|search|exact   allocation algorithm (default greedy)\n"                  \
@@ -196,7 +192,7 @@ static int dispatch(int argc, char **argv) {
       fprintf(stderr, "berth: --version takes nothing else\n");
       return BERTH_EXIT_USAGE;
     }
-    printf("berth %s (program file format version %d)\n", BERTH_VERSION_STRING, BERTH_FORMAT_VERSION);
+    printf("berth %s (program file format version %d)\n", berth_version(), BERTH_FORMAT_VERSION);
     return 0;
   }
   if (!find_help(cmd) || strcmp(cmd, "help") == 0) {
