@@ -153,6 +153,8 @@ berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, doub
 
 /* ---- ops (onnx_ops.c, onnx_control.c) ----------------------------------------------- */
 berth_status_t ox_translate_node(ox_ctx_t *cx);
+/* True when berth translates this op of the default domain (at some opset, some types). */
+bool ox_op_known(const char *op_type);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);
