@@ -104,6 +104,26 @@ static void test_errors(void) {
   expect_fail("recursive pair", bytes, len, "function 'F' calls itself (F -> G -> F)");
   ob_free(&b);
 
+  /* ops a function body lacks are listed with the graph's, each function looked at once
+   * (F calls G twice, G calls F twice: no exponential walk), before any expansion */
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2");
+  ob_node(&b, g, "F", "x", "y")->domain = "t";
+  ob_node(&b, g, "Frobnicate", "y", "z");
+  ob_output(&b, g, "z", ONNX_F, "2");
+  fns[0] = fn_new(&b, "t", "F", "a", "r", 18);
+  fn_node(&b, fns[0], "t", "G", "a", "p");
+  fn_node(&b, fns[0], "t", "G", "p", "r");
+  fns[1] = fn_new(&b, "t", "G", "a", "r", 18);
+  fn_node(&b, fns[1], "", "Twiddle", "a", "n");
+  fn_node(&b, fns[1], "t", "F", "n", "m");
+  fn_node(&b, fns[1], "t", "F", "m", "r");
+  bytes = model_with(&b, g, fns, 2, &len);
+  expect_fail("ops a function lacks", bytes, len, "Twiddle");
+  expect_fail("ops the graph lacks", bytes, len, "Frobnicate");
+  ob_free(&b);
+
   /* a function's own opset is checked; a body cannot read the caller's values; outputs */
   const char *cases[][3] = {
       {"99", "Neg", "uses ai.onnx opset 99"},

@@ -1,4 +1,6 @@
-/* The graph's own names on the imported method, and the order of its nodes: results are
+/* The graph's own names on the imported method, the order of its nodes, and what a model
+ * lacks (every missing op and unknown input in one message; a foreign domain named).
+ * Results are
  * named by the graph outputs whatever computed them (an inlined or kept If, an Identity, a
  * graph input passed through, a constant, one value returned twice); nodes out of
  * topological order import as onnxruntime runs them; a cycle is a one-line error. Silero
@@ -191,8 +193,80 @@ static void test_silero_v5(void) {
   free(bytes);
 }
 
+static void expect_fail(const char *name, const uint8_t *m, size_t len, berth_status_t want, const char *needle) {
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_status_t st = berth_onnx_import(m, len, NULL, &p, NULL, &diag);
+  CHECK_MSG(st == want && strstr(msg, needle) && !strchr(msg, '\n'), "%s: status %d, '%s' lacks '%s'", name, (int)st, msg,
+            needle);
+  CHECK(p == NULL);
+}
+
+/* Every op berth lacks (sub-graphs too) and every input of unknown dims, in one message;
+ * a model of only a foreign domain names it. */
+static void test_lacks(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "?,2");
+  ob_input(&b, g, "z", ONNX_F, "3,?");
+  ob_input(&b, g, "c", ONNX_BOOL, "");
+  ob_node(&b, g, "Foo", "x", "a");
+  ob_node(&b, g, "Foo", "a", "a2");
+  Onnx__NodeProto *n = ob_node(&b, g, "If", "c", "y");
+  Onnx__GraphProto *t = ob_graph(&b, "then");
+  ob_node(&b, t, "Bar", "a2", "tb");
+  ob_output(&b, t, "tb", ONNX_F, "2");
+  ob_attr_g(&b, n, "then_branch", t);
+  ob_attr_g(&b, n, "else_branch", branch(&b, "else", "Neg", "en"));
+  ob_output(&b, g, "y", ONNX_F, "2");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 17, &len);
+  expect_fail("lacks", m, len, BERTH_ERR_UNIMPLEMENTED,
+              "berth lacks 2 ops this model uses: Foo (2 nodes), Bar (1 node); graph inputs 'x' float[?,2], 'z' "
+              "float[3,?] have dynamic or unknown dims");
+  ob_free(&b);
+  /* two inputs of unknown dims, no op lacking */
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "?,2");
+  ob_input(&b, g, "z", ONNX_F, "?");
+  ob_node(&b, g, "Neg", "x", "y");
+  ob_output(&b, g, "y", ONNX_F, "?,2");
+  m = ob_model(&b, g, 17, &len);
+  expect_fail("unknown_dims", m, len, BERTH_ERR_INVALID_ARGUMENT, "graph inputs 'x' float[?,2], 'z' float[?] have dynamic");
+  ob_free(&b);
+  /* only ai.onnx.ml */
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2");
+  ob_node(&b, g, "Binarizer", "x", "y")->domain = ob_str(&b, "ai.onnx.ml", 10);
+  ob_output(&b, g, "y", ONNX_F, "2");
+  Onnx__ModelProto mm;
+  onnx__model_proto__init(&mm);
+  mm.has_ir_version = 1;
+  mm.ir_version = 8;
+  Onnx__OperatorSetIdProto o;
+  onnx__operator_set_id_proto__init(&o);
+  o.domain = ob_str(&b, "ai.onnx.ml", 10);
+  o.has_version = 1;
+  o.version = 3;
+  Onnx__OperatorSetIdProto *ops[1] = {&o};
+  mm.n_opset_import = 1;
+  mm.opset_import = ops;
+  mm.graph = g;
+  len = onnx__model_proto__get_packed_size(&mm);
+  m = ob_alloc(&b, len);
+  onnx__model_proto__pack(&mm, m);
+  expect_fail("foreign_domain", m, len, BERTH_ERR_UNIMPLEMENTED,
+              "the model imports only domain 'ai.onnx.ml' (opset 3), which berth does not implement (a foreign domain");
+  ob_free(&b);
+}
+
 int main(void) {
   test_if_names();
+  test_lacks();
   test_topological_order();
   test_silero_v5();
   return test_finish("test_onnx_names");

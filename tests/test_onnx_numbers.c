@@ -355,6 +355,37 @@ static void test_dropout_training(void) {
   ob_free(&b);
 }
 
+/* ReduceMax / ReduceMin over an empty set give the spec's -inf / +inf; over bool, any / all. */
+static void test_reduce_edges(void) {
+  size_t len;
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_init_tensor(&b, g, "x", ONNX_F, "2,0", "");
+  ob_const(&b, g, "ax", ONNX_I64, "1", "1");
+  Onnx__NodeProto *n = ob_node(&b, g, "ReduceMax", "x,ax", "y");
+  ob_attr_i(&b, n, "keepdims", 0);
+  ob_output(&b, g, "y", ONNX_F, "2");
+  uint8_t *m = ob_model(&b, g, 18, &len);
+  float ninf[2] = {-INFINITY, -INFINITY};
+  expect_run("reduce_max_empty", m, len, NULL, ninf, sizeof ninf);
+  ob_free(&b);
+  for (int mx = 0; mx < 2; mx++) {
+    ob_init(&b);
+    g = ob_graph(&b, "main");
+    ob_input(&b, g, "x", ONNX_BOOL, "2,2");
+    ob_const(&b, g, "ax", ONNX_I64, "1", "1");
+    n = ob_node(&b, g, mx ? "ReduceMax" : "ReduceMin", "x,ax", "y");
+    ob_attr_i(&b, n, "keepdims", 0);
+    ob_output(&b, g, "y", ONNX_BOOL, "2");
+    m = ob_model(&b, g, 20, &len);
+    uint8_t x[4] = {1, 0, 0, 0}, any[2] = {1, 0}, all[2] = {0, 0};
+    const void *in[] = {x};
+    expect_run(mx ? "reduce_max_bool" : "reduce_min_bool", m, len, in, mx ? any : all, 2);
+    ob_free(&b);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) corpus_dir = argv[2];
   test_clip6_int();
@@ -364,5 +395,6 @@ int main(int argc, char **argv) {
   test_attr_ranges();
   test_tensor_values();
   test_dropout_training();
+  test_reduce_edges();
   return test_finish("test_onnx_numbers");
 }

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FUNCTIONS 4096 /* functions per model */
 #define MAX_CALL_DEPTH 32  /* function calls nested in one another */
 #define MAX_FN_NODES ((int64_t)BERTH_ONNX_MAX_NODES * 4) /* body nodes expanded in one model */
 
@@ -40,7 +39,7 @@ static bool same_domain(const char *a, const char *b) {
   return strcmp(a, b) == 0;
 }
 
-static int32_t find_function(const ox_ctx_t *cx, const char *domain, const char *name, const char *overload) {
+int32_t ox_function_find(const ox_ctx_t *cx, const char *domain, const char *name, const char *overload) {
   for (size_t k = 0; k < cx->n_functions; k++) {
     const Onnx__FunctionProto *f = cx->functions[k];
     if (f && f->name && name && strcmp(f->name, name) == 0 && same_domain(f->domain, domain) &&
@@ -51,9 +50,9 @@ static int32_t find_function(const ox_ctx_t *cx, const char *domain, const char 
 }
 
 berth_status_t ox_functions_check(ox_ctx_t *cx) {
-  if (cx->n_functions > MAX_FUNCTIONS)
+  if (cx->n_functions > OX_MAX_FUNCTIONS)
     return berth_fail(cx->diag, BERTH_ERR_OUT_OF_RANGE, "onnx: the model has %zu functions, over berth's cap of %d",
-                      cx->n_functions, MAX_FUNCTIONS);
+                      cx->n_functions, OX_MAX_FUNCTIONS);
   for (size_t k = 0; k < cx->n_functions; k++) {
     const Onnx__FunctionProto *f = cx->functions[k];
     if (!f || !f->name || !f->name[0])
@@ -61,7 +60,7 @@ berth_status_t ox_functions_check(ox_ctx_t *cx) {
     if (f->n_node > BERTH_ONNX_MAX_NODES)
       return berth_fail(cx->diag, BERTH_ERR_OUT_OF_RANGE, "onnx: function '%s' has %zu nodes, over berth's cap of %d",
                         f->name, f->n_node, BERTH_ONNX_MAX_NODES);
-    if (find_function(cx, f->domain, f->name, f->overload) != (int32_t)k)
+    if (ox_function_find(cx, f->domain, f->name, f->overload) != (int32_t)k)
       return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT,
                         "onnx: the model defines function '%s' (domain '%s', overload '%s') twice", f->name,
                         str_or(f->domain, ""), str_or(f->overload, ""));
@@ -291,7 +290,7 @@ berth_status_t ox_translate_node(ox_ctx_t *cx) {
   if (cx->frame) OX_TRY(resolve_node(cx, &r, &changed));
   if (changed) cx->node = &r.node;
   const Onnx__NodeProto *n = cx->node;
-  int32_t f = find_function(cx, n->domain, n->op_type, n->overload);
+  int32_t f = ox_function_find(cx, n->domain, n->op_type, n->overload);
   berth_status_t st = f >= 0 ? expand(cx, f) : ox_translate_op(cx);
   if (st && f >= 0 && !cx->frame)
     st = berth_fail_prefix(cx->diag, st, "onnx: in function '%s' (domain '%s') called by node '%s'", n->op_type,

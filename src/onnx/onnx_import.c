@@ -944,6 +944,96 @@ static void fmt_declared(const berth_type_t *t, int32_t elem, char *buf, size_t 
   if (o < cap) berth_format(buf + o, cap - o, "]");
 }
 
+/* ==== what a model lacks, in one message ==============================================
+ * Before any node is translated: every op of the default domain that berth lacks (with its
+ * node count) and every graph input whose dims are still unknown, so that a user sees the
+ * whole gap at once instead of one op per attempt. Ops of other domains are left to the
+ * translation (which names the domain). */
+
+typedef struct lack {
+  bool fn_seen[OX_MAX_FUNCTIONS]; /* each function body is walked once */
+  const char *ops[64];
+  int counts[64];
+  int n_ops, more_ops;
+} lack_t;
+
+static void lack_walk(const ox_ctx_t *cx, lack_t *l, Onnx__NodeProto *const *nodes, size_t n_nodes, int depth) {
+  for (size_t k = 0; nodes && k < n_nodes; k++) {
+    const Onnx__NodeProto *n = nodes[k];
+    if (!n) continue;
+    const char *dom = n->domain ? n->domain : "";
+    const char *op = n->op_type ? n->op_type : "";
+    int32_t fn = ox_function_find(cx, dom, op, n->overload);
+    if (fn >= 0) { /* a model-local function: what its body lacks, looked at once */
+      if (!l->fn_seen[fn] && depth < 64) {
+        l->fn_seen[fn] = true;
+        lack_walk(cx, l, cx->functions[fn]->node, cx->functions[fn]->n_node, depth + 1);
+      }
+      continue;
+    }
+    if ((!dom[0] || strcmp(dom, "ai.onnx") == 0) && !ox_op_known(op)) {
+      int i = 0;
+      while (i < l->n_ops && strcmp(l->ops[i], op) != 0) i++;
+      if (i < l->n_ops) l->counts[i]++;
+      else if (l->n_ops < 64) {
+        l->ops[l->n_ops] = op;
+        l->counts[l->n_ops++] = 1;
+      } else l->more_ops++;
+    }
+    if (depth >= 64) continue;
+    for (size_t a = 0; a < n->n_attribute; a++) {
+      const Onnx__AttributeProto *at = n->attribute[a];
+      if (!at) continue;
+      if (at->g) lack_walk(cx, l, at->g->node, at->g->n_node, depth + 1);
+      for (size_t j = 0; j < at->n_graphs; j++)
+        if (at->graphs[j]) lack_walk(cx, l, at->graphs[j]->node, at->graphs[j]->n_node, depth + 1);
+    }
+  }
+}
+
+static berth_status_t precheck(ox_ctx_t *cx, const Onnx__GraphProto *g) {
+  lack_t l;
+  memset(&l, 0, sizeof l);
+  lack_walk(cx, &l, g->node, g->n_node, 0);
+  char msg[1500];
+  size_t o = 0;
+  int n_unknown = 0;
+  char ins[700];
+  size_t io = 0;
+  ins[0] = '\0';
+  for (size_t k = 0; k < g->n_input; k++) {
+    const Onnx__ValueInfoProto *vi = g->input[k];
+    const char *name = vi && vi->name ? vi->name : "";
+    if (ox_lookup(cx, name) >= 0 || non_tensor_kind(vi)) continue; /* initializers; other kinds fail on their own */
+    bool fixed = false;
+    for (int32_t s = 0; s < cx->opt->n_inputs; s++)
+      fixed |= cx->opt->inputs[s].name && strcmp(cx->opt->inputs[s].name, name) == 0 && cx->opt->inputs[s].rank >= 0;
+    int32_t elem = BERTH_ONNX_UNDEFINED;
+    berth_type_t decl;
+    bool complete = false;
+    bool typed = ox_value_info_type(vi, &elem, &decl, &complete);
+    if (fixed || complete) continue;
+    char d[200];
+    if (typed && decl.rank >= 0) fmt_declared(&decl, elem, d, sizeof d);
+    else berth_format(d, sizeof d, "of unknown shape");
+    if (io < sizeof ins) io += berth_format(ins + io, sizeof ins - io, "%s'%s' %s", n_unknown ? ", " : "", name, d);
+    n_unknown++;
+  }
+  if (l.n_ops == 0 && n_unknown < 2) return BERTH_OK; /* one unknown input: import_inputs says it */
+  if (l.n_ops) {
+    o += berth_format(msg + o, sizeof msg - o, "berth lacks %d op%s this model uses:", l.n_ops + l.more_ops,
+                      l.n_ops + l.more_ops > 1 ? "s" : "");
+    for (int i = 0; i < l.n_ops && o < sizeof msg; i++)
+      o += berth_format(msg + o, sizeof msg - o, "%s %s (%d node%s)", i ? "," : "", l.ops[i][0] ? l.ops[i] : "(empty)",
+                        l.counts[i], l.counts[i] > 1 ? "s" : "");
+    if (l.more_ops && o < sizeof msg) o += berth_format(msg + o, sizeof msg - o, " and %d more", l.more_ops);
+  }
+  if (n_unknown && o < sizeof msg)
+    o += berth_format(msg + o, sizeof msg - o, "%sgraph input%s %s %s dynamic or unknown dims (fix them with --input NAME:DTYPE[DIMS])",
+                      o ? "; " : "", n_unknown > 1 ? "s" : "", ins, n_unknown > 1 ? "have" : "has");
+  return berth_fail(cx->diag, l.n_ops ? BERTH_ERR_UNIMPLEMENTED : BERTH_ERR_INVALID_ARGUMENT, "onnx: %s", msg);
+}
+
 static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, berth_onnx_info_t *info) {
   const berth_onnx_options_t *opt = cx->opt;
   OX_TRY(ox_state_check(cx, g));
@@ -1157,6 +1247,24 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
   }
   if (opset < 0 && mp->n_opset_import == 0 && mp->has_ir_version && mp->ir_version <= 2) opset = 1;
   if (opset < BERTH_ONNX_MIN_OPSET || opset > BERTH_ONNX_MAX_OPSET) {
+    if (opset < 0 && mp->n_opset_import > 0) {
+      /* only foreign domains (ai.onnx.ml, ai.onnx.preview.training): named, unsupported */
+      char doms[512];
+      size_t o = 0;
+      doms[0] = '\0';
+      for (size_t k = 0; k < mp->n_opset_import && o < sizeof doms; k++) {
+        const Onnx__OperatorSetIdProto *d = mp->opset_import[k];
+        if (d && d->domain && d->domain[0])
+          o += berth_format(doms + o, sizeof doms - o, "%s'%s' (opset %lld)", o ? ", " : "", d->domain,
+                            (long long)(d->has_version ? d->version : 0));
+      }
+      if (o) {
+        onnx__model_proto__free_unpacked(mp, NULL);
+        return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
+                          "onnx: the model imports only domain %s, which berth does not implement (a foreign domain: "
+                          "berth implements ai.onnx)", doms);
+      }
+    }
     onnx__model_proto__free_unpacked(mp, NULL);
     if (opset < 0) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: the model imports no ai.onnx opset");
     return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "onnx: the model uses ai.onnx opset %lld; berth supports opsets %d to %d",
@@ -1184,6 +1292,7 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
   if (!st) {
     const Onnx__GraphProto *g = mp->graph;
     st = bind_initializers(&cx, g);
+    if (!st) st = precheck(&cx, g);
     if (!st) st = import_inputs(&cx, g, info);
     if (!st) {
       /* initializers are bound already: translate the nodes only */

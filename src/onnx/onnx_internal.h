@@ -164,6 +164,9 @@ berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, doub
 /* ---- ops (onnx_ops.c, onnx_control.c, onnx_function.c) ------------------------------- */
 /* Translates cx->node: expands a call of a model-local function, else ox_translate_op. */
 berth_status_t ox_translate_node(ox_ctx_t *cx);
+#define OX_MAX_FUNCTIONS 4096 /* model-local functions per model */
+/* The index in cx->functions of the model-local function (domain, name, overload), or -1. */
+int32_t ox_function_find(const ox_ctx_t *cx, const char *domain, const char *name, const char *overload);
 /* Checks the model's functions once (names present, no two with one (domain, name, overload)). */
 berth_status_t ox_functions_check(ox_ctx_t *cx);
 /* State pairs (onnx_state.c): the pair index naming a graph input / output, else -1. */
@@ -177,6 +180,8 @@ berth_status_t ox_state_input(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
 berth_status_t ox_state_output(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
 /* Translates cx->node as an ONNX operator. */
 berth_status_t ox_translate_op(ox_ctx_t *cx);
+/* True when berth translates this op of the default domain (at some opset, some types). */
+bool ox_op_known(const char *op_type);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);
