@@ -22,6 +22,7 @@
  * so the results are the same up to the order of the sums (tests/test_kernel_conv_scratch.c
  * runs every path with 16, 64 and 1024 bytes). */
 #include "kernel_dot.h"
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -256,31 +257,20 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     if (rb > rows) rb = rows;                                                                                  \
     int64_t tb = BUFN / (rb * k2);                                                                             \
     if (tb > l) tb = l;                                                                                        \
+    for (int64_t m = 0; m < mg; m++) /* the sums of every chunk accumulate on the bias */                    \
+      for (int64_t t = 0; t < l; t++) yg[m * l + t] = bg ? bg[m] : 0;                                         \
     for (int64_t t0 = 0; t0 < l; t0 += tb) {                                                                   \
       int64_t tn = l - t0 < tb ? l - t0 : tb;                                                                  \
       for (int64_t r0 = 0; r0 < rows; r0 += rb) {                                                              \
         int64_t rn = rows - r0 < rb ? rows - r0 : rb, cn = rn * k2, c0 = r0 * k2;                              \
         conv_pack_##s(p, xg, t0, tn, r0, rn, buf);                                                             \
         int64_t m = 0;                                                                                         \
-        for (; m + 4 <= mg; m += 4) {                                                                          \
-          const T *w0 = wg + m * ck + c0;                                                                      \
-          T *y0 = yg + m * l + t0;                                                                             \
-          for (int64_t t = 0; t < tn; t++) {                                                                   \
-            T d[4];                                                                                            \
-            berth_dot4_##s(w0, w0 + ck, w0 + 2 * ck, w0 + 3 * ck, buf + t * cn, cn, d);                        \
-            for (int i = 0; i < 4; i++) {                                                                      \
-              T prev = r0 ? y0[i * l + t] : bg ? bg[m + i] : 0;                                                \
-              y0[i * l + t] = prev + d[i];                                                                     \
-            }                                                                                                  \
-          }                                                                                                    \
-        }                                                                                                      \
+        for (; m + 4 <= mg; m += 4) /* four weight rows against tn patches, added to y */                      \
+          CONV_DOT4XN_##s(wg + m * ck + c0, ck, buf, cn, tn, cn, yg + m * l + t0, l);                          \
         for (; m < mg; m++) {                                                                                  \
           const T *w0 = wg + m * ck + c0;                                                                      \
           T *y0 = yg + m * l + t0;                                                                             \
-          for (int64_t t = 0; t < tn; t++) {                                                                   \
-            T prev = r0 ? y0[t] : bg ? bg[m] : 0;                                                              \
-            y0[t] = prev + berth_dot_##s(w0, buf + t * cn, cn);                                                \
-          }                                                                                                    \
+          for (int64_t t = 0; t < tn; t++) y0[t] += CONV_DOT_##s(w0, buf + t * cn, cn);                        \
         }                                                                                                      \
       }                                                                                                        \
     }                                                                                                          \
@@ -301,6 +291,20 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf);                                             \
       }                                                                                                        \
   }
+
+/* out[r * ldo + c] += dot(w row r, patch c): f32 through the kernel variant (kernel_isa.h),
+ * f64 with kernel_dot.h (the portable f32 variant is this same loop). */
+#define CONV_DOT4XN_f32 BERTH_KCALL(dot4xn_f32)
+#define CONV_DOT_f32 BERTH_KCALL(dot_f32)
+#define CONV_DOT_f64 berth_dot_f64
+static void CONV_DOT4XN_f64(const double *w, int64_t ldw, const double *x, int64_t ldx, int64_t cols, int64_t n,
+                            double *out, int64_t ldo) {
+  for (int64_t c = 0; c < cols; c++) {
+    double d[4];
+    berth_dot4_f64(w, w + ldw, w + 2 * ldw, w + 3 * ldw, x + c * ldx, n, d);
+    for (int r = 0; r < 4; r++) out[r * ldo + c] += d[r];
+  }
+}
 
 CONV_FN(f32, float)
 CONV_FN(f64, double)

@@ -1,8 +1,10 @@
 /* berth: the command-line tool. */
 #include "cli.h"
+#include "berth/kernels.h"
 #include "program_load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *f) {
@@ -43,7 +45,10 @@ static void usage(FILE *f) {
       "  outputs whose trip count is not known at compile time (a run that needs more\n"
       "  iterations fails).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
-      "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n",
+      "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n"
+      "\n"
+      "  environment: BERTH_KERNELS=auto|portable|avx2|avx512 picks the kernel variant\n"
+      "  (default auto: the widest this CPU has; include/berth/kernels.h).\n",
       f);
 }
 
@@ -53,6 +58,18 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  const char *kv = getenv("BERTH_KERNELS");
+  if (kv && *kv) {
+    berth_kernels_isa_t isa;
+    if (berth_kernels_isa_parse(kv, &isa) != BERTH_OK) {
+      fprintf(stderr, "berth: BERTH_KERNELS=%s: unknown kernel variant, expected auto, portable, avx2 or avx512\n", kv);
+      return 2;
+    }
+    if (berth_kernels_select(isa) != BERTH_OK) {
+      fprintf(stderr, "berth: BERTH_KERNELS=%s: this build or this CPU lacks that kernel variant\n", kv);
+      return 2;
+    }
+  }
   /* ONNX import options (--input, --keep-control-flow, --max-trip-count) apply to every
    * command that loads a PROGRAM; onnx-test parses its own */
   if (strcmp(cmd, "onnx-test") != 0 && berth_tool_onnx_args(&argc, argv) != 0) return 2;
