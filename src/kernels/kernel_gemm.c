@@ -157,8 +157,17 @@ static void gemm_dot_f32(const gemm_plan_t *p, const float *A, const float *B, f
   const int64_t M = p->m, K = p->k, N = p->n;
   for (int64_t i = 0; i < M * N; i++) Y[i] = 0;
   int64_t i = 0;
-  if (M >= 4)
-    for (; i + 4 <= M; i += 4) BERTH_KCALL(dot4xn_f32)(A + i * K, K, B, K, N, K, Y + i * N, N);
+  if (M >= 4) {
+    /* B in blocks of rows that stay in L2 (128 KiB) while every 4 rows of A pass over them */
+    const int64_t nb = K > 8192 ? 4 : K > 0 ? 32768 / K : N;
+    const int64_t m4 = M / 4 * 4;
+    for (int64_t j0 = 0; j0 < N; j0 += nb) {
+      const int64_t jn = N - j0 < nb ? N - j0 : nb;
+      for (int64_t r = 0; r < m4; r += 4)
+        BERTH_KCALL(dot4xn_f32)(A + r * K, K, B + j0 * K, K, jn, K, Y + r * N + j0, N);
+    }
+    i = m4;
+  }
   for (; i < M; i++) {
     const float *a = A + i * K;
     float *y = Y + i * N;

@@ -13,11 +13,12 @@
  * BLIS / MLAS micro-kernels): dot4xn keeps 4 x NC vector sums in registers, so each loaded
  * weight vector serves NC columns and each column vector 4 rows; gemm_nn keeps an MR x 2
  * vector tile of C in registers for the whole reduction. Tails shorter than a vector are
- * copied into zeroed vectors (no masked loads, no reads past the end), so no result depends
- * on the alignment of an operand. */
+ * masked loads (zeros in the other lanes, no reads past the end), so no result depends on
+ * the alignment of an operand. x86 only (immintrin.h) for the masked loads. */
 #include "kernel_isa.h"
 #include "kernel_vmath.h"
 
+#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,10 +37,17 @@ static inline VF ISA_FN(ld)(const float *p) {
   memcpy(&v, p, sizeof v);
   return v;
 }
-/* the first k < ISA_VW floats of p, zeros after */
+/* the first k (0 < k <= ISA_VW) floats of p, zeros after: a masked load, which reads (and
+ * faults on) only those k */
 static inline VF ISA_FN(ld_part)(const float *p, int64_t k) {
-  VF v = {0};
-  memcpy(&v, p, (size_t)k * sizeof(float));
+  VF v;
+#if ISA_VB == 64
+  __m512 m = _mm512_maskz_loadu_ps((__mmask16)((1u << k) - 1u), p);
+#else
+  static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  __m256 m = _mm256_maskload_ps(p, _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - k)));
+#endif
+  memcpy(&v, &m, sizeof v);
   return v;
 }
 static inline void ISA_FN(st)(float *p, VF v) { memcpy(p, &v, sizeof v); }
@@ -198,22 +206,31 @@ static inline __attribute__((always_inline)) void ISA_FN(gnn_rows)(int mr, const
     }
 }
 
+/* Column panels of B (about 256 KiB: they stay in L2 while every block of MR rows of A
+ * passes over them), then MR rows at a time. */
 static void ISA_FN(gemm_nn_f32)(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K) {
-  int64_t i = 0;
-  for (; i + ISA_MR <= M; i += ISA_MR)
-    ISA_FN(gnn_rows)(ISA_MR, A + i * lda, lda, B, ldb, bias ? bias + i : NULL, C + i * ldc, ldc, N, K);
-  const float *bi = bias ? bias + i : NULL;
-  switch (M - i) {
+  int64_t jb = K > 0 ? (int64_t)65536 / K / (2 * ISA_VW) * (2 * ISA_VW) : N;
+  if (jb < 2 * ISA_VW) jb = 2 * ISA_VW;
+  for (int64_t j0 = 0; j0 < N; j0 += jb) {
+    const int64_t jn = N - j0 < jb ? N - j0 : jb;
+    const float *Bj = B + j0;
+    float *Cj = C + j0;
+    int64_t i = 0;
+    for (; i + ISA_MR <= M; i += ISA_MR)
+      ISA_FN(gnn_rows)(ISA_MR, A + i * lda, lda, Bj, ldb, bias ? bias + i : NULL, Cj + i * ldc, ldc, jn, K);
+    const float *bi = bias ? bias + i : NULL;
+    switch (M - i) {
 #if ISA_MR > 6
 #error "ISA_MR above 6: add cases"
 #endif
-  case 5: ISA_FN(gnn_rows)(5, A + i * lda, lda, B, ldb, bi, C + i * ldc, ldc, N, K); break;
-  case 4: ISA_FN(gnn_rows)(4, A + i * lda, lda, B, ldb, bi, C + i * ldc, ldc, N, K); break;
-  case 3: ISA_FN(gnn_rows)(3, A + i * lda, lda, B, ldb, bi, C + i * ldc, ldc, N, K); break;
-  case 2: ISA_FN(gnn_rows)(2, A + i * lda, lda, B, ldb, bi, C + i * ldc, ldc, N, K); break;
-  case 1: ISA_FN(gnn_rows)(1, A + i * lda, lda, B, ldb, bi, C + i * ldc, ldc, N, K); break;
-  default: break;
+    case 5: ISA_FN(gnn_rows)(5, A + i * lda, lda, Bj, ldb, bi, Cj + i * ldc, ldc, jn, K); break;
+    case 4: ISA_FN(gnn_rows)(4, A + i * lda, lda, Bj, ldb, bi, Cj + i * ldc, ldc, jn, K); break;
+    case 3: ISA_FN(gnn_rows)(3, A + i * lda, lda, Bj, ldb, bi, Cj + i * ldc, ldc, jn, K); break;
+    case 2: ISA_FN(gnn_rows)(2, A + i * lda, lda, Bj, ldb, bi, Cj + i * ldc, ldc, jn, K); break;
+    case 1: ISA_FN(gnn_rows)(1, A + i * lda, lda, Bj, ldb, bi, Cj + i * ldc, ldc, jn, K); break;
+    default: break;
+    }
   }
 }
 
