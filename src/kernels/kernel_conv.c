@@ -240,7 +240,7 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     return acc;                                                                                                \
   }                                                                                                            \
                                                                                                                \
-  /* One input channel per group (depthwise, or a channel multiplier): no packing; per kernel                  \
+  /* One input and one output channel per group (depthwise): no packing; per kernel                  \
    * tap, a run of output positions adds that tap's weight times the input row (vectorizes                     \
    * with stride 1). Taps over the padding are skipped, not multiplied by zeros. */                            \
   static void conv_depthwise_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg) {         \
@@ -285,7 +285,7 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
                              T *restrict buf) {                                                                \
     enum { BUFN = BERTH_CONV_SCRATCH_BYTES / sizeof(T) };                                                      \
     const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
-    if (p->cg == 1) {                                                                                          \
+    if (p->cg == 1 && mg == 1) {                                                                               \
       conv_depthwise_##s(p, xg, wg, bg, yg);                                                                   \
       return;                                                                                                  \
     }                                                                                                          \
