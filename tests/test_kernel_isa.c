@@ -12,6 +12,7 @@
  * 1 checks every float). */
 #include "berth/kernels.h"
 #include "kernels/kernel_isa.h"
+#include "kernels/op_table.h"
 #include "test_util.h"
 
 #include <float.h>
@@ -247,6 +248,32 @@ static void test_vmath_special(const berth_kernel_isa_t *k) {
             name);
 }
 
+/* ---- pow by a small integer exponent (kernel_binary.c): multiplications ----------------- */
+
+static void test_pow(void) {
+  enum { N = 4096 };
+  static float a[N], b[N], y[N];
+  berth_type_t t = {BERTH_DTYPE_F32, 1, {N}};
+  berth_tensor_ref_t in[2] = {{&t, a}, {&t, b}}, out[1] = {{&t, y}};
+  berth_kernel_call_t call = {NULL, in, 2, out, 1};
+  static const float ex[] = {1, 2, 3, 4, 2.5f, -1, 0.5f, 0};
+  for (int e = 0; e < 8; e++) {
+    for (int i = 0; i < N; i++) {
+      a[i] = (rndf() * 2) * powf(10.0f, (float)(int)(rnd() % 21) - 10);
+      b[i] = ex[e];
+    }
+    a[0] = NAN, a[1] = -0.0f, a[2] = INFINITY, a[3] = -INFINITY, a[4] = 3e38f, a[5] = 1e-30f;
+    berth_op_def_pow.run(&call);
+    for (int i = 0; i < N; i++) {
+      const float want = powf(a[i], b[i]);
+      const int64_t d = ulps(y[i], want);
+      if (b[i] == 2) CHECK_MSG(y[i] == a[i] * a[i] || (y[i] != y[i] && a[i] != a[i]), "pow(%g, 2) is not a*a", a[i]);
+      CHECK_MSG(d <= (b[i] == 3 || b[i] == 4 || b[i] == 2 ? 1 : 0) && signbit(y[i]) == signbit(want),
+                "pow(%.9g, %g) = %.9g, powf %.9g (%lld ulp)", a[i], b[i], y[i], want, (long long)d);
+    }
+  }
+}
+
 /* ---- the selection API ---------------------------------------------------------------- */
 
 static void test_select(void) {
@@ -312,6 +339,7 @@ int main(void) {
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
   }
   CHECK(variants >= 1);
+  test_pow();
   test_select();
   return test_finish("test_kernel_isa");
 }
