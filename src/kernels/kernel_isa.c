@@ -127,7 +127,7 @@ const berth_kernel_isa_t *berth_kernel_isa(void) {
 }
 
 berth_status_t berth_kernels_select(berth_kernels_isa_t isa) {
-  if ((int)isa < 0 || isa >= BERTH_KERNELS_ISA_COUNT) return BERTH_ERR_INVALID_ARGUMENT;
+  if ((unsigned)isa >= (unsigned)BERTH_KERNELS_ISA_COUNT) return BERTH_ERR_INVALID_ARGUMENT; /* enums may be unsigned */
   const berth_kernel_isa_t *t = isa == BERTH_KERNELS_AUTO ? isa_detect() : berth_kernel_isa_table(isa);
   if (!t) return BERTH_ERR_UNIMPLEMENTED;
 #ifdef BERTH_KERNELS_SIMD
@@ -141,14 +141,14 @@ berth_status_t berth_kernels_select(berth_kernels_isa_t isa) {
 berth_kernels_isa_t berth_kernels_active(void) { return berth_kernel_isa()->id; }
 
 int berth_kernels_available(berth_kernels_isa_t isa) {
-  return isa == BERTH_KERNELS_AUTO || (isa > BERTH_KERNELS_AUTO && isa < BERTH_KERNELS_ISA_COUNT &&
-                                       berth_kernel_isa_table(isa) != NULL);
+  return isa == BERTH_KERNELS_AUTO ||
+         ((unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT && berth_kernel_isa_table(isa) != NULL);
 }
 
 static const char *const isa_names[BERTH_KERNELS_ISA_COUNT] = {"auto", "portable", "avx2", "avx512"};
 
 const char *berth_kernels_isa_name(berth_kernels_isa_t isa) {
-  return (int)isa >= 0 && isa < BERTH_KERNELS_ISA_COUNT ? isa_names[isa] : "?";
+  return (unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT ? isa_names[isa] : "?";
 }
 
 berth_status_t berth_kernels_isa_parse(const char *name, berth_kernels_isa_t *isa) {
