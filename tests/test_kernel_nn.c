@@ -197,6 +197,20 @@ static void test_conv_random(void) {
   conv_check(__LINE__, &s10, F64);
   conv_case_t s11 = {2, 1, 256, 5, 1, {6, 7}, {3, 3}, {1, 2}, {1, 1}, {1, 0}, {1, 2}, true};
   conv_check(__LINE__, &s11, F32);
+  /* 1x1, unit strides, no padding: the matrix-product path (rows and columns not multiples of
+   * a register block); with a pad or a stride: the packed path */
+  conv_case_t s12 = {2, 2, 67, 13, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  conv_check(__LINE__, &s12, F32);
+  conv_check(__LINE__, &s12, F64);
+  conv_case_t s13 = {1, 1, 40, 22, 2, {37}, {1}, {1}, {3}, {0}, {0}, false};
+  conv_check(__LINE__, &s13, F32);
+  conv_case_t s14 = {2, 1, 16, 7, 1, {5, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {1, 0}, true};
+  conv_check(__LINE__, &s14, F32);
+  /* depthwise with a channel multiplier, strides and dilations, 1-D and 3-D */
+  conv_case_t s15 = {1, 2, 6, 12, 6, {40}, {5}, {3}, {2}, {4}, {1}, true};
+  conv_check(__LINE__, &s15, F32);
+  conv_case_t s16 = {3, 1, 4, 4, 4, {5, 6, 7}, {2, 3, 2}, {2, 1, 3}, {1, 2, 1}, {1, 2, 0}, {0, 1, 2}, false};
+  conv_check(__LINE__, &s16, F32);
 }
 
 /* ---- lstm ---------------------------------------------------------------------------------- */

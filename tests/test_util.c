@@ -1,6 +1,26 @@
 #include "test_util.h"
 
+#include "berth/kernels.h"
+
 #include <stdlib.h>
+
+/* BERTH_KERNELS=portable|avx2|avx512 runs a test with that kernel variant (tests/CMakeLists.txt
+ * registers the kernel tests once per variant); a variant this CPU lacks skips the test. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void test_pick_kernels(void) {
+  const char *v = getenv("BERTH_KERNELS");
+  berth_kernels_isa_t isa;
+  if (!v || !*v) return;
+  if (berth_kernels_isa_parse(v, &isa) != BERTH_OK) {
+    fprintf(stderr, "BERTH_KERNELS=%s: unknown kernel variant\n", v);
+    exit(2);
+  }
+  if (berth_kernels_select(isa) != BERTH_OK) {
+    fprintf(stderr, "BERTH_KERNELS=%s: not in this build or on this CPU, skipped\n", v);
+    exit(77);
+  }
+}
+#endif
 
 int test_failures = 0;
 int test_checks = 0;

@@ -79,8 +79,23 @@ BERTH_KERNEL_UINT_LIST(UINT_HELPERS)
   static inline T min_##s(T a, T b) { return (a < b || a != a) ? a : b; }      \
   static inline T max_##s(T a, T b) { return (a > b || a != a) ? a : b; }
 BERTH_KERNEL_FLOAT_LIST(FLOAT_HELPERS)
-static inline float pow_f32(float a, float b) { return powf(a, b); }
-static inline double pow_f64(double a, double b) { return pow(a, b); }
+/* Small integer exponents as multiplications (the STFT's power spectrum is Pow(x, 2)):
+ * a * a is the correctly rounded square (glibc's powf is within 0.82 ulp of it, usually
+ * equal); a^3 and a^4 are formed in double,
+ * where the products of two or three floats are exact or nearly so, then rounded once, so
+ * they agree with a correctly rounded powf except in rare double-rounding cases (1 ulp).
+ * Overflow gives inf as powf does. Everything else (and f64 beyond a^2) is libm's pow. */
+static inline float pow_f32(float a, float b) {
+  if (b == 2.0f) return a * a;
+  if (b == 1.0f) return a;
+  if (b == 3.0f) return (float)((double)a * a * a);
+  if (b == 4.0f) {
+    double a2 = (double)a * a;
+    return (float)(a2 * a2);
+  }
+  return powf(a, b);
+}
+static inline double pow_f64(double a, double b) { return b == 2.0 ? a * a : pow(a, b); }
 
 #define INT_MINMAX(E, s, T, U)                                            \
   static inline T min_##s(T a, T b) { return a < b ? a : b; }             \

@@ -22,6 +22,7 @@
  * so the results are the same up to the order of the sums (tests/test_kernel_conv_scratch.c
  * runs every path with 16, 64 and 1024 bytes). */
 #include "kernel_dot.h"
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -239,10 +240,56 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     return acc;                                                                                                \
   }                                                                                                            \
                                                                                                                \
+  /* One input and one output channel per group (depthwise): no packing; per kernel                  \
+   * tap, a run of output positions adds that tap's weight times the input row (vectorizes                     \
+   * with stride 1). Taps over the padding are skipped, not multiplied by zeros. */                            \
+  static void conv_depthwise_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg) {         \
+    const int64_t O1 = p->out[1], O2 = p->out[2], k0 = p->k[0], k1 = p->k[1], k2 = p->k[2];                    \
+    const int64_t st2 = p->stride[2], in1 = p->in[1], in2 = p->in[2];                                          \
+    for (int64_t m = 0; m < p->mg; m++) {                                                                      \
+      const T *w = wg + m * p->kk;                                                                             \
+      T *y = yg + m * p->l;                                                                                    \
+      const T b = bg ? bg[m] : 0;                                                                              \
+      for (int64_t t = 0; t < p->l; t++) y[t] = b;                                                             \
+      for (int64_t o0 = 0; o0 < p->out[0]; o0++)                                                               \
+        for (int64_t o1 = 0; o1 < O1; o1++) {                                                                  \
+          T *restrict yr = y + (o0 * O1 + o1) * O2;                                                            \
+          for (int64_t q0 = 0; q0 < k0; q0++) {                                                                \
+            const int64_t i0 = o0 * p->stride[0] - p->pad[0] + q0 * p->dil[0];                                 \
+            if (i0 < 0 || i0 >= p->in[0]) continue;                                                            \
+            for (int64_t q1 = 0; q1 < k1; q1++) {                                                              \
+              const int64_t i1 = o1 * p->stride[1] - p->pad[1] + q1 * p->dil[1];                               \
+              if (i1 < 0 || i1 >= in1) continue;                                                               \
+              const T *xr = xg + (i0 * in1 + i1) * in2;                                                        \
+              for (int64_t q2 = 0; q2 < k2; q2++) {                                                            \
+                const T wv = w[(q0 * k1 + q1) * k2 + q2];                                                      \
+                /* positions o2 with 0 <= o2 * st2 + off < in2 */                                              \
+                const int64_t off = q2 * p->dil[2] - p->pad[2];                                                \
+                const int64_t lo = off >= 0 ? 0 : (-off + st2 - 1) / st2;                                      \
+                int64_t hi = in2 - 1 - off < 0 ? 0 : (in2 - 1 - off) / st2 + 1;                                \
+                if (hi > O2) hi = O2;                                                                          \
+                if (lo >= hi) continue;                                                                        \
+                const T *restrict xs = xr + lo * st2 + off;                                                    \
+                if (st2 == 1)                                                                                  \
+                  for (int64_t o = 0; o < hi - lo; o++) yr[lo + o] += wv * xs[o];                              \
+                else                                                                                           \
+                  for (int64_t o = 0; o < hi - lo; o++) yr[lo + o] += wv * xs[o * st2];                        \
+              }                                                                                                \
+            }                                                                                                  \
+          }                                                                                                    \
+        }                                                                                                      \
+    }                                                                                                          \
+  }                                                                                                            \
+                                                                                                               \
   static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg,               \
                              T *restrict buf) {                                                                \
     enum { BUFN = BERTH_CONV_SCRATCH_BYTES / sizeof(T) };                                                      \
     const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
+    if (p->cg == 1 && mg == 1) {                                                                               \
+      conv_depthwise_##s(p, xg, wg, bg, yg);                                                                   \
+      return;                                                                                                  \
+    }                                                                                                          \
+    if (CONV_1X1_##s(p, xg, wg, bg, yg)) return;                                                               \
     if (k2 > BUFN) {                                                                                           \
       for (int64_t m = 0; m < mg; m++)                                                                         \
         for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
@@ -256,31 +303,20 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     if (rb > rows) rb = rows;                                                                                  \
     int64_t tb = BUFN / (rb * k2);                                                                             \
     if (tb > l) tb = l;                                                                                        \
+    for (int64_t m = 0; m < mg; m++) /* the sums of every chunk accumulate on the bias */                    \
+      for (int64_t t = 0; t < l; t++) yg[m * l + t] = bg ? bg[m] : 0;                                         \
     for (int64_t t0 = 0; t0 < l; t0 += tb) {                                                                   \
       int64_t tn = l - t0 < tb ? l - t0 : tb;                                                                  \
       for (int64_t r0 = 0; r0 < rows; r0 += rb) {                                                              \
         int64_t rn = rows - r0 < rb ? rows - r0 : rb, cn = rn * k2, c0 = r0 * k2;                              \
         conv_pack_##s(p, xg, t0, tn, r0, rn, buf);                                                             \
         int64_t m = 0;                                                                                         \
-        for (; m + 4 <= mg; m += 4) {                                                                          \
-          const T *w0 = wg + m * ck + c0;                                                                      \
-          T *y0 = yg + m * l + t0;                                                                             \
-          for (int64_t t = 0; t < tn; t++) {                                                                   \
-            T d[4];                                                                                            \
-            berth_dot4_##s(w0, w0 + ck, w0 + 2 * ck, w0 + 3 * ck, buf + t * cn, cn, d);                        \
-            for (int i = 0; i < 4; i++) {                                                                      \
-              T prev = r0 ? y0[i * l + t] : bg ? bg[m + i] : 0;                                                \
-              y0[i * l + t] = prev + d[i];                                                                     \
-            }                                                                                                  \
-          }                                                                                                    \
-        }                                                                                                      \
+        for (; m + 4 <= mg; m += 4) /* four weight rows against tn patches, added to y */                      \
+          CONV_DOT4XN_##s(wg + m * ck + c0, ck, buf, cn, tn, cn, yg + m * l + t0, l);                          \
         for (; m < mg; m++) {                                                                                  \
           const T *w0 = wg + m * ck + c0;                                                                      \
           T *y0 = yg + m * l + t0;                                                                             \
-          for (int64_t t = 0; t < tn; t++) {                                                                   \
-            T prev = r0 ? y0[t] : bg ? bg[m] : 0;                                                              \
-            y0[t] = prev + berth_dot_##s(w0, buf + t * cn, cn);                                                \
-          }                                                                                                    \
+          for (int64_t t = 0; t < tn; t++) y0[t] += CONV_DOT_##s(w0, buf + t * cn, cn);                        \
         }                                                                                                      \
       }                                                                                                        \
     }                                                                                                          \
@@ -301,6 +337,36 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf);                                             \
       }                                                                                                        \
   }
+
+/* out[r * ldo + c] += dot(w row r, patch c): f32 through the kernel variant (kernel_isa.h),
+ * f64 with kernel_dot.h (the portable f32 variant is this same loop). */
+#define CONV_DOT4XN_f32 BERTH_KCALL(dot4xn_f32)
+#define CONV_DOT_f32 BERTH_KCALL(dot_f32)
+#define CONV_DOT_f64 berth_dot_f64
+static void CONV_DOT4XN_f64(const double *w, int64_t ldw, const double *x, int64_t ldx, int64_t cols, int64_t n,
+                            double *out, int64_t ldo) {
+  for (int64_t c = 0; c < cols; c++) {
+    double d[4];
+    berth_dot4_f64(w, w + ldw, w + 2 * ldw, w + 3 * ldw, x + c * ldx, n, d);
+    for (int r = 0; r < 4; r++) out[r * ldo + c] += d[r];
+  }
+}
+
+/* A 1x1 convolution with unit strides and no padding is a matrix product per group,
+ * y[mg, l] = w[mg, cg] x[cg, l]: f32 through the variant's gemm_nn (kernel_isa.h), no
+ * packing. Returns false where it does not apply (then the packed path runs). */
+static bool conv_1x1_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg) {
+  for (int d = 0; d < 3; d++)
+    if (p->k[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->out[d] != p->in[d]) return false;
+  BERTH_KCALL(gemm_nn_f32)(wg, p->cg, xg, p->l, bg, yg, p->l, p->mg, p->l, p->cg);
+  return true;
+}
+static bool conv_1x1_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg) {
+  (void)p, (void)xg, (void)wg, (void)bg, (void)yg;
+  return false;
+}
+#define CONV_1X1_f32 conv_1x1_f32
+#define CONV_1X1_f64 conv_1x1_f64
 
 CONV_FN(f32, float)
 CONV_FN(f64, double)

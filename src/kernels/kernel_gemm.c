@@ -6,10 +6,12 @@
  * 0 (so a NaN in C shows), as the ONNX reference does.
  *
  * trans_b = 1 with trans_a = 0 (the layout of fully connected layers: weight rows
- * contiguous) runs as dot products, four B rows against one A row (kernel_dot.h); the
+ * contiguous) runs as dot products (f32: the register-blocked dot4xn of the active kernel
+ * variant, kernel_isa.h; f64: four B rows against one A row, kernel_dot.h); the
  * other layouts run in i-k-j order with the innermost loop along a row of B' where B' is
  * not transposed. */
 #include "kernel_dot.h"
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -146,8 +148,34 @@ BERTH_KERNEL_FLOAT_LIST(GEMM_FLOAT)
       for (; j < N; j++) y[j] = berth_dot_##s(B + j * K, a, K);                                             \
     }                                                                                                       \
   }
-GEMM_DOT_FN(f32, float)
 GEMM_DOT_FN(f64, double)
+
+/* f32 through the kernel variant (kernel_isa.h): four rows of A against blocks of B rows
+ * (each loaded B row serves four outputs), or for fewer than four rows of A (a fully
+ * connected layer on one input) four rows of B against each row of A. */
+static void gemm_dot_f32(const gemm_plan_t *p, const float *A, const float *B, float *Y) {
+  const int64_t M = p->m, K = p->k, N = p->n;
+  for (int64_t i = 0; i < M * N; i++) Y[i] = 0;
+  int64_t i = 0;
+  if (M >= 4) {
+    /* B in blocks of rows that stay in L2 (128 KiB) while every 4 rows of A pass over them */
+    const int64_t nb = K > 8192 ? 4 : K > 0 ? 32768 / K : N;
+    const int64_t m4 = M / 4 * 4;
+    for (int64_t j0 = 0; j0 < N; j0 += nb) {
+      const int64_t jn = N - j0 < nb ? N - j0 : nb;
+      for (int64_t r = 0; r < m4; r += 4)
+        BERTH_KCALL(dot4xn_f32)(A + r * K, K, B + j0 * K, K, jn, K, Y + r * N + j0, N);
+    }
+    i = m4;
+  }
+  for (; i < M; i++) {
+    const float *a = A + i * K;
+    float *y = Y + i * N;
+    int64_t j = 0;
+    for (; j + 4 <= N; j += 4) BERTH_KCALL(dot4xn_f32)(B + j * K, K, a, K, 1, K, y + j, 1);
+    for (; j < N; j++) y[j] = BERTH_KCALL(dot_f32)(B + j * K, a, K);
+  }
+}
 
 #define GEMM_CASE(E, s, T, U)                                                                               \
   case BERTH_DTYPE_##E: {                                                                                   \

@@ -15,14 +15,14 @@
  *
  * Each step takes the hidden units in blocks of LSTM_UNITS: the gate pre-activations of a
  * block (W x_t + R h_{t-1}, runs of consecutive rows of W and R, four rows per dot4_2seg
- * pass; kernel_dot.h) go to a small stack buffer, then the activations update c and h of
- * the block. h_{t-1} is read from Y at the previous time step (or initial_h) while h_t is
+ * pass) go to a small stack buffer, then the activations, each over a whole row of the
+ * block (vectorized sigmoid and tanh, kernel_vmath.h), update c and h of the block. f32
+ * runs the active kernel variant's functions (kernel_isa.h), f64 kernel_dot.h and libm. h_{t-1} is read from Y at the previous time step (or initial_h) while h_t is
  * written to Y at this one, and c lives in Y_c, updated in place (each unit's c depends
  * only on its own old value), so no other scratch memory is needed. The batch loop sits
- * inside the block loop so a block's rows stay in cache across the batch. The activation
- * loop has two copies, chosen once per block, so that the plain one (Silero VAD's) keeps no
- * peephole loads or multiplies and pays one predictable branch. */
+ * inside the block loop so a block's rows stay in cache across the batch. */
 #include "kernel_dot.h"
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <math.h>
@@ -121,21 +121,7 @@ static berth_status_t lstm_infer(const berth_attr_value_t *attrs, const berth_ty
 
 /* ---- run ---------------------------------------------------------------------------- */
 
-static inline float lstm_sigmoid_f32(float v) { return 1.0f / (1.0f + expf(-v)); }
 static inline double lstm_sigmoid_f64(double v) { return 1.0 / (1.0 + exp(-v)); }
-/* glibc's tanhf goes through a slow expm1f (it took 37% of an LSTM step); this uses the
- * fast expf: tanh|v| = (1 - e) / (1 + e) with e = exp(-2|v|), within about 1e-7 of tanhf,
- * and below |v| = 1/16, where 1 - e would cancel, the series v - v^3/3 + 2v^5/15 (its
- * next term is under 3e-9 relative there). NaN propagates through expf. */
-static inline float lstm_tanh_f32(float v) {
-  float a = fabsf(v);
-  if (a < 0.0625f) {
-    float v2 = v * v;
-    return v + v * v2 * (-1.0f / 3.0f + v2 * (2.0f / 15.0f));
-  }
-  float e = expf(-2.0f * a), t = (1.0f - e) / (1.0f + e);
-  return v < 0 ? -t : t;
-}
 static inline double lstm_tanh_f64(double v) { return tanh(v); }
 
 #define LSTM_UNITS 16 /* hidden units per block: 4 * 16 gate rows of W and R (~32 KiB at 128 + 128) */
@@ -145,7 +131,7 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
                            const T *H0, const T *C0, const T *P, T *Y, T *YH, T *YC) {                     \
     const int64_t seq = d->seq, nb = d->batch, I = d->in, H = d->hid, nd = d->dirs;                        \
     const bool l1 = d->layout == 1;                                                                        \
-    T g[4 * LSTM_UNITS];                                                                                   \
+    T g[4 * LSTM_UNITS], a[4 * LSTM_UNITS]; /* gate pre-activations, activations */                       \
     memcpy(YC, C0, (size_t)(nd * nb * H) * sizeof(T));                                                     \
     for (int64_t dir = 0; dir < nd; dir++) {                                                               \
       const bool rev = d->direction == 1 || dir == 1;                                                      \
@@ -167,35 +153,35 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
               T *gg = g + gate * LSTM_UNITS;                                                               \
               int64_t j = 0;                                                                               \
               for (; j + 4 <= jn; j += 4)                                                                  \
-                berth_dot4_2seg_##s(w + j * I, w + (j + 1) * I, w + (j + 2) * I, w + (j + 3) * I, xt, I,   \
+                LSTM_DOT4_2SEG_##s(w + j * I, w + (j + 1) * I, w + (j + 2) * I, w + (j + 3) * I, xt, I,   \
                                     r + j * H, r + (j + 1) * H, r + (j + 2) * H, r + (j + 3) * H, hp, H,   \
                                     gg + j);                                                               \
-              for (; j < jn; j++) gg[j] = berth_dot_##s(w + j * I, xt, I) + berth_dot_##s(r + j * H, hp, H); \
+              for (; j < jn; j++) gg[j] = LSTM_DOT_##s(w + j * I, xt, I) + LSTM_DOT_##s(r + j * H, hp, H);   \
             }                                                                                              \
-            if (!Pd)                                                                                       \
-              for (int64_t j = 0; j < jn; j++) {                                                           \
-                const int64_t u = j0 + j;                                                                  \
-                T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]));                                   \
-                T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]));                  \
-                T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]));          \
-                T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));             \
-                T c = gf * YC[st + u] + gi * gc;                                                           \
-                YC[st + u] = c;                                                                            \
-                yt[u] = go * lstm_tanh_##s(c);                                                             \
-              }                                                                                            \
-            else                                                                                           \
-              for (int64_t j = 0; j < jn; j++) { /* peepholes: o waits for the new c */                    \
-                const int64_t u = j0 + j;                                                                  \
-                const T cp = YC[st + u];                                                                   \
-                T gi = lstm_sigmoid_##s(g[j] + (Bd[u] + Bd[4 * H + u]) + Pd[u] * cp);                      \
-                T gf = lstm_sigmoid_##s(g[2 * LSTM_UNITS + j] + (Bd[2 * H + u] + Bd[6 * H + u]) +          \
-                                        Pd[2 * H + u] * cp);                                               \
-                T gc = lstm_tanh_##s(g[3 * LSTM_UNITS + j] + (Bd[3 * H + u] + Bd[7 * H + u]));             \
-                T c = gf * cp + gi * gc;                                                                   \
-                T go = lstm_sigmoid_##s(g[LSTM_UNITS + j] + (Bd[H + u] + Bd[5 * H + u]) + Pd[H + u] * c);  \
-                YC[st + u] = c;                                                                            \
-                yt[u] = go * lstm_tanh_##s(c);                                                             \
-              }                                                                                            \
+            /* + biases (and peepholes on c_{t-1}); then the activations over whole rows */                    \
+            for (int64_t j = 0; j < jn; j++) {                                                                 \
+              const int64_t u = j0 + j;                                                                        \
+              g[j] += Bd[u] + Bd[4 * H + u];                                                                   \
+              g[LSTM_UNITS + j] += Bd[H + u] + Bd[5 * H + u];                                                  \
+              g[2 * LSTM_UNITS + j] += Bd[2 * H + u] + Bd[6 * H + u];                                          \
+              g[3 * LSTM_UNITS + j] += Bd[3 * H + u] + Bd[7 * H + u];                                          \
+              if (Pd) {                                                                                        \
+                g[j] += Pd[u] * YC[st + u];                                                                    \
+                g[2 * LSTM_UNITS + j] += Pd[2 * H + u] * YC[st + u];                                           \
+              }                                                                                                \
+            }                                                                                                  \
+            LSTM_SIGMOIDS_##s(g, a, jn);                            /* i */                                    \
+            LSTM_SIGMOIDS_##s(g + 2 * LSTM_UNITS, a + 2 * LSTM_UNITS, jn); /* f */                             \
+            LSTM_TANHS_##s(g + 3 * LSTM_UNITS, a + 3 * LSTM_UNITS, jn);    /* c~ */                            \
+            for (int64_t j = 0; j < jn; j++) {                                                                 \
+              const int64_t u = j0 + j;                                                                        \
+              const T c = a[2 * LSTM_UNITS + j] * YC[st + u] + a[j] * a[3 * LSTM_UNITS + j];                   \
+              YC[st + u] = c;                                                                                  \
+              if (Pd) g[LSTM_UNITS + j] += Pd[H + u] * c; /* o waits for the new c */                          \
+            }                                                                                                  \
+            LSTM_SIGMOIDS_##s(g + LSTM_UNITS, a + LSTM_UNITS, jn); /* o */                                     \
+            LSTM_TANHS_##s(YC + st + j0, a, jn);                    /* tanh(c), i no longer needed */          \
+            for (int64_t j = 0; j < jn; j++) yt[j0 + j] = a[LSTM_UNITS + j] * a[j];                            \
           }                                                                                                \
         }                                                                                                  \
       }                                                                                                    \
@@ -207,6 +193,21 @@ static inline double lstm_tanh_f64(double v) { return tanh(v); }
       }                                                                                                    \
     }                                                                                                      \
   }
+
+/* f32 through the active kernel variant (kernel_isa.h): its dot products and its
+ * vectorized sigmoid and tanh (kernel_vmath.h); f64 with kernel_dot.h and libm. */
+#define LSTM_DOT4_2SEG_f32 BERTH_KCALL(dot4_2seg_f32)
+#define LSTM_DOT_f32 BERTH_KCALL(dot_f32)
+#define LSTM_SIGMOIDS_f32 BERTH_KCALL(sigmoid_f32)
+#define LSTM_TANHS_f32 BERTH_KCALL(tanh_f32)
+#define LSTM_DOT4_2SEG_f64 berth_dot4_2seg_f64
+#define LSTM_DOT_f64 berth_dot_f64
+static void LSTM_SIGMOIDS_f64(const double *x, double *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = lstm_sigmoid_f64(x[i]);
+}
+static void LSTM_TANHS_f64(const double *x, double *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = lstm_tanh_f64(x[i]);
+}
 
 LSTM_FN(f32, float)
 LSTM_FN(f64, double)

@@ -7,7 +7,9 @@
  * pass over a block of B, so each B element loaded feeds four multiply-adds, and the
  * innermost loop runs along contiguous rows of B and C (it vectorizes). A single column
  * (m == 1) is a dot product per row instead. Every C element sums its k products in order
- * 0..k-1 (the dot product path uses eight partial sums). */
+ * 0..k-1 (the dot product path uses eight partial sums). f32 goes through the active kernel
+ * variant's gemm_nn (kernel_isa.h), which keeps a tile of C in registers. */
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -141,6 +143,16 @@ typedef void (*mm_fn)(void *C, const void *A, const void *B, int64_t n, int64_t 
 BERTH_KERNEL_INT_LIST(MM_INT)
 BERTH_KERNEL_FLOAT_LIST(MM_FLOAT)
 
+/* f32 with more than one column: the register-blocked gemm_nn of the active kernel variant
+ * (kernel_isa.h; the portable one is the i-k-j loop above, in the same order). */
+static void mm_f32_isa(void *C, const void *A, const void *B, int64_t n, int64_t k, int64_t m) {
+  if (m == 1) {
+    mm_f32(C, A, B, n, k, m);
+    return;
+  }
+  BERTH_KCALL(gemm_nn_f32)((const float *)A, k, (const float *)B, m, NULL, (float *)C, m, n, m, k);
+}
+
 #define MM_ENTRY(E, s, T, U) [BERTH_DTYPE_##E] = mm_##s,
 static const mm_fn mm_kernels[BERTH_DTYPE_COUNT] = {BERTH_KERNEL_NUM_LIST(MM_ENTRY)};
 
@@ -168,7 +180,7 @@ static void matmul_run(const berth_kernel_call_t *call) {
     nb *= p.batch_dims[q];
   }
   int64_t a_mat = p.n * p.k * (int64_t)es, b_mat = p.k * p.m * (int64_t)es, c_mat = p.n * p.m * (int64_t)es;
-  mm_fn fn = mm_kernels[a->dtype];
+  mm_fn fn = a->dtype == BERTH_DTYPE_F32 ? mm_f32_isa : mm_kernels[a->dtype];
   const char *A = (const char *)call->in[0].data, *B = (const char *)call->in[1].data;
   char *C = (char *)call->out[0].data;
   int64_t idx[BERTH_MAX_RANK] = {0}, oa = 0, ob = 0;

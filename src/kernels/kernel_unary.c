@@ -3,6 +3,7 @@
  * Output shape = input shape, so every op is one flat loop. As in kernel_binary.c each op
  * has a row table indexed by dtype; a NULL entry is a dtype infer rejects. Integer neg and
  * abs wrap (neg of INT_MIN is INT_MIN). */
+#include "kernel_isa.h"
 #include "kernel_util.h"
 
 #include <math.h>
@@ -25,8 +26,9 @@ BERTH_KERNEL_SINT_LIST(SINT_ROWS)
 #define UINT_ROWS(E, s, T, U) DEFINE_ROW1(abs_row_##s, T, T, A)
 BERTH_KERNEL_UINT_LIST(UINT_ROWS)
 
-/* Floats. relu keeps NaN (A < 0 is false for NaN). sigmoid saturates to 0 and 1 through
- * exp overflowing to inf. */
+/* Floats. relu keeps NaN (A < 0 is false for NaN). f32 exp, sigmoid and tanh are the
+ * active kernel variant's vectorized ones (kernel_isa.h; accuracy in kernel_vmath.h); f64
+ * ones are libm's, sigmoid saturating to 0 and 1 through exp overflowing to inf. */
 DEFINE_ROW1(neg_row_f32, float, float, -A)
 DEFINE_ROW1(neg_row_f64, double, double, -A)
 DEFINE_ROW1(abs_row_f32, float, float, fabsf(A))
@@ -35,13 +37,19 @@ DEFINE_ROW1(relu_row_f32, float, float, A < 0 ? 0.0f : A)
 DEFINE_ROW1(relu_row_f64, double, double, A < 0 ? 0.0 : A)
 DEFINE_ROW1(sqrt_row_f32, float, float, sqrtf(A))
 DEFINE_ROW1(sqrt_row_f64, double, double, sqrt(A))
-DEFINE_ROW1(exp_row_f32, float, float, expf(A))
+static void exp_row_f32(void *o, const void *a, int64_t n) {
+  BERTH_KCALL(exp_f32)((const float *)a, (float *)o, n);
+}
 DEFINE_ROW1(exp_row_f64, double, double, exp(A))
 DEFINE_ROW1(log_row_f32, float, float, logf(A))
 DEFINE_ROW1(log_row_f64, double, double, log(A))
-DEFINE_ROW1(sigmoid_row_f32, float, float, 1.0f / (1.0f + expf(-A)))
+static void sigmoid_row_f32(void *o, const void *a, int64_t n) {
+  BERTH_KCALL(sigmoid_f32)((const float *)a, (float *)o, n);
+}
 DEFINE_ROW1(sigmoid_row_f64, double, double, 1.0 / (1.0 + exp(-A)))
-DEFINE_ROW1(tanh_row_f32, float, float, tanhf(A))
+static void tanh_row_f32(void *o, const void *a, int64_t n) {
+  BERTH_KCALL(tanh_f32)((const float *)a, (float *)o, n);
+}
 DEFINE_ROW1(tanh_row_f64, double, double, tanh(A))
 DEFINE_ROW1(isnan_row_f32, float, uint8_t, A != A)
 DEFINE_ROW1(isnan_row_f64, double, uint8_t, A != A)

@@ -1,9 +1,11 @@
 /* berth: the command-line tool. */
 #include "berth/compiler.h"
 #include "cli.h"
+#include "berth/kernels.h"
 #include "program_load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PLANNER_OPTIONS                                                                            \
@@ -149,7 +151,9 @@ static void usage(FILE *f) {
       "  Every command takes --max-input-size SIZE (default 256M): input files over SIZE bytes\n"
       "  are refused.\n"
       "  Each option may be given once (--call and --input repeat). Exit status: 0 success,\n"
-      "  1 failure, 2 a wrong command line.\n",
+      "  1 failure, 2 a wrong command line.\n"
+      "  environment: BERTH_KERNELS=auto|portable|avx2|avx512 picks the kernel variant\n"
+      "  (default auto: the widest this CPU has; include/berth/kernels.h).\n",
       f);
 }
 
@@ -177,6 +181,18 @@ static int dispatch(int argc, char **argv) {
     return BERTH_EXIT_USAGE;
   }
   const char *cmd = argv[1];
+  const char *kv = getenv("BERTH_KERNELS");
+  if (kv && *kv) {
+    berth_kernels_isa_t isa;
+    if (berth_kernels_isa_parse(kv, &isa) != BERTH_OK) {
+      fprintf(stderr, "berth: BERTH_KERNELS=%s: unknown kernel variant, expected auto, portable, avx2 or avx512\n", kv);
+      return BERTH_EXIT_USAGE;
+    }
+    if (berth_kernels_select(isa) != BERTH_OK) {
+      fprintf(stderr, "berth: BERTH_KERNELS=%s: this build or this CPU lacks that kernel variant\n", kv);
+      return BERTH_EXIT_USAGE;
+    }
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (argc == 2) {
       usage(stdout);

@@ -1,0 +1,609 @@
+/* bench/ort_compare: berth against native onnxruntime (its C API, loaded with dlopen), one
+ * thread, side by side in one process. A program that prints tables, not a test.
+ *
+ *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-kernels]
+ *
+ * Contenders: berth (the model compiled with `berth compile`, run by libberth_runtime with
+ * the kernel variant BERTH_KERNELS picks, default the widest this CPU has) and onnxruntime
+ * (build/vad-deps/node_modules/onnxruntime-node/.../libonnxruntime.so.1; 1 intra-op and 1
+ * inter-op thread, sequential execution, ORT_ENABLE_ALL, inputs and outputs bound once
+ * over fixed buffers). When the library or the C API headers are absent the program says
+ * so and times berth alone.
+ *
+ * Models: Silero VAD v5 in its three configurations (16 kHz / 512 with the rate folded, the
+ * both-rate program at 8 kHz / 256 and 16 kHz / 256) and the light model-zoo networks of
+ * ../shared/data/onnx-backend-tests/light-tests that berth imports. Same random inputs for
+ * both (Silero: audio in [-0.5, 0.5], zero state). Each round times --calls runs of berth,
+ * then of onnxruntime (interleaved, after one warm-up call each); only execute / Run is
+ * timed. Printed: min and median per call, the ratio of the medians, the largest absolute
+ * difference between the two first outputs, and the growth of the resident set while each
+ * contender was set up and first run (both share a process, so a per-contender peak RSS is
+ * this growth; the process's peak is printed at the end).
+ *
+ * Kernel classes: one-op programs (large conv 3x3 and 1x1, depthwise conv, matmul, gemm, a
+ * Silero-sized LSTM step) timed the same way, as GFLOP/s and as a fraction of this core's
+ * FP32 peak, measured in the same run by a register-blocked FMA loop (AVX-512 or AVX2, the
+ * widest the CPU has). Times are the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
+ * that waiting for a core on a shared machine does not count; caches are still shared, so
+ * rerun when the machine is quiet. */
+#define _GNU_SOURCE
+#include <berth/kernels.h>
+#include <berth/runtime.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#if BERTH_HAVE_ORT_HEADER
+#include <onnxruntime_c_api.h>
+#endif
+
+#define ROOT BERTH_SOURCE_DIR
+#define SILERO ROOT "/build/vad-deps/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx"
+#define ZOO BERTH_DATA_DIR "/onnx-backend-tests/light-tests"
+#define MAX_IO 8
+
+/* CPU time of this thread: on a shared machine, time spent waiting for a core does not
+ * count (onnxruntime with one intra-op thread runs in the calling thread too). */
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double rss_mb(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, rss = 0;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+    fclose(f);
+  }
+  return (double)rss * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+}
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static float rndf(void) {
+  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (float)((rng >> 40) & 0xFFFFFF) / 16777216.0f - 0.5f;
+}
+
+/* ---- berth: compile with the tool, load, bind once ---------------------------------- */
+
+typedef struct bprog {
+  void *bytes, *pmem, *mmem;
+  berth_program_t *prog;
+  berth_method_t *m;
+  int32_t n_in, n_out;
+  berth_tensor_info_t in[MAX_IO], out[MAX_IO];
+  void *out_buf[MAX_IO];
+  double rss_growth;
+} bprog_t;
+
+static void *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *p = aligned_alloc(64, ((size_t)n + 63) / 64 * 64 + 64);
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
+  fclose(f);
+  *len = (size_t)n;
+  return p;
+}
+
+/* `berth compile SRC -o OUT SPECS`; 0 on success (else the tool's first lines are printed) */
+static int berth_compile(const char *src, const char *specs, const char *out) {
+  char cmd[4096], log[256];
+  snprintf(log, sizeof log, "%s.log", out);
+  snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' %s > '%s' 2>&1", BERTH_TOOL, src, out, specs, log);
+  int rc = system(cmd);
+  if (rc != 0) {
+    FILE *f = fopen(log, "r");
+    char line[512];
+    for (int i = 0; f && i < 3 && fgets(line, sizeof line, f); i++) printf("    berth compile: %s", line);
+    if (f) fclose(f);
+  }
+  unlink(log);
+  return rc != 0 || access(out, R_OK) != 0;
+}
+
+static int bprog_load(bprog_t *b, const char *path) {
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  size_t len;
+  memset(b, 0, sizeof *b);
+  double r0 = rss_mb();
+  b->bytes = read_all(path, &len);
+  berth_program_sizes_t sz;
+  if (!b->bytes || berth_program_query(b->bytes, len, &sz, &diag)) goto fail;
+  b->pmem = malloc(sz.program_bytes);
+  void *scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
+  if (berth_program_load(b->bytes, len, b->pmem, sz.program_bytes, scratch, sz.scratch_bytes, &b->prog, &diag)) goto fail;
+  free(scratch);
+  int32_t m = berth_program_method_find(b->prog, "forward");
+  if (m < 0) m = 0;
+  size_t need = berth_method_memory_size(b->prog, m);
+  b->mmem = aligned_alloc(64, (need + 63) / 64 * 64);
+  if (berth_method_init(b->prog, m, b->mmem, need, NULL, &b->m, &diag)) goto fail;
+  b->n_in = berth_program_input_count(b->prog, m);
+  b->n_out = berth_program_output_count(b->prog, m);
+  if (b->n_in > MAX_IO || b->n_out > MAX_IO) {
+    snprintf(msg, sizeof msg, "more than %d inputs or outputs", MAX_IO);
+    goto fail;
+  }
+  for (int32_t i = 0; i < b->n_in; i++) berth_program_input_info(b->prog, m, i, &b->in[i]);
+  for (int32_t j = 0; j < b->n_out; j++) {
+    berth_program_output_info(b->prog, m, j, &b->out[j]);
+    if (!berth_program_outputs_planned(b->prog)) {
+      b->out_buf[j] = aligned_alloc(64, (b->out[j].bytes + 63) / 64 * 64 + 64);
+      if (berth_method_set_output(b->m, j, b->out_buf[j], b->out[j].bytes, &diag)) goto fail;
+    }
+  }
+  b->rss_growth = rss_mb() - r0;
+  return 0;
+fail:
+  printf("    berth: %s: %s\n", path, msg);
+  return 1;
+}
+
+/* binds the inputs (planned inputs are copied, so they are bound before every call) */
+static int bprog_run(bprog_t *b, void *const *data) {
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  for (int32_t i = 0; i < b->n_in; i++)
+    if (berth_method_set_input(b->m, i, data[i], b->in[i].bytes, &diag)) goto fail;
+  if (berth_method_execute(b->m, &diag)) goto fail;
+  return 0;
+fail:
+  printf("    berth: %s\n", msg);
+  return 1;
+}
+static const float *bprog_out0(bprog_t *b) {
+  const void *p = NULL;
+  berth_method_output(b->m, 0, &p, NULL);
+  return (const float *)p;
+}
+
+/* ---- onnxruntime through its C API ----------------------------------------------------- */
+
+#if BERTH_HAVE_ORT_HEADER
+static const OrtApi *ort;
+static OrtEnv *ort_env;
+static OrtMemoryInfo *ort_mem;
+
+static int ort_ok(OrtStatus *s, const char *what) {
+  if (!s) return 1;
+  printf("    onnxruntime: %s: %s\n", what, ort->GetErrorMessage(s));
+  ort->ReleaseStatus(s);
+  return 0;
+}
+
+static int ort_open(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", ROOT "/build/vad-deps/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1");
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    printf("onnxruntime: not found (%s), timing berth alone\n", dlerror());
+    return 0;
+  }
+  const OrtApiBase *(*get_base)(void) = (const OrtApiBase *(*)(void))dlsym(h, "OrtGetApiBase");
+  if (!get_base || !(ort = get_base()->GetApi(ORT_API_VERSION))) {
+    printf("onnxruntime: %s lacks API version %d, timing berth alone\n", path, ORT_API_VERSION);
+    return 0;
+  }
+  printf("onnxruntime: %s (version %s), 1 intra-op + 1 inter-op thread, sequential, ENABLE_ALL\n", path,
+         get_base()->GetVersionString());
+  if (!ort_ok(ort->CreateEnv(ORT_LOGGING_LEVEL_ERROR, "bench", &ort_env), "CreateEnv") ||
+      !ort_ok(ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &ort_mem), "CreateCpuMemoryInfo")) {
+    ort = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+typedef struct osess {
+  OrtSession *s;
+  size_t n_in, n_out;
+  char *in_names[MAX_IO], *out_names[MAX_IO];
+  OrtValue *in[MAX_IO], *out[MAX_IO];
+  double rss_growth;
+} osess_t;
+
+/* binds the inputs to berth's buffers by name and the outputs to fresh buffers shaped like berth's */
+static int osess_open(osess_t *o, const char *model, const bprog_t *b, void *const *bdata,
+                      const char *extra_name, int64_t *extra_i64, float **out0) {
+  memset(o, 0, sizeof *o);
+  double r0 = rss_mb();
+  OrtSessionOptions *so;
+  if (!ort_ok(ort->CreateSessionOptions(&so), "CreateSessionOptions")) return 1;
+  int ok = ort_ok(ort->SetIntraOpNumThreads(so, 1), "SetIntraOpNumThreads") &&
+           ort_ok(ort->SetInterOpNumThreads(so, 1), "SetInterOpNumThreads") &&
+           ort_ok(ort->SetSessionExecutionMode(so, ORT_SEQUENTIAL), "SetSessionExecutionMode") &&
+           ort_ok(ort->SetSessionGraphOptimizationLevel(so, ORT_ENABLE_ALL), "SetSessionGraphOptimizationLevel") &&
+           ort_ok(ort->CreateSession(ort_env, model, so, &o->s), "CreateSession");
+  ort->ReleaseSessionOptions(so);
+  if (!ok) return 1;
+  OrtAllocator *al;
+  if (!ort_ok(ort->GetAllocatorWithDefaultOptions(&al), "GetAllocatorWithDefaultOptions") ||
+      !ort_ok(ort->SessionGetInputCount(o->s, &o->n_in), "SessionGetInputCount") ||
+      !ort_ok(ort->SessionGetOutputCount(o->s, &o->n_out), "SessionGetOutputCount"))
+    return 1;
+  if (o->n_in > MAX_IO || o->n_out > MAX_IO) return 1;
+  for (size_t i = 0; i < o->n_in; i++) {
+    if (!ort_ok(ort->SessionGetInputName(o->s, i, al, &o->in_names[i]), "SessionGetInputName")) return 1;
+    int found = 0;
+    for (int32_t k = 0; k < b->n_in; k++)
+      if (strcmp(b->in[k].name, o->in_names[i]) == 0) {
+        const berth_type_t *t = &b->in[k].type;
+        ONNXTensorElementDataType et = t->dtype == BERTH_DTYPE_I64 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64
+                                                                   : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        if (!ort_ok(ort->CreateTensorWithDataAsOrtValue(ort_mem, bdata[k], b->in[k].bytes, t->dims, (size_t)t->rank,
+                                                        et, &o->in[i]),
+                    "CreateTensorWithDataAsOrtValue"))
+          return 1;
+        found = 1;
+      }
+    if (!found && extra_name && strcmp(extra_name, o->in_names[i]) == 0) { /* folded into berth's program */
+      if (!ort_ok(ort->CreateTensorWithDataAsOrtValue(ort_mem, extra_i64, sizeof *extra_i64, NULL, 0,
+                                                      ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &o->in[i]),
+                  "CreateTensorWithDataAsOrtValue"))
+        return 1;
+      found = 1;
+    }
+    if (!found) {
+      printf("    onnxruntime: input %s has no berth counterpart\n", o->in_names[i]);
+      return 1;
+    }
+  }
+  for (size_t j = 0; j < o->n_out; j++) {
+    if (!ort_ok(ort->SessionGetOutputName(o->s, j, al, &o->out_names[j]), "SessionGetOutputName")) return 1;
+    if ((int32_t)j >= b->n_out) return 1;
+    const berth_type_t *t = &b->out[j].type;
+    float *buf = aligned_alloc(64, (b->out[j].bytes + 63) / 64 * 64 + 64);
+    if (j == 0) *out0 = buf;
+    if (!ort_ok(ort->CreateTensorWithDataAsOrtValue(ort_mem, buf, b->out[j].bytes, t->dims, (size_t)t->rank,
+                                                    ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &o->out[j]),
+                "CreateTensorWithDataAsOrtValue"))
+      return 1;
+  }
+  o->rss_growth = rss_mb() - r0;
+  return 0;
+}
+static int osess_run(osess_t *o) {
+  return ort_ok(ort->Run(o->s, NULL, (const char *const *)o->in_names, (const OrtValue *const *)o->in, o->n_in,
+                         (const char *const *)o->out_names, o->n_out, o->out),
+                "Run")
+             ? 0
+             : 1;
+}
+#else
+static int ort_open(void) {
+  printf("onnxruntime: the C API headers were absent at build time (../shared/reference/onnxruntime-c-api), "
+         "timing berth alone\n");
+  return 0;
+}
+#endif
+
+/* ---- one model, both contenders ------------------------------------------------------- */
+
+typedef struct stats {
+  double min, med;
+} stats_t;
+static stats_t summarize(double *t, size_t n) {
+  qsort(t, n, sizeof *t, cmp_d);
+  stats_t s = {n ? t[0] : 0, n ? t[n / 2] : 0};
+  return s;
+}
+
+static int g_rounds = 5, g_calls = 200, g_have_ort;
+
+/* Times one model. specs: the tool's --input options; fill(k, info, buf) fills input k. */
+static void bench_model(const char *label, const char *onnx, const char *specs, const char *folded_name,
+                        int64_t folded_value, void (*fill)(int32_t, const berth_tensor_info_t *, void *),
+                        int calls) {
+  char out[512];
+  snprintf(out, sizeof out, "/tmp/berth_ort_compare_%d.berth", (int)getpid());
+  printf("%s\n", label);
+  fflush(stdout);
+  if (berth_compile(onnx, specs, out)) {
+    printf("    (berth cannot compile it: skipped)\n");
+    return;
+  }
+  bprog_t b;
+  int bad = bprog_load(&b, out);
+  unlink(out);
+  if (bad) return;
+  void *data[MAX_IO];
+  for (int32_t k = 0; k < b.n_in; k++) {
+    data[k] = aligned_alloc(64, (b.in[k].bytes + 63) / 64 * 64 + 64);
+    fill(k, &b.in[k], data[k]);
+  }
+  double r0 = rss_mb();
+  if (bprog_run(&b, data)) return;
+  b.rss_growth += rss_mb() - r0;
+  int use_ort = 0;
+  float *ort_out0 = NULL;
+#if BERTH_HAVE_ORT_HEADER
+  osess_t o;
+  if (g_have_ort) {
+    use_ort = !osess_open(&o, onnx, &b, data, folded_name, &folded_value, &ort_out0);
+    if (use_ort) {
+      r0 = rss_mb();
+      use_ort = !osess_run(&o);
+      o.rss_growth += rss_mb() - r0;
+    }
+  }
+#else
+  (void)folded_name;
+  (void)folded_value;
+#endif
+  size_t n = (size_t)g_rounds * (size_t)calls;
+  double *tb = malloc(n * sizeof *tb), *to = malloc(n * sizeof *to);
+  size_t nb = 0, no = 0;
+  for (int r = 0; r < g_rounds; r++) {
+    for (int c = 0; c < calls; c++) {
+      double t0 = now_us();
+      if (bprog_run(&b, data)) return;
+      tb[nb++] = now_us() - t0;
+    }
+#if BERTH_HAVE_ORT_HEADER
+    if (use_ort)
+      for (int c = 0; c < calls; c++) {
+        double t0 = now_us();
+        if (osess_run(&o)) return;
+        to[no++] = now_us() - t0;
+      }
+#endif
+  }
+  stats_t sb = summarize(tb, nb);
+  printf("    berth (%s)   min %10.1f us  median %10.1f us   RSS +%.1f MB\n",
+         berth_kernels_isa_name(berth_kernels_active()), sb.min, sb.med, b.rss_growth);
+  if (use_ort) {
+    stats_t so = summarize(to, no);
+    const float *bo = bprog_out0(&b);
+    double diff = 0;
+    size_t cnt = b.out[0].bytes / sizeof(float);
+    for (size_t i = 0; i < cnt; i++) {
+      double d = fabs((double)bo[i] - ort_out0[i]);
+      if (d > diff || d != d) diff = d;
+    }
+#if BERTH_HAVE_ORT_HEADER
+    printf("    onnxruntime  min %10.1f us  median %10.1f us   RSS +%.1f MB\n", so.min, so.med, o.rss_growth);
+#endif
+    printf("    ratio berth / onnxruntime: min %.2f, median %.2f; output 0 max |diff| %.3g over %zu values\n",
+           sb.min / so.min, sb.med / so.med, diff, cnt);
+  }
+  fflush(stdout);
+  free(tb);
+  free(to);
+}
+
+static int silero_rate;
+static void fill_silero(int32_t k, const berth_tensor_info_t *info, void *buf) {
+  if (strcmp(info->name, "sr") == 0) {
+    *(int64_t *)buf = silero_rate;
+    return;
+  }
+  size_t n = info->bytes / sizeof(float);
+  for (size_t i = 0; i < n; i++) ((float *)buf)[i] = strcmp(info->name, "state") == 0 ? 0.0f : rndf();
+}
+static void fill_random(int32_t k, const berth_tensor_info_t *info, void *buf) {
+  size_t n = info->bytes / sizeof(float);
+  if (info->type.dtype == BERTH_DTYPE_F32)
+    for (size_t i = 0; i < n; i++) ((float *)buf)[i] = rndf();
+  else
+    memset(buf, 0, info->bytes);
+}
+
+/* ---- kernel classes and peak ---------------------------------------------------------- */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v8 __attribute__((vector_size(32)));
+/* 12 independent FMA chains in registers (more than latency x ports), no loads: the FP32
+ * peak. Named variables, not an array: an array stays in memory at -O2. */
+#define PEAK_FN(name, V, TGT)                                                                  \
+  __attribute__((target(TGT), noinline)) static double name(long iters) {                     \
+    V m = (V){0} + 0.999999f, c = (V){0} + 1e-7f;                                              \
+    V a0 = m, a1 = a0 + c, a2 = a1 + c, a3 = a2 + c, a4 = a3 + c, a5 = a4 + c, a6 = a5 + c,    \
+      a7 = a6 + c, a8 = a7 + c, a9 = a8 + c, a10 = a9 + c, a11 = a10 + c;                      \
+    for (long k = 0; k < iters; k++) {                                                         \
+      a0 = a0 * m + c, a1 = a1 * m + c, a2 = a2 * m + c, a3 = a3 * m + c;                      \
+      a4 = a4 * m + c, a5 = a5 * m + c, a6 = a6 * m + c, a7 = a7 * m + c;                      \
+      a8 = a8 * m + c, a9 = a9 * m + c, a10 = a10 * m + c, a11 = a11 * m + c;                  \
+    }                                                                                          \
+    V s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));       \
+    return (double)s[0];                                                                       \
+  }
+PEAK_FN(peak512, v16, "avx512f,fma")
+PEAK_FN(peak256, v8, "avx2,fma")
+static double measure_peak(const char **what) {
+  int wide = __builtin_cpu_supports("avx512f");
+  if (!wide && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+  *what = wide ? "AVX-512 FMA" : "AVX2 FMA";
+  const long iters = 2000000;
+  const double flops = (double)iters * 12 * (wide ? 16 : 8) * 2;
+  double best = 0;
+  volatile double sink = 0;
+  for (int r = 0; r < 5; r++) {
+    double t0 = now_us();
+    sink += wide ? peak512(iters) : peak256(iters);
+    double g = flops / ((now_us() - t0) * 1e3);
+    if (g > best) best = g;
+  }
+  (void)sink;
+  return best;
+}
+#else
+static double measure_peak(const char **what) {
+  *what = "none";
+  return 0;
+}
+#endif
+
+typedef struct kclass {
+  const char *name, *bir;
+  double flops;
+} kclass_t;
+
+static void bench_kernels(double peak, const char *only) {
+  static const kclass_t K[] = {
+      {"conv 3x3, 64->64, 56x56 (ResNet-50 stage 1)",
+       "func @forward(%x : f32[1,64,56,56], %w : f32[64,64,3,3]) -> (f32[1,64,56,56]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
+       2.0 * 64 * 64 * 9 * 56 * 56},
+      {"conv 3x3, 256->256, 14x14 (ResNet-50 stage 3)",
+       "func @forward(%x : f32[1,256,14,14], %w : f32[256,256,3,3]) -> (f32[1,256,14,14]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,256,14,14]\n  return %y\n}\n",
+       2.0 * 256 * 256 * 9 * 14 * 14},
+      {"conv 1x1, 256->64, 56x56",
+       "func @forward(%x : f32[1,256,56,56], %w : f32[64,256,1,1]) -> (f32[1,64,56,56]) {\n"
+       "  %y = conv(%x, %w) : f32[1,64,56,56]\n  return %y\n}\n",
+       2.0 * 256 * 64 * 56 * 56},
+      {"conv 1-D k3, 128->128, 8 positions (Silero encoder)",
+       "func @forward(%x : f32[1,128,10], %w : f32[128,128,3]) -> (f32[1,128,8]) {\n"
+       "  %y = conv(%x, %w) : f32[1,128,8]\n  return %y\n}\n",
+       2.0 * 128 * 128 * 3 * 8},
+      {"depthwise conv 3x3, 128 ch, 56x56",
+       "func @forward(%x : f32[1,128,56,56], %w : f32[128,1,3,3]) -> (f32[1,128,56,56]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 128} : f32[1,128,56,56]\n  return %y\n}\n",
+       2.0 * 128 * 9 * 56 * 56},
+      {"matmul 256x512 * 512x512",
+       "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
+       "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
+       2.0 * 256 * 512 * 512},
+      {"gemm 64x1024 * (1000x1024)^T (FC layer, batch 64)",
+       "func @forward(%a : f32[64,1024], %b : f32[1000,1024]) -> (f32[64,1000]) {\n"
+       "  %y = gemm(%a, %b) {trans_b = 1} : f32[64,1000]\n  return %y\n}\n",
+       2.0 * 64 * 1024 * 1000},
+      {"gemm 1x2048 * (1000x2048)^T (FC layer, one input: GEMV)",
+       "func @forward(%a : f32[1,2048], %b : f32[1000,2048]) -> (f32[1,1000]) {\n"
+       "  %y = gemm(%a, %b) {trans_b = 1} : f32[1,1000]\n  return %y\n}\n",
+       2.0 * 2048 * 1000},
+  };
+  printf("\nkernel classes (berth, %s variant; peak %.1f GFLOP/s):\n", berth_kernels_isa_name(berth_kernels_active()),
+         peak);
+  printf("  %-55s %10s %10s %8s\n", "", "median us", "GFLOP/s", "of peak");
+  char src[256], out[256];
+  snprintf(src, sizeof src, "/tmp/berth_ort_kernel_%d.bir", (int)getpid());
+  snprintf(out, sizeof out, "/tmp/berth_ort_kernel_%d.berth", (int)getpid());
+  for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+    if (only && !strstr(K[i].name, only)) continue;
+    FILE *f = fopen(src, "w");
+    if (!f) return;
+    fprintf(f, "program {alloc_inputs = 0, alloc_outputs = 0}\n\n%s", K[i].bir);
+    fclose(f);
+    bprog_t b;
+    if (berth_compile(src, "", out) || bprog_load(&b, out)) {
+      printf("  %-55s (could not build)\n", K[i].name);
+      continue;
+    }
+    void *data[MAX_IO];
+    for (int32_t k = 0; k < b.n_in; k++) {
+      data[k] = aligned_alloc(64, (b.in[k].bytes + 63) / 64 * 64 + 64);
+      fill_random(k, &b.in[k], data[k]);
+    }
+    int calls = K[i].flops > 1e8 ? 10 : K[i].flops > 1e6 ? 100 : 2000;
+    double *t = malloc((size_t)calls * sizeof *t);
+    bprog_run(&b, data);
+    for (int c = 0; c < calls; c++) {
+      double t0 = now_us();
+      bprog_run(&b, data);
+      t[c] = now_us() - t0;
+    }
+    stats_t s = summarize(t, (size_t)calls);
+    double g = K[i].flops / (s.med * 1e3);
+    printf("  %-55s %10.1f %10.1f %7.0f%%\n", K[i].name, s.med, g, peak > 0 ? 100 * g / peak : 0);
+    free(t);
+    for (int32_t k = 0; k < b.n_in; k++) free(data[k]);
+  }
+  unlink(src);
+  unlink(out);
+}
+
+int main(int argc, char **argv) {
+  int zoo = 1, kernels = 1;
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) g_rounds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) g_calls = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--no-zoo") == 0) zoo = 0;
+    else if (strcmp(argv[i], "--no-kernels") == 0) kernels = 0;
+    else {
+      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-kernels]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (g_rounds < 1 || g_calls < 1) return 2;
+  const char *kv = getenv("BERTH_KERNELS");
+  berth_kernels_isa_t isa = BERTH_KERNELS_AUTO;
+  if (kv && *kv && (berth_kernels_isa_parse(kv, &isa) != BERTH_OK || berth_kernels_select(isa) != BERTH_OK)) {
+    fprintf(stderr, "ort_compare: BERTH_KERNELS=%s: unknown or unavailable kernel variant\n", kv);
+    return 2;
+  }
+  const char *peak_what = "none";
+  double peak = measure_peak(&peak_what);
+  printf("berth kernels: %s; FP32 peak of this core (%s loop, same run): %.1f GFLOP/s\n",
+         berth_kernels_isa_name(berth_kernels_active()), peak_what, peak);
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  double load[3] = {0};
+  if (getloadavg(load, 3) > 0) printf("machine: %ld CPUs online, load average %.2f (a shared machine skews times)\n", ncpu, load[0]);
+  g_have_ort = ort_open();
+  printf("%d rounds x %d calls (Silero; zoo networks: fewer calls), interleaved, per-call min and median\n\n",
+         g_rounds, g_calls);
+
+  static const struct {
+    const char *label, *specs;
+    int rate;
+    int fold;
+  } S[] = {
+      {"Silero VAD v5, 16 kHz, 512 (rate folded)",
+       "--input input:f32[1,512] --input state:f32[2,1,128] --input sr:i64[]=16000", 16000, 1},
+      {"Silero VAD v5, 8 kHz, 256 (both-rate program)",
+       "--input input:f32[1,256] --input state:f32[2,1,128] --input sr:i64[]", 8000, 0},
+      {"Silero VAD v5, 16 kHz, 256 (both-rate program)",
+       "--input input:f32[1,256] --input state:f32[2,1,128] --input sr:i64[]", 16000, 0},
+  };
+  if (access(SILERO, R_OK) != 0) printf("Silero VAD v5: %s absent (sh scripts/install-deps.sh), skipped\n", SILERO);
+  else
+    for (int i = 0; i < 3; i++) {
+      if (only && !strstr(S[i].label, only)) continue;
+      silero_rate = S[i].rate;
+      bench_model(S[i].label, SILERO, S[i].specs, S[i].fold ? "sr" : NULL, S[i].rate, fill_silero, g_calls);
+    }
+  if (zoo) {
+    static const char *const nets[] = {"test_squeezenet",  "test_shufflenet", "test_resnet50",   "test_inception_v1",
+                                       "test_inception_v2", "test_densenet121", "test_bvlc_alexnet", "test_zfnet512",
+                                       "test_vgg19"};
+    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+      if (only && !strstr(nets[i], only)) continue;
+      char path[1024], label[256];
+      snprintf(path, sizeof path, "%s/%s/model.onnx", ZOO, nets[i]);
+      if (access(path, R_OK) != 0) {
+        printf("%s: %s absent, skipped\n", nets[i], path);
+        continue;
+      }
+      snprintf(label, sizeof label, "%s (light model zoo, batch 1)", nets[i] + 5);
+      int calls = g_calls / 20 > 2 ? g_calls / 20 : 2;
+      bench_model(label, path, "", NULL, 0, fill_random, calls);
+    }
+  }
+  if (kernels) bench_kernels(peak, only);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("\nprocess peak RSS: %.1f MB (both contenders, all models)\n", (double)ru.ru_maxrss / 1024.0);
+  return 0;
+}

@@ -1,0 +1,165 @@
+/* The portable kernel variant, CPU feature detection and the process-wide choice of a
+ * variant (kernel_isa.h, include/berth/kernels.h). */
+#include "kernel_isa.h"
+
+#include "kernel_dot.h"
+#include "kernel_util.h"
+#include "kernel_vmath.h"
+
+/* ---- the portable variant: kernel_dot.h, the loops the kernels ran before variants ---- */
+
+void berth_portable_dot4xn_f32(const float *w, int64_t ldw, const float *x, int64_t ldx, int64_t cols, int64_t n,
+                               float *out, int64_t ldo) {
+  for (int64_t c = 0; c < cols; c++) {
+    float d[4];
+    berth_dot4_f32(w, w + ldw, w + 2 * ldw, w + 3 * ldw, x + c * ldx, n, d);
+    for (int r = 0; r < 4; r++) out[r * ldo + c] += d[r];
+  }
+}
+
+float berth_portable_dot_f32(const float *a, const float *b, int64_t n) { return berth_dot_f32(a, b, n); }
+
+void berth_portable_dot4_2seg_f32(const float *r0, const float *r1, const float *r2, const float *r3,
+                                  const float *x, int64_t n, const float *u0, const float *u1, const float *u2,
+                                  const float *u3, const float *y, int64_t m, float out[4]) {
+  berth_dot4_2seg_f32(r0, r1, r2, r3, x, n, u0, u1, u2, u3, y, m, out);
+}
+
+/* Rows of C accumulate in place, four at a time, over column blocks that stay in cache. */
+#define PORTABLE_MM_JBLOCK 512
+void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
+                                float *C, int64_t ldc, int64_t M, int64_t N, int64_t K) {
+  for (int64_t j0 = 0; j0 < N; j0 += PORTABLE_MM_JBLOCK) {
+    const int64_t jn = N - j0 < PORTABLE_MM_JBLOCK ? N - j0 : PORTABLE_MM_JBLOCK;
+    int64_t i = 0;
+    for (; i + 4 <= M; i += 4) {
+      float *restrict c0 = C + i * ldc + j0, *restrict c1 = c0 + ldc, *restrict c2 = c1 + ldc,
+                      *restrict c3 = c2 + ldc;
+      const float z0 = bias ? bias[i] : 0, z1 = bias ? bias[i + 1] : 0, z2 = bias ? bias[i + 2] : 0,
+                  z3 = bias ? bias[i + 3] : 0;
+      BERTH_VLOOP(j, jn, c0[j] = z0; c1[j] = z1; c2[j] = z2; c3[j] = z3;);
+      for (int64_t q = 0; q < K; q++) {
+        const float *restrict b = B + q * ldb + j0;
+        const float a0 = A[i * lda + q], a1 = A[(i + 1) * lda + q], a2 = A[(i + 2) * lda + q],
+                    a3 = A[(i + 3) * lda + q];
+        BERTH_VLOOP(j, jn, float bj = b[j]; c0[j] += a0 * bj; c1[j] += a1 * bj; c2[j] += a2 * bj;
+                    c3[j] += a3 * bj;);
+      }
+    }
+    for (; i < M; i++) {
+      float *restrict c0 = C + i * ldc + j0;
+      const float z0 = bias ? bias[i] : 0;
+      BERTH_VLOOP(j, jn, c0[j] = z0;);
+      for (int64_t q = 0; q < K; q++) {
+        const float *restrict b = B + q * ldb + j0;
+        const float a0 = A[i * lda + q];
+        BERTH_VLOOP(j, jn, c0[j] += a0 * b[j];);
+      }
+    }
+  }
+}
+
+void berth_portable_exp_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_exp_f32(x[i]);
+}
+void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_sigmoid_f32(x[i]);
+}
+void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
+}
+
+const berth_kernel_isa_t berth_kernel_isa_portable = {
+    BERTH_KERNELS_PORTABLE,      berth_portable_dot4xn_f32, berth_portable_dot_f32,
+    berth_portable_dot4_2seg_f32, berth_portable_gemm_nn_f32, berth_portable_exp_f32,
+    berth_portable_sigmoid_f32,  berth_portable_tanh_f32,
+};
+
+/* ---- detection and choice ------------------------------------------------------------ */
+
+#ifdef BERTH_KERNELS_SIMD
+/* libgcc's / compiler-rt's cpuid reading; it also checks that the OS saves the vector
+ * registers (xgetbv) before it reports avx2 or avx512f. */
+static int isa_cpu_has(berth_kernels_isa_t id) {
+  __builtin_cpu_init();
+  switch (id) {
+  case BERTH_KERNELS_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  case BERTH_KERNELS_AVX512: return __builtin_cpu_supports("avx512f");
+  default: return 0;
+  }
+}
+#endif
+
+const berth_kernel_isa_t *berth_kernel_isa_table(berth_kernels_isa_t id) {
+  switch (id) {
+  case BERTH_KERNELS_PORTABLE: return &berth_kernel_isa_portable;
+#ifdef BERTH_KERNELS_SIMD
+  case BERTH_KERNELS_AVX2: return isa_cpu_has(id) ? &berth_kernel_isa_avx2 : NULL;
+  case BERTH_KERNELS_AVX512: return isa_cpu_has(id) ? &berth_kernel_isa_avx512 : NULL;
+#endif
+  default: return NULL;
+  }
+}
+
+static const berth_kernel_isa_t *isa_detect(void) {
+  for (int id = BERTH_KERNELS_ISA_COUNT - 1; id > BERTH_KERNELS_PORTABLE; id--) {
+    const berth_kernel_isa_t *t = berth_kernel_isa_table((berth_kernels_isa_t)id);
+    if (t) return t;
+  }
+  return &berth_kernel_isa_portable;
+}
+
+/* NULL until the first call or berth_kernels_select. Threads that race on the first call
+ * all store the same pointer (relaxed atomics: no torn pointer, no ordering needed). */
+static const berth_kernel_isa_t *isa_active;
+
+const berth_kernel_isa_t *berth_kernel_isa(void) {
+#ifdef BERTH_KERNELS_SIMD
+  const berth_kernel_isa_t *t = __atomic_load_n(&isa_active, __ATOMIC_RELAXED);
+  if (!t) {
+    t = isa_detect();
+    __atomic_store_n(&isa_active, t, __ATOMIC_RELAXED);
+  }
+  return t;
+#else
+  return isa_active ? isa_active : &berth_kernel_isa_portable;
+#endif
+}
+
+berth_status_t berth_kernels_select(berth_kernels_isa_t isa) {
+  if ((unsigned)isa >= (unsigned)BERTH_KERNELS_ISA_COUNT) return BERTH_ERR_INVALID_ARGUMENT; /* enums may be unsigned */
+  const berth_kernel_isa_t *t = isa == BERTH_KERNELS_AUTO ? isa_detect() : berth_kernel_isa_table(isa);
+  if (!t) return BERTH_ERR_UNIMPLEMENTED;
+#ifdef BERTH_KERNELS_SIMD
+  __atomic_store_n(&isa_active, t, __ATOMIC_RELAXED);
+#else
+  isa_active = t;
+#endif
+  return BERTH_OK;
+}
+
+berth_kernels_isa_t berth_kernels_active(void) { return berth_kernel_isa()->id; }
+
+int berth_kernels_available(berth_kernels_isa_t isa) {
+  return isa == BERTH_KERNELS_AUTO ||
+         ((unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT && berth_kernel_isa_table(isa) != NULL);
+}
+
+static const char *const isa_names[BERTH_KERNELS_ISA_COUNT] = {"auto", "portable", "avx2", "avx512"};
+
+const char *berth_kernels_isa_name(berth_kernels_isa_t isa) {
+  return (unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT ? isa_names[isa] : "?";
+}
+
+berth_status_t berth_kernels_isa_parse(const char *name, berth_kernels_isa_t *isa) {
+  if (!name) return BERTH_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < BERTH_KERNELS_ISA_COUNT; i++) {
+    const char *a = isa_names[i], *b = name;
+    while (*a && *a == *b) a++, b++;
+    if (!*a && !*b) {
+      *isa = (berth_kernels_isa_t)i;
+      return BERTH_OK;
+    }
+  }
+  return BERTH_ERR_INVALID_ARGUMENT;
+}

@@ -1,0 +1,84 @@
+/* Kernel variants per instruction set, chosen once at run time.
+ *
+ *   const berth_kernel_isa_t *k = berth_kernel_isa();      // the active variant
+ *   k->dot4xn_f32(w, ldw, x, ldx, cols, n, out, ldo);      // or BERTH_KCALL(dot4xn_f32)(...)
+ *
+ * The hot f32 loops of conv, gemm, matmul and lstm, and the f32 exp / sigmoid / tanh of the
+ * unary kernels and the LSTM gates, go through this table. Variants:
+ *  - portable: plain C (kernel_dot.h's 16-byte vector types, kernel_vmath.h), the reference
+ *    and the only one of an embedded runtime (berth_add_runtime, examples/cortex-m);
+ *  - avx2: x86-64 AVX2 + FMA, 32-byte vectors (kernel_isa_avx2.c);
+ *  - avx512: x86-64 AVX-512F, 64-byte vectors (kernel_isa_avx512.c).
+ * The x86 variants exist in a build that defines BERTH_KERNELS_SIMD (libberth_runtime on
+ * x86-64; CMakeLists.txt compiles their files with per-file target flags). The first call
+ * of berth_kernel_isa() picks the widest one the CPU and the OS support (cpuid, xgetbv);
+ * berth_kernels_select (include/berth/kernels.h) overrides it for the whole process, e.g.
+ * to force the portable path in tests and benchmarks.
+ *
+ * Without BERTH_KERNELS_SIMD, BERTH_KCALL names the portable function directly: no
+ * indirect call, so the static stack bound of a small runtime (tools/stack) is unchanged.
+ *
+ * Results of different variants differ by rounding only (another summation order, fused
+ * multiply-adds); a variant's result does not depend on the alignment of its operands, so
+ * the planned runtime and the reference interpreter agree bit for bit. Runtime side: no
+ * allocation, no stdio. */
+#ifndef BERTH_KERNELS_KERNEL_ISA_H
+#define BERTH_KERNELS_KERNEL_ISA_H
+
+#include "berth/kernels.h"
+
+#include <stdint.h>
+
+typedef struct berth_kernel_isa {
+  berth_kernels_isa_t id;
+  /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
+   * (the sum first, then added): four weight rows against cols vectors (conv's packed
+   * patches, gemm's B^T rows). */
+  void (*dot4xn_f32)(const float *w, int64_t ldw, const float *x, int64_t ldx, int64_t cols, int64_t n,
+                     float *out, int64_t ldo);
+  float (*dot_f32)(const float *a, const float *b, int64_t n);
+  /* out[r] = dot(r_r, x over n) + dot(u_r, y over m), r < 4 (the LSTM's W x + R h) */
+  void (*dot4_2seg_f32)(const float *r0, const float *r1, const float *r2, const float *r3, const float *x,
+                        int64_t n, const float *u0, const float *u1, const float *u2, const float *u3,
+                        const float *y, int64_t m, float out[4]);
+  /* C[i * ldc + j] = (bias ? bias[i] : 0) + sum_q A[i * lda + q] * B[q * ldb + j], i < M,
+   * j < N, the q in order 0..K-1 (matmul, 1x1 conv). */
+  void (*gemm_nn_f32)(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias, float *C,
+                      int64_t ldc, int64_t M, int64_t N, int64_t K);
+  /* y[i] = f(x[i]), i < n; x and y do not overlap (kernel_vmath.h gives the accuracy) */
+  void (*exp_f32)(const float *x, float *y, int64_t n);
+  void (*sigmoid_f32)(const float *x, float *y, int64_t n);
+  void (*tanh_f32)(const float *x, float *y, int64_t n);
+} berth_kernel_isa_t;
+
+/* The portable variant's functions (kernel_isa.c). */
+void berth_portable_dot4xn_f32(const float *w, int64_t ldw, const float *x, int64_t ldx, int64_t cols, int64_t n,
+                               float *out, int64_t ldo);
+float berth_portable_dot_f32(const float *a, const float *b, int64_t n);
+void berth_portable_dot4_2seg_f32(const float *r0, const float *r1, const float *r2, const float *r3,
+                                  const float *x, int64_t n, const float *u0, const float *u1, const float *u2,
+                                  const float *u3, const float *y, int64_t m, float out[4]);
+void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
+                                float *C, int64_t ldc, int64_t M, int64_t N, int64_t K);
+void berth_portable_exp_f32(const float *x, float *y, int64_t n);
+void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
+void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
+
+extern const berth_kernel_isa_t berth_kernel_isa_portable;
+#ifdef BERTH_KERNELS_SIMD
+extern const berth_kernel_isa_t berth_kernel_isa_avx2;
+extern const berth_kernel_isa_t berth_kernel_isa_avx512;
+#endif
+
+/* The active variant (detected on the first call unless berth_kernels_select chose one). */
+const berth_kernel_isa_t *berth_kernel_isa(void);
+/* The table of one variant, or NULL if this build or this CPU lacks it. */
+const berth_kernel_isa_t *berth_kernel_isa_table(berth_kernels_isa_t id);
+
+#ifdef BERTH_KERNELS_SIMD
+#define BERTH_KCALL(fn) (berth_kernel_isa()->fn)
+#else
+#define BERTH_KCALL(fn) berth_portable_##fn
+#endif
+
+#endif

@@ -1,0 +1,345 @@
+/* Tests of the kernel variants (src/kernels/kernel_isa.h): every variant this build and CPU
+ * have against plain double-precision loops and against the portable variant, on random
+ * shapes with the edge sizes (empty, shorter than a vector, one past a register block,
+ * leading dimensions wider than the rows); results must not depend on the operands'
+ * alignment; nothing outside the output is written. Then the vectorized exp / sigmoid / tanh
+ * (kernel_vmath.h) against correctly rounded results over a dense sweep, with the ulp bounds
+ * the header documents, and their special values. Then the public selection API
+ * (include/berth/kernels.h).
+ *
+ * Randomized: BERTH_TEST_SEED picks the seed (printed on failure); BERTH_VMATH_STEP the
+ * sweep's stride in float bit patterns (default 257 in optimized builds, 4099 otherwise;
+ * 1 checks every float). */
+#include "berth/kernels.h"
+#include "kernels/kernel_isa.h"
+#include "kernels/op_table.h"
+#include "test_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+static uint32_t rnd(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 33);
+}
+static float rndf(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
+static int64_t pick(const int64_t *v, int n) { return v[rnd() % (unsigned)n]; }
+
+static unsigned long long seed;
+
+/* |got - want| within a bound scaled by the sum of |products| (the rounding of any order) */
+static int close_to(double got, double want, double mag) {
+  return fabs(got - want) <= 1e-5 * mag + 1e-30 || (got != got && want != want);
+}
+
+enum { BIG = 1 << 16 };
+static float wbuf[BIG + 64], xbuf[BIG + 64], obuf[BIG + 64], ref_out[BIG + 64], sh[BIG + 64];
+
+static void test_dot4xn(const berth_kernel_isa_t *k) {
+  static const int64_t ns[] = {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 384, 385, 1000};
+  static const int64_t cs[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 17};
+  for (int it = 0; it < 300; it++) {
+    const int64_t n = pick(ns, 21), cols = pick(cs, 13);
+    const int64_t ldw = n + rnd() % 5, ldx = n + rnd() % 5, ldo = cols + rnd() % 3;
+    for (int64_t i = 0; i < 4 * ldw; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < cols * ldx + 1; i++) xbuf[i] = rndf();
+    for (int64_t i = 0; i < 4 * ldo + 8; i++) obuf[i] = ref_out[i] = rndf();
+    k->dot4xn_f32(wbuf, ldw, xbuf, ldx, cols, n, obuf, ldo);
+    berth_kernel_isa_portable.dot4xn_f32(wbuf, ldw, xbuf, ldx, cols, n, ref_out, ldo);
+    for (int r = 0; r < 4; r++)
+      for (int64_t c = 0; c < ldo; c++) {
+        float *o = &obuf[r * ldo + c];
+        if (c >= cols) { /* untouched */
+          CHECK_MSG(*o == ref_out[r * ldo + c], "%s dot4xn wrote outside, seed %llu", berth_kernels_isa_name(k->id),
+                    seed);
+          continue;
+        }
+        double mag = 1 + fabs(ref_out[r * ldo + c]);
+        for (int64_t q = 0; q < n; q++) mag += fabs((double)wbuf[r * ldw + q] * xbuf[c * ldx + q]);
+        CHECK_MSG(close_to(*o, ref_out[r * ldo + c], mag),
+                  "%s dot4xn n=%lld cols=%lld r=%d c=%lld: %.9g vs portable %.9g (seed %llu)",
+                  berth_kernels_isa_name(k->id), (long long)n, (long long)cols, r, (long long)c, *o,
+                  ref_out[r * ldo + c], seed);
+      }
+    /* against double: a fresh zeroed output */
+    for (int64_t i = 0; i < 4 * ldo; i++) obuf[i] = 0;
+    k->dot4xn_f32(wbuf, ldw, xbuf, ldx, cols, n, obuf, ldo);
+    for (int r = 0; r < 4; r++)
+      for (int64_t c = 0; c < cols; c++) {
+        double want = 0, mag = 1;
+        for (int64_t q = 0; q < n; q++) {
+          want += (double)wbuf[r * ldw + q] * xbuf[c * ldx + q];
+          mag += fabs((double)wbuf[r * ldw + q] * xbuf[c * ldx + q]);
+        }
+        CHECK_MSG(close_to(obuf[r * ldo + c], want, mag), "%s dot4xn n=%lld: %.9g vs %.9g (seed %llu)",
+                  berth_kernels_isa_name(k->id), (long long)n, obuf[r * ldo + c], want, seed);
+      }
+    /* alignment: the same operands one float further on give the same bits */
+    memcpy(sh + 1, xbuf, (size_t)(cols * ldx + 1) * sizeof(float));
+    for (int64_t i = 0; i < 4 * ldo; i++) ref_out[i] = 0;
+    k->dot4xn_f32(wbuf, ldw, sh + 1, ldx, cols, n, ref_out, ldo);
+    CHECK_MSG(memcmp(obuf, ref_out, (size_t)(4 * ldo) * sizeof(float)) == 0,
+              "%s dot4xn depends on alignment (n=%lld, seed %llu)", berth_kernels_isa_name(k->id), (long long)n,
+              seed);
+  }
+}
+
+static void test_dot(const berth_kernel_isa_t *k) {
+  for (int64_t n = 0; n <= 300; n++) {
+    for (int64_t i = 0; i < n + 1; i++) {
+      wbuf[i] = rndf();
+      xbuf[i] = rndf();
+    }
+    double want = 0, mag = 1;
+    for (int64_t i = 0; i < n; i++) {
+      want += (double)wbuf[i] * xbuf[i];
+      mag += fabs((double)wbuf[i] * xbuf[i]);
+    }
+    float got = k->dot_f32(wbuf, xbuf, n);
+    CHECK_MSG(close_to(got, want, mag), "%s dot n=%lld: %.9g vs %.9g (seed %llu)", berth_kernels_isa_name(k->id),
+              (long long)n, got, want, seed);
+    memcpy(sh + 3, xbuf, (size_t)n * sizeof(float));
+    CHECK_MSG(k->dot_f32(wbuf, sh + 3, n) == got, "%s dot depends on alignment (n=%lld, seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)n, seed);
+  }
+  /* dot4_2seg: rows of lengths n and m */
+  static const int64_t ls[] = {0, 1, 5, 8, 15, 16, 17, 32, 33, 64, 100, 128, 129};
+  for (int it = 0; it < 200; it++) {
+    const int64_t n = pick(ls, 13), m = pick(ls, 13);
+    float *W = wbuf, *U = wbuf + 4 * 130, *x = xbuf, *y = xbuf + 130;
+    for (int i = 0; i < 4 * 130 * 2; i++) wbuf[i] = rndf();
+    for (int i = 0; i < 260; i++) xbuf[i] = rndf();
+    float out[4];
+    k->dot4_2seg_f32(W, W + 130, W + 260, W + 390, x, n, U, U + 130, U + 260, U + 390, y, m, out);
+    for (int r = 0; r < 4; r++) {
+      double want = 0, mag = 1;
+      for (int64_t q = 0; q < n; q++) want += (double)W[r * 130 + q] * x[q], mag += fabs((double)W[r * 130 + q] * x[q]);
+      for (int64_t q = 0; q < m; q++) want += (double)U[r * 130 + q] * y[q], mag += fabs((double)U[r * 130 + q] * y[q]);
+      CHECK_MSG(close_to(out[r], want, mag), "%s dot4_2seg n=%lld m=%lld row %d: %.9g vs %.9g (seed %llu)",
+                berth_kernels_isa_name(k->id), (long long)n, (long long)m, r, out[r], want, seed);
+    }
+  }
+}
+
+static void test_gemm_nn(const berth_kernel_isa_t *k) {
+  static const int64_t ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 25};
+  static const int64_t ns[] = {0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100};
+  static const int64_t ks[] = {0, 1, 2, 5, 16, 63, 129};
+  float bias[32];
+  for (int it = 0; it < 300; it++) {
+    const int64_t M = pick(ms, 12), N = pick(ns, 16), K = pick(ks, 7);
+    const int64_t lda = K + rnd() % 4, ldb = N + rnd() % 4, ldc = N + 1 + rnd() % 4;
+    const int use_bias = rnd() % 2;
+    for (int64_t i = 0; i < M * lda + 1; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < K * ldb + 1; i++) xbuf[i] = rndf();
+    for (int i = 0; i < 32; i++) bias[i] = rndf();
+    for (int64_t i = 0; i < M * ldc + 4; i++) obuf[i] = ref_out[i] = 1234.5f;
+    k->gemm_nn_f32(wbuf, lda, xbuf, ldb, use_bias ? bias : NULL, obuf, ldc, M, N, K);
+    berth_kernel_isa_portable.gemm_nn_f32(wbuf, lda, xbuf, ldb, use_bias ? bias : NULL, ref_out, ldc, M, N, K);
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < ldc; j++) {
+        const float got = obuf[i * ldc + j];
+        if (j >= N) {
+          CHECK_MSG(got == 1234.5f, "%s gemm_nn wrote outside C (M=%lld N=%lld K=%lld, seed %llu)",
+                    berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
+          continue;
+        }
+        double want = use_bias ? bias[i] : 0, mag = 1;
+        for (int64_t q = 0; q < K; q++) {
+          want += (double)wbuf[i * lda + q] * xbuf[q * ldb + j];
+          mag += fabs((double)wbuf[i * lda + q] * xbuf[q * ldb + j]);
+        }
+        CHECK_MSG(close_to(got, want, mag) && close_to(got, ref_out[i * ldc + j], mag),
+                  "%s gemm_nn M=%lld N=%lld K=%lld at (%lld, %lld): %.9g vs %.9g, portable %.9g (seed %llu)",
+                  berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, (long long)i,
+                  (long long)j, got, want, ref_out[i * ldc + j], seed);
+      }
+  }
+}
+
+/* ---- elementwise: ulp distance to the correctly rounded result ---------------------- */
+
+static int64_t ordered(float f) {
+  int32_t b;
+  memcpy(&b, &f, sizeof b);
+  return b < 0 ? (int64_t)INT32_MIN - b : b;
+}
+static int64_t ulps(float a, float b) {
+  if (a != a || b != b) return (a != a) == (b != b) ? 0 : INT32_MAX;
+  int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? -d : d;
+}
+
+static double ref_exp(double x) { return exp(x); }
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double ref_tanh(double x) { return tanh(x); }
+
+typedef struct vm_case {
+  const char *name;
+  double (*ref)(double);
+  size_t off; /* the member of berth_kernel_isa_t */
+  int64_t bound;
+} vm_case_t;
+
+static void (*vm_fn(const berth_kernel_isa_t *k, size_t off))(const float *, float *, int64_t) {
+  void (*f)(const float *, float *, int64_t);
+  memcpy(&f, (const char *)k + off, sizeof f);
+  return f;
+}
+
+enum { CHUNK = 4096 };
+
+static void test_vmath(const berth_kernel_isa_t *k, const vm_case_t *c, uint32_t step) {
+  static float xs[CHUNK], ys[CHUNK];
+  void (*f)(const float *, float *, int64_t) = vm_fn(k, c->off);
+  int64_t worst = 0;
+  float worst_x = 0;
+  uint64_t count = 0;
+  const uint32_t top = 0x42DC0000u; /* 110.0f */
+  for (int sign = 0; sign < 2; sign++) {
+    int n = 0;
+    for (uint64_t b = 0; b <= top; b += step) {
+      uint32_t u = (uint32_t)b | (sign ? 0x80000000u : 0);
+      memcpy(&xs[n++], &u, sizeof u);
+      if (n == CHUNK || b + step > top) {
+        f(xs, ys, n);
+        for (int i = 0; i < n; i++) {
+          float want = (float)c->ref((double)xs[i]);
+          int64_t d = ulps(ys[i], want);
+          if (d > worst) worst = d, worst_x = xs[i];
+        }
+        count += (uint64_t)n;
+        n = 0;
+      }
+    }
+  }
+  printf("  %-8s %-7s max %lld ulp over %llu points (at x = %.9g)\n", berth_kernels_isa_name(k->id), c->name,
+         (long long)worst, (unsigned long long)count, worst_x);
+  CHECK_MSG(worst <= c->bound, "%s %s: %lld ulp at x = %.9g, documented bound %lld", berth_kernels_isa_name(k->id),
+            c->name, (long long)worst, worst_x, (long long)c->bound);
+}
+
+static void test_vmath_special(const berth_kernel_isa_t *k) {
+  const float in[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 88.7f, 89.0f, 1e30f, -1e30f, -104.0f, -87.5f,
+                      FLT_MIN, -FLT_MIN, 1e-40f, 20.0f, -20.0f, 9.5f};
+  enum { NIN = sizeof in / sizeof in[0] };
+  float e[NIN], s[NIN], t[NIN];
+  k->exp_f32(in, e, NIN);
+  k->sigmoid_f32(in, s, NIN);
+  k->tanh_f32(in, t, NIN);
+  const char *name = berth_kernels_isa_name(k->id);
+  for (int i = 0; i < 2; i++) CHECK_MSG(e[i] != e[i] && s[i] != s[i] && t[i] != t[i], "%s: NaN in, NaN out", name);
+  CHECK_MSG(e[2] == INFINITY && e[3] == 0 && s[2] == 1 && s[3] == 0 && t[2] == 1 && t[3] == -1,
+            "%s: infinities: exp %g %g sigmoid %g %g tanh %g %g", name, e[2], e[3], s[2], s[3], t[2], t[3]);
+  CHECK_MSG(e[4] == 1 && e[5] == 1 && s[4] == 0.5f && s[5] == 0.5f, "%s: exp(+-0) %g %g, sigmoid %g %g", name, e[4],
+            e[5], s[4], s[5]);
+  CHECK_MSG(t[4] == 0 && !signbit(t[4]) && t[5] == 0 && signbit(t[5]), "%s: tanh keeps the sign of zero", name);
+  CHECK_MSG(e[7] == INFINITY && e[8] == INFINITY && e[9] == 0 && e[10] == 0, "%s: exp saturation %g %g %g %g", name,
+            e[7], e[8], e[9], e[10]);
+  CHECK_MSG(e[11] > 0 && e[11] < FLT_MIN, "%s: exp(-87.5) is subnormal, got %g", name, e[11]);
+  CHECK_MSG(t[12] == FLT_MIN && t[13] == -FLT_MIN && t[14] == 1e-40f, "%s: tanh of tiny values", name);
+  CHECK_MSG(t[15] == 1 && t[16] == -1 && t[17] == 1 && s[8] == 1 && s[9] == 0, "%s: saturation of tanh / sigmoid",
+            name);
+}
+
+/* ---- pow by a small integer exponent (kernel_binary.c): multiplications ----------------- */
+
+static void test_pow(void) {
+  enum { N = 4096 };
+  static float a[N], b[N], y[N];
+  berth_type_t t = {BERTH_DTYPE_F32, 1, {N}};
+  berth_tensor_ref_t in[2] = {{&t, a}, {&t, b}}, out[1] = {{&t, y}};
+  berth_kernel_call_t call = {NULL, in, 2, out, 1};
+  static const float ex[] = {1, 2, 3, 4, 2.5f, -1, 0.5f, 0};
+  for (int e = 0; e < 8; e++) {
+    for (int i = 0; i < N; i++) {
+      a[i] = (rndf() * 2) * powf(10.0f, (float)(int)(rnd() % 21) - 10);
+      b[i] = ex[e];
+    }
+    a[0] = NAN, a[1] = -0.0f, a[2] = INFINITY, a[3] = -INFINITY, a[4] = 3e38f, a[5] = 1e-30f;
+    berth_op_def_pow.run(&call);
+    for (int i = 0; i < N; i++) {
+      const float want = powf(a[i], b[i]);
+      const int64_t d = ulps(y[i], want);
+      if (b[i] == 2) CHECK_MSG(y[i] == a[i] * a[i] || (y[i] != y[i] && a[i] != a[i]), "pow(%g, 2) is not a*a", a[i]);
+      CHECK_MSG(d <= (b[i] == 3 || b[i] == 4 || b[i] == 2 ? 1 : 0) && signbit(y[i]) == signbit(want),
+                "pow(%.9g, %g) = %.9g, powf %.9g (%lld ulp)", a[i], b[i], y[i], want, (long long)d);
+    }
+  }
+}
+
+/* ---- the selection API ---------------------------------------------------------------- */
+
+static void test_select(void) {
+  berth_kernels_isa_t id;
+  CHECK(berth_kernels_isa_parse("portable", &id) == BERTH_OK && id == BERTH_KERNELS_PORTABLE);
+  CHECK(berth_kernels_isa_parse("avx512", &id) == BERTH_OK && id == BERTH_KERNELS_AVX512);
+  CHECK(berth_kernels_isa_parse("auto", &id) == BERTH_OK && id == BERTH_KERNELS_AUTO);
+  CHECK(berth_kernels_isa_parse("avx", &id) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_kernels_isa_parse("avx2x", &id) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_kernels_isa_parse(NULL, &id) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(berth_kernels_isa_name((berth_kernels_isa_t)99), "?") == 0);
+  CHECK(berth_kernels_select((berth_kernels_isa_t)99) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_kernels_select((berth_kernels_isa_t)-1) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_kernels_select(BERTH_KERNELS_PORTABLE) == BERTH_OK);
+  CHECK(berth_kernels_active() == BERTH_KERNELS_PORTABLE && berth_kernel_isa() == &berth_kernel_isa_portable);
+  for (int i = BERTH_KERNELS_AVX2; i < BERTH_KERNELS_ISA_COUNT; i++) {
+    berth_kernels_isa_t v = (berth_kernels_isa_t)i;
+    if (berth_kernels_available(v)) {
+      CHECK(berth_kernels_select(v) == BERTH_OK && berth_kernels_active() == v);
+    } else {
+      CHECK(berth_kernels_select(v) == BERTH_ERR_UNIMPLEMENTED);
+      CHECK(berth_kernels_active() != v);
+    }
+  }
+  CHECK(berth_kernels_select(BERTH_KERNELS_AUTO) == BERTH_OK);
+  berth_kernels_isa_t best = BERTH_KERNELS_PORTABLE;
+  for (int i = BERTH_KERNELS_PORTABLE; i < BERTH_KERNELS_ISA_COUNT; i++)
+    if (berth_kernels_available((berth_kernels_isa_t)i)) best = (berth_kernels_isa_t)i;
+  CHECK_MSG(berth_kernels_active() == best, "auto chose %s, the widest available is %s",
+            berth_kernels_isa_name(berth_kernels_active()), berth_kernels_isa_name(best));
+}
+
+int main(void) {
+  const char *s = getenv("BERTH_TEST_SEED");
+  seed = s ? strtoull(s, NULL, 10) : 20261203ull;
+  rng_state = seed;
+#ifdef __OPTIMIZE__
+  uint32_t step = 257;
+#else
+  uint32_t step = 4099;
+#endif
+  const char *st = getenv("BERTH_VMATH_STEP");
+  if (st && atoi(st) > 0) step = (uint32_t)atoi(st);
+  static const vm_case_t cases[] = {
+      {"exp", ref_exp, offsetof(berth_kernel_isa_t, exp_f32), 2},
+      {"sigmoid", ref_sigmoid, offsetof(berth_kernel_isa_t, sigmoid_f32), 3},
+      {"tanh", ref_tanh, offsetof(berth_kernel_isa_t, tanh_f32), 3},
+  };
+  int variants = 0;
+  for (int i = BERTH_KERNELS_PORTABLE; i < BERTH_KERNELS_ISA_COUNT; i++) {
+    const berth_kernel_isa_t *k = berth_kernel_isa_table((berth_kernels_isa_t)i);
+    if (!k) {
+      printf("test_kernel_isa: %s: not in this build or on this CPU, skipped\n",
+             berth_kernels_isa_name((berth_kernels_isa_t)i));
+      continue;
+    }
+    variants++;
+    CHECK(k->id == (berth_kernels_isa_t)i);
+    test_dot4xn(k);
+    test_dot(k);
+    test_gemm_nn(k);
+    test_vmath_special(k);
+    for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
+  }
+  CHECK(variants >= 1);
+  test_pow();
+  test_select();
+  return test_finish("test_kernel_isa");
+}
