@@ -136,7 +136,7 @@ static int bprog_load(bprog_t *b, const char *path) {
   if (m < 0) m = 0;
   size_t need = berth_method_memory_size(b->prog, m);
   b->mmem = aligned_alloc(64, (need + 63) / 64 * 64);
-  if (berth_method_init(b->prog, m, b->mmem, need, NULL, &b->m, &diag)) goto fail;
+  if (berth_method_init(b->prog, m, b->mmem, need, NULL, 0, &b->m, &diag)) goto fail;
   b->n_in = berth_program_input_count(b->prog, m);
   b->n_out = berth_program_output_count(b->prog, m);
   if (b->n_in > MAX_IO || b->n_out > MAX_IO) {
