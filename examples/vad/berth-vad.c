@@ -429,9 +429,10 @@ int main(int argc, char **argv) {
   if (berth_program_load(bytes, len, pmem, sz.program_bytes, scratch, sz.scratch_bytes, &prog, &diag)) goto fail;
   free(scratch);
   size_t mbytes = berth_vad_model_memory_size(prog);
-  void *mmem = mbytes ? malloc(mbytes) : NULL, *smem = malloc(berth_vad_stream_size());
-  if (!smem || (mbytes && !mmem)) goto oom;
+  void *mmem = mbytes ? malloc(mbytes) : NULL, *smem = NULL;
+  if (mbytes && !mmem) goto oom;
   if (berth_vad_model_init(prog, mmem, mbytes, &vm, &diag)) goto fail;
+  if (!(smem = malloc(berth_vad_stream_size(vm)))) goto oom;
   if (window_set && berth_vad_model_kind(vm) != BERTH_VAD_KIND_LEGACY) {
     fprintf(stderr, "berth-vad: --window-size-samples applies to legacy (v4) models only (v5/v6 take 512 at 16 kHz, 256 at 8 kHz)\n");
     return 2;
@@ -439,7 +440,7 @@ int main(int argc, char **argv) {
   if (probs) o.on_frame = on_frame;
   else o.on_segment = on_segment;
   o.user = &oc;
-  if (berth_vad_stream_init(vm, rate, &o, smem, berth_vad_stream_size(), &st, &diag)) goto fail;
+  if (berth_vad_stream_init(vm, rate, &o, smem, berth_vad_stream_size(vm), &st, &diag)) goto fail;
 
   if (oc.format == 1 && !probs) fputs("{\"segments\":[", stdout);
   if (oc.format == 2 && !probs) fputs(oc.samples ? "start,end\n" : "start,end\n", stdout);

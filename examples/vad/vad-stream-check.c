@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
     berth_vad_options_t o;
     berth_vad_options_default(&o);
     o.on_segment = on_seg, o.user = &got[k];
-    smem[k] = malloc(berth_vad_stream_size());
-    if (berth_vad_stream_init(m, rate, &o, smem[k], berth_vad_stream_size(), &st[k], &diag)) goto fail;
+    smem[k] = malloc(berth_vad_stream_size(m));
+    if (berth_vad_stream_init(m, rate, &o, smem[k], berth_vad_stream_size(m), &st[k], &diag)) goto fail;
   }
   for (int done = 0; done < NS;) {
     done = 0;

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#define VAD_MAX_INPUT 4096 /* samples of the program's input (frame + context) */
 #define VAD_STATE 256      /* floats: v5 state f32[2,1,128], or legacy h and c f32[2,1,64] each */
 
 struct berth_vad_model {
@@ -49,8 +48,8 @@ struct berth_vad_stream {
   int32_t phase;    /* decimation: input samples to skip before the next kept one */
   bool finished;
   segmenter_t g;
-  float x[VAD_MAX_INPUT];   /* context + frame being gathered */
   float state[VAD_STATE];
+  float x[];                /* context + frame being gathered (the model's ctx + frame) */
 };
 
 void berth_vad_options_default(berth_vad_options_t *o) {
@@ -296,7 +295,9 @@ static void emit_if_final(berth_vad_stream_t *s, int64_t next_frame) {
 
 /* ---- streams ----------------------------------------------------------------------------- */
 
-size_t berth_vad_stream_size(void) { return sizeof(berth_vad_stream_t) + _Alignof(berth_vad_stream_t); }
+size_t berth_vad_stream_size(const berth_vad_model_t *m) {
+  return sizeof(berth_vad_stream_t) + (size_t)(m->ctx + m->frame) * sizeof(float) + _Alignof(berth_vad_stream_t);
+}
 
 void berth_vad_stream_reset(berth_vad_stream_t *s) {
   segmenter_t keep = s->g;
@@ -307,15 +308,15 @@ void berth_vad_stream_reset(berth_vad_stream_t *s) {
   s->pushed = s->len = s->frames = 0;
   s->have = s->phase = 0;
   s->finished = false;
-  memset(s->x, 0, sizeof s->x);
+  memset(s->x, 0, (size_t)(s->m->ctx + s->m->frame) * sizeof(float));
   memset(s->state, 0, sizeof s->state);
 }
 
 berth_status_t berth_vad_stream_init(berth_vad_model_t *m, int32_t sample_rate, const berth_vad_options_t *o,
                                      void *mem, size_t mem_size, berth_vad_stream_t **out, berth_diag_t *diag) {
   if (!m || !mem || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "vad stream: NULL model, memory or out");
-  if (mem_size < berth_vad_stream_size())
-    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "vad stream needs %zu bytes, got %zu", berth_vad_stream_size(), mem_size);
+  if (mem_size < berth_vad_stream_size(m))
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "vad stream needs %zu bytes, got %zu", berth_vad_stream_size(m), mem_size);
   berth_vad_options_t def;
   if (!o) berth_vad_options_default(&def), o = &def;
   int32_t rate = sample_rate, step = 1;
@@ -342,7 +343,7 @@ berth_status_t berth_vad_stream_init(berth_vad_model_t *m, int32_t sample_rate, 
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "vad options: durations must be at most an hour");
   uintptr_t a = ((uintptr_t)mem + _Alignof(berth_vad_stream_t) - 1) & ~(uintptr_t)(_Alignof(berth_vad_stream_t) - 1);
   berth_vad_stream_t *s = (berth_vad_stream_t *)a;
-  memset(s, 0, sizeof *s);
+  memset(s, 0, sizeof *s + (size_t)(m->ctx + m->frame) * sizeof(float));
   s->m = m;
   s->o = *o;
   s->in_rate = sample_rate, s->rate = rate, s->step = step;

@@ -10,8 +10,8 @@
  *   berth_vad_options_default(&o);
  *   o.on_segment = print_segment;                   // void (void *user, int64_t start, int64_t end)
  *   berth_vad_stream_t *s;
- *   if (berth_vad_stream_init(model, 16000, &o, malloc(berth_vad_stream_size()),
- *                             berth_vad_stream_size(), &s, &diag)) fail(msg);
+ *   size_t ssz = berth_vad_stream_size(model);        // 3.5 KB for v5 at 16 kHz
+ *   if (berth_vad_stream_init(model, 16000, &o, malloc(ssz), ssz, &s, &diag)) fail(msg);
  *   while (more) berth_vad_stream_push(s, samples, n, &diag);  // any n; float in [-1, 1)
  *   berth_vad_stream_finish(s, &diag);                       // pads the last frame, flushes
  *
@@ -99,8 +99,9 @@ int32_t berth_vad_model_frame(const berth_vad_model_t *m);
 
 /* ---- streams ---------------------------------------------------------------------------- */
 
-/* Bytes for one stream (any alignment): 3 KB to 14 KB, depending on nothing but the build. */
-size_t berth_vad_stream_size(void);
+/* Bytes for one stream of model m (any alignment): its context and frame buffer, its state
+ * and the segmenter's variables (3.5 KB for v5/v6 at 16 kHz). */
+size_t berth_vad_stream_size(const berth_vad_model_t *m);
 
 /* A stream at sample_rate (8000, 16000 or a multiple of 16000) with options o (copied;
  * NULL: defaults). Errors: BERTH_ERR_INVALID_ARGUMENT (a rate the model cannot take, an
