@@ -250,8 +250,8 @@ static int child(int argc, char **argv) { /* --one ENGINE N FRAMES REPS MODEL */
 #else
   else rc = 2;
 #endif
-  if (!rc && !strcmp(argv[2], "berth")) fprintf(stderr, "berth: %zu bytes per stream\n", r.stream_bytes);
-  if (!rc) printf("fps=%.1f rss_base=%ld rss_setup=%ld rss_end=%ld\n", r.fps, r.rss_base, r.rss_setup, r.rss_end);
+  if (!rc) printf("fps=%.1f rss_base=%ld rss_setup=%ld rss_end=%ld stream=%zu\n", r.fps, r.rss_base, r.rss_setup, r.rss_end,
+                  r.stream_bytes);
   return rc;
 }
 
@@ -261,7 +261,8 @@ static int spawn(const char *engine, int n, long frames, int reps, const char *m
   FILE *p = popen(cmd, "r");
   int ok = 0;
   while (p && fgets(line, sizeof line, p))
-    if (sscanf(line, "fps=%lf rss_base=%ld rss_setup=%ld rss_end=%ld", &r->fps, &r->rss_base, &r->rss_setup, &r->rss_end) == 4)
+    if (sscanf(line, "fps=%lf rss_base=%ld rss_setup=%ld rss_end=%ld stream=%zu", &r->fps, &r->rss_base, &r->rss_setup,
+               &r->rss_end, &r->stream_bytes) == 5)
       ok = 1;
   if (p) pclose(p);
   return !ok;
@@ -292,11 +293,13 @@ int main(int argc, char **argv) {
          "(C API, dlopen): one session, per-stream buffers and OrtValues\n");
   printf("%8s %12s %12s %7s %12s %12s %12s %12s\n", "streams", "berth fr/s", "ort fr/s", "b/ort", "berth RSS", "ort RSS",
          "berth B/str", "ort B/str");
+  fflush(stdout);
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
     int n = atoi(tok);
     if (n < 1) continue;
     result_t b = {0}, o = {0};
     if (spawn("berth", n, frames, reps, model, &b)) return fprintf(stderr, "vad_streams: berth run failed\n"), 1;
+    if (tok == list) printf("(berth_vad_stream_size: %zu bytes a stream)\n", b.stream_bytes);
     int have_ort = !spawn("ort", n, frames, reps, model, &o);
     if (have_ort)
       printf("%8d %12.0f %12.0f %7.2f %9.1f MB %9.1f MB %12.0f %12.0f\n", n, b.fps, o.fps, b.fps / o.fps, b.rss_end / 1024.0,
