@@ -28,27 +28,34 @@ rc=$?
 export BERTH_TOOL="$BERTH"
 unset BERTH_VAD_MODEL
 
-# every golden case, the .onnx compiled at start-up
-grep -v '^#' "$root/tests/vad/cases.txt" >"$tmp/cases"
-while read -r name model wav opts; do
-  [ -n "$name" ] || continue
-  # shellcheck disable=SC2086
-  expect_out "segments_$name" "$(cat "$root/tests/vad/$name.segments")" \
-    "$vad" --samples --model "$dist/silero_vad_$model.onnx" $opts "$tmp/$wav"
-done <"$tmp/cases"
-
-# compiled programs, as the README shows them
-"$BERTH" compile "$dist/silero_vad_v6.onnx" --input 'input:f32[1,576]' --input 'state:f32[2,1,128]' \
-  --input 'sr:i64[]=16000' --no-ir -o "$tmp/v6_16k.berth" >/dev/null || { echo "FAIL compile v6_16k.berth"; exit 1; }
-"$BERTH" compile "$dist/silero_vad_v6.onnx" --input 'input:f32[1,288]' --input 'state:f32[2,1,128]' \
-  --input 'sr:i64[]=8000' --no-ir -o "$tmp/v6_8k.berth" >/dev/null || { echo "FAIL compile v6_8k.berth"; exit 1; }
-"$BERTH" compile "$dist/silero_vad_v5.onnx" --input 'input:f32[1,576]' --input 'state:f32[2,1,128]' \
-  --input 'sr:i64[]=16000' --no-ir -o "$tmp/v5_16k.berth" >/dev/null || { echo "FAIL compile v5_16k.berth"; exit 1; }
+# compiled programs, as the README shows them (v5/v6 with room for the context)
+for m in v5 v6; do
+  "$BERTH" compile "$dist/silero_vad_$m.onnx" --input 'input:f32[1,576]' --input 'state:f32[2,1,128]' \
+    --input 'sr:i64[]=16000' --no-ir -o "$tmp/${m}_16k.berth" >/dev/null || { echo "FAIL compile ${m}_16k.berth"; exit 1; }
+  "$BERTH" compile "$dist/silero_vad_$m.onnx" --input 'input:f32[1,288]' --input 'state:f32[2,1,128]' \
+    --input 'sr:i64[]=8000' --no-ir -o "$tmp/${m}_8k.berth" >/dev/null || { echo "FAIL compile ${m}_8k.berth"; exit 1; }
+done
 "$BERTH" compile "$dist/silero_vad_legacy.onnx" --input 'input:f32[1,512]' --input 'sr:i64[]' \
   --input 'h:f32[2,1,64]' --input 'c:f32[2,1,64]' --no-ir -o "$tmp/legacy.berth" >/dev/null || { echo "FAIL compile legacy.berth"; exit 1; }
-expect_out berth_program_v6_16k "$(cat "$root/tests/vad/v6_16k.segments")" "$vad" --samples --model "$tmp/v6_16k.berth" "$tmp/speech_16k.wav"
-expect_out berth_program_v6_8k "$(cat "$root/tests/vad/v6_8k.segments")" "$vad" --samples --model "$tmp/v6_8k.berth" "$tmp/speech_8k.wav"
-expect_out berth_program_legacy_8k "$(cat "$root/tests/vad/legacy_8k.segments")" "$vad" --samples --model "$tmp/legacy.berth" "$tmp/speech_8k.wav"
+
+# every golden case: the defaults with the .onnx compiled at start-up, the others (and the
+# defaults again) with the compiled programs (legacy frame sizes other than 512: the .onnx)
+grep -v '^#' "$root/tests/vad/cases.txt" >"$tmp/cases"
+while read -r cname model wav opts; do
+  [ -n "$cname" ] || continue
+  case $wav in *_8k*) rate=8k ;; *) rate=16k ;; esac
+  prog=$tmp/${model}_$rate.berth
+  [ "$model" = legacy ] && prog=$tmp/legacy.berth
+  case "$cname $opts" in
+    *--window-size-samples*) prog=$dist/silero_vad_$model.onnx ;;
+    v5_16k\ |v6_16k\ |legacy_16k\ |v5_8k\ |v6_8k\ |legacy_8k\ )
+      # shellcheck disable=SC2086
+      expect_out "segments_${cname}_onnx" "$(cat "$root/tests/vad/$cname.segments")" \
+        "$vad" --samples --model "$dist/silero_vad_$model.onnx" $opts "$tmp/$wav" ;;
+  esac
+  # shellcheck disable=SC2086
+  expect_out "segments_$cname" "$(cat "$root/tests/vad/$cname.segments")" "$vad" --samples --model "$prog" $opts "$tmp/$wav"
+done <"$tmp/cases"
 expect_out model_from_env "$(cat "$root/tests/vad/v6_16k.segments")" env BERTH_VAD_MODEL="$tmp/v6_16k.berth" "$vad" --samples "$tmp/speech_16k.wav"
 
 # model-level: every frame's probability against onnxruntime's
