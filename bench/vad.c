@@ -1,14 +1,14 @@
-/* bench/vad: Silero VAD v5, berth against onnxruntime on one thread, side by side in one run
+/* bench/vad: Silero VAD, berth against onnxruntime on one thread, side by side in one run
  * over the same frames (the test audio of tools/vad/make-audio.sh). A program that prints a
- * table, not a test.
+ * table, not a test. (bench/vad_streams: many streams, onnxruntime through its C API.)
  *
  *   bench/vad [--reps N]      (default 5; run from anywhere, paths are fixed at build time)
  *
- * Needs the model (tools/vad/fetch-model.sh: build/vad-deps), the audio (build/vad-audio,
- * made with tools/vad/make-audio.sh if missing), berth-vad and its programs vad.berth and
- * vad16.berth (examples/vad, built when the model was present at configure time) and, for
- * onnxruntime, Node (tools/vad/golden.js --bench: onnxruntime-node, intra = inter = 1
- * thread, sequential, all graph optimizations; its time per frame includes the N-API call).
+ * Needs the models (tools/vad/fetch-model.sh: build/vad-deps), the audio (build/vad-audio,
+ * made with tools/vad/make-audio.sh if missing), berth-vad, and, for onnxruntime, Node
+ * (tools/vad/golden.js --bench: onnxruntime-node, intra = inter = 1 thread, sequential, all
+ * graph optimizations; its time per frame includes the N-API call). The programs are
+ * compiled at start-up with the berth tool, fed as silero-vad feeds them (frame + context).
  *
  * Per configuration (program, rate, frame size):
  *  - us/frame: median over all frames of REPS passes (after one warm-up pass) of one
@@ -30,21 +30,21 @@
 #include <unistd.h>
 
 #define ROOT BERTH_SOURCE_DIR
-#define MODEL ROOT "/build/vad-deps/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx"
+#define DIST ROOT "/build/vad-deps/node_modules/@ricky0123/vad-web/dist"
 #define AUDIO ROOT "/build/vad-audio"
 
 typedef struct {
-  const char *name, *program, *wav, *specs;
-  int rate, win, with_sr;
+  const char *name, *model, *program, *wav, *specs;
+  int rate, win, ctx;
 } config_t;
 
 static const config_t CONFIGS[] = {
-    {"16 kHz, 512", BERTH_VAD_DIR "/vad16.berth", AUDIO "/speech_16k.wav",
-     "--input input:f32[1,512] --input state:f32[2,1,128] --input sr:i64[]=16000", 16000, 512, 0},
-    {"8 kHz, 256 (both-rate program)", BERTH_VAD_DIR "/vad.berth", AUDIO "/speech_8k.wav",
-     "--input input:f32[1,256] --input state:f32[2,1,128] --input sr:i64[]", 8000, 256, 1},
-    {"16 kHz, 256 (both-rate program)", BERTH_VAD_DIR "/vad.berth", AUDIO "/speech_16k.wav",
-     "--input input:f32[1,256] --input state:f32[2,1,128] --input sr:i64[]", 16000, 256, 1},
+    {"v5, 16 kHz, 512 + 64", DIST "/silero_vad_v5.onnx", "/tmp/bench-vad-v5-16k.berth", AUDIO "/speech_16k.wav",
+     "--input input:f32[1,576] --input state:f32[2,1,128] --input sr:i64[]=16000", 16000, 512, 64},
+    {"v5, 8 kHz, 256 + 32", DIST "/silero_vad_v5.onnx", "/tmp/bench-vad-v5-8k.berth", AUDIO "/speech_8k.wav",
+     "--input input:f32[1,288] --input state:f32[2,1,128] --input sr:i64[]=8000", 8000, 256, 32},
+    {"v6, 16 kHz, 512 + 64", DIST "/silero_vad_v6.onnx", "/tmp/bench-vad-v6-16k.berth", AUDIO "/speech_16k.wav",
+     "--input input:f32[1,576] --input state:f32[2,1,128] --input sr:i64[]=16000", 16000, 512, 64},
 };
 
 static double now_us(void) {
@@ -125,16 +125,18 @@ static int run_berth(const config_t *c, int reps, double *median, uint64_t *aren
       (berth_method_set_output(fwd, 0, out_prob, sizeof out_prob, &diag) ||
        berth_method_set_output(fwd, 1, out_state, sizeof out_state, &diag)))
     goto fail;
-  int64_t sr = c->rate;
   size_t frames = n / (size_t)c->win;
   double *t = malloc(frames * (size_t)reps * sizeof *t);
+  static float x[576];
   for (int r = -1; r < reps; r++) { /* pass -1: warm-up */
     memset(state, 0, sizeof state);
+    memset(x, 0, sizeof x);
     for (size_t f = 0; f < frames; f++) {
+      memmove(x, x + c->win, (size_t)c->ctx * sizeof(float)); /* silero-vad's context */
+      memcpy(x + c->ctx, pcm + f * (size_t)c->win, (size_t)c->win * sizeof(float));
       double t0 = now_us();
-      if (berth_method_set_input(fwd, 0, pcm + f * (size_t)c->win, (size_t)c->win * sizeof(float), &diag) ||
-          berth_method_set_input(fwd, 1, state, sizeof state, &diag) ||
-          (c->with_sr && berth_method_set_input(fwd, 2, &sr, sizeof sr, &diag)) || berth_method_execute(fwd, &diag))
+      if (berth_method_set_input(fwd, 0, x, (size_t)(c->win + c->ctx) * sizeof(float), &diag) ||
+          berth_method_set_input(fwd, 1, state, sizeof state, &diag) || berth_method_execute(fwd, &diag))
         goto fail;
       const void *ps;
       berth_method_output(fwd, 1, &ps, NULL);
@@ -173,7 +175,7 @@ static long child_rss_kb(char *const argv[]) {
 
 static long plan_lower_bound(const config_t *c) {
   char cmd[1024], line[512];
-  snprintf(cmd, sizeof cmd, "'%s' plan '%s' %s 2>/dev/null", BERTH_TOOL, MODEL, c->specs);
+  snprintf(cmd, sizeof cmd, "'%s' plan '%s' %s 2>/dev/null", BERTH_TOOL, c->model, c->specs);
   FILE *p = popen(cmd, "r");
   long lb = -1, arena, pool;
   int header = 0;
@@ -186,7 +188,7 @@ static long plan_lower_bound(const config_t *c) {
 
 static int run_ort(const config_t *c, int reps, double *median, long *rss) {
   char cmd[1024], line[512];
-  snprintf(cmd, sizeof cmd, "node '%s/tools/vad/golden.js' --bench %d '%s' '%s' %d 2>&1", ROOT, reps, MODEL, c->wav, c->win);
+  snprintf(cmd, sizeof cmd, "node '%s/tools/vad/golden.js' --bench %d '%s' '%s' 2>&1", ROOT, reps, c->model, c->wav);
   FILE *p = popen(cmd, "r");
   int ok = 0;
   while (p && fgets(line, sizeof line, p))
@@ -199,8 +201,8 @@ int main(int argc, char **argv) {
   int reps = 5;
   if (argc == 3 && !strcmp(argv[1], "--reps")) reps = atoi(argv[2]);
   if (reps < 1) reps = 1;
-  if (access(MODEL, R_OK) || access(BERTH_VAD_DIR "/vad16.berth", R_OK)) {
-    fprintf(stderr, "bench/vad: needs %s (tools/vad/fetch-model.sh) and examples/vad's programs (reconfigure and build)\n", MODEL);
+  if (access(DIST "/silero_vad_v6.onnx", R_OK)) {
+    fprintf(stderr, "bench/vad: needs %s (tools/vad/fetch-model.sh)\n", DIST "/silero_vad_v6.onnx");
     return 77;
   }
   if (access(AUDIO "/speech_16k.wav", R_OK) && system("sh '" ROOT "/tools/vad/make-audio.sh' '" AUDIO "'") != 0) {
@@ -208,12 +210,18 @@ int main(int argc, char **argv) {
     return 77;
   }
   enum { NC = sizeof CONFIGS / sizeof CONFIGS[0] };
+  for (size_t i = 0; i < NC; i++) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' compile '%s' %s --no-ir -o '%s' >/dev/null", BERTH_TOOL, CONFIGS[i].model, CONFIGS[i].specs,
+             CONFIGS[i].program);
+    if (system(cmd)) return fprintf(stderr, "bench/vad: %s failed\n", cmd), 1;
+  }
   long brss[NC];
   for (size_t i = 0; i < NC; i++) {
     char *const vargv[] = {BERTH_VAD_DIR "/berth-vad", "--model", (char *)CONFIGS[i].program, (char *)CONFIGS[i].wav, NULL};
     brss[i] = child_rss_kb(vargv);
   }
-  printf("Silero VAD v5, one thread, %d passes over the test audio; onnxruntime through Node (onnxruntime-node)\n", reps);
+  printf("Silero VAD, one thread, %d passes over the test audio; onnxruntime through Node (onnxruntime-node)\n", reps);
   printf("%-32s %9s %9s %7s %10s %10s %7s %9s %9s %6s\n", "config", "berth us", "ort us", "ort/b",
          "berth RSS", "ort RSS", "ort/b", "arena B", "lower B", "ratio");
   for (size_t i = 0; i < NC; i++) {

@@ -1,9 +1,13 @@
 #!/bin/sh
 # Test audio for the VAD: a few sentences spoken by espeak-ng with silence and noise
-# between, as 16-bit mono PCM WAV at 16 kHz and 8 kHz. Deterministic (fixed text, voice,
-# speed and noise seed).  Needs Debian's espeak-ng and sox.
+# between, as 16-bit mono PCM WAV at 16 kHz and 8 kHz; the same at 48 kHz as 32-bit float
+# stereo (right channel at half volume: berth-vad averages the channels and decimates
+# 48 kHz to 16 kHz as get_speech_timestamps does); and short words and tone bursts with
+# short gaps (bursts_16k.wav). Deterministic (fixed text, voice, speed and noise seed).
+# Needs Debian's espeak-ng and sox.
 #
-#   tools/vad/make-audio.sh [OUTDIR]    (default: build/vad-audio; writes speech_16k.wav, speech_8k.wav)
+#   tools/vad/make-audio.sh [OUTDIR]    (default: build/vad-audio; writes speech_16k.wav,
+#        speech_8k.wav, speech_48k_f32_stereo.wav, bursts_16k.wav)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/vad-audio}
@@ -32,6 +36,20 @@ sox -R -D "$tmp/sil.wav" "$tmp/s1.wav" "$tmp/noise.wav" "$tmp/s2.wav" "$tmp/sil.
     "$tmp/noise.wav" "$tmp/s6.wav" "$tmp/sil.wav" "$tmp/cat16.wav"
 sox -R -D "$tmp/cat16.wav" -r 16000 -c 1 -b 16 -e signed-integer "$out/speech_16k.wav"
 sox -R -D "$tmp/cat16.wav" -r 8000 -c 1 -b 16 -e signed-integer "$out/speech_8k.wav" rate -h
-for f in "$out/speech_16k.wav" "$out/speech_8k.wav"; do
+sox -R -D "$tmp/cat16.wav" -r 48000 -c 2 -b 32 -e floating-point "$out/speech_48k_f32_stereo.wav" rate -h remix 1 1v0.5
+# very short bursts: one-syllable words and 60 ms tones, 120 to 400 ms apart
+j=0
+for w in Hey No Go Yes; do
+  j=$((j + 1))
+  espeak-ng -v en-us -s 200 -w "$tmp/w$j.raw.wav" "$w"
+  sox -R -D "$tmp/w$j.raw.wav" -r 16000 -c 1 -b 16 "$tmp/w$j.wav"
+done
+sox -R -D -n -r 16000 -c 1 -b 16 "$tmp/tone.wav" synth 0.06 sine 440 vol 0.5
+sox -R -D -n -r 16000 -c 1 -b 16 "$tmp/g1.wav" trim 0 0.12
+sox -R -D -n -r 16000 -c 1 -b 16 "$tmp/g2.wav" trim 0 0.4
+sox -R -D "$tmp/sil.wav" "$tmp/w1.wav" "$tmp/g1.wav" "$tmp/w2.wav" "$tmp/g2.wav" "$tmp/tone.wav" "$tmp/g1.wav" \
+    "$tmp/w3.wav" "$tmp/g1.wav" "$tmp/tone.wav" "$tmp/g2.wav" "$tmp/w4.wav" "$tmp/g1.wav" "$tmp/w1.wav" "$tmp/sil.wav" \
+    -r 16000 -c 1 -b 16 -e signed-integer "$out/bursts_16k.wav"
+for f in "$out/speech_16k.wav" "$out/speech_8k.wav" "$out/speech_48k_f32_stereo.wav" "$out/bursts_16k.wav"; do
   printf '%s: %s s\n' "$f" "$(soxi -D "$f")" >&2
 done
