@@ -1,6 +1,7 @@
 # `berth onnx-test` never reports success for a folder it did not test: a folder without any
 # model.onnx, a test_data_set_* without its model, a file instead of a folder and an
 # input_N.pb with no graph input to bind to are failures (exit 1, a FAIL line saying why).
+# `--input NAME:DTYPE[]=V` values that are no value of the dtype are refused.
 BERTH=$1
 . tests/cli/lib.inc
 T=$(mktemp -d)
@@ -16,4 +17,9 @@ expect_fail ot_file "^FAIL model.onnx: not a folder" ot tests/onnx/loop_no_cond/
 expect_fail ot_extra_input "^FAIL extra: input_$n.pb has no graph input to bind to \(the model has $n\)" ot "$T/extra"
 expect_fail ot_missing "^FAIL nothing_here: no such folder" ot "$T/nothing_here"
 expect_out ot_still_passes "1 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\" onnx-test tests/onnx/loop_no_cond | tail -n 1"
+# --input values: an integer that does not fit its dtype (or is no integer) is refused, not
+# wrapped to its low bytes or cut at the point
+expect_fail input_i32_3e9 "input value '3000000000' is no i32 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i32[]=3000000000' --call 'f32[1]:2'
+expect_fail input_i64_2p63 "input value '9223372036854775808' is no i64 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64[]=9223372036854775808' --call 'f32[1]:2'
+expect_fail input_i64_frac "input value '2.5' is no i64 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64[]=2.5' --call 'f32[1]:2'
 finish

@@ -4,6 +4,7 @@
 #include "onnx/onnx_import.h"
 #include "program_load.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,6 @@ static bool parse_values(const char *p, berth_onnx_input_spec_t *spec) {
   for (int64_t i = 0; i < n; i++) {
     char *end;
     double d = strtod(p, &end);
-    long long iv = strtoll(p, NULL, 0);
     if (end == p) {
       free(buf);
       return false;
@@ -67,7 +67,33 @@ static bool parse_values(const char *p, berth_onnx_input_spec_t *spec) {
       case BERTH_DTYPE_F32: *(float *)e = (float)d; break;
       case BERTH_DTYPE_F64: *(double *)e = d; break;
       case BERTH_DTYPE_BOOL: *(uint8_t *)e = d != 0; break;
-      default: memcpy(e, &iv, es); break; /* little-endian truncation: the low bytes */
+      default: {
+        /* an integer written as one, that fits the dtype: never wrapped or rounded */
+        char *iend;
+        long long iv = 0;
+        unsigned long long uv = 0;
+        bool neg = *p == '-';
+        errno = 0;
+        if (t.dtype == BERTH_DTYPE_U64 && !neg) uv = strtoull(p, &iend, 0);
+        else iv = strtoll(p, &iend, 0);
+        static const long long lo[] = {[BERTH_DTYPE_I8] = INT8_MIN, [BERTH_DTYPE_I16] = INT16_MIN,
+                                       [BERTH_DTYPE_I32] = INT32_MIN, [BERTH_DTYPE_I64] = INT64_MIN};
+        static const unsigned long long hi[] = {[BERTH_DTYPE_I8] = INT8_MAX, [BERTH_DTYPE_U8] = UINT8_MAX,
+                                                [BERTH_DTYPE_I16] = INT16_MAX, [BERTH_DTYPE_U16] = UINT16_MAX,
+                                                [BERTH_DTYPE_I32] = INT32_MAX, [BERTH_DTYPE_U32] = UINT32_MAX,
+                                                [BERTH_DTYPE_I64] = INT64_MAX, [BERTH_DTYPE_U64] = UINT64_MAX};
+        bool fits = iend == end && errno != ERANGE && (size_t)t.dtype < sizeof hi / sizeof hi[0];
+        if (fits && t.dtype == BERTH_DTYPE_U64) fits = !neg;
+        else if (fits) fits = iv >= ((size_t)t.dtype < sizeof lo / sizeof lo[0] ? lo[t.dtype] : 0) && (iv < 0 || (unsigned long long)iv <= hi[t.dtype]);
+        if (!fits) {
+          fprintf(stderr, "berth: --input value '%.*s' is no %s value\n", (int)(end - p), p, berth_dtype_name(t.dtype));
+          free(buf);
+          return false;
+        }
+        if (t.dtype == BERTH_DTYPE_U64) memcpy(e, &uv, es);
+        else memcpy(e, &iv, es); /* little-endian: the low bytes, which hold it */
+        break;
+      }
     }
     p = end;
     if (i + 1 < n) {
