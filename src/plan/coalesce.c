@@ -59,6 +59,12 @@ static void decide_cond(lctx_t *c, int32_t ni) {
       } else {
         c->handover[k] = HANDOVER_COPY;
         lctx_add_iv(c, R, h->th[b], h->th[b] + 1); /* written at the hand-over, kept over the jump */
+        /* ExecuTorch materialises the then-branch's output in the branch's own region (a
+         * clone there) and points the parent at it */
+        if (regions && b == 0 && group_is_plain(c, R)) {
+          c->vals[R].regions_home = g;
+          c->vals[R].regions_iv = (iv_t){h->th[b], h->th[b] + 1};
+        }
       }
     }
   }

@@ -47,6 +47,12 @@ typedef struct lval {
   int32_t snap_node;
   bool is_input, is_output;
   int32_t carried_cond_g; /* while_loop: its cond graph, where aliases of it are read */
+  /* regions baseline only: a cond result that the then-branch hands over by copy (a
+   * passthrough, say an exported clone that became an Identity) is stored where ExecuTorch
+   * stores the branch's output, in that branch's region: the graph planning it, else -1,
+   * and the only span that region's local view sees (the hand-over) */
+  int32_t regions_home;
+  iv_t regions_iv;
 } lval_t;
 
 /* Positions of one HOP node on the timeline. */

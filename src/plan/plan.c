@@ -134,7 +134,7 @@ static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, own
   int32_t n = 0;
   int32_t x = root;
   do {
-    n += c->vals[x].n_ivs;
+    n += c->vals[x].n_ivs + 1;
     x = c->vals[x].next;
   } while (x != root);
   iv_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
@@ -148,6 +148,8 @@ static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, own
   do {
     if (home < 0 || c->vals[x].graph == home)
       for (int32_t i = 0; i < c->vals[x].n_ivs; i++) tmp[n++] = c->vals[x].ivs[i];
+    else if (c->vals[x].regions_home == home) /* a copied-in cond result: its hand-over only */
+      tmp[n++] = c->vals[x].regions_iv;
     x = c->vals[x].next;
   } while (x != root);
   qsort(tmp, (size_t)n, sizeof *tmp, cmp_iv);
@@ -309,17 +311,20 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     b->size = berth_type_bytes(&c.vals[v].type);
     if ((st = pool_of(&c, &c.vals[v], &b->pool))) goto done;
     if (b->pool + 1 > n_pools) n_pools = b->pool + 1;
-    /* regions: the deepest member's graph plans the group */
-    b->home = c.vals[v].graph < 0 ? 0 : c.vals[v].graph;
-    int32_t x = c.vals[v].next, best = berth_ir_graph_depth(c.m, b->home);
-    while (x != v) {
-      int32_t g = c.vals[x].graph < 0 ? 0 : c.vals[x].graph, d = berth_ir_graph_depth(c.m, g);
+    /* regions: the deepest graph that defines a member (or plans a copied-in cond result,
+     * regions_home) plans the group */
+    b->home = 0;
+    int32_t x = v, best = -1;
+    do {
+      int32_t g = c.vals[x].graph < 0 ? 0 : c.vals[x].graph;
+      if (opt->strategy == BERTH_STRATEGY_REGIONS && c.vals[x].regions_home >= 0) g = c.vals[x].regions_home;
+      int32_t d = berth_ir_graph_depth(c.m, g);
       if (d > best || (d == best && g < b->home)) {
         best = d;
         b->home = g;
       }
       x = c.vals[x].next;
-    }
+    } while (x != v);
     bool regions = opt->strategy == BERTH_STRATEGY_REGIONS;
     if ((st = group_intervals(&c, v, regions ? b->home : -1, o, b))) goto done;
     buf_of[v] = nb++;

@@ -57,6 +57,7 @@ int32_t lctx_new_value(lctx_t *c, const char *name_in, const berth_type_t *type_
   v->parent = id;
   v->next = id;
   v->carried_cond_g = -1;
+  v->regions_home = -1;
   v->snap_src = -1;
   v->snap_node = -1;
   c->n_vals++;
