@@ -265,10 +265,12 @@ static void *compile_onnx(const char *onnx, int32_t rate, int32_t window, size_t
   snprintf(in5, sizeof in5, "input:f32[1,%d]", rate == 16000 ? 576 : 288);
   snprintf(sr5, sizeof sr5, "sr:i64[]=%d", (int)rate);
   snprintf(in4, sizeof in4, "input:f32[1,%d]", (int)window);
+  /* --state: the model's state pair becomes a mutable buffer the plan updates in place, so
+   * no state goes in or out per frame (berth-vad runs one stream) */
   char *v5[] = {tool, "compile", (char *)onnx, "--input", in5, "--input", "state:f32[2,1,128]", "--input", sr5,
-                "--no-ir", "-o", out, NULL};
+                "--state", "state=stateN", "--no-ir", "-o", out, NULL};
   char *v4[] = {tool, "compile", (char *)onnx, "--input", in4, "--input", "sr:i64[]", "--input", "h:f32[2,1,64]",
-                "--input", "c:f32[2,1,64]", "--no-ir", "-o", out, NULL};
+                "--input", "c:f32[2,1,64]", "--state", "h=hn", "--state", "c=cn", "--no-ir", "-o", out, NULL};
   char *const *tries[] = {v5, v4};
   void *bytes = NULL;
   for (int t = 0; t < 2 && !bytes; t++) {

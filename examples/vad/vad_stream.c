@@ -20,6 +20,11 @@ struct berth_vad_model {
   int64_t sr;
   float prob_buf[4];                /* output buffers when outputs are not planned */
   float state_buf[VAD_STATE];
+  /* A program compiled with --state (state=stateN; legacy h=hn, c=cn) keeps the state in the
+   * method's mutable buffers, updated in place by the plan: no state input, no copy per
+   * frame, and so one stream per model (owner). */
+  bool state_in_method;
+  berth_vad_stream_t *owner;
 };
 
 typedef struct segmenter {
@@ -87,6 +92,36 @@ static bool is_f32(const berth_tensor_info_t *t, int64_t numel) {
   return t->type.dtype == BERTH_DTYPE_F32 && berth_type_numel(&t->type) == numel;
 }
 
+/* A program compiled with --state: its kind from its mutable buffers (v5/v6: state, 1 KiB;
+ * legacy: h and c, 512 bytes each), and the frame rules of that kind. */
+static berth_status_t state_kind(berth_vad_model_t *m, int64_t len, const char *want, berth_diag_t *diag) {
+  void *d;
+  size_t n, nc;
+  if (!berth_method_state(m->fwd, "state", &d, &n, NULL) && n == 256 * sizeof(float)) {
+    m->kind = BERTH_VAD_KIND_V5;
+    if (len == 512 + 64) m->rate = 16000, m->frame = 512, m->ctx = 64;
+    else if (len == 256 + 32) m->rate = 8000, m->frame = 256, m->ctx = 32;
+    else
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "the program takes %lld samples a frame; Silero VAD v5/v6 needs the frame plus the context "
+                        "silero-vad prepends (576 at 16 kHz, 288 at 8 kHz)", (long long)len);
+    return BERTH_OK;
+  }
+  if (!berth_method_state(m->fwd, "h", &d, &n, NULL) && !berth_method_state(m->fwd, "c", &d, &nc, NULL) &&
+      n == 128 * sizeof(float) && nc == n) {
+    m->kind = BERTH_VAD_KIND_LEGACY;
+    if (m->in_sr < 0)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "a legacy Silero VAD program must take sr at run time");
+    if (len < 256 || len > 1536 || len % 256)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "legacy program takes %lld samples a frame; silero-vad v4 takes 256, 512, 768, 1024 or 1536",
+                        (long long)len);
+    m->rate = 0, m->frame = (int32_t)len, m->ctx = 0;
+    return BERTH_OK;
+  }
+  return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "not %s (or the same compiled with --state)", want);
+}
+
 berth_status_t berth_vad_model_init(const berth_program_t *prog, void *mem, size_t mem_size, berth_vad_model_t **out,
                                     berth_diag_t *diag) {
   const char *want = "a Silero VAD program: forward(input f32[1,N], state f32[2,1,128][, sr i64[]]) -> (output, "
@@ -136,12 +171,18 @@ berth_status_t berth_vad_model_init(const berth_program_t *prog, void *mem, size
                         "legacy program takes %lld samples a frame; silero-vad v4 takes 256, 512, 768, 1024 or 1536",
                         (long long)len);
     m->rate = 0, m->frame = (int32_t)len, m->ctx = 0;
+  } else if (st < 0 && h < 0 && c < 0 && n_out == 1 && n_in == 1 + (m->in_sr >= 0)) {
+    /* compiled with --state: v5/v6 (buffer state) or legacy (buffers h, c), told apart once
+     * the method exists; the frame rules are those of the kind */
+    m->state_in_method = true;
+    m->in_a = m->in_b = m->out_a = m->out_b = -1, m->out_p = 0;
   } else {
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "not %s", want);
   }
   berth_tensor_info_t op, oa;
   if (berth_program_output_info(prog, mi, m->out_p, &op) || !is_f32(&op, 1) ||
-      berth_program_output_info(prog, mi, m->out_a, &oa) || !is_f32(&oa, m->kind == BERTH_VAD_KIND_V5 ? 256 : 128))
+      (!m->state_in_method && (berth_program_output_info(prog, mi, m->out_a, &oa) ||
+                               !is_f32(&oa, m->kind == BERTH_VAD_KIND_V5 ? 256 : 128))))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "not %s", want);
   if (m->in_sr >= 0) {
     berth_tensor_info_t si;
@@ -152,10 +193,13 @@ berth_status_t berth_vad_model_init(const berth_program_t *prog, void *mem, size
   size_t msize = mem_size - ((char *)mmem - (char *)mem);
   berth_status_t rc = berth_method_init(prog, mi, mmem, msize, NULL, 0, &m->fwd, diag);
   if (rc) return rc;
+  if (m->state_in_method && (rc = state_kind(m, len, want, diag))) return rc;
   if (!berth_program_outputs_planned(prog)) {
-    if ((rc = berth_method_set_output(m->fwd, m->out_p, m->prob_buf, sizeof m->prob_buf, diag)) ||
+    if ((rc = berth_method_set_output(m->fwd, m->out_p, m->prob_buf, sizeof m->prob_buf, diag))) return rc;
+    if (!m->state_in_method &&
+        ((rc = berth_method_set_output(m->fwd, m->out_a, m->state_buf, oa.bytes, diag)) ||
         (rc = berth_method_set_output(m->fwd, m->out_a, m->state_buf, oa.bytes, diag)) ||
-        (m->out_b >= 0 && (rc = berth_method_set_output(m->fwd, m->out_b, m->state_buf + 128, oa.bytes, diag))))
+         (m->out_b >= 0 && (rc = berth_method_set_output(m->fwd, m->out_b, m->state_buf + 128, oa.bytes, diag)))))
       return rc;
   }
   *out = m;
@@ -173,6 +217,13 @@ static berth_status_t run_frame(berth_vad_stream_t *s, float *prob, berth_diag_t
   berth_status_t rc;
   m->sr = s->rate;
   if ((rc = berth_method_set_input(f, m->in_x, s->x, (size_t)(m->ctx + m->frame) * sizeof(float), diag))) return rc;
+  if (m->state_in_method) { /* the state stays in the method's buffers, updated in place */
+    if (m->in_sr >= 0 && (rc = berth_method_set_input(f, m->in_sr, &m->sr, sizeof m->sr, diag))) return rc;
+    const void *p;
+    if ((rc = berth_method_execute(f, diag)) || (rc = berth_method_output(f, m->out_p, &p, NULL))) return rc;
+    memcpy(prob, p, sizeof *prob);
+    return BERTH_OK;
+  }
   if (m->kind == BERTH_VAD_KIND_V5) {
     if ((rc = berth_method_set_input(f, m->in_a, s->state, 256 * sizeof(float), diag))) return rc;
   } else if ((rc = berth_method_set_input(f, m->in_a, s->state, 128 * sizeof(float), diag)) ||
@@ -310,6 +361,7 @@ void berth_vad_stream_reset(berth_vad_stream_t *s) {
   s->finished = false;
   memset(s->x, 0, (size_t)(s->m->ctx + s->m->frame) * sizeof(float));
   memset(s->state, 0, sizeof s->state);
+  if (s->m->state_in_method) berth_method_reset(s->m->fwd);
 }
 
 berth_status_t berth_vad_stream_init(berth_vad_model_t *m, int32_t sample_rate, const berth_vad_options_t *o,
@@ -343,6 +395,10 @@ berth_status_t berth_vad_stream_init(berth_vad_model_t *m, int32_t sample_rate, 
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "vad options: durations must be at most an hour");
   uintptr_t a = ((uintptr_t)mem + _Alignof(berth_vad_stream_t) - 1) & ~(uintptr_t)(_Alignof(berth_vad_stream_t) - 1);
   berth_vad_stream_t *s = (berth_vad_stream_t *)a;
+  if (m->state_in_method && m->owner && m->owner != s)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "the program keeps the VAD state in the method (compiled with --state): one stream per model; "
+                      "compile it without --state for many streams sharing one model");
   memset(s, 0, sizeof *s + (size_t)(m->ctx + m->frame) * sizeof(float));
   s->m = m;
   s->o = *o;
@@ -358,6 +414,10 @@ berth_status_t berth_vad_stream_init(berth_vad_model_t *m, int32_t sample_rate, 
   g->min_sil_at_max = per_ms * o->min_silence_at_max_speech;
   g->max_speech = (double)rate * o->max_speech_duration_s - (double)g->win - 2.0 * (double)g->pad;
   g->use_max_poss = o->use_max_poss_sil_at_max_speech;
+  if (m->state_in_method) {
+    m->owner = s;
+    berth_method_reset(m->fwd); /* the state starts at zero */
+  }
   *out = s;
   return BERTH_OK;
 }

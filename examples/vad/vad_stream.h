@@ -36,7 +36,12 @@
  *
  * Threads: a model runs one frame at a time; streams of one model must be pushed from one
  * thread (they share the method's arena; each stream keeps its own state and context and
- * copies the state in and out around every frame). Use one model per thread. */
+ * copies the state in and out around every frame). Use one model per thread.
+ *
+ * A program compiled with --state (v5/v6: --state state=stateN; legacy: --state h=hn
+ * --state c=cn) keeps the state in the method's mutable buffers, which the plan updates in
+ * place: no state input and no copy per frame, and one stream per model (a second
+ * berth_vad_stream_init on it fails). berth-vad compiles .onnx models that way. */
 #ifndef BERTH_VAD_STREAM_H
 #define BERTH_VAD_STREAM_H
 
