@@ -283,3 +283,70 @@ uint64_t berth_alloc_prep_scatter(const berth_alloc_prep_t *prep, const uint64_t
   }
   return arena;
 }
+
+/* ---- independent segments --------------------------------------------------------------- */
+
+int32_t berth_alloc_prep_split(const berth_alloc_prep_t *prep, int32_t *part, int32_t *seg_first) {
+  int32_t S = prep->n_slots;
+  /* cross[j]: buffers live (or between two of their intervals) both in slot j - 1 and in
+   * slot j; a segment starts at every slot j > 0 with none. */
+  int32_t *cross = calloc((size_t)S + 2, sizeof *cross);
+  if (!cross) return -1;
+  for (int32_t i = 0; i < prep->m; i++) {
+    int32_t lo = prep->lo[prep->iv_first[i]], hi = prep->hi[prep->iv_first[i + 1] - 1];
+    cross[lo + 1]++;
+    cross[hi]--;
+  }
+  int32_t n = 0, c = 0;
+  for (int32_t j = 0; j < S; j++) {
+    c += cross[j];
+    if (j == 0 || c == 0) seg_first[n++] = j;
+    cross[j] = n - 1; /* the segment of slot j, from here on */
+  }
+  seg_first[n] = S;
+  for (int32_t i = 0; i < prep->m; i++) part[i] = cross[prep->lo[prep->iv_first[i]]];
+  free(cross);
+  return n;
+}
+
+bool berth_alloc_prep_sub(berth_alloc_prep_t *sub, const berth_alloc_prep_t *prep, const int32_t *list, int32_t k,
+                          int32_t s0, int32_t s1) {
+  memset(sub, 0, sizeof *sub);
+  int32_t n_iv = 0;
+  for (int32_t t = 0; t < k; t++) n_iv += prep->iv_first[list[t] + 1] - prep->iv_first[list[t]];
+  size_t mm = (size_t)k + 1, nn = (size_t)n_iv + 1;
+  sub->n = k;
+  sub->m = k;
+  sub->n_iv = n_iv;
+  sub->n_slots = s1 - s0;
+  sub->orig = malloc(mm * sizeof *sub->orig);
+  sub->size = malloc(mm * sizeof *sub->size);
+  sub->align = malloc(mm * sizeof *sub->align);
+  sub->iv_first = malloc(mm * sizeof *sub->iv_first);
+  sub->lo = malloc(nn * sizeof *sub->lo);
+  sub->hi = malloc(nn * sizeof *sub->hi);
+  sub->length = malloc(mm * sizeof *sub->length);
+  if (!sub->orig || !sub->size || !sub->align || !sub->iv_first || !sub->lo || !sub->hi || !sub->length) {
+    berth_alloc_prep_deinit(sub);
+    return false;
+  }
+  int32_t iv = 0;
+  for (int32_t t = 0; t < k; t++) {
+    int32_t a = list[t];
+    sub->orig[t] = a;
+    sub->size[t] = prep->size[a];
+    sub->align[t] = prep->align[a];
+    sub->length[t] = prep->length[a];
+    sub->iv_first[t] = iv;
+    for (int32_t r = prep->iv_first[a]; r < prep->iv_first[a + 1]; r++, iv++) {
+      sub->lo[iv] = prep->lo[r] - s0;
+      sub->hi[iv] = prep->hi[r] - s0;
+    }
+  }
+  sub->iv_first[k] = iv;
+  if (!prep_lower_bound(sub)) {
+    berth_alloc_prep_deinit(sub);
+    return false;
+  }
+  return true;
+}
