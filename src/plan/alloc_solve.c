@@ -175,20 +175,22 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
     }
   if (opt.algo != BERTH_ALLOC_NAIVE) res.greedy_arena = seed.arena;
 
-  /* Search and exact: the parts above the lower bound, largest first, each with a share
-   * of the time left. */
+  /* Search and exact: the parts above the lower bound, largest first, each with all the
+   * time left (the largest sets the arena; the next ones only matter once it is below
+   * them). */
   if (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) {
     for (;;) {
-      int32_t worst = -1, left = 0;
+      int32_t worst = -1;
+      uint64_t done_max = 0; /* the largest arena of the parts already improved */
       for (int32_t k = 0; k < n_parts; k++)
-        if (parts[k].arena > prep.lower_bound && !parts[k].improved) {
-          left++;
-          if (worst < 0 || parts[k].arena > parts[worst].arena) worst = k;
+        if (parts[k].improved) {
+          if (parts[k].arena > done_max) done_max = parts[k].arena;
+        } else if (parts[k].arena > prep.lower_bound && (worst < 0 || parts[k].arena > parts[worst].arena)) {
+          worst = k;
         }
-      if (worst < 0) break;
+      if (worst < 0 || parts[worst].arena <= done_max) break;
       part_plan_t *pp = &parts[worst];
       pp->improved = true;
-      double now = berth_alloc_now_ms(), share = now + (deadline - now) / left;
       if (n_parts == 1) {
         seed.fit = pp->fit;
         st = part_improve(&prep, &opt, deadline, &seed, &res, diag);
@@ -202,7 +204,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       if (sp.lower_bound < prep.lower_bound) sp.lower_bound = prep.lower_bound;
       berth_alloc_seed_t ps = {pp->arena, loff, seed.order + pp->first, pp->fit};
       for (int32_t t = 0; t < pp->count; t++) loff[t] = seed.off[list[pp->first + t]];
-      st = part_improve(&sp, &opt, share, &ps, &res, diag);
+      st = part_improve(&sp, &opt, deadline, &ps, &res, diag);
       if (!st && ps.arena < pp->arena) {
         pp->arena = ps.arena;
         for (int32_t t = 0; t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
