@@ -70,7 +70,8 @@ struct berth_alloc_greedy {
   int32_t q_cap;
   int32_t max_iv; /* most slot ranges of one buffer */
   int64_t *conflicts; /* [m] lazily computed */
-  sort_key_t *keys;   /* [2 m]: the keys and merge sort scratch */
+  sort_key_t *keys;   /* [2 m]: the keys and merge sort scratch, only while ordering (64
+                         bytes a buffer: freed before the runs fill the span pool) */
   uint64_t *load;     /* [n_slots] total size live per slot, lazily computed */
   int64_t work;       /* list visits, steps and insertions so far: a deterministic clock */
   int32_t peak;       /* the slot BERTH_ALLOC_ORDER_PEAK sweeps from; -1 until known */
@@ -235,8 +236,7 @@ berth_alloc_greedy_t *berth_alloc_greedy_create(const berth_alloc_prep_t *prep) 
   g->q_cap = qc > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)qc;
   g->q = malloc((size_t)g->q_cap * sizeof *g->q);
   g->cur = malloc((size_t)g->q_cap * sizeof *g->cur);
-  g->keys = big_alloc(2 * ((size_t)prep->m + 1) * sizeof *g->keys);
-  if (!g->full || !g->sub || !g->q || !g->cur || !g->keys) {
+  if (!g->full || !g->sub || !g->q || !g->cur) {
     berth_alloc_greedy_destroy(g);
     return NULL;
   }
@@ -510,6 +510,8 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
   const berth_alloc_prep_t *p = g->prep;
   if (which == BERTH_ALLOC_ORDER_CONFLICTS && !compute_conflicts(g)) return false;
   if (which == BERTH_ALLOC_ORDER_PEAK && !compute_load(g)) return false;
+  g->keys = big_alloc(2 * ((size_t)p->m + 1) * sizeof *g->keys);
+  if (!g->keys) return false;
   for (int32_t b = 0; b < p->m; b++) {
     sort_key_t *k = &g->keys[b];
     uint64_t size = p->size[b];
@@ -572,6 +574,8 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
   }
   const sort_key_t *sorted = sort_keys(g->keys, g->keys + p->m + 1, p->m);
   for (int32_t i = 0; i < p->m; i++) order[i] = sorted[i].idx;
+  free(g->keys);
+  g->keys = NULL;
   return true;
 }
 

@@ -113,8 +113,8 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   seed.order = malloc(mm * sizeof *seed.order);
   int32_t *part = malloc(mm * sizeof *part);
   int32_t *seg_first = malloc(((size_t)prep.n_slots + 2) * sizeof *seg_first);
-  int32_t *list = malloc(mm * sizeof *list);
-  uint64_t *loff = malloc(mm * sizeof *loff);
+  int32_t *list = NULL; /* only with several segments */
+  uint64_t *loff = NULL;
   part_plan_t *parts = NULL;
   berth_alloc_result_t res;
   memset(&res, 0, sizeof res);
@@ -122,10 +122,14 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   res.proven_bound = prep.lower_bound;
   res.greedy_order = "none";
   int32_t n_seg = 0, n_parts = 0;
-  if (seed.off && seed.order && part && seg_first && list && loff)
+  if (seed.off && seed.order && part && seg_first)
     n_seg = prep.m > 0 ? berth_alloc_prep_split(&prep, part, seg_first) : 0;
   if (n_seg >= 0) parts = malloc(((size_t)n_seg + 1) * sizeof *parts);
-  if (!seed.off || !seed.order || !part || !seg_first || !list || !loff || n_seg < 0 || !parts) {
+  if (n_seg > 1) {
+    list = malloc(mm * sizeof *list);
+    loff = malloc(mm * sizeof *loff);
+  }
+  if (!seed.off || !seed.order || !part || !seg_first || n_seg < 0 || !parts || (n_seg > 1 && (!list || !loff))) {
     st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)prep.n);
     goto done;
   }
@@ -140,11 +144,15 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       at += parts[k].count;
       count[k] = parts[k].first;
     }
-    for (int32_t i = 0; i < prep.m; i++) list[count[part[i]]++] = i;
+    if (list)
+      for (int32_t i = 0; i < prep.m; i++) list[count[part[i]]++] = i;
     int32_t kept = 0;
     for (int32_t k = 0; k < n_seg; k++)
       if (parts[k].count > 0) parts[kept++] = parts[k];
     n_parts = kept;
+    free(part); /* 4 bytes a buffer and a slot, not needed while planning */
+    free(seg_first);
+    part = seg_first = NULL;
   }
 
   /* Greedy (or naive) on every part. A part only has to reach the whole problem's lower
