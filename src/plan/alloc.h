@@ -44,9 +44,11 @@
  * the whole problem's lower bound; search and exact spend their budget on the parts above
  * it, largest first.
  *
- * Budgets (search and exact): the budget covers the whole run. Greedy, which seeds them,
- * stops trying further orders when the next run would end past the deadline (it always
- * completes one), and the result's budget_exceeded says when the budget was missed.
+ * Budgets (search and exact): the budget covers the whole run. On problems of more than
+ * 1,024 buffers greedy, which seeds them, stops trying further orders when the next run
+ * would end past the deadline (it always completes one; their plan can then be worse than
+ * greedy's own); smaller problems run full greedy, so search and exact never end worse
+ * than greedy there. The result's budget_exceeded says when the budget was missed.
  *
  * This is compiler-side code: it uses the heap, and never prints. */
 #ifndef BERTH_PLAN_ALLOC_H

@@ -81,12 +81,9 @@ struct berth_alloc_greedy {
 
 void berth_alloc_greedy_set_deadline(berth_alloc_greedy_t *g, double deadline_ms) { g->deadline = deadline_ms; }
 
-/* Would another run end past the deadline? Never before the first run, nor before the
- * first three on problems of up to MANY_TRIES_MAX buffers (runs of well under a
- * millisecond, whose best plan often comes from the second or third order). */
+/* Would another run end past the deadline? Never before the first run. */
 static bool out_of_time(const berth_alloc_greedy_t *g, int runs) {
-  int min_runs = g->prep->m <= 1024 ? 3 : 1;
-  return g->deadline > 0 && runs >= min_runs && berth_alloc_now_ms() + g->run_ms > g->deadline;
+  return g->deadline > 0 && runs > 0 && berth_alloc_now_ms() + g->run_ms > g->deadline;
 }
 
 /* ---- list storage -------------------------------------------------------------------- */

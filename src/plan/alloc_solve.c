@@ -42,8 +42,15 @@ typedef struct part_plan {
   const char *greedy_order;
 } part_plan_t;
 
-/* Greedy (or naive) for one prepared part; writes the local offsets and order. */
-static berth_status_t part_greedy(const berth_alloc_prep_t *sp, const berth_alloc_options_t *opt, double deadline,
+/* Problems of up to this many active buffers run full greedy whatever the budget (well
+ * under a millisecond a run when the machine is idle): search and exact then never end
+ * worse than greedy. Larger ones skip the orders that would end past the deadline. */
+#define SMALL_PROBLEM 1024
+
+/* Greedy (or naive) for one prepared part of a problem of whole_m active buffers; writes
+ * the local offsets and order. */
+static berth_status_t part_greedy(const berth_alloc_prep_t *sp, int32_t whole_m, const berth_alloc_options_t *opt,
+                                  double deadline,
                                   uint64_t *off, int32_t *order, part_plan_t *pp, berth_diag_t *diag) {
   if (opt->algo == BERTH_ALLOC_NAIVE) {
     pp->arena = berth_alloc_naive_run(sp, off);
@@ -54,7 +61,7 @@ static berth_status_t part_greedy(const berth_alloc_prep_t *sp, const berth_allo
   }
   berth_alloc_greedy_t *g = berth_alloc_greedy_create(sp);
   if (!g) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)sp->m);
-  berth_alloc_greedy_set_deadline(g, opt->algo == BERTH_ALLOC_GREEDY ? 0 : deadline);
+  berth_alloc_greedy_set_deadline(g, opt->algo == BERTH_ALLOC_GREEDY || whole_m <= SMALL_PROBLEM ? 0 : deadline);
   pp->arena = berth_alloc_greedy_best(g, opt->fit, off, order, &pp->fit, &pp->greedy_order);
   berth_alloc_greedy_destroy(g);
   if (pp->arena == UINT64_MAX)
@@ -161,7 +168,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   for (int32_t k = 0; k < n_parts && !st; k++) {
     part_plan_t *pp = &parts[k];
     if (n_parts == 1) {
-      st = part_greedy(&prep, &opt, deadline, seed.off, seed.order, pp, diag);
+      st = part_greedy(&prep, prep.m, &opt, deadline, seed.off, seed.order, pp, diag);
       continue;
     }
     berth_alloc_prep_t sp;
@@ -170,7 +177,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       break;
     }
     if (sp.lower_bound < prep.lower_bound) sp.lower_bound = prep.lower_bound;
-    st = part_greedy(&sp, &opt, deadline, loff, seed.order + pp->first, pp, diag);
+    st = part_greedy(&sp, prep.m, &opt, deadline, loff, seed.order + pp->first, pp, diag);
     for (int32_t t = 0; !st && t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
     berth_alloc_prep_deinit(&sp);
   }
