@@ -194,18 +194,24 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
    * time left (the largest sets the arena; the next ones only matter once it is below
    * them). */
   if (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) {
-    for (;;) {
+    /* Search: the part that sets the arena, until it is below the next largest (a target
+     * for the search only, not a bound), then that one, while time lasts. Exact: each
+     * part above the bound once, largest first, with the whole bound as its own (exact's
+     * proofs rest on it). */
+    for (int64_t round = 0; round < 4 * (int64_t)n_parts + 16; round++) {
       int32_t worst = -1;
-      uint64_t done_max = 0; /* the largest arena of the parts already improved */
-      for (int32_t k = 0; k < n_parts; k++)
-        if (parts[k].improved) {
-          if (parts[k].arena > done_max) done_max = parts[k].arena;
-        } else if (parts[k].arena > prep.lower_bound && (worst < 0 || parts[k].arena > parts[worst].arena)) {
-          worst = k;
-        }
+      uint64_t others = 0, done_max = 0;
+      for (int32_t k = 0; k < n_parts; k++) {
+        if (parts[k].improved && parts[k].arena > done_max) done_max = parts[k].arena;
+        if (parts[k].improved || parts[k].arena <= prep.lower_bound) continue;
+        if (worst < 0 || parts[k].arena > parts[worst].arena) worst = k;
+      }
       if (worst < 0 || parts[worst].arena <= done_max) break;
+      for (int32_t k = 0; k < n_parts; k++)
+        if (k != worst && parts[k].arena > others) others = parts[k].arena;
       part_plan_t *pp = &parts[worst];
-      pp->improved = true;
+      bool search = opt.algo == BERTH_ALLOC_SEARCH;
+      if (!search) pp->improved = true;
       if (n_parts == 1) {
         seed.fit = pp->fit;
         st = part_improve(&prep, &opt, deadline, &seed, &res, diag);
@@ -216,7 +222,11 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
         st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)prep.n);
         break;
       }
-      if (sp.lower_bound < prep.lower_bound) sp.lower_bound = prep.lower_bound;
+      /* one quantum below the others: search rounds its target up to the quantum */
+      uint64_t q = berth_alloc_quantum(&sp);
+      uint64_t target = search && others > q ? others - q : prep.lower_bound;
+      if (target < prep.lower_bound) target = prep.lower_bound;
+      if (sp.lower_bound < target) sp.lower_bound = target;
       berth_alloc_seed_t ps = {pp->arena, loff, seed.order + pp->first, pp->fit};
       for (int32_t t = 0; t < pp->count; t++) loff[t] = seed.off[list[pp->first + t]];
       st = part_improve(&sp, &opt, deadline, &ps, &res, diag);
@@ -226,6 +236,8 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       }
       berth_alloc_prep_deinit(&sp);
       if (st) break;
+      /* out of time, or this part cannot go below the others (search proved it) */
+      if (search && (pp->arena > target || berth_alloc_now_ms() >= deadline)) break;
     }
     if (st) goto done;
     if (n_parts > 1) {
