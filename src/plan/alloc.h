@@ -38,6 +38,18 @@
  *           optimality (r.optimal) or returns the best plan found and the remaining gap
  *           (arena - proven_bound) when the budget runs out.
  *
+ * Every algorithm first splits the time line at each moment no buffer is live across (a
+ * buffer counts as live between its intervals: it keeps one offset) and plans each part
+ * alone, all from offset 0; the arena is the largest part's. Each part only has to reach
+ * the whole problem's lower bound; search and exact spend their budget on the parts above
+ * it, largest first.
+ *
+ * Budgets (search and exact): the budget covers the whole run. On problems of more than
+ * 1,024 buffers greedy, which seeds them, stops trying further orders when the next run
+ * would end past the deadline (it always completes one; their plan can then be worse than
+ * greedy's own); smaller problems run full greedy, so search and exact never end worse
+ * than greedy there. The result's budget_exceeded says when the budget was missed.
+ *
  * This is compiler-side code: it uses the heap, and never prints. */
 #ifndef BERTH_PLAN_ALLOC_H
 #define BERTH_PLAN_ALLOC_H
@@ -89,9 +101,9 @@ typedef enum berth_alloc_fit {
 
 typedef struct berth_alloc_options {
   berth_alloc_algo_t algo;
-  /* Time budget for search and exact (wall clock, including the greedy they start
-   * from); <= 0 picks the default (search 100 ms, exact 10,000 ms). Naive and greedy
-   * ignore it and are deterministic; search and exact stop on time, so their plans can
+  /* Time budget for search and exact (wall clock, the whole run, including the greedy
+   * they start from); <= 0 picks the default (search 100 ms, exact 10,000 ms). Naive and
+   * greedy ignore it and are deterministic; search and exact stop on time, so their plans can
    * differ from run to run (each is valid; exact's "optimal" is always a proof). */
   int64_t budget_ms;
   uint64_t seed; /* search's random choices; the same seed gives the same moves */
@@ -115,6 +127,12 @@ typedef struct berth_alloc_result {
   uint64_t greedy_arena; /* the best greedy arena (0 for naive) */
   int64_t iterations;    /* search and exact: branch-and-bound nodes (or local-search
                             steps, or greedy replays) spent improving the plan */
+  int32_t segments;      /* independent parts of the time line, planned apart (below) */
+  /* Search and exact: the run took longer than the budget (by more than 5%, at least
+   * 2 ms). Preparing the problem and one greedy run are never cut short, so on very large
+   * problems (hundreds of thousands of buffers) a small budget cannot be met; the plan is
+   * still valid, and this says so. */
+  bool budget_exceeded;
 } berth_alloc_result_t;
 
 /* Greedy, fit auto, default budget, seed 1. */

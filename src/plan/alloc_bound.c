@@ -8,9 +8,37 @@
  * offset order, each end at least round_up(size, a) below the next one's start, except
  * the topmost, which ends the arena. Hence the arena is at least the sum of round_up(size,
  * a) over the live buffers minus the largest padding round_up(size, a) - size among them;
- * with a = 1 this is the plain sum. */
+ * with a = 1 this is the plain sum.
+ *
+ * Gaps. A buffer live on several intervals (a coalesced group, a loop's carried storage)
+ * keeps one offset for its whole life, so in a gap [g, h) between two of its intervals it
+ * still blocks its bytes for every buffer that conflicts with it. The bound counts it as
+ * live in such a gap when no interval of any other buffer (size > 0) lies inside [g, h).
+ * Why that is sound: the bound at a moment t is the weight of a set of buffers that must
+ * pairwise take disjoint bytes (a clique of the conflict graph), and the padding argument
+ * above holds for any such set. Let C(t) be the buffers live at t plus the buffers G with
+ * t in a filled gap [g, h) of G. Then C(t) is a clique:
+ *  - X live at t, G filled at t: X's interval I holding t meets [g, h) and does not lie
+ *    inside it, so I starts before g (and holds g - 1, where G is live: G's interval
+ *    before the gap ends at g) or ends after h (and holds h, where G's next interval
+ *    starts). Either way X and G overlap in time: they conflict.
+ *  - G1, G2 both filled at t, gaps [g1, h1) and [g2, h2), say g1 <= g2 <= t. If g1 = g2,
+ *    both are live just before g1: they conflict. Otherwise G2's interval that ends at g2
+ *    holds g2 - 1, which lies in [g1, h1) (g1 <= g2 - 1 < t < h1), so that interval meets
+ *    G1's gap without lying inside it (G1 is filled), and as above it overlaps G1.
+ *  - two buffers live at t overlap at t.
+ * Conflicts are those of the real intervals throughout, so filling one gap never feeds
+ * another: one pass suffices. The check "no interval inside [g, h)" is conservative (an
+ * interval inside the gap may belong to a buffer that conflicts with G elsewhere); it is
+ * what a loop's carried storage needs: the values of the next iteration's body that live
+ * between its last read and its next write all overlap one of the two.
+ *
+ * alloc_prep.c computes the same bound over slots, and finds the gaps no interval lies
+ * inside by a suffix minimum of interval ends over starts; this file by a prefix maximum
+ * of starts over ends. The tests check the two agree, and both against a direct sum. */
 #include "plan/alloc.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 typedef struct bound_event {
@@ -57,6 +85,28 @@ static void heap_pop(pad_entry_t *h, size_t *n) {
   if (*n > 0) h[i] = last;
 }
 
+typedef struct iv_end {
+  int64_t upper, lower;
+} iv_end_t;
+
+static int cmp_iv_end(const void *a, const void *b) {
+  const iv_end_t *x = a, *y = b;
+  return x->upper != y->upper ? (x->upper < y->upper ? -1 : 1) : 0;
+}
+
+/* Does an interval of ends[0..k) (sorted by upper, with lower replaced by the running
+ * maximum of lower) lie inside [g, h)? Exactly when one with upper <= h starts at g or
+ * later. */
+static bool interval_inside(const iv_end_t *ends, size_t k, int64_t g, int64_t h) {
+  size_t lo = 0, hi = k; /* the number of intervals with upper <= h */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ends[mid].upper <= h) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && ends[lo - 1].lower >= g;
+}
+
 uint64_t berth_alloc_lower_bound(const berth_alloc_problem_t *p) {
   if (!p || p->n <= 0 || !p->buffers) return 0;
   size_t k = 0;
@@ -71,18 +121,31 @@ uint64_t berth_alloc_lower_bound(const berth_alloc_problem_t *p) {
   if (k == 0) return 0;
   bound_event_t *ev = malloc(2 * k * sizeof *ev);
   pad_entry_t *heap = malloc(k * sizeof *heap);
-  if (!ev || !heap) { /* 0 is a valid (if weak) bound */
+  iv_end_t *ends = malloc(k * sizeof *ends);
+  if (!ev || !heap || !ends) { /* 0 is a valid (if weak) bound */
     free(ev);
     free(heap);
+    free(ends);
     return 0;
   }
-  size_t e = 0;
+  size_t e = 0, ne = 0;
   for (int32_t i = 0; i < p->n; i++) {
     const berth_alloc_buffer_t *b = &p->buffers[i];
     if (b->size == 0) continue;
-    for (int32_t j = 0; j < b->n_intervals; j++) {
-      ev[e++] = (bound_event_t){b->intervals[j].lower, i, 1, b->intervals[j].upper};
-      ev[e++] = (bound_event_t){b->intervals[j].upper, i, 0, 0};
+    for (int32_t j = 0; j < b->n_intervals; j++) ends[ne++] = (iv_end_t){b->intervals[j].upper, b->intervals[j].lower};
+  }
+  qsort(ends, ne, sizeof *ends, cmp_iv_end);
+  for (size_t j = 1; j < ne; j++)
+    if (ends[j - 1].lower > ends[j].lower) ends[j].lower = ends[j - 1].lower;
+  for (int32_t i = 0; i < p->n; i++) {
+    const berth_alloc_buffer_t *b = &p->buffers[i];
+    if (b->size == 0) continue;
+    for (int32_t j = 0; j < b->n_intervals;) {
+      int64_t lower = b->intervals[j].lower, upper = b->intervals[j].upper;
+      for (j++; j < b->n_intervals && !interval_inside(ends, ne, upper, b->intervals[j].lower); j++)
+        upper = b->intervals[j].upper; /* a gap nothing lies inside: still blocked */
+      ev[e++] = (bound_event_t){lower, i, 1, upper};
+      ev[e++] = (bound_event_t){upper, i, 0, 0};
     }
   }
   qsort(ev, e, sizeof *ev, cmp_event);
@@ -108,5 +171,6 @@ uint64_t berth_alloc_lower_bound(const berth_alloc_problem_t *p) {
   }
   free(ev);
   free(heap);
+  free(ends);
   return best;
 }

@@ -70,11 +70,21 @@ struct berth_alloc_greedy {
   int32_t q_cap;
   int32_t max_iv; /* most slot ranges of one buffer */
   int64_t *conflicts; /* [m] lazily computed */
-  sort_key_t *keys;   /* [2 m]: the keys and merge sort scratch */
+  sort_key_t *keys;   /* [2 m]: the keys and merge sort scratch, only while ordering (64
+                         bytes a buffer: freed before the runs fill the span pool) */
   uint64_t *load;     /* [n_slots] total size live per slot, lazily computed */
   int64_t work;       /* list visits, steps and insertions so far: a deterministic clock */
   int32_t peak;       /* the slot BERTH_ALLOC_ORDER_PEAK sweeps from; -1 until known */
+  double deadline;    /* berth_alloc_greedy_set_deadline; 0: none */
+  double run_ms;      /* the longest run of berth_alloc_greedy_best so far */
 };
+
+void berth_alloc_greedy_set_deadline(berth_alloc_greedy_t *g, double deadline_ms) { g->deadline = deadline_ms; }
+
+/* Would another run end past the deadline? Never before the first run. */
+static bool out_of_time(const berth_alloc_greedy_t *g, int runs) {
+  return g->deadline > 0 && runs > 0 && berth_alloc_now_ms() + g->run_ms > g->deadline;
+}
 
 /* ---- list storage -------------------------------------------------------------------- */
 
@@ -223,8 +233,7 @@ berth_alloc_greedy_t *berth_alloc_greedy_create(const berth_alloc_prep_t *prep) 
   g->q_cap = qc > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)qc;
   g->q = malloc((size_t)g->q_cap * sizeof *g->q);
   g->cur = malloc((size_t)g->q_cap * sizeof *g->cur);
-  g->keys = big_alloc(2 * ((size_t)prep->m + 1) * sizeof *g->keys);
-  if (!g->full || !g->sub || !g->q || !g->cur || !g->keys) {
+  if (!g->full || !g->sub || !g->q || !g->cur) {
     berth_alloc_greedy_destroy(g);
     return NULL;
   }
@@ -498,6 +507,8 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
   const berth_alloc_prep_t *p = g->prep;
   if (which == BERTH_ALLOC_ORDER_CONFLICTS && !compute_conflicts(g)) return false;
   if (which == BERTH_ALLOC_ORDER_PEAK && !compute_load(g)) return false;
+  g->keys = big_alloc(2 * ((size_t)p->m + 1) * sizeof *g->keys);
+  if (!g->keys) return false;
   for (int32_t b = 0; b < p->m; b++) {
     sort_key_t *k = &g->keys[b];
     uint64_t size = p->size[b];
@@ -560,6 +571,8 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
   }
   const sort_key_t *sorted = sort_keys(g->keys, g->keys + p->m + 1, p->m);
   for (int32_t i = 0; i < p->m; i++) order[i] = sorted[i].idx;
+  free(g->keys);
+  g->keys = NULL;
   return true;
 }
 
@@ -626,8 +639,10 @@ typedef struct best_state {
 static bool try_pair(berth_alloc_greedy_t *g, berth_alloc_order_t which, int fit, const char *name, int32_t *order,
                      uint64_t *tmp, best_state_t *bs) {
   const berth_alloc_prep_t *p = g->prep;
+  double t0 = g->deadline > 0 ? berth_alloc_now_ms() : 0;
   if (!berth_alloc_greedy_order(g, which, order)) return false;
   uint64_t a = berth_alloc_greedy_run(g, order, fit, bs->arena == UINT64_MAX ? UINT64_MAX : bs->arena - 1, tmp);
+  if (g->deadline > 0 && berth_alloc_now_ms() - t0 > g->run_ms) g->run_ms = berth_alloc_now_ms() - t0;
   if (a == UINT64_MAX) return false;
   if (a < bs->arena) {
     bs->arena = a;
@@ -679,6 +694,7 @@ uint64_t berth_alloc_greedy_best(berth_alloc_greedy_t *g, int fit, uint64_t *off
     const greedy_try_t *tr = &k_tries[t];
     if (fit != BERTH_ALLOC_FIT_AUTO && tr->fit != fit) continue;
     if (p->m > MANY_TRIES_MAX && runs >= 3 && g->work - work0 > (int64_t)LARGE_WORK * runs * p->m) break;
+    if (out_of_time(g, runs)) break;
     budget--;
     runs++;
     ok = try_pair(g, tr->order, tr->fit, tr->name, order, tmp, &bs);
@@ -687,7 +703,7 @@ uint64_t berth_alloc_greedy_best(berth_alloc_greedy_t *g, int fit, uint64_t *off
     int32_t cand[PEAK_CANDIDATES - 1];
     int32_t n_cand = peak_candidates(g, cand, PEAK_CANDIDATES - 1), peak = g->peak;
     ok = n_cand >= 0;
-    for (int32_t c = 0; ok && c < n_cand && bs.arena > p->lower_bound; c++) {
+    for (int32_t c = 0; ok && c < n_cand && bs.arena > p->lower_bound && !out_of_time(g, runs); c++) {
       g->peak = cand[c];
       if (fit != BERTH_ALLOC_FIT_BEST) ok = try_pair(g, BERTH_ALLOC_ORDER_PEAK, BERTH_ALLOC_FIT_FIRST,
                                                      "peak sweep (another moment), first fit", order, tmp, &bs);

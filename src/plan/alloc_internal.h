@@ -31,6 +31,20 @@ typedef struct berth_alloc_prep {
 berth_status_t berth_alloc_prep_init(berth_alloc_prep_t *prep, const berth_alloc_problem_t *p, berth_diag_t *diag);
 void berth_alloc_prep_deinit(berth_alloc_prep_t *prep);
 
+/* Splits the time line where no buffer is live across (counting the gaps between a
+ * buffer's intervals as live: it keeps one offset): writes the segment of each active
+ * buffer into part[m] and the first slot of each segment into seg_first[] (room for
+ * n_slots + 1 entries; seg_first[count] = n_slots). Returns the count (>= 1 when there
+ * are slots), or -1 if out of memory. Buffers of different segments never conflict, so
+ * each segment can be planned alone from offset 0. */
+int32_t berth_alloc_prep_split(const berth_alloc_prep_t *prep, int32_t *part, int32_t *seg_first);
+
+/* The prepared problem of the active buffers list[0..k) of prep (ascending), all within
+ * slots [s0, s1), renumbered from 0; sub->orig[t] = list[t] (an index into prep's active
+ * buffers), sub->n = k, its own lower bound. False if out of memory (nothing to free). */
+bool berth_alloc_prep_sub(berth_alloc_prep_t *sub, const berth_alloc_prep_t *prep, const int32_t *list, int32_t k,
+                          int32_t s0, int32_t s1);
+
 /* Total size live in each slot (caller frees); NULL if out of memory. */
 uint64_t *berth_alloc_prep_slot_load(const berth_alloc_prep_t *prep);
 
@@ -110,6 +124,10 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
  * up (returning UINT64_MAX - 1) as soon as a buffer ends above it. */
 uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
                                 uint64_t *off);
+
+/* Sets a deadline (berth_alloc_now_ms scale; 0 for none) for berth_alloc_greedy_best: it
+ * then skips the orders whose run would end past it, after the first. */
+void berth_alloc_greedy_set_deadline(berth_alloc_greedy_t *g, double deadline_ms);
 
 /* Runs the orders and fits allowed by `fit` (FIT_AUTO: both; all of them up to 1024
  * buffers, fewer above, stopping at the lower bound); keeps the best. Writes off[m],

@@ -93,9 +93,11 @@ static int32_t next_free(int32_t *next, int32_t j) {
 }
 
 /* prep->lower_bound: per slot, the live sizes rounded up to the smallest alignment a,
- * minus the largest such padding among them (berth_alloc_lower_bound says why no plan is
- * smaller; it computes the same bound by another route). The largest padding per slot
- * comes from painting slots with the paddings in decreasing order. False if out of memory. */
+ * minus the largest such padding among them, where a buffer also counts as live in a gap
+ * between two of its intervals that no other interval lies inside (berth_alloc_lower_bound
+ * says why both are sound; it computes the same bound by another route). The largest
+ * padding per slot comes from painting slots with the paddings in decreasing order. False
+ * if out of memory. */
 static bool prep_lower_bound(berth_alloc_prep_t *prep) {
   int32_t S = prep->n_slots;
   uint64_t a = 0;
@@ -104,17 +106,27 @@ static bool prep_lower_bound(berth_alloc_prep_t *prep) {
   if (a == 0) a = 1;
   int64_t *diff = calloc((size_t)S + 1, sizeof *diff);
   uint64_t *maxpad = calloc((size_t)S + 1, sizeof *maxpad);
-  int32_t *next = malloc(((size_t)S + 1) * sizeof *next);
+  int32_t *next = malloc(((size_t)S + 2) * sizeof *next);
   pad_iv_t *ivs = malloc(((size_t)prep->n_iv + 1) * sizeof *ivs);
   bool ok = diff && maxpad && next && ivs;
   if (ok) {
+    /* next[s] first serves as the smallest end of a range that starts at slot s or later:
+     * some range lies inside the gap [g, h) iff next[g] <= h. */
+    for (int32_t j = 0; j <= S + 1; j++) next[j] = INT32_MAX;
+    for (int32_t k = 0; k < prep->n_iv; k++)
+      if (prep->hi[k] < next[prep->lo[k]]) next[prep->lo[k]] = prep->hi[k];
+    for (int32_t j = S - 1; j >= 0; j--)
+      if (next[j + 1] < next[j]) next[j] = next[j + 1];
     int32_t n = 0;
     for (int32_t i = 0; i < prep->m; i++) {
       uint64_t rounded = (prep->size[i] + a - 1) / a * a;
-      for (int32_t k = prep->iv_first[i]; k < prep->iv_first[i + 1]; k++) {
-        diff[prep->lo[k]] += (int64_t)rounded; /* below 2^63 in total (validated) */
-        diff[prep->hi[k]] -= (int64_t)rounded;
-        if (rounded > prep->size[i]) ivs[n++] = (pad_iv_t){rounded - prep->size[i], prep->lo[k], prep->hi[k]};
+      int32_t k = prep->iv_first[i], end = prep->iv_first[i + 1];
+      while (k < end) {
+        int32_t lo = prep->lo[k], hi = prep->hi[k];
+        for (k++; k < end && next[hi] > prep->lo[k]; k++) hi = prep->hi[k]; /* fill empty gaps */
+        diff[lo] += (int64_t)rounded; /* below 2^63 in total (validated) */
+        diff[hi] -= (int64_t)rounded;
+        if (rounded > prep->size[i]) ivs[n++] = (pad_iv_t){rounded - prep->size[i], lo, hi};
       }
     }
     qsort(ivs, (size_t)n, sizeof *ivs, cmp_pad_desc);
@@ -270,4 +282,71 @@ uint64_t berth_alloc_prep_scatter(const berth_alloc_prep_t *prep, const uint64_t
     if (active_off[a] + prep->size[a] > arena) arena = active_off[a] + prep->size[a];
   }
   return arena;
+}
+
+/* ---- independent segments --------------------------------------------------------------- */
+
+int32_t berth_alloc_prep_split(const berth_alloc_prep_t *prep, int32_t *part, int32_t *seg_first) {
+  int32_t S = prep->n_slots;
+  /* cross[j]: buffers live (or between two of their intervals) both in slot j - 1 and in
+   * slot j; a segment starts at every slot j > 0 with none. */
+  int32_t *cross = calloc((size_t)S + 2, sizeof *cross);
+  if (!cross) return -1;
+  for (int32_t i = 0; i < prep->m; i++) {
+    int32_t lo = prep->lo[prep->iv_first[i]], hi = prep->hi[prep->iv_first[i + 1] - 1];
+    cross[lo + 1]++;
+    cross[hi]--;
+  }
+  int32_t n = 0, c = 0;
+  for (int32_t j = 0; j < S; j++) {
+    c += cross[j];
+    if (j == 0 || c == 0) seg_first[n++] = j;
+    cross[j] = n - 1; /* the segment of slot j, from here on */
+  }
+  seg_first[n] = S;
+  for (int32_t i = 0; i < prep->m; i++) part[i] = cross[prep->lo[prep->iv_first[i]]];
+  free(cross);
+  return n;
+}
+
+bool berth_alloc_prep_sub(berth_alloc_prep_t *sub, const berth_alloc_prep_t *prep, const int32_t *list, int32_t k,
+                          int32_t s0, int32_t s1) {
+  memset(sub, 0, sizeof *sub);
+  int32_t n_iv = 0;
+  for (int32_t t = 0; t < k; t++) n_iv += prep->iv_first[list[t] + 1] - prep->iv_first[list[t]];
+  size_t mm = (size_t)k + 1, nn = (size_t)n_iv + 1;
+  sub->n = k;
+  sub->m = k;
+  sub->n_iv = n_iv;
+  sub->n_slots = s1 - s0;
+  sub->orig = malloc(mm * sizeof *sub->orig);
+  sub->size = malloc(mm * sizeof *sub->size);
+  sub->align = malloc(mm * sizeof *sub->align);
+  sub->iv_first = malloc(mm * sizeof *sub->iv_first);
+  sub->lo = malloc(nn * sizeof *sub->lo);
+  sub->hi = malloc(nn * sizeof *sub->hi);
+  sub->length = malloc(mm * sizeof *sub->length);
+  if (!sub->orig || !sub->size || !sub->align || !sub->iv_first || !sub->lo || !sub->hi || !sub->length) {
+    berth_alloc_prep_deinit(sub);
+    return false;
+  }
+  int32_t iv = 0;
+  for (int32_t t = 0; t < k; t++) {
+    int32_t a = list[t];
+    sub->orig[t] = a;
+    sub->size[t] = prep->size[a];
+    sub->align[t] = prep->align[a];
+    sub->length[t] = prep->length[a];
+    sub->iv_first[t] = iv;
+    for (int32_t r = prep->iv_first[a]; r < prep->iv_first[a + 1]; r++, iv++) {
+      sub->lo[iv] = prep->lo[r] - s0;
+      sub->hi[iv] = prep->hi[r] - s0;
+    }
+  }
+  sub->iv_first[k] = iv;
+  if (!prep_lower_bound(sub)) {
+    berth_alloc_prep_deinit(sub);
+    return false;
+  }
+  return true;
 }

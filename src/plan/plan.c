@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include "base/checked.h"
+#include "format/read_program.h"
 #include "format/verify.h"
 #include "lower_ctx.h"
 
@@ -354,6 +355,11 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
       st = solve(&c, pb, k, po, &arena, &lb);
     }
     for (int32_t i = 0; !st && i < k; i++) offsets[pm[i]] = po[i];
+    /* The one place both `plan` and `compile` check the file format's cap. */
+    if (!st && arena > BERTH_FORMAT_MAX_ARENA_BYTES)
+      st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE,
+                      "pool %d needs an arena of %llu bytes, above the cap of %llu bytes (2^40) per pool",
+                      (int)pool, (unsigned long long)arena, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
     pool_sizes[pool] = arena;
     rep->pools[pool].arena_bytes = arena;
     rep->pools[pool].lower_bound_bytes = lb;
@@ -381,6 +387,11 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     state_size = align_up(state_size, 16);
     state_off[g] = state_size;
     state_size += berth_type_bytes(&p->globals[g].type);
+  }
+  if (state_size > BERTH_FORMAT_MAX_ARENA_BYTES) {
+    st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "the state region needs %llu bytes, above the cap of %llu bytes (2^40)",
+                    (unsigned long long)state_size, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
+    goto done;
   }
   uint8_t *state_init = own(o, (size_t)state_size);
   if (!state_init) {

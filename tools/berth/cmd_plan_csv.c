@@ -255,7 +255,8 @@ int berth_cmd_plan_csv(int argc, char **argv) {
            r.optimal ? "true" : "false", (unsigned long long)r.proven_bound, r.time_ms,
            (unsigned long long)r.greedy_arena);
     put_json_string(stdout, r.greedy_order ? r.greedy_order : "");
-    printf(", \"iterations\": %lld}\n", (long long)r.iterations);
+    printf(", \"iterations\": %lld, \"segments\": %d, \"budget_exceeded\": %s}\n", (long long)r.iterations,
+           (int)r.segments, r.budget_exceeded ? "true" : "false");
   } else if (!rc) {
     printf("file:         %s\n", csv_path);
     printf("algorithm:    %s\n", berth_alloc_algo_name(opt.algo));
@@ -269,7 +270,8 @@ int berth_cmd_plan_csv(int argc, char **argv) {
              (unsigned long long)(r.arena - r.proven_bound), (unsigned long long)r.proven_bound);
     else printf("optimal:      not proven\n");
     if (opt.algo != BERTH_ALLOC_NAIVE) printf("greedy:       %llu bytes (%s)\n", (unsigned long long)r.greedy_arena, r.greedy_order);
-    printf("time:         %.3f ms\n", r.time_ms);
+    printf("segments:     %d\n", (int)r.segments);
+    printf("time:         %.3f ms%s\n", r.time_ms, r.budget_exceeded ? " (over the budget: too large to plan in time)" : "");
     printf("validated:    yes (independent check)\n");
   }
   free(off);
