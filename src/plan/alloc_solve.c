@@ -129,8 +129,15 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   res.proven_bound = prep.lower_bound;
   res.greedy_order = "none";
   int32_t n_seg = 0, n_parts = 0;
-  if (seed.off && seed.order && part && seg_first)
+  if (seed.off && seed.order && part && seg_first && prep.m > 0 && opt.algo == BERTH_ALLOC_NAIVE) {
+    /* naive is the no-reuse baseline: one part, no reuse across segments either */
+    for (int32_t i = 0; i < prep.m; i++) part[i] = 0;
+    seg_first[0] = 0;
+    seg_first[1] = prep.n_slots;
+    n_seg = 1;
+  } else if (seed.off && seed.order && part && seg_first) {
     n_seg = prep.m > 0 ? berth_alloc_prep_split(&prep, part, seg_first) : 0;
+  }
   if (n_seg >= 0) parts = malloc(((size_t)n_seg + 1) * sizeof *parts);
   if (n_seg > 1) {
     list = malloc(mm * sizeof *list);
