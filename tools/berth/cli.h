@@ -6,6 +6,7 @@
 #include "plan/plan.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit statuses, one rule for every command: 0 success; 1 the command ran and failed (a
  * file cannot be read or written, a program or input is invalid, a call or check fails);
@@ -54,5 +55,8 @@ int berth_cli_out_commit(berth_outfile_t *o);
 /* Flushes and closes stdout at exit; returns rc, or 1 after printing "berth: cannot write
  * standard output: ..." when something written there was lost. */
 int berth_cli_finish_stdout(int rc);
+
+/* Writes s as a JSON string literal (quotes, backslashes and control characters escaped). */
+void berth_cli_json_string(FILE *f, const char *s);
 
 #endif

@@ -176,3 +176,14 @@ int berth_cli_finish_stdout(int rc) {
   else fprintf(stderr, "berth: cannot write standard output (write error)\n");
   return rc ? rc : BERTH_EXIT_FAIL;
 }
+
+void berth_cli_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}

@@ -1,5 +1,9 @@
 /* berth plan: memory plan reports, the side-by-side algorithm table, JSON and SVG. */
 #include "cli.h"
+
+/* The version of `berth plan --json`'s document (docs/json.md); bump it on any change
+ * that removes or renames a field or changes a meaning. */
+#define BERTH_PLAN_JSON_VERSION 2
 #include "program_load.h"
 
 #include <stdio.h>
@@ -149,28 +153,43 @@ int berth_cmd_plan(int argc, char **argv) {
     berth_compiled_destroy(c2);
   }
   if (json) {
-    printf("{\"strategy\":\"%s\",\"algo\":\"%s\",\"methods\":[", berth_strategy_name(opt.strategy), berth_alloc_algo_name(opt.algo));
+    /* schema "berth-plan" version 2: docs/json.md */
+    printf("{\"schema\":\"berth-plan\",\"schema_version\":%d,\"strategy\":\"%s\",\"algo\":\"%s\",\"alignment\":%u,"
+           "\"methods\":[",
+           BERTH_PLAN_JSON_VERSION, berth_strategy_name(opt.strategy), berth_alloc_algo_name(opt.algo), (unsigned)opt.alignment);
     for (int32_t mi = 0; mi < p->n_methods; mi++) {
       const berth_plan_method_report_t *r = &c->reports[mi];
       const berth_exec_method_t *m = &c->exec.methods[mi];
-      printf("%s{\"name\":\"%s\",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,\"time_ms\":%.3f,\"verified\":%s,\"pools\":[",
-             mi ? "," : "", m->name, (unsigned long long)method_arena(r), (unsigned long long)method_bound(r),
-             (unsigned long long)r->state_bytes, (int)r->copies, (int)r->coalesced, r->time_ms, r->verified ? "true" : "false");
+      printf("%s{\"name\":", mi ? "," : "");
+      berth_cli_json_string(stdout, m->name);
+      printf(",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,"
+             "\"state_in_place\":%d,\"time_ms\":%.3f,\"verified\":%s,\"timeline_positions\":%lld,\"pools\":[",
+             (unsigned long long)method_arena(r), (unsigned long long)method_bound(r), (unsigned long long)r->state_bytes,
+             (int)r->copies, (int)r->coalesced, (int)r->state_in_place, r->time_ms, r->verified ? "true" : "false",
+             (long long)r->n_positions);
       for (int32_t pl = 0; pl < r->n_pools; pl++)
         printf("%s{\"pool\":%d,\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"buffers\":%d}", pl ? "," : "", (int)pl,
                (unsigned long long)r->pools[pl].arena_bytes, (unsigned long long)r->pools[pl].lower_bound_bytes,
                (int)r->pools[pl].n_buffers);
       printf("],\"algorithms\":{");
-      for (int a = 0; a < 4; a++)
-        if (side_ok[a]) printf("%s\"%s\":%llu", a ? "," : "", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi]);
+      for (int a = 0, first = 1; a < 4; a++)
+        if (side_ok[a]) printf("%s\"%s\":%llu", first ? "" : ",", berth_alloc_algo_name(algos[a]), (unsigned long long)side[a][mi]), first = 0;
       printf("},\"values\":[");
       for (int32_t v = 0; v < m->n_values; v++) {
         const berth_exec_value_t *x = &m->values[v];
-        printf("%s{\"name\":\"%s\",\"storage\":\"%s\",\"pool\":%u,\"offset\":%llu,\"bytes\":%llu", v ? "," : "", x->name,
-               storage_name(x->storage), (unsigned)x->pool, (unsigned long long)x->offset,
-               (unsigned long long)berth_type_bytes(&x->type));
-        if (x->window_parent >= 0) printf(",\"window_of\":\"%s\"", m->values[x->window_parent].name);
-        printf("}");
+        printf("%s{\"id\":%d,\"name\":", v ? "," : "", (int)v);
+        berth_cli_json_string(stdout, x->name);
+        printf(",\"dtype\":\"%s\",\"shape\":[", berth_dtype_name(x->type.dtype));
+        for (int32_t d = 0; d < x->type.rank; d++) printf("%s%lld", d ? "," : "", (long long)x->type.dims[d]);
+        printf("],\"storage\":\"%s\",\"pool\":%u,\"offset\":%llu,\"bytes\":%llu", storage_name(x->storage),
+               (unsigned)x->pool, (unsigned long long)x->offset, (unsigned long long)berth_type_bytes(&x->type));
+        if (x->window_parent >= 0) printf(",\"window_of\":%d", (int)x->window_parent);
+        printf(",\"lifetime\":[");
+        for (int32_t i = 0; r->n_ivs && i < r->n_ivs[v]; i++) {
+          const int64_t *iv = r->ivs[r->iv_first[v] + i];
+          printf("%s[%lld,%lld]", i ? "," : "", (long long)iv[0], (long long)iv[1]);
+        }
+        printf("]}");
       }
       printf("]}");
     }

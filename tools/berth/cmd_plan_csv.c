@@ -46,17 +46,6 @@ static void put_field(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static void put_json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static void put_xml(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
@@ -247,14 +236,14 @@ int berth_cmd_plan_csv(int argc, char **argv) {
   berth_outfile_discard(sf);
   if (!rc && json) {
     printf("{\"file\": ");
-    put_json_string(stdout, csv_path);
+    berth_cli_json_string(stdout, csv_path);
     printf(", \"algo\": \"%s\", \"buffers\": %d, \"lower_bound_bytes\": %llu, \"arena_bytes\": %llu, "
            "\"ratio\": %.6f, \"optimal\": %s, \"proven_bound_bytes\": %llu, \"time_ms\": %.3f, "
            "\"greedy_arena_bytes\": %llu, \"greedy_order\": ",
            berth_alloc_algo_name(opt.algo), (int)p->n, (unsigned long long)lb, (unsigned long long)r.arena, ratio,
            r.optimal ? "true" : "false", (unsigned long long)r.proven_bound, r.time_ms,
            (unsigned long long)r.greedy_arena);
-    put_json_string(stdout, r.greedy_order ? r.greedy_order : "");
+    berth_cli_json_string(stdout, r.greedy_order ? r.greedy_order : "");
     printf(", \"iterations\": %lld, \"segments\": %d, \"budget_exceeded\": %s}\n", (long long)r.iterations,
            (int)r.segments, r.budget_exceeded ? "true" : "false");
   } else if (!rc) {

@@ -90,17 +90,6 @@ static void run_fail(run_out_t *o, const char *fmt, ...) {
   o->failed = true;
 }
 
-static void put_json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 /* Every call's arguments, parsed and checked against the signature before anything runs.
  * Returns 0, or the exit status after run_fail: a malformed literal is a wrong command line
  * (BERTH_EXIT_USAGE); a wrong count or type, or a .npy file that cannot be read, fails. */
@@ -339,13 +328,13 @@ cleanup:
   if (ro.json) {
     if (failed_call) { /* the failed call carries its error */
       printf("%s{\"error\":", n_done ? "," : "");
-      put_json_string(stdout, ro.msg);
+      berth_cli_json_string(stdout, ro.msg);
       printf("}");
     }
     printf("]");
     if (ro.failed) {
       printf(",\"error\":");
-      put_json_string(stdout, ro.msg);
+      berth_cli_json_string(stdout, ro.msg);
     }
     printf("}\n");
   }
