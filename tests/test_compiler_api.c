@@ -123,6 +123,14 @@ static void test_bad_options(void) {
   o = berth_compile_options_default();
   o.alignment = 24;
   expect_fail(seed, &o, BERTH_ERR_INVALID_ARGUMENT, "alignment 24");
+  /* pool rules go through the planner's check: a rule that could never apply is an error */
+  o = berth_compile_options_default();
+  o.pools = "frob=1";
+  expect_fail(seed, &o, BERTH_ERR_INVALID_ARGUMENT, "'frob' is not an op name");
+  o.pools = "add=16";
+  expect_fail(seed, &o, BERTH_ERR_INVALID_ARGUMENT, "pool must be 0..15");
+  o.pools = "add=1,add=2";
+  expect_fail(seed, &o, BERTH_ERR_INVALID_ARGUMENT, "key 'add' given twice");
   o = berth_compile_options_default();
   o.alloc_outputs = 2;
   expect_fail(seed, &o, BERTH_ERR_INVALID_ARGUMENT, "alloc_outputs");

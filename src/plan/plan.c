@@ -79,6 +79,53 @@ void berth_compiled_destroy(berth_compiled_t *c) {
 
 /* Pool of a group: the first rule whose key matches ("input", "output", or the op of the
  * node that defines the group's root). */
+berth_status_t berth_plan_pools_check(const char *rules, berth_diag_t *diag) {
+  if (!rules || !*rules)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "pool rules take key=pool,... (key an op name, input or output), not an empty string");
+  for (const char *p = rules; *p;) {
+    size_t len = strcspn(p, ",");
+    const char *eq = memchr(p, '=', len);
+    if (!eq || eq == p) {
+      char rule[64];
+      berth_format(rule, sizeof rule, "%s", p);
+      rule[len < sizeof rule ? len : sizeof rule - 1] = '\0';
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "rule '%s' is not key=pool (key an op name, input or output)", rule);
+    }
+    size_t klen = (size_t)(eq - p);
+    char key[64];
+    berth_format(key, sizeof key, "%s", p);
+    key[klen < sizeof key ? klen : sizeof key - 1] = '\0';
+    bool io = (klen == 5 && !memcmp(p, "input", 5)) || (klen == 6 && !memcmp(p, "output", 6));
+    if (!io && berth_op_find(p, klen) == BERTH_OP_COUNT)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "'%s' is not an op name, input or output (op names as in the text format: add, mul, matmul, ...)", key);
+    const char *v = eq + 1, *end = p + len;
+    long id = 0;
+    bool ok = v < end && end - v <= 3;
+    for (const char *c = v; ok && c < end; c++) {
+      if (*c < '0' || *c > '9') ok = false;
+      else id = id * 10 + (*c - '0');
+    }
+    if (!ok || id >= BERTH_MAX_POOLS) {
+      char rule[64];
+      berth_format(rule, sizeof rule, "%s", p);
+      rule[len < sizeof rule ? len : sizeof rule - 1] = '\0';
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "rule '%s': pool must be 0..%d", rule, BERTH_MAX_POOLS - 1);
+    }
+    for (const char *q = rules; q < p;) { /* each key once: a second rule would never apply */
+      size_t ql = strcspn(q, ",");
+      const char *qe = memchr(q, '=', ql);
+      if ((size_t)(qe - q) == klen && !memcmp(q, p, klen))
+        return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "key '%s' given twice", key);
+      q += ql + 1;
+    }
+    p = *end ? end + 1 : end;
+    if (!*p && end[0] == ',') return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "'%s' ends with ','", rules);
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t pool_of(const lctx_t *c, const lval_t *root, int32_t *pool) {
   *pool = 0;
   const char *rules = c->opt->pools;
@@ -602,6 +649,10 @@ berth_status_t berth_plan_compile(const berth_ir_program_t *p, const berth_plan_
                                   berth_compiled_t **out, berth_diag_t *diag) {
   if (opt->alignment == 0 || !berth_is_pow2(opt->alignment))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alignment %u is not a power of two", (unsigned)opt->alignment);
+  if (opt->pools && *opt->pools) {
+    berth_status_t pst = berth_plan_pools_check(opt->pools, diag);
+    if (pst) return berth_fail_prefix(diag, pst, "pool rules '%s': ", opt->pools);
+  }
   berth_compiled_t *c = calloc(1, sizeof *c);
   owned_t *o = calloc(1, sizeof *o);
   if (!c || !o) {

@@ -59,6 +59,12 @@ typedef struct berth_plan_options {
 
 berth_plan_options_t berth_plan_options_default(void);
 
+/* Checks a pool rule list "key=pool,...": key an op name (as in the text format), input or
+ * output, each key once; pool 0..BERTH_MAX_POOLS-1. berth_plan_compile checks opt->pools
+ * with it, so a rule that could never apply is an error, not ignored.
+ * Errors: BERTH_ERR_INVALID_ARGUMENT naming the rule. */
+berth_status_t berth_plan_pools_check(const char *rules, berth_diag_t *diag);
+
 /* Where one value ended up (for reports and --json). */
 typedef struct berth_plan_pool_report {
   uint64_t arena_bytes;

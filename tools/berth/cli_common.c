@@ -29,51 +29,11 @@ bool berth_cli_once(const char *opt) {
 /* ---- --pools -------------------------------------------------------------------------- */
 
 bool berth_cli_check_pools(const char *opt, const char *rules) {
-  if (!*rules) {
-    fprintf(stderr, "berth: %s takes key=pool,... (key an op name, input or output), not an empty string\n", opt);
-    return false;
-  }
-  for (const char *p = rules; *p;) {
-    size_t len = strcspn(p, ",");
-    const char *eq = memchr(p, '=', len);
-    if (!eq || eq == p) {
-      fprintf(stderr, "berth: %s: rule '%.*s' is not key=pool (key an op name, input or output)\n", opt, (int)len, p);
-      return false;
-    }
-    size_t klen = (size_t)(eq - p);
-    bool io = (klen == 5 && !memcmp(p, "input", 5)) || (klen == 6 && !memcmp(p, "output", 6));
-    if (!io && berth_op_find(p, klen) == BERTH_OP_COUNT) {
-      fprintf(stderr, "berth: %s: '%.*s' is not an op name, input or output (op names as in the text format: add, mul, matmul, ...)\n",
-              opt, (int)klen, p);
-      return false;
-    }
-    const char *v = eq + 1, *end = p + len;
-    long id = 0;
-    bool ok = v < end && end - v <= 3;
-    for (const char *c = v; ok && c < end; c++) {
-      if (*c < '0' || *c > '9') ok = false;
-      else id = id * 10 + (*c - '0');
-    }
-    if (!ok || id >= BERTH_MAX_POOLS) {
-      fprintf(stderr, "berth: %s: rule '%.*s': pool must be 0..%d\n", opt, (int)len, p, BERTH_MAX_POOLS - 1);
-      return false;
-    }
-    for (const char *q = rules; q < p;) { /* each key once: a second rule would never apply */
-      size_t ql = strcspn(q, ",");
-      const char *qe = memchr(q, '=', ql);
-      if ((size_t)(qe - q) == klen && !memcmp(q, p, klen)) {
-        fprintf(stderr, "berth: %s: key '%.*s' given twice\n", opt, (int)klen, p);
-        return false;
-      }
-      q += ql + 1;
-    }
-    p = *end ? end + 1 : end;
-    if (!*p && end[0] == ',') {
-      fprintf(stderr, "berth: %s: '%s' ends with ','\n", opt, rules);
-      return false;
-    }
-  }
-  return true;
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  if (berth_plan_pools_check(rules, &diag) == BERTH_OK) return true;
+  fprintf(stderr, "berth: %s: %s\n", opt, msg);
+  return false;
 }
 
 /* ---- options every command takes -------------------------------------------------------- */
