@@ -40,6 +40,7 @@ typedef struct rd {
   size_t len;
   berth_diag_t *diag;
   uint32_t version, flags, n_methods;
+  bool checksum_checked; /* BERTH_FORMAT_READ_CHECKSUM_CHECKED: the CRC pass is skipped */
   sect_t s[BERTH_SECTION_MAX + 1];
   /* records per table */
   uint64_t n_values, n_instrs, n_operands, n_attrs, n_io, n_pools;
@@ -195,7 +196,7 @@ static berth_status_t read_header(rd_t *r) {
   /* the checksum first: a damaged file is refused as damaged, whatever the damage says */
   uint32_t sum = berth_load_le32(b + BERTH_FORMAT_CHECKSUM_AT);
   if (r->flags & BERTH_FORMAT_FLAG_CHECKSUM) {
-    uint32_t got = berth_format_checksum(b, r->len);
+    uint32_t got = r->checksum_checked ? sum : berth_format_checksum(b, r->len);
     if (got != sum)
       return rfail(r, CORRUPT, "header (byte %d): the file's CRC-32C is 0x%x but the header records 0x%x (the file is damaged)",
                    BERTH_FORMAT_CHECKSUM_AT, (unsigned)got, (unsigned)sum);
@@ -510,9 +511,10 @@ static berth_status_t scratch_need(rd_t *r, uint32_t i, uint64_t *need) {
   return BERTH_OK;
 }
 
-static berth_status_t prepare(rd_t *r, const void *bytes, size_t len, berth_diag_t *diag, berth_format_sizes_t *sizes,
-                              plan_t *plan) {
+static berth_status_t prepare(rd_t *r, const void *bytes, size_t len, bool checksum_checked, berth_diag_t *diag,
+                              berth_format_sizes_t *sizes, plan_t *plan) {
   memset(r, 0, sizeof *r);
+  r->checksum_checked = checksum_checked;
   r->b = bytes;
   r->len = len;
   r->diag = diag;
@@ -537,7 +539,7 @@ berth_status_t berth_format_read_size(const void *bytes, size_t len, berth_forma
   berth_format_sizes_t sizes = {0, 0};
   memset(&plan, 0, sizeof plan);
   if (!out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_format_read_size: out is NULL");
-  TRY(prepare(&r, bytes, len, diag, &sizes, &plan));
+  TRY(prepare(&r, bytes, len, false, diag, &sizes, &plan));
   *out = sizes;
   return BERTH_OK;
 }
@@ -979,7 +981,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
   if ((uintptr_t)bytes % 8)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "program bytes must be 8-byte aligned (constants are used in place); load them into aligned memory");
-  TRY(prepare(&r, bytes, len, diag, &sizes, &plan));
+  TRY(prepare(&r, bytes, len, (flags & BERTH_FORMAT_READ_CHECKSUM_CHECKED) != 0, diag, &sizes, &plan));
   if (mem_size < sizes.program_bytes)
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "the program needs %zu bytes of memory; %zu were given",
                       sizes.program_bytes, mem_size);

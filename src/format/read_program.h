@@ -128,6 +128,9 @@ typedef struct berth_format_sizes {
 /* Skips the verifier (structural checks still run, so the result is safe to print but
  * NOT to execute). For disassemblers. */
 #define BERTH_FORMAT_READ_NO_VERIFY 1u
+/* The caller has just checked these same bytes' checksum (berth_format_read_size in the same
+ * load, as berth_program_load does): one pass over the file per load, not two. */
+#define BERTH_FORMAT_READ_CHECKSUM_CHECKED 2u
 
 /* True if bytes start with the program file magic (len >= 6). */
 bool berth_format_is_program(const void *bytes, size_t len);

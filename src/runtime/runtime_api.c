@@ -89,7 +89,9 @@ berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size
   if (!base || size < hb)
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "berth_program_load: %zu bytes of memory are too few", mem_size);
   const berth_format_program_t *fp;
-  st = berth_format_read(bytes, len, base + hb, size - hb, scratch, scratch_size, 0, &fp, diag);
+  /* berth_program_query above checked the checksum of these bytes */
+  st = berth_format_read(bytes, len, base + hb, size - hb, scratch, scratch_size, BERTH_FORMAT_READ_CHECKSUM_CHECKED, &fp,
+                         diag);
   if (st != BERTH_OK) return st;
   berth_program_t *p = (berth_program_t *)(void *)base;
   p->magic = PROGRAM_MAGIC;
@@ -222,9 +224,12 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
   const berth_exec_method_t *m = method_of(p, method);
   if (!m) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_init: no method %d", (int)method);
   if (!mem || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_init: NULL argument");
-  if (arenas ? n_arenas != m->n_pools : n_arenas != 0)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: %d arenas given, %s%d expected", m->name, (int)n_arenas,
-                      arenas ? "" : "arenas is NULL: 0 or ", arenas ? (int)m->n_pools : 0);
+  if (!arenas && n_arenas != 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: arenas is NULL but n_arenas is %d (0 expected)", m->name,
+                      (int)n_arenas);
+  if (arenas && n_arenas != m->n_pools)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: %d arenas given, %d expected (one per pool)", m->name,
+                      (int)n_arenas, (int)m->n_pools);
   mlay_t l;
   if (!method_layout(m, arenas == NULL, &l))
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "method %s: its memory does not fit in size_t", m->name);
@@ -289,6 +294,7 @@ void berth_method_reset(berth_method_t *h) {
 
 berth_status_t berth_method_state(berth_method_t *h, const char *name, void **data, size_t *bytes, berth_diag_t *diag) {
   if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_state: not a method handle");
+  if (!name || !data || !bytes) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_state: NULL argument");
   const berth_exec_method_t *m = h->m;
   for (int32_t v = 0; name && v < m->n_values; v++)
     if (m->values[v].name && strcmp(m->values[v].name, name) == 0 && berth_verify_value_is_buffer(m, v)) {

@@ -25,7 +25,7 @@ static int self_check(const uint8_t *bytes, size_t len, bool verify, const char 
   const berth_format_program_t *fp;
   if (!st)
     st = berth_format_read(bytes, len, mem, sz.program_bytes, scratch, sz.scratch_bytes,
-                           verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY, &fp, &diag);
+                           BERTH_FORMAT_READ_CHECKSUM_CHECKED | (verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY), &fp, &diag);
   free(mem);
   free(scratch);
   if (st) {

@@ -129,7 +129,7 @@ berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
   }
   if (!st)
     st = berth_format_read(b->bytes, b->len, b->mem, sz.program_bytes, scratch, sz.scratch_bytes,
-                           verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY, &b->prog, &diag);
+                           BERTH_FORMAT_READ_CHECKSUM_CHECKED | (verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY), &b->prog, &diag);
   free(scratch);
   if (st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
