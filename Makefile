@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-sanitize deps deps-test build clean
+.PHONY: run test test-sanitize deps deps-test configure build clean
 
 deps:
 	@sh scripts/install-deps.sh
@@ -20,7 +20,7 @@ configure: deps
 
 # make run builds only the tool, quietly (errors and warnings still show).
 run: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target berth -- --no-print-directory >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target berth >/dev/null
 	$(BUILD)/berth run examples/seed/seed.bir --call 'f64[1]:5.0' --call 'f64[1]:6.0'
 
 build: configure

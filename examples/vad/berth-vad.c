@@ -253,14 +253,13 @@ static int find_berth(char *out, size_t cap) {
 static void *compile_onnx(const char *onnx, int32_t rate, int32_t window, size_t *len) {
   char tool[4200], tmpl[] = "/tmp/berth-vad-XXXXXX", out[64], log[64];
   int on_path = find_berth(tool, sizeof tool);
-  int fd = mkstemp(tmpl);
-  if (fd < 0) {
-    fprintf(stderr, "berth-vad: cannot create a temporary file: %s\n", strerror(errno));
+  /* a private directory (0700): nobody else can plant a file or a link at the names used */
+  if (!mkdtemp(tmpl)) {
+    fprintf(stderr, "berth-vad: cannot create a temporary directory: %s\n", strerror(errno));
     return NULL;
   }
-  close(fd);
-  snprintf(out, sizeof out, "%s.berth", tmpl);
-  snprintf(log, sizeof log, "%s", tmpl);
+  snprintf(out, sizeof out, "%s/model.berth", tmpl);
+  snprintf(log, sizeof log, "%s/compile.log", tmpl);
   char in5[64], sr5[32], in4[64];
   snprintf(in5, sizeof in5, "input:f32[1,%d]", rate == 16000 ? 576 : 288);
   snprintf(sr5, sizeof sr5, "sr:i64[]=%d", (int)rate);
@@ -277,7 +276,7 @@ static void *compile_onnx(const char *onnx, int32_t rate, int32_t window, size_t
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     pid_t pid;
     int st = 0;
     int rc = on_path ? posix_spawnp(&pid, tool, &fa, NULL, tries[t], environ) : posix_spawn(&pid, tool, &fa, NULL, tries[t], environ);
@@ -307,6 +306,7 @@ static void *compile_onnx(const char *onnx, int32_t rate, int32_t window, size_t
   }
   unlink(out);
   unlink(log);
+  rmdir(tmpl);
   return bytes;
 }
 
@@ -382,7 +382,7 @@ int main(int argc, char **argv) {
                     "BERTH_VAD_MODEL (tools/vad/fetch-model.sh fetches the models)\n");
     return 2;
   }
-  if (window % 256) {
+  if (window != 256 && window != 512 && window != 768 && window != 1024 && window != 1536) {
     fprintf(stderr, "berth-vad: --window-size-samples %d: need 256, 512, 768, 1024 or 1536\n", (int)window);
     return 2;
   }
@@ -459,11 +459,15 @@ int main(int argc, char **argv) {
   if (berth_vad_stream_finish(st, &diag)) goto fail;
   if (oc.format == 1 && !probs) fputs("]}\n", stdout);
   if (au.f != stdin) fclose(au.f);
-  fflush(stdout);
   free(smem);
   free(mmem);
   free(pmem);
   free(bytes);
+  /* the segments are the result: losing them (a full disk, a closed pipe) is a failure */
+  if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+    fprintf(stderr, "berth-vad: cannot write standard output: %s\n", strerror(errno));
+    return 1;
+  }
   return 0;
 oom:
   fprintf(stderr, "berth-vad: out of memory\n");

@@ -43,6 +43,16 @@ def _np_dtype(dtype):
     return np.dtype(dtype)
 
 
+def _checked_array(value, dtype, what):
+    """value as a contiguous array of dtype: a conversion within the same kind (f64 -> f32,
+    i64 -> i32) or a safe one (int -> float, bool -> anything) is done; strings, complex
+    numbers and float -> int are refused rather than silently converted."""
+    a = np.asarray(value)
+    if not np.can_cast(a.dtype, dtype, casting="same_kind"):
+        raise TypeError("%s: a %s array cannot be passed as %s" % (what, a.dtype, dtype))
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
 def version():
     """The version of the loaded libberth ("MAJOR.MINOR.PATCH")."""
     return _c.berth_version().decode()
@@ -89,6 +99,8 @@ def _spec(name, spec):
         elif dtype in ("f32", "f64"):
             text = ",".join(repr(float(v)) for v in values)
         else:
+            if any(float(v) != int(v) for v in values):
+                raise ValueError("input %r: %s values must be integers, not %s" % (name, dtype, list(values)))
             text = ",".join(str(int(v)) for v in values)
         s += "=" + text
     return s
@@ -120,6 +132,10 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     elif inputs:
         specs = [str(s) for s in inputs]
     pairs = ["%s=%s" % kv for kv in states.items()] if isinstance(states, dict) else [str(p) for p in (states or [])]
+    if not 0 <= int(alignment) <= 4096:
+        raise ValueError("alignment %r: a power of two up to 4096 (0: the default)" % (alignment,))
+    if int(budget_ms) < 0 or int(max_trip_count) < 0:
+        raise ValueError("budget_ms and max_trip_count must be >= 0")
     opt = _c.berth_compile_options_default()
     opt.algo = algo.encode()
     opt.strategy = strategy.encode()
@@ -245,7 +261,9 @@ class Method:
         self._planned_out = _c.berth_program_outputs_planned(p)
 
     def set_max_steps(self, n):
-        """Caps the instructions one call may run (0: the runtime's default)."""
+        """Caps the loop iterations one call may run (0: the runtime's default, 10^9)."""
+        if not 0 <= int(n) < 2**64:
+            raise ValueError("max steps %r: an integer from 0 to 2^64-1" % (n,))
         _c.berth_method_set_max_steps(self._handle, int(n))
 
     def reset(self):
@@ -264,11 +282,12 @@ class Method:
         a = np.frombuffer(ctypes.string_at(ptr, nb) if nb else b"", dtype=np.dtype(_np_dtype(dtype))).copy()
         return a if shape is None else a.reshape(shape)
 
-    def set_state(self, name, value):
-        """Overwrites mutable buffer `name` with value's bytes (its size must match) before the
-        next call; reset() restores the initial values."""
+    def set_state(self, name, value, dtype):
+        """Overwrites mutable buffer `name` with value converted to dtype (the buffer's dtype,
+        a berth name or numpy dtype; its byte size must match) before the next call; reset()
+        restores the initial values."""
         ptr, nb = self._state_buffer(name)
-        a = np.ascontiguousarray(value)
+        a = _checked_array(value, np.dtype(_np_dtype(dtype)), "state %r" % name)
         if a.nbytes != nb:
             raise ValueError("state %r holds %d bytes, the value has %d" % (name, nb, a.nbytes))
         ctypes.memmove(ptr, a.ctypes.data, nb)
@@ -296,7 +315,7 @@ class Method:
                     a = a.reshape(shape)
                 else:
                     raise ValueError("input %r: shape %s, the program needs %s" % (n, a.shape, shape))
-            a = np.ascontiguousarray(a, dtype=_NUMPY[DTYPES.index(dt)])
+            a = _checked_array(a, np.dtype(_NUMPY[DTYPES.index(dt)]), "input %r" % n)
             keep.append(a)
             d.check(_c.berth_method_set_input(self._handle, i, a.ctypes.data if a.nbytes else None, a.nbytes, d.ptr))
         outs = []

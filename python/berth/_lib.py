@@ -1,8 +1,7 @@
 """ctypes bindings to libberth (include/berth/compiler.h, runtime.h, status.h, types.h).
 
 The shared library is found, in order: the BERTH_LIBRARY environment variable (a path to
-libberth.so), next to this package (a copy placed by the installer), the system's library
-path (ctypes.util.find_library), PREFIX/lib for the usual prefixes. The struct layouts below
+libberth.so), next to this package (if you copy it there), the system's library path (ctypes.util.find_library), PREFIX/lib for the usual prefixes. The struct layouts below
 mirror the C headers; tests/test_berth.py checks them against the library's behaviour.
 """
 import ctypes

@@ -61,10 +61,12 @@ def test_state_read_and_set():
     assert np.isnan(m.state("state", "f64")).all()
     m(np.array([5.0]))
     assert m.state("state", "f64").tolist() == [5.0]
-    m.set_state("state", np.array([np.nan]))  # as if fresh: the nested cond clones again
+    m.set_state("state", np.array([np.nan]), "f64")  # as if fresh: the nested cond clones again
     assert m(np.array([6.0]))["result2"].tolist() == [6.0]
     with pytest.raises(ValueError, match="holds 8 bytes"):
-        m.set_state("state", np.zeros(2))
+        m.set_state("state", np.zeros(2), "f64")
+    with pytest.raises(TypeError, match="cannot be passed as float64"):
+        m.set_state("state", np.array([1 + 2j]), "f64")
     with pytest.raises(berth.Error, match="no buffer"):
         m.state("nope", "f64")
 
@@ -114,6 +116,18 @@ def test_bad_inputs_are_python_errors():
         m(x=np.array([1.0]))
     with pytest.raises(ValueError, match=r"shape \(2, 2\)"):
         m(np.zeros((2, 2)))
+    # no silent conversion: strings, complex numbers, floats into integers
+    with pytest.raises(TypeError, match="cannot be passed as float64"):
+        m(np.array(["1.5"]))
+    with pytest.raises(TypeError, match="cannot be passed as float64"):
+        m(np.array([1 + 2j]))
+    assert m(np.array([5], dtype=np.int64))["result1"].tolist() == [5.0]  # int -> float is exact
+    with pytest.raises(ValueError, match="must be integers"):
+        berth.compile(SILERO if os.path.exists(SILERO) else SEED, inputs={"sr": ("i64", [], 16000.5)})
+    with pytest.raises(ValueError, match="alignment"):
+        berth.compile(SEED, alignment=2**32 + 16)
+    with pytest.raises(ValueError, match="max steps"):
+        m.set_max_steps(-1)
     with pytest.raises(berth.Error, match="no method 'backward'"):
         berth.compile(SEED).method("backward")
     with pytest.raises(berth.Error, match="unknown algorithm 'fast'") as e:

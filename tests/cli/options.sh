@@ -107,4 +107,8 @@ expect_status "a file over the limit" 1 "seed.bir: the file is [0-9]+ bytes, ove
   $BERTH check $S --max-input-size 1K
 expect_status "the limit raised" 0 "" $BERTH --max-input-size 64K check $S
 expect_status "a .berth over the limit" 1 "over the input limit of 2048 bytes" $BERTH run $d/seed.berth --max-input-size 2K --call 'f64[1]:5'
+# ONNX import options on a program that is no ONNX model would be ignored: refused
+expect_status "--input on a .bir" 1 "is not an ONNX model: --input, --state" $BERTH run $S --input 'x:f32[1]' --call 'f64[1]:5'
+expect_status "--state on a .bir" 1 "is not an ONNX model" $BERTH plan $S --state a=b
+expect_status "--keep-control-flow on a .berth" 1 "is not an ONNX model" $BERTH run $d/seed.berth --keep-control-flow --call 'f64[1]:5'
 finish

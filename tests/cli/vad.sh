@@ -127,6 +127,13 @@ expect_fail_quiet window_v5 'window-size-samples applies to legacy' "$vad" --win
 "$BERTH" compile "$dist/silero_vad_v5.onnx" --input 'input:f32[1,512]' --input 'state:f32[2,1,128]' \
   --input 'sr:i64[]=16000' --no-ir -o "$tmp/noctx.berth" >/dev/null
 expect_fail_quiet no_context 'takes 512 samples a frame.*needs the frame plus the context' "$vad" --model "$tmp/noctx.berth" "$tmp/speech_16k.wav"
+expect_fail_quiet window_1280 'window-size-samples 1280: need 256, 512, 768, 1024 or 1536' "$vad" --window-size-samples 1280 --model "$dist/silero_vad_legacy.onnx" "$tmp/speech_16k.wav"
+if [ -w /dev/full ]; then # the segments lost to a full disk: a failure, never exit 0
+  if "$vad" --model "$tmp/v6_16k.berth" "$tmp/speech_16k.wav" >/dev/full 2>"$tmp/full.err"; then
+    echo "FAIL stdout_full: exit 0 with the output lost"; failures=$((failures+1))
+  elif grep -q 'cannot write standard output' "$tmp/full.err"; then echo "ok   stdout_full"
+  else echo "FAIL stdout_full: $(cat "$tmp/full.err")"; failures=$((failures+1)); fi
+fi
 expect_fail_quiet not_silero 'not a Silero VAD model berth can compile' "$vad" --model "$root/tests/vad/cases.txt" "$tmp/speech_16k.wav"
 
 # No heap use after start-up: as many heap calls for 37 s of audio as for 6 s.

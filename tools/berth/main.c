@@ -24,7 +24,8 @@
   "  PROGRAM is a .bir text file, a .berth program file or an .onnx model (told apart by\n"       \
   "  content). For .onnx: --input NAME:DTYPE[DIMS][=V,...] fixes an input's shape (repeat it),\n" \
   "  --keep-control-flow keeps If nodes whose condition folds to a constant, --max-trip-count N\n" \
-  "  bounds Loops with scan outputs whose trip count is dynamic.\n"                               \
+  "  bounds Loops with scan outputs whose trip count is dynamic, --state IN=OUT makes graph\n"     \
+  "  input IN and the output OUT that updates it one mutable buffer (repeat it).\n"                \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
@@ -49,6 +50,7 @@ static const cmd_help_t helps[] = {
      "                     every call succeeded\n"
      "  --reference        run the reference interpreter (the oracle) instead of the plan\n"
      "  --sanitize         check an owner tag per arena byte on every read\n"
+     "  --max-steps N      the step limit: loop iterations one call may run (default 10^9)\n"
      "A .berth runs its stored plan; planner options or --reference use its IR section.\n"
      "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
     {"check",
@@ -83,13 +85,14 @@ static const cmd_help_t helps[] = {
      "  --no-verify   print a file the plan verifier rejects (structural checks still run)\n"
      "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
     {"onnx-test",
-     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [-v] DIR...\n"
+     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] DIR...\n"
      "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
      "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
      "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
      "  --sanitize            run with the arena sanitizer\n"
      "  --keep-control-flow   keep If nodes whose condition folds to a constant\n"
      "  --max-trip-count N    bound Loops with scan outputs whose trip count is dynamic\n"
+     "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
      "  -v, --verbose         also print PASS lines\n"},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
     {"help",
@@ -150,7 +153,7 @@ static void usage(FILE *f) {
       "  RULES: key=pool,... with key an op name, input or output (e.g. input=1,mul=1,add=3)\n"
       "  Every command takes --max-input-size SIZE (default 256M): input files over SIZE bytes\n"
       "  are refused.\n"
-      "  Each option may be given once (--call and --input repeat). Exit status: 0 success,\n"
+      "  Each option may be given once (--call, --input and --state repeat). Exit status: 0 success,\n"
       "  1 failure, 2 a wrong command line.\n"
       "  environment: BERTH_KERNELS=auto|portable|avx2|avx512 picks the kernel variant\n"
       "  (default auto: the widest this CPU has; include/berth/kernels.h).\n",

@@ -193,6 +193,13 @@ int berth_tool_onnx_args(int *argc, char **argv) {
   return 0;
 }
 
+bool berth_tool_onnx_options_refused(const char *path) {
+  if (!g_onnx.n && !g_onnx.n_states && !g_onnx.keep_control_flow && !g_onnx.max_trip_count) return false;
+  fprintf(stderr, "berth: %s is not an ONNX model: --input, --state, --keep-control-flow and --max-trip-count apply "
+          "to ONNX models only\n", path);
+  return true;
+}
+
 bool berth_tool_is_onnx(const char *path) {
   size_t n = strlen(path);
   if (n > 5 && strcmp(path + n - 5, ".onnx") == 0) return true;

@@ -105,6 +105,7 @@ void berth_tool_berth_free(berth_tool_berth_t *b) {
 }
 
 berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+  if (berth_tool_onnx_options_refused(path)) return NULL;
   if (refuse_pipe(path)) return NULL;
   berth_tool_berth_t *b = calloc(1, sizeof *b);
   if (!b) {
@@ -186,6 +187,7 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
 berth_ir_program_t *berth_tool_load_program(const char *path) {
   if (refuse_pipe(path)) return NULL;
   if (berth_tool_is_onnx(path)) return berth_tool_load_onnx(path);
+  if (berth_tool_onnx_options_refused(path)) return NULL;
   if (berth_tool_is_berth(path)) {
     berth_tool_berth_t *b = berth_tool_load_berth(path, true);
     if (!b) return NULL;

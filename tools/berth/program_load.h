@@ -53,6 +53,9 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
  * berth_tool_load_onnx imports one; NULL after printing. */
 int berth_tool_onnx_args(int *argc, char **argv);
 bool berth_tool_is_onnx(const char *path);
+/* True, after printing why, when ONNX import options were given for path, which is not an
+ * ONNX model (a .bir or .berth): they would be ignored. */
+bool berth_tool_onnx_options_refused(const char *path);
 berth_ir_program_t *berth_tool_load_onnx(const char *path);
 
 #endif
