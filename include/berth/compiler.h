@@ -96,6 +96,7 @@ typedef struct berth_plan_summary {
   int32_t copies;              /* COPY instructions (hand-overs that could not be in place) */
   int32_t coalesced;           /* hand-overs written in place by their producers */
   uint64_t state_bytes;        /* mutable buffers */
+  int32_t state_in_place;      /* copy_s computed in the buffer's own bytes (state pairs) */
   int32_t n_pools;
   uint64_t arena_bytes[BERTH_SUMMARY_MAX_POOLS];       /* per pool */
   uint64_t lower_bound_bytes[BERTH_SUMMARY_MAX_POOLS]; /* per pool: no plan can be smaller */

@@ -168,7 +168,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
             pools_ = [{"arena_bytes": s.arena_bytes[k], "lower_bound_bytes": s.lower_bound_bytes[k],
                        "buffers": s.buffers[k]} for k in range(s.n_pools)]
             plan.append({"method": s.method.decode(), "values": s.n_values, "copies": s.copies,
-                         "coalesced": s.coalesced, "state_bytes": s.state_bytes, "verified": s.verified,
+                         "coalesced": s.coalesced, "state_bytes": s.state_bytes, "state_in_place": s.state_in_place, "verified": s.verified,
                          "arena_bytes": sum(p_["arena_bytes"] for p_ in pools_), "pools": pools_})
     finally:
         _c.berth_compilation_destroy(handle)

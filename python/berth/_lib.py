@@ -73,6 +73,7 @@ class PlanSummary(ctypes.Structure):
         ("copies", ctypes.c_int32),
         ("coalesced", ctypes.c_int32),
         ("state_bytes", ctypes.c_uint64),
+        ("state_in_place", ctypes.c_int32),
         ("n_pools", ctypes.c_int32),
         ("arena_bytes", ctypes.c_uint64 * SUMMARY_MAX_POOLS),
         ("lower_bound_bytes", ctypes.c_uint64 * SUMMARY_MAX_POOLS),

@@ -163,7 +163,7 @@ def test_silero_vad_v5_matches_onnxruntime():
     # the state pair as a mutable buffer updated in place: no state input, no copy per call
     sp = berth.compile(SILERO, inputs={"input": ("f32", [1, 512]), "sr": ("i64", [], 16000),
                                        "state": ("f32", [2, 1, 128])}, states={"state": "stateN"})
-    assert sp.plan[0]["copies"] == 0 and sp.plan[0]["state_bytes"] == 1024
+    assert sp.plan[0]["copies"] == 0 and sp.plan[0]["state_bytes"] == 1024 and sp.plan[0]["state_in_place"] == 1
     sv = sp.method()
     assert [n for n, _, _ in sv.inputs] == ["input"]
     first = list(sv(input=_sine(512)).values())[0]

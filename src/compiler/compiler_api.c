@@ -45,6 +45,7 @@ berth_compile_options_t berth_compile_options_default(void) {
 static bool parse_value(const char **p, berth_dtype_t d, void *e) {
   const char *s = *p;
   char *end;
+  if (*s == ' ' || (*s >= '\t' && *s <= '\r')) return false; /* strto* would skip it, and " -1" as u64 wrap */
   errno = 0;
   if (berth_dtype_is_float(d)) {
     double v = strtod(s, &end);
@@ -111,7 +112,7 @@ static berth_status_t parse_spec(const char *s, berth_onnx_input_spec_t *spec, b
     char *end;
     errno = 0;
     long long d = strtoll(p, &end, 10);
-    if (end == p || *p == '-' || *p == '+' || errno == ERANGE || d > BERTH_MAX_DIM)
+    if (end == p || *p < '0' || *p > '9' || errno == ERANGE || d < 0 || d > BERTH_MAX_DIM)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': dim %d is not an integer in [0, %lld]", s,
                         (int)spec->rank, (long long)BERTH_MAX_DIM);
     spec->dims[spec->rank++] = d;
@@ -249,7 +250,9 @@ static berth_status_t source_ir(const void *src, size_t len, const char *name, c
   return st;
 }
 
-/* Loads the bytes as the runtime will, so a file that the loader rejects is never returned. */
+/* Loads the bytes as the runtime will, so that with verify on a file the loader rejects is
+ * never returned (with verify off the file is returned unchecked: the loader verifies every
+ * plan and may refuse it). */
 static berth_status_t load_check(const uint8_t *bytes, size_t len, berth_diag_t *diag) {
   berth_program_sizes_t sz;
   berth_status_t st = berth_program_query(bytes, len, &sz, diag);
@@ -282,6 +285,7 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
     s->copies = r->copies;
     s->coalesced = r->coalesced;
     s->state_bytes = r->state_bytes;
+    s->state_in_place = r->state_in_place;
     s->n_pools = r->n_pools;
     for (int32_t k = 0; k < r->n_pools; k++) {
       s->arena_bytes[k] = r->pools[k].arena_bytes;
@@ -314,7 +318,7 @@ berth_status_t berth_compile(const void *source, size_t len, const char *source_
     wo.plan = &popt;
     st = berth_format_write(&cp->exec, &wo, &c->bytes, &c->len, diag);
   }
-  if (!st && popt.verify) st = load_check(c->bytes, c->len, diag);
+  if (!st && popt.verify) st = load_check(c->bytes, c->len, diag); /* unverified plans: the loader would refuse them */
   if (!st) st = summarize(cp, c, diag);
   berth_compiled_destroy(cp);
   berth_ir_program_destroy(ir);

@@ -17,7 +17,10 @@
 #include <string.h>
 
 #define MAX_CALL_DEPTH 32  /* function calls nested in one another */
-#define MAX_FN_NODES ((int64_t)BERTH_ONNX_MAX_NODES * 4) /* body nodes expanded in one model */
+/* Nodes expanded from function bodies in one model, sub-graphs (If/Loop/Scan bodies inside a
+ * function) included: a small file that calls a function many times must not become a
+ * program that takes minutes to plan and verify. */
+#define MAX_FN_NODES ((int64_t)1 << 18)
 
 typedef struct ox_fn_frame {
   const Onnx__FunctionProto *fn;
@@ -163,6 +166,24 @@ static void format_cycle(const ox_ctx_t *cx, int32_t index, char *buf, size_t ca
   if (o < cap) berth_format(buf + o, cap - o, "%s", cx->functions[index]->name);
 }
 
+/* Nodes of a node list with every sub-graph they hold, counted up to cap (enough to refuse). */
+static int64_t count_nodes(Onnx__NodeProto *const *nodes, size_t n, int depth, int64_t cap) {
+  int64_t total = 0;
+  for (size_t k = 0; k < n && total <= cap; k++) {
+    total++;
+    const Onnx__NodeProto *nd = nodes[k];
+    if (!nd || depth >= 64) continue;
+    for (size_t a = 0; a < nd->n_attribute; a++) {
+      const Onnx__AttributeProto *at = nd->attribute[a];
+      if (!at) continue;
+      if (at->g) total += count_nodes(at->g->node, at->g->n_node, depth + 1, cap - total);
+      for (size_t j = 0; j < at->n_graphs; j++)
+        if (at->graphs[j]) total += count_nodes(at->graphs[j]->node, at->graphs[j]->n_node, depth + 1, cap - total);
+    }
+  }
+  return total;
+}
+
 static berth_status_t expand(ox_ctx_t *cx, int32_t index) {
   const Onnx__NodeProto *call = cx->node;
   const Onnx__FunctionProto *fn = cx->functions[index];
@@ -179,10 +200,12 @@ static berth_status_t expand(ox_ctx_t *cx, int32_t index) {
   if (call->n_input > fn->n_input || call->n_output > fn->n_output)
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "calls function '%s' with %zu inputs and %zu outputs; it has %zu and %zu",
                    fn->name, call->n_input, call->n_output, fn->n_input, fn->n_output);
-  if ((int64_t)fn->n_node > MAX_FN_NODES - cx->fn_nodes)
-    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "expanding function '%s' exceeds berth's cap of %lld expanded nodes", fn->name,
-                   (long long)MAX_FN_NODES);
-  cx->fn_nodes += (int64_t)fn->n_node;
+  int64_t body = count_nodes(fn->node, fn->n_node, 0, MAX_FN_NODES - cx->fn_nodes);
+  if (body > MAX_FN_NODES - cx->fn_nodes)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE,
+                   "expanding function '%s' exceeds berth's cap of %lld nodes expanded from functions (sub-graphs "
+                   "included)", fn->name, (long long)MAX_FN_NODES);
+  cx->fn_nodes += body;
   /* the function's own ai.onnx opset (else the caller's) */
   int64_t opset = cx->opset;
   for (size_t k = 0; k < fn->n_opset_import; k++) {

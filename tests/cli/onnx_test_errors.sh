@@ -22,4 +22,9 @@ expect_out ot_still_passes "1 passed, 0 failed, 0 unsupported" sh -c "\"$BERTH\"
 expect_fail input_i32_3e9 "input value '3000000000' is no i32 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i32[]=3000000000' --call 'f32[1]:2'
 expect_fail input_i64_2p63 "input value '9223372036854775808' is no i64 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64[]=9223372036854775808' --call 'f32[1]:2'
 expect_fail input_i64_frac "input value '2.5' is no i64 value" "$BERTH" run tests/onnx/loop_no_cond/model.onnx --input 'M:i64[]=2.5' --call 'f32[1]:2'
+# a 34 KB model that calls a function (an If of 1,000 nodes inside) 300 times: refused at the
+# cap on nodes expanded from functions, sub-graphs counted, in well under a second (without
+# the cap it became a 300,000-node program that took minutes to verify)
+expect_fail "function expansion capped" "cap of 262144 nodes expanded from functions" \
+  $BERTH check fuzz/corpus/onnx/err_function_expands_to_too_many_nodes.onnx
 finish
