@@ -1,4 +1,4 @@
-/* Narrow ONNX types inside a graph (onnx_import.c, onnx_ops.c): a Cast to float16,
+/* Narrow ONNX types inside a graph (onnx_import.c, onnx_ops_core.c): a Cast to float16,
  * bfloat16, int4 or float8e8m0 and back rounds (wraps) as ONNX's Cast does, from f32 and
  * f64 sources; float16 arithmetic rounds each node's result (Add chains, Sum and Mean per
  * pairwise step) while Reshape, Relu, ... add no rounding; a Cast of a constant folds to a

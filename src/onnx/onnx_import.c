@@ -1,6 +1,6 @@
 /* The ONNX importer's driver: the model, its graph inputs and outputs, names and values,
  * node emission with constant folding, attributes and messages. The op translations live
- * in onnx_ops.c and onnx_control.c. */
+ * in onnx_ops_*.c (the op table: onnx_op_table.c) and onnx_control.c. */
 #include "onnx_internal.h"
 
 #include "base/checked.h"

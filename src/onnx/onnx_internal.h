@@ -1,5 +1,6 @@
 /* Shared state of the ONNX importer's files (onnx_import.c: models, graphs, names;
- * onnx_ops.c: one translation per op; onnx_control.c: If, Loop, Scan; onnx_tensor.c:
+ * onnx_op_table.c: the op table and dispatch; onnx_ops_<family>.c: one translation per op;
+ * onnx_op_util.c: helpers the translations share; onnx_control.c: If, Loop, Scan; onnx_tensor.c:
  * TensorProto and narrow types; onnx_wire.c: the wire-format check). Not a public header. */
 #ifndef BERTH_ONNX_ONNX_INTERNAL_H
 #define BERTH_ONNX_ONNX_INTERNAL_H
@@ -41,6 +42,10 @@ typedef struct ox_bind {
   int32_t prev; /* previous binding in the same bucket chain */
 } ox_bind_t;
 
+struct ox_op_row;
+
+#define OX_MAXV 64 /* values of an int list operand (axes, pads, shapes) */
+
 typedef struct ox_ctx {
   berth_ir_program_t *p;
   berth_ir_method_t *m; /* re-fetched after every method add: p->methods may move */
@@ -58,8 +63,9 @@ typedef struct ox_ctx {
   int32_t *buckets; /* head bind per bucket, -1 empty */
   int32_t n_buckets;
 
-  /* the node being translated, for messages */
+  /* the node being translated, for messages, and its op table row */
   const Onnx__NodeProto *node;
+  const struct ox_op_row *row;
   int32_t depth; /* sub-graph nesting */
   const char *name_hint; /* IR name for the values emitted next (else the node's first output) */
   int64_t unique;
@@ -161,7 +167,7 @@ berth_status_t ox_const_ints(ox_ctx_t *cx, int32_t val, const char *what, int64_
  * operands that must be exact are read with ox_const_ints). */
 berth_status_t ox_const_double(ox_ctx_t *cx, int32_t val, const char *what, double *v);
 
-/* ---- ops (onnx_ops.c, onnx_control.c, onnx_function.c) ------------------------------- */
+/* ---- ops (onnx_op_table.c, onnx_control.c, onnx_function.c) ------------------------- */
 /* Translates cx->node: expands a call of a model-local function, else ox_translate_op. */
 berth_status_t ox_translate_node(ox_ctx_t *cx);
 #define OX_MAX_FUNCTIONS 4096 /* model-local functions per model */
@@ -178,10 +184,32 @@ berth_status_t ox_state_check(ox_ctx_t *cx, const Onnx__GraphProto *g);
 berth_status_t ox_state_input(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
 /* Writes the value of graph output vi (a pair's output) into its buffer (copy_). */
 berth_status_t ox_state_output(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi);
-/* Translates cx->node as an ONNX operator. */
+/* Translates cx->node as an ONNX operator (its row of the op table). */
 berth_status_t ox_translate_op(ox_ctx_t *cx);
 /* True when berth translates this op of the default domain (at some opset, some types). */
 bool ox_op_known(const char *op_type);
+
+/* ---- the op table (onnx_op_table.c) ---------------------------------------------------
+ * One row per ONNX op of the default domain: its translation and, for ops that map to one
+ * berth op (the elementwise rows read it through cx->row), that op; BERTH_OP_COUNT when the
+ * translation picks its ops itself. Each family file onnx_ops_<family>.c defines one table
+ * ended by a row whose name is NULL; onnx_op_table.c lists the families. */
+typedef berth_status_t (*ox_op_fn)(ox_ctx_t *cx);
+typedef struct ox_op_row {
+  const char *name;
+  ox_op_fn fn;
+  berth_op_t op;
+} ox_op_row_t;
+extern const ox_op_row_t ox_ops_core[];     /* onnx_ops_core.c: arithmetic, shapes, Conv, Gemm, LSTM, control */
+extern const ox_op_row_t ox_ops_nn[];       /* onnx_ops_nn.c: pooling, normalization */
+extern const ox_op_row_t ox_ops_math[];     /* onnx_ops_math.c: activations, elementwise math, bitwise */
+extern const ox_op_row_t ox_ops_spatial[];  /* onnx_ops_spatial.c: ConvTranspose, Resize, Split, Tile, ... */
+extern const ox_op_row_t ox_ops_index[];    /* onnx_ops_index.c: reductions, scatter/gather, TopK, CumSum, ... */
+extern const ox_op_row_t ox_ops_sequence[]; /* onnx_ops_sequence.c: Attention, RNN, GRU, losses */
+extern const ox_op_row_t ox_ops_quant[];    /* onnx_ops_quant.c: quantization, DFT/STFT, windows */
+/* Rows that emit the row's op: elementwise unary / broadcasting binary. */
+berth_status_t ox_unary(ox_ctx_t *cx);
+berth_status_t ox_binary(ox_ctx_t *cx);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);
@@ -190,6 +218,29 @@ berth_status_t ox_op_scan(ox_ctx_t *cx);
  * out_vals (g->n_output of them, at most out_cap). Names bound inside are unbound after. */
 berth_status_t ox_subgraph(ox_ctx_t *cx, const Onnx__GraphProto *g, int32_t ir_graph, const int32_t *in_vals,
                            int32_t n_in, int32_t *out_vals, int32_t out_cap);
+
+/* ---- helpers for translations (onnx_op_util.c) ---------------------------------------- */
+/* Emits op `opname` (a berth op's text name) with no attributes; one output. */
+berth_status_t ox_emit_simple(ox_ctx_t *cx, const char *opname, int32_t n_in, const int32_t *in, int32_t *out);
+/* x converted to dtype `to` (x itself when it has that dtype already). */
+berth_status_t ox_emit_cast(ox_ctx_t *cx, int32_t x, berth_dtype_t to, int32_t *out);
+/* x reshaped to dims[rank] (same element count). */
+berth_status_t ox_emit_reshape(ox_ctx_t *cx, int32_t x, const int64_t *dims, int32_t rank, int32_t *out);
+/* A tensor of `type` filled with v (floats) or iv (integers and bool); folded when small. */
+berth_status_t ox_emit_full(ox_ctx_t *cx, const berth_type_t *type, double v, int64_t iv, int32_t *out);
+/* A new value equal to x (its own copy of constant data; the same IR value otherwise). */
+berth_status_t ox_alias_val(ox_ctx_t *cx, int32_t x, int32_t *out);
+int32_t ox_rank_of(const ox_ctx_t *cx, int32_t v);
+/* v is a one-element integer tensor; ox_const_int reads a constant one's value. */
+bool ox_one_int(const ox_ctx_t *cx, int32_t v);
+int64_t ox_const_int(const ox_ctx_t *cx, int32_t v);
+/* Records y = (x's base) + (x's offset) + delta when x is a runtime one-element integer. */
+void ox_affine_from(ox_ctx_t *cx, int32_t y, int32_t x, int64_t delta);
+/* Normalizes an axis against a rank (ONNX allows -rank..rank-1); `what` names it in errors. */
+berth_status_t ox_norm_axis(ox_ctx_t *cx, int64_t a, int32_t rank, const char *what, int32_t *out);
+/* Axes from attribute `attr` (opsets before `input_from`) or from constant operand `k`
+ * (at most OX_MAXV of them); n = -1 when there are none. */
+berth_status_t ox_axes_operand(ox_ctx_t *cx, const char *attr, int64_t input_from, int32_t k, int64_t *v, int32_t *n);
 
 /* ---- tensors (onnx_tensor.c) -------------------------------------------------------- */
 /* The narrow_cast format of a narrow ONNX element type; false for other types. */

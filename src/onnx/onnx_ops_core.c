@@ -1,4 +1,6 @@
-/* One translation per ONNX op (ai.onnx, opsets 1 to 27). Each reads the current node's
+/* The core ONNX ops (ai.onnx, opsets 1 to 27): elementwise arithmetic and comparison,
+ * casts and constants, shape and data movement, the reductions, Conv, Gemm, LSTM and the
+ * control flow (If, Loop, Scan: onnx_control.c). Each translation reads the current node's
  * operands and attributes, emits berth kernel nodes (which fold when their operands are
  * constants) and binds the node's outputs. Operands that berth needs at compile time
  * (shapes, axes, pads, Range bounds) must fold to constants. */
@@ -10,179 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXV 64 /* values of an int list operand (axes, pads, shapes) */
-
-typedef berth_status_t (*ox_op_fn)(ox_ctx_t *cx);
-
-/* ---- helpers ------------------------------------------------------------------------- */
-
-static berth_status_t op_by_name(ox_ctx_t *cx, const char *name, berth_op_t *op) { return ox_op(cx, name, op); }
-
-static berth_status_t emit_simple(ox_ctx_t *cx, const char *opname, int32_t n_in, const int32_t *in, int32_t *out) {
-  berth_op_t op;
-  OX_TRY(op_by_name(cx, opname, &op));
-  return ox_emit1(cx, op, n_in, in, NULL, out);
-}
-
-static berth_status_t emit_cast(ox_ctx_t *cx, int32_t x, berth_dtype_t to, int32_t *out) {
-  if (cx->vals[x].type.dtype == to) {
-    *out = x;
-    return BERTH_OK;
-  }
-  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
-  ox_attrs_default(BERTH_OP_CAST, a);
-  a[0].i = to;
-  return ox_emit1(cx, BERTH_OP_CAST, 1, &x, a, out);
-}
-
-static berth_status_t emit_reshape(ox_ctx_t *cx, int32_t x, const int64_t *dims, int32_t rank, int32_t *out) {
-  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
-  ox_attrs_default(BERTH_OP_RESHAPE, a);
-  OX_TRY(ox_attr_ints(cx, BERTH_OP_RESHAPE, a, "shape", dims, rank));
-  return ox_emit1(cx, BERTH_OP_RESHAPE, 1, &x, a, out);
-}
-
-/* A tensor of `type` filled with v (a constant, folded at once when small). */
-static berth_status_t emit_full(ox_ctx_t *cx, const berth_type_t *type, double v, int64_t iv, int32_t *out) {
-  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
-  ox_attrs_default(BERTH_OP_FULL, a);
-  OX_TRY(ox_attr_ints(cx, BERTH_OP_FULL, a, "shape", type->dims, type->rank));
-  a[1].i = type->dtype;
-  if (berth_dtype_is_int(type->dtype) || type->dtype == BERTH_DTYPE_BOOL) {
-    a[2].i = iv;
-    a[2].f = (double)iv;
-    a[2].n = 1;
-  } else {
-    OX_TRY(ox_attr_f(cx, BERTH_OP_FULL, a, "value", v));
-  }
-  return ox_emit1(cx, BERTH_OP_FULL, 0, NULL, a, out);
-}
-
-/* A new value equal to x (its own copy of constant data; the same IR value otherwise). */
-static berth_status_t alias_val(ox_ctx_t *cx, int32_t x, int32_t *out) {
-  if (ox_is_const(cx, x)) {
-    size_t bytes = berth_type_bytes(&cx->vals[x].type);
-    void *d = malloc(bytes ? bytes : 1);
-    if (!d) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-    memcpy(d, cx->vals[x].data, bytes);
-    berth_type_t t = cx->vals[x].type;
-    OX_TRY(ox_const_new(cx, &t, d, out));
-  } else {
-    int32_t v = ox_val_new(cx);
-    if (v < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-    cx->vals[v].type = cx->vals[x].type;
-    cx->vals[v].id = cx->vals[x].id;
-    *out = v;
-  }
-  cx->vals[*out].elem = cx->vals[x].elem;
-  return BERTH_OK;
-}
-
-static int32_t rank_of(const ox_ctx_t *cx, int32_t v) { return cx->vals[v].type.rank; }
-
-/* ---- affine one-element integers (loop counters and what is derived from them) ---------- */
-
-static bool one_int(const ox_ctx_t *cx, int32_t v) {
-  return v >= 0 && berth_dtype_is_int(cx->vals[v].type.dtype) && berth_type_numel(&cx->vals[v].type) == 1;
-}
-
-static int64_t const_int(const ox_ctx_t *cx, int32_t v) {
-  const void *d = cx->vals[v].data;
-  switch (cx->vals[v].type.dtype) {
-    case BERTH_DTYPE_I8: return *(const int8_t *)d;
-    case BERTH_DTYPE_U8: return *(const uint8_t *)d;
-    case BERTH_DTYPE_I16: return *(const int16_t *)d;
-    case BERTH_DTYPE_U16: return *(const uint16_t *)d;
-    case BERTH_DTYPE_I32: return *(const int32_t *)d;
-    case BERTH_DTYPE_U32: return *(const uint32_t *)d;
-    default: return *(const int64_t *)d;
-  }
-}
-
-/* Records y = (x's base) + (x's offset) + delta when x is a runtime one-element integer. */
-static void affine_from(ox_ctx_t *cx, int32_t y, int32_t x, int64_t delta) {
-  if (!one_int(cx, x) || !one_int(cx, y) || ox_is_const(cx, x) || ox_is_const(cx, y)) return;
-  ox_val_t *xv = &cx->vals[x];
-  int32_t base = xv->aff_base >= 0 ? xv->aff_base : x;
-  int64_t off = xv->aff_base >= 0 ? xv->aff_off : 0, sum;
-  if (__builtin_add_overflow(off, delta, &sum)) return; /* offsets from the file: no affine form */
-  cx->vals[y].aff_base = base;
-  cx->vals[y].aff_off = sum;
-}
-
-/* Normalizes an axis against a rank (ONNX allows -rank..rank-1). */
-static berth_status_t norm_axis(ox_ctx_t *cx, int64_t a, int32_t rank, const char *what, int32_t *out) {
-  if (a < -rank || a >= rank)
-    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s %lld is out of range for rank %d", what, (long long)a, (int)rank);
-  *out = (int32_t)(a < 0 ? a + rank : a);
-  return BERTH_OK;
-}
-
-/* Axes from attribute `attr` (opsets before `input_from`) or from operand `k`. n = -1: none. */
-static berth_status_t axes_operand(ox_ctx_t *cx, const char *attr, int64_t input_from, int32_t k, int64_t *v, int32_t *n) {
-  if (cx->opset < input_from) return ox_attr_int_list(cx, attr, v, MAXV, n);
-  int32_t x;
-  OX_TRY(ox_in(cx, k, &x));
-  if (x < 0) {
-    *n = -1;
-    return BERTH_OK;
-  }
-  return ox_const_ints(cx, x, "the axes operand", v, MAXV, n);
-}
-
 /* ---- elementwise ---------------------------------------------------------------------- */
 
-static berth_status_t unary(ox_ctx_t *cx, const char *opname) {
+/* A one-to-one elementwise op: the row's berth op on the one operand. */
+berth_status_t ox_unary(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  OX_TRY(emit_simple(cx, opname, 1, &x, &y));
+  OX_TRY(ox_emit1(cx, cx->row->op, 1, &x, NULL, &y));
   return ox_out(cx, 0, y);
 }
 
-#define UNARY(fn, name) \
-  static berth_status_t fn(ox_ctx_t *cx) { return unary(cx, name); }
-UNARY(op_neg, "neg")
-UNARY(op_abs, "abs")
-UNARY(op_sqrt, "sqrt")
-UNARY(op_exp, "exp")
-UNARY(op_log, "log")
-UNARY(op_relu, "relu")
-UNARY(op_sigmoid, "sigmoid")
-UNARY(op_tanh, "tanh")
-UNARY(op_not, "logical_not")
-UNARY(op_isnan, "isnan")
-UNARY(op_ceil, "ceil")
-UNARY(op_floor, "floor")
 
-static berth_status_t binary(ox_ctx_t *cx, const char *opname) {
+/* A broadcasting binary op: the row's berth op on the two operands. */
+berth_status_t ox_binary(ox_ctx_t *cx) {
   int32_t in[2], y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
-  OX_TRY(emit_simple(cx, opname, 2, in, &y));
-  bool add = strcmp(opname, "add") == 0, sub = strcmp(opname, "sub") == 0;
-  if ((add || sub) && one_int(cx, in[0]) && one_int(cx, in[1])) {
+  OX_TRY(ox_emit1(cx, cx->row->op, 2, in, NULL, &y));
+  bool add = cx->row->op == BERTH_OP_ADD, sub = cx->row->op == BERTH_OP_SUB;
+  if ((add || sub) && ox_one_int(cx, in[0]) && ox_one_int(cx, in[1])) {
     if (ox_is_const(cx, in[1])) {
-      int64_t c = const_int(cx, in[1]);
-      if (!sub || c != INT64_MIN) affine_from(cx, y, in[0], sub ? -c : c);
-    } else if (add && ox_is_const(cx, in[0])) affine_from(cx, y, in[1], const_int(cx, in[0]));
+      int64_t c = ox_const_int(cx, in[1]);
+      if (!sub || c != INT64_MIN) ox_affine_from(cx, y, in[0], sub ? -c : c);
+    } else if (add && ox_is_const(cx, in[0])) ox_affine_from(cx, y, in[1], ox_const_int(cx, in[0]));
   }
   return ox_out(cx, 0, y);
 }
 
-#define BINARY(fn, name) \
-  static berth_status_t fn(ox_ctx_t *cx) { return binary(cx, name); }
-BINARY(op_add, "add")
-BINARY(op_sub, "sub")
-BINARY(op_mul, "mul")
-BINARY(op_div, "div")
-BINARY(op_equal, "eq")
-BINARY(op_less, "lt")
-BINARY(op_less_equal, "le")
-BINARY(op_greater, "gt")
-BINARY(op_greater_equal, "ge")
-BINARY(op_and, "logical_and")
-BINARY(op_or, "logical_or")
-BINARY(op_xor, "logical_xor")
 
 /* Pow: the result has the base's type; an exponent of another type is converted (an
  * integer base with a float exponent is computed in f64 and truncated back). */
@@ -193,17 +49,17 @@ static berth_status_t op_pow(ox_ctx_t *cx) {
   berth_dtype_t bt = cx->vals[x].type.dtype, et = cx->vals[e].type.dtype;
   if (bt == et || berth_dtype_is_float(bt)) {
     int32_t in[2] = {x, 0};
-    OX_TRY(emit_cast(cx, e, bt, &in[1]));
+    OX_TRY(ox_emit_cast(cx, e, bt, &in[1]));
     OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &y));
   } else if (berth_dtype_is_int(bt) && berth_dtype_is_float(et)) {
     int32_t in[2], z;
-    OX_TRY(emit_cast(cx, x, BERTH_DTYPE_F64, &in[0]));
-    OX_TRY(emit_cast(cx, e, BERTH_DTYPE_F64, &in[1]));
+    OX_TRY(ox_emit_cast(cx, x, BERTH_DTYPE_F64, &in[0]));
+    OX_TRY(ox_emit_cast(cx, e, BERTH_DTYPE_F64, &in[1]));
     OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &z));
-    OX_TRY(emit_cast(cx, z, bt, &y));
+    OX_TRY(ox_emit_cast(cx, z, bt, &y));
   } else {
     int32_t in[2] = {x, 0};
-    OX_TRY(emit_cast(cx, e, bt, &in[1]));
+    OX_TRY(ox_emit_cast(cx, e, bt, &in[1]));
     OX_TRY(ox_emit1(cx, BERTH_OP_POW, 2, in, NULL, &y));
   }
   cx->vals[y].elem = cx->vals[x].elem; /* the base's type (a float16 exponent of a float base is not the result's) */
@@ -212,7 +68,7 @@ static berth_status_t op_pow(ox_ctx_t *cx) {
 
 static berth_status_t op_mod(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "mod", &op));
+  OX_TRY(ox_op(cx, "mod", &op));
   int32_t in[2], y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
@@ -350,7 +206,7 @@ static berth_status_t op_dropout(ox_ctx_t *cx) {
   if (ox_n_out(cx) > 1) {
     berth_type_t t = cx->vals[x].type;
     t.dtype = BERTH_DTYPE_BOOL;
-    OX_TRY(emit_full(cx, &t, 1, 1, &mask));
+    OX_TRY(ox_emit_full(cx, &t, 1, 1, &mask));
     OX_TRY(ox_out(cx, 1, mask));
   }
   return BERTH_OK;
@@ -372,13 +228,13 @@ static berth_status_t cast_to(ox_ctx_t *cx, int32_t x, int32_t to_elem) {
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "round_mode '%s', expected 'up', 'down' or 'nearest'", rm);
   int32_t y;
   if (cx->vals[x].elem == to_elem) {
-    OX_TRY(alias_val(cx, x, &y));
+    OX_TRY(ox_alias_val(cx, x, &y));
   } else if (berth_onnx_elem_is_narrow(to_elem)) {
     /* rounded (saturated, wrapped) to the type, held in its compute dtype; folds for a constant */
     OX_TRY(ox_narrow_cast(cx, x, to_elem, saturate, round_mode, &y));
   } else {
-    OX_TRY(emit_cast(cx, x, dt, &y));
-    if (y == x) OX_TRY(alias_val(cx, x, &y));
+    OX_TRY(ox_emit_cast(cx, x, dt, &y));
+    if (y == x) OX_TRY(ox_alias_val(cx, x, &y));
   }
   cx->vals[y].elem = to_elem;
   return ox_out(cx, 0, y);
@@ -459,7 +315,7 @@ static berth_status_t op_constant(ox_ctx_t *cx) {
 static berth_status_t op_shape(ox_ctx_t *cx) {
   int32_t x, v;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int32_t r = rank_of(cx, x);
+  int32_t r = ox_rank_of(cx, x);
   int64_t start = ox_attr_int(cx, "start", 0), end = ox_attr_int(cx, "end", r);
   if (start < 0) start += r;
   if (end < 0) end += r;
@@ -483,9 +339,9 @@ static berth_status_t op_size(ox_ctx_t *cx) {
 static berth_status_t op_constant_of_shape(ox_ctx_t *cx) {
   int32_t s, y;
   OX_TRY(ox_in_req(cx, 0, &s));
-  int64_t dims[MAXV];
+  int64_t dims[OX_MAXV];
   int32_t n;
-  OX_TRY(ox_const_ints(cx, s, "the shape operand", dims, MAXV, &n));
+  OX_TRY(ox_const_ints(cx, s, "the shape operand", dims, OX_MAXV, &n));
   if (n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "rank %d; berth supports at most %d", (int)n, BERTH_MAX_RANK);
   berth_type_t t;
   memset(&t, 0, sizeof t);
@@ -525,7 +381,7 @@ static berth_status_t op_constant_of_shape(ox_ctx_t *cx) {
     free(d);
   }
   if (!berth_type_check(&t)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the result exceeds berth's caps");
-  OX_TRY(emit_full(cx, &t, fv, iv, &y));
+  OX_TRY(ox_emit_full(cx, &t, fv, iv, &y));
   cx->vals[y].elem = elem;
   return ox_out(cx, 0, y);
 }
@@ -612,15 +468,15 @@ static berth_status_t op_range(ox_ctx_t *cx) {
 static berth_status_t op_reshape(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int64_t shape[MAXV];
+  int64_t shape[OX_MAXV];
   int32_t n;
   if (cx->opset < 5) {
-    OX_TRY(ox_attr_int_list(cx, "shape", shape, MAXV, &n));
+    OX_TRY(ox_attr_int_list(cx, "shape", shape, OX_MAXV, &n));
     if (n < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'shape' is missing");
   } else {
     int32_t s;
     OX_TRY(ox_in_req(cx, 1, &s));
-    OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, MAXV, &n));
+    OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, OX_MAXV, &n));
   }
   if (n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "result rank %d; berth supports at most %d", (int)n, BERTH_MAX_RANK);
   bool allowzero = ox_attr_int(cx, "allowzero", 0) != 0;
@@ -658,11 +514,11 @@ static berth_status_t op_reshape(ox_ctx_t *cx) {
     t.dtype = xt->dtype;
     t.rank = n;
     for (int32_t k = 0; k < n; k++) t.dims[k] = shape[k];
-    OX_TRY(emit_full(cx, &t, 0, 0, &y));
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &y));
     cx->vals[y].elem = cx->vals[x].elem;
   } else {
-    OX_TRY(emit_reshape(cx, x, shape, n, &y));
-    affine_from(cx, y, x, 0);
+    OX_TRY(ox_emit_reshape(cx, x, shape, n, &y));
+    ox_affine_from(cx, y, x, 0);
   }
   return ox_out(cx, 0, y);
 }
@@ -677,45 +533,45 @@ static berth_status_t op_flatten(ox_ctx_t *cx) {
   axis = (int32_t)a;
   int64_t d[2] = {1, 1};
   for (int32_t k = 0; k < t->rank; k++) d[k < axis ? 0 : 1] *= t->dims[k];
-  OX_TRY(emit_reshape(cx, x, d, 2, &y));
+  OX_TRY(ox_emit_reshape(cx, x, d, 2, &y));
   return ox_out(cx, 0, y);
 }
 
 static berth_status_t op_squeeze(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int64_t axes[MAXV];
+  int64_t axes[OX_MAXV];
   int32_t n;
-  OX_TRY(axes_operand(cx, "axes", 13, 1, axes, &n));
+  OX_TRY(ox_axes_operand(cx, "axes", 13, 1, axes, &n));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_SQUEEZE, a);
   if (n > 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_SQUEEZE, a, "axes", axes, n));
   OX_TRY(ox_emit1(cx, BERTH_OP_SQUEEZE, 1, &x, a, &y));
-  affine_from(cx, y, x, 0);
+  ox_affine_from(cx, y, x, 0);
   return ox_out(cx, 0, y);
 }
 
 static berth_status_t op_unsqueeze(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int64_t axes[MAXV];
+  int64_t axes[OX_MAXV];
   int32_t n;
-  OX_TRY(axes_operand(cx, "axes", 13, 1, axes, &n));
+  OX_TRY(ox_axes_operand(cx, "axes", 13, 1, axes, &n));
   if (n <= 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "axes are missing");
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_UNSQUEEZE, a);
   OX_TRY(ox_attr_ints(cx, BERTH_OP_UNSQUEEZE, a, "axes", axes, n));
   OX_TRY(ox_emit1(cx, BERTH_OP_UNSQUEEZE, 1, &x, a, &y));
-  affine_from(cx, y, x, 0);
+  ox_affine_from(cx, y, x, 0);
   return ox_out(cx, 0, y);
 }
 
 static berth_status_t op_transpose(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int64_t perm[MAXV];
+  int64_t perm[OX_MAXV];
   int32_t n;
-  OX_TRY(ox_attr_int_list(cx, "perm", perm, MAXV, &n));
+  OX_TRY(ox_attr_int_list(cx, "perm", perm, OX_MAXV, &n));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_TRANSPOSE, a);
   if (n > 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_TRANSPOSE, a, "perm", perm, n));
@@ -742,7 +598,7 @@ static berth_status_t op_concat(ox_ctx_t *cx) {
  * fewer rows. */
 static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t e, int32_t a, int32_t t, bool *done) {
   *done = false;
-  if (!one_int(cx, s) || !one_int(cx, e) || ox_is_const(cx, s)) return BERTH_OK;
+  if (!ox_one_int(cx, s) || !ox_one_int(cx, e) || ox_is_const(cx, s)) return BERTH_OK;
   const ox_val_t *sv = &cx->vals[s], *ev = &cx->vals[e];
   int32_t sb = sv->aff_base >= 0 ? sv->aff_base : s, eb = ev->aff_base >= 0 ? ev->aff_base : e;
   int64_t so = sv->aff_base >= 0 ? sv->aff_off : 0, eo = ev->aff_base >= 0 ? ev->aff_off : 0;
@@ -761,9 +617,9 @@ static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t 
   }
   if (step != 1) return BERTH_OK;
   int32_t ax = 0;
-  OX_TRY(norm_axis(cx, axis, rank_of(cx, x), "axes entry", &ax));
+  OX_TRY(ox_norm_axis(cx, axis, ox_rank_of(cx, x), "axes entry", &ax));
   berth_op_t gather;
-  OX_TRY(op_by_name(cx, "gather", &gather));
+  OX_TRY(ox_op(cx, "gather", &gather));
   int64_t len = (int64_t)((uint64_t)eo - (uint64_t)so); /* <= 2^24, checked above */
   int64_t *iota = malloc(sizeof(int64_t) * (size_t)(len ? len : 1));
   if (!iota) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
@@ -772,8 +628,8 @@ static berth_status_t slice_dynamic(ox_ctx_t *cx, int32_t x, int32_t s, int32_t 
   berth_status_t st = ox_const_i64(cx, iota, (int32_t)len, false, &io);
   free(iota);
   OX_TRY(st);
-  OX_TRY(emit_cast(cx, s, BERTH_DTYPE_I64, &start));
-  OX_TRY(emit_reshape(cx, start, NULL, 0, &start));
+  OX_TRY(ox_emit_cast(cx, s, BERTH_DTYPE_I64, &start));
+  OX_TRY(ox_emit_reshape(cx, start, NULL, 0, &start));
   int32_t in[2] = {start, io};
   OX_TRY(ox_emit1(cx, BERTH_OP_ADD, 2, in, NULL, &idx));
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
@@ -798,12 +654,12 @@ static berth_status_t op_slice(ox_ctx_t *cx) {
     OX_TRY(slice_dynamic(cx, x, s, e, a, t, &done));
     if (done) return BERTH_OK;
   }
-  int64_t starts[MAXV], ends[MAXV], axes[MAXV], steps[MAXV];
+  int64_t starts[OX_MAXV], ends[OX_MAXV], axes[OX_MAXV], steps[OX_MAXV];
   int32_t ns, ne, na = -1, nt = -1;
   if (cx->opset < 10) {
-    OX_TRY(ox_attr_int_list(cx, "starts", starts, MAXV, &ns));
-    OX_TRY(ox_attr_int_list(cx, "ends", ends, MAXV, &ne));
-    OX_TRY(ox_attr_int_list(cx, "axes", axes, MAXV, &na));
+    OX_TRY(ox_attr_int_list(cx, "starts", starts, OX_MAXV, &ns));
+    OX_TRY(ox_attr_int_list(cx, "ends", ends, OX_MAXV, &ne));
+    OX_TRY(ox_attr_int_list(cx, "axes", axes, OX_MAXV, &na));
     if (ns < 0 || ne < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "starts and ends are required");
   } else {
     int32_t s, e, a, t;
@@ -811,10 +667,10 @@ static berth_status_t op_slice(ox_ctx_t *cx) {
     OX_TRY(ox_in_req(cx, 2, &e));
     OX_TRY(ox_in(cx, 3, &a));
     OX_TRY(ox_in(cx, 4, &t));
-    OX_TRY(ox_const_ints(cx, s, "starts", starts, MAXV, &ns));
-    OX_TRY(ox_const_ints(cx, e, "ends", ends, MAXV, &ne));
-    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, MAXV, &na));
-    if (t >= 0) OX_TRY(ox_const_ints(cx, t, "steps", steps, MAXV, &nt));
+    OX_TRY(ox_const_ints(cx, s, "starts", starts, OX_MAXV, &ns));
+    OX_TRY(ox_const_ints(cx, e, "ends", ends, OX_MAXV, &ne));
+    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, OX_MAXV, &na));
+    if (t >= 0) OX_TRY(ox_const_ints(cx, t, "steps", steps, OX_MAXV, &nt));
   }
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_SLICE, at);
@@ -830,9 +686,9 @@ static berth_status_t op_expand(ox_ctx_t *cx) {
   int32_t x, s, y;
   OX_TRY(ox_in_req(cx, 0, &x));
   OX_TRY(ox_in_req(cx, 1, &s));
-  int64_t shape[MAXV];
+  int64_t shape[OX_MAXV];
   int32_t n;
-  OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, MAXV, &n));
+  OX_TRY(ox_const_ints(cx, s, "the shape operand", shape, OX_MAXV, &n));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_EXPAND, a);
   OX_TRY(ox_attr_ints(cx, BERTH_OP_EXPAND, a, "shape", shape, n));
@@ -842,12 +698,12 @@ static berth_status_t op_expand(ox_ctx_t *cx) {
 
 static berth_status_t op_gather(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "gather", &op));
+  OX_TRY(ox_op(cx, "gather", &op));
   int32_t in[2], y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
   int32_t axis = 0;
-  OX_TRY(norm_axis(cx, ox_attr_int(cx, "axis", 0), rank_of(cx, in[0]), "axis", &axis));
+  OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), ox_rank_of(cx, in[0]), "axis", &axis));
   /* constant negative indices count from the end */
   ox_val_t *iv = &cx->vals[in[1]];
   if (iv->data && (iv->type.dtype == BERTH_DTYPE_I64 || iv->type.dtype == BERTH_DTYPE_I32)) {
@@ -883,9 +739,9 @@ static berth_status_t op_gather(ox_ctx_t *cx) {
 static berth_status_t reduce(ox_ctx_t *cx, berth_op_t op, int64_t axes_input_from) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int64_t axes[MAXV];
+  int64_t axes[OX_MAXV];
   int32_t n;
-  OX_TRY(axes_operand(cx, "axes", axes_input_from, 1, axes, &n));
+  OX_TRY(ox_axes_operand(cx, "axes", axes_input_from, 1, axes, &n));
   if (n <= 0 && ox_attr_int(cx, "noop_with_empty_axes", 0)) return ox_out(cx, 0, x);
   bool keep = ox_attr_int(cx, "keepdims", 1) != 0;
   if (op == BERTH_OP_MAX || op == BERTH_OP_MIN) {
@@ -895,7 +751,7 @@ static berth_status_t reduce(ox_ctx_t *cx, berth_op_t op, int64_t axes_input_fro
     bool red[BERTH_MAX_RANK] = {false}, empty = false;
     for (int32_t k = 0; k < n; k++) {
       int32_t ax = 0;
-      OX_TRY(norm_axis(cx, axes[k], xt->rank, "axes entry", &ax));
+      OX_TRY(ox_norm_axis(cx, axes[k], xt->rank, "axes entry", &ax));
       red[ax] = true;
     }
     berth_type_t t;
@@ -926,7 +782,7 @@ static berth_status_t reduce(ox_ctx_t *cx, berth_op_t op, int64_t axes_input_fro
           break;
         default: break;
       }
-      OX_TRY(emit_full(cx, &t, fv, iv, &y));
+      OX_TRY(ox_emit_full(cx, &t, fv, iv, &y));
       cx->vals[y].elem = cx->vals[x].elem;
       return ox_out(cx, 0, y);
     }
@@ -938,9 +794,9 @@ static berth_status_t reduce(ox_ctx_t *cx, berth_op_t op, int64_t axes_input_fro
   if ((op == BERTH_OP_MAX || op == BERTH_OP_MIN) && cx->vals[x].type.dtype == BERTH_DTYPE_BOOL) {
     /* bool (ReduceMax is any, ReduceMin all): through u8 */
     int32_t u, r;
-    OX_TRY(emit_cast(cx, x, BERTH_DTYPE_U8, &u));
+    OX_TRY(ox_emit_cast(cx, x, BERTH_DTYPE_U8, &u));
     OX_TRY(ox_emit1(cx, op, 1, &u, a, &r));
-    OX_TRY(emit_cast(cx, r, BERTH_DTYPE_BOOL, &y));
+    OX_TRY(ox_emit_cast(cx, r, BERTH_DTYPE_BOOL, &y));
     cx->vals[y].elem = BERTH_ONNX_BOOL;
     return ox_out(cx, 0, y);
   }
@@ -966,7 +822,7 @@ static berth_status_t op_argmax(ox_ctx_t *cx) {
 
 static berth_status_t softmax(ox_ctx_t *cx, const char *name) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, name, &op));
+  OX_TRY(ox_op(cx, name, &op));
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
@@ -981,11 +837,10 @@ static berth_status_t op_log_softmax(ox_ctx_t *cx) { return softmax(cx, "log_sof
 
 /* ---- linear algebra and networks ------------------------------------------------------- */
 
-static berth_status_t op_matmul(ox_ctx_t *cx) { return binary(cx, "matmul"); }
 
 static berth_status_t op_gemm(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "gemm", &op));
+  OX_TRY(ox_op(cx, "gemm", &op));
   int32_t in[3], n = 2, y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
@@ -1003,7 +858,7 @@ static berth_status_t op_gemm(ox_ctx_t *cx) {
 
 static berth_status_t op_conv(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "conv", &op));
+  OX_TRY(ox_op(cx, "conv", &op));
   int32_t in[3], n = 2, y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
@@ -1014,11 +869,11 @@ static berth_status_t op_conv(ox_ctx_t *cx) {
   if (sp < 1 || sp > 3 || wt->rank != xt->rank)
     return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "input rank %d and weight rank %d: berth's conv is 1-D to 3-D", (int)xt->rank,
                    (int)wt->rank);
-  int64_t strides[MAXV], pads[MAXV], dil[MAXV];
+  int64_t strides[OX_MAXV], pads[OX_MAXV], dil[OX_MAXV];
   int32_t ns, np, nd;
-  OX_TRY(ox_attr_int_list(cx, "strides", strides, MAXV, &ns));
-  OX_TRY(ox_attr_int_list(cx, "pads", pads, MAXV, &np));
-  OX_TRY(ox_attr_int_list(cx, "dilations", dil, MAXV, &nd));
+  OX_TRY(ox_attr_int_list(cx, "strides", strides, OX_MAXV, &ns));
+  OX_TRY(ox_attr_int_list(cx, "pads", pads, OX_MAXV, &np));
+  OX_TRY(ox_attr_int_list(cx, "dilations", dil, OX_MAXV, &nd));
   if (ns < 0) for (ns = 0; ns < sp; ns++) strides[ns] = 1;
   if (nd < 0) for (nd = 0; nd < sp; nd++) dil[nd] = 1;
   if (np < 0) for (np = 0; np < 2 * sp; np++) pads[np] = 0;
@@ -1069,25 +924,25 @@ static berth_status_t op_conv(ox_ctx_t *cx) {
 
 static berth_status_t op_pad(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "pad", &op));
+  OX_TRY(ox_op(cx, "pad", &op));
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
-  int32_t r = rank_of(cx, x);
-  int64_t pads[MAXV], axes[MAXV];
+  int32_t r = ox_rank_of(cx, x);
+  int64_t pads[OX_MAXV], axes[OX_MAXV];
   int32_t np, na = -1;
   double value = 0;
   int64_t ivalue = 0;
   bool exact_int = false;
   if (cx->opset < 11) {
-    OX_TRY(ox_attr_int_list(cx, "pads", pads, MAXV, &np));
-    if (np < 0) OX_TRY(ox_attr_int_list(cx, "paddings", pads, MAXV, &np));
+    OX_TRY(ox_attr_int_list(cx, "pads", pads, OX_MAXV, &np));
+    if (np < 0) OX_TRY(ox_attr_int_list(cx, "paddings", pads, OX_MAXV, &np));
     value = ox_attr_float(cx, "value", 0.0);
   } else {
     int32_t p, v, a;
     OX_TRY(ox_in_req(cx, 1, &p));
     OX_TRY(ox_in(cx, 2, &v));
     OX_TRY(ox_in(cx, 3, &a));
-    OX_TRY(ox_const_ints(cx, p, "pads", pads, MAXV, &np));
+    OX_TRY(ox_const_ints(cx, p, "pads", pads, OX_MAXV, &np));
     if (v >= 0 && berth_dtype_is_int(cx->vals[v].type.dtype)) {
       /* exactly: a double loses int64's low bits */
       int32_t nv;
@@ -1097,14 +952,14 @@ static berth_status_t op_pad(ox_ctx_t *cx) {
     } else if (v >= 0) {
       OX_TRY(ox_const_double(cx, v, "constant_value", &value));
     }
-    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, MAXV, &na));
+    if (a >= 0) OX_TRY(ox_const_ints(cx, a, "axes", axes, OX_MAXV, &na));
   }
   int64_t full[2 * BERTH_MAX_RANK] = {0};
   if (na >= 0) {
     if (np != 2 * na) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "pads has %d values for %d axes", (int)np, (int)na);
     for (int32_t k = 0; k < na; k++) {
       int32_t ax = 0;
-      OX_TRY(norm_axis(cx, axes[k], r, "axes entry", &ax));
+      OX_TRY(ox_norm_axis(cx, axes[k], r, "axes entry", &ax));
       full[ax] = pads[k];
       full[r + ax] = pads[na + k];
     }
@@ -1129,7 +984,7 @@ static berth_status_t op_pad(ox_ctx_t *cx) {
 
 static berth_status_t op_lstm(ox_ctx_t *cx) {
   berth_op_t op;
-  OX_TRY(op_by_name(cx, "lstm", &op));
+  OX_TRY(ox_op(cx, "lstm", &op));
   int32_t X, W, R, B, SL, H0, C0, P;
   OX_TRY(ox_in_req(cx, 0, &X));
   OX_TRY(ox_in_req(cx, 1, &W));
@@ -1186,14 +1041,14 @@ static berth_status_t op_lstm(ox_ctx_t *cx) {
     t.rank = 2;
     t.dims[0] = num_dir;
     t.dims[1] = 8 * hidden;
-    OX_TRY(emit_full(cx, &t, 0, 0, &B));
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &B));
   }
   t.rank = 3;
   t.dims[0] = layout ? batch : num_dir;
   t.dims[1] = layout ? num_dir : batch;
   t.dims[2] = hidden;
-  if (H0 < 0) OX_TRY(emit_full(cx, &t, 0, 0, &H0));
-  if (C0 < 0) OX_TRY(emit_full(cx, &t, 0, 0, &C0));
+  if (H0 < 0) OX_TRY(ox_emit_full(cx, &t, 0, 0, &H0));
+  if (C0 < 0) OX_TRY(ox_emit_full(cx, &t, 0, 0, &C0));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(op, a);
   OX_TRY(ox_attr_i(cx, op, a, "hidden_size", hidden));
@@ -1207,107 +1062,72 @@ static berth_status_t op_lstm(ox_ctx_t *cx) {
 
 /* ---- the table ------------------------------------------------------------------------- */
 
-static const struct {
-  const char *name;
-  ox_op_fn fn;
-} ops[] = {
-    {"Abs", op_abs},
-    {"Add", op_add},
-    {"And", op_and},
-    {"ArgMax", op_argmax},
-    {"Cast", op_cast},
-    {"CastLike", op_cast_like},
-    {"Ceil", op_ceil},
-    {"Clip", op_clip},
-    {"Concat", op_concat},
-    {"Constant", op_constant},
-    {"ConstantOfShape", op_constant_of_shape},
-    {"Conv", op_conv},
-    {"Div", op_div},
-    {"Dropout", op_dropout},
-    {"Equal", op_equal},
-    {"Exp", op_exp},
-    {"Expand", op_expand},
-    {"Flatten", op_flatten},
-    {"Floor", op_floor},
-    {"Gather", op_gather},
-    {"Gemm", op_gemm},
-    {"Greater", op_greater},
-    {"GreaterOrEqual", op_greater_equal},
-    {"Identity", op_identity},
-    {"If", ox_op_if},
-    {"IsNaN", op_isnan},
-    {"LSTM", op_lstm},
-    {"Less", op_less},
-    {"LessOrEqual", op_less_equal},
-    {"Log", op_log},
-    {"LogSoftmax", op_log_softmax},
-    {"Loop", ox_op_loop},
-    {"MatMul", op_matmul},
-    {"Max", op_max},
-    {"Mean", op_mean},
-    {"Min", op_min},
-    {"Mod", op_mod},
-    {"Mul", op_mul},
-    {"Neg", op_neg},
-    {"Not", op_not},
-    {"Or", op_or},
-    {"Pad", op_pad},
-    {"Pow", op_pow},
-    {"Range", op_range},
-    {"Reciprocal", op_reciprocal},
-    {"ReduceMax", op_reduce_max},
-    {"ReduceMean", op_reduce_mean},
-    {"ReduceMin", op_reduce_min},
-    {"ReduceSum", op_reduce_sum},
-    {"Relu", op_relu},
-    {"Reshape", op_reshape},
-    {"Scan", ox_op_scan},
-    {"Shape", op_shape},
-    {"Sigmoid", op_sigmoid},
-    {"Size", op_size},
-    {"Slice", op_slice},
-    {"Softmax", op_softmax},
-    {"Sqrt", op_sqrt},
-    {"Squeeze", op_squeeze},
-    {"Sub", op_sub},
-    {"Sum", op_sum},
-    {"Tanh", op_tanh},
-    {"Transpose", op_transpose},
-    {"Unsqueeze", op_unsqueeze},
-    {"Where", op_where},
-    {"Xor", op_xor},
+const ox_op_row_t ox_ops_core[] = {
+    {"Abs", ox_unary, BERTH_OP_ABS},
+    {"Add", ox_binary, BERTH_OP_ADD},
+    {"And", ox_binary, BERTH_OP_LOGICAL_AND},
+    {"ArgMax", op_argmax, BERTH_OP_COUNT},
+    {"Cast", op_cast, BERTH_OP_COUNT},
+    {"CastLike", op_cast_like, BERTH_OP_COUNT},
+    {"Ceil", ox_unary, BERTH_OP_CEIL},
+    {"Clip", op_clip, BERTH_OP_COUNT},
+    {"Concat", op_concat, BERTH_OP_COUNT},
+    {"Constant", op_constant, BERTH_OP_COUNT},
+    {"ConstantOfShape", op_constant_of_shape, BERTH_OP_COUNT},
+    {"Conv", op_conv, BERTH_OP_COUNT},
+    {"Div", ox_binary, BERTH_OP_DIV},
+    {"Dropout", op_dropout, BERTH_OP_COUNT},
+    {"Equal", ox_binary, BERTH_OP_EQ},
+    {"Exp", ox_unary, BERTH_OP_EXP},
+    {"Expand", op_expand, BERTH_OP_COUNT},
+    {"Flatten", op_flatten, BERTH_OP_COUNT},
+    {"Floor", ox_unary, BERTH_OP_FLOOR},
+    {"Gather", op_gather, BERTH_OP_COUNT},
+    {"Gemm", op_gemm, BERTH_OP_COUNT},
+    {"Greater", ox_binary, BERTH_OP_GT},
+    {"GreaterOrEqual", ox_binary, BERTH_OP_GE},
+    {"Identity", op_identity, BERTH_OP_COUNT},
+    {"If", ox_op_if, BERTH_OP_COUNT},
+    {"IsNaN", ox_unary, BERTH_OP_ISNAN},
+    {"LSTM", op_lstm, BERTH_OP_COUNT},
+    {"Less", ox_binary, BERTH_OP_LT},
+    {"LessOrEqual", ox_binary, BERTH_OP_LE},
+    {"Log", ox_unary, BERTH_OP_LOG},
+    {"LogSoftmax", op_log_softmax, BERTH_OP_COUNT},
+    {"Loop", ox_op_loop, BERTH_OP_COUNT},
+    {"MatMul", ox_binary, BERTH_OP_MATMUL},
+    {"Max", op_max, BERTH_OP_COUNT},
+    {"Mean", op_mean, BERTH_OP_COUNT},
+    {"Min", op_min, BERTH_OP_COUNT},
+    {"Mod", op_mod, BERTH_OP_COUNT},
+    {"Mul", ox_binary, BERTH_OP_MUL},
+    {"Neg", ox_unary, BERTH_OP_NEG},
+    {"Not", ox_unary, BERTH_OP_LOGICAL_NOT},
+    {"Or", ox_binary, BERTH_OP_LOGICAL_OR},
+    {"Pad", op_pad, BERTH_OP_COUNT},
+    {"Pow", op_pow, BERTH_OP_COUNT},
+    {"Range", op_range, BERTH_OP_COUNT},
+    {"Reciprocal", op_reciprocal, BERTH_OP_COUNT},
+    {"ReduceMax", op_reduce_max, BERTH_OP_COUNT},
+    {"ReduceMean", op_reduce_mean, BERTH_OP_COUNT},
+    {"ReduceMin", op_reduce_min, BERTH_OP_COUNT},
+    {"ReduceSum", op_reduce_sum, BERTH_OP_COUNT},
+    {"Relu", ox_unary, BERTH_OP_RELU},
+    {"Reshape", op_reshape, BERTH_OP_COUNT},
+    {"Scan", ox_op_scan, BERTH_OP_COUNT},
+    {"Shape", op_shape, BERTH_OP_COUNT},
+    {"Sigmoid", ox_unary, BERTH_OP_SIGMOID},
+    {"Size", op_size, BERTH_OP_COUNT},
+    {"Slice", op_slice, BERTH_OP_COUNT},
+    {"Softmax", op_softmax, BERTH_OP_COUNT},
+    {"Sqrt", ox_unary, BERTH_OP_SQRT},
+    {"Squeeze", op_squeeze, BERTH_OP_COUNT},
+    {"Sub", ox_binary, BERTH_OP_SUB},
+    {"Sum", op_sum, BERTH_OP_COUNT},
+    {"Tanh", ox_unary, BERTH_OP_TANH},
+    {"Transpose", op_transpose, BERTH_OP_COUNT},
+    {"Unsqueeze", op_unsqueeze, BERTH_OP_COUNT},
+    {"Where", op_where, BERTH_OP_COUNT},
+    {"Xor", ox_binary, BERTH_OP_LOGICAL_XOR},
+    {NULL, NULL, BERTH_OP_COUNT},
 };
-
-bool ox_op_known(const char *op_type) {
-  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-    if (strcmp(ops[k].name, op_type) == 0) return true;
-  return false;
-}
-
-berth_status_t ox_translate_op(ox_ctx_t *cx) {
-  const Onnx__NodeProto *n = cx->node;
-  const char *domain = n->domain ? n->domain : "";
-  if (domain[0] && strcmp(domain, "ai.onnx") != 0)
-    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "op domain '%s' is not supported (berth implements ai.onnx only)", domain);
-  const char *type = n->op_type ? n->op_type : "";
-  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-    if (strcmp(ops[k].name, type) == 0) {
-      /* operands of unsupported element types are caught here, once */
-      for (size_t i = 0; i < n->n_input; i++) {
-        int32_t v = n->input[i] && n->input[i][0] ? ox_lookup(cx, n->input[i]) : -1;
-        if (v >= 0 && cx->vals[v].absent) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d is undefined", (int)i);
-      }
-      const char *saved_bad = cx->bad_attr;
-      double saved_value = cx->bad_attr_value;
-      cx->bad_attr = NULL;
-      berth_status_t st = ops[k].fn(cx);
-      if (cx->bad_attr) /* an INT attribute written as a float that is no integer */
-        st = ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' is %g, expected an integer", cx->bad_attr,
-                     cx->bad_attr_value);
-      cx->bad_attr = saved_bad;
-      cx->bad_attr_value = saved_value;
-      return st;
-    }
-  return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "op %s is not supported by berth", type[0] ? type : "(empty)");
-}
