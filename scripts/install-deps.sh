@@ -5,7 +5,9 @@
 #                                    Python (numpy, pytest, venv, pip) for the package tests,
 #                                    espeak-ng and sox for the VAD audio, and the Silero VAD
 #                                    model + onnxruntime-node from npm (about 450 MB, said
-#                                    before it is fetched). Tests whose extras are missing skip.
+#                                    before it is fetched), and the real models of
+#                                    tools/models/models.txt (PaddleOCR, openWakeWord; about
+#                                    190 MB). Tests whose extras are missing skip.
 set -e
 tests=0
 [ "${1:-}" = --test ] && tests=1
@@ -52,6 +54,7 @@ if command -v npm >/dev/null 2>&1; then
     echo "berth: fetching the Silero VAD models (@ricky0123/vad-web) and onnxruntime-node from npm into build/vad-deps (about 450 MB, for the VAD and ONNX tests)" >&2
   fi
   sh "$(dirname "$0")/../tools/vad/fetch-model.sh" >/dev/null 2>&1 || echo "berth: could not fetch the Silero VAD model with npm; the VAD test will skip" >&2
+  sh "$(dirname "$0")/../tools/models/fetch-models.sh" >/dev/null || echo "berth: could not fetch the real models with npm; tests/cli/real_models.sh will skip" >&2
 else
   echo "berth: npm not found; the Silero VAD model is not fetched and the VAD test will skip" >&2
 fi
