@@ -624,7 +624,7 @@ static void test_decide_brute(void) {
     uint64_t *off = malloc(((size_t)r.p.n + 1) * sizeof *off);
     const int heuristics[] = {0, 1, 2, 3, 4, 7, 11, 1000 + round};
     for (size_t h = 0; h < sizeof heuristics / sizeof heuristics[0]; h++) {
-      double far = berth_alloc_now_ms() + 1e9;
+      berth_alloc_clock_t far_clock = {berth_alloc_now_ms() + 1e9, 0, 0}, *far = &far_clock;
       int res = berth_alloc_dfs_decide(d, opt, heuristics[h], INT64_MAX, far, sol);
       CHECK_MSG(res == BERTH_ALLOC_DFS_FOUND, "%s: heuristic %d finds no plan at the optimum %llu", what,
                 heuristics[h], (unsigned long long)opt);
@@ -670,7 +670,7 @@ static void test_decide_lifts(void) {
     CHECK(d && status == 0);
     uint64_t *sol = malloc(((size_t)prep.m + 1) * sizeof *sol);
     uint64_t *off = malloc(((size_t)k + 1) * sizeof *off);
-    double far = berth_alloc_now_ms() + 1e9;
+    berth_alloc_clock_t far_clock = {berth_alloc_now_ms() + 1e9, 0, 0}, *far = &far_clock;
     for (uint64_t cap = prep.lower_bound; cap < prep.lower_bound + 4; cap++) {
       berth_alloc_dfs_use_lifts(d, false);
       int want = berth_alloc_dfs_decide(d, cap, 0, 200000, far, sol);

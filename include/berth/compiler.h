@@ -50,6 +50,10 @@ typedef struct berth_compile_options {
   const char *strategy; /* "global" (default); "regions" is ExecuTorch's scheme, a baseline
                            that the verifier rejects wherever it aliases live values */
   int64_t budget_ms;    /* search / exact time budget; 0: the planner's default */
+  int64_t budget_work;  /* > 0: search / exact budget in deterministic work units instead
+                           (buffers visited by branch-and-bound nodes, search steps and
+                           greedy runs; about 10^3-10^4 a millisecond): the same plan on any
+                           machine under any load. 0: budget_ms */
   uint32_t alignment;   /* arena offsets are multiples of it; power of two <= 4096; 0: 16 */
   const char *pools;    /* pool rules "KEY=POOL,..." (KEY an op name, "input" or "output");
                            NULL: everything in pool 0 */

@@ -107,7 +107,7 @@ def _spec(name, spec):
 
 
 def compile(source, inputs=None, states=None, algo="greedy", strategy="global", alignment=0, pools=None,
-            alloc_inputs=None, alloc_outputs=None, budget_ms=0, keep_control_flow=False,
+            alloc_inputs=None, alloc_outputs=None, budget_ms=0, budget_work=0, keep_control_flow=False,
             max_trip_count=0, verify=True, store_ir=True, name=None):
     """Compiles source (a path to a .onnx or .bir file, or its bytes) into a Program.
 
@@ -118,7 +118,9 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     read and set them with Method.state / Method.set_state. algo: naive, greedy, search, exact; strategy:
     global or regions (ExecuTorch's scheme, rejected by the verifier where it aliases live
     values); alignment: 0 for the default (16); alloc_inputs / alloc_outputs: None (the
-    program's choice), True or False."""
+    program's choice), True or False. budget_ms: the search / exact time budget (0: the
+    planner's default); budget_work > 0 replaces it by a deterministic budget in work units,
+    so that the same model and options give the same plan on any machine."""
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
         with open(source, "rb") as f:
@@ -134,13 +136,14 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     pairs = ["%s=%s" % kv for kv in states.items()] if isinstance(states, dict) else [str(p) for p in (states or [])]
     if not 0 <= int(alignment) <= 4096:
         raise ValueError("alignment %r: a power of two up to 4096 (0: the default)" % (alignment,))
-    if int(budget_ms) < 0 or int(max_trip_count) < 0:
-        raise ValueError("budget_ms and max_trip_count must be >= 0")
+    if int(budget_ms) < 0 or int(budget_work) < 0 or int(max_trip_count) < 0:
+        raise ValueError("budget_ms, budget_work and max_trip_count must be >= 0")
     opt = _c.berth_compile_options_default()
     opt.algo = algo.encode()
     opt.strategy = strategy.encode()
     opt.alignment = int(alignment)
     opt.budget_ms = int(budget_ms)
+    opt.budget_work = int(budget_work)
     opt.pools = pools.encode() if pools else None
     opt.alloc_inputs = -1 if alloc_inputs is None else int(bool(alloc_inputs))
     opt.alloc_outputs = -1 if alloc_outputs is None else int(bool(alloc_outputs))

@@ -51,6 +51,7 @@ class CompileOptions(ctypes.Structure):
         ("algo", ctypes.c_char_p),
         ("strategy", ctypes.c_char_p),
         ("budget_ms", ctypes.c_int64),
+        ("budget_work", ctypes.c_int64),
         ("alignment", ctypes.c_uint32),
         ("pools", ctypes.c_char_p),
         ("alloc_inputs", ctypes.c_int),

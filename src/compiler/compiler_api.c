@@ -218,6 +218,9 @@ static berth_status_t plan_options(const berth_compile_options_t *o, berth_plan_
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown strategy '%s' (global, regions)", o->strategy);
   if (o->budget_ms < 0) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "budget_ms %lld is negative", (long long)o->budget_ms);
   if (o->budget_ms) p->budget_ms = o->budget_ms;
+  if (o->budget_work < 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "budget_work %lld is negative", (long long)o->budget_work);
+  p->budget_work = o->budget_work;
   if (o->alignment) {
     if (o->alignment > 4096 || (o->alignment & (o->alignment - 1)))
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alignment %u is not a power of two up to 4096", o->alignment);

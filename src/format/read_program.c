@@ -301,9 +301,11 @@ static berth_status_t read_header(rd_t *r) {
     if (ir->size < BERTH_FORMAT_IR_HEADER_SIZE)
       return rfail(r, CORRUPT, "section ir (byte %llu): %llu bytes, shorter than its %d-byte header", (ull)ir->off,
                    (ull)ir->size, BERTH_FORMAT_IR_HEADER_SIZE);
-    uint32_t pools_len = berth_load_le32(b + ir->off + 40), res = berth_load_le32(b + ir->off + 44);
+    uint32_t pools_len = berth_load_le32(b + ir->off + 40), unit = berth_load_le32(b + ir->off + 44);
     uint64_t text_len = berth_load_le64(b + ir->off + 48), total;
-    if (res) return rfail(r, CORRUPT, "section ir (byte %llu): reserved field is not 0", (ull)(ir->off + 44));
+    if (unit > BERTH_FORMAT_IR_BUDGET_WORK)
+      return rfail(r, CORRUPT, "section ir (byte %llu): budget unit %u is neither 0 (ms) nor 1 (work units)",
+                   (ull)(ir->off + 44), (unsigned)unit);
     if (!berth_add_u64(pools_len, text_len, &total) || total != ir->size - BERTH_FORMAT_IR_HEADER_SIZE)
       return rfail(r, CORRUPT, "section ir (byte %llu): %u bytes of pool rules and %llu of text do not fill its %llu bytes",
                    (ull)(ir->off + 40), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));

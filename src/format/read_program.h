@@ -62,6 +62,10 @@ extern "C" {
 #define BERTH_FORMAT_ATTR_SIZE 88
 #define BERTH_FORMAT_IO_SIZE 8
 #define BERTH_FORMAT_IR_HEADER_SIZE 56
+/* The IR section's budget unit (the u32 at offset 44): the i64 at 24 is milliseconds or
+ * deterministic work units (berth_plan_options_t.budget_work). */
+#define BERTH_FORMAT_IR_BUDGET_MS 0u
+#define BERTH_FORMAT_IR_BUDGET_WORK 1u
 #define BERTH_FORMAT_SECTION_ALIGN 8
 #define BERTH_FORMAT_CONST_ALIGN 64 /* constants are used in place: align them in the file */
 #define BERTH_FORMAT_STATE_ALIGN 16

@@ -322,10 +322,10 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
     wb_i32(rb, po.alloc_inputs);
     wb_i32(rb, po.alloc_outputs);
     wb_u32(rb, (uint32_t)po.fit);
-    wb_i64(rb, po.budget_ms);
+    wb_i64(rb, po.budget_work > 0 ? po.budget_work : po.budget_ms);
     wb_u64(rb, po.seed);
     wb_u32(rb, (uint32_t)pools_len);
-    wb_u32(rb, 0);
+    wb_u32(rb, po.budget_work > 0 ? BERTH_FORMAT_IR_BUDGET_WORK : BERTH_FORMAT_IR_BUDGET_MS);
     wb_u64(rb, text_len);
     wb_bytes(rb, po.pools, pools_len);
     wb_bytes(rb, ir_text, text_len);
@@ -414,7 +414,10 @@ berth_status_t berth_format_ir_decode(const uint8_t *ir, uint64_t ir_size, berth
   o.alignment = berth_load_le32(ir + 8);
   o.alloc_inputs = berth_u32_to_i32(berth_load_le32(ir + 12));
   o.alloc_outputs = berth_u32_to_i32(berth_load_le32(ir + 16));
-  o.budget_ms = berth_u64_to_i64(berth_load_le64(ir + 24));
+  int64_t budget = berth_u64_to_i64(berth_load_le64(ir + 24));
+  uint32_t budget_unit = berth_load_le32(ir + 44);
+  if (budget_unit == BERTH_FORMAT_IR_BUDGET_WORK) o.budget_work = budget;
+  else o.budget_ms = budget;
   o.seed = berth_load_le64(ir + 32);
   uint32_t pools_len = berth_load_le32(ir + 40);
   uint64_t tlen = berth_load_le64(ir + 48), total;
@@ -422,7 +425,8 @@ berth_status_t berth_format_ir_decode(const uint8_t *ir, uint64_t ir_size, berth
     return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: lengths do not add up");
   if (algo > BERTH_ALLOC_EXACT || strategy > BERTH_STRATEGY_REGIONS || fit > BERTH_ALLOC_FIT_BEST ||
       !berth_is_pow2(o.alignment) || o.alignment > BERTH_FORMAT_MAX_ALIGNMENT || o.alloc_inputs < -1 ||
-      o.alloc_inputs > 1 || o.alloc_outputs < -1 || o.alloc_outputs > 1)
+      o.alloc_inputs > 1 || o.alloc_outputs < -1 || o.alloc_outputs > 1 || budget_unit > BERTH_FORMAT_IR_BUDGET_WORK ||
+      budget < 0)
     return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: a recorded planner option is out of range");
   o.algo = (berth_alloc_algo_t)algo;
   o.strategy = (berth_strategy_t)strategy;

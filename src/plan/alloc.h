@@ -106,6 +106,11 @@ typedef struct berth_alloc_options {
    * greedy ignore it and are deterministic; search and exact stop on time, so their plans can
    * differ from run to run (each is valid; exact's "optimal" is always a proof). */
   int64_t budget_ms;
+  /* > 0: the budget in deterministic work units instead of time: a branch-and-bound node
+   * counts its unplaced buffers, a local-search step and a greedy run the buffers they
+   * visit (about 10^3 to 10^4 units a millisecond on a 2020s x86 core). The same problem and options then give the same
+   * plan on any machine under any load; budget_ms is ignored. */
+  int64_t budget_work;
   uint64_t seed; /* search's random choices; the same seed gives the same moves */
   int fit;       /* a berth_alloc_fit_t: restricts greedy (and the seeds of search) */
 } berth_alloc_options_t;
@@ -128,6 +133,7 @@ typedef struct berth_alloc_result {
   int64_t iterations;    /* search and exact: branch-and-bound nodes (or local-search
                             steps, or greedy replays) spent improving the plan */
   int32_t segments;      /* independent parts of the time line, planned apart (below) */
+  int64_t work;          /* work units spent (counted with a work budget; else 0) */
   /* Search and exact: the run took longer than the budget (by more than 5%, at least
    * 2 ms). Preparing the problem and one greedy run are never cut short, so on very large
    * problems (hundreds of thousands of buffers) a small budget cannot be met; the plan is

@@ -97,7 +97,8 @@ struct berth_alloc_dfs {
   size_t n_cands, cap_cands;
   int heuristic;
   int64_t nodes, node_limit;
-  double deadline;
+  berth_alloc_clock_t *clock;
+  int64_t work; /* work units not yet added to clock (every 16 nodes) */
   bool oom, timed_out;
 };
 typedef struct berth_alloc_dfs exact_t;
@@ -715,7 +716,12 @@ static int search(exact_t *e, size_t list, int32_t n, int32_t s0, int32_t s1, ui
   if (n == 0) return RES_FOUND;
   if (e->nodes >= e->node_limit || e->oom) return RES_ABORTED;
   e->nodes++;
-  if ((e->nodes & 15) == 0 && berth_alloc_now_ms() > e->deadline) {
+  e->work += n; /* a node weighs its unplaced buffers: the work of its candidate scan */
+  if ((e->nodes & 15) == 0) {
+    berth_alloc_clock_tick(e->clock, e->work);
+    e->work = 0;
+  }
+  if ((e->nodes & 15) == 0 && berth_alloc_clock_out(e->clock)) {
     e->timed_out = true;
     return RES_ABORTED;
   }
@@ -828,12 +834,13 @@ bool berth_alloc_dfs_out_of_memory(const berth_alloc_dfs_t *d) { return d->oom; 
 
 void berth_alloc_dfs_use_lifts(berth_alloc_dfs_t *d, bool on) { d->no_lifts = !on; }
 
-int berth_alloc_dfs_decide(berth_alloc_dfs_t *e, uint64_t cap, int heuristic, int64_t node_limit, double deadline,
+int berth_alloc_dfs_decide(berth_alloc_dfs_t *e, uint64_t cap, int heuristic, int64_t node_limit, berth_alloc_clock_t *clock,
                            uint64_t *off) {
   const berth_alloc_prep_t *p = e->p;
   e->cap = cap;
   e->heuristic = heuristic < 0 ? 0 : heuristic;
-  e->deadline = deadline;
+  e->clock = clock;
+  e->work = 0;
   e->timed_out = false;
   e->nodes = 0;
   e->node_limit = node_limit;

@@ -48,7 +48,7 @@ enum { WAY_FIXED, WAY_RANDOM, WAY_TOP, WAY_COUNT };
 static const int64_t k_way_weight[WAY_COUNT] = {1, 8, 1};
 
 berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g,
-                                         berth_alloc_seed_t *seed, double deadline_ms, berth_alloc_exact_out_t *out,
+                                         berth_alloc_seed_t *seed, berth_alloc_clock_t *clock, berth_alloc_exact_out_t *out,
                                          berth_diag_t *diag) {
   uint64_t quantum = berth_alloc_quantum(prep);
   uint64_t proven = berth_alloc_round_up(prep->lower_bound, quantum); /* no plan is smaller */
@@ -60,7 +60,7 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
   berth_alloc_dfs_t *d = berth_alloc_dfs_create(prep, &status);
   if (status < 0) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory preparing the exact search");
   if (status > 0) { /* too large for branch and bound: the local search gets the budget */
-    int64_t it = berth_alloc_search_improve(prep, g, seed, deadline_ms, 1);
+    int64_t it = berth_alloc_search_improve(prep, g, seed, clock, 1);
     if (it < 0) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory in the local search");
     out->nodes = it;
     return BERTH_OK;
@@ -81,7 +81,7 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
   berth_alloc_probe_init(&top, prep);
   top.descend = 0;
   while (seed->arena > proven) {
-    if (berth_alloc_now_ms() > deadline_ms) break;
+    if (berth_alloc_clock_out(clock)) break;
     if (low_open && proven + quantum >= seed->arena) low_open = false; /* top asks the same */
     /* The way with the fewest nodes for its weight goes next. */
     int way = low_open ? WAY_FIXED : WAY_TOP;
@@ -94,7 +94,7 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
       int64_t limit = det_limit;
       if (way == WAY_RANDOM) /* short dives, and every 16th a long one (Luby lengths) */
         limit = 4 * base * (restarts % 16 == 15 ? luby(restarts / 16 + 1) : 1);
-      int res = berth_alloc_dfs_decide(d, proven, h, limit, deadline_ms, sol);
+      int res = berth_alloc_dfs_decide(d, proven, h, limit, clock, sol);
       nodes = berth_alloc_dfs_nodes(d);
       if (res == BERTH_ALLOC_DFS_FOUND) {
         uint64_t arena = plan_arena(prep, sol);
@@ -116,7 +116,7 @@ berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_a
       }
     } else {
       if (top.lo < proven) top.lo = proven;
-      int res = berth_alloc_probe_step(d, &top, prep, seed, sol, deadline_ms, &nodes);
+      int res = berth_alloc_probe_step(d, &top, prep, seed, sol, clock, &nodes);
       if (res < 0) {
         st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory in the exact search");
         break;

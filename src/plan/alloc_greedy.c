@@ -75,15 +75,19 @@ struct berth_alloc_greedy {
   uint64_t *load;     /* [n_slots] total size live per slot, lazily computed */
   int64_t work;       /* list visits, steps and insertions so far: a deterministic clock */
   int32_t peak;       /* the slot BERTH_ALLOC_ORDER_PEAK sweeps from; -1 until known */
-  double deadline;    /* berth_alloc_greedy_set_deadline; 0: none */
+  berth_alloc_clock_t *clock; /* berth_alloc_greedy_set_clock; NULL: none */
   double run_ms;      /* the longest run of berth_alloc_greedy_best so far */
 };
 
-void berth_alloc_greedy_set_deadline(berth_alloc_greedy_t *g, double deadline_ms) { g->deadline = deadline_ms; }
+void berth_alloc_greedy_set_clock(berth_alloc_greedy_t *g, berth_alloc_clock_t *clock) { g->clock = clock; }
 
-/* Would another run end past the deadline? Never before the first run. */
+/* Would another run end past the budget? Never before the first run. A run costs m work
+ * units (one per buffer placed), or about the longest run so far in wall time. */
 static bool out_of_time(const berth_alloc_greedy_t *g, int runs) {
-  return g->deadline > 0 && runs > 0 && berth_alloc_now_ms() + g->run_ms > g->deadline;
+  const berth_alloc_clock_t *c = g->clock;
+  if (!c || runs == 0) return false;
+  if (c->work_limit > 0) return c->work > c->work_limit - g->prep->m;
+  return berth_alloc_now_ms() + g->run_ms > c->deadline_ms;
 }
 
 /* ---- list storage -------------------------------------------------------------------- */
@@ -639,10 +643,12 @@ typedef struct best_state {
 static bool try_pair(berth_alloc_greedy_t *g, berth_alloc_order_t which, int fit, const char *name, int32_t *order,
                      uint64_t *tmp, best_state_t *bs) {
   const berth_alloc_prep_t *p = g->prep;
-  double t0 = g->deadline > 0 ? berth_alloc_now_ms() : 0;
+  bool wall = g->clock && g->clock->work_limit <= 0;
+  double t0 = wall ? berth_alloc_now_ms() : 0;
   if (!berth_alloc_greedy_order(g, which, order)) return false;
   uint64_t a = berth_alloc_greedy_run(g, order, fit, bs->arena == UINT64_MAX ? UINT64_MAX : bs->arena - 1, tmp);
-  if (g->deadline > 0 && berth_alloc_now_ms() - t0 > g->run_ms) g->run_ms = berth_alloc_now_ms() - t0;
+  if (wall && berth_alloc_now_ms() - t0 > g->run_ms) g->run_ms = berth_alloc_now_ms() - t0;
+  berth_alloc_clock_tick(g->clock, p->m);
   if (a == UINT64_MAX) return false;
   if (a < bs->arena) {
     bs->arena = a;

@@ -51,6 +51,26 @@ uint64_t *berth_alloc_prep_slot_load(const berth_alloc_prep_t *prep);
 /* Monotonic milliseconds since an arbitrary origin. */
 double berth_alloc_now_ms(void);
 
+/* The budget of one solve: wall clock (deadline_ms on the berth_alloc_now_ms scale), or,
+ * when work_limit > 0, deterministic work units: the buffers visited by branch-and-bound nodes
+ * (their unplaced buffers), local-search steps and greedy runs. Each loop that spends budget adds
+ * its work with berth_alloc_clock_tick, so in work mode the same problem and options stop
+ * at the same point on any machine under any load. */
+typedef struct berth_alloc_clock {
+  double deadline_ms;
+  int64_t work_limit; /* > 0: work mode */
+  int64_t work;       /* units spent so far (work mode) */
+} berth_alloc_clock_t;
+
+static inline void berth_alloc_clock_tick(berth_alloc_clock_t *c, int64_t units) {
+  if (c && units > 0) c->work = units > INT64_MAX - c->work ? INT64_MAX : c->work + units;
+}
+/* True when the budget is spent. */
+static inline bool berth_alloc_clock_out(const berth_alloc_clock_t *c) {
+  if (!c) return false;
+  return c->work_limit > 0 ? c->work >= c->work_limit : berth_alloc_now_ms() > c->deadline_ms;
+}
+
 static inline uint64_t berth_alloc_align_up(uint64_t x, uint64_t align) {
   return align <= 1 ? x : (x + align - 1) & ~(align - 1);
 }
@@ -125,9 +145,9 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
 uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
                                 uint64_t *off);
 
-/* Sets a deadline (berth_alloc_now_ms scale; 0 for none) for berth_alloc_greedy_best: it
- * then skips the orders whose run would end past it, after the first. */
-void berth_alloc_greedy_set_deadline(berth_alloc_greedy_t *g, double deadline_ms);
+/* Sets the budget (NULL for none) for berth_alloc_greedy_best: it then skips the orders
+ * whose run would end past it, after the first, and adds each run's work to it. */
+void berth_alloc_greedy_set_clock(berth_alloc_greedy_t *g, berth_alloc_clock_t *clock);
 
 /* Runs the orders and fits allowed by `fit` (FIT_AUTO: both; all of them up to 1024
  * buffers, fewer above, stopping at the lower bound); keeps the best. Writes off[m],
@@ -153,7 +173,7 @@ void berth_alloc_dfs_destroy(berth_alloc_dfs_t *d);
  * out (berth_alloc_dfs_out_of_memory). heuristic picks the static preorder: 0 ..
  * BERTH_ALLOC_DFS_HEURISTICS - 1 are the fixed ones, larger values randomly perturbed
  * variants (one per value). Failed groups are remembered across calls. */
-int berth_alloc_dfs_decide(berth_alloc_dfs_t *d, uint64_t cap, int heuristic, int64_t node_limit, double deadline,
+int berth_alloc_dfs_decide(berth_alloc_dfs_t *d, uint64_t cap, int heuristic, int64_t node_limit, berth_alloc_clock_t *clock,
                            uint64_t *off);
 int64_t berth_alloc_dfs_nodes(const berth_alloc_dfs_t *d); /* of the last decide */
 bool berth_alloc_dfs_out_of_memory(const berth_alloc_dfs_t *d);
@@ -198,13 +218,13 @@ void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *p
 /* One dive; a better plan replaces seed. Adds the nodes to *nodes. Returns
  * BERTH_ALLOC_DFS_FOUND / NONE (pr->lo rose) / ABORTED, or -1 if out of memory. */
 int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const berth_alloc_prep_t *prep,
-                           berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes);
+                           berth_alloc_seed_t *seed, uint64_t *sol, berth_alloc_clock_t *clock, int64_t *nodes);
 
-/* Improves seed (in place) until deadline_ms (berth_alloc_now_ms scale). Returns the
+/* Improves seed (in place) until the budget is spent. Returns the
  * work done (nodes, steps or replays), or -1 if out of memory (seed is then still a
  * valid plan, possibly improved). */
 int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g, berth_alloc_seed_t *seed,
-                                   double deadline_ms, uint64_t rng_seed);
+                                   berth_alloc_clock_t *clock, uint64_t rng_seed);
 
 typedef struct berth_alloc_exact_out {
   uint64_t proven_bound; /* no plan is smaller than this */
@@ -212,10 +232,10 @@ typedef struct berth_alloc_exact_out {
   int64_t nodes;
 } berth_alloc_exact_out_t;
 
-/* Branch and bound from the plan in seed (improved in place) until deadline_ms. Returns
+/* Branch and bound from the plan in seed (improved in place) until the budget is spent. Returns
  * BERTH_OK or RESOURCE_EXHAUSTED. */
 berth_status_t berth_alloc_exact_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g,
-                                         berth_alloc_seed_t *seed, double deadline_ms,
+                                         berth_alloc_seed_t *seed, berth_alloc_clock_t *clock,
                                          berth_alloc_exact_out_t *out, berth_diag_t *diag);
 
 #endif

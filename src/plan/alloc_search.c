@@ -299,7 +299,7 @@ void berth_alloc_probe_init(berth_alloc_probe_t *pr, const berth_alloc_prep_t *p
 }
 
 int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const berth_alloc_prep_t *p,
-                           berth_alloc_seed_t *seed, uint64_t *sol, double deadline, int64_t *nodes) {
+                           berth_alloc_seed_t *seed, uint64_t *sol, berth_alloc_clock_t *clock, int64_t *nodes) {
   if (pr->lo_try < pr->lo) pr->lo_try = pr->lo;
   if (seed->arena <= pr->lo_try + pr->quantum + seed->arena / 1024) { /* the window closed */
     pr->lo_try = pr->lo;
@@ -313,7 +313,7 @@ int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const 
   if (cap >= seed->arena) cap = seed->arena - 1;
   cap -= cap % pr->quantum; /* the same question: an optimal arena is a multiple */
   if (cap < pr->lo) cap = pr->lo; /* cannot happen: lo (a multiple) < arena */
-  int res = berth_alloc_dfs_decide(d, cap, pr->heuristic, pr->limit, deadline, sol);
+  int res = berth_alloc_dfs_decide(d, cap, pr->heuristic, pr->limit, clock, sol);
   *nodes += berth_alloc_dfs_nodes(d);
   pr->heuristic = (pr->heuristic + 1) % BERTH_ALLOC_DFS_HEURISTICS;
   if (res == BERTH_ALLOC_DFS_FOUND) {
@@ -337,7 +337,7 @@ int berth_alloc_probe_step(berth_alloc_dfs_t *d, berth_alloc_probe_t *pr, const 
 
 /* Moves buffers that reach the peak earlier in the greedy order and replays it. */
 static int64_t order_search(const berth_alloc_prep_t *p, berth_alloc_greedy_t *g, berth_alloc_seed_t *seed,
-                            double deadline, uint64_t rng) {
+                            berth_alloc_clock_t *clock, uint64_t rng) {
   size_t mm = (size_t)p->m + 1;
   int32_t *order = malloc(mm * sizeof *order);
   int32_t *pos = malloc(mm * sizeof *pos);
@@ -346,8 +346,9 @@ static int64_t order_search(const berth_alloc_prep_t *p, berth_alloc_greedy_t *g
   if (!order || !pos || !off) goto out;
   it = 0;
   memcpy(order, seed->order, (size_t)p->m * sizeof *order);
-  while (seed->arena > p->lower_bound && berth_alloc_now_ms() < deadline) {
+  while (seed->arena > p->lower_bound && !berth_alloc_clock_out(clock)) {
     it++;
+    berth_alloc_clock_tick(clock, p->m); /* a greedy replay places every buffer */
     for (int32_t i = 0; i < p->m; i++) pos[order[i]] = i;
     /* Pick up to 4 buffers at the top of the plan and move each earlier. */
     int moved = 0;
@@ -383,7 +384,7 @@ out:
 }
 
 int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_greedy_t *g, berth_alloc_seed_t *seed,
-                                   double deadline_ms, uint64_t rng_seed) {
+                                   berth_alloc_clock_t *clock, uint64_t rng_seed) {
   if (prep->m == 0 || seed->arena <= prep->lower_bound) return 0;
   int dst;
   berth_alloc_dfs_t *d = berth_alloc_dfs_create(prep, &dst);
@@ -393,8 +394,8 @@ int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_g
     uint64_t *sol = malloc(((size_t)prep->m + 1) * sizeof *sol);
     berth_alloc_probe_t pr;
     berth_alloc_probe_init(&pr, prep);
-    while (sol && seed->arena > pr.lo && berth_alloc_now_ms() < deadline_ms)
-      if (berth_alloc_probe_step(d, &pr, prep, seed, sol, deadline_ms, &it) < 0) break;
+    while (sol && seed->arena > pr.lo && !berth_alloc_clock_out(clock))
+      if (berth_alloc_probe_step(d, &pr, prep, seed, sol, clock, &it) < 0) break;
     if (!sol || berth_alloc_dfs_out_of_memory(d)) it = -1;
     free(sol);
     berth_alloc_dfs_destroy(d);
@@ -403,16 +404,17 @@ int64_t berth_alloc_search_improve(const berth_alloc_prep_t *prep, berth_alloc_g
   berth_alloc_graph_t graph;
   int grc = berth_alloc_graph_init(&graph, prep, SEARCH_MAX_PAIRS);
   if (grc < 0) return -1;
-  if (grc > 0) return order_search(prep, g, seed, deadline_ms, rng_seed);
+  if (grc > 0) return order_search(prep, g, seed, clock, rng_seed);
   lns_t lns;
   if (!lns_init(&lns, prep, &graph, rng_seed ^ 0x5eed5eed5eedull)) {
     berth_alloc_graph_deinit(&graph);
     return -1;
   }
   lns_reset(&lns, seed->off, seed->arena);
-  while (seed->arena > prep->lower_bound && berth_alloc_now_ms() < deadline_ms) {
+  while (seed->arena > prep->lower_bound && !berth_alloc_clock_out(clock)) {
     lns_steps(&lns, seed, 1);
     it++;
+    berth_alloc_clock_tick(clock, prep->m); /* a step scans every buffer */
   }
   lns_free(&lns);
   berth_alloc_graph_deinit(&graph);

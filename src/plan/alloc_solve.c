@@ -50,7 +50,7 @@ typedef struct part_plan {
 /* Greedy (or naive) for one prepared part of a problem of whole_m active buffers; writes
  * the local offsets and order. */
 static berth_status_t part_greedy(const berth_alloc_prep_t *sp, int32_t whole_m, const berth_alloc_options_t *opt,
-                                  double deadline,
+                                  berth_alloc_clock_t *clock,
                                   uint64_t *off, int32_t *order, part_plan_t *pp, berth_diag_t *diag) {
   if (opt->algo == BERTH_ALLOC_NAIVE) {
     pp->arena = berth_alloc_naive_run(sp, off);
@@ -61,7 +61,7 @@ static berth_status_t part_greedy(const berth_alloc_prep_t *sp, int32_t whole_m,
   }
   berth_alloc_greedy_t *g = berth_alloc_greedy_create(sp);
   if (!g) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)sp->m);
-  berth_alloc_greedy_set_deadline(g, opt->algo == BERTH_ALLOC_GREEDY || whole_m <= SMALL_PROBLEM ? 0 : deadline);
+  berth_alloc_greedy_set_clock(g, opt->algo == BERTH_ALLOC_GREEDY || whole_m <= SMALL_PROBLEM ? NULL : clock);
   pp->arena = berth_alloc_greedy_best(g, opt->fit, off, order, &pp->fit, &pp->greedy_order);
   berth_alloc_greedy_destroy(g);
   if (pp->arena == UINT64_MAX)
@@ -70,19 +70,19 @@ static berth_status_t part_greedy(const berth_alloc_prep_t *sp, int32_t whole_m,
 }
 
 /* Search or exact on one part from its greedy seed (improved in place). */
-static berth_status_t part_improve(const berth_alloc_prep_t *sp, const berth_alloc_options_t *opt, double deadline,
+static berth_status_t part_improve(const berth_alloc_prep_t *sp, const berth_alloc_options_t *opt, berth_alloc_clock_t *clock,
                                    berth_alloc_seed_t *seed, berth_alloc_result_t *res, berth_diag_t *diag) {
   berth_alloc_greedy_t *g = berth_alloc_greedy_create(sp);
   if (!g) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)sp->m);
   berth_status_t st = BERTH_OK;
   if (opt->algo == BERTH_ALLOC_SEARCH) {
-    int64_t it = berth_alloc_search_improve(sp, g, seed, deadline, opt->seed);
+    int64_t it = berth_alloc_search_improve(sp, g, seed, clock, opt->seed);
     if (it < 0) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)sp->m);
     else res->iterations += it;
   } else {
     berth_alloc_exact_out_t eo;
     memset(&eo, 0, sizeof eo);
-    st = berth_alloc_exact_improve(sp, g, seed, deadline, &eo, diag);
+    st = berth_alloc_exact_improve(sp, g, seed, clock, &eo, diag);
     res->iterations += eo.nodes;
     if (!st && eo.proven_bound > res->proven_bound) res->proven_bound = eo.proven_bound;
   }
@@ -108,7 +108,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   int64_t budget = opt.budget_ms;
   if (budget <= 0)
     budget = opt.algo == BERTH_ALLOC_EXACT ? BERTH_ALLOC_DEFAULT_EXACT_MS : BERTH_ALLOC_DEFAULT_SEARCH_MS;
-  double deadline = t0 + (double)budget;
+  berth_alloc_clock_t clock = {t0 + (double)budget, opt.budget_work > 0 ? opt.budget_work : 0, 0};
 
   berth_alloc_prep_t prep;
   berth_status_t st = berth_alloc_prep_init(&prep, p, diag);
@@ -175,7 +175,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   for (int32_t k = 0; k < n_parts && !st; k++) {
     part_plan_t *pp = &parts[k];
     if (n_parts == 1) {
-      st = part_greedy(&prep, prep.m, &opt, deadline, seed.off, seed.order, pp, diag);
+      st = part_greedy(&prep, prep.m, &opt, &clock, seed.off, seed.order, pp, diag);
       continue;
     }
     berth_alloc_prep_t sp;
@@ -184,7 +184,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       break;
     }
     if (sp.lower_bound < prep.lower_bound) sp.lower_bound = prep.lower_bound;
-    st = part_greedy(&sp, prep.m, &opt, deadline, loff, seed.order + pp->first, pp, diag);
+    st = part_greedy(&sp, prep.m, &opt, &clock, loff, seed.order + pp->first, pp, diag);
     for (int32_t t = 0; !st && t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
     berth_alloc_prep_deinit(&sp);
   }
@@ -221,7 +221,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       if (!search) pp->improved = true;
       if (n_parts == 1) {
         seed.fit = pp->fit;
-        st = part_improve(&prep, &opt, deadline, &seed, &res, diag);
+        st = part_improve(&prep, &opt, &clock, &seed, &res, diag);
         break;
       }
       berth_alloc_prep_t sp;
@@ -236,7 +236,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       if (sp.lower_bound < target) sp.lower_bound = target;
       berth_alloc_seed_t ps = {pp->arena, loff, seed.order + pp->first, pp->fit};
       for (int32_t t = 0; t < pp->count; t++) loff[t] = seed.off[list[pp->first + t]];
-      st = part_improve(&sp, &opt, deadline, &ps, &res, diag);
+      st = part_improve(&sp, &opt, &clock, &ps, &res, diag);
       if (!st && ps.arena < pp->arena) {
         pp->arena = ps.arena;
         for (int32_t t = 0; t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
@@ -244,7 +244,7 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
       berth_alloc_prep_deinit(&sp);
       if (st) break;
       /* out of time, or this part cannot go below the others (search proved it) */
-      if (search && (pp->arena > target || berth_alloc_now_ms() >= deadline)) break;
+      if (search && (pp->arena > target || berth_alloc_clock_out(&clock))) break;
     }
     if (st) goto done;
     if (n_parts > 1) {
@@ -259,7 +259,8 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
   res.segments = n_parts;
   if (p->n > 0) berth_alloc_prep_scatter(&prep, seed.off, offsets);
   res.time_ms = berth_alloc_now_ms() - t0;
-  res.budget_exceeded = (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) &&
+  res.work = clock.work;
+  res.budget_exceeded = (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) && clock.work_limit <= 0 &&
                         res.time_ms > (double)budget + budget_slack_ms(budget);
   if (r) *r = res;
 

@@ -249,6 +249,7 @@ static berth_status_t solve(lctx_t *c, gbuf_t *bufs, int32_t n, uint64_t *offset
   memset(&ao, 0, sizeof ao);
   ao.algo = c->opt->algo;
   ao.budget_ms = c->opt->budget_ms;
+  ao.budget_work = c->opt->budget_work;
   ao.seed = c->opt->seed;
   ao.fit = c->opt->fit;
   berth_alloc_result_t res;

@@ -46,6 +46,7 @@ typedef struct berth_plan_options {
   berth_alloc_algo_t algo;
   int fit;
   int64_t budget_ms;
+  int64_t budget_work; /* > 0: a deterministic budget in work units instead (alloc.h) */
   uint64_t seed;
   berth_strategy_t strategy;
   uint32_t alignment; /* arena offsets are multiples of this (power of two) */

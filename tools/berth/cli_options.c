@@ -75,6 +75,18 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     opt->budget_ms = b;
     return 1;
   }
+  if (strcmp(a, "--budget-work") == 0) {
+    if (!berth_cli_once(a)) return -1;
+    if (!(v = value_of(argc, argv, i))) return -1;
+    char *end;
+    long long b = strtoll(v, &end, 10);
+    if (*end || b <= 0 || *v == '-' || *v == ' ') {
+      fprintf(stderr, "berth: --budget-work takes a positive integer, not '%s'\n", v);
+      return -1;
+    }
+    opt->budget_work = b;
+    return 1;
+  }
   if (strcmp(a, "--alignment") == 0) {
     if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;

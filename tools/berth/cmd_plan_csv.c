@@ -143,10 +143,10 @@ int berth_cmd_plan_csv(int argc, char **argv) {
       continue;
     }
     bool takes = strcmp(a, "--csv") == 0 || strcmp(a, "--algo") == 0 || strcmp(a, "--budget-ms") == 0 ||
-                 strcmp(a, "--out") == 0 || strcmp(a, "--svg") == 0 || strcmp(a, "--seed") == 0 ||
+                 strcmp(a, "--budget-work") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--svg") == 0 || strcmp(a, "--seed") == 0 ||
                  strcmp(a, "--fit") == 0;
     if (!takes) {
-      snprintf(msg, sizeof msg, "unknown option '%s' with --csv (expected --algo, --budget-ms, --json, --out, --svg)", a);
+      snprintf(msg, sizeof msg, "unknown option '%s' with --csv (expected --algo, --budget-ms, --budget-work, --json, --out, --svg, --seed, --fit)", a);
       return usage_fail(msg);
     }
     if (!v) {
@@ -166,6 +166,11 @@ int berth_cmd_plan_csv(int argc, char **argv) {
     } else if (strcmp(a, "--budget-ms") == 0) {
       if (!parse_count(v, &opt.budget_ms)) {
         snprintf(msg, sizeof msg, "--budget-ms '%s' is not a non-negative integer", v);
+        return usage_fail(msg);
+      }
+    } else if (strcmp(a, "--budget-work") == 0) {
+      if (!parse_count(v, &opt.budget_work) || opt.budget_work == 0) {
+        snprintf(msg, sizeof msg, "--budget-work '%s' is not a positive integer", v);
         return usage_fail(msg);
       }
     } else if (strcmp(a, "--seed") == 0) {
@@ -244,8 +249,8 @@ int berth_cmd_plan_csv(int argc, char **argv) {
            r.optimal ? "true" : "false", (unsigned long long)r.proven_bound, r.time_ms,
            (unsigned long long)r.greedy_arena);
     berth_cli_json_string(stdout, r.greedy_order ? r.greedy_order : "");
-    printf(", \"iterations\": %lld, \"segments\": %d, \"budget_exceeded\": %s}\n", (long long)r.iterations,
-           (int)r.segments, r.budget_exceeded ? "true" : "false");
+    printf(", \"iterations\": %lld, \"work\": %lld, \"segments\": %d, \"budget_exceeded\": %s}\n",
+           (long long)r.iterations, (long long)r.work, (int)r.segments, r.budget_exceeded ? "true" : "false");
   } else if (!rc) {
     printf("file:         %s\n", csv_path);
     printf("algorithm:    %s\n", berth_alloc_algo_name(opt.algo));
@@ -261,6 +266,7 @@ int berth_cmd_plan_csv(int argc, char **argv) {
     if (opt.algo != BERTH_ALLOC_NAIVE) printf("greedy:       %llu bytes (%s)\n", (unsigned long long)r.greedy_arena, r.greedy_order);
     printf("segments:     %d\n", (int)r.segments);
     printf("time:         %.3f ms%s\n", r.time_ms, r.budget_exceeded ? " (over the budget: too large to plan in time)" : "");
+    if (opt.budget_work > 0) printf("work:         %lld units (budget %lld)\n", (long long)r.work, (long long)opt.budget_work);
     printf("validated:    yes (independent check)\n");
   }
   free(off);

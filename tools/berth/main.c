@@ -13,6 +13,8 @@
   "  --strategy global|regions          one timeline per method (default), or ExecuTorch's\n"     \
   "                                     per-body regions (a baseline the verifier rejects)\n"     \
   "  --budget-ms T                      time budget of search and exact (default 100)\n"          \
+  "  --budget-work N                    a deterministic budget instead: N work units (buffers\n"          \
+  "                                     visited; ~10^3-10^4 a ms): the same plan on any machine\n"          \
   "  --alignment N                      arena offsets are multiples of N (a power of two\n"      \
   "                                     <= 4096; default 16)\n"                                 \
   "  --pools RULES                      key=pool,... with key an op name, input or output\n"      \
@@ -58,7 +60,7 @@ static const cmd_help_t helps[] = {
      "Validates the program and prints it in canonical text form.\n" PROGRAM_OPTIONS},
     {"plan",
      "usage: berth plan PROGRAM [--json] [--svg FILE] [planner options]\n"
-     "       berth plan --csv FILE [--algo A] [--budget-ms T] [--seed S] [--fit auto|first|best]\n"
+     "       berth plan --csv FILE [--algo A] [--budget-ms T | --budget-work N] [--seed S] [--fit auto|first|best]\n"
      "                  [--json] [--out OFFSETS.csv] [--svg FILE]\n"
      "Plans memory and reports, per method and pool, arena bytes, lower bound, ratio, tensors,\n"
      "copies and coalesced hand-overs, and every algorithm side by side.\n"
