@@ -43,6 +43,7 @@ command -v pkg-config >/dev/null 2>&1 || opt="$opt pkg-config"
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || opt="$opt python3-pip"
 command -v espeak-ng >/dev/null 2>&1 || opt="$opt espeak-ng"
 command -v sox >/dev/null 2>&1 || opt="$opt sox"
+command -v rsvg-convert >/dev/null 2>&1 || opt="$opt librsvg2-bin"
 if [ -n "$opt" ] && [ "$(id -u)" = 0 ]; then
   echo "berth: installing (optional)$opt" >&2
   export DEBIAN_FRONTEND=noninteractive

@@ -4,6 +4,7 @@
 /* The version of `berth plan --json`'s document (docs/json.md); bump it on any change
  * that removes or renames a field or changes a meaning. */
 #define BERTH_PLAN_JSON_VERSION 2
+#include "plan_svg.h"
 #include "program_load.h"
 
 #include <stdio.h>
@@ -31,55 +32,6 @@ static uint64_t method_bound(const berth_plan_method_report_t *r) {
   uint64_t a = 0;
   for (int32_t p = 0; p < r->n_pools; p++) a += r->pools[p].lower_bound_bytes;
   return a;
-}
-
-static void write_svg(FILE *f, const berth_compiled_t *c, int32_t mi) {
-  const berth_exec_method_t *m = &c->exec.methods[mi];
-  const berth_plan_method_report_t *r = &c->reports[mi];
-  uint64_t arena = r->pools[0].arena_bytes ? r->pools[0].arena_bytes : 1;
-  double W = 960, H = 480, L = 60, B = 30;
-  double sx = (W - L - 10) / (double)(r->n_positions ? r->n_positions : 1), sy = (H - B - 20) / (double)arena;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" font-family=\"sans-serif\" font-size=\"10\">\n", W, H);
-  fprintf(f, "<title>berth plan: %s, pool 0, arena %llu bytes, lower bound %llu</title>\n", m->name,
-          (unsigned long long)r->pools[0].arena_bytes, (unsigned long long)r->pools[0].lower_bound_bytes);
-  fprintf(f, "<rect x=\"%g\" y=\"10\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#888\"/>\n", L, W - L - 10, H - B - 20);
-  for (int32_t i = 0; i < r->n_hops; i++) {
-    const struct berth_plan_hop_span *h = &r->hops[i];
-    double x0 = L + (double)h->ts * sx, w = (double)(h->te + 1 - h->ts) * sx;
-    fprintf(f, "<rect x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"%g\" fill=\"#000\" fill-opacity=\"0.04\" stroke=\"#999\" stroke-dasharray=\"2 2\"/>\n",
-            x0, w, H - B - 20);
-    fprintf(f, "<text x=\"%.2f\" y=\"%d\" fill=\"#555\">%s</text>\n", x0 + 2, 44 + 11 * (int)h->depth, h->kind);
-    if (h->split >= 0) {
-      double xs = L + (double)h->split * sx;
-      fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"10\" y2=\"%g\" stroke=\"#555\" stroke-dasharray=\"6 2\"><title>then | else (exclusive)</title></line>\n",
-              xs, xs, H - B - 10);
-    }
-  }
-  static const char *fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"};
-  for (int32_t v = 0; v < m->n_values; v++) {
-    const berth_exec_value_t *x = &m->values[v];
-    if (x->storage != BERTH_STORAGE_ARENA || x->window_parent >= 0 || x->pool != 0) continue;
-    uint64_t bytes = berth_type_bytes(&x->type);
-    if (!bytes) continue;
-    int32_t d = r->depth[v] < 6 ? r->depth[v] : 5;
-    for (int32_t i = 0; i < r->n_ivs[v]; i++) {
-      const int64_t *iv = r->ivs[r->iv_first[v] + i];
-      double x0 = L + (double)iv[0] * sx, w = (double)(iv[1] + 1 - iv[0]) * sx;
-      double y0 = H - B - (double)(x->offset + bytes) * sy, h = (double)bytes * sy;
-      fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"#222\" stroke-width=\"0.3\"><title>%%%s depth %d: bytes [%llu,%llu) positions [%lld,%lld]</title></rect>\n",
-              x0, y0, w, h, fill[d], 0.85 - 0.1 * d, x->name, (int)r->depth[v], (unsigned long long)x->offset,
-              (unsigned long long)(x->offset + bytes), (long long)iv[0], (long long)iv[1]);
-    }
-  }
-  double lby = H - B - (double)r->pools[0].lower_bound_bytes * sy;
-  fprintf(f, "<line x1=\"%g\" x2=\"%g\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#d00\" stroke-dasharray=\"4 3\"/>\n", L, W - 10, lby, lby);
-  fprintf(f, "<text x=\"%g\" y=\"%.2f\" fill=\"#d00\">lower bound %llu</text>\n", L + 4, lby - 3,
-          (unsigned long long)r->pools[0].lower_bound_bytes);
-  fprintf(f, "<text x=\"%g\" y=\"%g\">time (timeline positions) &#8594;</text>\n", L, H - 8);
-  fprintf(f, "<text x=\"4\" y=\"20\">bytes</text><text x=\"4\" y=\"32\">%llu</text><text x=\"4\" y=\"%g\">0</text>\n",
-          (unsigned long long)arena, H - B);
-  fprintf(f, "<text x=\"%g\" y=\"22\">%s: depth 0..5 coloured blue, orange, green, red, purple, teal</text>\n", L + 6, m->name);
-  fprintf(f, "</svg>\n");
 }
 
 int berth_cmd_plan(int argc, char **argv) {
@@ -223,8 +175,12 @@ int berth_cmd_plan(int argc, char **argv) {
     berth_outfile_t *o = berth_cli_out_open(svg);
     if (!o) rc = 1;
     else {
-      write_svg(berth_outfile_stream(o), c, 0);
-      rc = berth_cli_out_commit(o);
+      if (berth_plan_svg_write(berth_outfile_stream(o), c)) rc = berth_cli_out_commit(o);
+      else {
+        berth_outfile_discard(o);
+        fprintf(stderr, "berth: --svg %s: out of memory\n", svg);
+        rc = 1;
+      }
     }
   }
   for (int a = 0; a < 4; a++) free(side[a]), free(side_ms[a]);
