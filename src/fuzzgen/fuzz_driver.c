@@ -898,6 +898,7 @@ berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t 
       }
     }
     berth_ir_program_destroy(p);
+    if (o->progress) o->progress(o->log_ctx, st->programs, o->count, st->failed);
     if (o->max_failures > 0 && st->failed >= o->max_failures) break;
   }
   st->seconds = now_s() - t0;

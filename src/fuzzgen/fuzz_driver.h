@@ -54,6 +54,8 @@ const char *berth_fuzz_kind_name(berth_fuzz_kind_t kind);
 
 /* Receives one line (no trailing newline) for a person to read. */
 typedef void (*berth_fuzz_log_fn)(void *ctx, const char *line);
+/* Called after each program: programs checked so far, of count, and how many failed. */
+typedef void (*berth_fuzz_progress_fn)(void *ctx, int64_t done, int64_t count, int64_t failed);
 
 typedef struct berth_fuzz_options {
   uint64_t seed;       /* program i of the batch is generated from seed + i */
@@ -79,7 +81,8 @@ typedef struct berth_fuzz_options {
   uint64_t max_steps;        /* the step limit of the reference and the planned runs, the same
                                 for both (berth/runtime.h's meaning; default 100000) */
   berth_fuzz_log_fn log;     /* may be NULL */
-  void *log_ctx;
+  berth_fuzz_progress_fn progress; /* may be NULL */
+  void *log_ctx;             /* passed to log and progress */
 } berth_fuzz_options_t;
 
 typedef struct berth_fuzz_stats {

@@ -56,6 +56,16 @@ int berth_cli_out_commit(berth_outfile_t *o);
  * standard output: ..." when something written there was lost. */
 int berth_cli_finish_stdout(int rc);
 
+/* Progress of long work on stderr, only when stderr is a terminal (never in pipes, files
+ * or CI logs): one line rewritten in place, at most five times a second; force shows it
+ * whatever the time since the last. berth_cli_progress_end clears it (call it before
+ * printing anything else to a terminal, and at the end). */
+void berth_cli_progress(bool force, const char *fmt, ...) BERTH_PRINTF_LIKE(2, 3);
+void berth_cli_progress_end(void);
+/* Before planning: says on a terminal that search or exact may take a while (budgets of a
+ * second or more); clear it with berth_cli_progress_end. */
+void berth_cli_planning_note(const berth_plan_options_t *opt);
+
 /* Writes s as a JSON string literal (quotes, backslashes and control characters escaped). */
 void berth_cli_json_string(FILE *f, const char *s);
 

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* What every command of the tool shares: options given once, --pools checks, the input size
  * limit, output files that are complete or absent, and stdout's write errors. */
 #include "cli.h"
@@ -5,10 +6,13 @@
 #include "tensor_io.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- options given once --------------------------------------------------------------- */
 
@@ -146,4 +150,49 @@ void berth_cli_json_string(FILE *f, const char *s) {
     else fputc(c, f);
   }
   fputc('"', f);
+}
+
+/* ---- progress on a terminal ---------------------------------------------------------- */
+
+static int g_progress_tty = -1; /* unknown until first use */
+static bool g_progress_shown;
+static double g_progress_last;
+
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void berth_cli_progress(bool force, const char *fmt, ...) {
+  if (g_progress_tty < 0) g_progress_tty = isatty(STDERR_FILENO) ? 1 : 0;
+  if (!g_progress_tty) return;
+  double now = mono_s();
+  if (!force && g_progress_shown && now - g_progress_last < 0.2) return;
+  g_progress_last = now;
+  char line[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\r\033[K%s", line);
+  fflush(stderr);
+  g_progress_shown = true;
+}
+
+void berth_cli_progress_end(void) {
+  if (!g_progress_shown) return;
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+  g_progress_shown = false;
+}
+
+void berth_cli_planning_note(const berth_plan_options_t *opt) {
+  if (opt->algo != BERTH_ALLOC_SEARCH && opt->algo != BERTH_ALLOC_EXACT) return;
+  if (opt->budget_work > 0)
+    berth_cli_progress(true, "planning with %s, up to %lld work units...", berth_alloc_algo_name(opt->algo),
+                       (long long)opt->budget_work);
+  else if (opt->budget_ms >= 1000)
+    berth_cli_progress(true, "planning with %s, up to %.1f s...", berth_alloc_algo_name(opt->algo),
+                       (double)opt->budget_ms / 1000.0);
 }

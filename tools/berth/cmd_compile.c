@@ -77,7 +77,10 @@ int berth_cmd_compile(int argc, char **argv) {
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_compiled_t *c = NULL;
-  if (berth_plan_compile(p, &opt, &c, &diag)) {
+  berth_cli_planning_note(&opt);
+  berth_status_t plan_st = berth_plan_compile(p, &opt, &c, &diag);
+  berth_cli_progress_end();
+  if (plan_st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
     berth_ir_program_destroy(p);
     return 1;

@@ -14,8 +14,15 @@
  * and drops the shrinking details. */
 static void print_line(void *ctx, const char *line) {
   if (*(const bool *)ctx && strstr(line, ": shrunk from ")) return;
+  berth_cli_progress_end();
   fprintf(stderr, "%s\n", line);
   fflush(stderr);
+}
+
+static void print_progress(void *ctx, int64_t done, int64_t count, int64_t failed) {
+  (void)ctx;
+  berth_cli_progress(done == count, "fuzz: %lld of %lld programs, %lld failing", (long long)done, (long long)count,
+                     (long long)failed);
 }
 
 static bool parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out) {
@@ -87,6 +94,7 @@ int berth_cmd_fuzz(int argc, char **argv) {
   o.out_dir = ".";
   bool quiet = false, seed_given = false, print_only = false;
   o.log = print_line;
+  o.progress = print_progress;
   o.log_ctx = &quiet;
   const char *replay = NULL;
   for (int i = 0; i < argc; i++) {
@@ -250,6 +258,7 @@ int berth_cmd_fuzz(int argc, char **argv) {
 
   berth_fuzz_stats_t st;
   berth_status_t s = berth_fuzz_run(&o, &st);
+  berth_cli_progress_end();
   if (s) {
     fprintf(stderr, "berth fuzz: %s\n", berth_status_name(s));
     return 1;

@@ -464,7 +464,10 @@ static int run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int dep
   if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) return 0;
   if (is_file(path)) {
     char why[4096] = "";
+    berth_cli_progress(false, "onnx-test: %d passed, %d failed, %d unsupported; %s", c->passed, c->failed,
+                       c->unsupported, base_name(dir));
     ot_result_t r = run_folder(o, dir, why, sizeof why);
+    if (r != OT_PASS || o->verbose) berth_cli_progress_end();
     for (char *s = why; *s; s++)
       if (*s == '\n') *s = ' ';
     if (r == OT_PASS) {
@@ -491,6 +494,7 @@ static int run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int dep
   }
   if (names) free_list(names, n);
   if (has_sets) { /* a test folder that lost its model */
+    berth_cli_progress_end();
     printf("FAIL %s: it has test_data_set_* folders but no model.onnx\n", base_name(dir));
     fflush(stdout);
     c->failed++;
@@ -531,16 +535,19 @@ int berth_cmd_onnx_test(int argc, char **argv) {
       size_t len = strlen(argv[i]);
       bool model = (len >= 5 && strcmp(argv[i] + len - 5, ".onnx") == 0) || (len >= 3 && strcmp(argv[i] + len - 3, ".pb") == 0);
       if (is_file(argv[i]) && !model) continue;
+      berth_cli_progress_end();
       printf("FAIL %s: %s\n", base_name(argv[i]),
              is_file(argv[i]) ? "not a folder (give the test folder that holds model.onnx)" : "no such folder");
       c.failed++;
       continue;
     }
     if (run_path(&o, argv[i], &c, 0) == 0) {
+      berth_cli_progress_end();
       printf("FAIL %s: no model.onnx in it or in its sub-folders (two levels down)\n", base_name(argv[i]));
       c.failed++;
     }
   }
+  berth_cli_progress_end();
   printf("%d passed, %d failed, %d unsupported\n", c.passed, c.failed, c.unsupported);
   return c.failed ? 1 : 0;
 }

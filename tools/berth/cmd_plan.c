@@ -71,7 +71,10 @@ int berth_cmd_plan(int argc, char **argv) {
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_compiled_t *c = NULL;
-  if (berth_plan_compile(p, &opt, &c, &diag)) {
+  berth_cli_planning_note(&opt);
+  berth_status_t plan_st = berth_plan_compile(p, &opt, &c, &diag);
+  berth_cli_progress_end();
+  if (plan_st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
     berth_ir_program_destroy(p);
     return 1;
@@ -97,7 +100,9 @@ int berth_cmd_plan(int argc, char **argv) {
     berth_plan_options_t o2 = opt;
     o2.algo = algos[a];
     berth_compiled_t *c2 = NULL;
+    berth_cli_progress(true, "planning with %s for the side-by-side table...", berth_alloc_algo_name(algos[a]));
     side_ok[a] = berth_plan_compile(p, &o2, &c2, NULL) == BERTH_OK;
+    berth_cli_progress_end();
     for (int32_t mi = 0; side_ok[a] && mi < p->n_methods; mi++) {
       side[a][mi] = method_arena(&c2->reports[mi]);
       side_ms[a][mi] = c2->reports[mi].time_ms;

@@ -245,7 +245,9 @@ int berth_cmd_run(int argc, char **argv) {
   if (reference) st = berth_ref_create(p, &ref, &diag);
   else if (bf) st = berth_session_create(&bf->compiled, sanitize, &sess, &diag);
   else {
+    berth_cli_planning_note(&opt);
     st = berth_plan_compile(p, &opt, &compiled, &diag);
+    berth_cli_progress_end();
     if (!st) st = berth_session_create(compiled, sanitize, &sess, &diag);
   }
   if (ref) berth_ref_set_max_steps(ref, max_steps);
