@@ -545,6 +545,69 @@ static void test_bitcast(void) {
   EXPECT_REJECT(&c, "to");
 }
 
+/* bitcast with a 16-bit float format: f32 holding a float16 / bfloat16 value <-> its bits */
+static void test_bitcast_narrow(void) {
+  tcall_t c = tc_op(&berth_op_def_bitcast);
+  tc_dtype(&c, "to", U16);
+  tc_int(&c, "format", 0); /* BERTH_NARROW_F16 */
+  /* 1, -2, 65504 (largest), inf, -0, 2^-24 (least subnormal), 2^-14 (least normal), NaN,
+   * 65520 (rounds to inf), 1 + 2^-11 (tie: to 1), 3 * 2^-25 (tie between subnormals: to 2^-23),
+   * 2^-25 (tie with 0: to 0), 1e-10 (to 0) */
+  tc_arg(&c, ty(F32, 1, 13),
+         (float[]){1, -2, 65504, finf, -0.0f, 0x1p-24f, 0x1p-14f, fnan, 65520, 1 + 0x1p-11f, 3 * 0x1p-25f, 0x1p-25f,
+                   1e-10f});
+  EXPECT(&c, ty(U16, 1, 13),
+         ((uint16_t[]){0x3C00, 0xC000, 0x7BFF, 0x7C00, 0x8000, 0x0001, 0x0400, 0x7E00, 0x7C00, 0x3C00, 0x0002, 0, 0}));
+  c = tc_op(&berth_op_def_bitcast);
+  tc_dtype(&c, "to", F32);
+  tc_int(&c, "format", 0);
+  tc_arg(&c, ty(I16, 1, 7), (int16_t[]){0x3C00, (int16_t)0xC000, 0x7BFF, 0x7C00, (int16_t)0x8000, 0x0001, 0x7C01});
+  float *g = tc_run(__LINE__, &c, ty(F32, 1, 7));
+  if (g) {
+    CHECK(g[0] == 1 && g[1] == -2 && g[2] == 65504 && g[3] == finf && g[4] == 0 && signbit(g[4]) &&
+          g[5] == 0x1p-24f && isnan(g[6]));
+    free(g);
+  }
+  /* every float16 bit pattern decodes and encodes back to itself (NaNs keep their payload) */
+  static uint16_t all[65536], back[65536];
+  static float vals[65536];
+  for (int i = 0; i < 65536; i++) all[i] = (uint16_t)i;
+  berth_type_t t16 = ty(U16, 1, 65536), t32 = ty(F32, 1, 65536);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  berth_op_attrs_default(&berth_op_def_bitcast, a);
+  a[1].i = 0;
+  for (int fmt = 0; fmt < 2; fmt++) {
+    a[1].i = fmt;
+    a[0].i = F32;
+    berth_tensor_ref_t i1 = {&t16, all}, o1 = {&t32, vals};
+    berth_kernel_call_t c1 = {a, &i1, 1, &o1, 1};
+    berth_op_def_bitcast.run(&c1);
+    a[0].i = U16;
+    berth_tensor_ref_t i2 = {&t32, vals}, o2 = {&t16, back};
+    berth_kernel_call_t c2 = {a, &i2, 1, &o2, 1};
+    berth_op_def_bitcast.run(&c2);
+    int bad = 0;
+    for (int i = 0; i < 65536; i++) bad += back[i] != all[i] && !(fmt == 1 && isnan(vals[i]));
+    CHECK_MSG(bad == 0, "bitcast format %d: %d patterns do not round-trip", fmt, bad);
+  }
+  /* bfloat16: the top half of the f32, rounded to nearest even when the value is no bfloat16 */
+  c = tc_op(&berth_op_def_bitcast);
+  tc_dtype(&c, "to", I16);
+  tc_int(&c, "format", 1);
+  tc_arg(&c, ty(F32, 1, 4), (float[]){1, 1 + 0x1p-8f, 1 + 0x1p-7f + 0x1p-8f, -finf});
+  EXPECT(&c, ty(I16, 1, 4), ((int16_t[]){0x3F80, 0x3F80, 0x3F82, (int16_t)0xFF80}));
+  c = tc_op(&berth_op_def_bitcast);
+  tc_dtype(&c, "to", I32);
+  tc_int(&c, "format", 0);
+  tc_arg(&c, ty(F32, 1, 1), (float[]){1});
+  EXPECT_REJECT(&c, "expected f32 to i16/u16");
+  c = tc_op(&berth_op_def_bitcast);
+  tc_dtype(&c, "to", U16);
+  tc_int(&c, "format", 5);
+  tc_arg(&c, ty(F32, 1, 1), (float[]){1});
+  EXPECT_REJECT(&c, "format is 5");
+}
+
 /* hardmax: the first largest, NaN counting as the largest; legacy flattens from axis on */
 static void test_hardmax(void) {
   tcall_t c = tc_op(&berth_op_def_hardmax);
@@ -586,6 +649,7 @@ int main(int argc, char **argv) {
   test_bit_shift();
   test_bitwise();
   test_bitcast();
+  test_bitcast_narrow();
   test_hardmax();
   return test_finish("test_kernel_math");
 }

@@ -1,6 +1,6 @@
 /* Integer bit operations: bitwise_and, bitwise_or, bitwise_xor (broadcasting), bitwise_not,
  * bit_shift {direction} (broadcasting) and bitcast {to}: ONNX's BitwiseAnd/Or/Xor/Not,
- * BitShift and BitCast.
+ * BitShift and BitCast (float16 and bfloat16, held in f32, included).
  *
  * bitwise ops take every integer dtype. bit_shift takes the unsigned ones (as ONNX does);
  * direction 0 shifts left, 1 right, and a count of the type's width or more gives 0 (every
@@ -8,6 +8,7 @@
  * bytes as dtype `to` of the same width (little endian, as berth stores every tensor); a
  * bool result or operand is 0 or 1 (a byte other than 0 is true), so that the result is a
  * valid bool. */
+#include "kernel_narrow.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -140,27 +141,108 @@ static void bitwise_not_run(const berth_kernel_call_t *call) {
 const berth_op_def_t berth_op_def_bitwise_not = {"bitwise_not", BERTH_OPKIND_KERNEL, 1, 1, 1, 0, NULL,
                                                  bitwise_not_infer, bitwise_not_run};
 
-/* ---- bitcast {to} ---------------------------------------------------------------------- */
+/* ---- bitcast {to, format} ---------------------------------------------------------------
+ * format -1: the element bytes as they are. format float16 or bfloat16 (kernel_narrow.h): one
+ * side is that narrow type held in f32 (as the ONNX importer holds it) and the other a 16-bit
+ * integer: f32 -> i16/u16 gives the type's bits of the value (a value that is not one of the
+ * type's is first rounded to it, to nearest even, as narrow_cast does; NaN keeps its payload's
+ * top bits and stays NaN), i16/u16 -> f32 the value those bits encode. */
+
+static uint16_t f16_bits(float v) {
+  uint32_t b;
+  memcpy(&b, &v, 4);
+  uint16_t sign = (uint16_t)((b >> 16) & 0x8000u);
+  uint32_t e = (b >> 23) & 0xFFu, m = b & 0x7FFFFFu;
+  if (e == 0xFF) return (uint16_t)(sign | 0x7C00u | (m ? ((m >> 13) ? (m >> 13) : 0x200u) : 0));
+  int32_t ue = (int32_t)e - 127;
+  if (ue > 15) return (uint16_t)(sign | 0x7C00u); /* beyond float16: inf */
+  /* the value in units of float16's least subnormal (2^-24) or of its ulp, rounded to even */
+  uint32_t mant = e ? (m | 0x800000u) : m; /* value = mant * 2^(ue - 23), ue >= -126 */
+  int32_t shift = ue >= -14 ? 13 : 13 + (-14 - ue); /* bits of mant below float16's grid */
+  if (shift > 24) return sign;                      /* below half the least subnormal */
+  uint32_t q = mant >> shift, rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u))) q++;
+  /* normal: biased exponent above the 10 mantissa bits (a carry into it is still right) */
+  uint32_t out = ue >= -14 ? ((uint32_t)(ue + 14) << 10) + q : q;
+  return (uint16_t)(sign | (out > 0x7C00u ? 0x7C00u : out));
+}
+
+static float f16_value(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, b;
+  if (e == 0x1F) b = sign | 0x7F800000u | (m << 13);
+  else if (e) b = sign | ((e + 112) << 23) | (m << 13);
+  else {
+    float v = (float)m * 0x1p-24f; /* subnormal (or zero): exact */
+    memcpy(&b, &v, 4);
+    b |= sign;
+  }
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+
+static uint16_t bf16_bits(float v) {
+  uint32_t b;
+  memcpy(&b, &v, 4);
+  if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu)) return (uint16_t)((b >> 16) | 0x40u); /* NaN */
+  b += 0x7FFFu + ((b >> 16) & 1u);
+  return (uint16_t)(b >> 16);
+}
+
+static float bf16_value(uint16_t h) {
+  uint32_t b = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
 
 static berth_status_t bitcast_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
                                     berth_type_t *out, berth_diag_t *diag) {
   BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_bitcast, in, n_in, diag));
-  berth_dtype_t to;
+  berth_dtype_t to, from = in[0].dtype;
   BERTH_TRY(berth_kernel_get_dtype("bitcast", "to", &attrs[0], &to, diag));
-  if (berth_dtype_size(to) != berth_dtype_size(in[0].dtype))
+  int64_t fmt = attrs[1].i;
+  if (fmt != -1 && fmt != BERTH_NARROW_F16 && fmt != BERTH_NARROW_BF16)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "bitcast: format is %lld, expected -1 (none), %d (float16) or %d (bfloat16)", (long long)fmt,
+                      (int)BERTH_NARROW_F16, (int)BERTH_NARROW_BF16);
+  if (fmt != -1) {
+    bool is16_from = from == BERTH_DTYPE_I16 || from == BERTH_DTYPE_U16, is16_to = to == BERTH_DTYPE_I16 || to == BERTH_DTYPE_U16;
+    if (!((from == BERTH_DTYPE_F32 && is16_to) || (is16_from && to == BERTH_DTYPE_F32)))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "bitcast: %s to %s with a 16-bit float format, expected f32 to i16/u16 or i16/u16 to f32",
+                        berth_dtype_name(from), berth_dtype_name(to));
+  } else if (berth_dtype_size(to) != berth_dtype_size(from)) {
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "bitcast: operand 0 has dtype %s (%zu bytes), which cannot be reinterpreted as %s (%zu bytes): "
                       "expected the same width",
-                      berth_dtype_name(in[0].dtype), berth_dtype_size(in[0].dtype), berth_dtype_name(to),
-                      berth_dtype_size(to));
+                      berth_dtype_name(from), berth_dtype_size(from), berth_dtype_name(to), berth_dtype_size(to));
+  }
   out[0] = in[0];
   out[0].dtype = to;
   return BERTH_OK;
 }
 
+static void bitcast_narrow(const berth_kernel_call_t *call, int64_t n) {
+  bool f16 = call->attrs[1].i == BERTH_NARROW_F16;
+  if (call->in[0].type->dtype == BERTH_DTYPE_F32) {
+    const float *restrict a = (const float *)call->in[0].data;
+    uint16_t *restrict o = (uint16_t *)call->out[0].data; /* i16 or u16: the same bytes */
+    for (int64_t i = 0; i < n; i++) o[i] = f16 ? f16_bits(a[i]) : bf16_bits(a[i]);
+  } else {
+    const uint16_t *restrict a = (const uint16_t *)call->in[0].data;
+    float *restrict o = (float *)call->out[0].data;
+    for (int64_t i = 0; i < n; i++) o[i] = f16 ? f16_value(a[i]) : bf16_value(a[i]);
+  }
+}
+
 static void bitcast_run(const berth_kernel_call_t *call) {
   const berth_type_t *t = call->in[0].type;
   int64_t n = berth_type_numel(t);
+  if (call->attrs[1].i != -1) {
+    bitcast_narrow(call, n);
+    return;
+  }
   if (t->dtype == BERTH_DTYPE_BOOL || call->out[0].type->dtype == BERTH_DTYPE_BOOL) {
     uint8_t *restrict o = (uint8_t *)call->out[0].data;
     const uint8_t *restrict a = (const uint8_t *)call->in[0].data;
@@ -171,6 +253,7 @@ static void bitcast_run(const berth_kernel_call_t *call) {
   if (bytes) memcpy(call->out[0].data, call->in[0].data, bytes);
 }
 
-static const berth_attr_spec_t bitcast_attrs[] = {{"to", BERTH_ATTR_DTYPE, true, 0, 0}};
-const berth_op_def_t berth_op_def_bitcast = {"bitcast", BERTH_OPKIND_KERNEL, 1, 1, 1, 1, bitcast_attrs,
+static const berth_attr_spec_t bitcast_attrs[] = {{"to", BERTH_ATTR_DTYPE, true, 0, 0},
+                                                  {"format", BERTH_ATTR_INT, false, -1, 0}};
+const berth_op_def_t berth_op_def_bitcast = {"bitcast", BERTH_OPKIND_KERNEL, 1, 1, 1, 2, bitcast_attrs,
                                              bitcast_infer, bitcast_run};

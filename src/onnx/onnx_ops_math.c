@@ -115,8 +115,22 @@ static berth_status_t op_bit_shift(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
-/* BitCast-26: the bits of each element as type `to` of the same width. A narrow type is
- * held in a wider compute dtype (float16 in f32), whose bytes are not the type's: refused. */
+/* BitCast-26: the bits of each element as type `to` of the same width. float16 and
+ * bfloat16 are held in f32: between one of them and a 16-bit integer the bitcast kernel
+ * encodes or decodes the type's bits (format attribute); between the two of them it goes
+ * through uint16. The other narrow types (float8, float4, int4, int2) are refused. */
+static int64_t bitcast_format(int32_t elem) {
+  return elem == BERTH_ONNX_FLOAT16 ? BERTH_NARROW_F16 : elem == BERTH_ONNX_BFLOAT16 ? BERTH_NARROW_BF16 : -1;
+}
+
+static berth_status_t emit_bitcast(ox_ctx_t *cx, int32_t x, berth_dtype_t to, int64_t format, int32_t *y) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_BITCAST, a);
+  a[0].i = to;
+  OX_TRY(ox_attr_i(cx, BERTH_OP_BITCAST, a, "format", format));
+  return ox_emit1(cx, BERTH_OP_BITCAST, 1, &x, a, y);
+}
+
 static berth_status_t op_bitcast(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
@@ -126,17 +140,21 @@ static berth_status_t op_bitcast(ox_ctx_t *cx) {
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'to' is %lld, which is no ONNX element type",
                    (long long)to->i);
   int32_t to_elem = (int32_t)to->i, from_elem = cx->vals[x].elem;
+  int64_t ff = bitcast_format(from_elem), tf = bitcast_format(to_elem);
   berth_dtype_t dt;
-  if (berth_onnx_elem_is_narrow(from_elem) || berth_onnx_elem_is_narrow(to_elem) ||
+  if ((berth_onnx_elem_is_narrow(from_elem) && ff < 0) || (berth_onnx_elem_is_narrow(to_elem) && tf < 0) ||
       !berth_onnx_elem_dtype(to_elem, &dt))
     return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
-                   "bitcast from %s to %s: berth bitcasts between its own dtypes (bool, integers, float32, float64); "
-                   "it holds narrow types in a wider dtype",
+                   "bitcast from %s to %s: berth holds float8, float4, int4 and int2 in a wider dtype and bitcasts "
+                   "only float16 and bfloat16 among the narrow types",
                    berth_onnx_elem_name(from_elem), berth_onnx_elem_name(to_elem));
-  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
-  ox_attrs_default(BERTH_OP_BITCAST, a);
-  a[0].i = dt;
-  OX_TRY(ox_emit1(cx, BERTH_OP_BITCAST, 1, &x, a, &y));
+  if (ff >= 0 && tf >= 0) { /* float16 <-> bfloat16 (or to itself): through the bits */
+    int32_t bits;
+    OX_TRY(emit_bitcast(cx, x, BERTH_DTYPE_U16, ff, &bits));
+    OX_TRY(emit_bitcast(cx, bits, BERTH_DTYPE_F32, tf, &y));
+  } else {
+    OX_TRY(emit_bitcast(cx, x, dt, ff >= 0 ? ff : tf, &y));
+  }
   cx->vals[y].elem = to_elem;
   return ox_out(cx, 0, y);
 }
