@@ -105,9 +105,18 @@ typedef void (*act_row_fn)(void *o, const void *a, int64_t n, const double *p);
     BERTH_VLOOP(i, n, T x = a[i]; o[i] = (EXPR););                                          \
   }
 
-ACT_ROW(leaky_relu_f32, float, x < 0 ? P0 * x : x)
-ACT_ROW(leaky_relu_f64, double, x < 0 ? P0 * x : x)
-#define HSIG(T, v) ((v) < 0 ? (T)0 : (v) > 1 ? (T)1 : (v))
+/* The selects keep NaN where the formulas do; the loops whose arms hold no floating-point
+ * operation vectorize (GCC does not speculate one out of an arm: it could raise a flag). */
+static inline float sel_f32(int c, float a, float b) { return c ? a : b; }
+static inline double sel_f64(int c, double a, double b) { return c ? a : b; }
+/* clip to [0, 1]; NaN stays NaN */
+static inline double clip01(double v) {
+  double lo = sel_f64(v < 0, 0.0, v);
+  return sel_f64(lo > 1, 1.0, lo);
+}
+#define HSIG(T, v) clip01(v)
+ACT_ROW(leaky_relu_f32, float, sel_f32(x < 0, P0 * x, x))
+ACT_ROW(leaky_relu_f64, double, sel_f64(x < 0, P0 * x, x))
 /* f32: alpha x + beta in double, where the product is exact (no cancellation near the
  * corners); f64: one fused multiply-add. hard_swish as x (x + 3) / 6, clipped: x + 3 is exact
  * near -3, where alpha x + beta would cancel. */
@@ -115,10 +124,10 @@ ACT_ROW(hard_sigmoid_f32, float, (float)HSIG(double, (double)P0 * x + (double)P1
 ACT_ROW(hard_sigmoid_f64, double, HSIG(double, fma(P0, x, P1)))
 ACT_ROW(hard_swish_f32, float, (float)((double)x * HSIG(double, ((double)x + 3.0) / 6.0)))
 ACT_ROW(hard_swish_f64, double, x * HSIG(double, (x + 3.0) / 6.0))
-ACT_ROW(elu_f32, float, x < 0 ? P0 * expm1_neg_f32(x) : x)
+ACT_ROW(elu_f32, float, sel_f32(x < 0, P0 * expm1_neg_f32(sel_f32(x < 0, x, 0.0f)), x))
 ACT_ROW(elu_f64, double, x < 0 ? P0 * expm1(x) : x)
 /* selu: P0 alpha, P1 gamma */
-ACT_ROW(selu_f32, float, x <= 0 ? P1 * (P0 * expm1_neg_f32(x)) : P1 * x)
+ACT_ROW(selu_f32, float, sel_f32(x <= 0, P1 * (P0 * expm1_neg_f32(sel_f32(x < 0, x, 0.0f))), P1 * x))
 ACT_ROW(selu_f64, double, x <= 0 ? P1 * (P0 * expm1(x)) : P1 * x)
 /* celu f32 in double: with alpha < 0, x / alpha > 0 and the exponential magnifies the
  * rounding of x / alpha (by |x / alpha| ulp); in double that stays below f32's half ulp */
@@ -130,12 +139,12 @@ ACT_ROW(softplus_f32, float, s_softplus_f32(x))
 ACT_ROW(softplus_f64, double, s_softplus_f64(x))
 ACT_ROW(softsign_f32, float, x / (1.0f + fabsf(x)))
 ACT_ROW(softsign_f64, double, x / (1.0 + fabs(x)))
-ACT_ROW(thresholded_relu_f32, float, x > P0 ? x : 0.0f)
-ACT_ROW(thresholded_relu_f64, double, x > P0 ? x : 0.0)
+ACT_ROW(thresholded_relu_f32, float, sel_f32(x > P0, x, 0.0f))
+ACT_ROW(thresholded_relu_f64, double, sel_f64(x > P0, x, 0.0))
 ACT_ROW(swish_f64, double, x * sigmoid_f64(P0 * x))
 /* shrink: P0 bias, P1 lambd */
-ACT_ROW(shrink_f32, float, x < -P1 ? x + P0 : x > P1 ? x - P0 : 0.0f)
-ACT_ROW(shrink_f64, double, x < -P1 ? x + P0 : x > P1 ? x - P0 : 0.0)
+ACT_ROW(shrink_f32, float, sel_f32(x < -P1, x + P0, sel_f32(x > P1, x - P0, 0.0f)))
+ACT_ROW(shrink_f64, double, sel_f64(x < -P1, x + P0, sel_f64(x > P1, x - P0, 0.0)))
 
 /* swish f32: alpha 1 (SiLU) with the vectorized sigmoid; another alpha in double, so that
  * the rounding of alpha x is not magnified by the exponential. */
