@@ -339,6 +339,13 @@ static void test_shrink_int(void) {
   tc_arg(&c, ty(U64, 1, 2), (uint64_t[]){UINT64_MAX, 18446744073709549568ull});
   EXPECT(&c, ty(U64, 1, 2), ((uint64_t[]){UINT64_MAX, 0}));
 
+  c = tc_op(&berth_op_def_shrink); /* a bias of -0 is the integer 0 */
+  tc_attr(&c, "bias")->f = -0.0;
+  tc_attr(&c, "bias")->n = 0;
+  tc_scalar(&c, "lambd", 0);
+  tc_arg(&c, ty(I16, 1, 3), (int16_t[]){-5, 0, 5});
+  EXPECT(&c, ty(I16, 1, 3), ((int16_t[]){-5, 0, 5}));
+
   c = tc_op(&berth_op_def_shrink);
   tc_scalar(&c, "bias", 0.5);
   tc_arg(&c, ty(I32, 1, 1), (int32_t[]){1});
