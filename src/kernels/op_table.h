@@ -90,7 +90,47 @@
   /* run-time checks (no kernel) */ \
   X(ASSERT, assert)              \
   /* narrow storage formats (float16, bfloat16, ...) */ \
-  X(NARROW_CAST, narrow_cast)
+  X(NARROW_CAST, narrow_cast)    \
+  /* activations (kernel_activation.c) */ \
+  X(LEAKY_RELU, leaky_relu)      \
+  X(PRELU, prelu)                \
+  X(HARD_SIGMOID, hard_sigmoid)  \
+  X(HARD_SWISH, hard_swish)      \
+  X(ELU, elu)                    \
+  X(SELU, selu)                  \
+  X(CELU, celu)                  \
+  X(GELU, gelu)                  \
+  X(MISH, mish)                  \
+  X(SOFTPLUS, softplus)          \
+  X(SOFTSIGN, softsign)          \
+  X(THRESHOLDED_RELU, thresholded_relu) \
+  X(SWISH, swish)                \
+  X(SHRINK, shrink)              \
+  /* hardmax (kernel_hardmax.c) */ \
+  X(HARDMAX, hardmax)            \
+  /* elementwise math (kernel_math.c) */ \
+  X(SIN, sin)                    \
+  X(COS, cos)                    \
+  X(TAN, tan)                    \
+  X(ASIN, asin)                  \
+  X(ACOS, acos)                  \
+  X(ATAN, atan)                  \
+  X(SINH, sinh)                  \
+  X(COSH, cosh)                  \
+  X(ASINH, asinh)                \
+  X(ACOSH, acosh)                \
+  X(ATANH, atanh)                \
+  X(ERF, erf)                    \
+  X(SIGN, sign)                  \
+  X(ROUND, round)                \
+  X(ISINF, isinf)                \
+  /* integer bit ops (kernel_bitwise.c) */ \
+  X(BITWISE_AND, bitwise_and)    \
+  X(BITWISE_OR, bitwise_or)      \
+  X(BITWISE_XOR, bitwise_xor)    \
+  X(BITWISE_NOT, bitwise_not)    \
+  X(BIT_SHIFT, bit_shift)        \
+  X(BITCAST, bitcast)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
