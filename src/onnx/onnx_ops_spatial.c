@@ -273,12 +273,355 @@ static berth_status_t op_gather_elements(ox_ctx_t *cx) {
   return ox_out(cx, 0, out[0]);
 }
 
+/* ---- Resize, Upsample ------------------------------------------------------------------- */
+
+/* A constant float operand as doubles (n = its element count). */
+static berth_status_t const_floats(ox_ctx_t *cx, int32_t v, const char *what, double *out, int32_t cap, int32_t *n) {
+  if (!ox_is_const(cx, v)) return ox_need_const(cx, v, what);
+  const berth_type_t *t = &cx->vals[v].type;
+  int64_t cnt = berth_type_numel(t);
+  if (cnt > cap) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s has %lld values, at most %d", what, (long long)cnt, (int)cap);
+  for (int64_t i = 0; i < cnt; i++) {
+    if (t->dtype == BERTH_DTYPE_F32) out[i] = ((const float *)cx->vals[v].data)[i];
+    else if (t->dtype == BERTH_DTYPE_F64) out[i] = ((const double *)cx->vals[v].data)[i];
+    else return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s must be a float tensor", what);
+  }
+  *n = (int32_t)cnt;
+  return BERTH_OK;
+}
+
+enum { RZ_NEAREST, RZ_LINEAR, RZ_CUBIC };
+enum { CT_HALF_PIXEL, CT_HALF_PIXEL_SYM, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_CROP, CT_TF_HALF_NN };
+enum { NR_PREFER_FLOOR, NR_PREFER_CEIL, NR_FLOOR, NR_CEIL, NR_SIMPLE };
+
+typedef struct rz_opts {
+  int mode, ctm, nearest;
+  double cubic_a, extrap;
+  bool exclude_outside, antialias;
+} rz_opts_t;
+
+#define RZ_MAX_TAPS 4096
+
+/* The ONNX reference's coefficients for one output position: n taps starting at index
+ * `*lo` (ratio in (0, 1], the distance past the tap before x). */
+static int32_t rz_coeffs(const rz_opts_t *o, double ratio, double scale, double *c, bool downscale) {
+  double A = o->cubic_a;
+  if (o->mode == RZ_NEAREST) {
+    bool up;
+    if (ratio == 1) up = true;
+    else if (o->nearest == NR_PREFER_FLOOR) up = ratio > 0.5;
+    else if (o->nearest == NR_PREFER_CEIL) up = ratio >= 0.5;
+    else if (o->nearest == NR_FLOOR) up = false;
+    else if (o->nearest == NR_CEIL) up = true;
+    else up = downscale; /* opsets < 11: floor when upsampling, ceil when downsampling */
+    c[0] = up ? 0 : 1;
+    c[1] = up ? 1 : 0;
+    return 2;
+  }
+  if (!o->antialias) {
+    if (o->mode == RZ_LINEAR) {
+      c[0] = 1 - ratio;
+      c[1] = ratio;
+      return 2;
+    }
+    double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+    c[0] = ((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A;
+    c[1] = ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1;
+    c[2] = ((A + 2) * q - (A + 3)) * q * q + 1;
+    c[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
+    return 4;
+  }
+  double s = scale < 1 ? scale : 1, sum = 0;
+  int32_t n;
+  if (o->mode == RZ_LINEAR) {
+    double st = floor(-1 / s) + 1;
+    if (!(2 - 2 * st <= RZ_MAX_TAPS)) return RZ_MAX_TAPS + 1;
+    int64_t start = (int64_t)st;
+    n = (int32_t)(2 - 2 * start);
+    for (int32_t i = 0; i < n; i++) {
+      double v = 1 - fabs(((double)(start + i) - ratio) * s);
+      c[i] = v < 0 ? 0 : v > 1 ? 1 : v;
+    }
+  } else {
+    double st = floor(-2 / s) + 1;
+    if (!(2 - 2 * st <= RZ_MAX_TAPS)) return RZ_MAX_TAPS + 1;
+    int64_t start = (int64_t)st;
+    n = (int32_t)(2 - 2 * start);
+    for (int32_t i = 0; i < n; i++) {
+      double x = fabs(s * ((double)(start + i) - ratio)), x2 = x * x, x3 = x2 * x;
+      c[i] = x <= 1 ? (A + 2) * x3 - (A + 3) * x2 + 1 : x < 2 ? A * x3 - 5 * A * x2 + 8 * A * x - 4 * A : 0;
+    }
+  }
+  for (int32_t i = 0; i < n; i++) sum += c[i];
+  for (int32_t i = 0; i < n; i++) c[i] /= sum;
+  return n;
+}
+
+/* x_original for output position x (the reference's coordinate transformations; wf is the
+ * output length as a float, scale * in). *outside: tf_crop_and_resize outside the box. */
+static double rz_coord(const rz_opts_t *o, int64_t x, int64_t in, int64_t out, double scale, double r0, double r1,
+                       bool *outside) {
+  double wf = scale * (double)in, xo;
+  *outside = false;
+  switch (o->ctm) {
+    case CT_ALIGN: return wf == 1 ? 0 : (double)x * (double)(in - 1) / (wf - 1);
+    case CT_ASYM: return (double)x / scale;
+    case CT_TF_CROP:
+      xo = wf == 1 ? (r1 - r0) * (double)(in - 1) / 2 : (double)x * (r1 - r0) * (double)(in - 1) / (wf - 1);
+      xo += r0 * (double)(in - 1);
+      *outside = xo < 0 || xo > (double)(in - 1);
+      return xo;
+    case CT_PYTORCH: return wf == 1 ? -0.5 : ((double)x + 0.5) / scale - 0.5;
+    case CT_HALF_PIXEL_SYM: {
+      double adj = (double)out / wf, offset = (double)in / 2 * (1 - adj);
+      return offset + ((double)x + 0.5) / scale - 0.5;
+    }
+    case CT_TF_HALF_NN: return ((double)x + 0.5) / scale;
+    default: return ((double)x + 0.5) / scale - 0.5;
+  }
+}
+
+/* The taps of one dim: out positions, k taps each (zero weights dropped), appended to idx/w. */
+static berth_status_t rz_axis(ox_ctx_t *cx, const rz_opts_t *o, int64_t in, int64_t out, double scale, double r0,
+                              double r1, int64_t **idx, double **w, int64_t *len, int64_t *k_out) {
+  double c[RZ_MAX_TAPS];
+  int64_t k = 1;
+  /* two passes: count the taps with nonzero weight, then write them */
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      if (out > 0 && k > (((int64_t)1 << 28) - *len) / out)
+        return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the interpolation tables are too large");
+      int64_t *ni = realloc(*idx, sizeof(int64_t) * (size_t)(*len + out * k + 1));
+      if (ni) *idx = ni;
+      double *nw = realloc(*w, sizeof(double) * (size_t)(*len + out * k + 1));
+      if (nw) *w = nw;
+      if (!ni || !nw) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+    }
+    for (int64_t x = 0; x < out; x++) {
+      bool outside;
+      double xo = rz_coord(o, x, in, out, scale, r0, r1, &outside);
+      int64_t *pi = pass ? *idx + *len + x * k : NULL;
+      double *pw = pass ? *w + *len + x * k : NULL;
+      if (outside || !isfinite(xo) || fabs(xo) > 1e15) {
+        if (!outside)
+          return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scale %g maps output %lld outside the input", scale, (long long)x);
+        if (pass)
+          for (int64_t t = 0; t < k; t++) pi[t] = -1, pw[t] = 0;
+        continue;
+      }
+      double fl = floor(xo), ratio = xo == fl ? 1 : xo - fl;
+      int64_t base = (int64_t)fl - (xo == fl ? 1 : 0);
+      int32_t n = rz_coeffs(o, ratio, scale, c, scale < 1);
+      if (n < 2 || n > RZ_MAX_TAPS)
+        return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "scale %g needs %d interpolation taps", scale, (int)n);
+      int64_t pad = n / 2, lo = base - n / 2 + 1;
+      if (lo < -pad) lo = -pad;
+      if (lo + n > in + pad) lo = in + pad - n;
+      if (o->exclude_outside) {
+        double sum = 0;
+        for (int32_t t = 0; t < n; t++) {
+          if (lo + t < 0 || lo + t >= in) c[t] = 0;
+          sum += c[t];
+        }
+        for (int32_t t = 0; t < n; t++) c[t] = sum != 0 ? c[t] / sum : 0;
+      }
+      int64_t m = 0;
+      for (int32_t t = 0; t < n; t++) {
+        if (c[t] == 0) continue;
+        if (pass) {
+          int64_t i = lo + t;
+          pi[m] = i < 0 ? 0 : i >= in ? in - 1 : i;
+          pw[m] = c[t];
+        }
+        m++;
+      }
+      if (!pass && m > k) k = m;
+      if (pass)
+        for (; m < k; m++) pi[m] = pi[0], pw[m] = 0; /* idle taps */
+    }
+  }
+  *len += out * k;
+  *k_out = k;
+  return BERTH_OK;
+}
+
+static int rz_lookup(const char *s, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
+}
+
+static berth_status_t rz_read_opts(ox_ctx_t *cx, bool upsample, rz_opts_t *o) {
+  char buf[64];
+  memset(o, 0, sizeof *o);
+  const char *mode = ox_attr_string(cx, "mode", "nearest", buf, sizeof buf);
+  static const char *const modes[] = {"nearest", "linear", "cubic"};
+  o->mode = rz_lookup(mode, modes, 3);
+  if (upsample && cx->opset < 7 && strcmp(mode, "bilinear") == 0) o->mode = RZ_LINEAR;
+  if (o->mode < 0 || (cx->opset < 11 && o->mode == RZ_CUBIC))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+  o->cubic_a = -0.75;
+  if (upsample || cx->opset < 11) {
+    o->ctm = CT_ASYM;
+    o->nearest = NR_SIMPLE;
+    return BERTH_OK;
+  }
+  static const char *const ctms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                                     "asymmetric", "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+  const char *ctm = ox_attr_string(cx, "coordinate_transformation_mode", "half_pixel", buf, sizeof buf);
+  o->ctm = rz_lookup(ctm, ctms, 7);
+  if (o->ctm < 0 || (o->ctm == CT_HALF_PIXEL_SYM && cx->opset < 19) || (o->ctm == CT_TF_HALF_NN && cx->opset >= 13))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "coordinate_transformation_mode '%s' at opset %lld", ctm,
+                   (long long)cx->opset);
+  static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  const char *nm = ox_attr_string(cx, "nearest_mode", "round_prefer_floor", buf, sizeof buf);
+  o->nearest = rz_lookup(nm, nms, 4);
+  if (o->nearest < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "nearest_mode '%s'", nm);
+  o->cubic_a = ox_attr_float(cx, "cubic_coeff_a", -0.75);
+  o->extrap = ox_attr_float(cx, "extrapolation_value", 0.0);
+  int64_t ex = ox_attr_int(cx, "exclude_outside", 0), aa = cx->opset >= 18 ? ox_attr_int(cx, "antialias", 0) : 0;
+  if ((ex != 0 && ex != 1) || (aa != 0 && aa != 1))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "exclude_outside and antialias must be 0 or 1");
+  o->exclude_outside = ex;
+  o->antialias = aa;
+  if (o->antialias && o->mode == RZ_NEAREST)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "antialias is not defined for mode nearest");
+  return BERTH_OK;
+}
+
+/* Scales, sizes and roi per dim of x (opset-dependent operands and attributes; axes and
+ * keep_aspect_ratio_policy from opset 18). */
+static berth_status_t rz_geometry(ox_ctx_t *cx, bool upsample, const berth_type_t *xt, double *scale, int64_t *out,
+                                  double *roi) {
+  int32_t r = xt->rank, ns = -1, nz = -1, nr = -1, na = -1, sv = -1, zv = -1, rv = -1;
+  double sc[OX_MAXV], rr[2 * OX_MAXV];
+  int64_t sz[OX_MAXV], axes[OX_MAXV];
+  if (upsample && cx->opset < 9) {
+    float fs[OX_MAXV];
+    const Onnx__AttributeProto *at = ox_attr(cx, "scales");
+    if (!at || at->n_floats > OX_MAXV) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'scales' is missing");
+    ns = (int32_t)at->n_floats;
+    for (int32_t i = 0; i < ns; i++) fs[i] = at->floats[i], sc[i] = fs[i];
+  } else if (cx->opset < 11) {
+    OX_TRY(ox_in_req(cx, 1, &sv));
+    OX_TRY(const_floats(cx, sv, "the scales operand", sc, OX_MAXV, &ns));
+  } else {
+    OX_TRY(ox_in(cx, 1, &rv));
+    OX_TRY(ox_in(cx, 2, &sv));
+    OX_TRY(ox_in(cx, 3, &zv));
+    if (rv >= 0) OX_TRY(const_floats(cx, rv, "the roi operand", rr, 2 * OX_MAXV, &nr));
+    if (sv >= 0) OX_TRY(const_floats(cx, sv, "the scales operand", sc, OX_MAXV, &ns));
+    if (zv >= 0) OX_TRY(ox_const_ints(cx, zv, "the sizes operand", sz, OX_MAXV, &nz));
+    if (ns == 0) ns = -1;
+    if (nz == 0) nz = -1;
+    if (nr == 0) nr = -1;
+    if ((ns < 0) == (nz < 0)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "exactly one of scales and sizes must be given");
+  }
+  if (cx->opset >= 18) OX_TRY(ox_attr_int_list(cx, "axes", axes, OX_MAXV, &na));
+  if (na < 0)
+    for (na = 0; na < r; na++) axes[na] = na;
+  int32_t ax[OX_MAXV];
+  bool seen[BERTH_MAX_RANK] = {false};
+  for (int32_t i = 0; i < na; i++) {
+    OX_TRY(ox_norm_axis(cx, axes[i], r, "axes entry", &ax[i]));
+    if (seen[ax[i]]) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "axis %d is listed twice", (int)ax[i]);
+    seen[ax[i]] = true;
+  }
+  int32_t given = ns >= 0 ? ns : nz;
+  if (given != na) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s has %d values, expected %d", ns >= 0 ? "scales" : "sizes",
+                                  (int)given, (int)na);
+  if (nr >= 0 && nr != 2 * na) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "roi has %d values, expected %d", (int)nr, (int)(2 * na));
+  for (int32_t a = 0; a < r; a++) scale[a] = 1, out[a] = xt->dims[a], roi[a] = 0, roi[r + a] = 1;
+  for (int32_t i = 0; i < na; i++) {
+    int32_t a = ax[i];
+    if (nr >= 0) roi[a] = rr[i], roi[r + a] = rr[na + i];
+    if (ns >= 0) {
+      double o = floor(sc[i] * (double)xt->dims[a]);
+      if (!(sc[i] > 0) || !(o <= (double)BERTH_MAX_DIM))
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scales[%d] is %g", (int)i, sc[i]);
+      scale[a] = sc[i];
+      out[a] = (int64_t)o;
+    } else {
+      if (sz[i] < 0 || sz[i] > BERTH_MAX_DIM || (sz[i] > 0 && xt->dims[a] == 0))
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "sizes[%d] is %lld", (int)i, (long long)sz[i]);
+      out[a] = sz[i];
+      scale[a] = xt->dims[a] ? (double)sz[i] / (double)xt->dims[a] : 1;
+    }
+  }
+  if (nz >= 0 && cx->opset >= 18) {
+    char buf[32];
+    const char *kp = ox_attr_string(cx, "keep_aspect_ratio_policy", "stretch", buf, sizeof buf);
+    bool larger = strcmp(kp, "not_smaller") == 0;
+    if (!larger && strcmp(kp, "not_larger") != 0 && strcmp(kp, "stretch") != 0)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "keep_aspect_ratio_policy '%s'", kp);
+    if (strcmp(kp, "stretch") != 0) {
+      double s = scale[ax[0]];
+      for (int32_t i = 1; i < na; i++) s = larger ? fmax(s, scale[ax[i]]) : fmin(s, scale[ax[i]]);
+      for (int32_t i = 0; i < na; i++) {
+        scale[ax[i]] = s;
+        out[ax[i]] = (int64_t)(s * (double)xt->dims[ax[i]] + 0.5);
+      }
+    }
+  }
+  return BERTH_OK;
+}
+
+static berth_status_t resize(ox_ctx_t *cx, bool upsample) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  const berth_type_t xt = cx->vals[x].type;
+  rz_opts_t o;
+  OX_TRY(rz_read_opts(cx, upsample, &o));
+  double scale[BERTH_MAX_RANK], roi[2 * BERTH_MAX_RANK];
+  int64_t out[BERTH_MAX_RANK], taps[BERTH_MAX_RANK], len = 0;
+  OX_TRY(rz_geometry(cx, upsample, &xt, scale, out, roi));
+  if (o.mode != RZ_NEAREST && !berth_dtype_is_float(xt.dtype))
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "berth resizes integer tensors with mode nearest only");
+  int64_t *idx = NULL;
+  double *w = NULL;
+  berth_status_t st = BERTH_OK;
+  for (int32_t a = 0; a < xt.rank && !st; a++)
+    st = rz_axis(cx, &o, xt.dims[a], out[a], scale[a], roi[a], roi[xt.rank + a], &idx, &w, &len, &taps[a]);
+  int32_t in[3] = {x, -1, -1};
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.rank = 1;
+  t.dims[0] = len;
+  if (!st) {
+    t.dtype = BERTH_DTYPE_I64;
+    st = ox_const_new(cx, &t, idx ? (void *)idx : malloc(8), &in[1]);
+    idx = NULL;
+  }
+  if (!st) {
+    t.dtype = BERTH_DTYPE_F64;
+    st = ox_const_new(cx, &t, w ? (void *)w : malloc(8), &in[2]);
+    w = NULL;
+  }
+  free(idx);
+  free(w);
+  OX_TRY(st);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_RESAMPLE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_RESAMPLE, a, "shape", out, xt.rank));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_RESAMPLE, a, "taps", taps, xt.rank));
+  OX_TRY(ox_attr_f(cx, BERTH_OP_RESAMPLE, a, "extrapolation", o.extrap));
+  OX_TRY(ox_emit1(cx, BERTH_OP_RESAMPLE, 3, in, a, &y));
+  cx->vals[y].elem = cx->vals[x].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_resize(ox_ctx_t *cx) { return resize(cx, false); }
+static berth_status_t op_upsample(ox_ctx_t *cx) { return resize(cx, true); }
+
 const ox_op_row_t ox_ops_spatial[] = {
     {"CenterCropPad", op_center_crop_pad, BERTH_OP_COUNT},
     {"DepthToSpace", op_depth_to_space, BERTH_OP_COUNT},
     {"GatherElements", op_gather_elements, BERTH_OP_COUNT},
+    {"Resize", op_resize, BERTH_OP_COUNT},
     {"SpaceToDepth", op_space_to_depth, BERTH_OP_COUNT},
     {"Split", op_split, BERTH_OP_COUNT},
     {"Tile", op_tile, BERTH_OP_COUNT},
+    {"Upsample", op_upsample, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
