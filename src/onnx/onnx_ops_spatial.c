@@ -614,8 +614,95 @@ static berth_status_t resize(ox_ctx_t *cx, bool upsample) {
 static berth_status_t op_resize(ox_ctx_t *cx) { return resize(cx, false); }
 static berth_status_t op_upsample(ox_ctx_t *cx) { return resize(cx, true); }
 
+/* ---- ConvTranspose ------------------------------------------------------------------------ */
+
+static int64_t floor_div2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
+
+/* Integer list attribute with a default of `dflt` repeated n times; must have n values. */
+static berth_status_t ints_or(ox_ctx_t *cx, const char *name, int64_t dflt, int32_t n, int64_t *v) {
+  int32_t got;
+  OX_TRY(ox_attr_int_list(cx, name, v, OX_MAXV, &got));
+  if (got < 0)
+    for (got = 0; got < n; got++) v[got] = dflt;
+  if (got != n) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' has %d values, expected %d", name, (int)got, (int)n);
+  for (int32_t k = 0; k < n; k++)
+    if (v[k] < -BERTH_MAX_DIM || v[k] > BERTH_MAX_DIM)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' [%d] is %lld", name, (int)k, (long long)v[k]);
+  return BERTH_OK;
+}
+
+/* Pads (begin, end) with output_padding and output_shape folded into them, as the spec
+ * computes them: output_shape or auto_pad SAME_* set the total padding, split in half (the
+ * odd one at the end for SAME_UPPER, at the beginning otherwise). */
+static berth_status_t convt_pads(ox_ctx_t *cx, const berth_type_t *xt, const berth_type_t *wt, int64_t *strides,
+                                 int64_t *dil, int64_t *pads) {
+  int32_t sp = xt->rank - 2, nos;
+  int64_t opad[OX_MAXV], oshape[OX_MAXV], ks[OX_MAXV];
+  OX_TRY(ints_or(cx, "strides", 1, sp, strides));
+  OX_TRY(ints_or(cx, "dilations", 1, sp, dil));
+  OX_TRY(ints_or(cx, "pads", 0, 2 * sp, pads));
+  OX_TRY(ints_or(cx, "output_padding", 0, sp, opad));
+  OX_TRY(ints_or(cx, "kernel_shape", 0, sp, ks));
+  OX_TRY(ox_attr_int_list(cx, "output_shape", oshape, OX_MAXV, &nos));
+  for (int32_t k = 0; k < sp; k++) {
+    if (strides[k] < 1 || dil[k] < 1 || opad[k] < 0)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "strides, dilations must be >= 1 and output_padding >= 0");
+    if (ox_attr(cx, "kernel_shape") && ks[k] != wt->dims[2 + k])
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "kernel_shape[%d] is %lld, the weights have %lld", (int)k,
+                     (long long)ks[k], (long long)wt->dims[2 + k]);
+  }
+  if (nos >= 0 && nos != sp && nos != sp + 2)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "output_shape has %d values, expected %d", (int)nos, (int)sp);
+  char buf[32];
+  const char *ap = ox_attr_string(cx, "auto_pad", "NOTSET", buf, sizeof buf);
+  bool upper = strcmp(ap, "SAME_UPPER") == 0, same = upper || strcmp(ap, "SAME_LOWER") == 0;
+  if (!same && strcmp(ap, "VALID") != 0 && strcmp(ap, "NOTSET") != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "auto_pad '%s'", ap);
+  if (strcmp(ap, "VALID") == 0)
+    for (int32_t k = 0; k < 2 * sp; k++) pads[k] = 0;
+  for (int32_t k = 0; k < sp; k++) {
+    int64_t in = xt->dims[2 + k], natural = strides[k] * (in > 0 ? in - 1 : 0) + opad[k] + (wt->dims[2 + k] - 1) * dil[k] + 1;
+    if (nos >= 0 || same) {
+      int64_t want = nos >= 0 ? oshape[nos - sp + k] : in * strides[k];
+      if (want < 1 || want > BERTH_MAX_DIM)
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "output size %lld in spatial dim %d", (long long)want, (int)k);
+      int64_t total = natural - want;
+      pads[k] = upper ? floor_div2(total) : total - floor_div2(total);
+      pads[sp + k] = total - pads[k];
+    }
+    pads[sp + k] -= opad[k]; /* the kernel's output: natural size less both pads */
+  }
+  return BERTH_OK;
+}
+
+static berth_status_t op_conv_transpose(ox_ctx_t *cx) {
+  int32_t in[3], n = 2, y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in(cx, 2, &in[2]));
+  if (in[2] >= 0) n = 3;
+  const berth_type_t *xt = &cx->vals[in[0]].type, *wt = &cx->vals[in[1]].type;
+  int32_t sp = xt->rank - 2;
+  if (sp < 1 || sp > 3 || wt->rank != xt->rank)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "input rank %d and weight rank %d: berth's conv_transpose is 1-D to 3-D",
+                   (int)xt->rank, (int)wt->rank);
+  int64_t strides[OX_MAXV], dil[OX_MAXV], pads[OX_MAXV];
+  OX_TRY(convt_pads(cx, xt, wt, strides, dil, pads));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_CONV_TRANSPOSE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_CONV_TRANSPOSE, a, "strides", strides, sp));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_CONV_TRANSPOSE, a, "pads", pads, 2 * sp));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_CONV_TRANSPOSE, a, "dilations", dil, sp));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_CONV_TRANSPOSE, a, "group", ox_attr_int(cx, "group", 1)));
+  OX_TRY(ox_emit1(cx, BERTH_OP_CONV_TRANSPOSE, n, in, a, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_spatial[] = {
     {"CenterCropPad", op_center_crop_pad, BERTH_OP_COUNT},
+    {"ConvTranspose", op_conv_transpose, BERTH_OP_COUNT},
     {"DepthToSpace", op_depth_to_space, BERTH_OP_COUNT},
     {"GatherElements", op_gather_elements, BERTH_OP_COUNT},
     {"Resize", op_resize, BERTH_OP_COUNT},
