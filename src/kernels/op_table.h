@@ -94,7 +94,8 @@
   /* spatial and data movement (kernel_gather_elements.c, ...) */ \
   X(GATHER_ELEMENTS, gather_elements) \
   X(RESAMPLE, resample)          \
-  X(CONV_TRANSPOSE, conv_transpose)
+  X(CONV_TRANSPOSE, conv_transpose) \
+  X(GRID_SAMPLE, grid_sample)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -700,11 +700,43 @@ static berth_status_t op_conv_transpose(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- GridSample --------------------------------------------------------------------------- */
+
+static berth_status_t op_grid_sample(ox_ctx_t *cx) {
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  char buf[32];
+  const char *mode = ox_attr_string(cx, "mode", cx->opset >= 20 ? "linear" : "bilinear", buf, sizeof buf);
+  int64_t m = -1;
+  if (cx->opset >= 20) m = strcmp(mode, "linear") == 0 ? 0 : strcmp(mode, "nearest") == 0 ? 1 : strcmp(mode, "cubic") == 0 ? 2 : -1;
+  else m = strcmp(mode, "bilinear") == 0 ? 0 : strcmp(mode, "nearest") == 0 ? 1 : strcmp(mode, "bicubic") == 0 ? 2 : -1;
+  if (m < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "mode '%s' at opset %lld", mode, (long long)cx->opset);
+  const char *pm = ox_attr_string(cx, "padding_mode", "zeros", buf, sizeof buf);
+  int64_t p = strcmp(pm, "zeros") == 0 ? 0 : strcmp(pm, "border") == 0 ? 1 : strcmp(pm, "reflection") == 0 ? 2 : -1;
+  if (p < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "padding_mode '%s'", pm);
+  if (cx->opset < 20 && ox_rank_of(cx, in[0]) != 4)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "GridSample before opset 20 takes 4-D inputs");
+  if (!berth_dtype_is_float(cx->vals[in[0]].type.dtype))
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "berth samples float tensors only");
+  OX_TRY(ox_emit_cast(cx, in[1], cx->vals[in[0]].type.dtype, &in[1]));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_GRID_SAMPLE, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_GRID_SAMPLE, a, "mode", m));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_GRID_SAMPLE, a, "padding", p));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_GRID_SAMPLE, a, "align_corners", ox_attr_int(cx, "align_corners", 0)));
+  OX_TRY(ox_emit1(cx, BERTH_OP_GRID_SAMPLE, 2, in, a, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_spatial[] = {
     {"CenterCropPad", op_center_crop_pad, BERTH_OP_COUNT},
     {"ConvTranspose", op_conv_transpose, BERTH_OP_COUNT},
     {"DepthToSpace", op_depth_to_space, BERTH_OP_COUNT},
     {"GatherElements", op_gather_elements, BERTH_OP_COUNT},
+    {"GridSample", op_grid_sample, BERTH_OP_COUNT},
     {"Resize", op_resize, BERTH_OP_COUNT},
     {"SpaceToDepth", op_space_to_depth, BERTH_OP_COUNT},
     {"Split", op_split, BERTH_OP_COUNT},
