@@ -95,7 +95,8 @@
   X(GATHER_ELEMENTS, gather_elements) \
   X(RESAMPLE, resample)          \
   X(CONV_TRANSPOSE, conv_transpose) \
-  X(GRID_SAMPLE, grid_sample)
+  X(GRID_SAMPLE, grid_sample)    \
+  X(COL2IM, col2im)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -731,8 +731,103 @@ static berth_status_t op_grid_sample(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- Col2Im, AffineGrid ---------------------------------------------------------------- */
+
+static berth_status_t op_col2im(ox_ctx_t *cx) {
+  int32_t x, iv, bv, y, ni, nb;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &iv));
+  OX_TRY(ox_in_req(cx, 2, &bv));
+  int64_t img[OX_MAXV], blk[OX_MAXV], v[OX_MAXV];
+  OX_TRY(ox_const_ints(cx, iv, "the image_shape operand", img, OX_MAXV, &ni));
+  OX_TRY(ox_const_ints(cx, bv, "the block_shape operand", blk, OX_MAXV, &nb));
+  if (ni != nb || ni < 1 || ni > 4)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "image_shape and block_shape have %d and %d values; berth's col2im takes 1 to 4",
+                   (int)ni, (int)nb);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_COL2IM, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_COL2IM, a, "image", img, ni));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_COL2IM, a, "block", blk, nb));
+  static const char *const names[3] = {"strides", "pads", "dilations"};
+  for (int k = 0; k < 3; k++) {
+    int32_t n;
+    OX_TRY(ox_attr_int_list(cx, names[k], v, OX_MAXV, &n));
+    if (n >= 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_COL2IM, a, names[k], v, n));
+  }
+  OX_TRY(ox_emit1(cx, BERTH_OP_COL2IM, 1, &x, a, &y));
+  cx->vals[y].elem = cx->vals[x].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* grid = base @ theta^T: base is the constant [1, prod(size), r + 1] of normalized
+ * coordinates (x, y[, z], 1) over the output positions, theta [N, r, r + 1]. */
+static berth_status_t op_affine_grid(ox_ctx_t *cx) {
+  int32_t th, sv, n;
+  OX_TRY(ox_in_req(cx, 0, &th));
+  OX_TRY(ox_in_req(cx, 1, &sv));
+  int64_t size[OX_MAXV];
+  OX_TRY(ox_const_ints(cx, sv, "the size operand", size, OX_MAXV, &n));
+  const berth_type_t tt = cx->vals[th].type;
+  int32_t r = n - 2;
+  if ((r != 2 && r != 3) || tt.rank != 3 || tt.dims[1] != r || tt.dims[2] != r + 1 || size[0] != tt.dims[0])
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "size has %d values and theta rank %d: expected [N, C, H, W] with theta "
+                   "[N, 2, 3] or [N, C, D, H, W] with [N, 3, 4]", (int)n, (int)tt.rank);
+  if (!berth_dtype_is_float(tt.dtype)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "theta must be a float tensor");
+  int64_t count = 1;
+  for (int32_t k = 0; k < r; k++) {
+    if (size[2 + k] < 1 || size[2 + k] > ((int64_t)1 << 24) || count > (((int64_t)1 << 24) / size[2 + k]))
+      return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "size[%d] is %lld (berth builds grids of at most 2^24 points)", (int)(2 + k),
+                     (long long)size[2 + k]);
+    count *= size[2 + k];
+  }
+  bool align = ox_attr_int(cx, "align_corners", 0) != 0;
+  size_t es = berth_dtype_size(tt.dtype);
+  unsigned char *base = malloc(es * (size_t)(count * (r + 1)));
+  if (!base) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  for (int64_t p = 0; p < count; p++) {
+    int64_t rest = p;
+    double coord[4];
+    for (int32_t k = r - 1; k >= 0; k--) { /* k: spatial dim (0 = D or H), coordinate r-1-k */
+      int64_t d = size[2 + k], i = rest % d;
+      rest /= d;
+      double step = align ? (d > 1 ? 2.0 / (double)(d - 1) : 0) : 2.0 / (double)d;
+      double start = align ? -1 : -1 + step / 2;
+      coord[r - 1 - k] = start + (double)i * step;
+    }
+    coord[r] = 1;
+    for (int32_t j = 0; j <= r; j++) {
+      size_t at = (size_t)(p * (r + 1) + j);
+      if (tt.dtype == BERTH_DTYPE_F32) ((float *)base)[at] = (float)coord[j];
+      else ((double *)base)[at] = coord[j];
+    }
+  }
+  berth_type_t bt;
+  memset(&bt, 0, sizeof bt);
+  bt.dtype = tt.dtype;
+  bt.rank = 3;
+  bt.dims[0] = 1;
+  bt.dims[1] = count;
+  bt.dims[2] = r + 1;
+  int32_t bv, tr, mm, y;
+  OX_TRY(ox_const_new(cx, &bt, base, &bv));
+  int64_t perm[3] = {0, 2, 1};
+  OX_TRY(emit_transpose(cx, th, perm, 3, &tr));
+  int32_t in[2] = {bv, tr};
+  OX_TRY(ox_emit1(cx, BERTH_OP_MATMUL, 2, in, NULL, &mm));
+  int64_t out[5] = {size[0]};
+  for (int32_t k = 0; k < r; k++) out[1 + k] = size[2 + k];
+  out[1 + r] = r;
+  OX_TRY(ox_emit_reshape(cx, mm, out, r + 2, &y));
+  cx->vals[y].elem = cx->vals[th].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_spatial[] = {
+    {"AffineGrid", op_affine_grid, BERTH_OP_COUNT},
     {"CenterCropPad", op_center_crop_pad, BERTH_OP_COUNT},
+    {"Col2Im", op_col2im, BERTH_OP_COUNT},
     {"ConvTranspose", op_conv_transpose, BERTH_OP_COUNT},
     {"DepthToSpace", op_depth_to_space, BERTH_OP_COUNT},
     {"GatherElements", op_gather_elements, BERTH_OP_COUNT},
