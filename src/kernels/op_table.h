@@ -96,7 +96,9 @@
   X(RESAMPLE, resample)          \
   X(CONV_TRANSPOSE, conv_transpose) \
   X(GRID_SAMPLE, grid_sample)    \
-  X(COL2IM, col2im)
+  X(COL2IM, col2im)              \
+  X(ROI_ALIGN, roi_align)        \
+  X(DEFORM_CONV, deform_conv)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

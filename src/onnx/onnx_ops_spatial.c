@@ -824,15 +824,88 @@ static berth_status_t op_affine_grid(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- RoiAlign ------------------------------------------------------------------------------ */
+
+static berth_status_t op_roi_align(ox_ctx_t *cx) {
+  int32_t in[3], out[2];
+  for (int32_t k = 0; k < 3; k++) OX_TRY(ox_in_req(cx, k, &in[k]));
+  if (!berth_dtype_is_float(cx->vals[in[0]].type.dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "X must be a float tensor");
+  OX_TRY(ox_emit_cast(cx, in[1], cx->vals[in[0]].type.dtype, &in[1]));
+  char buf[32];
+  const char *mode = ox_attr_string(cx, "mode", "avg", buf, sizeof buf);
+  int64_t m = strcmp(mode, "avg") == 0 ? 0 : strcmp(mode, "max") == 0 ? 1 : -1;
+  if (m < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+  const char *ct = cx->opset >= 16 ? ox_attr_string(cx, "coordinate_transformation_mode", "half_pixel", buf, sizeof buf)
+                                   : "output_half_pixel";
+  int64_t hp = strcmp(ct, "half_pixel") == 0 ? 1 : strcmp(ct, "output_half_pixel") == 0 ? 0 : -1;
+  if (hp < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "coordinate_transformation_mode '%s'", ct);
+  int64_t size[2] = {ox_attr_int(cx, "output_height", 1), ox_attr_int(cx, "output_width", 1)};
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_ROI_ALIGN, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROI_ALIGN, a, "mode", m));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_ROI_ALIGN, a, "output", size, 2));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROI_ALIGN, a, "sampling_ratio", ox_attr_int(cx, "sampling_ratio", 0)));
+  OX_TRY(ox_attr_f(cx, BERTH_OP_ROI_ALIGN, a, "spatial_scale", ox_attr_float(cx, "spatial_scale", 1.0)));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROI_ALIGN, a, "half_pixel", hp));
+  OX_TRY(ox_emit(cx, BERTH_OP_ROI_ALIGN, 3, in, a, 2, out));
+  cx->vals[out[0]].elem = cx->vals[in[0]].elem;
+  OX_TRY(emit_assert(cx, out[1], "a batch index is out of range or a region is not finite or too large"));
+  OX_TRY(ox_narrow_round(cx, out[0], &out[0]));
+  return ox_out(cx, 0, out[0]);
+}
+
+/* ---- DeformConv ------------------------------------------------------------------------------ */
+
+static berth_status_t op_deform_conv(ox_ctx_t *cx) {
+  int32_t in[5], n = 3, y;
+  for (int32_t k = 0; k < 3; k++) OX_TRY(ox_in_req(cx, k, &in[k]));
+  OX_TRY(ox_in(cx, 3, &in[3]));
+  OX_TRY(ox_in(cx, 4, &in[4]));
+  const berth_type_t *xt = &cx->vals[in[0]].type, *wt = &cx->vals[in[1]].type;
+  if (xt->rank != 4 || wt->rank != 4) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "berth's DeformConv is 2-D only");
+  if (in[4] >= 0 && in[3] < 0) { /* a mask without a bias: a zero bias */
+    berth_type_t bt;
+    memset(&bt, 0, sizeof bt);
+    bt.dtype = xt->dtype;
+    bt.rank = 1;
+    bt.dims[0] = wt->dims[0];
+    OX_TRY(ox_emit_full(cx, &bt, 0, 0, &in[3]));
+  }
+  if (in[3] >= 0) n = 4;
+  if (in[4] >= 0) n = 5;
+  int64_t v[OX_MAXV];
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_DEFORM_CONV, a);
+  static const char *const names[3] = {"strides", "pads", "dilations"};
+  for (int k = 0; k < 3; k++) {
+    int32_t nv;
+    OX_TRY(ox_attr_int_list(cx, names[k], v, OX_MAXV, &nv));
+    if (nv >= 0) OX_TRY(ox_attr_ints(cx, BERTH_OP_DEFORM_CONV, a, names[k], v, nv));
+  }
+  int32_t nk;
+  OX_TRY(ox_attr_int_list(cx, "kernel_shape", v, OX_MAXV, &nk));
+  if (nk >= 0 && (nk != 2 || v[0] != wt->dims[2] || v[1] != wt->dims[3]))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "kernel_shape does not match the weights");
+  OX_TRY(ox_attr_i(cx, BERTH_OP_DEFORM_CONV, a, "group", ox_attr_int(cx, "group", 1)));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_DEFORM_CONV, a, "offset_group", ox_attr_int(cx, "offset_group", 1)));
+  OX_TRY(ox_emit1(cx, BERTH_OP_DEFORM_CONV, n, in, a, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  OX_TRY(ox_narrow_round(cx, y, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_spatial[] = {
     {"AffineGrid", op_affine_grid, BERTH_OP_COUNT},
     {"CenterCropPad", op_center_crop_pad, BERTH_OP_COUNT},
     {"Col2Im", op_col2im, BERTH_OP_COUNT},
     {"ConvTranspose", op_conv_transpose, BERTH_OP_COUNT},
+    {"DeformConv", op_deform_conv, BERTH_OP_COUNT},
     {"DepthToSpace", op_depth_to_space, BERTH_OP_COUNT},
     {"GatherElements", op_gather_elements, BERTH_OP_COUNT},
     {"GridSample", op_grid_sample, BERTH_OP_COUNT},
     {"Resize", op_resize, BERTH_OP_COUNT},
+    {"RoiAlign", op_roi_align, BERTH_OP_COUNT},
     {"SpaceToDepth", op_space_to_depth, BERTH_OP_COUNT},
     {"Split", op_split, BERTH_OP_COUNT},
     {"Tile", op_tile, BERTH_OP_COUNT},
