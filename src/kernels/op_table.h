@@ -130,7 +130,15 @@
   X(BITWISE_XOR, bitwise_xor)    \
   X(BITWISE_NOT, bitwise_not)    \
   X(BIT_SHIFT, bit_shift)        \
-  X(BITCAST, bitcast)
+  X(BITCAST, bitcast)            \
+  /* spatial and data movement (kernel_gather_elements.c, ...) */ \
+  X(GATHER_ELEMENTS, gather_elements) \
+  X(RESAMPLE, resample)          \
+  X(CONV_TRANSPOSE, conv_transpose) \
+  X(GRID_SAMPLE, grid_sample)    \
+  X(COL2IM, col2im)              \
+  X(ROI_ALIGN, roi_align)        \
+  X(DEFORM_CONV, deform_conv)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

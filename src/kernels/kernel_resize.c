@@ -1,0 +1,192 @@
+/* resample(x, index, weight) {shape, taps, extrapolation}: separable interpolation, the
+ * kernel of ONNX Resize and Upsample.
+ *
+ * The result has dims `shape` (one per dim of x). Each dim a has taps[a] >= 1 taps per output
+ * position; its table is shape[a] * taps[a] entries of the i64 `index` and f64 `weight`
+ * tensors (the dims' tables one after the other):
+ *   out[o] = sum over tap choices t_a of  prod_a weight_a[o_a][t_a] * x[index_a[o_a][t_a] ...]
+ * An index outside 0..dims[a]-1 (the ONNX importer writes -1) marks an output position whose
+ * value is `extrapolation` (tf_crop_and_resize outside the crop box).
+ *
+ * The ONNX importer computes the tables at compile time from the mode, the coordinate
+ * transformation, the rounding or cubic coefficients, antialiasing and exclude_outside, so
+ * this kernel is the same for all of them. Sums are in double; floats only, except that a
+ * table of single taps (nearest) copies elements of any dtype exactly. */
+#include "kernel_util.h"
+
+#include <string.h>
+
+enum { RS_SHAPE, RS_TAPS, RS_EXTRAP };
+
+#define RS_MAX_TAPS 4096
+
+static berth_status_t resample_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                     berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_resample, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("resample", 1, in[1].dtype, BERTH_DTYPE_BIT(I64), diag));
+  BERTH_TRY(berth_kernel_check_dtype("resample", 2, in[2].dtype, BERTH_DTYPE_BIT(F64), diag));
+  BERTH_TRY(berth_kernel_check_ints("resample", "shape", &attrs[RS_SHAPE], diag));
+  BERTH_TRY(berth_kernel_check_ints("resample", "taps", &attrs[RS_TAPS], diag));
+  const berth_type_t *x = &in[0];
+  char sa[160];
+  int32_t r = x->rank;
+  if (attrs[RS_SHAPE].n != r || attrs[RS_TAPS].n != r)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: shape and taps have %d and %d values for input %s",
+                      (int)attrs[RS_SHAPE].n, (int)attrs[RS_TAPS].n, berth_type_format(x, sa, sizeof sa));
+  int64_t total = 0;
+  bool single = true;
+  berth_type_t t;
+  berth_kernel_type_init(&t, x->dtype, r);
+  for (int32_t a = 0; a < r; a++) {
+    int64_t o = attrs[RS_SHAPE].ints[a], k = attrs[RS_TAPS].ints[a];
+    if (o < 0 || o > BERTH_MAX_DIM || k < 1 || k > RS_MAX_TAPS)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: dim %d has size %lld and %lld taps, expected 0..2^40 "
+                        "and 1..%d", (int)a, (long long)o, (long long)k, RS_MAX_TAPS);
+    if (o > 0 && x->dims[a] == 0)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: input %s is empty in dim %d, output is not",
+                        berth_type_format(x, sa, sizeof sa), (int)a);
+    single &= k == 1;
+    total += o * k; /* <= 8 * 2^40 * 4096 */
+    t.dims[a] = o;
+  }
+  if (!single) BERTH_TRY(berth_kernel_check_dtype("resample", 0, x->dtype, BERTH_MASK_FLOAT, diag));
+  for (int32_t i = 1; i < 3; i++)
+    if (in[i].rank != 1 || in[i].dims[0] != total)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: table %s has the wrong shape, expected [%lld]",
+                        berth_type_format(&in[i], sa, sizeof sa), (long long)total);
+  BERTH_TRY(berth_kernel_check_output("resample", &t, diag));
+  out[0] = t;
+  return BERTH_OK;
+}
+
+typedef struct rs_plan {
+  int32_t r;
+  int64_t in[BERTH_MAX_RANK], stride[BERTH_MAX_RANK], k[BERTH_MAX_RANK];
+  const int64_t *idx[BERTH_MAX_RANK];
+  const double *w[BERTH_MAX_RANK];
+} rs_plan_t;
+
+/* Single taps: a gather of whole elements. */
+static void resample_copy(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) {
+  const size_t es = berth_dtype_size(call->in[0].type->dtype);
+  const unsigned char *src = (const unsigned char *)call->in[0].data;
+  unsigned char *dst = (unsigned char *)call->out[0].data;
+  const berth_type_t *ot = call->out[0].type;
+  unsigned char fill[16];
+  memset(fill, 0, sizeof fill);
+  double e = call->attrs[RS_EXTRAP].f;
+  switch (ot->dtype) {
+    case BERTH_DTYPE_F32: { float f = (float)e; memcpy(fill, &f, sizeof f); break; }
+    case BERTH_DTYPE_F64: memcpy(fill, &e, sizeof e); break;
+    default: break; /* integers: extrapolated positions (tf_crop_and_resize only) read 0 */
+  }
+  int64_t o[BERTH_MAX_RANK] = {0};
+  for (int64_t n = 0; n < count; n++, dst += es) {
+    int64_t off = 0;
+    bool out_of_range = false;
+    for (int32_t a = 0; a < p->r; a++) {
+      int64_t i = p->idx[a][o[a]];
+      if (i < 0 || i >= p->in[a]) out_of_range = true;
+      else off += i * p->stride[a];
+    }
+    memcpy(dst, out_of_range ? fill : src + (size_t)off * es, es);
+    for (int32_t a = p->r - 1; a >= 0; a--) {
+      if (++o[a] < ot->dims[a]) break;
+      o[a] = 0;
+    }
+  }
+}
+
+/* The weighted sum of one output element over every choice of taps. */
+#define RS_ELEM_FN(s, T)                                                                              \
+  static T resample_elem_##s(const rs_plan_t *p, const T *x, const int64_t *o, double extrap) {       \
+    int32_t act[BERTH_MAX_RANK], n_act = 0;                                                           \
+    int64_t base = 0;                                                                                 \
+    double w0 = 1;                                                                                    \
+    for (int32_t a = 0; a < p->r; a++) {                                                              \
+      const int64_t *ix = p->idx[a] + o[a] * p->k[a];                                                 \
+      for (int64_t t = 0; t < p->k[a]; t++)                                                           \
+        if (ix[t] < 0 || ix[t] >= p->in[a]) return (T)extrap;                                         \
+      if (p->k[a] == 1) {                                                                             \
+        base += ix[0] * p->stride[a];                                                                 \
+        w0 *= p->w[a][o[a]];                                                                          \
+      } else {                                                                                        \
+        act[n_act++] = a;                                                                             \
+      }                                                                                               \
+    }                                                                                                 \
+    if (n_act == 0) return (T)(w0 * (double)x[base]);                                                 \
+    int64_t t[BERTH_MAX_RANK] = {0};                                                                  \
+    double sum = 0;                                                                                   \
+    for (;;) {                                                                                        \
+      int64_t off = base;                                                                             \
+      double w = w0;                                                                                  \
+      for (int32_t j = 0; j < n_act; j++) {                                                           \
+        int32_t a = act[j];                                                                           \
+        int64_t e = o[a] * p->k[a] + t[j];                                                            \
+        off += p->idx[a][e] * p->stride[a];                                                           \
+        w *= p->w[a][e];                                                                              \
+      }                                                                                               \
+      sum += w * (double)x[off];                                                                      \
+      int32_t j = n_act - 1;                                                                          \
+      for (; j >= 0; j--) {                                                                           \
+        if (++t[j] < p->k[act[j]]) break;                                                             \
+        t[j] = 0;                                                                                     \
+      }                                                                                               \
+      if (j < 0) break;                                                                               \
+    }                                                                                                 \
+    return (T)sum;                                                                                    \
+  }                                                                                                   \
+  static void resample_sum_##s(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) {  \
+    const T *x = (const T *)call->in[0].data;                                                         \
+    T *y = (T *)call->out[0].data;                                                                    \
+    const berth_type_t *ot = call->out[0].type;                                                       \
+    int64_t o[BERTH_MAX_RANK] = {0};                                                                  \
+    for (int64_t n = 0; n < count; n++) {                                                             \
+      y[n] = resample_elem_##s(p, x, o, call->attrs[RS_EXTRAP].f);                                    \
+      for (int32_t a = p->r - 1; a >= 0; a--) {                                                       \
+        if (++o[a] < ot->dims[a]) break;                                                              \
+        o[a] = 0;                                                                                     \
+      }                                                                                               \
+    }                                                                                                 \
+  }
+RS_ELEM_FN(f32, float)
+RS_ELEM_FN(f64, double)
+
+static void resample_run(const berth_kernel_call_t *call) {
+  const berth_type_t *x = call->in[0].type, *ot = call->out[0].type;
+  if (berth_kernel_is_empty(ot)) return;
+  rs_plan_t p;
+  p.r = x->rank;
+  const int64_t *idx = (const int64_t *)call->in[1].data;
+  const double *w = (const double *)call->in[2].data;
+  bool single = true;
+  int64_t st = 1;
+  for (int32_t a = p.r - 1; a >= 0; a--) {
+    p.in[a] = x->dims[a];
+    p.stride[a] = st;
+    st *= x->dims[a]; /* nonzero: the output is nonempty */
+  }
+  for (int32_t a = 0; a < p.r; a++) {
+    p.k[a] = call->attrs[RS_TAPS].ints[a];
+    p.idx[a] = idx;
+    p.w[a] = w;
+    idx += ot->dims[a] * p.k[a];
+    w += ot->dims[a] * p.k[a];
+    single &= p.k[a] == 1;
+  }
+  int64_t count = berth_type_numel(ot);
+  if (single && (x->dtype != BERTH_DTYPE_F32 && x->dtype != BERTH_DTYPE_F64)) {
+    resample_copy(&p, call, count);
+    return;
+  }
+  if (x->dtype == BERTH_DTYPE_F32) resample_sum_f32(&p, call, count);
+  else resample_sum_f64(&p, call, count);
+}
+
+static const berth_attr_spec_t resample_attrs[] = {
+    {"shape", BERTH_ATTR_INTS, true, 0, 0},
+    {"taps", BERTH_ATTR_INTS, true, 0, 0},
+    {"extrapolation", BERTH_ATTR_SCALAR, false, 0, 0},
+};
+const berth_op_def_t berth_op_def_resample = {"resample", BERTH_OPKIND_KERNEL, 3, 3, 1, 3, resample_attrs,
+                                              resample_infer, resample_run};

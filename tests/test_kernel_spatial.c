@@ -1,0 +1,440 @@
+/* Edge cases of the spatial kernels and their ONNX translations that the conformance suite
+ * does not cover: gather_elements out of range (the ok output, and the run-time check the
+ * importer adds), resample's single-tap copy of integers and extrapolation marker,
+ * conv_transpose with negative pads (output_padding), groups and dilations against a direct
+ * sum, grid_sample's padding modes, col2im's overlaps, and small ONNX models (a Resize whose
+ * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
+ * and the errors for operands that do not fold). */
+#include "host/session.h"
+#include "onnx/onnx_import.h"
+#include "onnx_build.h"
+#include "reference/reference.h"
+#include "test_kernel_util.h"
+
+#define F32 BERTH_DTYPE_F32
+#define F64 BERTH_DTYPE_F64
+#define I32 BERTH_DTYPE_I32
+#define I64 BERTH_DTYPE_I64
+#define U8 BERTH_DTYPE_U8
+#define BOOL BERTH_DTYPE_BOOL
+
+/* Runs a two-output kernel; returns the buffers (the caller frees them), NULL if infer failed. */
+static bool run2(int line, tcall_t *c, const berth_type_t *want, void **bufs) {
+  char msg[512], a[160], b[160];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_type_t out[2];
+  berth_status_t st = c->def->infer(c->attrs, c->in, c->n_in, out, &d);
+  CHECK_MSG(st == BERTH_OK, "line %d: %s infer failed: %s", line, c->def->name, msg);
+  if (st) return false;
+  berth_tensor_ref_t ins[TC_MAX_IN], outs[2];
+  for (int i = 0; i < c->n_in; i++) ins[i].type = &c->in[i], ins[i].data = (void *)c->data[i];
+  for (int i = 0; i < 2; i++) {
+    CHECK_MSG(berth_type_equal(&out[i], &want[i]), "line %d: result %d is %s, expected %s", line, i, tc_fmt(&out[i], a),
+              tc_fmt(&want[i], b));
+    size_t bytes = berth_type_bytes(&out[i]);
+    bufs[i] = malloc(bytes ? bytes : 1);
+    memset(bufs[i], 0xA5, bytes ? bytes : 1);
+    outs[i].type = &out[i];
+    outs[i].data = bufs[i];
+  }
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2};
+  c->def->run(&call);
+  return true;
+}
+
+/* ---- gather_elements ---------------------------------------------------------------------- */
+
+static void test_gather_elements(void) {
+  const float data[6] = {1, 2, 3, 4, 5, 6}; /* [2, 3] */
+  void *bufs[2];
+  /* axis 1, negative indices, indices narrower than data in dim 1 */
+  tcall_t c = tc_op(&berth_op_def_gather_elements);
+  tc_int(&c, "axis", 1);
+  tc_arg(&c, ty(F32, 2, 2, 3), data);
+  tc_arg(&c, ty(I64, 2, 2, 2), (int64_t[]){-1, 0, 2, -3});
+  berth_type_t want[2] = {ty(F32, 2, 2, 2), ty(BOOL, 0)};
+  if (run2(__LINE__, &c, want, bufs)) {
+    const float *y = bufs[0];
+    CHECK(y[0] == 3 && y[1] == 1 && y[2] == 6 && y[3] == 4);
+    CHECK(*(uint8_t *)bufs[1] == 1);
+    free(bufs[0]), free(bufs[1]);
+  }
+  /* axis 0 (not the last dim), i32 indices; one out of range: zero and ok = 0 */
+  tcall_t c2 = tc_op(&berth_op_def_gather_elements);
+  tc_arg(&c2, ty(F32, 2, 2, 3), data);
+  tc_arg(&c2, ty(I32, 2, 3, 2), (int32_t[]){1, 0, 0, 1, 2, -2});
+  berth_type_t want2[2] = {ty(F32, 2, 3, 2), ty(BOOL, 0)};
+  if (run2(__LINE__, &c2, want2, bufs)) {
+    const float *y = bufs[0];
+    CHECK(y[0] == 4 && y[1] == 2 && y[2] == 1 && y[3] == 5 && y[4] == 0 && y[5] == 2);
+    CHECK(*(uint8_t *)bufs[1] == 0);
+    free(bufs[0]), free(bufs[1]);
+  }
+  tcall_t r1 = tc_op(&berth_op_def_gather_elements);
+  tc_int(&r1, "axis", 1);
+  tc_arg(&r1, ty(F32, 2, 2, 3), data);
+  tc_arg(&r1, ty(I64, 2, 3, 1), (int64_t[]){0, 0, 0});
+  EXPECT_REJECT(&r1, "larger than data");
+  tcall_t r2 = tc_op(&berth_op_def_gather_elements);
+  tc_arg(&r2, ty(F32, 2, 2, 3), data);
+  tc_arg(&r2, ty(I64, 1, 2), (int64_t[]){0, 0});
+  EXPECT_REJECT(&r2, "same rank");
+  tcall_t r3 = tc_op(&berth_op_def_gather_elements);
+  tc_int(&r3, "axis", 2);
+  tc_arg(&r3, ty(F32, 2, 2, 3), data);
+  tc_arg(&r3, ty(I64, 2, 1, 1), (int64_t[]){0});
+  EXPECT_REJECT(&r3, "axis");
+}
+
+/* ---- resample ------------------------------------------------------------------------------- */
+
+static void test_resample(void) {
+  /* nearest on u8: a single-tap table copies exactly; -1 marks extrapolation (0 for ints) */
+  tcall_t c = tc_op(&berth_op_def_resample);
+  TC_INTS(&c, "shape", 1, 4);
+  TC_INTS(&c, "taps", 1, 1);
+  tc_arg(&c, ty(U8, 2, 1, 3), (uint8_t[]){10, 20, 250});
+  tc_arg(&c, ty(I64, 1, 5), (int64_t[]){0, 2, 2, 0, -1});
+  tc_arg(&c, ty(F64, 1, 5), (double[]){1, 1, 1, 1, 0});
+  EXPECT(&c, ty(U8, 2, 1, 4), ((uint8_t[]){250, 250, 10, 0}));
+  /* linear on f32 with two taps per position, and the extrapolation value */
+  tcall_t c2 = tc_op(&berth_op_def_resample);
+  TC_INTS(&c2, "shape", 3);
+  TC_INTS(&c2, "taps", 2);
+  tc_scalar(&c2, "extrapolation", -7.5);
+  tc_arg(&c2, ty(F32, 1, 2), (float[]){1, 3});
+  tc_arg(&c2, ty(I64, 1, 6), (int64_t[]){0, 1, 0, 1, -1, -1});
+  tc_arg(&c2, ty(F64, 1, 6), (double[]){0.75, 0.25, 0.5, 0.5, 0, 0});
+  EXPECT(&c2, ty(F32, 1, 3), ((float[]){1.5f, 2.0f, -7.5f}));
+  /* an index past the input reads as extrapolation, never out of bounds */
+  tcall_t c3 = tc_op(&berth_op_def_resample);
+  TC_INTS(&c3, "shape", 1);
+  TC_INTS(&c3, "taps", 2);
+  tc_arg(&c3, ty(F64, 1, 2), (double[]){1, 3});
+  tc_arg(&c3, ty(I64, 1, 2), (int64_t[]){1, 2});
+  tc_arg(&c3, ty(F64, 1, 2), (double[]){0.5, 0.5});
+  EXPECT(&c3, ty(F64, 1, 1), ((double[]){0}));
+  tcall_t r1 = tc_op(&berth_op_def_resample);
+  TC_INTS(&r1, "shape", 2);
+  TC_INTS(&r1, "taps", 2);
+  tc_arg(&r1, ty(I32, 1, 2), (int32_t[]){1, 3});
+  tc_arg(&r1, ty(I64, 1, 4), (int64_t[]){0, 1, 0, 1});
+  tc_arg(&r1, ty(F64, 1, 4), (double[]){1, 0, 0, 1});
+  EXPECT_REJECT(&r1, "expected one of f32, f64");
+  tcall_t r2 = tc_op(&berth_op_def_resample);
+  TC_INTS(&r2, "shape", 2);
+  TC_INTS(&r2, "taps", 2);
+  tc_arg(&r2, ty(F32, 1, 2), (float[]){1, 3});
+  tc_arg(&r2, ty(I64, 1, 3), (int64_t[]){0, 1, 0});
+  tc_arg(&r2, ty(F64, 1, 3), (double[]){1, 0, 0});
+  EXPECT_REJECT(&r2, "wrong shape, expected [4]");
+  tcall_t r3 = tc_op(&berth_op_def_resample);
+  TC_INTS(&r3, "shape", 2);
+  TC_INTS(&r3, "taps", 0);
+  tc_arg(&r3, ty(F32, 1, 2), (float[]){1, 3});
+  tc_arg(&r3, ty(I64, 1, 0), NULL);
+  tc_arg(&r3, ty(F64, 1, 0), NULL);
+  EXPECT_REJECT(&r3, "taps");
+}
+
+/* ---- conv_transpose against a direct sum ------------------------------------------------------ */
+
+static void convt_direct(const float *x, const float *w, const float *b, float *y, int64_t N, int64_t C, int64_t H,
+                         int64_t G, int64_t Mg, int64_t K, int64_t s, int64_t d, int64_t pb, int64_t O) {
+  int64_t Cg = C / G;
+  for (int64_t i = 0; i < N * G * Mg * O; i++) y[i] = b ? b[(i / O) % (G * Mg)] : 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t m = 0; m < Mg; m++)
+        for (int64_t h = 0; h < H; h++)
+          for (int64_t k = 0; k < K; k++) {
+            int64_t o = h * s + k * d - pb;
+            if (o >= 0 && o < O) y[(n * G * Mg + (c / Cg) * Mg + m) * O + o] += x[(n * C + c) * H + h] * w[(c * Mg + m) * K + k];
+          }
+}
+
+static void test_conv_transpose(void) {
+  /* 1-D, 4 input channels in 2 groups, 3 outputs per group, kernel 3, stride 2, dilation 2,
+   * pad_begin 1 and pad_end -1 (one row of output_padding) */
+  enum { N = 2, C = 4, H = 5, G = 2, Mg = 3, K = 3 };
+  float x[N * C * H], w[C * Mg * K], b[G * Mg];
+  for (int i = 0; i < N * C * H; i++) x[i] = (float)((i * 7) % 11) - 5;
+  for (int i = 0; i < C * Mg * K; i++) w[i] = (float)((i * 5) % 7) * 0.5f - 1;
+  for (int i = 0; i < G * Mg; i++) b[i] = (float)i * 0.25f;
+  int64_t O = 2 * (H - 1) + 2 * (K - 1) + 1 - 1 + 1; /* 13 */
+  float want[N * G * Mg * 13];
+  convt_direct(x, w, b, want, N, C, H, G, Mg, K, 2, 2, 1, O);
+  tcall_t c = tc_op(&berth_op_def_conv_transpose);
+  TC_INTS(&c, "strides", 2);
+  TC_INTS(&c, "dilations", 2);
+  TC_INTS(&c, "pads", 1, -1);
+  tc_int(&c, "group", G);
+  tc_arg(&c, ty(F32, 3, N, C, H), x);
+  tc_arg(&c, ty(F32, 3, C, Mg, K), w);
+  tc_arg(&c, ty(F32, 1, G * Mg), b);
+  EXPECT_TOL(&c, ty(F32, 3, N, G * Mg, 13), want, 1e-6);
+  /* large pads cut the whole output away: rejected, not an empty loop */
+  tcall_t r1 = tc_op(&berth_op_def_conv_transpose);
+  TC_INTS(&r1, "pads", 3, 3);
+  tc_arg(&r1, ty(F32, 3, 1, 1, 2), x);
+  tc_arg(&r1, ty(F32, 3, 1, 1, 2), w);
+  EXPECT_REJECT(&r1, "output size -3");
+  tcall_t r2 = tc_op(&berth_op_def_conv_transpose);
+  tc_int(&r2, "group", 3);
+  tc_arg(&r2, ty(F32, 3, 1, 4, 2), x);
+  tc_arg(&r2, ty(F32, 3, 4, 1, 2), w);
+  EXPECT_REJECT(&r2, "group 3 must divide");
+}
+
+/* ---- grid_sample -------------------------------------------------------------------------- */
+
+static void test_grid_sample(void) {
+  /* 1-D input [1, 1, 4] = 0 1 2 3, align_corners 1: x = (g + 1) * 1.5 */
+  const float in[4] = {0, 1, 2, 3};
+  const float grid[4] = {-2, -0.5f, 1.5f, 3}; /* x = -1.5, 0.75, 3.75, 6 */
+  static const struct {
+    int mode, padding;
+    float want[4];
+  } cases[] = {
+      {0, 0, {0, 0.75f, 0.75f, 0}},       /* zeros: taps outside read 0 */
+      {0, 1, {0, 0.75f, 3, 3}},           /* border: the coordinate is clamped */
+      {0, 2, {1.5f, 0.75f, 2.25f, 0}},    /* reflection about 0 and 3 */
+      {1, 0, {0, 1, 0, 0}},               /* nearest, half to even: -1.5 -> -2 */
+      {1, 2, {2, 1, 2, 0}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    tcall_t c = tc_op(&berth_op_def_grid_sample);
+    tc_int(&c, "mode", cases[k].mode);
+    tc_int(&c, "padding", cases[k].padding);
+    tc_int(&c, "align_corners", 1);
+    tc_arg(&c, ty(F32, 3, 1, 1, 4), in);
+    tc_arg(&c, ty(F32, 3, 1, 4, 1), grid);
+    EXPECT_TOL(&c, ty(F32, 3, 1, 1, 4), cases[k].want, 1e-6);
+  }
+  tcall_t r1 = tc_op(&berth_op_def_grid_sample);
+  tc_arg(&r1, ty(F32, 4, 1, 1, 2, 2), in);
+  tc_arg(&r1, ty(F32, 4, 1, 2, 2, 3), grid);
+  EXPECT_REJECT(&r1, "expected [N, C, D_1..D_r]");
+  tcall_t r2 = tc_op(&berth_op_def_grid_sample);
+  tc_int(&r2, "mode", 3);
+  tc_arg(&r2, ty(F32, 3, 1, 1, 4), in);
+  tc_arg(&r2, ty(F32, 3, 1, 4, 1), grid);
+  EXPECT_REJECT(&r2, "mode 3");
+}
+
+/* ---- col2im ------------------------------------------------------------------------------- */
+
+static void test_col2im(void) {
+  /* 1-D image of 5, block 3, stride 1: three block positions overlap in the middle */
+  tcall_t c = tc_op(&berth_op_def_col2im);
+  TC_INTS(&c, "image", 5);
+  TC_INTS(&c, "block", 3);
+  tc_arg(&c, ty(F32, 3, 1, 3, 3), (float[]){1, 2, 3, 10, 20, 30, 100, 200, 300});
+  /* column l, block element k lands on l + k: out[p] = sum over l + k = p */
+  EXPECT(&c, ty(F32, 3, 1, 1, 5), ((float[]){1, 12, 123, 230, 300}));
+  tcall_t c2 = tc_op(&berth_op_def_col2im);
+  TC_INTS(&c2, "image", 4);
+  TC_INTS(&c2, "block", 2);
+  TC_INTS(&c2, "strides", 2);
+  TC_INTS(&c2, "pads", 1, 1);
+  tc_arg(&c2, ty(F32, 3, 1, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  /* positions -1,1,3 (k=0) and 0,2,4 (k=1) */
+  EXPECT(&c2, ty(F32, 3, 1, 1, 4), ((float[]){4, 2, 5, 3}));
+  tcall_t r1 = tc_op(&berth_op_def_col2im);
+  TC_INTS(&r1, "image", 5);
+  TC_INTS(&r1, "block", 3);
+  tc_arg(&r1, ty(F32, 3, 1, 3, 4), NULL);
+  EXPECT_REJECT(&r1, "must be [N, C * 3, 3]");
+}
+
+/* ---- ONNX models ------------------------------------------------------------------------------ */
+
+static berth_ir_program_t *import_ok(const char *name, const uint8_t *bytes, size_t len) {
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_onnx_options_t opt = berth_onnx_options_default();
+  berth_status_t st = berth_onnx_import(bytes, len, &opt, &p, NULL, &diag);
+  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
+  return st ? NULL : p;
+}
+
+/* Runs the model once, planned, and compares output k (n floats) with want. */
+static void run_model(const char *name, const uint8_t *bytes, size_t len, const void *const *inputs, int k,
+                      const float *want, int64_t n) {
+  berth_ir_program_t *p = import_ok(name, bytes, len);
+  if (!p) return;
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_plan_options_t popt = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  berth_session_t *s = NULL;
+  void *outs[8] = {0};
+  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
+  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
+  CHECK_MSG(st == BERTH_OK, "%s: %s", name, msg);
+  if (!st) {
+    const berth_type_t *t = &p->methods[0].values[p->methods[0].graphs[0].results[k]].type;
+    CHECK_MSG(berth_type_numel(t) == n, "%s: output %d has %lld elements, expected %lld", name, k,
+              (long long)berth_type_numel(t), (long long)n);
+    for (int64_t i = 0; i < n && i < berth_type_numel(t); i++)
+      CHECK_MSG(fabsf(((float *)outs[k])[i] - want[i]) <= 1e-5f, "%s: [%lld] = %g, expected %g", name, (long long)i,
+                ((float *)outs[k])[i], want[i]);
+  }
+  for (int i = 0; i < 8; i++) free(outs[i]);
+  berth_session_destroy(s);
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+}
+
+/* GatherElements with indices known only at run time: an index out of range fails the call
+ * (planned and in the reference interpreter), naming the node; in range it runs. */
+static void test_onnx_gather_elements_check(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,2");
+  ob_input(&b, g, "i", ONNX_I64, "2,2");
+  Onnx__NodeProto *n = ob_node(&b, g, "GatherElements", "x,i", "y");
+  n->name = ob_str(&b, "pick", 4);
+  ob_attr_i(&b, n, "axis", 1);
+  ob_output(&b, g, "y", ONNX_F, "2,2");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  const float x[4] = {1, 2, 3, 4};
+  const int64_t ok_idx[4] = {1, -2, 0, -1}, bad_idx[4] = {0, 2, 0, 0};
+  const void *in_ok[2] = {x, ok_idx}, *in_bad[2] = {x, bad_idx};
+  run_model("gather_elements_ok", m, len, in_ok, 0, (const float[]){2, 1, 3, 4}, 4);
+  berth_ir_program_t *p = import_ok("gather_elements_bad", m, len);
+  if (p) {
+    char msg[2048];
+    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+    berth_plan_options_t popt = berth_plan_options_default();
+    berth_compiled_t *c = NULL;
+    berth_session_t *s = NULL;
+    berth_ref_t *r = NULL;
+    void *outs[2] = {0};
+    berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
+    if (!st) st = berth_session_create(c, true, &s, &diag);
+    if (!st) st = berth_session_call(s, 0, in_bad, outs, &diag);
+    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "GatherElements node 'pick': an index is out of range"),
+              "planned: status %s, '%s'", berth_status_name(st), msg);
+    CHECK(outs[0] == NULL);
+    CHECK(berth_ref_create(p, &r, &diag) == BERTH_OK);
+    if (r) {
+      st = berth_ref_call(r, 0, in_bad, outs, &diag);
+      CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "out of range"), "reference: %s", msg);
+    }
+    berth_ref_destroy(r);
+    berth_session_destroy(s);
+    berth_compiled_destroy(c);
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+}
+
+/* Resize whose sizes are computed in the graph from the input's shape: Shape -> Slice ->
+ * Mul -> Concat folds to constants. Nearest (asymmetric, floor) doubles H and W. */
+static void test_onnx_resize_computed_sizes(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "1,1,2,2");
+  ob_node(&b, g, "Shape", "x", "shp");
+  ob_init_tensor(&b, g, "st", ONNX_I64, "1", "2");
+  ob_init_tensor(&b, g, "en", ONNX_I64, "1", "4");
+  ob_init_tensor(&b, g, "two", ONNX_I64, "1", "2");
+  ob_init_tensor(&b, g, "nc", ONNX_I64, "2", "1,1");
+  ob_node(&b, g, "Slice", "shp,st,en", "hw");
+  ob_node(&b, g, "Mul", "hw,two", "hw2");
+  Onnx__NodeProto *cat = ob_node(&b, g, "Concat", "nc,hw2", "sizes");
+  ob_attr_i(&b, cat, "axis", 0);
+  Onnx__NodeProto *n = ob_node(&b, g, "Resize", "x,,,sizes", "y");
+  Onnx__AttributeProto *a = ob_attr(&b, n, "coordinate_transformation_mode", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+  a->s.data = (uint8_t *)ob_str(&b, "asymmetric", 10);
+  a->s.len = 10;
+  Onnx__AttributeProto *nm = ob_attr(&b, n, "nearest_mode", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+  nm->s.data = (uint8_t *)ob_str(&b, "floor", 5);
+  nm->s.len = 5;
+  ob_output(&b, g, "y", ONNX_F, "1,1,4,4");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 19, &len);
+  const float x[4] = {1, 2, 3, 4};
+  const void *in[1] = {x};
+  run_model("resize_computed_sizes", m, len, in, 0,
+            (const float[]){1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, 16);
+  ob_free(&b);
+}
+
+/* Split at opset 18 by num_outputs: chunks of ceil(5 / 3) = 2, the last one smaller. */
+static void test_onnx_split_uneven(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "5");
+  Onnx__NodeProto *n = ob_node(&b, g, "Split", "x", "a,b,c");
+  ob_attr_i(&b, n, "num_outputs", 3);
+  ob_output(&b, g, "a", ONNX_F, "2");
+  ob_output(&b, g, "b", ONNX_F, "2");
+  ob_output(&b, g, "c", ONNX_F, "1");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 18, &len);
+  const float x[5] = {1, 2, 3, 4, 5};
+  const void *in[1] = {x};
+  run_model("split_uneven_b", m, len, in, 1, (const float[]){3, 4}, 2);
+  run_model("split_uneven_c", m, len, in, 2, (const float[]){5}, 1);
+  ob_free(&b);
+}
+
+/* Tile of a rank-3 tensor on two axes. */
+static void test_onnx_tile(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "1,2,1");
+  ob_init_tensor(&b, g, "rep", ONNX_I64, "3", "2,1,3");
+  ob_node(&b, g, "Tile", "x,rep", "y");
+  ob_output(&b, g, "y", ONNX_F, "2,2,3");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  const float x[2] = {7, 8};
+  const void *in[1] = {x};
+  run_model("tile", m, len, in, 0, (const float[]){7, 7, 7, 8, 8, 8, 7, 7, 7, 8, 8, 8}, 12);
+  ob_free(&b);
+}
+
+/* Operands that must fold but come from the caller fail the import with one line. */
+static void test_onnx_errors(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "1,1,2,2");
+  ob_input(&b, g, "s", ONNX_F, "4");
+  ob_node(&b, g, "Resize", "x,,s", "y");
+  ob_output(&b, g, "y", ONNX_F, "");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 19, &len);
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_onnx_options_t opt = berth_onnx_options_default();
+  berth_status_t st = berth_onnx_import(m, len, &opt, &p, NULL, &diag);
+  CHECK_MSG(st != BERTH_OK && strstr(msg, "scales") && !strchr(msg, '\n'), "resize runtime scales: %s", msg);
+  berth_ir_program_destroy(p);
+  ob_free(&b);
+}
+
+int main(void) {
+  test_gather_elements();
+  test_resample();
+  test_conv_transpose();
+  test_grid_sample();
+  test_col2im();
+  test_onnx_gather_elements_check();
+  test_onnx_resize_computed_sizes();
+  test_onnx_split_uneven();
+  test_onnx_tile();
+  test_onnx_errors();
+  return test_finish("test_kernel_spatial");
+}
