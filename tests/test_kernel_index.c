@@ -66,7 +66,69 @@ static void test_argmin(void) {
   EXPECT_REJECT(&c, "has size 0");
 }
 
+static void test_cumulative(void) {
+  tcall_t c = tc_op(&berth_op_def_cumsum);
+  tc_arg(&c, ty(I32, 2, 2, 3), (int32_t[]){1, 2, 3, 4, 5, 6});
+  tc_int(&c, "axis", 1);
+  EXPECT(&c, ty(I32, 2, 2, 3), ((int32_t[]){1, 3, 6, 4, 9, 15}));
+  tc_int(&c, "exclusive", 1);
+  tc_int(&c, "reverse", 1);
+  EXPECT(&c, ty(I32, 2, 2, 3), ((int32_t[]){5, 3, 0, 11, 6, 0}));
+  tc_int(&c, "axis", 0);
+  EXPECT(&c, ty(I32, 2, 2, 3), ((int32_t[]){4, 5, 6, 0, 0, 0}));
+  /* integers wrap */
+  c = tc_op(&berth_op_def_cumsum);
+  tc_arg(&c, ty(I32, 1, 2), (int32_t[]){INT32_MAX, 1});
+  EXPECT(&c, ty(I32, 1, 2), ((int32_t[]){INT32_MAX, INT32_MIN}));
+  c = tc_op(&berth_op_def_cumprod);
+  tc_arg(&c, ty(F64, 1, 4), (double[]){2, 3, 4, 5});
+  tc_int(&c, "exclusive", 1);
+  EXPECT(&c, ty(F64, 1, 4), ((double[]){1, 2, 6, 24}));
+  c = tc_op(&berth_op_def_cumprod);
+  tc_arg(&c, ty(F64, 2, 0, 4), NULL);
+  tc_int(&c, "axis", -1);
+  EXPECT(&c, ty(F64, 2, 0, 4), NULL);
+  tc_int(&c, "axis", 2);
+  EXPECT_REJECT(&c, "axis");
+  c = tc_op(&berth_op_def_cumsum);
+  tc_arg(&c, ty(F32, 0), (float[]){1});
+  EXPECT_REJECT(&c, "scalar");
+}
+
+static void test_trilu(void) {
+  const float x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  tcall_t c = tc_op(&berth_op_def_trilu);
+  tc_arg(&c, ty(F32, 2, 3, 4), x);
+  EXPECT(&c, ty(F32, 2, 3, 4), ((float[]){1, 2, 3, 4, 0, 6, 7, 8, 0, 0, 11, 12}));
+  tc_int(&c, "upper", 0);
+  EXPECT(&c, ty(F32, 2, 3, 4), ((float[]){1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0}));
+  tc_arg(&c, ty(I64, 0), (int64_t[]){-1});
+  EXPECT(&c, ty(F32, 2, 3, 4), ((float[]){0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0}));
+  /* k far off the matrix, either way, without overflow */
+  c = tc_op(&berth_op_def_trilu);
+  tc_arg(&c, ty(F32, 2, 3, 4), x);
+  tc_arg(&c, ty(I64, 0), (int64_t[]){INT64_MAX});
+  EXPECT(&c, ty(F32, 2, 3, 4), ((float[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  tc_int(&c, "upper", 0);
+  EXPECT(&c, ty(F32, 2, 3, 4), x);
+  c = tc_op(&berth_op_def_trilu);
+  tc_arg(&c, ty(F32, 2, 3, 4), x);
+  tc_arg(&c, ty(I64, 1, 1), (int64_t[]){INT64_MIN});
+  EXPECT(&c, ty(F32, 2, 3, 4), x);
+  tc_int(&c, "upper", 0);
+  EXPECT(&c, ty(F32, 2, 3, 4), ((float[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  c = tc_op(&berth_op_def_trilu);
+  tc_arg(&c, ty(F32, 1, 3), x);
+  EXPECT_REJECT(&c, "rank >= 2");
+  c = tc_op(&berth_op_def_trilu);
+  tc_arg(&c, ty(F32, 2, 3, 4), x);
+  tc_arg(&c, ty(I64, 1, 2), (int64_t[]){1, 2});
+  EXPECT_REJECT(&c, "one element");
+}
+
 int main(void) {
+  test_cumulative();
+  test_trilu();
   test_prod();
   test_argmin();
   return test_finish("test_kernel_index");

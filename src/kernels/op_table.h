@@ -93,7 +93,10 @@
   X(NARROW_CAST, narrow_cast)    \
   /* index family: reductions, scatter/gather, TopK, CumSum, ... */ \
   X(PROD, prod)                  \
-  X(ARGMIN, argmin)
+  X(ARGMIN, argmin)              \
+  X(CUMSUM, cumsum)              \
+  X(CUMPROD, cumprod)            \
+  X(TRILU, trilu)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

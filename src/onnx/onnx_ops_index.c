@@ -204,9 +204,81 @@ static berth_status_t op_argmax(ox_ctx_t *cx) { return arg_extreme(cx, BERTH_OP_
 static berth_status_t op_argmin(ox_ctx_t *cx) { return arg_extreme(cx, BERTH_OP_ARGMIN); }
 
 
+/* ---- running folds and triangles ------------------------------------------------------ */
+
+/* CumSum, CumProd: the axis operand must fold to a constant (onnx-test specializes a graph
+ * input on its value). */
+static berth_status_t cumulative(ox_ctx_t *cx, berth_op_t op) {
+  int32_t x, ax, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &ax));
+  int64_t axis[1];
+  int32_t n;
+  OX_TRY(ox_const_ints(cx, ax, "the axis operand", axis, 1, &n));
+  if (n != 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "axis has %d values, expected one", (int)n);
+  int32_t a = 0;
+  OX_TRY(ox_norm_axis(cx, axis[0], ox_rank_of(cx, x), "axis", &a));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, at);
+  OX_TRY(ox_attr_i(cx, op, at, "axis", a));
+  OX_TRY(ox_attr_i(cx, op, at, "exclusive", ox_attr_int(cx, "exclusive", 0) != 0));
+  OX_TRY(ox_attr_i(cx, op, at, "reverse", ox_attr_int(cx, "reverse", 0) != 0));
+  OX_TRY(ox_emit1(cx, op, 1, &x, at, &y));
+  cx->vals[y].elem = cx->vals[x].elem;
+  return ox_out(cx, 0, y);
+}
+static berth_status_t op_cumsum(ox_ctx_t *cx) { return cumulative(cx, BERTH_OP_CUMSUM); }
+static berth_status_t op_cumprod(ox_ctx_t *cx) { return cumulative(cx, BERTH_OP_CUMPROD); }
+
+/* Trilu: k stays a run-time operand (any value is valid). */
+static berth_status_t op_trilu(ox_ctx_t *cx) {
+  int32_t in[2], n = 1, y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in(cx, 1, &in[1]));
+  if (in[1] >= 0) {
+    n = 2;
+    OX_TRY(ox_emit_cast(cx, in[1], BERTH_DTYPE_I64, &in[1]));
+  }
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TRILU, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TRILU, at, "upper", ox_attr_int(cx, "upper", 1) != 0));
+  OX_TRY(ox_emit1(cx, BERTH_OP_TRILU, n, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* EyeLike: ones on diagonal k of a matrix of x's shape, of attribute dtype (else x's
+ * type): trilu upper k of trilu lower k of ones (a constant, folded when small). */
+static berth_status_t op_eye_like(ox_ctx_t *cx) {
+  int32_t x, ones, k, lo, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  berth_type_t t = cx->vals[x].type;
+  if (t.rank != 2) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input has rank %d, expected 2", (int)t.rank);
+  int32_t elem = (int32_t)ox_attr_int(cx, "dtype", cx->vals[x].elem);
+  if (elem < 0 || elem >= BERTH_ONNX_ELEM_COUNT || !berth_onnx_elem_dtype(elem, &t.dtype))
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "dtype %s (%lld): berth does not support that element type",
+                   elem >= 0 && elem < BERTH_ONNX_ELEM_COUNT ? berth_onnx_elem_name(elem) : "?", (long long)elem);
+  int64_t kv = ox_attr_int(cx, "k", 0);
+  OX_TRY(ox_emit_full(cx, &t, 1, 1, &ones));
+  OX_TRY(ox_const_i64(cx, &kv, 1, true, &k));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TRILU, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TRILU, at, "upper", 0));
+  int32_t in[2] = {ones, k};
+  OX_TRY(ox_emit1(cx, BERTH_OP_TRILU, 2, in, at, &lo));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TRILU, at, "upper", 1));
+  in[0] = lo;
+  OX_TRY(ox_emit1(cx, BERTH_OP_TRILU, 2, in, at, &y));
+  cx->vals[y].elem = elem;
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_index[] = {
     {"ArgMax", op_argmax, BERTH_OP_COUNT},
     {"ArgMin", op_argmin, BERTH_OP_COUNT},
+    {"CumProd", op_cumprod, BERTH_OP_COUNT},
+    {"CumSum", op_cumsum, BERTH_OP_COUNT},
+    {"EyeLike", op_eye_like, BERTH_OP_COUNT},
     {"ReduceL1", op_reduce_l1, BERTH_OP_COUNT},
     {"ReduceL2", op_reduce_l2, BERTH_OP_COUNT},
     {"ReduceLogSum", op_reduce_log_sum, BERTH_OP_COUNT},
@@ -217,5 +289,6 @@ const ox_op_row_t ox_ops_index[] = {
     {"ReduceProd", op_reduce_prod, BERTH_OP_COUNT},
     {"ReduceSum", op_reduce_sum, BERTH_OP_COUNT},
     {"ReduceSumSquare", op_reduce_sum_square, BERTH_OP_COUNT},
+    {"Trilu", op_trilu, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
