@@ -126,7 +126,146 @@ static void test_trilu(void) {
   EXPECT_REJECT(&c, "one element");
 }
 
+/* runs a two-output kernel (topk) and compares both results */
+static void expect2(int line, tcall_t *c, berth_type_t t0, const void *w0, berth_type_t t1, const void *w1) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_type_t out[2];
+  berth_status_t st = c->def->infer(c->attrs, c->in, c->n_in, out, &d);
+  CHECK_MSG(st == BERTH_OK, "line %d: infer failed: %s", line, msg);
+  if (st) return;
+  CHECK_MSG(berth_type_equal(&out[0], &t0) && berth_type_equal(&out[1], &t1), "line %d: result types differ", line);
+  size_t b0 = berth_type_bytes(&t0), b1 = berth_type_bytes(&t1);
+  void *o0 = malloc(b0 ? b0 : 1), *o1 = malloc(b1 ? b1 : 1);
+  memset(o0, 0xA5, b0 ? b0 : 1);
+  memset(o1, 0xA5, b1 ? b1 : 1);
+  berth_tensor_ref_t ins[TC_MAX_IN], outs[2] = {{&out[0], o0}, {&out[1], o1}};
+  for (int i = 0; i < c->n_in; i++) {
+    ins[i].type = &c->in[i];
+    ins[i].data = (void *)c->data[i];
+  }
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2};
+  c->def->run(&call);
+  int64_t bad = -1;
+  CHECK_MSG(tc_values_equal(t0.dtype, berth_type_numel(&t0), o0, w0, 0, &bad), "line %d: values differ at %lld", line, (long long)bad);
+  CHECK_MSG(tc_values_equal(t1.dtype, berth_type_numel(&t1), o1, w1, 0, &bad), "line %d: indices differ at %lld", line, (long long)bad);
+  free(o0);
+  free(o1);
+}
+
+static void test_topk(void) {
+  /* ties go to the lower index; NaN ranks above every number */
+  const float x[] = {3, 1, 3, NAN, 1, 2};
+  tcall_t c = tc_op(&berth_op_def_topk);
+  tc_arg(&c, ty(F32, 1, 6), x);
+  tc_int(&c, "k", 3);
+  expect2(__LINE__, &c, ty(F32, 1, 3), (float[]){NAN, 3, 3}, ty(I64, 1, 3), (int64_t[]){3, 0, 2});
+  tc_int(&c, "largest", 0);
+  expect2(__LINE__, &c, ty(F32, 1, 3), (float[]){1, 1, 2}, ty(I64, 1, 3), (int64_t[]){1, 4, 5});
+  tc_int(&c, "k", 6);
+  expect2(__LINE__, &c, ty(F32, 1, 6), (float[]){1, 1, 2, 3, 3, NAN}, ty(I64, 1, 6), (int64_t[]){1, 4, 5, 0, 2, 3});
+  tc_int(&c, "k", 0);
+  expect2(__LINE__, &c, ty(F32, 1, 0), NULL, ty(I64, 1, 0), NULL);
+  /* along axis 0, strided lines */
+  c = tc_op(&berth_op_def_topk);
+  tc_arg(&c, ty(I32, 2, 3, 2), (int32_t[]){5, 1, 7, 1, 5, 9});
+  tc_int(&c, "axis", 0);
+  tc_int(&c, "k", 2);
+  expect2(__LINE__, &c, ty(I32, 2, 2, 2), (int32_t[]){7, 9, 5, 1}, ty(I64, 2, 2, 2), (int64_t[]){1, 2, 0, 0});
+  tc_int(&c, "k", 4);
+  EXPECT_REJECT(&c, "k is 4");
+}
+
+static void test_gather_nd(void) {
+  const int32_t d[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  tcall_t c = tc_op(&berth_op_def_gather_nd);
+  tc_arg(&c, ty(I32, 3, 2, 2, 2), d);
+  tc_arg(&c, ty(I64, 2, 3, 2), (int64_t[]){1, 0, -1, -1, 0, 2});
+  /* the last tuple is out of range: a slice of zeros (the importer's assert fails first) */
+  EXPECT(&c, ty(I32, 2, 3, 2), ((int32_t[]){4, 5, 6, 7, 0, 0}));
+  c = tc_op(&berth_op_def_gather_nd);
+  tc_arg(&c, ty(I32, 3, 2, 2, 2), d);
+  tc_arg(&c, ty(I64, 2, 2, 1), (int64_t[]){1, 0});
+  tc_int(&c, "batch_dims", 1);
+  EXPECT(&c, ty(I32, 2, 2, 2), ((int32_t[]){2, 3, 4, 5}));
+  tc_arg(&c, ty(I64, 2, 3, 1), (int64_t[]){1, 0, 0}); /* a third operand */
+  EXPECT_REJECT(&c, "operand");
+  c = tc_op(&berth_op_def_gather_nd);
+  tc_arg(&c, ty(I32, 3, 2, 2, 2), d);
+  tc_arg(&c, ty(I64, 2, 3, 1), (int64_t[]){1, 0, 0});
+  tc_int(&c, "batch_dims", 1);
+  EXPECT_REJECT(&c, "batch dim 0");
+  c = tc_op(&berth_op_def_gather_nd);
+  tc_arg(&c, ty(I32, 3, 2, 0, 2), NULL);
+  tc_arg(&c, ty(I64, 2, 1, 2), (int64_t[]){0, 0});
+  EXPECT(&c, ty(I32, 2, 1, 2), ((int32_t[]){0, 0}));
+}
+
+static void test_scatter(void) {
+  /* duplicates: none takes the last, add sums them; an out-of-range index is skipped */
+  tcall_t c = tc_op(&berth_op_def_scatter_elements);
+  tc_arg(&c, ty(F32, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(I64, 2, 1, 3), (int64_t[]){2, 2, -3});
+  tc_arg(&c, ty(F32, 2, 1, 3), (float[]){10, 20, 30});
+  tc_int(&c, "axis", 1);
+  EXPECT(&c, ty(F32, 2, 2, 3), ((float[]){30, 2, 20, 4, 5, 6}));
+  tc_int(&c, "reduction", 1);
+  EXPECT(&c, ty(F32, 2, 2, 3), ((float[]){31, 2, 33, 4, 5, 6}));
+  tc_int(&c, "reduction", 4);
+  EXPECT(&c, ty(F32, 2, 2, 3), ((float[]){1, 2, 3, 4, 5, 6}));
+  c.data[1] = (int64_t[]){3, -4, 7};
+  tc_int(&c, "reduction", 0);
+  EXPECT(&c, ty(F32, 2, 2, 3), ((float[]){1, 2, 3, 4, 5, 6}));
+  tc_int(&c, "reduction", 5);
+  EXPECT_REJECT(&c, "reduction is 5");
+  c = tc_op(&berth_op_def_scatter_elements);
+  tc_arg(&c, ty(BOOL, 1, 2), (uint8_t[]){0, 0});
+  tc_arg(&c, ty(I64, 1, 1), (int64_t[]){1});
+  tc_arg(&c, ty(BOOL, 1, 1), (uint8_t[]){1});
+  EXPECT(&c, ty(BOOL, 1, 2), ((uint8_t[]){0, 1}));
+  tc_int(&c, "reduction", 1);
+  EXPECT_REJECT(&c, "expected a numeric dtype");
+  /* scatter_nd: slices, multiply, wrapping integers, a skipped tuple */
+  c = tc_op(&berth_op_def_scatter_nd);
+  tc_arg(&c, ty(I32, 2, 3, 2), (int32_t[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(I64, 2, 3, 1), (int64_t[]){-1, 0, 3});
+  tc_arg(&c, ty(I32, 2, 3, 2), (int32_t[]){10, 20, 30, 40, 50, 60});
+  tc_int(&c, "reduction", 2);
+  EXPECT(&c, ty(I32, 2, 3, 2), ((int32_t[]){30, 80, 3, 4, 50, 120}));
+  c = tc_op(&berth_op_def_scatter_nd);
+  tc_arg(&c, ty(I32, 2, 3, 2), (int32_t[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(I64, 2, 1, 2), (int64_t[]){1, 1});
+  tc_arg(&c, ty(I32, 1, 1), (int32_t[]){INT32_MAX});
+  tc_int(&c, "reduction", 1);
+  EXPECT(&c, ty(I32, 2, 3, 2), ((int32_t[]){1, 2, 3, INT32_MIN + 3, 5, 6}));
+  c.in[2] = ty(I32, 1, 2);
+  EXPECT_REJECT(&c, "expected i32[1]");
+}
+
+static void test_reverse_sequence(void) {
+  const int32_t x[] = {0, 1, 2, 3, 4, 5, 6, 7}; /* [time 4, batch 2] */
+  tcall_t c = tc_op(&berth_op_def_reverse_sequence);
+  tc_arg(&c, ty(I32, 2, 4, 2), x);
+  tc_arg(&c, ty(I64, 1, 2), (int64_t[]){3, 0});
+  EXPECT(&c, ty(I32, 2, 4, 2), ((int32_t[]){4, 1, 2, 3, 0, 5, 6, 7}));
+  /* lengths out of range are clamped (the importer's assert fails first) */
+  c.data[1] = (int64_t[]){INT64_MAX, INT64_MIN};
+  EXPECT(&c, ty(I32, 2, 4, 2), ((int32_t[]){6, 1, 4, 3, 2, 5, 0, 7}));
+  tc_int(&c, "batch_axis", 0);
+  tc_int(&c, "time_axis", 1);
+  c.data[1] = (int64_t[]){2, 4, 0, 1}; /* batch 4 of 2 steps; 4 is clamped to 2 */
+  EXPECT_REJECT(&c, "expected i64[4]");
+  c.in[1] = ty(I64, 1, 4);
+  EXPECT(&c, ty(I32, 2, 4, 2), ((int32_t[]){1, 0, 3, 2, 4, 5, 6, 7}));
+  tc_int(&c, "time_axis", 0);
+  EXPECT_REJECT(&c, "expected 0 and 1");
+}
+
 int main(void) {
+  test_topk();
+  test_gather_nd();
+  test_scatter();
+  test_reverse_sequence();
   test_cumulative();
   test_trilu();
   test_prod();

@@ -96,7 +96,12 @@
   X(ARGMIN, argmin)              \
   X(CUMSUM, cumsum)              \
   X(CUMPROD, cumprod)            \
-  X(TRILU, trilu)
+  X(TRILU, trilu)                \
+  X(GATHER_ND, gather_nd)        \
+  X(SCATTER_ELEMENTS, scatter_elements) \
+  X(SCATTER_ND, scatter_nd)      \
+  X(TOPK, topk)                  \
+  X(REVERSE_SEQUENCE, reverse_sequence)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

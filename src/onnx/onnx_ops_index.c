@@ -4,6 +4,7 @@
 #include "onnx_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- reductions ------------------------------------------------------------------------ */
@@ -273,12 +274,270 @@ static berth_status_t op_eye_like(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- run-time index checks ------------------------------------------------------------- */
+
+/* "'NAME'" or "with output 'Y'": how a check's message names the node. */
+static void node_label(const ox_ctx_t *cx, char *buf, size_t cap) {
+  const Onnx__NodeProto *n = cx->node;
+  if (n && n->name && n->name[0]) berth_format(buf, cap, "'%s'", n->name);
+  else if (n && n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "with output '%s'", n->output[0]);
+  else berth_format(buf, cap, "(unnamed)");
+}
+
+/* Every element of idx (i64) must lie in [lo[j], hi[j]) where j is its position in the last
+ * dim (nb bounds; nb = 1: one bound for all). Indices are data: the check is an assert that
+ * runs before the node's kernel and fails the call with a message naming the node, the
+ * operand and the range; a constant idx is checked here and then. */
+static berth_status_t index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, const int64_t *hi, int32_t nb,
+                                  const char *what) {
+  if (berth_type_numel(&cx->vals[idx].type) == 0) return BERTH_OK;
+  int32_t lo_c, hi_c, ge, lt, ok, u, m, pred, pred_id;
+  OX_TRY(ox_const_i64(cx, lo, nb, false, &lo_c));
+  OX_TRY(ox_const_i64(cx, hi, nb, false, &hi_c));
+  OX_TRY(emit2(cx, BERTH_OP_GE, idx, lo_c, &ge));
+  OX_TRY(emit2(cx, BERTH_OP_LT, idx, hi_c, &lt));
+  OX_TRY(emit2(cx, BERTH_OP_LOGICAL_AND, ge, lt, &ok));
+  char range[96], label[300], msg[600];
+  if (nb == 1) berth_format(range, sizeof range, "outside [%lld, %lld)", (long long)lo[0], (long long)hi[0]);
+  else berth_format(range, sizeof range, "outside the data's dims");
+  if (ox_is_const(cx, ok)) {
+    const uint8_t *b = (const uint8_t *)cx->vals[ok].data;
+    for (int64_t i = 0, n = berth_type_numel(&cx->vals[ok].type); i < n; i++)
+      if (!b[i]) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s holds a value %s", what, range);
+    return BERTH_OK;
+  }
+  red_args_t all = {.n = 0, .keep = false, .noop = false};
+  const char *saved_hint = cx->name_hint;
+  cx->name_hint = "indices_in_range";
+  berth_status_t st = ox_emit_cast(cx, ok, BERTH_DTYPE_U8, &u);
+  if (!st) st = reduce_step(cx, BERTH_OP_MIN, u, &all, false, &m);
+  if (!st) st = ox_emit_cast(cx, m, BERTH_DTYPE_BOOL, &pred);
+  cx->name_hint = saved_hint;
+  OX_TRY(st);
+  OX_TRY(ox_ir(cx, pred, &pred_id));
+  node_label(cx, label, sizeof label);
+  berth_format(msg, sizeof msg, "%s %s: %s holds a value %s", cx->node->op_type, label, what, range);
+  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
+  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &pred_id);
+  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  cx->m->nodes[node].attrs[0].i = text;
+  return BERTH_OK;
+}
+
+/* Index operand k as i64. */
+static berth_status_t index_operand(ox_ctx_t *cx, int32_t k, int32_t *out) {
+  int32_t v;
+  OX_TRY(ox_in_req(cx, k, &v));
+  if (!berth_dtype_is_int(cx->vals[v].type.dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "operand %d has dtype %s, expected integer indices", (int)k,
+                   berth_dtype_name(cx->vals[v].type.dtype));
+  return ox_emit_cast(cx, v, BERTH_DTYPE_I64, out);
+}
+
+/* The last-dim bounds [-dims[first+j], dims[first+j]) of K-tuples of indices into xt. */
+static berth_status_t tuple_check(ox_ctx_t *cx, int32_t idx, const berth_type_t *xt, int32_t first, const char *what) {
+  const berth_type_t *it = &cx->vals[idx].type;
+  if (it->rank < 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s is a scalar, expected rank >= 1", what);
+  int64_t K = it->dims[it->rank - 1], lo[BERTH_MAX_RANK], hi[BERTH_MAX_RANK];
+  if (K < 1 || K > xt->rank - first)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s index %lld dims, expected 1 to %d", what, (long long)K,
+                   (int)(xt->rank - first));
+  for (int64_t j = 0; j < K; j++) {
+    hi[j] = xt->dims[first + j];
+    lo[j] = -hi[j];
+  }
+  return index_check(cx, idx, lo, hi, (int32_t)K, what);
+}
+
+/* ---- gathers and scatters --------------------------------------------------------------- */
+
+static berth_status_t op_gather_nd(ox_ctx_t *cx) {
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(index_operand(cx, 1, &in[1]));
+  int64_t b = ox_attr_int(cx, "batch_dims", 0);
+  const berth_type_t *dt = &cx->vals[in[0]].type;
+  if (b < 0 || b >= dt->rank) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "batch_dims is %lld, expected 0 to %d", (long long)b, (int)dt->rank - 1);
+  OX_TRY(tuple_check(cx, in[1], dt, (int32_t)b, "indices"));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_GATHER_ND, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_GATHER_ND, at, "batch_dims", b));
+  OX_TRY(ox_emit1(cx, BERTH_OP_GATHER_ND, 2, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* The reduction attribute of ScatterElements and ScatterND (none before opset 16). */
+static berth_status_t scatter_reduction(ox_ctx_t *cx, int64_t *red) {
+  char buf[16];
+  const char *r = ox_attr_string(cx, "reduction", "none", buf, sizeof buf);
+  static const char *const names[] = {"none", "add", "mul", "max", "min"};
+  for (int64_t k = 0; k < 5; k++)
+    if (strcmp(r, names[k]) == 0) {
+      *red = k;
+      return BERTH_OK;
+    }
+  return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "reduction '%s', expected none, add, mul, max or min", r);
+}
+
+static berth_status_t op_scatter_elements(ox_ctx_t *cx) {
+  int32_t in[3], y, axis;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(index_operand(cx, 1, &in[1]));
+  OX_TRY(ox_in_req(cx, 2, &in[2]));
+  int64_t red = 0;
+  OX_TRY(scatter_reduction(cx, &red));
+  const berth_type_t *dt = &cx->vals[in[0]].type;
+  OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), dt->rank, "axis", &axis));
+  int64_t hi = dt->dims[axis], lo = -hi;
+  OX_TRY(index_check(cx, in[1], &lo, &hi, 1, "indices"));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SCATTER_ELEMENTS, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SCATTER_ELEMENTS, at, "axis", axis));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SCATTER_ELEMENTS, at, "reduction", red));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SCATTER_ELEMENTS, 3, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+static berth_status_t op_scatter_nd(ox_ctx_t *cx) {
+  int32_t in[3], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(index_operand(cx, 1, &in[1]));
+  OX_TRY(ox_in_req(cx, 2, &in[2]));
+  int64_t red = 0;
+  OX_TRY(scatter_reduction(cx, &red));
+  OX_TRY(tuple_check(cx, in[1], &cx->vals[in[0]].type, 0, "indices"));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SCATTER_ND, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SCATTER_ND, at, "reduction", red));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SCATTER_ND, 3, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* ---- TopK, ReverseSequence, OneHot ------------------------------------------------------ */
+
+/* TopK: k is an attribute before opset 10, else operand K, which must fold to a constant
+ * (it sets the result's shape). */
+static berth_status_t op_topk(ox_ctx_t *cx) {
+  int32_t x, out[2];
+  OX_TRY(ox_in_req(cx, 0, &x));
+  int64_t k = 0;
+  if (cx->opset < 10) {
+    if (!ox_attr(cx, "k")) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'k' is missing");
+    k = ox_attr_int(cx, "k", 0);
+  } else {
+    int32_t kv, n;
+    OX_TRY(ox_in_req(cx, 1, &kv));
+    OX_TRY(ox_const_ints(cx, kv, "K", &k, 1, &n));
+    if (n != 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "K has %d values, expected one", (int)n);
+  }
+  int32_t axis;
+  OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", -1), ox_rank_of(cx, x), "axis", &axis));
+  int64_t dim = cx->vals[x].type.dims[axis];
+  if (k < 0 || k > dim)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "K is %lld, expected 0 to %lld (the size of axis %d)", (long long)k,
+                   (long long)dim, (int)axis);
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TOPK, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TOPK, at, "axis", axis));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TOPK, at, "k", k));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TOPK, at, "largest", ox_attr_int(cx, "largest", 1) != 0));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TOPK, at, "sorted", ox_attr_int(cx, "sorted", 1) != 0));
+  OX_TRY(ox_emit(cx, BERTH_OP_TOPK, 1, &x, at, 2, out));
+  cx->vals[out[0]].elem = cx->vals[x].elem;
+  OX_TRY(ox_out(cx, 0, out[0]));
+  return ox_out(cx, 1, out[1]);
+}
+
+static berth_status_t op_reverse_sequence(ox_ctx_t *cx) {
+  int32_t in[2], y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(index_operand(cx, 1, &in[1]));
+  int64_t ba = ox_attr_int(cx, "batch_axis", 1), ta = ox_attr_int(cx, "time_axis", 0);
+  const berth_type_t *xt = &cx->vals[in[0]].type;
+  if (xt->rank < 2 || (ta != 0 && ta != 1)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input rank %d with time_axis %lld, expected rank >= 2 and time_axis 0 or 1", (int)xt->rank, (long long)ta);
+  int64_t lo = 0, hi = xt->dims[ta] + 1;
+  OX_TRY(index_check(cx, in[1], &lo, &hi, 1, "sequence_lens"));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_REVERSE_SEQUENCE, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_REVERSE_SEQUENCE, at, "batch_axis", ba));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_REVERSE_SEQUENCE, at, "time_axis", ta));
+  OX_TRY(ox_emit1(cx, BERTH_OP_REVERSE_SEQUENCE, 2, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* OneHot: where(unsqueeze(i, axis) == iota(depth) along axis, on, off) with i = indices as
+ * i64, a negative index counted from the end (an index outside [-depth, depth) matches no
+ * position: all off, as ONNX says). depth must fold to a constant (the result's shape);
+ * values = [off, on] may be computed at run time. */
+static berth_status_t op_one_hot(ox_ctx_t *cx) {
+  int32_t ind, dv, vals;
+  OX_TRY(ox_in_req(cx, 0, &ind));
+  OX_TRY(ox_in_req(cx, 1, &dv));
+  OX_TRY(ox_in_req(cx, 2, &vals));
+  double dd;
+  OX_TRY(ox_need_const(cx, dv, "depth"));
+  OX_TRY(ox_const_double(cx, dv, "depth", &dd));
+  if (!(dd >= 1 && dd <= (double)BERTH_MAX_DIM))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "depth is %g, expected 1 to %lld", dd, (long long)BERTH_MAX_DIM);
+  int64_t depth = (int64_t)dd;
+  const berth_type_t *it = &cx->vals[ind].type, *vt = &cx->vals[vals].type;
+  if (berth_type_numel(vt) != 2) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "values has %lld elements, expected 2 (off, on)", (long long)berth_type_numel(vt));
+  if (it->rank + 1 > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "result rank %d; berth supports at most %d", (int)it->rank + 1, BERTH_MAX_RANK);
+  int32_t axis, r = it->rank;
+  OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", -1), r + 1, "axis", &axis));
+  int32_t i64, zero, neg, dc, wrapped, fixed, un, io, mask, flat, off, on, y;
+  if (cx->vals[ind].type.dtype == BERTH_DTYPE_BOOL) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "indices of type bool, expected numbers");
+  OX_TRY(ox_emit_cast(cx, ind, BERTH_DTYPE_I64, &i64)); /* float indices truncate, as onnxruntime has it */
+  OX_TRY(ox_const_scalar(cx, BERTH_DTYPE_I64, 0, &zero));
+  OX_TRY(ox_const_i64(cx, &depth, 1, true, &dc));
+  OX_TRY(emit2(cx, BERTH_OP_LT, i64, zero, &neg));
+  OX_TRY(emit2(cx, BERTH_OP_ADD, i64, dc, &wrapped));
+  int32_t w[3] = {neg, wrapped, i64};
+  OX_TRY(ox_emit1(cx, BERTH_OP_WHERE, 3, w, NULL, &fixed));
+  int64_t ax = axis;
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_UNSQUEEZE, at);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_UNSQUEEZE, at, "axes", &ax, 1));
+  OX_TRY(ox_emit1(cx, BERTH_OP_UNSQUEEZE, 1, &fixed, at, &un));
+  /* iota of shape [1, .., depth at axis, .., 1] */
+  if ((uint64_t)depth * sizeof(int64_t) > (uint64_t)BERTH_ONNX_MAX_FOLD_BYTES)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "depth %lld is over berth's cap for a constant", (long long)depth);
+  int64_t *iota = malloc(sizeof(int64_t) * (size_t)depth);
+  if (!iota) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  for (int64_t i = 0; i < depth; i++) iota[i] = i;
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_I64;
+  t.rank = r + 1;
+  for (int32_t k = 0; k <= r; k++) t.dims[k] = k == axis ? depth : 1;
+  OX_TRY(ox_const_new(cx, &t, iota, &io));
+  OX_TRY(emit2(cx, BERTH_OP_EQ, un, io, &mask));
+  OX_TRY(ox_emit_reshape(cx, vals, (const int64_t[]){2}, 1, &flat));
+  berth_attr_value_t sl[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SELECT, sl);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SELECT, sl, "dim", 0));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SELECT, sl, "index", 0));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SELECT, 1, &flat, sl, &off));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SELECT, sl, "index", 1));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SELECT, 1, &flat, sl, &on));
+  int32_t w2[3] = {mask, on, off};
+  OX_TRY(ox_emit1(cx, BERTH_OP_WHERE, 3, w2, NULL, &y));
+  cx->vals[y].elem = cx->vals[vals].elem;
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_index[] = {
     {"ArgMax", op_argmax, BERTH_OP_COUNT},
     {"ArgMin", op_argmin, BERTH_OP_COUNT},
     {"CumProd", op_cumprod, BERTH_OP_COUNT},
     {"CumSum", op_cumsum, BERTH_OP_COUNT},
     {"EyeLike", op_eye_like, BERTH_OP_COUNT},
+    {"GatherND", op_gather_nd, BERTH_OP_COUNT},
+    {"OneHot", op_one_hot, BERTH_OP_COUNT},
     {"ReduceL1", op_reduce_l1, BERTH_OP_COUNT},
     {"ReduceL2", op_reduce_l2, BERTH_OP_COUNT},
     {"ReduceLogSum", op_reduce_log_sum, BERTH_OP_COUNT},
@@ -289,6 +548,11 @@ const ox_op_row_t ox_ops_index[] = {
     {"ReduceProd", op_reduce_prod, BERTH_OP_COUNT},
     {"ReduceSum", op_reduce_sum, BERTH_OP_COUNT},
     {"ReduceSumSquare", op_reduce_sum_square, BERTH_OP_COUNT},
+    {"ReverseSequence", op_reverse_sequence, BERTH_OP_COUNT},
+    {"Scatter", op_scatter_elements, BERTH_OP_COUNT},
+    {"ScatterElements", op_scatter_elements, BERTH_OP_COUNT},
+    {"ScatterND", op_scatter_nd, BERTH_OP_COUNT},
+    {"TopK", op_topk, BERTH_OP_COUNT},
     {"Trilu", op_trilu, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
