@@ -148,7 +148,9 @@ static void expect2(int line, tcall_t *c, berth_type_t t0, const void *w0, berth
   c->def->run(&call);
   int64_t bad = -1;
   CHECK_MSG(tc_values_equal(t0.dtype, berth_type_numel(&t0), o0, w0, 0, &bad), "line %d: values differ at %lld", line, (long long)bad);
-  CHECK_MSG(tc_values_equal(t1.dtype, berth_type_numel(&t1), o1, w1, 0, &bad), "line %d: indices differ at %lld", line, (long long)bad);
+  if (w1) /* NULL: a scratch output, not compared */
+    CHECK_MSG(tc_values_equal(t1.dtype, berth_type_numel(&t1), o1, w1, 0, &bad), "line %d: indices differ at %lld", line,
+              (long long)bad);
   free(o0);
   free(o1);
 }
@@ -261,7 +263,111 @@ static void test_reverse_sequence(void) {
   EXPECT_REJECT(&c, "expected 0 and 1");
 }
 
+/* an einsum term from letters (a..z only here) */
+static int64_t term(const char *t) {
+  int64_t v = (int64_t)strlen(t);
+  for (int k = 0; t[k]; k++) v |= (int64_t)(t[k] - 'a') << (4 + 6 * k);
+  return v;
+}
+
+static void test_einsum(void) {
+  /* matmul ij,jk->ik */
+  tcall_t c = tc_op(&berth_op_def_einsum);
+  tc_arg(&c, ty(F32, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(F32, 2, 3, 1), (float[]){1, 0, -1});
+  TC_INTS(&c, "terms", term("ij"), term("jk"));
+  tc_int(&c, "output", term("ik"));
+  EXPECT(&c, ty(F32, 2, 2, 1), ((float[]){-2, -2}));
+  /* a diagonal (ii->i), its trace (ii->), a transpose (ij->ji) */
+  const int32_t m[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  c = tc_op(&berth_op_def_einsum);
+  tc_arg(&c, ty(I32, 2, 3, 3), m);
+  TC_INTS(&c, "terms", term("ii"));
+  tc_int(&c, "output", term("i"));
+  EXPECT(&c, ty(I32, 1, 3), ((int32_t[]){1, 5, 9}));
+  tc_int(&c, "output", term(""));
+  EXPECT(&c, ty(I32, 0), ((int32_t[]){15}));
+  TC_INTS(&c, "terms", term("ij"));
+  tc_int(&c, "output", term("ji"));
+  EXPECT(&c, ty(I32, 2, 3, 3), ((int32_t[]){1, 4, 7, 2, 5, 8, 3, 6, 9}));
+  /* three operands, integers wrap, a summed label of size 0 gives 0 */
+  c = tc_op(&berth_op_def_einsum);
+  tc_arg(&c, ty(I32, 1, 2), (int32_t[]){65536, 2});
+  tc_arg(&c, ty(I32, 1, 2), (int32_t[]){65536, 3});
+  tc_arg(&c, ty(I32, 0), (int32_t[]){1});
+  TC_INTS(&c, "terms", term("a"), term("a"), term(""));
+  tc_int(&c, "output", term(""));
+  EXPECT(&c, ty(I32, 0), ((int32_t[]){6}));
+  c = tc_op(&berth_op_def_einsum);
+  tc_arg(&c, ty(F64, 2, 2, 0), NULL);
+  TC_INTS(&c, "terms", term("ab"));
+  tc_int(&c, "output", term("a"));
+  EXPECT(&c, ty(F64, 1, 2), ((double[]){0, 0}));
+  /* rejections: sizes disagree, output label repeated or unknown, a term of the wrong rank */
+  c = tc_op(&berth_op_def_einsum);
+  tc_arg(&c, ty(F32, 1, 2), (float[]){1, 2});
+  tc_arg(&c, ty(F32, 1, 3), (float[]){1, 2, 3});
+  TC_INTS(&c, "terms", term("a"), term("a"));
+  tc_int(&c, "output", term(""));
+  EXPECT_REJECT(&c, "expected one size");
+  TC_INTS(&c, "terms", term("a"), term("b"));
+  tc_int(&c, "output", term("aa"));
+  EXPECT_REJECT(&c, "repeats");
+  tc_int(&c, "output", term("c"));
+  EXPECT_REJECT(&c, "is in no operand");
+  TC_INTS(&c, "terms", term("a"), term("bc"));
+  tc_int(&c, "output", term(""));
+  EXPECT_REJECT(&c, "names 2 dims");
+  TC_INTS(&c, "terms", term("a"));
+  EXPECT_REJECT(&c, "1 terms for 2 operands");
+  TC_INTS(&c, "terms", term("a"), (int64_t)1 | ((int64_t)60 << 4));
+  EXPECT_REJECT(&c, "has label 60");
+}
+
+static void test_det(void) {
+  tcall_t c = tc_op(&berth_op_def_det);
+  tc_arg(&c, ty(F64, 3, 3, 2, 2), (double[]){1, 2, 3, 4, 2, 4, 1, 2, 0, 1, 1, 0});
+  berth_type_t w = ty(F64, 2, 2, 2);
+  expect2(__LINE__, &c, ty(F64, 1, 3), (double[]){-2, 0, -1}, w, NULL);
+  /* a pivot swap, f32 */
+  c = tc_op(&berth_op_def_det);
+  tc_arg(&c, ty(F32, 2, 3, 3), (float[]){0, 2, 0, 3, 0, 0, 0, 0, 4});
+  expect2(__LINE__, &c, ty(F32, 0), (float[]){-24}, ty(F64, 2, 3, 3), NULL);
+  /* 0 x 0 matrices have determinant 1 */
+  c = tc_op(&berth_op_def_det);
+  tc_arg(&c, ty(F32, 3, 2, 0, 0), NULL);
+  expect2(__LINE__, &c, ty(F32, 1, 2), (float[]){1, 1}, ty(F64, 2, 0, 0), NULL);
+  c = tc_op(&berth_op_def_det);
+  tc_arg(&c, ty(F32, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  EXPECT_REJECT(&c, "square");
+  c = tc_op(&berth_op_def_det);
+  tc_arg(&c, ty(I32, 2, 1, 1), (int32_t[]){1});
+  EXPECT_REJECT(&c, "expected");
+}
+
+static void test_tensor_scatter(void) {
+  /* cache [2 batches, 4 rows, 1], update of 2 rows at rows 1 and 3 (circular: 3, 0) */
+  const float cache[] = {0, 0, 0, 0, 0, 0, 0, 0}, upd[] = {1, 2, 3, 4};
+  tcall_t c = tc_op(&berth_op_def_tensor_scatter);
+  tc_arg(&c, ty(F32, 3, 2, 4, 1), cache);
+  tc_arg(&c, ty(F32, 3, 2, 2, 1), upd);
+  tc_arg(&c, ty(I64, 1, 2), (int64_t[]){1, 2});
+  EXPECT(&c, ty(F32, 3, 2, 4, 1), ((float[]){0, 1, 2, 0, 0, 0, 3, 4}));
+  c.data[2] = (int64_t[]){3, 0};
+  tc_int(&c, "circular", 1);
+  EXPECT(&c, ty(F32, 3, 2, 4, 1), ((float[]){2, 0, 0, 1, 3, 4, 0, 0}));
+  /* past the end (linear) or out of range: the rows that do not fit are skipped */
+  tc_int(&c, "circular", 0);
+  c.data[2] = (int64_t[]){3, -1};
+  EXPECT(&c, ty(F32, 3, 2, 4, 1), ((float[]){0, 0, 0, 1, 0, 0, 0, 0}));
+  tc_int(&c, "axis", 0);
+  EXPECT_REJECT(&c, "an axis past the batch dim");
+}
+
 int main(void) {
+  test_einsum();
+  test_det();
+  test_tensor_scatter();
   test_topk();
   test_gather_nd();
   test_scatter();

@@ -190,11 +190,77 @@ static void scatter_nd_run(const berth_kernel_call_t *call) {
   }
 }
 
+/* ==== tensor_scatter ================================================================ */
+
+/* cache [B, ..., S_max (at axis), ...] and update [B, ..., S (at axis), ...], equal off the
+ * axis, S <= S_max, axis >= 1; write_indices i64[B] (default 0): batch b's update rows go to
+ * rows w[b], w[b] + 1, ... of the cache (modulo S_max when circular). Rows that fall outside
+ * the cache are skipped (the importer's assert fails first). */
+enum { TS_AXIS, TS_CIRCULAR };
+
+static berth_status_t tensor_scatter_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                           berth_type_t *out, berth_diag_t *diag) {
+  const char *op = "tensor_scatter";
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_tensor_scatter, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_same_dtype(op, in, 0, 1, diag));
+  bool circular;
+  BERTH_TRY(berth_kernel_get_flag(op, "circular", &attrs[TS_CIRCULAR], &circular, diag));
+  const berth_type_t *c = &in[0], *u = &in[1];
+  char sa[160], sb[160];
+  int32_t axis = 0;
+  if (c->rank >= 2) BERTH_TRY(berth_kernel_axis(op, "axis", attrs[TS_AXIS].i, c->rank, &axis, diag));
+  bool ok = c->rank >= 2 && axis >= 1 && u->rank == c->rank && u->dims[axis] <= c->dims[axis];
+  for (int32_t k = 0; ok && k < c->rank; k++) ok = k == axis || c->dims[k] == u->dims[k];
+  if (!ok)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s: cache %s and update %s with axis %lld, expected rank >= 2, an axis past the batch dim, equal dims off "
+                      "the axis and no more update rows than cache rows", op, berth_type_format(c, sa, sizeof sa),
+                      berth_type_format(u, sb, sizeof sb), (long long)attrs[TS_AXIS].i);
+  if (n_in > 2) {
+    BERTH_TRY(berth_kernel_check_dtype(op, 2, in[2].dtype, BERTH_DTYPE_BIT(I64), diag));
+    if (in[2].rank != 1 || in[2].dims[0] != c->dims[0])
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: write_indices %s, expected i64[%lld]", op,
+                        berth_type_format(&in[2], sa, sizeof sa), (long long)c->dims[0]);
+  }
+  out[0] = *c;
+  return BERTH_OK;
+}
+
+static void tensor_scatter_run(const berth_kernel_call_t *call) {
+  const berth_type_t *c = call->in[0].type, *u = call->in[1].type;
+  size_t bytes = berth_type_bytes(c);
+  if (bytes) memcpy(call->out[0].data, call->in[0].data, bytes);
+  if (berth_kernel_is_empty(u)) return; /* nonempty update: the cache is nonempty too */
+  int32_t axis = (int32_t)(call->attrs[TS_AXIS].i < 0 ? call->attrs[TS_AXIS].i + c->rank : call->attrs[TS_AXIS].i);
+  bool circular = call->attrs[TS_CIRCULAR].i != 0;
+  int64_t prefix = 1, inner = 1, smax = c->dims[axis], s = u->dims[axis];
+  for (int32_t k = 0; k < axis; k++) prefix *= c->dims[k];
+  for (int32_t k = axis + 1; k < c->rank; k++) inner *= c->dims[k];
+  int64_t per_batch = prefix / c->dims[0];
+  size_t row = (size_t)inner * berth_dtype_size(c->dtype);
+  const int64_t *w = call->n_in > 2 ? (const int64_t *)call->in[2].data : NULL;
+  const unsigned char *src = (const unsigned char *)call->in[1].data;
+  unsigned char *dst = (unsigned char *)call->out[0].data;
+  for (int64_t p = 0; p < prefix; p++) {
+    int64_t start = w ? w[p / per_batch] : 0;
+    for (int64_t t = 0; t < s; t++) {
+      if (start < 0 || start >= smax) break;
+      int64_t r = circular ? (start + t) % smax : start + t; /* start < smax: no overflow */
+      if (r >= smax) break;
+      memcpy(dst + (size_t)(p * smax + r) * row, src + (size_t)(p * s + t) * row, row);
+    }
+  }
+}
+
 static const berth_attr_spec_t scatter_elements_attrs[] = {{"axis", BERTH_ATTR_INT, false, 0, 0},
                                                            {"reduction", BERTH_ATTR_INT, false, 0, 0}};
 static const berth_attr_spec_t scatter_nd_attrs[] = {{"reduction", BERTH_ATTR_INT, false, 0, 0}};
 const berth_op_def_t berth_op_def_scatter_elements = {"scatter_elements", BERTH_OPKIND_KERNEL, 3, 3, 1, 2,
                                                       scatter_elements_attrs, scatter_elements_infer,
                                                       scatter_elements_run};
+static const berth_attr_spec_t tensor_scatter_attrs[] = {{"axis", BERTH_ATTR_INT, false, -2, 0},
+                                                         {"circular", BERTH_ATTR_INT, false, 0, 0}};
+const berth_op_def_t berth_op_def_tensor_scatter = {"tensor_scatter", BERTH_OPKIND_KERNEL, 2, 3, 1, 2,
+                                                    tensor_scatter_attrs, tensor_scatter_infer, tensor_scatter_run};
 const berth_op_def_t berth_op_def_scatter_nd = {"scatter_nd", BERTH_OPKIND_KERNEL, 3, 3, 1, 1, scatter_nd_attrs,
                                                 scatter_nd_infer, scatter_nd_run};

@@ -101,7 +101,10 @@
   X(SCATTER_ELEMENTS, scatter_elements) \
   X(SCATTER_ND, scatter_nd)      \
   X(TOPK, topk)                  \
-  X(REVERSE_SEQUENCE, reverse_sequence)
+  X(REVERSE_SEQUENCE, reverse_sequence) \
+  X(EINSUM, einsum)              \
+  X(DET, det)                    \
+  X(TENSOR_SCATTER, tensor_scatter)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -416,6 +416,47 @@ static berth_status_t op_scatter_nd(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* TensorScatter (a KV-cache update): write_indices are checked at run time, within
+ * [0, S_max - S] (linear: the rows must fit) or [0, S_max) (circular). */
+static berth_status_t op_tensor_scatter(ox_ctx_t *cx) {
+  int32_t in[3], n = 2, y, axis;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in(cx, 2, &in[2]));
+  char buf[16];
+  const char *mode = ox_attr_string(cx, "mode", "linear", buf, sizeof buf);
+  bool circular = strcmp(mode, "circular") == 0;
+  if (!circular && strcmp(mode, "linear") != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "mode '%s', expected linear or circular", mode);
+  const berth_type_t *ct = &cx->vals[in[0]].type, *ut = &cx->vals[in[1]].type;
+  OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", -2), ct->rank, "axis", &axis));
+  if (ut->rank != ct->rank || ut->dims[axis] > ct->dims[axis])
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "update has rank %d and %lld rows, expected rank %d and at most %lld", (int)ut->rank,
+                   (long long)(axis < ut->rank ? ut->dims[axis] : 0), (int)ct->rank, (long long)ct->dims[axis]);
+  if (in[2] >= 0) {
+    n = 3;
+    OX_TRY(index_operand(cx, 2, &in[2]));
+    int64_t lo = 0, hi = circular ? ct->dims[axis] : ct->dims[axis] - ut->dims[axis] + 1;
+    if (berth_type_numel(ut) > 0) OX_TRY(index_check(cx, in[2], &lo, &hi, 1, "write_indices"));
+  }
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TENSOR_SCATTER, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TENSOR_SCATTER, at, "axis", axis));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TENSOR_SCATTER, at, "circular", circular));
+  OX_TRY(ox_emit1(cx, BERTH_OP_TENSOR_SCATTER, n, in, at, &y));
+  cx->vals[y].elem = cx->vals[in[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
+/* Det: the kernel's second output is its scratch, dropped. */
+static berth_status_t op_det(ox_ctx_t *cx) {
+  int32_t x, out[2];
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_emit(cx, BERTH_OP_DET, 1, &x, NULL, 2, out));
+  cx->vals[out[0]].elem = cx->vals[x].elem;
+  return ox_out(cx, 0, out[0]);
+}
+
 /* ---- TopK, ReverseSequence, OneHot ------------------------------------------------------ */
 
 /* TopK: k is an attribute before opset 10, else operand K, which must fold to a constant
@@ -530,11 +571,184 @@ static berth_status_t op_one_hot(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- Einsum ---------------------------------------------------------------------------- */
+
+#define EIN_ELLIPSIS (-2)
+
+static int32_t ein_label(char c) { return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? c - 'A' + 26 : -1; }
+
+/* One term of the equation: its labels in order, EIN_ELLIPSIS where "..." stands. */
+typedef struct ein_term {
+  int32_t lab[BERTH_MAX_RANK + 1];
+  int32_t n, n_letters;
+  bool ellipsis;
+} ein_term_t;
+
+/* Parses text[0..len) into t; fails on anything but letters and one "...". */
+static berth_status_t ein_parse_term(ox_ctx_t *cx, const char *text, size_t len, ein_term_t *t) {
+  memset(t, 0, sizeof *t);
+  for (size_t i = 0; i < len;) {
+    if (text[i] == '.') {
+      if (t->ellipsis || len - i < 3 || text[i + 1] != '.' || text[i + 2] != '.')
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "equation term '%.*s' has a stray '.', expected one '...' at most",
+                       (int)len, text);
+      t->ellipsis = true;
+      if (t->n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "equation term '%.*s' has more than %d labels", (int)len, text, BERTH_MAX_RANK);
+      t->lab[t->n++] = EIN_ELLIPSIS;
+      i += 3;
+      continue;
+    }
+    int32_t l = ein_label(text[i]);
+    if (l < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "equation term '%.*s' has '%c', expected letters and '...'", (int)len, text, text[i]);
+    if (t->n > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "equation term '%.*s' has more than %d labels", (int)len, text, BERTH_MAX_RANK);
+    t->lab[t->n++] = l;
+    t->n_letters++;
+    i++;
+  }
+  return BERTH_OK;
+}
+
+/* Encodes labels as the einsum kernel's term (rank in bits 0..3, label k in bits 4+6k). */
+static int64_t ein_encode(const int32_t *lab, int32_t n) {
+  int64_t t = n;
+  for (int32_t k = 0; k < n; k++) t |= (int64_t)lab[k] << (4 + 6 * k);
+  return t;
+}
+
+/* Expands term t of an operand of rank r: the ellipsis takes the last r - letters of the E
+ * ellipsis labels ell. */
+static berth_status_t ein_expand(ox_ctx_t *cx, const ein_term_t *t, int32_t r, const int32_t *ell, int32_t E, int32_t *lab,
+                                 int32_t *n) {
+  int32_t m = r - t->n_letters;
+  if (m < 0 || (!t->ellipsis && m != 0) || m > E)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "an equation term names %d dims of a rank-%d operand", (int)t->n_letters, (int)r);
+  *n = 0;
+  for (int32_t k = 0; k < t->n; k++) {
+    if (t->lab[k] != EIN_ELLIPSIS) {
+      lab[(*n)++] = t->lab[k];
+      continue;
+    }
+    for (int32_t j = E - m; j < E; j++) lab[(*n)++] = ell[j];
+  }
+  return BERTH_OK;
+}
+
+/* The ellipsis labels (unused letters) and the broadcast size of each ellipsis dim. */
+static berth_status_t ein_ellipsis(ox_ctx_t *cx, const ein_term_t *terms, int32_t n, const int32_t *ops, const bool *used,
+                                   int32_t *ell, int32_t *E, int64_t *ell_dim) {
+  *E = 0;
+  for (int32_t k = 0; k < n; k++) {
+    int32_t m = ox_rank_of(cx, ops[k]) - terms[k].n_letters;
+    if (terms[k].ellipsis && m > *E) *E = m;
+  }
+  int32_t found = 0;
+  for (int32_t l = 51; l >= 0 && found < *E; l--)
+    if (!used[l]) ell[found++] = l;
+  if (found < *E) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "the equation uses too many labels to expand its '...'");
+  for (int32_t j = 0; j < *E; j++) ell_dim[j] = 1;
+  for (int32_t k = 0; k < n; k++) {
+    const berth_type_t *t = &cx->vals[ops[k]].type;
+    int32_t m = t->rank - terms[k].n_letters, at = 0;
+    if (!terms[k].ellipsis) continue;
+    while (terms[k].lab[at] != EIN_ELLIPSIS) at++;
+    for (int32_t j = 0; j < m; j++) {
+      int64_t d = t->dims[at + j], *w = &ell_dim[*E - m + j];
+      if (d != 1 && *w != 1 && d != *w)
+        return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "the '...' dims of operand %d do not broadcast (%lld against %lld)", (int)k,
+                       (long long)d, (long long)*w);
+      if (d != 1) *w = d;
+    }
+  }
+  return BERTH_OK;
+}
+
+/* Einsum: the equation is parsed here and handed to the einsum kernel encoded; size-1
+ * ellipsis dims are broadcast (an expand of the operand) first. Up to 8 operands. */
+static berth_status_t op_einsum(ox_ctx_t *cx) {
+  char buf[1024], eq[1024];
+  const char *text = ox_attr_string(cx, "equation", NULL, buf, sizeof buf);
+  if (!text) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'equation' is missing");
+  size_t len = 0;
+  for (const char *c = text; *c; c++)
+    if (*c != ' ') eq[len++] = *c;
+  eq[len] = '\0';
+  int32_t n = ox_n_in(cx), ops[BERTH_MAX_ATTR_INTS];
+  if (n < 1 || n > BERTH_MAX_ATTR_INTS)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%d operands; berth's einsum takes 1 to %d", (int)n, BERTH_MAX_ATTR_INTS);
+  for (int32_t k = 0; k < n; k++) OX_TRY(ox_in_req(cx, k, &ops[k]));
+  const char *arrow = strstr(eq, "->");
+  size_t lhs_len = arrow ? (size_t)(arrow - eq) : len;
+  ein_term_t terms[BERTH_MAX_ATTR_INTS], out_t;
+  int32_t nt = 0;
+  bool used[52] = {false};
+  int32_t count[52] = {0};
+  for (size_t i = 0, start = 0; i <= lhs_len; i++) {
+    if (i < lhs_len && eq[i] != ',') continue;
+    if (nt == n) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "equation '%s' has more terms than the %d operands", eq, (int)n);
+    OX_TRY(ein_parse_term(cx, eq + start, i - start, &terms[nt]));
+    for (int32_t j = 0; j < terms[nt].n; j++)
+      if (terms[nt].lab[j] >= 0) used[terms[nt].lab[j]] = true, count[terms[nt].lab[j]]++;
+    nt++;
+    start = i + 1;
+  }
+  if (nt != n) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "equation '%s' has %d terms for %d operands", eq, (int)nt, (int)n);
+  if (arrow) {
+    OX_TRY(ein_parse_term(cx, arrow + 2, strlen(arrow + 2), &out_t));
+    for (int32_t j = 0; j < out_t.n; j++)
+      if (out_t.lab[j] >= 0) used[out_t.lab[j]] = true;
+  }
+  int32_t ell[BERTH_MAX_RANK], E;
+  int64_t ell_dim[BERTH_MAX_RANK];
+  OX_TRY(ein_ellipsis(cx, terms, n, ops, used, ell, &E, ell_dim));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_EINSUM, at);
+  int64_t enc[BERTH_MAX_ATTR_INTS];
+  for (int32_t k = 0; k < n; k++) {
+    int32_t lab[BERTH_MAX_RANK], m;
+    OX_TRY(ein_expand(cx, &terms[k], ox_rank_of(cx, ops[k]), ell, E, lab, &m));
+    enc[k] = ein_encode(lab, m);
+    /* broadcast size-1 ellipsis dims */
+    berth_type_t t = cx->vals[ops[k]].type;
+    bool grow = false;
+    for (int32_t j = 0; j < m; j++)
+      for (int32_t e = 0; e < E; e++)
+        if (lab[j] == ell[e] && t.dims[j] != ell_dim[e]) t.dims[j] = ell_dim[e], grow = true;
+    if (grow) {
+      berth_attr_value_t ea[BERTH_MAX_OP_ATTRS];
+      ox_attrs_default(BERTH_OP_EXPAND, ea);
+      OX_TRY(ox_attr_ints(cx, BERTH_OP_EXPAND, ea, "shape", t.dims, t.rank));
+      OX_TRY(ox_emit1(cx, BERTH_OP_EXPAND, 1, &ops[k], ea, &ops[k]));
+    }
+  }
+  int32_t olab[BERTH_MAX_RANK + 1], on = 0;
+  if (arrow) {
+    if (out_t.ellipsis && out_t.n_letters + E > BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "result rank over %d", BERTH_MAX_RANK);
+    OX_TRY(ein_expand(cx, &out_t, out_t.n_letters + (out_t.ellipsis ? E : 0), ell, E, olab, &on));
+  } else { /* implicit: the '...' dims, then the letters used once, in ASCII order */
+    for (int32_t e = 0; e < E; e++) olab[on++] = ell[e];
+    for (int32_t l = 26; l < 52 + 26; l++) {
+      int32_t lab = l % 52; /* A..Z then a..z */
+      if (count[lab] == 1) {
+        if (on == BERTH_MAX_RANK) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "result rank over %d", BERTH_MAX_RANK);
+        olab[on++] = lab;
+      }
+    }
+  }
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_EINSUM, at, "terms", enc, n));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_EINSUM, at, "output", ein_encode(olab, on)));
+  int32_t y;
+  OX_TRY(ox_emit1(cx, BERTH_OP_EINSUM, n, ops, at, &y));
+  cx->vals[y].elem = cx->vals[ops[0]].elem;
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_index[] = {
     {"ArgMax", op_argmax, BERTH_OP_COUNT},
     {"ArgMin", op_argmin, BERTH_OP_COUNT},
     {"CumProd", op_cumprod, BERTH_OP_COUNT},
     {"CumSum", op_cumsum, BERTH_OP_COUNT},
+    {"Det", op_det, BERTH_OP_COUNT},
+    {"Einsum", op_einsum, BERTH_OP_COUNT},
     {"EyeLike", op_eye_like, BERTH_OP_COUNT},
     {"GatherND", op_gather_nd, BERTH_OP_COUNT},
     {"OneHot", op_one_hot, BERTH_OP_COUNT},
@@ -552,6 +766,7 @@ const ox_op_row_t ox_ops_index[] = {
     {"Scatter", op_scatter_elements, BERTH_OP_COUNT},
     {"ScatterElements", op_scatter_elements, BERTH_OP_COUNT},
     {"ScatterND", op_scatter_nd, BERTH_OP_COUNT},
+    {"TensorScatter", op_tensor_scatter, BERTH_OP_COUNT},
     {"TopK", op_topk, BERTH_OP_COUNT},
     {"Trilu", op_trilu, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
