@@ -742,15 +742,361 @@ static berth_status_t op_einsum(ox_ctx_t *cx) {
   return ox_out(cx, 0, y);
 }
 
+/* ---- data-dependent shapes: Compress, NonZero, Unique, NonMaxSuppression ------------------
+ * Their result's shape depends on data. berth plans every byte ahead of time, so the data
+ * that sets the shape must fold to a constant at compile time (a model constant, or a graph
+ * input the model is specialized on with --input NAME:DTYPE[DIMS]=V,...; onnx-test does
+ * that); then the op is computed here (Compress: a gather of the constant positions, so its
+ * data input may still be computed at run time). Otherwise the op is refused (UNSUPPORTED)
+ * naming the input: berth has no bounded form of these yet. */
+
+#define DATA_SHAPE " (it sets the result's shape)"
+
+/* Element i of a constant: compared exactly within its dtype (NaN above every number and
+ * equal to NaN), tested against zero, read as a double. */
+static int cval_cmp(const ox_val_t *v, int64_t i, int64_t j) {
+  const void *d = v->data;
+  switch (v->type.dtype) {
+#define CMP_INT(E, T)                                         \
+  case BERTH_DTYPE_##E: {                                     \
+    T a = ((const T *)d)[i], b = ((const T *)d)[j];           \
+    return a < b ? -1 : a > b;                                \
+  }
+    CMP_INT(BOOL, uint8_t) CMP_INT(I8, int8_t) CMP_INT(U8, uint8_t) CMP_INT(I16, int16_t) CMP_INT(U16, uint16_t)
+    CMP_INT(I32, int32_t) CMP_INT(U32, uint32_t) CMP_INT(I64, int64_t) CMP_INT(U64, uint64_t)
+#undef CMP_INT
+    default: {
+      double a = v->type.dtype == BERTH_DTYPE_F32 ? ((const float *)d)[i] : ((const double *)d)[i];
+      double b = v->type.dtype == BERTH_DTYPE_F32 ? ((const float *)d)[j] : ((const double *)d)[j];
+      if (a != a || b != b) return (a != a) - (b != b);
+      return a < b ? -1 : a > b;
+    }
+  }
+}
+
+static double cval_f(const ox_val_t *v, int64_t i) {
+  const void *d = v->data;
+  switch (v->type.dtype) {
+    case BERTH_DTYPE_BOOL: case BERTH_DTYPE_U8: return ((const uint8_t *)d)[i];
+    case BERTH_DTYPE_I8: return ((const int8_t *)d)[i];
+    case BERTH_DTYPE_I16: return ((const int16_t *)d)[i];
+    case BERTH_DTYPE_U16: return ((const uint16_t *)d)[i];
+    case BERTH_DTYPE_I32: return ((const int32_t *)d)[i];
+    case BERTH_DTYPE_U32: return ((const uint32_t *)d)[i];
+    case BERTH_DTYPE_I64: return (double)((const int64_t *)d)[i];
+    case BERTH_DTYPE_U64: return (double)((const uint64_t *)d)[i];
+    case BERTH_DTYPE_F32: return ((const float *)d)[i];
+    default: return ((const double *)d)[i];
+  }
+}
+
+static bool cval_nonzero(const ox_val_t *v, int64_t i) {
+  if (berth_dtype_is_float(v->type.dtype)) return cval_f(v, i) != 0; /* NaN is nonzero, -0.0 zero */
+  size_t es = berth_dtype_size(v->type.dtype);
+  const uint8_t *b = (const uint8_t *)v->data + (size_t)i * es;
+  for (size_t k = 0; k < es; k++)
+    if (b[k]) return true;
+  return false;
+}
+
+static berth_status_t oom_fail(ox_ctx_t *cx) { return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory"); }
+
+/* A new i64 constant of the given dims, taking ownership of data. */
+static berth_status_t const_i64_dims(ox_ctx_t *cx, int64_t *data, int32_t rank, const int64_t *dims, int32_t *out) {
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_I64;
+  t.rank = rank;
+  for (int32_t k = 0; k < rank; k++) t.dims[k] = dims[k];
+  return ox_const_new(cx, &t, data, out);
+}
+
+/* Gathers positions idx[0..n) of x along axis (x flattened first when axis < 0). */
+static berth_status_t gather_positions(ox_ctx_t *cx, int32_t x, int32_t axis, int64_t *idx, int64_t n, int32_t *y) {
+  int32_t iv, src = x;
+  OX_TRY(const_i64_dims(cx, idx, 1, &n, &iv));
+  if (axis < 0) {
+    int64_t numel = berth_type_numel(&cx->vals[x].type);
+    OX_TRY(ox_emit_reshape(cx, x, &numel, 1, &src));
+    axis = 0;
+  }
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_GATHER, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_GATHER, at, "axis", axis));
+  int32_t in[2] = {src, iv};
+  OX_TRY(ox_emit1(cx, BERTH_OP_GATHER, 2, in, at, y));
+  cx->vals[*y].elem = cx->vals[x].elem;
+  return BERTH_OK;
+}
+
+/* Compress: condition must be a constant; the result gathers its true positions. */
+static berth_status_t op_compress(ox_ctx_t *cx) {
+  int32_t x, c, y, axis = -1;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &c));
+  OX_TRY(ox_need_const(cx, c, "the condition of Compress" DATA_SHAPE));
+  const ox_val_t *cv = &cx->vals[c];
+  if (cv->type.rank != 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "condition has rank %d, expected 1", (int)cv->type.rank);
+  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), ox_rank_of(cx, x), "axis", &axis));
+  int64_t dim = axis < 0 ? berth_type_numel(&cx->vals[x].type) : cx->vals[x].type.dims[axis], n = cv->type.dims[0], cnt = 0;
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!idx) return oom_fail(cx);
+  for (int64_t i = 0; i < n; i++) {
+    if (!cval_nonzero(cv, i)) continue;
+    if (i >= dim) {
+      free(idx);
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "condition selects position %lld of an axis of %lld", (long long)i, (long long)dim);
+    }
+    idx[cnt++] = i;
+  }
+  OX_TRY(gather_positions(cx, x, axis, idx, cnt, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* NonZero: the input must be a constant; the result is i64[rank, count] (a scalar counts
+ * as one element of rank 1, as onnxruntime has it). */
+static berth_status_t op_non_zero(ox_ctx_t *cx) {
+  int32_t x, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_need_const(cx, x, "the input of NonZero" DATA_SHAPE));
+  const ox_val_t *v = &cx->vals[x];
+  int32_t r = v->type.rank ? v->type.rank : 1;
+  int64_t numel = berth_type_numel(&v->type), cnt = 0;
+  for (int64_t i = 0; i < numel; i++) cnt += cval_nonzero(v, i);
+  int64_t *out = malloc(sizeof(int64_t) * (size_t)(r * cnt > 0 ? r * cnt : 1));
+  if (!out) return oom_fail(cx);
+  int64_t pos[BERTH_MAX_RANK] = {0}, j = 0;
+  for (int64_t i = 0; i < numel; i++) {
+    if (cval_nonzero(v, i)) {
+      for (int32_t k = 0; k < r; k++) out[k * cnt + j] = v->type.rank ? pos[k] : 0;
+      j++;
+    }
+    for (int32_t k = v->type.rank - 1; k >= 0; k--) {
+      if (++pos[k] < v->type.dims[k]) break;
+      pos[k] = 0;
+    }
+  }
+  int64_t dims[2] = {r, cnt};
+  OX_TRY(const_i64_dims(cx, out, 2, dims, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* Unique over a constant: slices along axis (elements when no axis) compared exactly. */
+typedef struct uniq_ctx {
+  const ox_val_t *v;
+  int64_t outer, inner, n;
+} uniq_ctx_t;
+
+static int uniq_cmp(const uniq_ctx_t *u, int64_t a, int64_t b) {
+  for (int64_t o = 0; o < u->outer; o++)
+    for (int64_t i = 0; i < u->inner; i++) {
+      int c = cval_cmp(u->v, (o * u->n + a) * u->inner + i, (o * u->n + b) * u->inner + i);
+      if (c) return c;
+    }
+  return 0;
+}
+
+/* A stable merge sort of order[0..n) by slice (tmp: n scratch entries). */
+static void uniq_sort(const uniq_ctx_t *u, int64_t *order, int64_t *tmp, int64_t n) {
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = uniq_cmp(u, order[j], order[i]) < 0 ? order[j++] : order[i++];
+      while (i < mid) tmp[k++] = order[i++];
+      while (j < hi) tmp[k++] = order[j++];
+    }
+    memcpy(order, tmp, sizeof(int64_t) * (size_t)n);
+  }
+}
+
+static berth_status_t unique_outputs(ox_ctx_t *cx, int32_t x, int32_t axis, const uniq_ctx_t *u, int64_t *order,
+                                     int64_t *group_of, bool sorted) {
+  int64_t n = u->n, groups = 0;
+  /* order is sorted (stable): each run of equal slices is one group, first member first */
+  int64_t *first = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)), *count = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  if (!first || !count) {
+    free(first);
+    free(count);
+    return oom_fail(cx);
+  }
+  for (int64_t k = 0; k < n; k++) {
+    if (k == 0 || uniq_cmp(u, order[k - 1], order[k]) != 0) first[groups++] = order[k];
+    group_of[order[k]] = groups - 1;
+    count[groups - 1]++;
+  }
+  if (!sorted) { /* groups by first occurrence: renumber */
+    int64_t *rank = order; /* reused: maps a sorted group to its place */
+    int64_t g = 0;
+    for (int64_t i = 0; i < n; i++) rank[i] = -1;
+    for (int64_t i = 0; i < n; i++)
+      if (rank[group_of[i]] < 0) rank[group_of[i]] = g++;
+    int64_t *f2 = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)), *c2 = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!f2 || !c2) {
+      free(f2), free(c2), free(first), free(count);
+      return oom_fail(cx);
+    }
+    for (int64_t q = 0; q < groups; q++) f2[rank[q]] = first[q], c2[rank[q]] = count[q];
+    for (int64_t i = 0; i < n; i++) group_of[i] = rank[group_of[i]];
+    memcpy(first, f2, sizeof(int64_t) * (size_t)groups);
+    memcpy(count, c2, sizeof(int64_t) * (size_t)groups);
+    free(f2), free(c2);
+  }
+  int64_t *first_c = malloc(sizeof(int64_t) * (size_t)(groups ? groups : 1));
+  if (!first_c) {
+    free(first), free(count);
+    return oom_fail(cx);
+  }
+  memcpy(first_c, first, sizeof(int64_t) * (size_t)groups);
+  int32_t y, vi, vinv, vc;
+  berth_status_t st = gather_positions(cx, x, axis, first, groups, &y); /* takes first */
+  if (!st) st = const_i64_dims(cx, first_c, 1, &groups, &vi);
+  else free(first_c);
+  if (!st) st = const_i64_dims(cx, group_of, 1, &n, &vinv);
+  else free(group_of);
+  if (!st) st = const_i64_dims(cx, count, 1, &groups, &vc);
+  else free(count);
+  OX_TRY(st);
+  int32_t outs[4] = {y, vi, vinv, vc};
+  for (int32_t k = 0; k < 4 && k < ox_n_out(cx); k++) OX_TRY(ox_out(cx, k, outs[k]));
+  return BERTH_OK;
+}
+
+static berth_status_t op_unique(ox_ctx_t *cx) {
+  int32_t x, axis = -1;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_need_const(cx, x, "the input of Unique" DATA_SHAPE));
+  const ox_val_t *v = &cx->vals[x];
+  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), v->type.rank, "axis", &axis));
+  uniq_ctx_t u = {v, 1, 1, berth_type_numel(&v->type)};
+  if (axis >= 0) {
+    u.n = v->type.dims[axis];
+    if (u.n && berth_type_numel(&v->type)) {
+      for (int32_t k = 0; k < axis; k++) u.outer *= v->type.dims[k];
+      for (int32_t k = axis + 1; k < v->type.rank; k++) u.inner *= v->type.dims[k];
+    } else {
+      u.outer = 0; /* empty slices: all equal */
+    }
+  }
+  size_t bytes = sizeof(int64_t) * (size_t)(u.n ? u.n : 1);
+  int64_t *order = malloc(bytes), *tmp = malloc(bytes), *group_of = malloc(bytes);
+  if (!order || !tmp || !group_of) {
+    free(order), free(tmp), free(group_of);
+    return oom_fail(cx);
+  }
+  for (int64_t i = 0; i < u.n; i++) order[i] = i;
+  uniq_sort(&u, order, tmp, u.n);
+  free(tmp);
+  berth_status_t st = unique_outputs(cx, x, axis, &u, order, group_of, ox_attr_int(cx, "sorted", 1) != 0);
+  free(order);
+  return st;
+}
+
+/* NonMaxSuppression over constants, as ONNX's reference computes it. */
+typedef struct nms_args {
+  const ox_val_t *boxes, *scores;
+  int64_t max_out;
+  double iou, score;
+  bool has_score, center;
+} nms_args_t;
+
+static bool nms_suppress(const nms_args_t *a, int64_t b, int64_t i, int64_t j) {
+  int64_t N = a->boxes->type.dims[1];
+  double p[4], q[4], x1[2], x2[2], y1[2], y2[2];
+  for (int k = 0; k < 4; k++) p[k] = cval_f(a->boxes, (b * N + i) * 4 + k), q[k] = cval_f(a->boxes, (b * N + j) * 4 + k);
+  if (!a->center) {
+    x1[0] = fmin(p[1], p[3]), x1[1] = fmax(p[1], p[3]), x2[0] = fmin(q[1], q[3]), x2[1] = fmax(q[1], q[3]);
+    y1[0] = fmin(p[0], p[2]), y1[1] = fmax(p[0], p[2]), y2[0] = fmin(q[0], q[2]), y2[1] = fmax(q[0], q[2]);
+  } else {
+    x1[0] = p[0] - p[2] / 2, x1[1] = p[0] + p[2] / 2, x2[0] = q[0] - q[2] / 2, x2[1] = q[0] + q[2] / 2;
+    y1[0] = p[1] - p[3] / 2, y1[1] = p[1] + p[3] / 2, y2[0] = q[1] - q[3] / 2, y2[1] = q[1] + q[3] / 2;
+  }
+  double ix = fmin(x1[1], x2[1]) - fmax(x1[0], x2[0]), iy = fmin(y1[1], y2[1]) - fmax(y1[0], y2[0]);
+  if (!(ix > 0) || !(iy > 0)) return false;
+  double inter = ix * iy, a1 = (x1[1] - x1[0]) * (y1[1] - y1[0]), a2 = (x2[1] - x2[0]) * (y2[1] - y2[0]);
+  double uni = a1 + a2 - inter;
+  if (!(inter > 0) || !(a1 > 0) || !(a2 > 0) || !(uni > 0)) return false;
+  return inter / uni > a->iou;
+}
+
+/* Selects boxes of (b, c) into sel (triples), count in *m; cand and chosen: N scratch. */
+static void nms_class(const nms_args_t *a, int64_t b, int64_t c, int64_t *cand, int64_t *chosen, int64_t *sel, int64_t *m) {
+  int64_t N = a->boxes->type.dims[1], C = a->scores->type.dims[1], nc = 0, nch = 0;
+  const ox_val_t *s = a->scores;
+  int64_t base = (b * C + c) * N;
+  for (int64_t i = 0; i < N; i++)
+    if (!a->has_score || cval_f(s, base + i) > a->score) cand[nc++] = i;
+  /* best first: higher score, then lower index (insertion sort: N is small in practice) */
+  for (int64_t i = 1; i < nc; i++) {
+    int64_t v = cand[i], j = i;
+    while (j > 0 && cval_f(s, base + cand[j - 1]) < cval_f(s, base + v)) cand[j] = cand[j - 1], j--;
+    cand[j] = v;
+  }
+  for (int64_t k = 0; k < nc && nch < a->max_out; k++) {
+    bool keep = true;
+    for (int64_t q = 0; q < nch && keep; q++) keep = !nms_suppress(a, b, cand[k], chosen[q]);
+    if (!keep) continue;
+    chosen[nch++] = cand[k];
+    sel[*m * 3] = b, sel[*m * 3 + 1] = c, sel[*m * 3 + 2] = cand[k];
+    (*m)++;
+  }
+}
+
+static berth_status_t nms_scalar(ox_ctx_t *cx, int32_t k, const char *what, double *v, bool *present) {
+  int32_t x;
+  *present = false;
+  OX_TRY(ox_in(cx, k, &x));
+  if (x < 0 || berth_type_numel(&cx->vals[x].type) == 0) return BERTH_OK;
+  OX_TRY(ox_need_const(cx, x, what));
+  *v = cval_f(&cx->vals[x], 0);
+  *present = true;
+  return BERTH_OK;
+}
+
+static berth_status_t op_nms(ox_ctx_t *cx) {
+  int32_t bx, sc, y;
+  OX_TRY(ox_in_req(cx, 0, &bx));
+  OX_TRY(ox_in_req(cx, 1, &sc));
+  OX_TRY(ox_need_const(cx, bx, "the boxes of NonMaxSuppression" DATA_SHAPE));
+  OX_TRY(ox_need_const(cx, sc, "the scores of NonMaxSuppression" DATA_SHAPE));
+  nms_args_t a = {&cx->vals[bx], &cx->vals[sc], 0, 0, 0, false, ox_attr_int(cx, "center_point_box", 0) != 0};
+  const berth_type_t *bt = &a.boxes->type, *st = &a.scores->type;
+  if (bt->rank != 3 || bt->dims[2] != 4 || st->rank != 3 || st->dims[0] != bt->dims[0] || st->dims[2] != bt->dims[1] ||
+      !berth_dtype_is_float(bt->dtype) || !berth_dtype_is_float(st->dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "boxes and scores must be float [B, N, 4] and [B, C, N]");
+  double mo = 0;
+  bool present;
+  OX_TRY(nms_scalar(cx, 2, "max_output_boxes_per_class" DATA_SHAPE, &mo, &present));
+  OX_TRY(nms_scalar(cx, 3, "iou_threshold" DATA_SHAPE, &a.iou, &present));
+  OX_TRY(nms_scalar(cx, 4, "score_threshold" DATA_SHAPE, &a.score, &a.has_score));
+  int64_t B = bt->dims[0], N = bt->dims[1], C = st->dims[1];
+  a.max_out = mo > 0 ? (mo < (double)N ? (int64_t)mo : N) : 0;
+  size_t most = (size_t)B * (size_t)C * (size_t)(a.max_out ? a.max_out : 1); /* dims are small enough to be constants */
+  int64_t *sel = malloc(sizeof(int64_t) * 3 * most), *cand = malloc(sizeof(int64_t) * (size_t)(N ? N : 1)),
+          *chosen = malloc(sizeof(int64_t) * (size_t)(N ? N : 1)), m = 0;
+  if (!sel || !cand || !chosen) {
+    free(sel), free(cand), free(chosen);
+    return oom_fail(cx);
+  }
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t c = 0; c < C; c++) nms_class(&a, b, c, cand, chosen, sel, &m);
+  free(cand), free(chosen);
+  int64_t dims[2] = {m, 3};
+  OX_TRY(const_i64_dims(cx, sel, 2, dims, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_index[] = {
     {"ArgMax", op_argmax, BERTH_OP_COUNT},
     {"ArgMin", op_argmin, BERTH_OP_COUNT},
+    {"Compress", op_compress, BERTH_OP_COUNT},
     {"CumProd", op_cumprod, BERTH_OP_COUNT},
     {"CumSum", op_cumsum, BERTH_OP_COUNT},
     {"Det", op_det, BERTH_OP_COUNT},
     {"Einsum", op_einsum, BERTH_OP_COUNT},
     {"EyeLike", op_eye_like, BERTH_OP_COUNT},
     {"GatherND", op_gather_nd, BERTH_OP_COUNT},
+    {"NonMaxSuppression", op_nms, BERTH_OP_COUNT},
+    {"NonZero", op_non_zero, BERTH_OP_COUNT},
     {"OneHot", op_one_hot, BERTH_OP_COUNT},
     {"ReduceL1", op_reduce_l1, BERTH_OP_COUNT},
     {"ReduceL2", op_reduce_l2, BERTH_OP_COUNT},
@@ -769,5 +1115,6 @@ const ox_op_row_t ox_ops_index[] = {
     {"TensorScatter", op_tensor_scatter, BERTH_OP_COUNT},
     {"TopK", op_topk, BERTH_OP_COUNT},
     {"Trilu", op_trilu, BERTH_OP_COUNT},
+    {"Unique", op_unique, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
