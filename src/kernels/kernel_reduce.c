@@ -1,11 +1,12 @@
-/* Reductions: sum mean max min (x) {axes, keepdims} and argmax(x) {axis, keepdims,
- * select_last_index}. Numeric dtypes only (bool is rejected: its sum would need another
+/* Reductions: sum mean max min prod (x) {axes, keepdims} and argmax argmin (x) {axis,
+ * keepdims, select_last_index}. Numeric dtypes only (bool is rejected: its sum would need another
  * output dtype).
  *
  * sum, max, min and float mean stream once through the input in memory order: the output
- * starts at the identity (0, -inf / INT_MIN, +inf / INT_MAX) and each contiguous input row
+ * starts at the identity (0, -inf / INT_MIN, +inf / INT_MAX, 1) and each contiguous input row
  * is either folded into one output element (the innermost dim is reduced) or added
- * elementwise into an output row (it is kept). Integer sums wrap. Float max/min propagate
+ * elementwise into an output row (it is kept). Integer sums and products wrap; a product
+ * over an empty set is 1. Float max/min propagate
  * NaN. Integer mean sums each output's elements in 64 bits and truncates toward zero
  * (64-bit sums that overflow wrap); float mean of zero elements is NaN (0/0). */
 #include "kernel_util.h"
@@ -113,6 +114,8 @@ typedef void (*fill_fn)(void *out, int64_t n);
 
 #define SUM_I(acc, v, T, U) (T)((U)(acc) + (U)(v))
 #define SUM_F(acc, v, T, U) ((acc) + (v))
+#define PROD_I(acc, v, T, U) (T)((U)(acc) * (U)(v))
+#define PROD_F(acc, v, T, U) ((acc) * (v))
 #define MAX_I(acc, v, T, U) ((v) > (acc) ? (v) : (acc))
 #define MIN_I(acc, v, T, U) ((v) < (acc) ? (v) : (acc))
 #define MAX_F(acc, v, T, U) (((v) > (acc) || (v) != (v)) ? (v) : (acc))
@@ -160,11 +163,13 @@ typedef void (*fill_fn)(void *out, int64_t n);
 #define RED_INT(s, T, U, LO, HI)      \
   RED_FNS(sum, s, T, U, SUM_I, 0)     \
   RED_FNS(max, s, T, U, MAX_I, LO)    \
-  RED_FNS(min, s, T, U, MIN_I, HI)
+  RED_FNS(min, s, T, U, MIN_I, HI)    \
+  RED_FNS(prod, s, T, U, PROD_I, 1)
 #define RED_FLOAT(s, T, U, LO, HI)    \
   RED_FNS(sum, s, T, U, SUM_F, 0)     \
   RED_FNS(max, s, T, U, MAX_F, LO)    \
-  RED_FNS(min, s, T, U, MIN_F, HI)
+  RED_FNS(min, s, T, U, MIN_F, HI)    \
+  RED_FNS(prod, s, T, U, PROD_F, 1)
 RED_INT_LIST(RED_INT)
 RED_FLOAT_LIST(RED_FLOAT)
 
@@ -183,6 +188,7 @@ typedef struct red_kernel {
 RED_TABLE(sum)
 RED_TABLE(max)
 RED_TABLE(min)
+RED_TABLE(prod)
 
 static void reduce_stream(const red_kernel_t *k, const berth_type_t *x, const reduce_plan_t *p,
                           const void *in, void *out) {
@@ -280,6 +286,7 @@ DEFINE_REDUCE_INFER(sum, false)
 DEFINE_REDUCE_INFER(mean, false)
 DEFINE_REDUCE_INFER(max, true)
 DEFINE_REDUCE_INFER(min, true)
+DEFINE_REDUCE_INFER(prod, false)
 
 #define DEFINE_REDUCE_RUN(op)                                                       \
   static void op##_run(const berth_kernel_call_t *call) {                          \
@@ -291,6 +298,7 @@ DEFINE_REDUCE_INFER(min, true)
 DEFINE_REDUCE_RUN(sum)
 DEFINE_REDUCE_RUN(max)
 DEFINE_REDUCE_RUN(min)
+DEFINE_REDUCE_RUN(prod)
 
 static void mean_run(const berth_kernel_call_t *call) {
   const berth_type_t *x = call->in[0].type;
@@ -318,7 +326,7 @@ static void mean_run(const berth_kernel_call_t *call) {
   }
 }
 
-/* ==== argmax(x) {axis, keepdims, select_last_index} -> i64 ============================ */
+/* ==== argmax argmin (x) {axis, keepdims, select_last_index} -> i64 ===================== */
 
 enum { ARG_AXIS, ARG_KEEPDIMS, ARG_LAST };
 
@@ -329,12 +337,12 @@ typedef struct argmax_plan {
   berth_type_t out;
 } argmax_plan_t;
 
-static berth_status_t argmax_plan(const berth_attr_value_t *attrs, const berth_type_t *x, argmax_plan_t *p,
-                                  berth_diag_t *diag) {
+static berth_status_t argmax_plan(const char *op, const berth_attr_value_t *attrs, const berth_type_t *x,
+                                  argmax_plan_t *p, berth_diag_t *diag) {
   bool keepdims;
-  BERTH_TRY(berth_kernel_axis("argmax", "axis", attrs[ARG_AXIS].i, x->rank, &p->axis, diag));
-  BERTH_TRY(berth_kernel_get_flag("argmax", "keepdims", &attrs[ARG_KEEPDIMS], &keepdims, diag));
-  BERTH_TRY(berth_kernel_get_flag("argmax", "select_last_index", &attrs[ARG_LAST], &p->last, diag));
+  BERTH_TRY(berth_kernel_axis(op, "axis", attrs[ARG_AXIS].i, x->rank, &p->axis, diag));
+  BERTH_TRY(berth_kernel_get_flag(op, "keepdims", &attrs[ARG_KEEPDIMS], &keepdims, diag));
+  BERTH_TRY(berth_kernel_get_flag(op, "select_last_index", &attrs[ARG_LAST], &p->last, diag));
   berth_kernel_type_init(&p->out, BERTH_DTYPE_I64, 0);
   p->outer = p->inner = 1;
   p->n = x->dims[p->axis];
@@ -347,19 +355,22 @@ static berth_status_t argmax_plan(const berth_attr_value_t *attrs, const berth_t
   }
   if (p->n == 0 && !berth_kernel_is_empty(&p->out)) {
     char a[160];
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "argmax: axis %d of %s has size 0, expected at least one element",
-                      (int)p->axis, berth_type_format(x, a, sizeof a));
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: axis %d of %s has size 0, expected at least one element",
+                      op, (int)p->axis, berth_type_format(x, a, sizeof a));
   }
   return BERTH_OK;
 }
 
-/* v beats the best so far b. NaN counts as the largest value; ties go to the first
- * index, or to the last with select_last_index. */
+/* v beats the best so far b. NaN wins (it counts as the largest value for argmax and the
+ * smallest for argmin, as numpy's argmax and argmin have it); ties go to the first index,
+ * or to the last with select_last_index. */
 #define BEATS_I(v, b, last) ((last) ? (v) >= (b) : (v) > (b))
 #define BEATS_F(v, b, last) ((last) ? ((v) >= (b) || (v) != (v)) : ((v) > (b) || ((v) != (v) && (b) == (b))))
+#define BEATS_MIN_I(v, b, last) ((last) ? (v) <= (b) : (v) < (b))
+#define BEATS_MIN_F(v, b, last) ((last) ? ((v) <= (b) || (v) != (v)) : ((v) < (b) || ((v) != (v) && (b) == (b))))
 
-#define ARGMAX_FN(s, T, BEATS)                                                                  \
-  static void argmax_##s(const argmax_plan_t *p, const void *in_, int64_t *out) {               \
+#define ARGMAX_FN(name, s, T, BEATS)                                                            \
+  static void name##_##s(const argmax_plan_t *p, const void *in_, int64_t *out) {               \
     const T *in = (const T *)in_;                                                               \
     int64_t n = p->n, inner = p->inner;                                                         \
     bool last = p->last;                                                                        \
@@ -387,8 +398,8 @@ static berth_status_t argmax_plan(const berth_attr_value_t *attrs, const berth_t
       }                                                                                         \
     }                                                                                           \
   }
-#define ARGMAX_INT(s, T, U, LO, HI) ARGMAX_FN(s, T, BEATS_I)
-#define ARGMAX_FLOAT(s, T, U, LO, HI) ARGMAX_FN(s, T, BEATS_F)
+#define ARGMAX_INT(s, T, U, LO, HI) ARGMAX_FN(argmax, s, T, BEATS_I) ARGMAX_FN(argmin, s, T, BEATS_MIN_I)
+#define ARGMAX_FLOAT(s, T, U, LO, HI) ARGMAX_FN(argmax, s, T, BEATS_F) ARGMAX_FN(argmin, s, T, BEATS_MIN_F)
 RED_INT_LIST(ARGMAX_INT)
 RED_FLOAT_LIST(ARGMAX_FLOAT)
 
@@ -398,25 +409,41 @@ static const argmax_fn argmax_kernels[BERTH_DTYPE_COUNT] = {
     [BERTH_DTYPE_U16] = argmax_u16, [BERTH_DTYPE_I32] = argmax_i32, [BERTH_DTYPE_U32] = argmax_u32,
     [BERTH_DTYPE_I64] = argmax_i64, [BERTH_DTYPE_U64] = argmax_u64, [BERTH_DTYPE_F32] = argmax_f32,
     [BERTH_DTYPE_F64] = argmax_f64};
+static const argmax_fn argmin_kernels[BERTH_DTYPE_COUNT] = {
+    [BERTH_DTYPE_I8] = argmin_i8,   [BERTH_DTYPE_U8] = argmin_u8,   [BERTH_DTYPE_I16] = argmin_i16,
+    [BERTH_DTYPE_U16] = argmin_u16, [BERTH_DTYPE_I32] = argmin_i32, [BERTH_DTYPE_U32] = argmin_u32,
+    [BERTH_DTYPE_I64] = argmin_i64, [BERTH_DTYPE_U64] = argmin_u64, [BERTH_DTYPE_F32] = argmin_f32,
+    [BERTH_DTYPE_F64] = argmin_f64};
 
-static berth_status_t argmax_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
-                                   berth_type_t *out, berth_diag_t *diag) {
-  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_argmax, in, n_in, diag));
-  BERTH_TRY(berth_kernel_check_dtype("argmax", 0, in[0].dtype, BERTH_MASK_NUM, diag));
+static berth_status_t arg_infer(const berth_op_def_t *def, const berth_attr_value_t *attrs, const berth_type_t *in,
+                                int32_t n_in, berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(def, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype(def->name, 0, in[0].dtype, BERTH_MASK_NUM, diag));
   argmax_plan_t p;
-  BERTH_TRY(argmax_plan(attrs, &in[0], &p, diag));
-  BERTH_TRY(berth_kernel_check_output("argmax", &p.out, diag));
+  BERTH_TRY(argmax_plan(def->name, attrs, &in[0], &p, diag));
+  BERTH_TRY(berth_kernel_check_output(def->name, &p.out, diag));
   out[0] = p.out;
   return BERTH_OK;
 }
 
-static void argmax_run(const berth_kernel_call_t *call) {
+static void arg_run(const argmax_fn *kernels, const berth_kernel_call_t *call) {
   const berth_type_t *x = call->in[0].type;
   argmax_plan_t p;
-  argmax_plan(call->attrs, x, &p, NULL);
+  argmax_plan("", call->attrs, x, &p, NULL);
   if (berth_kernel_is_empty(x)) return; /* then there are no outputs (infer checked) */
-  argmax_kernels[x->dtype](&p, call->in[0].data, (int64_t *)call->out[0].data);
+  kernels[x->dtype](&p, call->in[0].data, (int64_t *)call->out[0].data);
 }
+
+static berth_status_t argmax_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                   berth_type_t *out, berth_diag_t *diag) {
+  return arg_infer(&berth_op_def_argmax, attrs, in, n_in, out, diag);
+}
+static berth_status_t argmin_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                   berth_type_t *out, berth_diag_t *diag) {
+  return arg_infer(&berth_op_def_argmin, attrs, in, n_in, out, diag);
+}
+static void argmax_run(const berth_kernel_call_t *call) { arg_run(argmax_kernels, call); }
+static void argmin_run(const berth_kernel_call_t *call) { arg_run(argmin_kernels, call); }
 
 /* ==== table entries ================================================================ */
 
@@ -430,5 +457,8 @@ const berth_op_def_t berth_op_def_sum = {"sum", BERTH_OPKIND_KERNEL, 1, 1, 1, 2,
 const berth_op_def_t berth_op_def_mean = {"mean", BERTH_OPKIND_KERNEL, 1, 1, 1, 2, reduce_attrs, mean_infer, mean_run};
 const berth_op_def_t berth_op_def_max = {"max", BERTH_OPKIND_KERNEL, 1, 1, 1, 2, reduce_attrs, max_infer, max_run};
 const berth_op_def_t berth_op_def_min = {"min", BERTH_OPKIND_KERNEL, 1, 1, 1, 2, reduce_attrs, min_infer, min_run};
+const berth_op_def_t berth_op_def_prod = {"prod", BERTH_OPKIND_KERNEL, 1, 1, 1, 2, reduce_attrs, prod_infer, prod_run};
+const berth_op_def_t berth_op_def_argmin = {"argmin", BERTH_OPKIND_KERNEL, 1, 1, 1, 3, argmax_attrs, argmin_infer,
+                                            argmin_run};
 const berth_op_def_t berth_op_def_argmax = {"argmax", BERTH_OPKIND_KERNEL, 1, 1, 1, 3, argmax_attrs, argmax_infer,
                                             argmax_run};

@@ -138,7 +138,21 @@
   X(GRID_SAMPLE, grid_sample)    \
   X(COL2IM, col2im)              \
   X(ROI_ALIGN, roi_align)        \
-  X(DEFORM_CONV, deform_conv)
+  X(DEFORM_CONV, deform_conv)    \
+  /* index family: reductions, scatter/gather, TopK, CumSum, ... */ \
+  X(PROD, prod)                  \
+  X(ARGMIN, argmin)              \
+  X(CUMSUM, cumsum)              \
+  X(CUMPROD, cumprod)            \
+  X(TRILU, trilu)                \
+  X(GATHER_ND, gather_nd)        \
+  X(SCATTER_ELEMENTS, scatter_elements) \
+  X(SCATTER_ND, scatter_nd)      \
+  X(TOPK, topk)                  \
+  X(REVERSE_SEQUENCE, reverse_sequence) \
+  X(EINSUM, einsum)              \
+  X(DET, det)                    \
+  X(TENSOR_SCATTER, tensor_scatter)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
