@@ -1,6 +1,331 @@
 /* ONNX ops, sequence family: sequence-model ops (Attention, RotaryEmbedding, RNN, GRU) and the loss functions. */
 #include "onnx_internal.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small emitters ------------------------------------------------------------------- */
+
+static berth_status_t seq_oom(ox_ctx_t *cx) { return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory"); }
+
+static berth_status_t seq_bin(ox_ctx_t *cx, berth_op_t op, int32_t a, int32_t b, int32_t *out) {
+  int32_t in[2] = {a, b};
+  return ox_emit1(cx, op, 2, in, NULL, out);
+}
+
+static berth_status_t seq_where(ox_ctx_t *cx, int32_t c, int32_t a, int32_t b, int32_t *out) {
+  int32_t in[3] = {c, a, b};
+  return ox_emit1(cx, BERTH_OP_WHERE, 3, in, NULL, out);
+}
+
+static berth_status_t seq_transpose(ox_ctx_t *cx, int32_t x, const int64_t *perm, int32_t n, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TRANSPOSE, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_TRANSPOSE, a, "perm", perm, n));
+  return ox_emit1(cx, BERTH_OP_TRANSPOSE, 1, &x, a, out);
+}
+
+static berth_status_t seq_axis_op(ox_ctx_t *cx, berth_op_t op, int32_t n_in, const int32_t *in, int64_t axis, int32_t *out) {
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "axis", axis));
+  return ox_emit1(cx, op, n_in, in, a, out);
+}
+
+/* A constant vector 0, 1, ..., n-1 (i64) reshaped to `rank` dims, all 1 but dim `at`. */
+static berth_status_t seq_iota(ox_ctx_t *cx, int64_t n, int32_t rank, int32_t at, int64_t delta, int32_t *out) {
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!v) return seq_oom(cx);
+  for (int64_t i = 0; i < n; i++) v[i] = i + delta;
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_I64;
+  t.rank = rank;
+  for (int32_t k = 0; k < rank; k++) t.dims[k] = k == at ? n : 1;
+  return ox_const_new(cx, &t, v, out);
+}
+
+/* ==== Attention (opset 23, 24) ===========================================================
+ * Lowered into berth ops, in the compute dtype of Q (float16 and bfloat16 compute in f32 and
+ * are rounded once, at the outputs, as the reference computes them):
+ *   3-D inputs [B, S, H*D] -> [B, H, S, D]; present = concat(past, new) on the sequence axis
+ *   scores = (Q * sqrt(scale)) @ (K^T * sqrt(scale))    grouped-query: Q as [B, Hkv, rep*S, D]
+ *   scores = softcap * tanh(scores / softcap)            when softcap > 0
+ *   scores += bias   (attn_mask, -inf where a bool mask is false or past its end; causal;
+ *                     keys past nonpad_kv_seqlen[b])
+ *   Y = softmax(scores) @ V                              grouped-query as above
+ * The qk_matmul_output (mode 0 raw, 1 after softcap, 2 after the bias, 3 after softmax). */
+
+typedef struct att {
+  int32_t q, k, v, mask, pk, pv, nonpad; /* 4-D Q, K, V (after the 3-D reshape); -1 absent */
+  int64_t B, Hq, Hkv, S, Lnew, P, L, D, Dv;
+  bool three_d;
+  berth_dtype_t dt;
+} att_t;
+
+static berth_status_t att_to4d(ox_ctx_t *cx, int32_t x, int64_t heads, const char *what, int32_t *out) {
+  const berth_type_t *t = &cx->vals[x].type;
+  if (heads < 1 || t->dims[2] % heads != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s hidden size %lld is not a multiple of its head count %lld", what,
+                   (long long)t->dims[2], (long long)heads);
+  int64_t dims[4] = {t->dims[0], t->dims[1], heads, t->dims[2] / heads}, perm[4] = {0, 2, 1, 3};
+  int32_t r;
+  OX_TRY(ox_emit_reshape(cx, x, dims, 4, &r));
+  return seq_transpose(cx, r, perm, 4, out);
+}
+
+static berth_status_t att_inputs(ox_ctx_t *cx, att_t *a) {
+  OX_TRY(ox_in_req(cx, 0, &a->q));
+  OX_TRY(ox_in_req(cx, 1, &a->k));
+  OX_TRY(ox_in_req(cx, 2, &a->v));
+  OX_TRY(ox_in(cx, 3, &a->mask));
+  OX_TRY(ox_in(cx, 4, &a->pk));
+  OX_TRY(ox_in(cx, 5, &a->pv));
+  a->nonpad = -1;
+  if (cx->opset >= 24) OX_TRY(ox_in(cx, 6, &a->nonpad));
+  a->dt = cx->vals[a->q].type.dtype;
+  if (a->dt != BERTH_DTYPE_F32 && a->dt != BERTH_DTYPE_F64)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "Q has dtype %s, expected a floating type", berth_dtype_name(a->dt));
+  if (cx->vals[a->k].type.dtype != a->dt || cx->vals[a->v].type.dtype != a->dt)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "Q, K and V must have one dtype");
+  int32_t rq = ox_rank_of(cx, a->q), rk = ox_rank_of(cx, a->k), rv = ox_rank_of(cx, a->v);
+  if (rq != rk || rq != rv || (rq != 3 && rq != 4))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "Q, K and V have ranks %d, %d, %d, expected all 3 or all 4", (int)rq,
+                   (int)rk, (int)rv);
+  a->three_d = rq == 3;
+  int64_t qh = ox_attr_int(cx, "q_num_heads", 0), kvh = ox_attr_int(cx, "kv_num_heads", 0);
+  if (a->three_d) {
+    if (qh < 1 || kvh < 1)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "3-D inputs need q_num_heads and kv_num_heads >= 1 (have %lld, %lld)",
+                     (long long)qh, (long long)kvh);
+    OX_TRY(att_to4d(cx, a->q, qh, "Q", &a->q));
+    OX_TRY(att_to4d(cx, a->k, kvh, "K", &a->k));
+    OX_TRY(att_to4d(cx, a->v, kvh, "V", &a->v));
+  }
+  const berth_type_t *q = &cx->vals[a->q].type, *k = &cx->vals[a->k].type, *v = &cx->vals[a->v].type;
+  a->B = q->dims[0];
+  a->Hq = q->dims[1];
+  a->S = q->dims[2];
+  a->D = q->dims[3];
+  a->Hkv = k->dims[1];
+  a->Lnew = k->dims[2];
+  a->Dv = v->dims[3];
+  if (k->dims[0] != a->B || v->dims[0] != a->B || v->dims[1] != a->Hkv || k->dims[3] != a->D || v->dims[2] != a->Lnew)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT,
+                   "K [%lld, %lld, %lld, %lld] and V [%lld, %lld, %lld, %lld] do not fit Q [%lld, %lld, %lld, %lld]",
+                   (long long)k->dims[0], (long long)k->dims[1], (long long)k->dims[2], (long long)k->dims[3],
+                   (long long)v->dims[0], (long long)v->dims[1], (long long)v->dims[2], (long long)v->dims[3],
+                   (long long)a->B, (long long)a->Hq, (long long)a->S, (long long)a->D);
+  if (a->Hkv < 1 || a->Hq % a->Hkv != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "q heads %lld are not a multiple of kv heads %lld", (long long)a->Hq,
+                   (long long)a->Hkv);
+  if ((qh && qh != a->Hq) || (kvh && kvh != a->Hkv))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "q_num_heads %lld / kv_num_heads %lld disagree with the inputs' %lld / %lld",
+                   (long long)qh, (long long)kvh, (long long)a->Hq, (long long)a->Hkv);
+  return BERTH_OK;
+}
+
+/* present_key / present_value: past concatenated with the new keys and values. */
+static berth_status_t att_past(ox_ctx_t *cx, att_t *a) {
+  a->P = 0;
+  if ((a->pk < 0) != (a->pv < 0)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "past_key and past_value go together");
+  if (a->pk >= 0) {
+    const berth_type_t *pk = &cx->vals[a->pk].type, *pv = &cx->vals[a->pv].type;
+    if (pk->rank != 4 || pv->rank != 4 || pk->dims[0] != a->B || pk->dims[1] != a->Hkv || pk->dims[3] != a->D ||
+        pv->dims[0] != a->B || pv->dims[1] != a->Hkv || pv->dims[3] != a->Dv || pv->dims[2] != pk->dims[2] ||
+        pk->dtype != a->dt || pv->dtype != a->dt)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "past_key / past_value must be [B, kv_heads, past, head_size] of Q's dtype");
+    a->P = pk->dims[2];
+    int32_t in[2] = {a->pk, a->k};
+    OX_TRY(seq_axis_op(cx, BERTH_OP_CONCAT, 2, in, 2, &a->k));
+    in[0] = a->pv;
+    in[1] = a->v;
+    OX_TRY(seq_axis_op(cx, BERTH_OP_CONCAT, 2, in, 2, &a->v));
+  }
+  a->L = a->P + a->Lnew;
+  return BERTH_OK;
+}
+
+/* x [B, Hq, S, N] @ y [B, Hkv, N, M] -> [B, Hq, S, M]: each kv head serves rep = Hq / Hkv
+ * consecutive q heads, so x is viewed as [B, Hkv, rep*S, N] (no copy of y per q head). */
+static berth_status_t att_matmul(ox_ctx_t *cx, const att_t *a, int32_t x, int32_t y, int32_t *out) {
+  int64_t rep = a->Hq / a->Hkv, n = cx->vals[x].type.dims[3], m = cx->vals[y].type.dims[3];
+  int32_t xr = x, r;
+  if (rep > 1) {
+    int64_t d[4] = {a->B, a->Hkv, rep * a->S, n};
+    OX_TRY(ox_emit_reshape(cx, x, d, 4, &xr));
+  }
+  OX_TRY(seq_bin(cx, BERTH_OP_MATMUL, xr, y, &r));
+  if (rep == 1) {
+    *out = r;
+    return BERTH_OK;
+  }
+  int64_t d[4] = {a->B, a->Hq, a->S, m};
+  return ox_emit_reshape(cx, r, d, 4, out);
+}
+
+/* The attention mask as an additive bias of the compute dtype, padded with -inf (false) up to
+ * the total sequence length; -1 when there is none. */
+static berth_status_t att_mask_bias(ox_ctx_t *cx, const att_t *a, int32_t *out) {
+  *out = -1;
+  if (a->mask < 0) return BERTH_OK;
+  int32_t m = a->mask;
+  const berth_type_t *mt = &cx->vals[m].type;
+  if (mt->rank < 2 || mt->rank > 4)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attn_mask has rank %d, expected 2, 3 or 4", (int)mt->rank);
+  int64_t ml = mt->dims[mt->rank - 1];
+  if (ml > a->L)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attn_mask covers %lld keys, more than the %lld there are", (long long)ml,
+                   (long long)a->L);
+  int32_t zero, ninf;
+  OX_TRY(ox_const_scalar(cx, a->dt, 0.0, &zero));
+  OX_TRY(ox_const_scalar(cx, a->dt, -INFINITY, &ninf));
+  if (mt->dtype == BERTH_DTYPE_BOOL) {
+    OX_TRY(seq_where(cx, m, zero, ninf, &m));
+  } else if (mt->dtype == a->dt) {
+    /* the mask's own values */
+  } else {
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attn_mask has dtype %s, expected bool or Q's type",
+                   berth_dtype_name(mt->dtype));
+  }
+  if (ml < a->L) {
+    berth_type_t t = cx->vals[m].type;
+    t.dims[t.rank - 1] = a->L - ml;
+    int32_t pad, in[2];
+    OX_TRY(ox_emit_full(cx, &t, -INFINITY, 0, &pad));
+    in[0] = m;
+    in[1] = pad;
+    OX_TRY(seq_axis_op(cx, BERTH_OP_CONCAT, 2, in, t.rank - 1, &m));
+  }
+  *out = m;
+  return BERTH_OK;
+}
+
+/* acc + (allowed ? 0 : -inf) (acc -1: none yet). */
+static berth_status_t att_add_allowed(ox_ctx_t *cx, const att_t *a, int32_t allowed, int32_t acc, int32_t *out) {
+  int32_t zero, ninf, b;
+  OX_TRY(ox_const_scalar(cx, a->dt, 0.0, &zero));
+  OX_TRY(ox_const_scalar(cx, a->dt, -INFINITY, &ninf));
+  OX_TRY(seq_where(cx, allowed, zero, ninf, &b));
+  if (acc < 0) {
+    *out = b;
+    return BERTH_OK;
+  }
+  return seq_bin(cx, BERTH_OP_ADD, acc, b, out);
+}
+
+/* The whole additive bias (mask, causal, padding), or -1 when there is none. */
+static berth_status_t att_bias(ox_ctx_t *cx, const att_t *a, int32_t *out) {
+  int32_t bias = -1, np = -1;
+  OX_TRY(att_mask_bias(cx, a, &bias));
+  if (a->nonpad >= 0) {
+    const berth_type_t *t = &cx->vals[a->nonpad].type;
+    if (t->rank != 1 || t->dims[0] != a->B || !berth_dtype_is_int(t->dtype))
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "nonpad_kv_seqlen must be an integer vector of the batch size %lld",
+                     (long long)a->B);
+    int64_t d[4] = {a->B, 1, 1, 1};
+    OX_TRY(ox_emit_cast(cx, a->nonpad, BERTH_DTYPE_I64, &np));
+    OX_TRY(ox_emit_reshape(cx, np, d, 4, &np));
+  }
+  if (ox_attr_int(cx, "is_causal", 0)) {
+    /* key j is visible to query i when j <= i + offset: offset = the past length, or with
+     * nonpad_kv_seqlen and no past, nonpad_kv_seqlen[b] - S (bottom-right aligned) */
+    int32_t i, j, lim, allowed;
+    OX_TRY(seq_iota(cx, a->L, 4, 3, 0, &j));
+    if (a->pk < 0 && np >= 0) {
+      OX_TRY(seq_iota(cx, a->S, 4, 2, -a->S, &i));
+      OX_TRY(seq_bin(cx, BERTH_OP_ADD, i, np, &lim));
+    } else {
+      OX_TRY(seq_iota(cx, a->S, 4, 2, a->P, &lim));
+    }
+    OX_TRY(seq_bin(cx, BERTH_OP_LE, j, lim, &allowed));
+    OX_TRY(att_add_allowed(cx, a, allowed, bias, &bias));
+  }
+  if (np >= 0) {
+    int32_t j, allowed;
+    OX_TRY(seq_iota(cx, a->L, 4, 3, 0, &j));
+    OX_TRY(seq_bin(cx, BERTH_OP_LT, j, np, &allowed));
+    OX_TRY(att_add_allowed(cx, a, allowed, bias, &bias));
+  }
+  *out = bias;
+  return BERTH_OK;
+}
+
+/* softmax over the keys, in softmax_precision when it names another float type. */
+static berth_status_t att_softmax(ox_ctx_t *cx, const att_t *a, int32_t x, int32_t *out) {
+  int64_t prec = ox_attr_int(cx, "softmax_precision", 0);
+  berth_dtype_t sdt = a->dt;
+  if (prec == 1) sdt = BERTH_DTYPE_F32;
+  else if (prec == 11) sdt = BERTH_DTYPE_F64;
+  else if (prec != 0 && prec != cx->vals[a->q].elem)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "softmax_precision %lld is not supported (float, double or Q's own type)",
+                   (long long)prec);
+  int32_t xs, s;
+  OX_TRY(ox_emit_cast(cx, x, sdt, &xs));
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_SOFTMAX, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_SOFTMAX, at, "axis", -1));
+  OX_TRY(ox_emit1(cx, BERTH_OP_SOFTMAX, 1, &xs, at, &s));
+  return ox_emit_cast(cx, s, a->dt, out);
+}
+
+static berth_status_t att_scores(ox_ctx_t *cx, const att_t *a, int32_t qk_out[4], int32_t *probs) {
+  double scale = a->D > 0 ? 1.0 / sqrt((double)a->D) : 1.0;
+  const Onnx__AttributeProto *sa = ox_attr(cx, "scale");
+  if (sa) scale = ox_attr_float(cx, "scale", scale);
+  if (!(scale > 0) || !isfinite(scale))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "scale is %g, expected a finite number > 0", scale);
+  double softcap = ox_attr_float(cx, "softcap", 0.0);
+  if (!(softcap >= 0) || !isfinite(softcap))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "softcap is %g, expected a finite number >= 0", softcap);
+  int32_t c, qs, kt, ks, s;
+  int64_t perm[4] = {0, 1, 3, 2};
+  OX_TRY(ox_const_scalar(cx, a->dt, sqrt(scale), &c));
+  OX_TRY(seq_bin(cx, BERTH_OP_MUL, a->q, c, &qs));
+  OX_TRY(seq_transpose(cx, a->k, perm, 4, &kt));
+  OX_TRY(seq_bin(cx, BERTH_OP_MUL, kt, c, &ks));
+  OX_TRY(att_matmul(cx, a, qs, ks, &s));
+  qk_out[0] = s;
+  if (softcap > 0) {
+    int32_t cap, t, th;
+    OX_TRY(ox_const_scalar(cx, a->dt, softcap, &cap));
+    OX_TRY(seq_bin(cx, BERTH_OP_DIV, s, cap, &t));
+    OX_TRY(ox_emit1(cx, BERTH_OP_TANH, 1, &t, NULL, &th));
+    OX_TRY(seq_bin(cx, BERTH_OP_MUL, th, cap, &s));
+  }
+  qk_out[1] = s;
+  int32_t bias = -1;
+  OX_TRY(att_bias(cx, a, &bias));
+  if (bias >= 0) OX_TRY(seq_bin(cx, BERTH_OP_ADD, s, bias, &s));
+  qk_out[2] = s;
+  OX_TRY(att_softmax(cx, a, s, probs));
+  qk_out[3] = *probs;
+  return BERTH_OK;
+}
+
+static berth_status_t op_attention(ox_ctx_t *cx) {
+  att_t a;
+  OX_TRY(att_inputs(cx, &a));
+  OX_TRY(att_past(cx, &a));
+  int64_t mode = ox_attr_int(cx, "qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "qk_matmul_output_mode is %lld, expected 0..3", (long long)mode);
+  int32_t qk[4], p, y;
+  OX_TRY(att_scores(cx, &a, qk, &p));
+  OX_TRY(att_matmul(cx, &a, p, a.v, &y));
+  if (a.three_d) {
+    int64_t perm[4] = {0, 2, 1, 3}, d[3] = {a.B, a.S, a.Hq * a.Dv};
+    OX_TRY(seq_transpose(cx, y, perm, 4, &y));
+    OX_TRY(ox_emit_reshape(cx, y, d, 3, &y));
+  }
+  OX_TRY(ox_out(cx, 0, y));
+  OX_TRY(ox_out(cx, 1, a.k));
+  OX_TRY(ox_out(cx, 2, a.v));
+  return ox_out(cx, 3, qk[mode]);
+}
+
 const ox_op_row_t ox_ops_sequence[] = {
+    {"Attention", op_attention, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
