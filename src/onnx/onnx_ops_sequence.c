@@ -325,7 +325,69 @@ static berth_status_t op_attention(ox_ctx_t *cx) {
   return ox_out(cx, 3, qk[mode]);
 }
 
+/* ==== NegativeLogLikelihoodLoss (12, 13, 22), SoftmaxCrossEntropyLoss (12, 13) ==========
+ * The nll_loss kernel; SoftmaxCrossEntropyLoss takes log_softmax over the classes (axis 1)
+ * first, which is also its optional log_prob output. The kernel's `ok` result is false when
+ * a target is outside 0..C-1 (and not ignore_index): an assert makes that call fail. */
+
+/* The call fails with `msg` when the one-element bool ok is false at run time. */
+static berth_status_t seq_assert(ox_ctx_t *cx, int32_t ok, const char *msg) {
+  if (ox_is_const(cx, ok)) {
+    if (*(const uint8_t *)cx->vals[ok].data) return BERTH_OK;
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%s", msg);
+  }
+  int32_t ok_id;
+  OX_TRY(ox_ir(cx, ok, &ok_id));
+  char text[600];
+  const char *name = cx->node->name && cx->node->name[0] ? cx->node->name : (cx->node->n_output ? cx->node->output[0] : "");
+  berth_format(text, sizeof text, "node '%s' (%s): %s", name, cx->node->op_type ? cx->node->op_type : "", msg);
+  int32_t str = berth_ir_string_add(cx->p, text, strlen(text));
+  int32_t node = str < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
+  if (node < 0) return seq_oom(cx);
+  cx->m->nodes[node].attrs[0].i = str;
+  return BERTH_OK;
+}
+
+static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
+  int32_t x, t, w, in[3], out[2];
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &t));
+  OX_TRY(ox_in(cx, 2, &w));
+  char buf[16];
+  const char *r = ox_attr_string(cx, "reduction", "mean", buf, sizeof buf);
+  int64_t red = strcmp(r, "none") == 0 ? 0 : strcmp(r, "sum") == 0 ? 1 : strcmp(r, "mean") == 0 ? 2 : -1;
+  if (red < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "reduction '%s', expected none, sum or mean", r);
+  if (ox_rank_of(cx, x) < 2) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input has rank %d, expected >= 2", (int)ox_rank_of(cx, x));
+  if (softmax_first) {
+    int32_t lp;
+    OX_TRY(seq_axis_op(cx, BERTH_OP_LOG_SOFTMAX, 1, &x, 1, &lp));
+    OX_TRY(ox_out(cx, 1, lp));
+    x = lp;
+  }
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_NLL_LOSS, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NLL_LOSS, a, "reduction", red));
+  if (ox_attr(cx, "ignore_index")) {
+    OX_TRY(ox_attr_i(cx, BERTH_OP_NLL_LOSS, a, "ignore_index", ox_attr_int(cx, "ignore_index", 0)));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_NLL_LOSS, a, "has_ignore", 1));
+  }
+  in[0] = x;
+  in[1] = t;
+  in[2] = w;
+  OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
+  char msg[160];
+  berth_format(msg, sizeof msg, "a target class index is outside 0..%lld and not ignore_index",
+               (long long)cx->vals[x].type.dims[1] - 1);
+  OX_TRY(seq_assert(cx, out[1], msg));
+  return ox_out(cx, 0, out[0]);
+}
+
+static berth_status_t op_nll_loss(ox_ctx_t *cx) { return loss_common(cx, false); }
+static berth_status_t op_sce_loss(ox_ctx_t *cx) { return loss_common(cx, true); }
+
 const ox_op_row_t ox_ops_sequence[] = {
     {"Attention", op_attention, BERTH_OP_COUNT},
+    {"NegativeLogLikelihoodLoss", op_nll_loss, BERTH_OP_COUNT},
+    {"SoftmaxCrossEntropyLoss", op_sce_loss, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };
