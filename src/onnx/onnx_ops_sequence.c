@@ -385,7 +385,30 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
 static berth_status_t op_nll_loss(ox_ctx_t *cx) { return loss_common(cx, false); }
 static berth_status_t op_sce_loss(ox_ctx_t *cx) { return loss_common(cx, true); }
 
+/* ==== RotaryEmbedding (23) =================================================================
+ * The rotary_embedding kernel; its `ok` result is false when a position id is outside the
+ * caches, and the call then fails. */
+static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
+  int32_t in[4], out[2];
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in_req(cx, 2, &in[2]));
+  OX_TRY(ox_in(cx, 3, &in[3]));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_ROTARY_EMBEDDING, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "interleaved", ox_attr_int(cx, "interleaved", 0)));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "rotary_dim", ox_attr_int(cx, "rotary_embedding_dim", 0)));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "num_heads", ox_attr_int(cx, "num_heads", 0)));
+  OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
+  char msg[160];
+  berth_format(msg, sizeof msg, "a position id is outside 0..%lld (the rows of cos_cache)",
+               (long long)cx->vals[in[1]].type.dims[0] - 1);
+  if (in[3] >= 0) OX_TRY(seq_assert(cx, out[1], msg));
+  return ox_out(cx, 0, out[0]);
+}
+
 const ox_op_row_t ox_ops_sequence[] = {
+    {"RotaryEmbedding", op_rotary_embedding, BERTH_OP_COUNT},
     {"Attention", op_attention, BERTH_OP_COUNT},
     {"NegativeLogLikelihoodLoss", op_nll_loss, BERTH_OP_COUNT},
     {"SoftmaxCrossEntropyLoss", op_sce_loss, BERTH_OP_COUNT},
