@@ -93,7 +93,9 @@
   X(NARROW_CAST, narrow_cast)    \
   /* sequence models and losses */ \
   X(NLL_LOSS, nll_loss)          \
-  X(ROTARY_EMBEDDING, rotary_embedding)
+  X(ROTARY_EMBEDDING, rotary_embedding) \
+  X(RNN, rnn)                    \
+  X(GRU, gru)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

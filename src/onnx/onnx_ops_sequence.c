@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- small emitters ------------------------------------------------------------------- */
 
@@ -407,7 +408,128 @@ static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
   return ox_out(cx, 0, out[0]);
 }
 
+/* ==== RNN (7, 14, 22), GRU (7, 14, 22) =====================================================
+ * The rnn / gru kernels (kernel_rnn.c). Activation names become the kernel's kinds, with
+ * their alpha and beta (taken in order from activation_alpha / activation_beta by the
+ * activations that have one, else the ONNX op's default) as float32 bit patterns. Zeros
+ * stand in for a missing B or initial_h; sequence lengths outside 0..seq fail the call. */
+
+typedef struct rnn_act_name {
+  const char *name;
+  int64_t kind;
+  int8_t n_params; /* 0: none, 1: alpha, 2: alpha and beta */
+  float alpha, beta;
+} rnn_act_name_t;
+
+/* In the order of kernel_rnn.c's RNN_ACT_* kinds. */
+static const rnn_act_name_t rnn_act_names[] = {
+    {"Sigmoid", 0, 0, 0, 0},         {"Tanh", 1, 0, 0, 0},          {"Relu", 2, 0, 0, 0},
+    {"Affine", 3, 2, 1.0f, 0.0f},    {"LeakyRelu", 4, 1, 0.01f, 0}, {"ThresholdedRelu", 5, 1, 1.0f, 0},
+    {"ScaledTanh", 6, 2, 1.0f, 1.0f}, {"HardSigmoid", 7, 2, 0.2f, 0.5f}, {"Elu", 8, 1, 1.0f, 0},
+    {"Softsign", 9, 0, 0, 0},        {"Softplus", 10, 0, 0, 0},
+};
+
+static int64_t rnn_f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return (int64_t)u;
+}
+
+/* activations (n_fn per direction, defaults dflt) into the kernel's attributes. */
+static berth_status_t rnn_activations(ox_ctx_t *cx, berth_op_t op, berth_attr_value_t *a, int32_t n_fn, int64_t dirs,
+                                      const char *const *dflt) {
+  const Onnx__AttributeProto *acts = ox_attr(cx, "activations"), *al = ox_attr(cx, "activation_alpha"),
+                             *be = ox_attr(cx, "activation_beta");
+  int32_t n = (int32_t)(n_fn * dirs);
+  if (acts && acts->n_strings != (size_t)n)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "activations has %zu names, expected %d", acts->n_strings, (int)n);
+  int64_t kinds[4], params[8];
+  size_t ia = 0, ib = 0;
+  for (int32_t k = 0; k < n; k++) {
+    char name[32];
+    if (acts) {
+      const ProtobufCBinaryData *s = &acts->strings[(size_t)k % acts->n_strings];
+      size_t len = s->len < sizeof name - 1 ? s->len : sizeof name - 1;
+      memcpy(name, s->data, len);
+      name[len] = 0;
+    } else {
+      berth_format(name, sizeof name, "%s", dflt[k % n_fn]);
+    }
+    const rnn_act_name_t *e = NULL;
+    for (size_t i = 0; i < sizeof rnn_act_names / sizeof rnn_act_names[0]; i++)
+      if (strcasecmp(name, rnn_act_names[i].name) == 0) e = &rnn_act_names[i];
+    if (!e) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "activation '%s' is not an ONNX RNN activation", name);
+    float alpha = e->alpha, beta = e->beta;
+    if (e->n_params >= 1 && al && ia < al->n_floats) alpha = al->floats[ia++];
+    if (e->n_params >= 2 && be && ib < be->n_floats) beta = be->floats[ib++];
+    kinds[k] = e->kind;
+    params[2 * k] = rnn_f32_bits(alpha);
+    params[2 * k + 1] = rnn_f32_bits(beta);
+  }
+  OX_TRY(ox_attr_ints(cx, op, a, "activations", kinds, n));
+  return ox_attr_ints(cx, op, a, "act_params", params, 2 * n);
+}
+
+static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
+  int32_t X, W, R, B, SL, H0;
+  OX_TRY(ox_in_req(cx, 0, &X));
+  OX_TRY(ox_in_req(cx, 1, &W));
+  OX_TRY(ox_in_req(cx, 2, &R));
+  OX_TRY(ox_in(cx, 3, &B));
+  OX_TRY(ox_in(cx, 4, &SL));
+  OX_TRY(ox_in(cx, 5, &H0));
+  char buf[32];
+  const char *dir = ox_attr_string(cx, "direction", "forward", buf, sizeof buf);
+  int64_t d = strcmp(dir, "forward") == 0 ? 0 : strcmp(dir, "reverse") == 0 ? 1 : strcmp(dir, "bidirectional") == 0 ? 2 : -1;
+  if (d < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "direction '%s', expected forward, reverse or bidirectional", dir);
+  int64_t layout = ox_attr_int(cx, "layout", 0), dirs = d == 2 ? 2 : 1;
+  if (layout != 0 && layout != 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'layout' is %lld, expected 0 or 1", (long long)layout);
+  const berth_type_t *xt = &cx->vals[X].type, *rt = &cx->vals[R].type;
+  if (xt->rank != 3 || rt->rank != 3) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "X and R must have rank 3");
+  int64_t hidden = rt->dims[2];
+  if (ox_attr(cx, "hidden_size") && ox_attr_int(cx, "hidden_size", hidden) != hidden)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "hidden_size %lld, but R is [%lld, %lld, %lld]",
+                   (long long)ox_attr_int(cx, "hidden_size", hidden), (long long)rt->dims[0], (long long)rt->dims[1],
+                   (long long)rt->dims[2]);
+  int64_t batch = layout ? xt->dims[0] : xt->dims[1];
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(op, a);
+  OX_TRY(ox_attr_i(cx, op, a, "direction", d));
+  OX_TRY(ox_attr_i(cx, op, a, "layout", layout));
+  if (ox_attr(cx, "clip")) OX_TRY(ox_attr_f(cx, op, a, "clip", ox_attr_float(cx, "clip", 0)));
+  static const char *const rnn_dflt[] = {"Tanh"}, *const gru_dflt[] = {"Sigmoid", "Tanh"};
+  OX_TRY(rnn_activations(cx, op, a, gates == 1 ? 1 : 2, dirs, gates == 1 ? rnn_dflt : gru_dflt));
+  if (gates == 3) OX_TRY(ox_attr_i(cx, op, a, "linear_before_reset", ox_attr_int(cx, "linear_before_reset", 0)));
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = xt->dtype;
+  if (B < 0) {
+    t.rank = 2;
+    t.dims[0] = dirs;
+    t.dims[1] = 2 * gates * hidden;
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &B));
+  }
+  if (H0 < 0) {
+    t.rank = 3;
+    t.dims[0] = layout ? batch : dirs;
+    t.dims[1] = layout ? dirs : batch;
+    t.dims[2] = hidden;
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &H0));
+  }
+  int32_t in[6] = {X, W, R, B, H0, SL}, out[3];
+  OX_TRY(ox_emit(cx, op, SL >= 0 ? 6 : 5, in, a, 3, out));
+  if (SL >= 0) OX_TRY(seq_assert(cx, out[2], "a sequence length is outside 0..the sequence length of X"));
+  OX_TRY(ox_out(cx, 0, out[0]));
+  return ox_out(cx, 1, out[1]);
+}
+
+static berth_status_t op_rnn(ox_ctx_t *cx) { return rnn_common(cx, BERTH_OP_RNN, 1); }
+static berth_status_t op_gru(ox_ctx_t *cx) { return rnn_common(cx, BERTH_OP_GRU, 3); }
+
 const ox_op_row_t ox_ops_sequence[] = {
+    {"GRU", op_gru, BERTH_OP_COUNT},
+    {"RNN", op_rnn, BERTH_OP_COUNT},
     {"RotaryEmbedding", op_rotary_embedding, BERTH_OP_COUNT},
     {"Attention", op_attention, BERTH_OP_COUNT},
     {"NegativeLogLikelihoodLoss", op_nll_loss, BERTH_OP_COUNT},
