@@ -95,7 +95,9 @@
   X(NLL_LOSS, nll_loss)          \
   X(ROTARY_EMBEDDING, rotary_embedding) \
   X(RNN, rnn)                    \
-  X(GRU, gru)
+  X(GRU, gru)                    \
+  X(CAUSAL_CONV_WITH_STATE, causal_conv_with_state) \
+  X(LINEAR_ATTENTION, linear_attention)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

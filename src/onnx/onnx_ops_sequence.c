@@ -527,7 +527,115 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
 static berth_status_t op_rnn(ox_ctx_t *cx) { return rnn_common(cx, BERTH_OP_RNN, 1); }
 static berth_status_t op_gru(ox_ctx_t *cx) { return rnn_common(cx, BERTH_OP_GRU, 3); }
 
+/* ==== CausalConvWithState (27) =============================================================
+ * The causal_conv_with_state kernel, with zeros for a missing bias or past_state; the SiLU
+ * (swish) activation x * sigmoid(x) follows on the convolution rounded to its type (the
+ * reference rounds it before the activation). */
+static berth_status_t op_causal_conv_with_state(ox_ctx_t *cx) {
+  int32_t in[4], out[2];
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(ox_in_req(cx, 1, &in[1]));
+  OX_TRY(ox_in(cx, 2, &in[2]));
+  OX_TRY(ox_in(cx, 3, &in[3]));
+  char buf[16];
+  const char *act = ox_attr_string(cx, "activation", "none", buf, sizeof buf);
+  bool silu = strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0;
+  if (!silu && strcmp(act, "none") != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "activation '%s', expected none, silu or swish", act);
+  const berth_type_t *x = &cx->vals[in[0]].type, *w = &cx->vals[in[1]].type;
+  if (x->rank != 3 || w->rank != 3 || w->dims[2] < 1)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input and weight must be [B, C, L] and [C, 1, K >= 1]");
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = x->dtype;
+  if (in[2] < 0) {
+    t.rank = 1;
+    t.dims[0] = x->dims[1];
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &in[2]));
+  }
+  if (in[3] < 0) {
+    t.rank = 3;
+    t.dims[0] = x->dims[0];
+    t.dims[1] = x->dims[1];
+    t.dims[2] = w->dims[2] - 1;
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &in[3]));
+  }
+  OX_TRY(ox_emit(cx, BERTH_OP_CAUSAL_CONV_WITH_STATE, 4, in, NULL, 2, out));
+  int32_t y = out[0];
+  if (silu) {
+    int32_t r, sg;
+    OX_TRY(ox_narrow_round(cx, y, &r));
+    OX_TRY(ox_emit1(cx, BERTH_OP_SIGMOID, 1, &r, NULL, &sg));
+    OX_TRY(seq_bin(cx, BERTH_OP_MUL, r, sg, &y));
+  }
+  OX_TRY(ox_out(cx, 0, y));
+  return ox_out(cx, 1, out[1]);
+}
+
+/* ==== LinearAttention (27) =================================================================
+ * The linear_attention kernel. update_rule (linear, gated, delta, gated_delta) says which of
+ * decay (gated) and beta (delta) must be given, and erase_gate needs a delta rule; zeros stand
+ * in for a missing past_state. present_state keeps past_state's type (else the query's). */
+static berth_status_t op_linear_attention(ox_ctx_t *cx) {
+  int32_t q, k, v, past, opt[3], in[7], out[2];
+  OX_TRY(ox_in_req(cx, 0, &q));
+  OX_TRY(ox_in_req(cx, 1, &k));
+  OX_TRY(ox_in_req(cx, 2, &v));
+  OX_TRY(ox_in(cx, 3, &past));
+  for (int32_t i = 0; i < 3; i++) OX_TRY(ox_in(cx, 4 + i, &opt[i]));
+  char buf[16];
+  const char *rule = ox_attr_string(cx, "update_rule", "gated_delta", buf, sizeof buf);
+  bool gated = strcmp(rule, "gated") == 0 || strcmp(rule, "gated_delta") == 0;
+  bool delta = strcmp(rule, "delta") == 0 || strcmp(rule, "gated_delta") == 0;
+  if (!gated && !delta && strcmp(rule, "linear") != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "update_rule '%s', expected linear, gated, delta or gated_delta", rule);
+  if (gated != (opt[0] >= 0))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "update_rule '%s' %s the decay input", rule, gated ? "needs" : "forbids");
+  if (delta != (opt[1] >= 0))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "update_rule '%s' %s the beta input", rule, delta ? "needs" : "forbids");
+  if (!delta && opt[2] >= 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "update_rule '%s' forbids erase_gate", rule);
+  int64_t qh = ox_attr_int(cx, "q_num_heads", 0), kvh = ox_attr_int(cx, "kv_num_heads", 0);
+  const berth_type_t *qt = &cx->vals[q].type, *vt = &cx->vals[v].type;
+  if (qt->rank != 3 || vt->rank != 3 || qh < 1 || kvh < 1 || qt->dims[2] % qh != 0 || vt->dims[2] % kvh != 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT,
+                   "query, key, value must be [B, T, heads*head_size] with q_num_heads, kv_num_heads >= 1 dividing them");
+  if (past < 0) {
+    berth_type_t t;
+    memset(&t, 0, sizeof t);
+    t.dtype = qt->dtype;
+    t.rank = 4;
+    t.dims[0] = qt->dims[0];
+    t.dims[1] = kvh;
+    t.dims[2] = qt->dims[2] / qh;
+    t.dims[3] = vt->dims[2] / kvh;
+    OX_TRY(ox_emit_full(cx, &t, 0, 0, &past));
+    cx->vals[past].elem = cx->vals[q].elem;
+  }
+  int32_t n = 0;
+  in[n++] = q;
+  in[n++] = k;
+  in[n++] = v;
+  in[n++] = past;
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_LINEAR_ATTENTION, a);
+  static const char *const flag[3] = {"has_decay", "has_beta", "has_erase"};
+  for (int32_t i = 0; i < 3; i++)
+    if (opt[i] >= 0) {
+      in[n++] = opt[i];
+      OX_TRY(ox_attr_i(cx, BERTH_OP_LINEAR_ATTENTION, a, flag[i], 1));
+    }
+  OX_TRY(ox_attr_i(cx, BERTH_OP_LINEAR_ATTENTION, a, "q_num_heads", qh));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_LINEAR_ATTENTION, a, "kv_num_heads", kvh));
+  OX_TRY(ox_attr_f(cx, BERTH_OP_LINEAR_ATTENTION, a, "scale", ox_attr_float(cx, "scale", 0)));
+  OX_TRY(ox_emit(cx, BERTH_OP_LINEAR_ATTENTION, n, in, a, 2, out));
+  cx->vals[out[1]].elem = cx->vals[past].elem;
+  OX_TRY(ox_out(cx, 0, out[0]));
+  return ox_out(cx, 1, out[1]);
+}
+
 const ox_op_row_t ox_ops_sequence[] = {
+    {"LinearAttention", op_linear_attention, BERTH_OP_COUNT},
+    {"CausalConvWithState", op_causal_conv_with_state, BERTH_OP_COUNT},
     {"GRU", op_gru, BERTH_OP_COUNT},
     {"RNN", op_rnn, BERTH_OP_COUNT},
     {"RotaryEmbedding", op_rotary_embedding, BERTH_OP_COUNT},
