@@ -276,7 +276,88 @@ static void test_gru(void) {
   }
 }
 
+/* ---- causal_conv_with_state ------------------------------------------------------------ */
+
+static void test_causal_conv(void) {
+  /* B 1, C 2, L 2, K 3: the state holds 2 positions; y[t] = b + sum_k w[k] padded[t + k] */
+  const float x[4] = {1, 2, 3, 4}, w[6] = {1, 10, 100, 2, 20, 200}, bias[2] = {0.5f, -0.5f};
+  const float past[4] = {5, 6, 7, 8};
+  tcall_t c = tc_op(&berth_op_def_causal_conv_with_state);
+  tc_arg(&c, ty(F32, 3, 1, 2, 2), x);
+  tc_arg(&c, ty(F32, 3, 2, 1, 3), w);
+  tc_arg(&c, ty(F32, 1, 2), bias);
+  tc_arg(&c, ty(F32, 3, 1, 2, 2), past);
+  mres_t r;
+  if (mrun(__LINE__, &c, 2, &r)) {
+    /* channel 0: padded 5 6 1 2; channel 1: padded 7 8 3 4 */
+    near_f32(__LINE__, r.buf[0],
+             (double[]){0.5 + 5 + 60 + 100, 0.5 + 6 + 10 + 200, -0.5 + 14 + 160 + 600, -0.5 + 16 + 60 + 800}, 4, 1e-4);
+    near_f32(__LINE__, r.buf[1], (double[]){1, 2, 3, 4}, 4, 0);
+    mfree(&r);
+  }
+  /* L 1 < K - 1: the new state is the old one shifted by one */
+  c = tc_op(&berth_op_def_causal_conv_with_state);
+  tc_arg(&c, ty(F32, 3, 1, 2, 1), (float[]){1, 3});
+  tc_arg(&c, ty(F32, 3, 2, 1, 3), w);
+  tc_arg(&c, ty(F32, 1, 2), bias);
+  tc_arg(&c, ty(F32, 3, 1, 2, 2), past);
+  if (mrun(__LINE__, &c, 2, &r)) {
+    near_f32(__LINE__, r.buf[1], (double[]){6, 1, 8, 3}, 4, 0);
+    mfree(&r);
+  }
+  c.in[3] = ty(F32, 3, 1, 2, 3);
+  EXPECT_REJECT(&c, "past_state");
+  c.in[3] = ty(F32, 3, 1, 2, 2);
+  c.in[1] = ty(F32, 3, 2, 2, 3);
+  EXPECT_REJECT(&c, "expected [B, C, L] and [C, 1, K >= 1]");
+}
+
+/* ---- linear_attention ------------------------------------------------------------------- */
+
+static void test_linear_attention(void) {
+  /* B 1, T 2, one kv head, two query heads (grouped), dk 1, dv 1, scale 1, gated delta with
+   * erase_gate: S1 = e^g1 S0 + k1 u1, u1 = beta1 (v1 - S0' e1 k1) with S0' = e^g1 S0 */
+  const double q[4] = {1, 2, 3, 4}, k[2] = {0.5, 2}, v[2] = {1, -1}, s0[1] = {0.25};
+  const double dc[2] = {-0.5, 0.25}, be[2] = {0.5, 2}, er[2] = {0.5, 1};
+  tcall_t c = tc_op(&berth_op_def_linear_attention);
+  tc_int(&c, "q_num_heads", 2);
+  tc_int(&c, "kv_num_heads", 1);
+  tc_scalar(&c, "scale", 1);
+  tc_int(&c, "has_decay", 1);
+  tc_int(&c, "has_beta", 1);
+  tc_int(&c, "has_erase", 1);
+  tc_arg(&c, ty(F64, 3, 1, 2, 2), q);
+  tc_arg(&c, ty(F64, 3, 1, 2, 1), k);
+  tc_arg(&c, ty(F64, 3, 1, 2, 1), v);
+  tc_arg(&c, ty(F64, 4, 1, 1, 1, 1), s0);
+  tc_arg(&c, ty(F64, 3, 1, 2, 1), dc);
+  tc_arg(&c, ty(F64, 3, 1, 2, 1), be);
+  tc_arg(&c, ty(F64, 3, 1, 2, 1), er);
+  double s = 0.25 * exp(-0.5);
+  s += 0.5 * (0.5 * (1 - s * 0.5 * 0.5));
+  const double y0 = s, y1 = 2 * s;
+  s *= exp(0.25);
+  s += 2 * (2 * (-1 - s * 1 * 2));
+  const double want[4] = {y0, y1, 3 * s, 4 * s};
+  mres_t r;
+  if (mrun(__LINE__, &c, 2, &r)) {
+    const double *y = r.buf[0], *st = r.buf[1];
+    for (int i = 0; i < 4; i++) CHECK_MSG(fabs(y[i] - want[i]) < 1e-12, "y[%d] %.17g, expected %.17g", i, y[i], want[i]);
+    CHECK(fabs(st[0] - s) < 1e-12);
+    mfree(&r);
+  }
+  tc_int(&c, "has_erase", 0);
+  EXPECT_REJECT(&c, "7 operands, but the has_ flags name 6");
+  tc_int(&c, "has_erase", 1);
+  tc_int(&c, "q_num_heads", 3);
+  EXPECT_REJECT(&c, "and 3 heads");
+  tc_int(&c, "kv_num_heads", 2);
+  EXPECT_REJECT(&c, "positive multiple");
+}
+
 int main(void) {
+  test_causal_conv();
+  test_linear_attention();
   test_nll();
   test_rotary();
   test_rnn();
