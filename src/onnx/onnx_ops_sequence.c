@@ -172,7 +172,8 @@ static berth_status_t att_mask_bias(ox_ctx_t *cx, const att_t *a, int32_t *out) 
   *out = -1;
   if (a->mask < 0) return BERTH_OK;
   int32_t m = a->mask;
-  const berth_type_t *mt = &cx->vals[m].type;
+  const berth_type_t *mt = &cx->vals[m].type; /* not read after an emit (cx->vals may move) */
+  const berth_dtype_t mdt = mt->dtype;
   if (mt->rank < 2 || mt->rank > 4)
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attn_mask has rank %d, expected 2, 3 or 4", (int)mt->rank);
   int64_t ml = mt->dims[mt->rank - 1];
@@ -182,13 +183,13 @@ static berth_status_t att_mask_bias(ox_ctx_t *cx, const att_t *a, int32_t *out) 
   int32_t zero, ninf;
   OX_TRY(ox_const_scalar(cx, a->dt, 0.0, &zero));
   OX_TRY(ox_const_scalar(cx, a->dt, -INFINITY, &ninf));
-  if (mt->dtype == BERTH_DTYPE_BOOL) {
+  if (mdt == BERTH_DTYPE_BOOL) {
     OX_TRY(seq_where(cx, m, zero, ninf, &m));
-  } else if (mt->dtype == a->dt) {
+  } else if (mdt == a->dt) {
     /* the mask's own values */
   } else {
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attn_mask has dtype %s, expected bool or Q's type",
-                   berth_dtype_name(mt->dtype));
+                   berth_dtype_name(mdt));
   }
   if (ml < a->L) {
     berth_type_t t = cx->vals[m].type;
@@ -349,6 +350,23 @@ static berth_status_t seq_assert(ox_ctx_t *cx, int32_t ok, const char *msg) {
   return BERTH_OK;
 }
 
+/* A constant integer operand's values must lie in lo..hi (or equal `skip` when has_skip):
+ * else the import fails with msg (a runtime one is checked by the kernel's ok result). */
+static berth_status_t seq_const_range(ox_ctx_t *cx, int32_t v, int64_t lo, int64_t hi, bool has_skip, int64_t skip,
+                                      const char *msg) {
+  if (v < 0 || !ox_is_const(cx, v) || !berth_dtype_is_int(cx->vals[v].type.dtype)) return BERTH_OK;
+  const ox_val_t *x = &cx->vals[v];
+  int64_t n = berth_type_numel(&x->type);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t e = x->type.dtype == BERTH_DTYPE_I64 ? ((const int64_t *)x->data)[i]
+                : x->type.dtype == BERTH_DTYPE_I32 ? ((const int32_t *)x->data)[i]
+                                                   : lo; /* the kernels take i32 and i64 only */
+    if ((e < lo || e > hi) && !(has_skip && e == skip))
+      return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%s (element %lld is %lld)", msg, (long long)i, (long long)e);
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
   int32_t x, t, w, in[3], out[2];
   OX_TRY(ox_in_req(cx, 0, &x));
@@ -362,6 +380,7 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
   if (softmax_first) {
     int32_t lp;
     OX_TRY(seq_axis_op(cx, BERTH_OP_LOG_SOFTMAX, 1, &x, 1, &lp));
+    OX_TRY(ox_narrow_round(cx, lp, &lp)); /* the loss reads log_prob as its type holds it */
     OX_TRY(ox_out(cx, 1, lp));
     x = lp;
   }
@@ -375,10 +394,11 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
   in[0] = x;
   in[1] = t;
   in[2] = w;
-  OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
   char msg[160];
   berth_format(msg, sizeof msg, "a target class index is outside 0..%lld and not ignore_index",
                (long long)cx->vals[x].type.dims[1] - 1);
+  OX_TRY(seq_const_range(cx, t, 0, cx->vals[x].type.dims[1] - 1, a[2].i != 0, a[1].i, msg));
+  OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
   OX_TRY(seq_assert(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
@@ -400,10 +420,11 @@ static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "interleaved", ox_attr_int(cx, "interleaved", 0)));
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "rotary_dim", ox_attr_int(cx, "rotary_embedding_dim", 0)));
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "num_heads", ox_attr_int(cx, "num_heads", 0)));
-  OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
   char msg[160];
   berth_format(msg, sizeof msg, "a position id is outside 0..%lld (the rows of cos_cache)",
                (long long)cx->vals[in[1]].type.dims[0] - 1);
+  if (in[3] >= 0) OX_TRY(seq_const_range(cx, in[3], 0, cx->vals[in[1]].type.dims[0] - 1, false, 0, msg));
+  OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
   if (in[3] >= 0) OX_TRY(seq_assert(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
@@ -492,7 +513,9 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "hidden_size %lld, but R is [%lld, %lld, %lld]",
                    (long long)ox_attr_int(cx, "hidden_size", hidden), (long long)rt->dims[0], (long long)rt->dims[1],
                    (long long)rt->dims[2]);
-  int64_t batch = layout ? xt->dims[0] : xt->dims[1];
+  /* (xt is not read after the emits below: they may move cx->vals) */
+  int64_t batch = layout ? xt->dims[0] : xt->dims[1], seq = layout ? xt->dims[1] : xt->dims[0];
+  berth_dtype_t dt = xt->dtype;
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(op, a);
   OX_TRY(ox_attr_i(cx, op, a, "direction", d));
@@ -503,7 +526,7 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
   if (gates == 3) OX_TRY(ox_attr_i(cx, op, a, "linear_before_reset", ox_attr_int(cx, "linear_before_reset", 0)));
   berth_type_t t;
   memset(&t, 0, sizeof t);
-  t.dtype = xt->dtype;
+  t.dtype = dt;
   if (B < 0) {
     t.rank = 2;
     t.dims[0] = dirs;
@@ -518,8 +541,10 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
     OX_TRY(ox_emit_full(cx, &t, 0, 0, &H0));
   }
   int32_t in[6] = {X, W, R, B, H0, SL}, out[3];
+  const char *msg = "a sequence length is outside 0..the sequence length of X";
+  OX_TRY(seq_const_range(cx, SL, 0, seq, false, 0, msg));
   OX_TRY(ox_emit(cx, op, SL >= 0 ? 6 : 5, in, a, 3, out));
-  if (SL >= 0) OX_TRY(seq_assert(cx, out[2], "a sequence length is outside 0..the sequence length of X"));
+  if (SL >= 0) OX_TRY(seq_assert(cx, out[2], msg));
   OX_TRY(ox_out(cx, 0, out[0]));
   return ox_out(cx, 1, out[1]);
 }
@@ -545,19 +570,20 @@ static berth_status_t op_causal_conv_with_state(ox_ctx_t *cx) {
   const berth_type_t *x = &cx->vals[in[0]].type, *w = &cx->vals[in[1]].type;
   if (x->rank != 3 || w->rank != 3 || w->dims[2] < 1)
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input and weight must be [B, C, L] and [C, 1, K >= 1]");
+  const int64_t nb = x->dims[0], nc = x->dims[1], k = w->dims[2]; /* an emit may move cx->vals */
   berth_type_t t;
   memset(&t, 0, sizeof t);
   t.dtype = x->dtype;
   if (in[2] < 0) {
     t.rank = 1;
-    t.dims[0] = x->dims[1];
+    t.dims[0] = nc;
     OX_TRY(ox_emit_full(cx, &t, 0, 0, &in[2]));
   }
   if (in[3] < 0) {
     t.rank = 3;
-    t.dims[0] = x->dims[0];
-    t.dims[1] = x->dims[1];
-    t.dims[2] = w->dims[2] - 1;
+    t.dims[0] = nb;
+    t.dims[1] = nc;
+    t.dims[2] = k - 1;
     OX_TRY(ox_emit_full(cx, &t, 0, 0, &in[3]));
   }
   OX_TRY(ox_emit(cx, BERTH_OP_CAUSAL_CONV_WITH_STATE, 4, in, NULL, 2, out));
