@@ -152,7 +152,14 @@
   X(REVERSE_SEQUENCE, reverse_sequence) \
   X(EINSUM, einsum)              \
   X(DET, det)                    \
-  X(TENSOR_SCATTER, tensor_scatter)
+  X(TENSOR_SCATTER, tensor_scatter) \
+  /* sequence models and losses */ \
+  X(NLL_LOSS, nll_loss)          \
+  X(ROTARY_EMBEDDING, rotary_embedding) \
+  X(RNN, rnn)                    \
+  X(GRU, gru)                    \
+  X(CAUSAL_CONV_WITH_STATE, causal_conv_with_state) \
+  X(LINEAR_ATTENTION, linear_attention)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

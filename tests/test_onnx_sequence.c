@@ -1,0 +1,238 @@
+/* The sequence family's ONNX translations (onnx_ops_sequence.c) where the suite does not
+ * reach: class indices, position ids and sequence lengths outside their range fail the call
+ * at run time (or the import, when they are constants) with a message naming the node;
+ * float16 values are rounded where the reference rounds them (SoftmaxCrossEntropyLoss reads
+ * log_prob as float16 holds it; CausalConvWithState's SiLU takes the rounded convolution);
+ * unknown RNN activations and bad update rules are refused by name. */
+#define _POSIX_C_SOURCE 200809L
+#include "host/session.h"
+#include "onnx/onnx_import.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "onnx_build.h"
+#pragma GCC diagnostic pop
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void attr_s(ob_t *b, Onnx__NodeProto *n, const char *name, const char *v) {
+  Onnx__AttributeProto *a = ob_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+  a->has_s = 1;
+  a->s.data = (uint8_t *)ob_str(b, v, strlen(v));
+  a->s.len = strlen(v);
+}
+
+static berth_ir_program_t *import(const char *name, const uint8_t *m, size_t len, const char *want_err) {
+  char msg[1024];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_status_t st = berth_onnx_import(m, len, NULL, &p, NULL, &diag);
+  if (want_err) {
+    CHECK_MSG(st != BERTH_OK && strstr(msg, want_err), "%s: import gave \"%s\", expected an error with \"%s\"", name,
+              st ? msg : "success", want_err);
+    berth_ir_program_destroy(p);
+    return NULL;
+  }
+  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
+  return st ? NULL : p;
+}
+
+/* Compiles and runs one call; returns the status, the message in msg. */
+static berth_status_t run_once(berth_ir_program_t *p, const void *const *inputs, char *msg, size_t cap) {
+  berth_diag_t diag = berth_diag_make(msg, cap);
+  berth_plan_options_t popt = berth_plan_options_default();
+  berth_compiled_t *c = NULL;
+  berth_session_t *s = NULL;
+  void *outs[4] = {0};
+  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
+  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
+  for (int k = 0; k < 4; k++) free(outs[k]);
+  berth_session_destroy(s);
+  berth_compiled_destroy(c);
+  return st;
+}
+
+/* The op defining value v in method 0 (BERTH_OP_COUNT for a parameter or constant). */
+static berth_op_t def_op(const berth_ir_program_t *p, int32_t v) {
+  const berth_ir_method_t *m = &p->methods[0];
+  for (int32_t k = 0; k < m->n_nodes; k++)
+    for (int32_t o = 0; o < m->nodes[k].n_out; o++)
+      if (m->nodes[k].out[o] == v) return m->nodes[k].op;
+  return BERTH_OP_COUNT;
+}
+
+static const berth_ir_node_t *find_node(const berth_ir_program_t *p, berth_op_t op) {
+  const berth_ir_method_t *m = &p->methods[0];
+  for (int32_t k = 0; k < m->n_nodes; k++)
+    if (m->nodes[k].op == op) return &m->nodes[k];
+  return NULL;
+}
+
+/* NegativeLogLikelihoodLoss: a runtime target outside 0..C-1 fails the call; ignore_index
+ * does not; a constant target outside fails the import. */
+static void test_nll_range(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,3");
+  ob_input(&b, g, "t", ONNX_I64, "2");
+  ob_attr_i(&b, ob_node(&b, g, "NegativeLogLikelihoodLoss", "x,t", "loss"), "ignore_index", -7);
+  ob_output(&b, g, "loss", ONNX_F, "");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  berth_ir_program_t *p = import("nll_range", m, len, NULL);
+  if (p) {
+    static const float x[6] = {1, 2, 3, 4, 5, 6};
+    static const int64_t good[2] = {2, -7}, bad[2] = {0, 3}, neg[2] = {-1, 0};
+    char msg[1024];
+    CHECK_MSG(run_once(p, (const void *[]){x, good}, msg, sizeof msg) == BERTH_OK, "nll good targets: %s", msg);
+    CHECK_MSG(run_once(p, (const void *[]){x, bad}, msg, sizeof msg) != BERTH_OK && strstr(msg, "outside 0..2") &&
+                  strstr(msg, "NegativeLogLikelihoodLoss"),
+              "nll target 3: \"%s\"", msg);
+    CHECK_MSG(run_once(p, (const void *[]){x, neg}, msg, sizeof msg) != BERTH_OK && strstr(msg, "outside 0..2"),
+              "nll target -1: \"%s\"", msg);
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,3");
+  ob_const(&b, g, "t", ONNX_I64, "2", "0,5");
+  ob_node(&b, g, "NegativeLogLikelihoodLoss", "x,t", "loss");
+  ob_output(&b, g, "loss", ONNX_F, "");
+  m = ob_model(&b, g, 13, &len);
+  import("nll_const_range", m, len, "outside 0..2");
+  ob_free(&b);
+}
+
+/* RotaryEmbedding: a position id past the caches fails the call. */
+static void test_rotary_range(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "1,1,1,2");
+  ob_input(&b, g, "c", ONNX_F, "2,1");
+  ob_input(&b, g, "s", ONNX_F, "2,1");
+  ob_input(&b, g, "pos", ONNX_I64, "1,1");
+  ob_node(&b, g, "RotaryEmbedding", "x,c,s,pos", "y");
+  ob_output(&b, g, "y", ONNX_F, "1,1,1,2");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 23, &len);
+  berth_ir_program_t *p = import("rotary_range", m, len, NULL);
+  if (p) {
+    static const float x[2] = {1, 2}, c[2] = {1, 0}, s[2] = {0, 1};
+    static const int64_t ok[1] = {1}, bad[1] = {2};
+    char msg[1024];
+    CHECK_MSG(run_once(p, (const void *[]){x, c, s, ok}, msg, sizeof msg) == BERTH_OK, "rotary pos 1: %s", msg);
+    CHECK_MSG(run_once(p, (const void *[]){x, c, s, bad}, msg, sizeof msg) != BERTH_OK && strstr(msg, "position id"),
+              "rotary pos 2: \"%s\"", msg);
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+}
+
+/* RNN: a sequence length past X's fails the call; an unknown activation fails the import. */
+static void test_rnn_range(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,1,1");
+  ob_input(&b, g, "w", ONNX_F, "1,1,1");
+  ob_input(&b, g, "r", ONNX_F, "1,1,1");
+  ob_input(&b, g, "sl", ONNX_I32, "1");
+  ob_attr_i(&b, ob_node(&b, g, "RNN", "x,w,r,,sl", "y,yh"), "hidden_size", 1);
+  ob_output(&b, g, "y", ONNX_F, "2,1,1,1");
+  ob_output(&b, g, "yh", ONNX_F, "1,1,1");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 14, &len);
+  berth_ir_program_t *p = import("rnn_range", m, len, NULL);
+  if (p) {
+    static const float x[2] = {1, 2}, w[1] = {0.5f}, r[1] = {0.25f};
+    static const int32_t ok[1] = {1}, bad[1] = {3};
+    char msg[1024];
+    CHECK_MSG(run_once(p, (const void *[]){x, w, r, ok}, msg, sizeof msg) == BERTH_OK, "rnn length 1: %s", msg);
+    CHECK_MSG(run_once(p, (const void *[]){x, w, r, bad}, msg, sizeof msg) != BERTH_OK && strstr(msg, "sequence length"),
+              "rnn length 3: \"%s\"", msg);
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2,1,1");
+  ob_input(&b, g, "w", ONNX_F, "1,1,1");
+  ob_input(&b, g, "r", ONNX_F, "1,1,1");
+  Onnx__NodeProto *n = ob_node(&b, g, "RNN", "x,w,r", "y");
+  Onnx__AttributeProto *a = ob_attr(&b, n, "activations", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+  a->n_strings = 1;
+  a->strings = ob_alloc(&b, sizeof *a->strings);
+  a->strings[0].data = (uint8_t *)ob_str(&b, "Gelu", 4);
+  a->strings[0].len = 4;
+  ob_output(&b, g, "y", ONNX_F, "2,1,1,1");
+  m = ob_model(&b, g, 14, &len);
+  import("rnn_activation", m, len, "activation 'Gelu' is not an ONNX RNN activation");
+  ob_free(&b);
+}
+
+/* float16: SoftmaxCrossEntropyLoss's loss reads the rounded log_prob, CausalConvWithState's
+ * SiLU the rounded convolution (a narrow_cast defines each). */
+static void test_f16_rounding(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F16, "2,3");
+  ob_input(&b, g, "t", ONNX_I64, "2");
+  ob_input(&b, g, "w", ONNX_F16, "3");
+  ob_node(&b, g, "SoftmaxCrossEntropyLoss", "x,t,w", "loss");
+  ob_output(&b, g, "loss", ONNX_F16, "");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  berth_ir_program_t *p = import("sce_f16", m, len, NULL);
+  if (p) {
+    const berth_ir_node_t *nd = find_node(p, BERTH_OP_NLL_LOSS);
+    CHECK_MSG(nd && def_op(p, nd->in[0]) == BERTH_OP_NARROW_CAST, "sce_f16: nll_loss does not read a rounded log_prob");
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+  ob_init(&b);
+  g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F16, "1,1,4");
+  ob_input(&b, g, "w", ONNX_F16, "1,1,2");
+  attr_s(&b, ob_node(&b, g, "CausalConvWithState", "x,w", "y,st"), "activation", "silu");
+  ob_output(&b, g, "y", ONNX_F16, "1,1,4");
+  m = ob_model(&b, g, 27, &len);
+  p = import("cconv_f16", m, len, NULL);
+  if (p) {
+    const berth_ir_node_t *nd = find_node(p, BERTH_OP_SIGMOID);
+    CHECK_MSG(nd && def_op(p, nd->in[0]) == BERTH_OP_NARROW_CAST, "cconv_f16: the SiLU does not read a rounded conv");
+    berth_ir_program_destroy(p);
+  }
+  ob_free(&b);
+}
+
+/* LinearAttention's update rule says which of decay and beta must be there. */
+static void test_linear_attention_rule(void) {
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "q", ONNX_F, "1,2,4");
+  Onnx__NodeProto *n = ob_node(&b, g, "LinearAttention", "q,q,q", "y");
+  ob_attr_i(&b, n, "q_num_heads", 2);
+  ob_attr_i(&b, n, "kv_num_heads", 2);
+  ob_output(&b, g, "y", ONNX_F, "1,2,4");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 27, &len);
+  import("la_rule", m, len, "update_rule 'gated_delta' needs the decay input");
+  ob_free(&b);
+}
+
+int main(void) {
+  test_nll_range();
+  test_rotary_range();
+  test_rnn_range();
+  test_f16_rounding();
+  test_linear_attention_rule();
+  return test_finish("test_onnx_sequence");
+}
