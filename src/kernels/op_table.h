@@ -90,7 +90,12 @@
   /* run-time checks (no kernel) */ \
   X(ASSERT, assert)              \
   /* narrow storage formats (float16, bfloat16, ...) */ \
-  X(NARROW_CAST, narrow_cast)
+  X(NARROW_CAST, narrow_cast)   \
+  /* quantization and signal processing */ \
+  X(QUANTIZE_LINEAR, quantize_linear)     \
+  X(DEQUANTIZE_LINEAR, dequantize_linear) \
+  X(DFT, dft)                    \
+  X(STFT, stft)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

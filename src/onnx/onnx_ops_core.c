@@ -856,13 +856,18 @@ static berth_status_t op_gemm(ox_ctx_t *cx) {
 }
 
 static berth_status_t op_conv(ox_ctx_t *cx) {
-  berth_op_t op;
-  OX_TRY(ox_op(cx, "conv", &op));
   int32_t in[3], n = 2, y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
   OX_TRY(ox_in(cx, 2, &in[2]));
   if (in[2] >= 0) n = 3;
+  OX_TRY(ox_emit_conv(cx, in, n, &y));
+  return ox_out(cx, 0, y);
+}
+
+berth_status_t ox_emit_conv(ox_ctx_t *cx, const int32_t *in, int32_t n, int32_t *y) {
+  berth_op_t op;
+  OX_TRY(ox_op(cx, "conv", &op));
   const berth_type_t *xt = &cx->vals[in[0]].type, *wt = &cx->vals[in[1]].type;
   int32_t sp = xt->rank - 2;
   if (sp < 1 || sp > 3 || wt->rank != xt->rank)
@@ -917,8 +922,7 @@ static berth_status_t op_conv(ox_ctx_t *cx) {
   OX_TRY(ox_attr_ints(cx, op, a, "pads", pads, 2 * sp));
   OX_TRY(ox_attr_ints(cx, op, a, "dilations", dil, sp));
   OX_TRY(ox_attr_i(cx, op, a, "group", ox_attr_int(cx, "group", 1)));
-  OX_TRY(ox_emit1(cx, op, n, in, a, &y));
-  return ox_out(cx, 0, y);
+  return ox_emit1(cx, op, n, in, a, y);
 }
 
 static berth_status_t op_pad(ox_ctx_t *cx) {
