@@ -13,9 +13,14 @@
  *   (ones when absent), transformed forward; the result is [batch, frames, bins, 2] with
  *   frames = 1 + (samples - L) / step.
  *
- * Sums accumulate in double with a rotating phasor per output bin (error about L ulps of a
- * double). The transform is direct, O(L^2) per signal, as onnxruntime's for lengths that
- * are not powers of two; run allocates nothing. */
+ * A two-sided transform of a complex f32 or any f64 signal whose length is at most FFT_MAX
+ * and a product of the factors 2, 3, 4 and 5 (not a multiple of 8) is a mixed-radix FFT in
+ * the signal's precision, with the factor order, butterflies and twiddles of pocketfft, so
+ * that it rounds as numpy's complex64 and complex128 FFTs do (ONNX's expected values are
+ * theirs); every other transform, real f32 signals included, is direct, accumulating in double with a rotating
+ * phasor per output bin (error about L ulps of a double), O(L^2) per signal as onnxruntime's
+ * for lengths that are not powers of two. run allocates nothing (the FFT's work arrays are
+ * on the stack, 6 KB). */
 #include "kernel_util.h"
 
 #include <math.h>
@@ -84,6 +89,212 @@ static void dft_irfft(const dft_line_t *l) {
     if (l->len % 2 == 0 && l->len / 2 < l->n_in) acc += ld(l->x, l->f64, (l->len / 2) * l->xs) * (n % 2 ? -1.0 : 1.0);
     st(l->y, l->f64, n * l->ys, acc / (double)l->len);
   }
+}
+
+
+/* ==== mixed-radix FFT (pocketfft's cfftp order, radices 2, 3, 4, 5) ======================== */
+
+#define FFT_MAX 128
+
+/* The factors of n in pocketfft's order (4 first, then 2 moved to the front, then 3s and 5s);
+ * false when n has another factor or is a multiple of 8 (pocketfft's radix 8, not here). */
+static bool fft_factors(int64_t n, int *f, int *nf) {
+  *nf = 0;
+  if (n < 2 || n > FFT_MAX || n % 8 == 0) return false;
+  int64_t len = n;
+  while (len % 4 == 0) f[(*nf)++] = 4, len /= 4;
+  if (len % 2 == 0) {
+    len /= 2;
+    f[(*nf)++] = 2;
+    int t = f[0];
+    f[0] = f[*nf - 1];
+    f[*nf - 1] = t;
+  }
+  for (int d = 3; d <= 5; d += 2)
+    while (len % d == 0) f[(*nf)++] = d, len /= d;
+  return len == 1;
+}
+
+/* e^{2 pi i x / n} as pocketfft computes it: in double, by octant. */
+static void sincos_calc(int64_t x, int64_t n, double ang, double *re, double *im) {
+  x <<= 3;
+  if (x < 4 * n) {
+    if (x < 2 * n) {
+      if (x < n) *re = cos((double)x * ang), *im = sin((double)x * ang);
+      else *re = sin((double)(2 * n - x) * ang), *im = cos((double)(2 * n - x) * ang);
+    } else {
+      x -= 2 * n;
+      if (x < n) *re = -sin((double)x * ang), *im = cos((double)x * ang);
+      else *re = -cos((double)(2 * n - x) * ang), *im = sin((double)(2 * n - x) * ang);
+    }
+  } else {
+    x = 8 * n - x;
+    if (x < 2 * n) {
+      if (x < n) *re = cos((double)x * ang), *im = -sin((double)x * ang);
+      else *re = sin((double)(2 * n - x) * ang), *im = -cos((double)(2 * n - x) * ang);
+    } else {
+      x -= 2 * n;
+      if (x < n) *re = -sin((double)x * ang), *im = -cos((double)x * ang);
+      else *re = -cos((double)(2 * n - x) * ang), *im = -sin((double)(2 * n - x) * ang);
+    }
+  }
+}
+
+/* Twiddle idx of length n: a product of two table entries (pocketfft's sincos_2pibyn). */
+static void twiddle(int64_t n, int64_t idx, double *re, double *im) {
+  double ang = 0.25 * 3.141592653589793238462643383279502884 / (double)n;
+  int64_t nval = (n + 2) / 2, shift = 1;
+  while (((int64_t)1 << shift) * ((int64_t)1 << shift) < nval) shift++;
+  int64_t mask = ((int64_t)1 << shift) - 1;
+  bool mirror = 2 * idx > n;
+  if (mirror) idx = n - idx;
+  double ar = 1, ai = 0, br = 1, bi = 0;
+  if (idx & mask) sincos_calc(idx & mask, n, ang, &ar, &ai);
+  if (idx >> shift) sincos_calc((idx >> shift) * (mask + 1), n, ang, &br, &bi);
+  *re = ar * br - ai * bi;
+  *im = ar * bi + ai * br;
+  if (mirror) *im = -*im;
+}
+
+#define FFT_IMPL(sfx, T)                                                                             \
+  typedef struct { T r, i; } cx_##sfx;                                                               \
+  static inline cx_##sfx add_##sfx(cx_##sfx a, cx_##sfx b) { return (cx_##sfx){a.r + b.r, a.i + b.i}; } \
+  static inline cx_##sfx sub_##sfx(cx_##sfx a, cx_##sfx b) { return (cx_##sfx){a.r - b.r, a.i - b.i}; } \
+  /* v * w (backward) or v * conj(w) (forward) */                                                    \
+  static inline cx_##sfx smul_##sfx(bool fwd, cx_##sfx v, cx_##sfx w) {                              \
+    return fwd ? (cx_##sfx){v.r * w.r + v.i * w.i, v.i * w.r - v.r * w.i}                            \
+               : (cx_##sfx){v.r * w.r - v.i * w.i, v.r * w.i + v.i * w.r};                           \
+  }                                                                                                  \
+  static void pass2_##sfx(bool fwd, int64_t ido, int64_t l1, const cx_##sfx *cc, cx_##sfx *ch,       \
+                          const cx_##sfx *wa) {                                                      \
+    for (int64_t k = 0; k < l1; k++)                                                                 \
+      for (int64_t i = 0; i < ido; i++) {                                                            \
+        cx_##sfx a = cc[i + ido * (0 + 2 * k)], b = cc[i + ido * (1 + 2 * k)];                       \
+        ch[i + ido * (k + l1 * 0)] = add_##sfx(a, b);                                                \
+        ch[i + ido * (k + l1 * 1)] = i ? smul_##sfx(fwd, sub_##sfx(a, b), wa[i - 1]) : sub_##sfx(a, b); \
+      }                                                                                              \
+  }                                                                                                  \
+  static void pass3_##sfx(bool fwd, int64_t ido, int64_t l1, const cx_##sfx *cc, cx_##sfx *ch,       \
+                          const cx_##sfx *wa) {                                                      \
+    const T twr = (T)-0.5, twi = (T)((fwd ? -1 : 1) * 0.8660254037844386467637231707529362);        \
+    for (int64_t k = 0; k < l1; k++)                                                                 \
+      for (int64_t i = 0; i < ido; i++) {                                                            \
+        cx_##sfx t0 = cc[i + ido * (0 + 3 * k)], c1 = cc[i + ido * (1 + 3 * k)],                     \
+                 c2 = cc[i + ido * (2 + 3 * k)];                                                     \
+        cx_##sfx t1 = add_##sfx(c1, c2), t2 = sub_##sfx(c1, c2);                                     \
+        ch[i + ido * (k + l1 * 0)] = add_##sfx(t0, t1);                                              \
+        cx_##sfx ca = {t0.r + t1.r * twr, t0.i + t1.i * twr}, cb = {-t2.i * twi, t2.r * twi};        \
+        cx_##sfx u1 = add_##sfx(ca, cb), u2 = sub_##sfx(ca, cb);                                     \
+        ch[i + ido * (k + l1 * 1)] = i ? smul_##sfx(fwd, u1, wa[i - 1]) : u1;                        \
+        ch[i + ido * (k + l1 * 2)] = i ? smul_##sfx(fwd, u2, wa[(ido - 1) + i - 1]) : u2;            \
+      }                                                                                              \
+  }                                                                                                  \
+  static void pass4_##sfx(bool fwd, int64_t ido, int64_t l1, const cx_##sfx *cc, cx_##sfx *ch,       \
+                          const cx_##sfx *wa) {                                                      \
+    for (int64_t k = 0; k < l1; k++)                                                                 \
+      for (int64_t i = 0; i < ido; i++) {                                                            \
+        cx_##sfx c0 = cc[i + ido * (0 + 4 * k)], c1 = cc[i + ido * (1 + 4 * k)],                     \
+                 c2 = cc[i + ido * (2 + 4 * k)], c3 = cc[i + ido * (3 + 4 * k)];                     \
+        cx_##sfx t2 = add_##sfx(c0, c2), t1 = sub_##sfx(c0, c2), t3 = add_##sfx(c1, c3),             \
+                 t4 = sub_##sfx(c1, c3);                                                             \
+        T tmp = fwd ? -t4.r : t4.r; /* ROTX90 */                                                    \
+        t4.r = fwd ? t4.i : -t4.i;                                                                   \
+        t4.i = tmp;                                                                                  \
+        ch[i + ido * (k + l1 * 0)] = add_##sfx(t2, t3);                                              \
+        cx_##sfx o1 = add_##sfx(t1, t4), o2 = sub_##sfx(t2, t3), o3 = sub_##sfx(t1, t4);             \
+        ch[i + ido * (k + l1 * 1)] = i ? smul_##sfx(fwd, o1, wa[i - 1]) : o1;                        \
+        ch[i + ido * (k + l1 * 2)] = i ? smul_##sfx(fwd, o2, wa[(ido - 1) + i - 1]) : o2;            \
+        ch[i + ido * (k + l1 * 3)] = i ? smul_##sfx(fwd, o3, wa[2 * (ido - 1) + i - 1]) : o3;        \
+      }                                                                                              \
+  }                                                                                                  \
+  static void pass5_##sfx(bool fwd, int64_t ido, int64_t l1, const cx_##sfx *cc, cx_##sfx *ch,       \
+                          const cx_##sfx *wa) {                                                      \
+    const T s = (T)(fwd ? -1 : 1);                                                                   \
+    const T tw1r = (T)0.3090169943749474241022934171828191, tw1i = s * (T)0.9510565162951535721164393333793821; \
+    const T tw2r = (T)-0.8090169943749474241022934171828191, tw2i = s * (T)0.5877852522924731291687059546390728; \
+    for (int64_t k = 0; k < l1; k++)                                                                 \
+      for (int64_t i = 0; i < ido; i++) {                                                            \
+        cx_##sfx t0 = cc[i + ido * (0 + 5 * k)], c1 = cc[i + ido * (1 + 5 * k)],                     \
+                 c2 = cc[i + ido * (2 + 5 * k)], c3 = cc[i + ido * (3 + 5 * k)],                     \
+                 c4 = cc[i + ido * (4 + 5 * k)];                                                     \
+        cx_##sfx t1 = add_##sfx(c1, c4), t4 = sub_##sfx(c1, c4), t2 = add_##sfx(c2, c3),             \
+                 t3 = sub_##sfx(c2, c3);                                                             \
+        ch[i + ido * (k + l1 * 0)] = (cx_##sfx){t0.r + t1.r + t2.r, t0.i + t1.i + t2.i};             \
+        /* (u1, u2) = (1, 4) with (tw1r, tw2r, +tw1i, +tw2i), then (2, 3) with (tw2r, tw1r, +tw2i, -tw1i) */ \
+        for (int step = 0; step < 2; step++) {                                                       \
+          T ar = step ? tw2r : tw1r, br = step ? tw1r : tw2r;                                        \
+          T ai = step ? tw2i : tw1i, bi = step ? -tw1i : tw2i;                                       \
+          int64_t u1 = step ? 2 : 1, u2 = step ? 3 : 4;                                              \
+          cx_##sfx ca, cb;                                                                           \
+          ca.r = t0.r + ar * t1.r + br * t2.r;                                                       \
+          ca.i = t0.i + ar * t1.i + br * t2.i;                                                       \
+          cb.i = ai * t4.r + bi * t3.r;                                                              \
+          cb.r = -(ai * t4.i + bi * t3.i);                                                           \
+          cx_##sfx o1 = add_##sfx(ca, cb), o2 = sub_##sfx(ca, cb);                                   \
+          ch[i + ido * (k + l1 * u1)] = i ? smul_##sfx(fwd, o1, wa[(u1 - 1) * (ido - 1) + i - 1]) : o1; \
+          ch[i + ido * (k + l1 * u2)] = i ? smul_##sfx(fwd, o2, wa[(u2 - 1) * (ido - 1) + i - 1]) : o2; \
+        }                                                                                            \
+      }                                                                                              \
+  }                                                                                                  \
+  /* The transform of c (n values) in place, times fct, as pocketfft's pass_all. */                 \
+  static void fft_##sfx(bool fwd, int64_t n, const int *f, int nf, cx_##sfx *c, cx_##sfx *ch, T fct) { \
+    cx_##sfx tw[FFT_MAX];                                                                            \
+    cx_##sfx *p1 = c, *p2 = ch;                                                                      \
+    int64_t l1 = 1;                                                                                  \
+    for (int k = 0; k < nf; k++) {                                                                   \
+      int64_t ip = f[k], l2 = ip * l1, ido = n / l2;                                                 \
+      for (int64_t j = 1; j < ip; j++)                                                               \
+        for (int64_t i = 1; i < ido; i++) {                                                          \
+          double re, im;                                                                             \
+          twiddle(n, j * l1 * i, &re, &im);                                                          \
+          tw[(j - 1) * (ido - 1) + i - 1] = (cx_##sfx){(T)re, (T)im};                                \
+        }                                                                                            \
+      if (ip == 4) pass4_##sfx(fwd, ido, l1, p1, p2, tw);                                            \
+      else if (ip == 2) pass2_##sfx(fwd, ido, l1, p1, p2, tw);                                       \
+      else if (ip == 3) pass3_##sfx(fwd, ido, l1, p1, p2, tw);                                       \
+      else pass5_##sfx(fwd, ido, l1, p1, p2, tw);                                                    \
+      cx_##sfx *t = p1;                                                                              \
+      p1 = p2;                                                                                       \
+      p2 = t;                                                                                        \
+      l1 = l2;                                                                                       \
+    }                                                                                                \
+    for (int64_t i = 0; i < n; i++) {                                                                \
+      cx_##sfx v = p1[i];                                                                            \
+      if (fct != (T)1) v.r *= fct, v.i *= fct;                                                       \
+      c[i] = v;                                                                                      \
+    }                                                                                                \
+  }                                                                                                  \
+  static void dft_fft_##sfx(const dft_line_t *l, const int *f, int nf) {                             \
+    cx_##sfx c[FFT_MAX], ch[FFT_MAX];                                                                \
+    const T *x = (const T *)l->x, *w = (const T *)l->w;                                              \
+    for (int64_t n = 0; n < l->len; n++) {                                                           \
+      cx_##sfx v = {0, 0};                                                                           \
+      if (n < l->n_in) {                                                                             \
+        v.r = x[n * l->xs];                                                                          \
+        v.i = l->c_in == 2 ? x[n * l->xs + 1] : (T)0;                                                \
+        if (w) v.r *= w[n], v.i *= w[n];                                                             \
+      }                                                                                              \
+      c[n] = v;                                                                                      \
+    }                                                                                                \
+    fft_##sfx(!l->inverse, l->len, f, nf, c, ch, l->inverse ? (T)(1.0 / (double)l->len) : (T)1);    \
+    T *y = (T *)l->y;                                                                                \
+    for (int64_t k = 0; k < l->k_out; k++) {                                                         \
+      y[k * l->ys] = c[k].r;                                                                         \
+      y[k * l->ys + 1] = c[k].i;                                                                     \
+    }                                                                                                \
+  }
+FFT_IMPL(f32, float)
+FFT_IMPL(f64, double)
+
+/* A two-sided transform by FFT when its length allows, else directly. */
+static void dft_line(const dft_line_t *l) {
+  int f[8], nf;
+  if (!l->onesided && (l->f64 || l->c_in == 2) && fft_factors(l->len, f, &nf)) {
+    if (l->f64) dft_fft_f64(l, f, nf);
+    else dft_fft_f32(l, f, nf);
+    return;
+  }
+  dft_complex(l);
 }
 
 /* ==== dft ================================================================================ */
@@ -161,7 +372,7 @@ static void dft_run(const berth_kernel_call_t *call) {
       l.x = (const char *)call->in[0].data + (size_t)((o * n_in * p.inner + i) * p.c_in) * es;
       l.y = (char *)call->out[0].data + (size_t)((o * p.k_out * p.inner + i) * p.c_out) * es;
       if (l.inverse && l.onesided) dft_irfft(&l);
-      else dft_complex(&l);
+      else dft_line(&l);
     }
 }
 

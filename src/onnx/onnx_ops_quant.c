@@ -500,7 +500,7 @@ static berth_status_t const_from_doubles(ox_ctx_t *cx, int32_t elem, const doubl
   for (int32_t k = 0; k < rank; k++) t.dims[k] = dims[k];
   if (!berth_type_check(&t)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the result is over berth's size limits");
   int64_t n = berth_type_numel(&t);
-  if (n > ((int64_t)1 << 26)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the result has %lld values, over 2^26", (long long)n);
+  if (n > ((int64_t)1 << 24)) return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "the result has %lld values, over 2^24", (long long)n);
   for (int64_t i = 0; i < n; i++)
     if (!ox_double_fits(v[i], dt))
       return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "value %g at %lld does not fit output type %s", v[i], (long long)i,
@@ -535,8 +535,8 @@ static berth_status_t window(ox_ctx_t *cx, int kind) {
   OX_TRY(ox_in_req(cx, 0, &sv));
   int64_t size;
   OX_TRY(const_count(cx, sv, "size", &size));
-  if (size < 0 || size > ((int64_t)1 << 26))
-    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "size %lld, expected 0..2^26", (long long)size);
+  if (size < 0 || size > ((int64_t)1 << 24))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "size %lld, expected 0..2^24", (long long)size);
   bool periodic = ox_attr_int(cx, "periodic", 1) != 0;
   int32_t elem = (int32_t)ox_attr_int(cx, "output_datatype", BERTH_ONNX_FLOAT);
   double *v = malloc((size_t)(size ? size : 1) * sizeof *v);
@@ -580,9 +580,9 @@ static berth_status_t op_mel_weight_matrix(ox_ctx_t *cx) {
   OX_TRY(const_count(cx, v[2], "sample_rate", &rate));
   OX_TRY(ox_const_double(cx, v[3], "lower_edge_hertz", &lo));
   OX_TRY(ox_const_double(cx, v[4], "upper_edge_hertz", &hi));
-  if (mels < 1 || mels > 4096 || dft < 1 || dft > ((int64_t)1 << 16) || rate < 1)
+  if (mels < 1 || mels > 4096 || dft < 1 || dft > ((int64_t)1 << 16) || rate < 1 || (dft / 2 + 1) * mels > ((int64_t)1 << 24))
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "num_mel_bins %lld, dft_length %lld, sample_rate %lld: expected 1..4096, "
-                   "1..65536 and >= 1", (long long)mels, (long long)dft, (long long)rate);
+                   "1..65536 (at most 2^24 weights) and >= 1", (long long)mels, (long long)dft, (long long)rate);
   bool f32 = cx->vals[v[3]].type.dtype == BERTH_DTYPE_F32;
   int64_t bins = dft / 2 + 1, dims[2] = {bins, mels};
   double low = mel_of(lo, f32), high = mel_of(hi, f32);
