@@ -20,7 +20,7 @@
  * theirs); every other transform, real f32 signals included, is direct, accumulating in double with a rotating
  * phasor per output bin (error about L ulps of a double), O(L^2) per signal as onnxruntime's
  * for lengths that are not powers of two. run allocates nothing (the FFT's work arrays are
- * on the stack, 6 KB). */
+ * on the stack, 1.5 KB). */
 #include "kernel_util.h"
 
 #include <math.h>
@@ -94,7 +94,9 @@ static void dft_irfft(const dft_line_t *l) {
 
 /* ==== mixed-radix FFT (pocketfft's cfftp order, radices 2, 3, 4, 5) ======================== */
 
-#define FFT_MAX 128
+/* The work arrays (two of FFT_MAX values and the twiddles) live on the stack: 1.5 KB for
+ * f64, within the runtime's stack budget (cmake/stack_report.cmake). */
+#define FFT_MAX 32
 
 /* The factors of n in pocketfft's order (4 first, then 2 moved to the front, then 3s and 5s);
  * false when n has another factor or is a multiple of 8 (pocketfft's radix 8, not here). */
@@ -237,7 +239,7 @@ static void twiddle(int64_t n, int64_t idx, double *re, double *im) {
       }                                                                                              \
   }                                                                                                  \
   /* The transform of c (n values) in place, times fct, as pocketfft's pass_all. */                 \
-  static void fft_##sfx(bool fwd, int64_t n, const int *f, int nf, cx_##sfx *c, cx_##sfx *ch, T fct) { \
+  __attribute__((noinline)) static void fft_##sfx(bool fwd, int64_t n, const int *f, int nf, cx_##sfx *c, cx_##sfx *ch, T fct) { \
     cx_##sfx tw[FFT_MAX];                                                                            \
     cx_##sfx *p1 = c, *p2 = ch;                                                                      \
     int64_t l1 = 1;                                                                                  \
@@ -264,7 +266,7 @@ static void twiddle(int64_t n, int64_t idx, double *re, double *im) {
       c[i] = v;                                                                                      \
     }                                                                                                \
   }                                                                                                  \
-  static void dft_fft_##sfx(const dft_line_t *l, const int *f, int nf) {                             \
+  __attribute__((noinline)) static void dft_fft_##sfx(const dft_line_t *l, const int *f, int nf) {                             \
     cx_##sfx c[FFT_MAX], ch[FFT_MAX];                                                                \
     const T *x = (const T *)l->x, *w = (const T *)l->w;                                              \
     for (int64_t n = 0; n < l->len; n++) {                                                           \
