@@ -264,8 +264,35 @@ static void test_lacks(void) {
   ob_free(&b);
 }
 
+/* A translation's intermediate values do not take the graph's names: Clip-13 is max then
+ * min, both named after its output 'y', and the text form must spell the result 'y'. */
+static void test_intermediate_names(void) {
+  char msg[2048];
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, "2");
+  ob_input(&b, g, "lo", ONNX_F, "");
+  ob_input(&b, g, "hi", ONNX_F, "");
+  ob_node(&b, g, "Clip", "x,lo,hi", "y");
+  ob_node(&b, g, "Clip", "y,lo,hi", "y_1");
+  ob_output(&b, g, "y", ONNX_F, "2");
+  ob_output(&b, g, "y_1", ONNX_F, "2");
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  berth_ir_program_t *p = import("clip_names", m, len, NULL, msg, sizeof msg);
+  static const char *const want[] = {"y", "y_1"};
+  expect_names("clip_names", p, want, 2);
+  char *text = p ? berth_ir_print(p) : NULL;
+  CHECK_MSG(!p || (text && strstr(text, "return %y, %y_1\n")), "clip_names: text form: %s", text ? text : "(none)");
+  free(text);
+  berth_ir_program_destroy(p);
+  ob_free(&b);
+}
+
 int main(void) {
   test_if_names();
+  test_intermediate_names();
   test_lacks();
   test_topological_order();
   test_silero_v5();

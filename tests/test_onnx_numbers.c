@@ -353,6 +353,62 @@ static void test_dropout_training(void) {
   uint8_t *m = ob_model(&b, g, 6, &len);
   expect_fail("dropout6_is_test_0", m, len, BERTH_ERR_UNIMPLEMENTED, "training_mode is true");
   ob_free(&b);
+  /* Dropout-1..6 without is_test: its default 0 is training mode; is_test 1 is inference */
+  for (int k = 0; k < 2; k++) {
+    ob_init(&b);
+    g = ob_graph(&b, "main");
+    ob_input(&b, g, "x", ONNX_F, "2");
+    n = ob_node(&b, g, "Dropout", "x", "y");
+    if (k) ob_attr_i(&b, n, "is_test", 1);
+    ob_output(&b, g, "y", ONNX_F, "2");
+    m = ob_model(&b, g, k ? 1 : 6, &len);
+    if (k) expect_run("dropout1_is_test_1", m, len, in, x, sizeof x);
+    else expect_fail("dropout6_no_is_test", m, len, BERTH_ERR_UNIMPLEMENTED, "is_test is 0, its default before opset 7");
+    ob_free(&b);
+  }
+  /* the mask of Dropout-7 is of x's type (bool from Dropout-10 on) */
+  for (int opset = 7; opset <= 22; opset += 3) {
+    ob_init(&b);
+    g = ob_graph(&b, "main");
+    ob_input(&b, g, "x", ONNX_F, "2");
+    ob_node(&b, g, "Dropout", "x", "y,z");
+    ob_output(&b, g, "z", opset < 10 ? ONNX_F : ONNX_BOOL, "2");
+    m = ob_model(&b, g, opset, &len);
+    float ones[2] = {1, 1};
+    uint8_t bones[2] = {1, 1};
+    char name[32];
+    snprintf(name, sizeof name, "dropout%d_mask", opset);
+    expect_run(name, m, len, in, opset < 10 ? (const void *)ones : (const void *)bones, opset < 10 ? sizeof ones : 2);
+    ob_free(&b);
+  }
+  /* training_mode computed from constants folds (Not(false) is training; Not(true) is not),
+   * at opsets 12, 13 and 22; a training_mode graph input is refused */
+  static const int64_t opsets[] = {12, 13, 22};
+  for (int o = 0; o < 3; o++)
+    for (int k = 0; k < 3; k++) {
+      ob_init(&b);
+      g = ob_graph(&b, "main");
+      ob_input(&b, g, "x", ONNX_F, "2");
+      if (k == 2) {
+        ob_input(&b, g, "t", ONNX_BOOL, "");
+      } else {
+        ob_const(&b, g, "t0", ONNX_BOOL, "", k ? "1" : "0");
+        ob_node(&b, g, "Not", "t0", "t");
+      }
+      ob_const(&b, g, "r", ONNX_F, "", "0.25");
+      ob_node(&b, g, "Dropout", "x,r,t", "y");
+      ob_output(&b, g, "y", ONNX_F, "2");
+      m = ob_model(&b, g, opsets[o], &len);
+      char name[48];
+      snprintf(name, sizeof name, "dropout%d_training_%s", (int)opsets[o], k == 0 ? "folded" : k == 1 ? "off" : "input");
+      if (k == 1) expect_run(name, m, len, in, x, sizeof x);
+      else
+        expect_fail(name, m, len, BERTH_ERR_UNIMPLEMENTED,
+                    k == 0 ? "training_mode is true with ratio 0.25" : "training_mode (Dropout in training mode drops at "
+                                                                       "random) must be known at compile time, but it "
+                                                                       "depends on graph input 't'");
+      ob_free(&b);
+    }
 }
 
 /* ReduceMax / ReduceMin over an empty set give the spec's -inf / +inf; over bool, any / all. */

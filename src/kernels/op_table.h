@@ -159,7 +159,13 @@
   X(RNN, rnn)                    \
   X(GRU, gru)                    \
   X(CAUSAL_CONV_WITH_STATE, causal_conv_with_state) \
-  X(LINEAR_ATTENTION, linear_attention)
+  X(LINEAR_ATTENTION, linear_attention) \
+  X(NARROW_CAST, narrow_cast)   \
+  /* quantization and signal processing */ \
+  X(QUANTIZE_LINEAR, quantize_linear)     \
+  X(DEQUANTIZE_LINEAR, dequantize_linear) \
+  X(DFT, dft)                    \
+  X(STFT, stft)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

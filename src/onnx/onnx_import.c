@@ -1214,6 +1214,44 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
   return BERTH_OK;
 }
 
+/* Only the method's parameters and results carry a graph input's or output's name: a
+ * translation names the values it emits after the node's output (Clip is max then min, both
+ * 'y'), and the text form and the reports spell the first value of a name as it is, so an
+ * intermediate value of that name is renamed 'y_1' (the first suffix no interface name has). */
+static berth_status_t free_io_names(ox_ctx_t *cx) {
+  berth_ir_method_t *m = cx->m;
+  const berth_ir_graph_t *g0 = &m->graphs[0];
+  int32_t n = m->n_values;
+  bool *io = calloc((size_t)n + 1, sizeof *io);
+  name_map_t names = {0};
+  bool ok = io && map_init(&names, (size_t)n);
+  for (int32_t i = 0; ok && i < n; i++)
+    if (m->values[i].kind == BERTH_IR_PARAM && m->values[i].graph == 0) io[i] = true;
+  for (int32_t k = 0; ok && k < g0->n_results; k++)
+    if (g0->results[k] >= 0 && g0->results[k] < n) io[g0->results[k]] = true;
+  for (int32_t i = 0; ok && i < n; i++)
+    if (io[i] && m->values[i].name) map_put(&names, m->values[i].name, i);
+  for (int32_t i = 0; ok && i < n; i++) {
+    berth_ir_value_t *v = &m->values[i];
+    if (io[i] || !v->name || map_get(&names, v->name) < 0) continue;
+    size_t len = strlen(v->name);
+    char *cand = malloc(len + 24);
+    if (!cand) {
+      ok = false;
+      break;
+    }
+    for (unsigned long long k = 1;; k++) {
+      snprintf(cand, len + 24, "%s_%llu", v->name, k);
+      if (map_get(&names, cand) < 0) break;
+    }
+    free(v->name);
+    v->name = cand;
+  }
+  map_free(&names);
+  free(io);
+  return ok ? BERTH_OK : oom(cx);
+}
+
 bool berth_onnx_is_model(const void *bytes, size_t len) {
   if (!bytes || len == 0) return false;
   if (ox_wire_check_model((const uint8_t *)bytes, len, NULL) != BERTH_OK) return false;
@@ -1303,6 +1341,7 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
       cx.node = NULL;
     }
     if (!st) st = import_outputs(&cx, g, info);
+    if (!st) st = free_io_names(&cx);
   }
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {

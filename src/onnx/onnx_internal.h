@@ -210,6 +210,9 @@ extern const ox_op_row_t ox_ops_quant[];    /* onnx_ops_quant.c: quantization, D
 /* Rows that emit the row's op: elementwise unary / broadcasting binary. */
 berth_status_t ox_unary(ox_ctx_t *cx);
 berth_status_t ox_binary(ox_ctx_t *cx);
+/* conv(in[0], in[1][, in[2]]) with the current node's Conv attributes (strides, pads,
+ * dilations, auto_pad, group): Conv, ConvInteger and QLinearConv share it (onnx_ops_core.c). */
+berth_status_t ox_emit_conv(ox_ctx_t *cx, const int32_t *in, int32_t n, int32_t *y);
 berth_status_t ox_op_if(ox_ctx_t *cx);
 berth_status_t ox_op_loop(ox_ctx_t *cx);
 berth_status_t ox_op_scan(ox_ctx_t *cx);

@@ -168,10 +168,11 @@ static berth_status_t op_identity(ox_ctx_t *cx) {
   return ox_out(cx, 0, x);
 }
 
-/* Dropout at inference: the identity; the mask output is all true. In training mode
- * (Dropout-12+'s training_mode input true, or Dropout-1..6's is_test given as 0) it drops values at
- * random, which berth does not do: refused, unless the ratio is a constant 0 (then it is
- * the identity as well). training_mode computed at run time is refused too. */
+/* Dropout at inference: the identity, with a mask of ones (bool from Dropout-10 on, of x's type
+ * in Dropout-1..7). In training mode it drops values at random, which berth does not do:
+ * refused, unless the ratio is a constant 0 (then it is the identity as well). Training mode
+ * is Dropout-12+'s training_mode input true (it must fold to a constant), or Dropout-1..6's
+ * is_test 0, its default: a Dropout-1..6 without is_test = 1 is a training Dropout. */
 static berth_status_t op_dropout(ox_ctx_t *cx) {
   int32_t x, mask;
   OX_TRY(ox_in_req(cx, 0, &x));
@@ -190,23 +191,21 @@ static berth_status_t op_dropout(ox_ctx_t *cx) {
     OX_TRY(ox_const_double(cx, tm, "training_mode", &t));
     training = t != 0;
   } else if (cx->opset < 7) {
-    /* is_test defaults to 0 (training) in the spec, but models of those opsets (the model
-     * zoo's, whose reference outputs are inference) leave it out: only an explicit 0 is
-     * training */
-    training = ox_attr(cx, "is_test") && ox_attr_int(cx, "is_test", 1) == 0;
+    training = ox_attr_int(cx, "is_test", 0) == 0;
   }
   if (training) {
     if (r >= 0) OX_TRY(ox_need_const(cx, r, "the ratio of a Dropout in training mode"));
     if (ratio != 0)
       return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED,
-                     "training_mode is true with ratio %g: random dropping is training only, which berth does not "
-                     "run (randomness)", ratio);
+                     "training_mode is true with ratio %g%s: random dropping is training only, which berth does not "
+                     "run (randomness)", ratio, cx->opset < 7 ? " (is_test is 0, its default before opset 7)" : "");
   }
   OX_TRY(ox_out(cx, 0, x));
   if (ox_n_out(cx) > 1) {
     berth_type_t t = cx->vals[x].type;
-    t.dtype = BERTH_DTYPE_BOOL;
+    if (cx->opset >= 10) t.dtype = BERTH_DTYPE_BOOL;
     OX_TRY(ox_emit_full(cx, &t, 1, 1, &mask));
+    if (cx->opset < 10) cx->vals[mask].elem = cx->vals[x].elem; /* 1 in every narrow float type */
     OX_TRY(ox_out(cx, 1, mask));
   }
   return BERTH_OK;
@@ -771,13 +770,18 @@ static berth_status_t op_gemm(ox_ctx_t *cx) {
 }
 
 static berth_status_t op_conv(ox_ctx_t *cx) {
-  berth_op_t op;
-  OX_TRY(ox_op(cx, "conv", &op));
   int32_t in[3], n = 2, y;
   OX_TRY(ox_in_req(cx, 0, &in[0]));
   OX_TRY(ox_in_req(cx, 1, &in[1]));
   OX_TRY(ox_in(cx, 2, &in[2]));
   if (in[2] >= 0) n = 3;
+  OX_TRY(ox_emit_conv(cx, in, n, &y));
+  return ox_out(cx, 0, y);
+}
+
+berth_status_t ox_emit_conv(ox_ctx_t *cx, const int32_t *in, int32_t n, int32_t *y) {
+  berth_op_t op;
+  OX_TRY(ox_op(cx, "conv", &op));
   const berth_type_t *xt = &cx->vals[in[0]].type, *wt = &cx->vals[in[1]].type;
   int32_t sp = xt->rank - 2;
   if (sp < 1 || sp > 3 || wt->rank != xt->rank)
@@ -832,8 +836,7 @@ static berth_status_t op_conv(ox_ctx_t *cx) {
   OX_TRY(ox_attr_ints(cx, op, a, "pads", pads, 2 * sp));
   OX_TRY(ox_attr_ints(cx, op, a, "dilations", dil, sp));
   OX_TRY(ox_attr_i(cx, op, a, "group", ox_attr_int(cx, "group", 1)));
-  OX_TRY(ox_emit1(cx, op, n, in, a, &y));
-  return ox_out(cx, 0, y);
+  return ox_emit1(cx, op, n, in, a, y);
 }
 
 static berth_status_t op_pad(ox_ctx_t *cx) {
