@@ -165,7 +165,18 @@
   X(QUANTIZE_LINEAR, quantize_linear)     \
   X(DEQUANTIZE_LINEAR, dequantize_linear) \
   X(DFT, dft)                    \
-  X(STFT, stft)
+  X(STFT, stft)                  \
+  /* pooling and normalization (kernel_pool.c, kernel_norm.c) */ \
+  X(MAX_POOL, max_pool)          \
+  X(MAX_POOL_INDICES, max_pool_indices) \
+  X(AVG_POOL, avg_pool)          \
+  X(LP_POOL, lp_pool)            \
+  X(MAX_UNPOOL, max_unpool)      \
+  X(BATCH_NORM, batch_norm)      \
+  X(LAYER_NORM, layer_norm)      \
+  X(RMS_NORM, rms_norm)          \
+  X(GROUP_NORM, group_norm)      \
+  X(LRN, lrn)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -5,7 +5,9 @@
  * NaN; everything else exactly).
  *
  * Inputs bind to the graph inputs by position; a graph input with an initializer and no
- * input file takes the initializer. Shapes come from the input files. When the importer
+ * input file takes the initializer. A set with one file per graph input that has no
+ * initializer binds them to those in order, as ONNX's runner does (the model zoo's models
+ * list their weights as graph inputs too). Shapes come from the input files. When the importer
  * needs an input's value at compile time (a Reshape shape, a Range bound, a trip count),
  * the test specializes the model on the value it is given and imports again.
  *
@@ -244,6 +246,34 @@ static ot_result_t load_data(const char *set, ot_data_t *d, char *why, size_t ca
   return OT_PASS;
 }
 
+/* Older models (the model zoo's) list their weights among the graph inputs, with
+ * initializers, and their sets hold files for the other inputs only: ONNX's runner feeds
+ * input_k to the k-th graph input without an initializer. When the files are exactly those,
+ * they move to those graph inputs' positions. */
+static void data_bind_free_inputs(ot_data_t *d, const Onnx__GraphProto *g) {
+  int free_at[MAX_IO], n_free = 0;
+  for (size_t k = 0; k < g->n_input; k++) {
+    const char *name = g->input[k] && g->input[k]->name ? g->input[k]->name : "";
+    bool init = false;
+    for (size_t i = 0; i < g->n_initializer && !init; i++)
+      init = g->initializer[i] && g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0;
+    if (init) continue;
+    if (n_free == MAX_IO || (int)k >= MAX_IO) return;
+    free_at[n_free++] = (int)k;
+  }
+  if (n_free == (int)g->n_input || d->n_in != n_free) return;
+  for (int k = 0; k < d->n_in; k++)
+    if (!d->has_in[k]) return;
+  for (int k = d->n_in - 1; k >= 0; k--) { /* free_at[k] >= k: from the top, nothing is overwritten */
+    if (free_at[k] == k) continue;
+    d->in[free_at[k]] = d->in[k];
+    d->has_in[free_at[k]] = true;
+    memset(&d->in[k], 0, sizeof d->in[k]);
+    d->has_in[k] = false;
+  }
+  d->n_in = free_at[n_free - 1] + 1;
+}
+
 static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__ModelProto *mp,
                            const char *set, char *why, size_t cap) {
   ot_data_t d;
@@ -255,6 +285,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     return r;
   }
   const Onnx__GraphProto *g = mp->graph;
+  data_bind_free_inputs(&d, g);
   berth_onnx_input_spec_t specs[MAX_IO];
   int n_specs = 0;
   for (int k = 0; k < d.n_in && k < (int)g->n_input; k++) {

@@ -1,0 +1,396 @@
+/* Pooling: ONNX MaxPool, AveragePool, LpPool (and, with the window set to the whole input,
+ * their global forms) for 1-, 2- and 3-D inputs, and MaxUnpool.
+ *
+ *   max_pool(x) {kernel_shape, strides, pads, dilations, flags}
+ *   max_pool_indices(x) {same} -> (y, indices)
+ *   avg_pool(x) {same}
+ *   lp_pool(x) {same, p}
+ *   max_unpool(x, indices) {inferred, shape}
+ *
+ * x is [N, C, D...]; the result is [N, C, O...] with, per spatial dim,
+ *   window = dilation * (kernel - 1) + 1,
+ *   O = floor((D + pad_begin + pad_end - window) / stride) + 1,
+ * rounded up instead when flags has POOL_CEIL; a window that would then start past the input
+ * and its begin padding is dropped (O - 1 = the last window start must satisfy
+ * (O - 1) * stride < D + pad_begin), as ONNX's reference and PyTorch do. Empty attribute
+ * lists mean strides 1, pads 0, dilations 1; kernel_shape is required. Every window must
+ * hold at least one input element (one lying wholly in padding is rejected at infer time).
+ *
+ * max: the largest input element of the window (padding never counts; NaNs are skipped
+ *   unless the window holds nothing else); any numeric dtype. max_pool_indices also returns
+ *   the i64 flat index of that element in x (the first one on ties), over [N, C, D...] in
+ *   row-major order, or with the spatial dims in column-major order when flags has
+ *   POOL_COL_MAJOR (ONNX storage_order 1).
+ * avg: the sum of the window's input elements divided by their count, or with
+ *   POOL_COUNT_PAD by the count of window positions inside the explicitly padded input
+ *   (positions past it, which only ceil mode makes, never count). Floats.
+ * lp: (sum over the window's input elements of |x|^p)^(1/p), p > 0 (padding is 0). Floats.
+ *
+ * Cost: one pass over each window (output elements times kernel elements), no scratch. */
+#include "kernel_util.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { POOL_KERNEL, POOL_STRIDES, POOL_PADS, POOL_DILATIONS, POOL_FLAGS, POOL_P };
+enum { POOL_CEIL = 1, POOL_COUNT_PAD = 2, POOL_COL_MAJOR = 4 };
+typedef enum { POOL_MAX, POOL_AVG, POOL_LP } pool_kind_t;
+
+/* Spatial dims are normalized to 3 by prepending size-1 dims (kernel 1, stride 1, pad 0). */
+typedef struct pool_plan {
+  int64_t nc;
+  int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3], pad_end[3];
+  int64_t il, l; /* input and output elements per plane */
+  int64_t flags;
+  double p;
+  berth_type_t out_type;
+} pool_plan_t;
+
+/* Valid kernel taps q (0 <= q < k) for window start s: 0 <= s + q * dil < n. */
+static void pool_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
+  int64_t a = s >= 0 ? 0 : (-s + dil - 1) / dil;
+  int64_t b = n > s ? (n - s + dil - 1) / dil : 0;
+  *lo = a < k ? a : k;
+  *hi = b < k ? b : k;
+  if (*hi < *lo) *hi = *lo;
+}
+
+static berth_status_t pool_attr_lists(const char *op, const berth_attr_value_t *attrs, int32_t sp,
+                                      berth_diag_t *diag) {
+  static const char *const names[4] = {"kernel_shape", "strides", "pads", "dilations"};
+  for (int a = 0; a < 4; a++) {
+    const berth_attr_value_t *v = &attrs[a];
+    BERTH_TRY(berth_kernel_check_ints(op, names[a], v, diag));
+    int32_t want = a == POOL_PADS ? 2 * sp : sp;
+    if (a == POOL_KERNEL ? v->n != want : v->n != 0 && v->n != want)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: %s has %d values, expected %d%s for %d-D input", op,
+                        names[a], (int)v->n, (int)want, a == POOL_KERNEL ? "" : " (or none)", (int)sp);
+    for (int32_t i = 0; i < v->n; i++) {
+      int64_t lo = a == POOL_PADS ? 0 : 1;
+      if (v->ints[i] < lo || v->ints[i] > BERTH_MAX_DIM)
+        return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: %s[%d] is %lld, expected %lld to 2^40", op, names[a],
+                          (int)i, (long long)v->ints[i], (long long)lo);
+    }
+  }
+  return BERTH_OK;
+}
+
+/* Every window of dim d holds an input element (checked window by window: the output has
+ * at least as many elements as this loop runs, so it costs no more than running the op). */
+static berth_status_t pool_check_windows(const char *op, const pool_plan_t *p, int32_t d, int32_t s,
+                                         berth_diag_t *diag) {
+  for (int64_t o = 0; o < p->out[d]; o++) {
+    int64_t lo, hi, st = o * p->stride[d] - p->pad[d];
+    if (st >= 0 && st < p->in[d]) continue;
+    pool_taps(st, p->dil[d], p->k[d], p->in[d], &lo, &hi);
+    if (lo == hi)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "%s: the window of output position %lld in spatial dim %d lies wholly in the padding "
+                        "(input %lld, kernel %lld, stride %lld, dilation %lld, pads %lld and %lld)",
+                        op, (long long)o, (int)s, (long long)p->in[d], (long long)p->k[d], (long long)p->stride[d],
+                        (long long)p->dil[d], (long long)p->pad[d], (long long)p->pad_end[d]);
+  }
+  return BERTH_OK;
+}
+
+/* One spatial dim of the plan: sizes, the output size, or an error. */
+static berth_status_t pool_dim(const char *op, const berth_attr_value_t *attrs, pool_plan_t *p, int32_t d,
+                               int32_t s, int32_t sp, const berth_type_t *x, berth_diag_t *diag) {
+  char sa[160];
+  const berth_attr_value_t *st = &attrs[POOL_STRIDES], *pd = &attrs[POOL_PADS], *dl = &attrs[POOL_DILATIONS];
+  p->in[d] = s < 0 ? 1 : x->dims[2 + s];
+  p->k[d] = s < 0 ? 1 : attrs[POOL_KERNEL].ints[s];
+  p->stride[d] = s >= 0 && st->n ? st->ints[s] : 1;
+  p->dil[d] = s >= 0 && dl->n ? dl->ints[s] : 1;
+  p->pad[d] = s >= 0 && pd->n ? pd->ints[s] : 0;
+  p->pad_end[d] = s >= 0 && pd->n ? pd->ints[sp + s] : 0;
+  int64_t padded = p->in[d] + p->pad[d] + p->pad_end[d]; /* <= 3 * 2^40 */
+  if (padded < 1 || p->k[d] - 1 > (padded - 1) / p->dil[d])
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s: kernel %lld with dilation %lld spans more than the padded input (%lld) in spatial dim %d of "
+                      "input %s",
+                      op, (long long)p->k[d], (long long)p->dil[d], (long long)padded, (int)s,
+                      berth_type_format(x, sa, sizeof sa));
+  int64_t span = padded - (p->dil[d] * (p->k[d] - 1) + 1);
+  p->out[d] = span / p->stride[d] + 1;
+  if ((p->flags & POOL_CEIL) && span % p->stride[d] != 0) {
+    p->out[d]++;
+    if ((p->out[d] - 1) * p->stride[d] >= p->in[d] + p->pad[d]) p->out[d]--;
+  }
+  if (s >= 0) p->out_type.dims[2 + s] = p->out[d];
+  return BERTH_OK;
+}
+
+static berth_status_t pool_plan(const char *op, pool_kind_t kind, const berth_attr_value_t *attrs,
+                                const berth_type_t *x, pool_plan_t *p, berth_diag_t *diag) {
+  char sa[160];
+  if (x->rank < 3 || x->rank > 5)
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
+                      "%s: input %s has rank %d, expected 3 to 5 ([N, C, D...] with 1 to 3 spatial dims)", op,
+                      berth_type_format(x, sa, sizeof sa), (int)x->rank);
+  int32_t sp = x->rank - 2, off = 3 - sp;
+  BERTH_TRY(pool_attr_lists(op, attrs, sp, diag));
+  p->flags = attrs[POOL_FLAGS].i;
+  if (p->flags < 0 || p->flags > 7)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: flags is %lld, expected 0 to 7", op, (long long)p->flags);
+  p->p = attrs[POOL_P].f;
+  if (kind == POOL_LP && !(p->p > 0 && p->p <= 1e6))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: p is %g, expected a number > 0", op, p->p);
+  berth_kernel_type_init(&p->out_type, x->dtype, x->rank);
+  p->out_type.dims[0] = x->dims[0];
+  p->out_type.dims[1] = x->dims[1];
+  for (int32_t d = 0; d < 3; d++) BERTH_TRY(pool_dim(op, attrs, p, d, d - off, sp, x, diag));
+  BERTH_TRY(berth_kernel_check_output(op, &p->out_type, diag));
+  p->nc = p->il = p->l = 0;
+  if (berth_kernel_is_empty(x) || berth_kernel_is_empty(&p->out_type)) return BERTH_OK;
+  for (int32_t d = 0; d < 3; d++) BERTH_TRY(pool_check_windows(op, p, d, d - off, diag));
+  p->nc = x->dims[0] * x->dims[1];
+  p->il = p->in[0] * p->in[1] * p->in[2];
+  p->l = p->out[0] * p->out[1] * p->out[2];
+  return BERTH_OK;
+}
+
+static berth_status_t pool_infer_common(const berth_op_def_t *def, pool_kind_t kind, const berth_attr_value_t *attrs,
+                                        const berth_type_t *in, int32_t n_in, berth_type_t *out,
+                                        berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(def, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype(def->name, 0, in[0].dtype, kind == POOL_MAX ? BERTH_MASK_NUM : BERTH_MASK_FLOAT,
+                                     diag));
+  pool_plan_t p;
+  BERTH_TRY(pool_plan(def->name, kind, attrs, &in[0], &p, diag));
+  out[0] = p.out_type;
+  if (def->n_out == 2) {
+    out[1] = p.out_type;
+    out[1].dtype = BERTH_DTYPE_I64;
+    BERTH_TRY(berth_kernel_check_output(def->name, &out[1], diag));
+  }
+  return BERTH_OK;
+}
+
+/* ---- run ---------------------------------------------------------------------------- */
+
+/* The walk shared by every kind: for each plane and output position, the valid tap ranges
+ * [lo, hi) per dim and the window's start; BODY computes out[t] from them. */
+#define POOL_WALK(p, ...)                                                                             \
+  for (int64_t c = 0; c < (p)->nc; c++) {                                                             \
+    const int64_t xoff = c * (p)->il, yoff = c * (p)->l;                                              \
+    int64_t t = 0;                                                                                    \
+    for (int64_t o0 = 0; o0 < (p)->out[0]; o0++) {                                                    \
+      const int64_t s0 = o0 * (p)->stride[0] - (p)->pad[0];                                           \
+      int64_t lo0, hi0;                                                                               \
+      pool_taps(s0, (p)->dil[0], (p)->k[0], (p)->in[0], &lo0, &hi0);                                  \
+      for (int64_t o1 = 0; o1 < (p)->out[1]; o1++) {                                                  \
+        const int64_t s1 = o1 * (p)->stride[1] - (p)->pad[1];                                         \
+        int64_t lo1, hi1;                                                                             \
+        pool_taps(s1, (p)->dil[1], (p)->k[1], (p)->in[1], &lo1, &hi1);                                \
+        for (int64_t o2 = 0; o2 < (p)->out[2]; o2++, t++) {                                           \
+          const int64_t s2 = o2 * (p)->stride[2] - (p)->pad[2];                                       \
+          int64_t lo2, hi2;                                                                           \
+          pool_taps(s2, (p)->dil[2], (p)->k[2], (p)->in[2], &lo2, &hi2);                              \
+          __VA_ARGS__                                                                                 \
+        }                                                                                             \
+      }                                                                                               \
+    }                                                                                                 \
+  }
+
+/* Window positions inside [-pad, in + pad_end) for window start s (count_include_pad). */
+static int64_t pool_padded_taps(const pool_plan_t *p, int32_t d, int64_t s) {
+  int64_t lo, hi;
+  pool_taps(s + p->pad[d], p->dil[d], p->k[d], p->in[d] + p->pad[d] + p->pad_end[d], &lo, &hi);
+  return hi - lo;
+}
+
+#define POOL_MAX_FN(s, T, U)                                                                                  \
+  static void pool_max_##s(const pool_plan_t *p, const T *x, T *y, int64_t *ix) {                             \
+    const int64_t in1 = p->in[1], in2 = p->in[2], d0 = p->dil[0], d1 = p->dil[1], d2 = p->dil[2];            \
+    POOL_WALK(p, {                                                                                            \
+      const T *xc = x + xoff;                                                                                 \
+      T m = 0;                                                                                                \
+      int64_t best = -1;                                                                                      \
+      for (int64_t q0 = lo0; q0 < hi0; q0++)                                                                  \
+        for (int64_t q1 = lo1; q1 < hi1; q1++) {                                                              \
+          const int64_t row = ((s0 + q0 * d0) * in1 + (s1 + q1 * d1)) * in2 + s2;                             \
+          for (int64_t q2 = lo2; q2 < hi2; q2++) {                                                            \
+            const int64_t at = row + q2 * d2;                                                                 \
+            const T v = xc[at];                                                                               \
+            if (best < 0 || v > m || m != m) {                                                                \
+              m = v;                                                                                          \
+              best = at;                                                                                      \
+            }                                                                                                 \
+          }                                                                                                   \
+        }                                                                                                     \
+      y[yoff + t] = m;                                                                                        \
+      if (ix) {                                                                                               \
+        int64_t i2 = best % in2, i1 = best / in2 % in1, i0 = best / in2 / in1;                                \
+        ix[yoff + t] = xoff + ((p->flags & POOL_COL_MAJOR) ? i0 + (i1 + i2 * in1) * p->in[0] : best);         \
+      }                                                                                                       \
+    })                                                                                                        \
+  }
+#define BERTH_X(E, s, T, U) POOL_MAX_FN(s, T, U)
+BERTH_KERNEL_NUM_LIST(BERTH_X)
+#undef BERTH_X
+
+/* avg and lp: the sum of f(x) over the valid taps, then the kind's finish. */
+#define POOL_SUM_FN(s, T, POW, SQRT, FABS)                                                                    \
+  static void pool_sum_##s(const pool_plan_t *p, pool_kind_t kind, const T *x, T *y) {                        \
+    const int64_t in1 = p->in[1], in2 = p->in[2], d0 = p->dil[0], d1 = p->dil[1], d2 = p->dil[2];            \
+    const bool count_pad = (p->flags & POOL_COUNT_PAD) != 0;                                                  \
+    const T pp = (T)p->p, inv_p = (T)(1.0 / p->p);                                                            \
+    const int lp_mode = kind != POOL_LP ? 0 : p->p == 1 ? 1 : p->p == 2 ? 2 : 3;                              \
+    POOL_WALK(p, {                                                                                            \
+      const T *xc = x + xoff;                                                                                 \
+      T acc = 0;                                                                                              \
+      for (int64_t q0 = lo0; q0 < hi0; q0++)                                                                  \
+        for (int64_t q1 = lo1; q1 < hi1; q1++) {                                                              \
+          const T *r = xc + ((s0 + q0 * d0) * in1 + (s1 + q1 * d1)) * in2 + s2;                               \
+          switch (lp_mode) {                                                                                  \
+            case 0: for (int64_t q2 = lo2; q2 < hi2; q2++) acc += r[q2 * d2]; break;                          \
+            case 1: for (int64_t q2 = lo2; q2 < hi2; q2++) acc += FABS(r[q2 * d2]); break;                    \
+            case 2: for (int64_t q2 = lo2; q2 < hi2; q2++) acc += r[q2 * d2] * r[q2 * d2]; break;             \
+            default: for (int64_t q2 = lo2; q2 < hi2; q2++) acc += POW(FABS(r[q2 * d2]), pp); break;          \
+          }                                                                                                   \
+        }                                                                                                     \
+      T res;                                                                                                  \
+      if (kind == POOL_AVG) {                                                                                 \
+        int64_t n = count_pad ? pool_padded_taps(p, 0, s0) * pool_padded_taps(p, 1, s1) *                    \
+                                    pool_padded_taps(p, 2, s2)                                                \
+                              : (hi0 - lo0) * (hi1 - lo1) * (hi2 - lo2);                                      \
+        res = acc / (T)n;                                                                                     \
+      } else {                                                                                                \
+        res = lp_mode == 1 ? acc : lp_mode == 2 ? SQRT(acc) : POW(acc, inv_p);                                \
+      }                                                                                                       \
+      y[yoff + t] = res;                                                                                      \
+    })                                                                                                        \
+  }
+POOL_SUM_FN(f32, float, powf, sqrtf, fabsf)
+POOL_SUM_FN(f64, double, pow, sqrt, fabs)
+
+static void pool_run_common(const berth_kernel_call_t *call, pool_kind_t kind, const char *op) {
+  pool_plan_t p;
+  pool_plan(op, kind, call->attrs, call->in[0].type, &p, NULL);
+  const void *x = call->in[0].data;
+  void *y = call->out[0].data;
+  if (kind != POOL_MAX) {
+    if (p.out_type.dtype == BERTH_DTYPE_F32) pool_sum_f32(&p, kind, (const float *)x, (float *)y);
+    else pool_sum_f64(&p, kind, (const double *)x, (double *)y);
+    return;
+  }
+  int64_t *ix = call->n_out == 2 ? (int64_t *)call->out[1].data : NULL;
+  switch (p.out_type.dtype) {
+#define BERTH_X(E, s, T, U) \
+  case BERTH_DTYPE_##E: pool_max_##s(&p, (const T *)x, (T *)y, ix); break;
+    BERTH_KERNEL_NUM_LIST(BERTH_X)
+#undef BERTH_X
+    default: break;
+  }
+}
+
+static berth_status_t max_pool_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                     berth_type_t *out, berth_diag_t *diag) {
+  return pool_infer_common(&berth_op_def_max_pool, POOL_MAX, attrs, in, n_in, out, diag);
+}
+static berth_status_t max_pool_indices_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                             berth_type_t *out, berth_diag_t *diag) {
+  return pool_infer_common(&berth_op_def_max_pool_indices, POOL_MAX, attrs, in, n_in, out, diag);
+}
+static berth_status_t avg_pool_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                     berth_type_t *out, berth_diag_t *diag) {
+  return pool_infer_common(&berth_op_def_avg_pool, POOL_AVG, attrs, in, n_in, out, diag);
+}
+static berth_status_t lp_pool_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                    berth_type_t *out, berth_diag_t *diag) {
+  return pool_infer_common(&berth_op_def_lp_pool, POOL_LP, attrs, in, n_in, out, diag);
+}
+static void max_pool_run(const berth_kernel_call_t *call) { pool_run_common(call, POOL_MAX, "max_pool"); }
+static void max_pool_indices_run(const berth_kernel_call_t *call) {
+  pool_run_common(call, POOL_MAX, "max_pool_indices");
+}
+static void avg_pool_run(const berth_kernel_call_t *call) { pool_run_common(call, POOL_AVG, "avg_pool"); }
+static void lp_pool_run(const berth_kernel_call_t *call) { pool_run_common(call, POOL_LP, "lp_pool"); }
+
+static const berth_attr_spec_t pool_attrs[] = {
+    {"kernel_shape", BERTH_ATTR_INTS, true, 0, 0}, {"strides", BERTH_ATTR_INTS, false, 0, 0},
+    {"pads", BERTH_ATTR_INTS, false, 0, 0},        {"dilations", BERTH_ATTR_INTS, false, 0, 0},
+    {"flags", BERTH_ATTR_INT, false, 0, 0},        {"p", BERTH_ATTR_SCALAR, false, 0, 2.0},
+};
+const berth_op_def_t berth_op_def_max_pool = {"max_pool", BERTH_OPKIND_KERNEL, 1, 1, 1, 5, pool_attrs,
+                                              max_pool_infer, max_pool_run};
+const berth_op_def_t berth_op_def_max_pool_indices = {"max_pool_indices", BERTH_OPKIND_KERNEL, 1, 1, 2, 5,
+                                                      pool_attrs, max_pool_indices_infer, max_pool_indices_run};
+const berth_op_def_t berth_op_def_avg_pool = {"avg_pool", BERTH_OPKIND_KERNEL, 1, 1, 1, 5, pool_attrs,
+                                              avg_pool_infer, avg_pool_run};
+const berth_op_def_t berth_op_def_lp_pool = {"lp_pool", BERTH_OPKIND_KERNEL, 1, 1, 1, 6, pool_attrs, lp_pool_infer,
+                                             lp_pool_run};
+
+/* ---- max_unpool --------------------------------------------------------------------------
+ * max_unpool(x, indices) {inferred, shape}: y of dims `shape`, zero but where indices put
+ * x's values. An index is a flat row-major index into a tensor of dims `inferred` (what
+ * MaxUnpool computes from its kernel, strides and pads; `shape` may be larger in every
+ * dim, and the inferred tensor sits at its start). Indices are data: one outside
+ * [0, numel(inferred)) is skipped (the importer checks them at run time). Later indices win
+ * on duplicates. */
+enum { UNPOOL_INFERRED, UNPOOL_SHAPE };
+
+static berth_status_t max_unpool_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                       berth_type_t *out, berth_diag_t *diag) {
+  char sa[160], sb[160];
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_max_unpool, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("max_unpool", 0, in[0].dtype, BERTH_MASK_NUM, diag));
+  BERTH_TRY(berth_kernel_check_dtype("max_unpool", 1, in[1].dtype, BERTH_DTYPE_BIT(I64), diag));
+  const berth_type_t *x = &in[0];
+  bool same = in[1].rank == x->rank;
+  for (int32_t k = 0; same && k < x->rank; k++) same = in[1].dims[k] == x->dims[k];
+  if (!same)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_unpool: indices %s do not have the shape of input %s",
+                      berth_type_format(&in[1], sa, sizeof sa), berth_type_format(x, sb, sizeof sb));
+  BERTH_TRY(berth_kernel_check_ints("max_unpool", "inferred", &attrs[UNPOOL_INFERRED], diag));
+  BERTH_TRY(berth_kernel_check_ints("max_unpool", "shape", &attrs[UNPOOL_SHAPE], diag));
+  if (attrs[UNPOOL_INFERRED].n != x->rank || attrs[UNPOOL_SHAPE].n != x->rank)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_unpool: inferred and shape have %d and %d values, expected %d",
+                      (int)attrs[UNPOOL_INFERRED].n, (int)attrs[UNPOOL_SHAPE].n, (int)x->rank);
+  berth_type_t t;
+  berth_kernel_type_init(&t, x->dtype, x->rank);
+  for (int32_t k = 0; k < x->rank; k++) {
+    int64_t a = attrs[UNPOOL_INFERRED].ints[k], b = attrs[UNPOOL_SHAPE].ints[k];
+    if (a < 0 || b < a || b > BERTH_MAX_DIM)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "max_unpool: dim %d has inferred size %lld and output size %lld, expected 0 <= inferred <= "
+                        "output <= 2^40",
+                        (int)k, (long long)a, (long long)b);
+    t.dims[k] = b;
+  }
+  BERTH_TRY(berth_kernel_check_output("max_unpool", &t, diag));
+  out[0] = t;
+  return BERTH_OK;
+}
+
+static void max_unpool_run(const berth_kernel_call_t *call) {
+  const berth_type_t *x = call->in[0].type, *y = call->out[0].type;
+  const int64_t *inf = call->attrs[UNPOOL_INFERRED].ints;
+  size_t es = berth_dtype_size(x->dtype);
+  memset(call->out[0].data, 0, berth_type_bytes(y));
+  if (berth_kernel_is_empty(x) || berth_kernel_is_empty(y)) return;
+  int64_t total = 1;
+  for (int32_t k = 0; k < x->rank; k++) total *= inf[k];
+  const int64_t n = berth_type_numel(x), *ix = (const int64_t *)call->in[1].data;
+  const unsigned char *src = (const unsigned char *)call->in[0].data;
+  unsigned char *dst = (unsigned char *)call->out[0].data;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t f = ix[i];
+    if (f < 0 || f >= total) continue;
+    int64_t off = 0, mul = 1;
+    for (int32_t k = x->rank - 1; k >= 0; k--) {
+      off += (f % inf[k]) * mul;
+      f /= inf[k];
+      mul *= y->dims[k];
+    }
+    memcpy(dst + (size_t)off * es, src + (size_t)i * es, es);
+  }
+}
+
+static const berth_attr_spec_t max_unpool_attrs[] = {
+    {"inferred", BERTH_ATTR_INTS, true, 0, 0},
+    {"shape", BERTH_ATTR_INTS, true, 0, 0},
+};
+const berth_op_def_t berth_op_def_max_unpool = {"max_unpool", BERTH_OPKIND_KERNEL, 2, 2, 1, 2, max_unpool_attrs,
+                                                max_unpool_infer, max_unpool_run};
