@@ -1,7 +1,7 @@
 /* bench/ort_compare: berth against native onnxruntime (its C API, loaded with dlopen), one
  * thread, side by side in one process. A program that prints tables, not a test.
  *
- *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-kernels]
+ *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-layers] [--no-kernels]
  *
  * Contenders: berth (the model compiled with `berth compile`, run by libberth_runtime with
  * the kernel variant BERTH_KERNELS picks, default the widest this CPU has) and onnxruntime
@@ -19,6 +19,9 @@
  * difference between the two first outputs, and the growth of the resident set while each
  * contender was set up and first run (both share a process, so a per-contender peak RSS is
  * this growth; the process's peak is printed at the end).
+ *
+ * Conv layers: the ResNet-50 shapes of the kernel classes as one-node ONNX models (written
+ * here, weights an initializer), berth against onnxruntime like the networks above.
  *
  * Kernel classes: one-op programs (large conv 3x3 and 1x1, depthwise conv, matmul, gemm, a
  * Silero-sized LSTM step) timed the same way, as GFLOP/s and as a fraction of this core's
@@ -464,10 +467,22 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,64,56,56], %w : f32[64,64,3,3]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
        2.0 * 64 * 64 * 9 * 56 * 56},
+      {"conv 3x3, 128->128, 28x28 (ResNet-50 stage 2)",
+       "func @forward(%x : f32[1,128,28,28], %w : f32[128,128,3,3]) -> (f32[1,128,28,28]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,128,28,28]\n  return %y\n}\n",
+       2.0 * 128 * 128 * 9 * 28 * 28},
       {"conv 3x3, 256->256, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[256,256,3,3]) -> (f32[1,256,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,256,14,14]\n  return %y\n}\n",
        2.0 * 256 * 256 * 9 * 14 * 14},
+      {"conv 3x3, 512->512, 7x7 (ResNet-50 stage 4)",
+       "func @forward(%x : f32[1,512,7,7], %w : f32[512,512,3,3]) -> (f32[1,512,7,7]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,512,7,7]\n  return %y\n}\n",
+       2.0 * 512 * 512 * 9 * 7 * 7},
+      {"conv 1x1, 256->1024, 14x14 (ResNet-50 stage 3)",
+       "func @forward(%x : f32[1,256,14,14], %w : f32[1024,256,1,1]) -> (f32[1,1024,14,14]) {\n"
+       "  %y = conv(%x, %w) : f32[1,1024,14,14]\n  return %y\n}\n",
+       2.0 * 256 * 1024 * 14 * 14},
       {"conv 1x1, 256->64, 56x56",
        "func @forward(%x : f32[1,256,56,56], %w : f32[64,256,1,1]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) : f32[1,64,56,56]\n  return %y\n}\n",
@@ -533,8 +548,122 @@ static void bench_kernels(double peak, const char *only) {
   unlink(out);
 }
 
+/* ---- single-Conv ONNX models, berth against onnxruntime ------------------------------------
+ * The ResNet-50 layer shapes of the kernel classes as one-node ONNX models (weights an
+ * initializer, so onnxruntime may prepack them), written with a few lines of protobuf
+ * encoding: ModelProto{ir_version, graph{node Conv, initializer w, input x, output y},
+ * opset_import{"" 13}}. */
+typedef struct pbuf {
+  uint8_t *p;
+  size_t n, cap;
+} pbuf_t;
+static void pb_put(pbuf_t *b, const void *d, size_t n) {
+  if (b->n + n > b->cap) {
+    b->cap = (b->n + n) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, d, n);
+  b->n += n;
+}
+static void pb_varint(pbuf_t *b, uint64_t v) {
+  uint8_t c[10];
+  int n = 0;
+  do c[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)), v >>= 7; while (v);
+  pb_put(b, c, (size_t)n);
+}
+static void pb_int(pbuf_t *b, int field, uint64_t v) {
+  pb_varint(b, (uint64_t)field << 3);
+  pb_varint(b, v);
+}
+static void pb_bytes(pbuf_t *b, int field, const void *d, size_t n) {
+  pb_varint(b, (uint64_t)field << 3 | 2);
+  pb_varint(b, n);
+  pb_put(b, d, n);
+}
+static void pb_str(pbuf_t *b, int field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_sub(pbuf_t *b, int field, pbuf_t *sub) { /* appends and frees sub */
+  pb_bytes(b, field, sub->p, sub->n);
+  free(sub->p);
+  memset(sub, 0, sizeof *sub);
+}
+static void pb_value_info(pbuf_t *g, int field, const char *name, const int64_t *dims, int rank) {
+  pbuf_t shape = {0}, tt = {0}, ty = {0}, vi = {0};
+  for (int i = 0; i < rank; i++) {
+    pbuf_t d = {0};
+    pb_int(&d, 1, (uint64_t)dims[i]);
+    pb_sub(&shape, 1, &d);
+  }
+  pb_int(&tt, 1, 1); /* FLOAT */
+  pb_sub(&tt, 2, &shape);
+  pb_sub(&ty, 1, &tt);
+  pb_str(&vi, 1, name);
+  pb_sub(&vi, 2, &ty);
+  pb_sub(g, field, &vi);
+}
+/* Conv of x [1, c, h, h] with weights [m, c, k, k], pads k / 2, into `path`; 0 on success. */
+static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, int64_t k) {
+  pbuf_t node = {0}, attr = {0}, w = {0}, g = {0}, model = {0}, ops = {0};
+  pb_str(&node, 1, "x");
+  pb_str(&node, 1, "w");
+  pb_str(&node, 2, "y");
+  pb_str(&node, 4, "Conv");
+  pb_str(&attr, 1, "pads");
+  for (int i = 0; i < 4; i++) pb_int(&attr, 8, (uint64_t)(k / 2));
+  pb_int(&attr, 20, 7); /* INTS */
+  pb_sub(&node, 5, &attr);
+  const int64_t wd[4] = {m, c, k, k}, xd[4] = {1, c, h, h}, yd[4] = {1, m, h, h};
+  const size_t nw = (size_t)(m * c * k * k);
+  float *wv = malloc(nw * sizeof *wv);
+  for (size_t i = 0; i < nw; i++) wv[i] = rndf() * 0.1f;
+  for (int i = 0; i < 4; i++) pb_int(&w, 1, (uint64_t)wd[i]);
+  pb_int(&w, 2, 1);
+  pb_str(&w, 8, "w");
+  pb_bytes(&w, 9, wv, nw * sizeof *wv); /* raw_data: little-endian floats */
+  free(wv);
+  pb_sub(&g, 1, &node);
+  pb_str(&g, 2, "conv");
+  pb_sub(&g, 5, &w);
+  pb_value_info(&g, 11, "x", xd, 4);
+  pb_value_info(&g, 12, "y", yd, 4);
+  pb_int(&model, 1, 8); /* ir_version */
+  pb_sub(&model, 7, &g);
+  pb_str(&ops, 1, "");
+  pb_int(&ops, 2, 13);
+  pb_sub(&model, 8, &ops);
+  FILE *f = fopen(path, "wb");
+  int bad = !f || fwrite(model.p, 1, model.n, f) != model.n;
+  if (f) bad |= fclose(f) != 0;
+  free(model.p);
+  return bad;
+}
+
+static void bench_conv_layers(const char *only) {
+  static const struct {
+    const char *name;
+    int64_t c, m, h, k;
+  } L[] = {
+      {"Conv 3x3, 64->64, 56x56", 64, 64, 56, 3},     {"Conv 3x3, 128->128, 28x28", 128, 128, 28, 3},
+      {"Conv 3x3, 256->256, 14x14", 256, 256, 14, 3}, {"Conv 3x3, 512->512, 7x7", 512, 512, 7, 3},
+      {"Conv 1x1, 256->1024, 14x14", 256, 1024, 14, 1}, {"Conv 1x1, 256->64, 56x56", 256, 64, 56, 1},
+  };
+  char path[256], label[256];
+  snprintf(path, sizeof path, "/tmp/berth_ort_conv_%d.onnx", (int)getpid());
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+    if (only && !strstr(L[i].name, only)) continue;
+    if (write_conv_model(path, L[i].c, L[i].m, L[i].h, L[i].k)) {
+      printf("%s: cannot write %s\n", L[i].name, path);
+      continue;
+    }
+    const double gflop = 2.0 * (double)(L[i].c * L[i].m * L[i].k * L[i].k * L[i].h * L[i].h) / 1e9;
+    snprintf(label, sizeof label, "%s (one-node ONNX model, %.2f GFLOP)", L[i].name, gflop);
+    int calls = g_calls / 20 > 3 ? g_calls / 20 : 3;
+    bench_model(label, path, "", NULL, 0, fill_random, calls);
+  }
+  unlink(path);
+}
+
 int main(int argc, char **argv) {
-  int zoo = 1, kernels = 1;
+  int zoo = 1, kernels = 1, layers = 1;
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) g_rounds = atoi(argv[++i]);
@@ -542,8 +671,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--no-zoo") == 0) zoo = 0;
     else if (strcmp(argv[i], "--no-kernels") == 0) kernels = 0;
+    else if (strcmp(argv[i], "--no-layers") == 0) layers = 0;
     else {
-      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-kernels]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-layers] [--no-kernels]\n", argv[0]);
       return 2;
     }
   }
@@ -601,6 +731,7 @@ int main(int argc, char **argv) {
       bench_model(label, path, "", NULL, 0, fill_random, calls);
     }
   }
+  if (layers) bench_conv_layers(only);
   if (kernels) bench_kernels(peak, only);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

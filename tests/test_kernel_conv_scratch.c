@@ -175,6 +175,24 @@ static void test_shapes(void) {
   conv_case_t s9 = {2, 2, 6, 5, 1, {4, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
   check(__LINE__, &s9, F64);
   check(__LINE__, &s9, F32);
+  /* the packed GEMM of the default build (x86 variants: at least one panel of positions and
+   * four output channels): a 3x3 layer whose 180-long patches span two blocks of K, output
+   * channels short of a tile, positions short of a panel, padding on every side */
+  conv_case_t p1 = {2, 1, 20, 13, 1, {15, 17}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  check(__LINE__, &p1, F32);
+  /* strides and dilations over asymmetric padding, two groups, a batch of two */
+  conv_case_t p2 = {2, 2, 12, 10, 2, {23, 29}, {3, 2}, {2, 3}, {2, 1}, {2, 0}, {1, 3}, false};
+  check(__LINE__, &p2, F32);
+  /* 1x1: without stride the rows packer, with stride 2 or padding the im2col packer */
+  conv_case_t p3 = {2, 1, 150, 9, 1, {9, 11}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &p3, F32);
+  conv_case_t p4 = {2, 1, 7, 8, 1, {17, 16}, {1, 1}, {2, 1}, {1, 1}, {0, 1}, {1, 0}, true};
+  check(__LINE__, &p4, F32);
+  /* 1-D and 3-D */
+  conv_case_t p5 = {1, 1, 9, 6, 1, {200}, {7}, {1}, {3}, {5}, {2}, false};
+  check(__LINE__, &p5, F32);
+  conv_case_t p6 = {3, 1, 3, 5, 1, {4, 7, 9}, {2, 3, 3}, {1, 2, 1}, {1, 1, 2}, {1, 1, 2}, {0, 1, 1}, true};
+  check(__LINE__, &p6, F32);
   /* empty: no batch */
   conv_case_t s10 = {1, 0, 2, 3, 1, {7}, {3}, {1}, {1}, {1}, {1}, true};
   check(__LINE__, &s10, F32);

@@ -11,6 +11,7 @@
  * sweep's stride in float bit patterns (default 257 in optimized builds, 4099 otherwise;
  * 1 checks every float). */
 #include "berth/kernels.h"
+#include "kernels/kernel_gemm_pack.h"
 #include "kernels/kernel_isa.h"
 #include "kernels/op_table.h"
 #include "test_util.h"
@@ -159,6 +160,57 @@ static void test_gemm_nn(const berth_kernel_isa_t *k) {
                   "%s gemm_nn M=%lld N=%lld K=%lld at (%lld, %lld): %.9g vs %.9g, portable %.9g (seed %llu)",
                   berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, (long long)i,
                   (long long)j, got, want, ref_out[i * ldc + j], seed);
+      }
+  }
+}
+
+/* The packed GEMM (kernel_gemm_pack.h) over the variant's micro-kernel: every tile edge
+ * (rows and columns short of a tile, K in several blocks through small scratch), with and
+ * without bias; against double loops and the portable variant. */
+static float pk_scratch[4096 + 16], pk_ref_scratch[4096 + 16];
+static void test_gemm_packed(const berth_kernel_isa_t *k) {
+  static const int64_t ms[] = {0, 1, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 24, 25, 37};
+  static const int64_t ns[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100};
+  static const int64_t ks[] = {0, 1, 2, 5, 16, 17, 63, 129, 300};
+  float bias[64];
+  CHECK(k->gemm_ukr_f32 && k->gemm_mr >= 1 && k->gemm_mr <= 14 && k->gemm_nr >= 4 && k->gemm_nr <= 64);
+  if (!k->gemm_ukr_f32) return;
+  for (int it = 0; it < 300; it++) {
+    const int64_t M = pick(ms, 16), N = pick(ns, 15), K = pick(ks, 9);
+    const int use_bias = rnd() % 2;
+    const int64_t lda = K + rnd() % 4, ldb = N + rnd() % 4, ldc = N + 1 + rnd() % 4;
+    /* scratch for 16 to 40 rows of K per block, or all of it */
+    const int64_t floats = rnd() % 3 == 0 ? 4096 : (16 + (int64_t)(rnd() % 25)) * k->gemm_nr;
+    const int64_t ref_floats = 16 * berth_kernel_isa_portable.gemm_nr;
+    CHECK(berth_gemm_packed_fits(k, floats));
+    for (int64_t i = 0; i < M * lda + 1; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < K * ldb + 1; i++) xbuf[i] = rndf();
+    for (int i = 0; i < 64; i++) bias[i] = rndf();
+    for (int64_t i = 0; i < M * ldc + 4; i++) obuf[i] = ref_out[i] = 1234.5f;
+    const berth_gemm_rows_t b = {xbuf, ldb};
+    const berth_gemm_pack_fn pack = berth_gemm_pack_rows;
+    berth_gemm_packed_f32(k, wbuf, lda, use_bias ? bias : NULL, obuf, ldc, M, N, K, pack, &b, pk_scratch, floats);
+    berth_gemm_packed_f32(&berth_kernel_isa_portable, wbuf, lda, use_bias ? bias : NULL, ref_out, ldc, M, N, K, pack,
+                          &b, pk_ref_scratch, ref_floats);
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < ldc; j++) {
+        const float got = obuf[i * ldc + j];
+        if (j >= N) {
+          CHECK_MSG(got == 1234.5f, "%s packed gemm wrote outside C (M=%lld N=%lld K=%lld, seed %llu)",
+                    berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
+          continue;
+        }
+        double want = use_bias ? bias[i] : 0, mag = 1;
+        for (int64_t q = 0; q < K; q++) {
+          const double prod = (double)wbuf[i * lda + q] * xbuf[q * ldb + j];
+          want += prod;
+          mag += fabs(prod);
+        }
+        CHECK_MSG(close_to(got, want, mag) && close_to(got, ref_out[i * ldc + j], mag),
+                  "%s packed gemm M=%lld N=%lld K=%lld scratch %lld at (%lld, %lld): %.9g vs %.9g, "
+                  "portable %.9g (seed %llu)",
+                  berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, (long long)floats,
+                  (long long)i, (long long)j, got, want, ref_out[i * ldc + j], seed);
       }
   }
 }
@@ -335,6 +387,7 @@ int main(void) {
     test_dot4xn(k);
     test_dot(k);
     test_gemm_nn(k);
+    test_gemm_packed(k);
     test_vmath_special(k);
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
   }

@@ -22,6 +22,7 @@
  * so the results are the same up to the order of the sums (tests/test_kernel_conv_scratch.c
  * runs every path with 16, 64 and 1024 bytes). */
 #include "kernel_dot.h"
+#include "kernel_gemm_pack.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
 
@@ -161,10 +162,15 @@ _Static_assert(BERTH_CONV_SCRATCH_BYTES >= 16 && BERTH_CONV_SCRATCH_BYTES <= (1 
                "BERTH_CONV_SCRATCH_BYTES must be 16 bytes to 16 MiB");
 
 /* The patch buffer, one for both element types (conv_exec's), so that the f32 and f64
- * paths, once inlined, do not each put their own on the frame. 16-byte aligned like the
+ * paths, once inlined, do not each put their own on the frame. Aligned like the
  * vectors of kernel_dot.h (fewer loads across cache lines). */
+#ifdef BERTH_KERNELS_SIMD
+#define CONV_BUF_ALIGN 64 /* the packed GEMM's panels: one cache line per row of a panel */
+#else
+#define CONV_BUF_ALIGN 16
+#endif
 typedef union conv_buf {
-  _Alignas(16) float f32[BERTH_CONV_SCRATCH_BYTES / sizeof(float)];
+  _Alignas(CONV_BUF_ALIGN) float f32[BERTH_CONV_SCRATCH_BYTES / sizeof(float)];
   double f64[BERTH_CONV_SCRATCH_BYTES / sizeof(double)];
 } conv_buf_t;
 
@@ -265,8 +271,9 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
                 const T wv = w[(q0 * k1 + q1) * k2 + q2];                                                      \
                 /* positions o2 with 0 <= o2 * st2 + off < in2 */                                              \
                 const int64_t off = q2 * p->dil[2] - p->pad[2];                                                \
-                const int64_t lo = off >= 0 ? 0 : (-off + st2 - 1) / st2;                                      \
-                int64_t hi = in2 - 1 - off < 0 ? 0 : (in2 - 1 - off) / st2 + 1;                                \
+                /* (divisions only for strides above 1: they cost more than a short row) */                    \
+                const int64_t lo = off >= 0 ? 0 : st2 == 1 ? -off : (-off + st2 - 1) / st2;                    \
+                int64_t hi = in2 - 1 - off < 0 ? 0 : st2 == 1 ? in2 - off : (in2 - 1 - off) / st2 + 1;          \
                 if (hi > O2) hi = O2;                                                                          \
                 if (lo >= hi) continue;                                                                        \
                 const T *restrict xs = xr + lo * st2 + off;                                                    \
@@ -289,7 +296,7 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
       conv_depthwise_##s(p, xg, wg, bg, yg);                                                                   \
       return;                                                                                                  \
     }                                                                                                          \
-    if (CONV_1X1_##s(p, xg, wg, bg, yg)) return;                                                               \
+    if (CONV_FAST_##s(p, xg, wg, bg, yg, buf, BUFN)) return;                                                   \
     if (k2 > BUFN) {                                                                                           \
       for (int64_t m = 0; m < mg; m++)                                                                         \
         for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
@@ -352,21 +359,131 @@ static void CONV_DOT4XN_f64(const double *w, int64_t ldw, const double *x, int64
   }
 }
 
-/* A 1x1 convolution with unit strides and no padding is a matrix product per group,
- * y[mg, l] = w[mg, cg] x[cg, l]: f32 through the variant's gemm_nn (kernel_isa.h), no
- * packing. Returns false where it does not apply (then the packed path runs). */
-static bool conv_1x1_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg) {
+static bool conv_is_1x1(const conv_plan_t *p) {
   for (int d = 0; d < 3; d++)
     if (p->k[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->out[d] != p->in[d]) return false;
+  return true;
+}
+
+#ifdef BERTH_KERNELS_SIMD
+/* ---- f32 as a packed GEMM (kernel_gemm_pack.h) ----------------------------------------
+ * y[mg, l] = w[mg, ck] patches[ck, l]: the weights are A (read in place), the patches B,
+ * packed straight from the input into the micro-kernel's panels (im2col one panel at a
+ * time, never the whole matrix): a panel's positions split into runs along one output row,
+ * and each kernel tap copies each run's input row (memcpy at stride 1), zeros where the
+ * window hangs over the padding. */
+typedef struct conv_pack_ctx {
+  const conv_plan_t *p;
+  const float *xg;
+} conv_pack_ctx_t;
+
+#define CONV_PACK_MAX_NR 64
+
+static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
+  const conv_plan_t *p = ((const conv_pack_ctx_t *)ctx)->p;
+  const float *xg = ((const conv_pack_ctx_t *)ctx)->xg;
+  const int64_t O1 = p->out[1], O2 = p->out[2], in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
+  /* runs: positions [at, at + len) of the panel in one output row, window start (s0, s1, s2) */
+  int64_t at[CONV_PACK_MAX_NR], len[CONV_PACK_MAX_NR], s0[CONV_PACK_MAX_NR], s1[CONV_PACK_MAX_NR],
+      s2[CONV_PACK_MAX_NR];
+  int nrun = 0;
+  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
+  for (int64_t c = 0; c < nc; nrun++) {
+    at[nrun] = c;
+    len[nrun] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
+    s0[nrun] = o0 * p->stride[0] - p->pad[0];
+    s1[nrun] = o1 * p->stride[1] - p->pad[1];
+    s2[nrun] = o2 * st2 - p->pad[2];
+    c += len[nrun];
+    o2 = 0;
+    if (++o1 == O1) o1 = 0, o0++;
+  }
+  /* row k is (ic, q0, q1, q2): split k0 once, then count up */
+  int64_t q2 = k0 % p->k[2], q1 = (k0 / p->k[2]) % p->k[1], q0 = (k0 / p->k[2] / p->k[1]) % p->k[0];
+  int64_t ic = k0 / p->k[2] / p->k[1] / p->k[0];
+  for (int64_t q = 0; q < kc; q++, dst += nr) {
+    const float *xc = xg + ic * p->il;
+    const int64_t a0 = q0 * p->dil[0], a1 = q1 * p->dil[1], a2 = q2 * p->dil[2];
+    for (int r = 0; r < nrun; r++) {
+      float *d = dst + at[r];
+      const int64_t n = len[r], i0 = s0[r] + a0, i1 = s1[r] + a1, i2 = s2[r] + a2;
+      if (i0 < 0 || i0 >= in0 || i1 < 0 || i1 >= in1) {
+        memset(d, 0, (size_t)n * sizeof(float));
+        continue;
+      }
+      /* elements o < n read column i2 + o * st2: valid for lo <= o < hi (no division at stride 1) */
+      int64_t lo, hi;
+      if (st2 == 1) {
+        lo = i2 >= 0 ? 0 : -i2;
+        hi = in2 - i2;
+      } else {
+        lo = i2 >= 0 ? 0 : (-i2 + st2 - 1) / st2;
+        hi = i2 >= in2 ? 0 : (in2 - 1 - i2) / st2 + 1;
+      }
+      if (lo > n) lo = n;
+      if (hi > n) hi = n;
+      if (hi < lo) hi = lo;
+      int64_t o = 0;
+      for (; o < lo; o++) d[o] = 0;
+      if (lo < hi) {
+        const float *src = xc + (i0 * in1 + i1) * in2 + (i2 + lo * st2); /* element lo */
+        if (st2 == 1)
+          for (; o < hi; o++) d[o] = src[o - lo];
+        else
+          for (; o < hi; o++) d[o] = src[(o - lo) * st2];
+      }
+      for (; o < n; o++) d[o] = 0;
+    }
+    if (nc < nr) memset(dst + nc, 0, (size_t)(nr - nc) * sizeof(float));
+    if (++q2 == p->k[2]) {
+      q2 = 0;
+      if (++q1 == p->k[1]) {
+        q1 = 0;
+        if (++q0 == p->k[0]) q0 = 0, ic++;
+      }
+    }
+  }
+}
+
+/* The packed path where it pays: at least one full panel of positions and four output
+ * channels (audio models' short convolutions keep the dot4xn path below). */
+static bool conv_packed_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                            float *buf, int64_t bufn) {
+  const berth_kernel_isa_t *isa = berth_kernel_isa();
+  if (!berth_gemm_packed_fits(isa, bufn) || isa->gemm_nr > CONV_PACK_MAX_NR || p->l < isa->gemm_nr || p->mg < 4)
+    return false;
+  if (conv_is_1x1(p)) {
+    const berth_gemm_rows_t rows = {xg, p->l};
+    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
+  } else {
+    const conv_pack_ctx_t ctx = {p, xg};
+    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
+  }
+  return true;
+}
+#endif
+
+/* f32 fast paths: the packed GEMM (builds with kernel variants), else a 1x1 convolution with
+ * unit strides and no padding as the variant's gemm_nn, y[mg, l] = w[mg, cg] x[cg, l], no
+ * packing. Returns false where none applies (then the dot4xn path runs). */
+static bool conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                          float *buf, int64_t bufn) {
+#ifdef BERTH_KERNELS_SIMD
+  if (conv_packed_f32(p, xg, wg, bg, yg, buf, bufn)) return true;
+#else
+  (void)buf, (void)bufn;
+#endif
+  if (!conv_is_1x1(p)) return false;
   BERTH_KCALL(gemm_nn_f32)(wg, p->cg, xg, p->l, bg, yg, p->l, p->mg, p->l, p->cg);
   return true;
 }
-static bool conv_1x1_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg) {
-  (void)p, (void)xg, (void)wg, (void)bg, (void)yg;
+static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg,
+                          double *buf, int64_t bufn) {
+  (void)p, (void)xg, (void)wg, (void)bg, (void)yg, (void)buf, (void)bufn;
   return false;
 }
-#define CONV_1X1_f32 conv_1x1_f32
-#define CONV_1X1_f64 conv_1x1_f64
+#define CONV_FAST_f32 conv_fast_f32
+#define CONV_FAST_f64 conv_fast_f64
 
 CONV_FN(f32, float)
 CONV_FN(f64, double)

@@ -69,15 +69,31 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
 }
 
+/* The packed-GEMM micro-kernel with 16-byte vectors: 4 x 8 tiles (8 accumulators). */
+#define UKR_VB 16
+#define UKR_MR 4
+#define UKR_NV 2
+#define UKR_NAME berth_portable_gemm_ukr_f32
+#define UKR_LINKAGE
+#include "kernel_ukr.h"
+
 const berth_kernel_isa_t berth_kernel_isa_portable = {
-    BERTH_KERNELS_PORTABLE,      berth_portable_dot4xn_f32, berth_portable_dot_f32,
-    berth_portable_dot4_2seg_f32, berth_portable_gemm_nn_f32, berth_portable_exp_f32,
-    berth_portable_sigmoid_f32,  berth_portable_tanh_f32,
+    .id = BERTH_KERNELS_PORTABLE,
+    .dot4xn_f32 = berth_portable_dot4xn_f32,
+    .dot_f32 = berth_portable_dot_f32,
+    .dot4_2seg_f32 = berth_portable_dot4_2seg_f32,
+    .gemm_nn_f32 = berth_portable_gemm_nn_f32,
+    .gemm_mr = 4,
+    .gemm_nr = 8,
+    .gemm_ukr_f32 = berth_portable_gemm_ukr_f32,
+    .exp_f32 = berth_portable_exp_f32,
+    .sigmoid_f32 = berth_portable_sigmoid_f32,
+    .tanh_f32 = berth_portable_tanh_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */
 
-#ifdef BERTH_KERNELS_SIMD
+#if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)
 /* libgcc's / compiler-rt's cpuid reading; it also checks that the OS saves the vector
  * registers (xgetbv) before it reports avx2 or avx512f. */
 static int isa_cpu_has(berth_kernels_isa_t id) {
@@ -93,9 +109,12 @@ static int isa_cpu_has(berth_kernels_isa_t id) {
 const berth_kernel_isa_t *berth_kernel_isa_table(berth_kernels_isa_t id) {
   switch (id) {
   case BERTH_KERNELS_PORTABLE: return &berth_kernel_isa_portable;
-#ifdef BERTH_KERNELS_SIMD
+#if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)
   case BERTH_KERNELS_AVX2: return isa_cpu_has(id) ? &berth_kernel_isa_avx2 : NULL;
   case BERTH_KERNELS_AVX512: return isa_cpu_has(id) ? &berth_kernel_isa_avx512 : NULL;
+#endif
+#if defined(BERTH_KERNELS_SIMD) && defined(__aarch64__)
+  case BERTH_KERNELS_NEON: return &berth_kernel_isa_neon; /* part of the base architecture */
 #endif
   default: return NULL;
   }
@@ -145,7 +164,7 @@ int berth_kernels_available(berth_kernels_isa_t isa) {
          ((unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT && berth_kernel_isa_table(isa) != NULL);
 }
 
-static const char *const isa_names[BERTH_KERNELS_ISA_COUNT] = {"auto", "portable", "avx2", "avx512"};
+static const char *const isa_names[BERTH_KERNELS_ISA_COUNT] = {"auto", "portable", "avx2", "avx512", "neon"};
 
 const char *berth_kernels_isa_name(berth_kernels_isa_t isa) {
   return (unsigned)isa < (unsigned)BERTH_KERNELS_ISA_COUNT ? isa_names[isa] : "?";

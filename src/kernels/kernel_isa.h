@@ -8,10 +8,12 @@
  *  - portable: plain C (kernel_dot.h's 16-byte vector types, kernel_vmath.h), the reference
  *    and the only one of an embedded runtime (berth_add_runtime, examples/cortex-m);
  *  - avx2: x86-64 AVX2 + FMA, 32-byte vectors (kernel_isa_avx2.c);
- *  - avx512: x86-64 AVX-512F, 64-byte vectors (kernel_isa_avx512.c).
- * The x86 variants exist in a build that defines BERTH_KERNELS_SIMD (libberth_runtime on
- * x86-64; CMakeLists.txt compiles their files with per-file target flags). The first call
- * of berth_kernel_isa() picks the widest one the CPU and the OS support (cpuid, xgetbv);
+ *  - avx512: x86-64 AVX-512F, 64-byte vectors (kernel_isa_avx512.c);
+ *  - neon: AArch64 Advanced SIMD, 16-byte vectors in 32 registers (kernel_isa_neon.c).
+ * These exist in a build that defines BERTH_KERNELS_SIMD (libberth_runtime on x86-64 or
+ * AArch64; CMakeLists.txt compiles their files with per-file target flags). The first call
+ * of berth_kernel_isa() picks the widest one the CPU and the OS support (x86: cpuid, xgetbv;
+ * AArch64: NEON is always there);
  * berth_kernels_select (include/berth/kernels.h) overrides it for the whole process, e.g.
  * to force the portable path in tests and benchmarks.
  *
@@ -45,6 +47,13 @@ typedef struct berth_kernel_isa {
    * j < N, the q in order 0..K-1 (matmul, 1x1 conv). */
   void (*gemm_nn_f32)(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias, float *C,
                       int64_t ldc, int64_t M, int64_t N, int64_t K);
+  /* The packed-GEMM micro-kernel (kernel_ukr.h, driven by kernel_gemm_pack.c): for r < mr
+   * (<= gemm_mr) and c < nc (<= gemm_nr),
+   *   C[r * ldc + c] = (load ? C[r * ldc + c] : bias ? bias[r] : 0) + sum_q a[r * lda + q] * bp[q * gemm_nr + c]
+   * over q = 0..kc-1 in order; bp is a packed B panel, kc rows of gemm_nr floats. */
+  int gemm_mr, gemm_nr;
+  void (*gemm_ukr_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
+                       int64_t nc, const float *bias, int load);
   /* y[i] = f(x[i]), i < n; x and y do not overlap (kernel_vmath.h gives the accuracy) */
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);
@@ -60,14 +69,19 @@ void berth_portable_dot4_2seg_f32(const float *r0, const float *r1, const float 
                                   const float *u3, const float *y, int64_t m, float out[4]);
 void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K);
+void berth_portable_gemm_ukr_f32(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                                 int64_t mr, int64_t nc, const float *bias, int load);
 void berth_portable_exp_f32(const float *x, float *y, int64_t n);
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
 
 extern const berth_kernel_isa_t berth_kernel_isa_portable;
-#ifdef BERTH_KERNELS_SIMD
+#if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)
 extern const berth_kernel_isa_t berth_kernel_isa_avx2;
 extern const berth_kernel_isa_t berth_kernel_isa_avx512;
+#endif
+#if defined(BERTH_KERNELS_SIMD) && defined(__aarch64__)
+extern const berth_kernel_isa_t berth_kernel_isa_neon;
 #endif
 
 /* The active variant (detected on the first call unless berth_kernels_select chose one). */

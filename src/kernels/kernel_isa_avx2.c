@@ -2,14 +2,16 @@
  * compiles this file with -mavx2 -mfma -ffp-contract=fast when BERTH_KERNELS_SIMD is on;
  * otherwise (an embedded runtime, another architecture) it is empty. Only reached through
  * the table, which berth_kernel_isa() hands out after cpuid says the CPU has AVX2 and FMA. */
-#if defined(BERTH_KERNELS_SIMD) && defined(__AVX2__) && defined(__FMA__)
+#if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #define ISA_VB 32
 #define ISA_NC 3 /* 12 sums + 3 column vectors + 1 weight vector = the 16 ymm registers */
 #define ISA_MR 6 /* 12 sums + 2 B vectors + 1 broadcast */
+#define ISA_GEMM_MR 6 /* packed-GEMM tile: MR x 2 vectors of accumulators */
+#define ISA_GEMM_NV 2
 #define ISA_ID BERTH_KERNELS_AVX2
 #define ISA_TABLE berth_kernel_isa_avx2
 #include "kernel_isa_simd.h"
-#elif defined(BERTH_KERNELS_SIMD)
+#elif defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)
 #error "kernel_isa_avx2.c needs -mavx2 -mfma (CMakeLists.txt sets them with BERTH_KERNELS_SIMD)"
 #else
 typedef int berth_kernel_isa_avx2_unused; /* ISO C: a translation unit is not empty */

@@ -2,14 +2,16 @@
  * compiles this file with -mavx512f -mfma -ffp-contract=fast when BERTH_KERNELS_SIMD is on;
  * otherwise it is empty. Only reached through the table, which berth_kernel_isa() hands
  * out after cpuid says the CPU (and the OS) have AVX-512F. */
-#if defined(BERTH_KERNELS_SIMD) && defined(__AVX512F__)
+#if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__) && defined(__AVX512F__)
 #define ISA_VB 64
 #define ISA_NC 4 /* 16 sums of the 32 zmm registers */
 #define ISA_MR 6
+#define ISA_GEMM_MR 12 /* packed-GEMM tile: MR x 2 vectors of accumulators */
+#define ISA_GEMM_NV 2
 #define ISA_ID BERTH_KERNELS_AVX512
 #define ISA_TABLE berth_kernel_isa_avx512
 #include "kernel_isa_simd.h"
-#elif defined(BERTH_KERNELS_SIMD)
+#elif defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)
 #error "kernel_isa_avx512.c needs -mavx512f (CMakeLists.txt sets it with BERTH_KERNELS_SIMD)"
 #else
 typedef int berth_kernel_isa_avx512_unused; /* ISO C: a translation unit is not empty */

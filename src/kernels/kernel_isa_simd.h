@@ -14,11 +14,17 @@
  * weight vector serves NC columns and each column vector 4 rows; gemm_nn keeps an MR x 2
  * vector tile of C in registers for the whole reduction. Tails shorter than a vector are
  * masked loads (zeros in the other lanes, no reads past the end), so no result depends on
- * the alignment of an operand. x86 only (immintrin.h) for the masked loads. */
+ * the alignment of an operand. On x86 the tails are masked loads (immintrin.h); elsewhere
+ * (AArch64 NEON, kernel_isa_neon.c) a copy of the k floats into a zeroed vector. */
 #include "kernel_isa.h"
 #include "kernel_vmath.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#define ISA_X86 1
+#else
+#define ISA_X86 0
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -41,6 +47,10 @@ static inline VF ISA_FN(ld)(const float *p) {
  * faults on) only those k */
 static inline VF ISA_FN(ld_part)(const float *p, int64_t k) {
   VF v;
+#if !ISA_X86
+  v = (VF){0};
+  memcpy(&v, p, (size_t)k * sizeof(float));
+#else
 #if ISA_VB == 64
   __m512 m = _mm512_maskz_loadu_ps((__mmask16)((1u << k) - 1u), p);
 #else
@@ -48,6 +58,7 @@ static inline VF ISA_FN(ld_part)(const float *p, int64_t k) {
   __m256 m = _mm256_maskload_ps(p, _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - k)));
 #endif
   memcpy(&v, &m, sizeof v);
+#endif
   return v;
 }
 static inline void ISA_FN(st)(float *p, VF v) { memcpy(p, &v, sizeof v); }
@@ -63,12 +74,16 @@ static inline float ISA_FN(hsum)(VF v) {
   V4 c, d;
   memcpy(&c, &a, 16);
   memcpy(&d, (const char *)&a + 16, 16);
-#else
+#elif ISA_VB == 32
   V4 c, d;
   memcpy(&c, &v, 16);
   memcpy(&d, (const char *)&v + 16, 16);
 #endif
+#if ISA_VB == 16
+  V4 c = v;
+#else
   c += d;
+#endif
   return (c[0] + c[2]) + (c[1] + c[3]);
 }
 
@@ -246,13 +261,24 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
 }
 
+/* ---- the packed-GEMM micro-kernel (kernel_ukr.h) ------------------------------------- */
+
+#define UKR_VB ISA_VB
+#define UKR_MR ISA_GEMM_MR
+#define UKR_NV ISA_GEMM_NV
+#define UKR_NAME ISA_FN(gemm_ukr_f32)
+#include "kernel_ukr.h"
+
 const berth_kernel_isa_t ISA_TABLE = {
-    ISA_ID,
-    ISA_FN(dot4xn_f32),
-    ISA_FN(dot_f32),
-    ISA_FN(dot4_2seg_f32),
-    ISA_FN(gemm_nn_f32),
-    ISA_FN(exp_f32),
-    ISA_FN(sigmoid_f32),
-    ISA_FN(tanh_f32),
+    .id = ISA_ID,
+    .dot4xn_f32 = ISA_FN(dot4xn_f32),
+    .dot_f32 = ISA_FN(dot_f32),
+    .dot4_2seg_f32 = ISA_FN(dot4_2seg_f32),
+    .gemm_nn_f32 = ISA_FN(gemm_nn_f32),
+    .gemm_mr = ISA_GEMM_MR,
+    .gemm_nr = ISA_GEMM_NV * ISA_VW,
+    .gemm_ukr_f32 = ISA_FN(gemm_ukr_f32),
+    .exp_f32 = ISA_FN(exp_f32),
+    .sigmoid_f32 = ISA_FN(sigmoid_f32),
+    .tanh_f32 = ISA_FN(tanh_f32),
 };

@@ -9,6 +9,7 @@
  * (m == 1) is a dot product per row instead. Every C element sums its k products in order
  * 0..k-1 (the dot product path uses eight partial sums). f32 goes through the active kernel
  * variant's gemm_nn (kernel_isa.h), which keeps a tile of C in registers. */
+#include "kernel_gemm_pack.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
 
@@ -143,13 +144,16 @@ typedef void (*mm_fn)(void *C, const void *A, const void *B, int64_t n, int64_t 
 BERTH_KERNEL_INT_LIST(MM_INT)
 BERTH_KERNEL_FLOAT_LIST(MM_FLOAT)
 
-/* f32 with more than one column: the register-blocked gemm_nn of the active kernel variant
- * (kernel_isa.h; the portable one is the i-k-j loop above, in the same order). */
+/* f32 with more than one column: the packed GEMM where it pays (kernel_gemm_pack.h), else
+ * the register-blocked gemm_nn of the active kernel variant (kernel_isa.h; the portable one
+ * is the i-k-j loop above, in the same order). */
 static void mm_f32_isa(void *C, const void *A, const void *B, int64_t n, int64_t k, int64_t m) {
   if (m == 1) {
     mm_f32(C, A, B, n, k, m);
     return;
   }
+  const berth_gemm_rows_t rows = {(const float *)B, m};
+  if (berth_gemm_packed_try_f32((const float *)A, k, NULL, (float *)C, m, n, m, k, berth_gemm_pack_rows, &rows)) return;
   BERTH_KCALL(gemm_nn_f32)((const float *)A, k, (const float *)B, m, NULL, (float *)C, m, n, m, k);
 }
 

@@ -1,0 +1,85 @@
+/* Packed f32 GEMM: the blocked loops around the micro-kernel (kernel_gemm_pack.h). */
+#include "kernel_gemm_pack.h"
+
+#include <string.h>
+
+#define GEMM_PACK_MIN_KC 16
+#define GEMM_PACK_KC 128 /* rows of K per block: a panel of 32 columns is 16 KiB */
+
+/* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
+ * runs: its rows are short runs (kc floats) far apart, too short for the hardware
+ * prefetchers to find when A comes from L3 or memory. */
+static inline void gemm_prefetch_a(const float *A, int64_t lda, int64_t k0, int64_t kc, int64_t i0, int64_t mr) {
+#if defined(__GNUC__)
+  for (int64_t r = 0; r < mr; r++)
+    for (int64_t q = 0; q < kc; q += 16) __builtin_prefetch(A + (i0 + r) * lda + k0 + q, 0, 2);
+#else
+  (void)A, (void)lda, (void)k0, (void)kc, (void)i0, (void)mr;
+#endif
+}
+
+bool berth_gemm_packed_fits(const berth_kernel_isa_t *isa, int64_t floats) {
+  return isa->gemm_ukr_f32 && isa->gemm_nr > 0 && floats / isa->gemm_nr >= GEMM_PACK_MIN_KC;
+}
+
+void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, const float *bias, float *C,
+                           int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
+                           float *buf, int64_t floats) {
+  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr;
+  if (K == 0) { /* the bias alone */
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) C[i * ldc + j] = bias ? bias[i] : 0.0f;
+    return;
+  }
+  /* K in equal blocks of at most GEMM_PACK_KC rows (fewer if the scratch is smaller), then
+   * as many panels of NR columns per block as the scratch holds: each block of A (MR rows x
+   * kc) serves them all while it is in L1 */
+  int64_t kmax = floats / NR < GEMM_PACK_KC ? floats / NR : GEMM_PACK_KC;
+  const int64_t nblk = (K + kmax - 1) / kmax, kb = (K + nblk - 1) / nblk;
+  const int64_t np = floats / (kb * NR);
+  for (int64_t k0 = 0; k0 < K; k0 += kb) {
+    const int64_t kc = K - k0 < kb ? K - k0 : kb;
+    const int load = k0 > 0;
+    for (int64_t j0 = 0; j0 < N; j0 += np * NR) {
+      int64_t npan = 0;
+      for (; npan < np && j0 + npan * NR < N; npan++) {
+        const int64_t jp = j0 + npan * NR;
+        pack(ctx, k0, kc, jp, N - jp < NR ? N - jp : NR, buf + npan * kc * NR, NR);
+      }
+      for (int64_t i0 = 0; i0 < M; i0 += MR) {
+        const int64_t mr = M - i0 < MR ? M - i0 : MR;
+        gemm_prefetch_a(A, lda, k0, kc, i0 + MR, M - i0 - MR < MR ? M - i0 - MR : MR);
+        for (int64_t p = 0; p < npan; p++) {
+          const int64_t jp = j0 + p * NR;
+          isa->gemm_ukr_f32(A + i0 * lda + k0, lda, buf + p * kc * NR, kc, C + i0 * ldc + jp, ldc, mr,
+                            N - jp < NR ? N - jp : NR, bias ? bias + i0 : NULL, load);
+        }
+      }
+    }
+  }
+}
+
+void berth_gemm_pack_rows(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
+  const berth_gemm_rows_t *g = (const berth_gemm_rows_t *)ctx;
+  for (int64_t q = 0; q < kc; q++, dst += nr) {
+    memcpy(dst, g->b + (k0 + q) * g->ldb + j0, (size_t)nc * sizeof(float));
+    if (nc < nr) memset(dst + nc, 0, (size_t)(nr - nc) * sizeof(float));
+  }
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline)) /* the scratch is on the stack only while this runs */
+#endif
+bool berth_gemm_packed_try_f32(const float *A, int64_t lda, const float *bias, float *C, int64_t ldc, int64_t M,
+                               int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx) {
+#ifdef BERTH_KERNELS_SIMD
+  const berth_kernel_isa_t *isa = berth_kernel_isa();
+  if (M < 4 || N < isa->gemm_nr || !berth_gemm_packed_fits(isa, BERTH_GEMM_PACK_FLOATS)) return false;
+  _Alignas(64) float buf[BERTH_GEMM_PACK_FLOATS];
+  berth_gemm_packed_f32(isa, A, lda, bias, C, ldc, M, N, K, pack, ctx, buf, BERTH_GEMM_PACK_FLOATS);
+  return true;
+#else /* small runtimes keep their stack bound and the loops they had */
+  (void)A, (void)lda, (void)bias, (void)C, (void)ldc, (void)M, (void)N, (void)K, (void)pack, (void)ctx;
+  return false;
+#endif
+}
