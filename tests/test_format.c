@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "berth/runtime.h"
 #include "format/read_program.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "fuzzgen/fuzzgen.h"
 #include "host/session.h"
 #include "onnx/onnx_import.h"

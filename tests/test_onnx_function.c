@@ -15,8 +15,8 @@
  * tests/cli/onnx_state.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include "berth/runtime.h"
-#include "format/verify.h"
-#include "format/write_program.h"
+#include "program/verify.h"
+#include "writer/write_program.h"
 #include "host/session.h"
 #include "onnx/onnx_import.h"
 #pragma GCC diagnostic ignored "-Wunused-function"

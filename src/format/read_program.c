@@ -7,7 +7,8 @@
 #include "base/byte_reader.h"
 #include "base/checked.h"
 #include "base/crc32c.h"
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "kernels/op_table.h"
 
 #include <stdarg.h>
@@ -77,21 +78,6 @@ const char *berth_format_section_name(uint32_t id) {
 
 bool berth_format_is_program(const void *bytes, size_t len) {
   return bytes && len >= BERTH_FORMAT_MAGIC_SIZE && memcmp(bytes, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE) == 0;
-}
-
-static const char *opcode_word(uint8_t op) {
-  switch (op) {
-    case BERTH_I_KERNEL: return "kernel";
-    case BERTH_I_COPY: return "copy";
-    case BERTH_I_RENAME: return "rename";
-    case BERTH_I_JUMP: return "jump";
-    case BERTH_I_JUMP_IF_FALSE: return "jump_if_false";
-    case BERTH_I_LOOP_INIT: return "loop_init";
-    case BERTH_I_LOOP_NEXT: return "loop_next";
-    case BERTH_I_RETURN: return "return";
-    case BERTH_I_ASSERT: return "assert";
-  }
-  return "?";
 }
 
 /* Byte offset in the file of record i of section id (size rec). Sections are inside the
@@ -760,7 +746,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
     x->reg = berth_u32_to_i32(berth_load_le32(p + 20));
     x->count = berth_u64_to_i64(berth_load_le64(p + 24));
     char w[160];
-    berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, opcode_word(x->opcode),
+    berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
     if (p[1]) return rfail(r, CORRUPT, "%s: reserved byte is not 0", w);
@@ -912,7 +898,7 @@ static berth_status_t check_cfg(mctx_t *c, uint8_t *scratch) {
     for (int k = 0; k < ns; k++) {
       if (succ[k] >= (int32_t)n)
         return rfail(c->r, CORRUPT, "method %s, instruction %u (%s) at byte %llu: falls off the end of the method (a method ends with return or jump)",
-                     c->mn, (unsigned)i, opcode_word(c->instrs[i].opcode), (ull)ins_at(c, i));
+                     c->mn, (unsigned)i, berth_exec_opcode_name(c->instrs[i].opcode), (ull)ins_at(c, i));
       pstart[succ[k] + 1]++;
     }
   }
@@ -957,7 +943,7 @@ static berth_status_t check_cfg(mctx_t *c, uint8_t *scratch) {
   for (uint32_t i = 0; i < n; i++)
     if (reach[i] && !ok[i])
       return rfail(c->r, CORRUPT, "method %s, instruction %u (%s) at byte %llu: reachable, but no path from it reaches a return (an endless loop)",
-                   c->mn, (unsigned)i, opcode_word(c->instrs[i].opcode), (ull)ins_at(c, i));
+                   c->mn, (unsigned)i, berth_exec_opcode_name(c->instrs[i].opcode), (ull)ins_at(c, i));
   return BERTH_OK;
 }
 

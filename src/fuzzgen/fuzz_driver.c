@@ -1,7 +1,8 @@
 /* The differential fuzzer's driver (see fuzz_driver.h). */
 #include "fuzz_driver.h"
 
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "host/file_out.h"
 #include "host/session.h"
 #include "reference/reference.h"
@@ -473,9 +474,9 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     st->mutants_accepted++;
     berth_format(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
                  config_name(o, l, algo, io, cfg, sizeof cfg),
-                 em->values[a].name ? em->values[a].name : berth_verify_format_value(em, a, na, sizeof na), (int)moved,
+                 em->values[a].name ? em->values[a].name : berth_exec_value_name(em, a, na, sizeof na), (int)moved,
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
-                 em->values[b].name ? em->values[b].name : berth_verify_format_value(em, b, nb, sizeof nb));
+                 em->values[b].name ? em->values[b].name : berth_exec_value_name(em, b, nb, sizeof nb));
     failure_t mf;
     if (run_plan(&cc, p, ora, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
       st->mutation_misses++;

@@ -5,7 +5,7 @@
 
 #include "base/checked.h"
 #include "format/read_program.h"
-#include "format/verify.h"
+#include "program/verify.h"
 #include "lower_ctx.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include "base/checked.h"
 #include "format/read_program.h"
-#include "format/verify.h"
+#include "program/verify.h"
 #include "runtime/interp.h"
 
 #include <string.h>

@@ -1,7 +1,9 @@
 /* The independent verifier of emitted programs: structural checks, a loop-register range
  * analysis, and the "intact" must-dataflow of DESIGN rule 8 (see verify.h). Runtime side:
  * no malloc, no stdio; every array lives in the caller's scratch. */
-#include "format/verify.h"
+#include "program/verify.h"
+
+#include "program/exec_names.h"
 
 #include "base/checked.h"
 
@@ -167,44 +169,6 @@ size_t berth_verify_program_scratch_size(const berth_exec_program_t *p) {
 
 /* ---- names and messages ----------------------------------------------------------------- */
 
-char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap) {
-  const char *name = (m && v >= 0 && v < m->n_values && m->values) ? m->values[v].name : NULL;
-  if (name && name[0]) berth_format(buf, cap, name[0] == '%' ? "%s" : "%%%s", name);
-  else berth_format(buf, cap, "%%v%d", (int)v);
-  return buf;
-}
-
-static const char *opcode_name(uint8_t op) {
-  switch (op) {
-    case BERTH_I_KERNEL: return "kernel";
-    case BERTH_I_COPY: return "copy";
-    case BERTH_I_RENAME: return "rename";
-    case BERTH_I_JUMP: return "jump";
-    case BERTH_I_JUMP_IF_FALSE: return "jump_if_false";
-    case BERTH_I_LOOP_INIT: return "loop_init";
-    case BERTH_I_LOOP_NEXT: return "loop_next";
-    case BERTH_I_RETURN: return "return";
-    case BERTH_I_ASSERT: return "assert";
-  }
-  return "?";
-}
-
-char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap) {
-  if (!m || !m->instrs || i < 0 || i >= m->n_instrs) {
-    berth_format(buf, cap, "?");
-    return buf;
-  }
-  const berth_instr_t *ins = &m->instrs[i];
-  if (ins->opcode == BERTH_I_KERNEL) {
-    const berth_op_def_t *def = berth_op_get(ins->op);
-    if (def) berth_format(buf, cap, "kernel %s", def->name);
-    else berth_format(buf, cap, "kernel op %u", (unsigned)ins->op);
-  } else {
-    berth_format(buf, cap, "%s", opcode_name(ins->opcode));
-  }
-  return buf;
-}
-
 static const char *method_name(const berth_exec_method_t *m) {
   return m->name && m->name[0] ? m->name : "?";
 }
@@ -236,11 +200,11 @@ typedef struct bytes_buf {
 } bytes_buf_t;
 
 static const char *vname(const vctx_t *c, int32_t v, name_buf_t *b) {
-  return berth_verify_format_value(c->m, v, b->s, sizeof b->s);
+  return berth_exec_value_name(c->m, v, b->s, sizeof b->s);
 }
 
 static const char *iname(const vctx_t *c, int32_t i, name_buf_t *b) {
-  return berth_verify_format_instr(c->m, i, b->s, sizeof b->s);
+  return berth_exec_instr_name(c->m, i, b->s, sizeof b->s);
 }
 
 static int32_t ident(const vctx_t *c, int32_t v) {
@@ -509,17 +473,6 @@ static berth_status_t check_values(vctx_t *c) {
   return BERTH_OK;
 }
 
-static const char *storage_word(uint8_t cls) {
-  switch (cls) {
-    case BERTH_STORAGE_ARENA: return "arena";
-    case BERTH_STORAGE_CONST: return "constant";
-    case BERTH_STORAGE_STATE: return "state";
-    case BERTH_STORAGE_INPUT: return "caller input";
-    case BERTH_STORAGE_OUTPUT: return "caller output";
-  }
-  return "?";
-}
-
 static berth_status_t check_io(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb;
@@ -535,7 +488,7 @@ static berth_status_t check_io(vctx_t *c) {
                                  : x->storage == BERTH_STORAGE_INPUT && x->index == (uint32_t)i;
     if (!ok)
       return CORRUPT("input %d (%s) has %s storage; expected %s", (int)i, vname(c, v, &nb),
-                     storage_word(x->storage),
+                     berth_exec_storage_name(x->storage),
                      c->p->alloc_inputs ? "arena (inputs are planned)" : "the caller's input buffer of its index");
   }
   for (int32_t j = 0; j < m->n_outputs; j++) {
@@ -553,12 +506,12 @@ static berth_status_t check_io(vctx_t *c) {
     if (x->storage == BERTH_STORAGE_CONST || x->storage == BERTH_STORAGE_STATE ||
         x->storage == BERTH_STORAGE_INPUT)
       return VIOLATION("output %d (%s) has %s storage; such a result must be copied into its own "
-                       "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), storage_word(x->storage));
+                       "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), berth_exec_storage_name(x->storage));
     bool ok = c->p->alloc_outputs ? x->storage == BERTH_STORAGE_ARENA
                                   : x->storage == BERTH_STORAGE_OUTPUT && x->index == (uint32_t)j;
     if (!ok)
       return CORRUPT("output %d (%s) has %s storage; expected %s", (int)j, vname(c, v, &nb),
-                     storage_word(x->storage),
+                     berth_exec_storage_name(x->storage),
                      c->p->alloc_outputs ? "arena (outputs are planned)" : "the caller's output buffer of its index");
   }
   /* A caller buffer is sized by the method's own input/output value of that index. */
@@ -630,7 +583,7 @@ static berth_status_t check_condition(vctx_t *c, int32_t i, const berth_instr_t 
   if (t->dtype != BERTH_DTYPE_BOOL || berth_type_numel(t) != 1) {
     char ts[64];
     return CORRUPT("instruction %d (%s): condition %s is %s; expected a one-element bool", (int)i,
-                   opcode_name(ins->opcode), vname(c, ops_of(c, ins)[0], &nb), berth_type_format(t, ts, sizeof ts));
+                   berth_exec_opcode_name(ins->opcode), vname(c, ops_of(c, ins)[0], &nb), berth_type_format(t, ts, sizeof ts));
   }
   return BERTH_OK;
 }
@@ -663,12 +616,12 @@ static berth_status_t check_instrs(vctx_t *c) {
     if (nops > 0) {
       if ((uint64_t)ins->operands + (uint64_t)nops > (uint64_t)m->n_operands)
         return CORRUPT("instruction %d (%s): operands [%u,+%d) out of range (%d operands)", (int)i,
-                       opcode_name(ins->opcode), (unsigned)ins->operands, (int)nops, (int)m->n_operands);
+                       berth_exec_opcode_name(ins->opcode), (unsigned)ins->operands, (int)nops, (int)m->n_operands);
       const int32_t *ops = ops_of(c, ins);
       for (int32_t k = 0; k < nops; k++)
         if (ops[k] < 0 || ops[k] >= c->nv)
           return CORRUPT("instruction %d (%s): operand %d is value id %d, out of range (%d values)",
-                         (int)i, opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
+                         (int)i, berth_exec_opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
     }
     switch (ins->opcode) {
       case BERTH_I_KERNEL: TRY(check_kernel(c, i, ins)); break;
@@ -694,7 +647,7 @@ static berth_status_t check_instrs(vctx_t *c) {
       case BERTH_I_JUMP:
         if (!in_range(ins->target, c->n))
           return CORRUPT("instruction %d (%s): target %d out of range [0,%d)", (int)i,
-                         opcode_name(ins->opcode), (int)ins->target, (int)c->n);
+                         berth_exec_opcode_name(ins->opcode), (int)ins->target, (int)c->n);
         break;
       case BERTH_I_LOOP_NEXT:
         if (!in_range(ins->target, c->n))
@@ -707,7 +660,7 @@ static berth_status_t check_instrs(vctx_t *c) {
       case BERTH_I_LOOP_INIT:
         if (ins->reg < 0 || ins->reg >= m->n_regs)
           return CORRUPT("instruction %d (%s): register %d out of range (%d registers)", (int)i,
-                         opcode_name(ins->opcode), (int)ins->reg, (int)m->n_regs);
+                         berth_exec_opcode_name(ins->opcode), (int)ins->reg, (int)m->n_regs);
         break;
       default: break;
     }
@@ -715,7 +668,7 @@ static berth_status_t check_instrs(vctx_t *c) {
   uint8_t last = m->instrs[c->n - 1].opcode;
   if (last != BERTH_I_JUMP && last != BERTH_I_RETURN)
     return CORRUPT("instruction %d (%s) is the last one and can fall off the end; a method ends "
-                   "with return or jump", (int)(c->n - 1), opcode_name(last));
+                   "with return or jump", (int)(c->n - 1), berth_exec_opcode_name(last));
   return BERTH_OK;
 }
 

@@ -1,9 +1,10 @@
 /* The program file writer (see write_program.h and docs/format.md). Compiler side. */
-#include "format/write_program.h"
+#include "writer/write_program.h"
 
 #include "base/byte_reader.h"
 #include "base/checked.h"
 #include "format/read_program.h"
+#include "writer/ir_section.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,7 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
   wbuf_t s[NS];
   memset(s, 0, sizeof s);
   berth_status_t st = BERTH_OK;
-  char *ir_text = NULL;
+  uint8_t *ir_sec = NULL;
   wbuf_t file = {NULL, 0, 0, false};
   wb_u8(&s[BERTH_SECTION_STRINGS], 0); /* offset 0: the empty name */
 
@@ -307,28 +308,10 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
   /* optional IR section: the planner options, then the pool rules, then the text */
   bool store_ir = o.store_ir && o.ir;
   if (store_ir) {
-    ir_text = berth_ir_print(o.ir);
-    if (!ir_text) {
-      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory printing the IR");
-      goto done;
-    }
-    berth_plan_options_t po = o.plan ? *o.plan : berth_plan_options_default();
-    size_t pools_len = po.pools ? strlen(po.pools) : 0, text_len = strlen(ir_text);
-    if (pools_len > UINT32_MAX) WFAIL("pool rules too long");
-    wbuf_t *rb = &s[BERTH_SECTION_IR];
-    wb_u32(rb, (uint32_t)po.algo);
-    wb_u32(rb, (uint32_t)po.strategy);
-    wb_u32(rb, po.alignment);
-    wb_i32(rb, po.alloc_inputs);
-    wb_i32(rb, po.alloc_outputs);
-    wb_u32(rb, (uint32_t)po.fit);
-    wb_i64(rb, po.budget_ms);
-    wb_u64(rb, po.seed);
-    wb_u32(rb, (uint32_t)pools_len);
-    wb_u32(rb, 0);
-    wb_u64(rb, text_len);
-    wb_bytes(rb, po.pools, pools_len);
-    wb_bytes(rb, ir_text, text_len);
+    size_t ir_len;
+    st = berth_ir_section_encode(o.ir, o.plan, &ir_sec, &ir_len, diag);
+    if (st != BERTH_OK) goto done;
+    wb_bytes(&s[BERTH_SECTION_IR], ir_sec, ir_len);
   }
 
   /* assemble: header, section table, then the sections in id order (constants last) */
@@ -401,43 +384,6 @@ berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_for
 done:
   for (int k = 0; k < NS; k++) wb_free(&s[k]);
   wb_free(&file);
-  free(ir_text);
+  free(ir_sec);
   return st;
-}
-
-berth_status_t berth_format_ir_decode(const uint8_t *ir, uint64_t ir_size, berth_plan_options_t *opt, char *pools_buf,
-                                      size_t pools_cap, const char **text, size_t *text_len, berth_diag_t *diag) {
-  if (!ir || ir_size < BERTH_FORMAT_IR_HEADER_SIZE || !opt || !text || !text_len)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no IR section");
-  berth_plan_options_t o = berth_plan_options_default();
-  uint32_t algo = berth_load_le32(ir), strategy = berth_load_le32(ir + 4), fit = berth_load_le32(ir + 20);
-  o.alignment = berth_load_le32(ir + 8);
-  o.alloc_inputs = berth_u32_to_i32(berth_load_le32(ir + 12));
-  o.alloc_outputs = berth_u32_to_i32(berth_load_le32(ir + 16));
-  o.budget_ms = berth_u64_to_i64(berth_load_le64(ir + 24));
-  o.seed = berth_load_le64(ir + 32);
-  uint32_t pools_len = berth_load_le32(ir + 40);
-  uint64_t tlen = berth_load_le64(ir + 48), total;
-  if (!berth_add_u64(pools_len, tlen, &total) || total != ir_size - BERTH_FORMAT_IR_HEADER_SIZE)
-    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: lengths do not add up");
-  if (algo > BERTH_ALLOC_EXACT || strategy > BERTH_STRATEGY_REGIONS || fit > BERTH_ALLOC_FIT_BEST ||
-      !berth_is_pow2(o.alignment) || o.alignment > BERTH_FORMAT_MAX_ALIGNMENT || o.alloc_inputs < -1 ||
-      o.alloc_inputs > 1 || o.alloc_outputs < -1 || o.alloc_outputs > 1)
-    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: a recorded planner option is out of range");
-  o.algo = (berth_alloc_algo_t)algo;
-  o.strategy = (berth_strategy_t)strategy;
-  o.fit = (int)fit;
-  o.pools = NULL;
-  if (pools_len > 0) {
-    if (!pools_buf || pools_len >= pools_cap)
-      return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "section ir: pool rules of %u bytes do not fit", (unsigned)pools_len);
-    memcpy(pools_buf, ir + BERTH_FORMAT_IR_HEADER_SIZE, pools_len);
-    pools_buf[pools_len] = '\0';
-    if (strlen(pools_buf) != pools_len) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir: pool rules contain a NUL byte");
-    o.pools = pools_buf;
-  }
-  *opt = o;
-  *text = (const char *)ir + BERTH_FORMAT_IR_HEADER_SIZE + pools_len;
-  *text_len = (size_t)tlen;
-  return BERTH_OK;
 }
