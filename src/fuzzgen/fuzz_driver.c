@@ -5,6 +5,7 @@
 #include "program/verify.h"
 #include "host/file_out.h"
 #include "host/session.h"
+#include "plan/plan.h"
 #include "reference/reference.h"
 
 #include <stdarg.h>
@@ -292,7 +293,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
   char msg[1024], nb[128], db[256];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_session_t *s = NULL;
-  if (berth_session_create(c, o->sanitize, &s, &d))
+  if (berth_session_create(&c->exec, o->sanitize, &s, &d))
     return fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "%s: cannot start a session: %s", what, msg);
   berth_session_set_max_steps(s, o->max_steps);
   void **got = calloc((size_t)ora->n_out + 1, sizeof *got);
@@ -336,7 +337,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
     }
     for (int32_t g = 0; g < ora->n_globals && !kind; g++) {
       if (!p->globals[g].is_state) continue;
-      const void *have = berth_session_state(s, p, 0, g);
+      const void *have = berth_session_state(s, 0, p->globals[g].name);
       const void *want = ora->state[call * ora->n_globals + g];
       const berth_type_t *t = &p->globals[g].type;
       if (have && want && memcmp(want, have, berth_type_bytes(t)))

@@ -22,7 +22,7 @@ plan: base kernels program format ir
 writer: base kernels program format ir plan
 compiler: base kernels program format runtime ir passes onnx plan writer
 reference: base kernels program runtime ir
-host: base kernels program format runtime ir plan
+host: base kernels program format runtime
 fuzzgen: base kernels program format runtime ir passes plan reference host
 '
 
