@@ -2,6 +2,7 @@
  * analysis, and the "intact" must-dataflow of DESIGN rule 8 (see verify.h). Runtime side:
  * no malloc, no stdio; every array lives in the caller's scratch. */
 #include "program/verify.h"
+#include "base/try.h"
 
 #include "program/exec_names.h"
 
@@ -9,12 +10,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-
-#define TRY(expr)                              \
-  do {                                         \
-    berth_status_t try_st_ = (expr);           \
-    if (try_st_ != BERTH_OK) return try_st_;   \
-  } while (0)
 
 #define MAX_LOOP_COUNT ((int64_t)1 << 62)
 /* Register range "unknown": unset on some path, or not bounded by a loop count. Otherwise a
@@ -407,18 +402,18 @@ static berth_status_t check_values(vctx_t *c) {
           return CORRUPT("value %d (%s): arena pool %u out of range (%d pools)", (int)v,
                          vname(c, v, &nb), (unsigned)x->pool, (int)m->n_pools);
         berth_format(where, sizeof where, "arena pool %u", (unsigned)x->pool);
-        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
-        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
+        BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
+        BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
         e->key = space_key(BERTH_STORAGE_ARENA, x->pool);
         e->start = x->offset;
         break;
       case BERTH_STORAGE_CONST:
-        TRY(check_range(c, v, "constant blob", x->offset, size, c->p->constants_size, esz));
+        BERTH_TRY(check_range(c, v, "constant blob", x->offset, size, c->p->constants_size, esz));
         e->key = space_key(BERTH_STORAGE_CONST, 0);
         e->start = x->offset;
         break;
       case BERTH_STORAGE_STATE:
-        TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
+        BERTH_TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
         e->key = space_key(BERTH_STORAGE_STATE, 0);
         e->start = x->offset;
         break;
@@ -624,7 +619,7 @@ static berth_status_t check_instrs(vctx_t *c) {
                          (int)i, berth_exec_opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
     }
     switch (ins->opcode) {
-      case BERTH_I_KERNEL: TRY(check_kernel(c, i, ins)); break;
+      case BERTH_I_KERNEL: BERTH_TRY(check_kernel(c, i, ins)); break;
       case BERTH_I_COPY:
       case BERTH_I_RENAME: {
         const int32_t *ops = ops_of(c, ins);
@@ -641,8 +636,8 @@ static berth_status_t check_instrs(vctx_t *c) {
         }
         break;
       }
-      case BERTH_I_ASSERT: TRY(check_assert(c, i, ins)); break;
-      case BERTH_I_JUMP_IF_FALSE: TRY(check_condition(c, i, ins));
+      case BERTH_I_ASSERT: BERTH_TRY(check_assert(c, i, ins)); break;
+      case BERTH_I_JUMP_IF_FALSE: BERTH_TRY(check_condition(c, i, ins));
         /* fall through */
       case BERTH_I_JUMP:
         if (!in_range(ins->target, c->n))
@@ -1152,7 +1147,7 @@ static berth_status_t check_fixpoint(vctx_t *c, int pass) {
     if (!c->reached[b]) continue;
     load_block(c, b);
     for (int32_t i = c->block_start[b]; i < c->block_start[b + 1]; i++) {
-      TRY(pass == 0 ? check_windows_at(c, i, c->rcur) : check_reads_at(c, i, c->tmp));
+      BERTH_TRY(pass == 0 ? check_windows_at(c, i, c->rcur) : check_reads_at(c, i, c->tmp));
       transfer(c, i, c->tmp, c->tmp_n, c->rcur);
     }
   }
@@ -1178,7 +1173,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->p = p;
   c->m = &p->methods[method];
   c->diag = diag;
-  TRY(check_header(c));
+  BERTH_TRY(check_header(c));
   offsets_t o;
   if (!compute_layout(c->m, &o) || o.total + 8 > (uint64_t)SIZE_MAX)
     return vfail(c, BERTH_ERR_RESOURCE_EXHAUSTED, "too big to verify (%d values, %d instructions)",
@@ -1218,10 +1213,10 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->tin = at(base, o.tin);
   c->tout = at(base, o.tout);
 
-  TRY(check_values(c));
-  TRY(check_io(c));
-  TRY(check_instrs(c));
-  TRY(check_readonly(c));
+  BERTH_TRY(check_values(c));
+  BERTH_TRY(check_io(c));
+  BERTH_TRY(check_instrs(c));
+  BERTH_TRY(check_readonly(c));
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
       c->flags[v] |= F_STATE;
@@ -1236,7 +1231,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
     if (ins->opcode == BERTH_I_RENAME) c->flags[ops_of(c, ins)[0]] &= ~F_STATE;
   }
   sort_values(c);
-  TRY(check_entry_disjoint(c));
+  BERTH_TRY(check_entry_disjoint(c));
   c->n_slots = 0;
   for (int32_t v = 0; v < c->nv; v++) c->slot[v] = -1;
   for (int32_t v = 0; v < c->nv; v++) {
@@ -1246,9 +1241,9 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->nwn = ((size_t)c->n_slots + 63) / 64;
   build_blocks(c);
   run_dataflow(c);
-  TRY(check_fixpoint(c, 0));
-  TRY(check_fixpoint(c, 1));
-  TRY(check_disjoint_operands(c));
+  BERTH_TRY(check_fixpoint(c, 0));
+  BERTH_TRY(check_fixpoint(c, 1));
+  BERTH_TRY(check_disjoint_operands(c));
   return BERTH_OK;
 }
 
@@ -1258,6 +1253,6 @@ berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch
   if (p->n_methods < 0 || (p->n_methods > 0 && !p->methods))
     return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "verify: bad method table (%d methods)",
                       (int)p->n_methods);
-  for (int32_t i = 0; i < p->n_methods; i++) TRY(berth_verify_method(p, i, scratch, scratch_size, diag));
+  for (int32_t i = 0; i < p->n_methods; i++) BERTH_TRY(berth_verify_method(p, i, scratch, scratch_size, diag));
   return BERTH_OK;
 }
