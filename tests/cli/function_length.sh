@@ -14,7 +14,6 @@ src/onnx/onnx_control.c loop_guarded 139
 src/onnx/onnx_tensor.c ox_tensor_decode 138
 src/plan/alloc_dfs.c dfs_build 129
 src/plan/alloc_solve.c berth_alloc_solve 180
-src/writer/write_program.c berth_format_write 263
 '
 
 # long_functions ROOT: "FILE NAME LINES" for every function over MAX lines under ROOT/src.
