@@ -4,12 +4,20 @@
 # holds include/ and src/ when this file is included.
 set_property(GLOBAL PROPERTY BERTH_RUNTIME_ROOT "${BERTH_RUNTIME_ROOT}")
 
-# berth_runtime_sources(OUT): the runtime side (no stdio, no malloc): base, kernels, the
-# program reader and verifier, the interpreter.
+# The runtime side's folders, bottom up (no stdio, no malloc): base, kernels, the exec
+# program contract and its verifier, the program file reader, the interpreter and API.
+set(BERTH_RUNTIME_FOLDERS base kernels program format runtime)
+set_property(GLOBAL PROPERTY BERTH_RUNTIME_FOLDERS "${BERTH_RUNTIME_FOLDERS}")
+
+# berth_runtime_sources(OUT): every .c of the runtime folders.
 function(berth_runtime_sources out)
   get_property(root GLOBAL PROPERTY BERTH_RUNTIME_ROOT)
-  file(GLOB src CONFIGURE_DEPENDS ${root}/src/base/*.c ${root}/src/kernels/*.c ${root}/src/runtime/*.c
-       ${root}/src/format/read_*.c ${root}/src/format/verify*.c)
+  get_property(folders GLOBAL PROPERTY BERTH_RUNTIME_FOLDERS)
+  set(globs)
+  foreach(dir ${folders})
+    list(APPEND globs ${root}/src/${dir}/*.c)
+  endforeach()
+  file(GLOB src CONFIGURE_DEPENDS ${globs})
   set(${out} ${src} PARENT_SCOPE)
 endfunction()
 

@@ -22,11 +22,9 @@ install(EXPORT berthTargets NAMESPACE berth:: DESTINATION ${CMAKE_INSTALL_LIBDIR
 # include), so that an installed berth can build small runtimes.
 set(_berth_rt ${CMAKE_INSTALL_DATADIR}/berth/runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include DESTINATION ${_berth_rt})
-foreach(dir base kernels runtime)
+foreach(dir ${BERTH_RUNTIME_FOLDERS})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/${dir} DESTINATION ${_berth_rt}/src FILES_MATCHING PATTERN "*.[ch]")
 endforeach()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/format DESTINATION ${_berth_rt}/src
-  FILES_MATCHING PATTERN "read_*.[ch]" PATTERN "verify*.[ch]")
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/berth_runtime.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/berth)
 
 include(CMakePackageConfigHelpers)

@@ -16,8 +16,8 @@
  * BERTH_FUZZ_NO_ENTRY defined and call berth_fuzz_load_check.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_load.c \
- *         src/base/ *.c src/kernels/ *.c src/runtime/ *.c src/format/read_*.c \
- *         src/format/verify*.c -lm -o fuzz_load
+ *         src/base/ *.c src/kernels/ *.c src/program/ *.c src/format/ *.c \
+ *         src/runtime/ *.c -lm -o fuzz_load
  *   ./fuzz_load -max_len=65536 -timeout=10 fuzz/corpus/load */
 #include "berth/runtime.h"
 

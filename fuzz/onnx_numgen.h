@@ -469,7 +469,7 @@ static int ng_check_model(ng_t *g, const uint8_t *bytes, size_t len, char *why, 
     ins[k] = ng_input_data(g, &m->values[g0->params[k]].type);
     if (!ins[k]) goto done;
   }
-  st = berth_session_create(c, true, &s, &diag);
+  st = berth_session_create(&c->exec, true, &s, &diag);
   if (st && st != BERTH_ERR_RESOURCE_EXHAUSTED) {
     rc = 6;
     snprintf(why, why_cap, "session: %s", msg);

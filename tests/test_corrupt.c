@@ -16,7 +16,7 @@
 
 #include "base/byte_reader.h"
 #include "format/read_program.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "plan/plan.h"
 #include "test_util.h"
 

@@ -9,7 +9,7 @@
 #include "base/crc32c.h"
 #include "berth/runtime.h"
 #include "format/read_program.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "ir/ir.h"
 #include "plan/plan.h"
 #include "test_util.h"

@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "berth/runtime.h"
 #include "format/read_program.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "fuzzgen/fuzzgen.h"
 #include "host/session.h"
 #include "onnx/onnx_import.h"
@@ -241,7 +241,7 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
             "%s: load: %s", label, msg);
   free(scratch);
   berth_session_t *sess = NULL;
-  CHECK_MSG(berth_session_create(c, false, &sess, &d) == BERTH_OK, "%s: session: %s", label, msg);
+  CHECK_MSG(berth_session_create(&c->exec, false, &sess, &d) == BERTH_OK, "%s: session: %s", label, msg);
   berth_ref_t *ref = NULL;
   if (o->with_ref) CHECK_MSG(berth_ref_create(p, &ref, &d) == BERTH_OK, "%s: reference: %s", label, msg);
   if (!prog || !sess || (o->with_ref && !ref)) goto done;
@@ -864,7 +864,7 @@ static void step_limit(void) {
     berth_ref_destroy(ref);
     /* the planned runtime through a session, with the sanitizer */
     berth_session_t *s = NULL;
-    CHECK(berth_session_create(c, true, &s, &d) == BERTH_OK);
+    CHECK(berth_session_create(&c->exec, true, &s, &d) == BERTH_OK);
     berth_session_set_max_steps(s, cases[k].max);
     st = berth_session_call(s, 0, ins, outs, &d);
     CHECK_MSG(cases[k].ok ? st == BERTH_OK : st == BERTH_ERR_OUT_OF_RANGE && strstr(msg, want),
@@ -962,6 +962,86 @@ static void per_method_state(void) {
   berth_ir_program_destroy(p);
 }
 
+/* The sanitizer through the public API (berth_method_set_sanitizer): on a verified program
+ * it changes nothing (outputs, state after reset) and allocates nothing at execute; too
+ * little memory is refused; and through the host session, which runs on this same hook, it
+ * catches the seed's regions plan (run unverified) on its first call with the message of
+ * README's example, where the unsanitized run returns ExecuTorch's (7, 7). */
+static void api_sanitizer(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  size_t len = 0;
+  uint8_t *bytes = compile_file("examples/seed/seed.bir", &po, &len);
+  if (!bytes) return;
+  char msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  loaded_t l;
+  if (!load(bytes, len, &l)) {
+    free(bytes);
+    return;
+  }
+  int32_t m = berth_program_method_find(l.prog, "forward");
+  size_t need = berth_method_memory_size(l.prog, m), sneed = berth_method_sanitizer_size(l.prog, m);
+  CHECK(sneed > 0 && sneed != SIZE_MAX && berth_method_sanitizer_size(l.prog, 7) == 0);
+  void *mem = malloc(need), *smem = malloc(sneed);
+  berth_method_t *h = NULL;
+  CHECK(berth_method_init(l.prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+  CHECK(berth_method_set_sanitizer(h, smem, sneed - 1, &d) == BERTH_ERR_RESOURCE_EXHAUSTED && msg[0]);
+  CHECK(berth_method_set_sanitizer(NULL, smem, sneed, &d) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(berth_method_set_sanitizer(h, smem, sneed, &d) == BERTH_OK, "%s", msg);
+  double want[3][2] = {{5, 5}, {6, 7}, {6, 6}}, xs[3] = {5, 6, 6};
+  for (int call = 0; h && call < 3; call++) {
+    if (call == 2) berth_method_reset(h); /* the state's tags are laid again */
+    CHECK(berth_method_set_input(h, 0, &xs[call], sizeof xs[call], &d) == BERTH_OK);
+    forbid = 1;
+    berth_status_t st = berth_method_execute(h, &d);
+    forbid = 0;
+    CHECK_MSG(st == BERTH_OK, "sanitized call %d: %s", call + 1, msg);
+    const void *o0, *o1;
+    CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_OK && berth_method_output(h, 1, &o1, NULL) == BERTH_OK);
+    CHECK_MSG(st || (((const double *)o0)[0] == want[call][0] && ((const double *)o1)[0] == want[call][1]),
+              "sanitized call %d", call + 1);
+  }
+  CHECK(berth_method_set_sanitizer(h, NULL, 0, &d) == BERTH_OK); /* off again */
+  CHECK(berth_method_set_input(h, 0, &xs[0], sizeof xs[0], &d) == BERTH_OK && berth_method_execute(h, &d) == BERTH_OK);
+#ifndef FORMAT_NO_INTERPOSE
+  CHECK_MSG(forbidden_calls == 0, "execute with the sanitizer allocated %ld times", forbidden_calls);
+#endif
+  free(smem);
+  free(mem);
+  free(l.pmem);
+  free(bytes);
+
+  /* a wrong plan, unverified, through the session's sanitizer */
+  char path[2048];
+  snprintf(path, sizeof path, "%s/examples/seed/seed.bir", BERTH_SOURCE_DIR);
+  berth_ir_program_t *p = parse_file(path);
+  if (!p) return;
+  po.strategy = BERTH_STRATEGY_REGIONS;
+  po.verify = false;
+  berth_compiled_t *c = NULL;
+  CHECK_MSG(berth_plan_compile(p, &po, &c, &d) == BERTH_OK, "%s", msg);
+  for (int sanitize = 0; c && sanitize < 2; sanitize++) {
+    berth_session_t *s = NULL;
+    CHECK_MSG(berth_session_create(&c->exec, sanitize, &s, &d) == BERTH_OK, "%s", msg);
+    berth_status_t st = BERTH_OK;
+    void *outs[2] = {NULL, NULL};
+    for (int call = 0; s && call < 2 && !st; call++) {
+      const void *in[1] = {&xs[call]};
+      st = berth_session_call(s, 0, in, outs, &d);
+      if (!st && call == 1) /* ExecuTorch's answer */
+        CHECK(((double *)outs[0])[0] == 7 && ((double *)outs[1])[0] == 7);
+      for (int k = 0; !st && k < 2; k++) free(outs[k]);
+    }
+    if (sanitize)
+      CHECK_MSG(st == BERTH_ERR_VERIFY_FAILED && strstr(msg, "read of %result1") && strstr(msg, "last written by %result2"),
+                "the sanitizer missed the regions plan: %s", st ? msg : "no error");
+    else CHECK_MSG(st == BERTH_OK, "%s", msg);
+    berth_session_destroy(s);
+  }
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20240601;
 #ifndef FORMAT_NO_INTERPOSE
@@ -980,6 +1060,7 @@ int main(int argc, char **argv) {
   CHECK_MSG(rt_programs >= 100, "only %d round trips ran (%d plans rejected by the compiler)", rt_programs, rt_skipped);
   api_contract();
   api_assert();
+  api_sanitizer();
   step_limit();
   per_method_state();
   cli();

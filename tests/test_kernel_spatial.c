@@ -6,6 +6,7 @@
  * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
  * and the errors for operands that do not fold). */
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 #include "reference/reference.h"
@@ -271,7 +272,7 @@ static void run_model(const char *name, const uint8_t *bytes, size_t len, const 
   berth_session_t *s = NULL;
   void *outs[8] = {0};
   berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: %s", name, msg);
   if (!st) {
@@ -316,7 +317,7 @@ static void test_onnx_gather_elements_check(void) {
     berth_ref_t *r = NULL;
     void *outs[2] = {0};
     berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(c, true, &s, &diag);
+    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
     if (!st) st = berth_session_call(s, 0, in_bad, outs, &diag);
     CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "GatherElements node 'pick': an index is out of range"),
               "planned: status %s, '%s'", berth_status_name(st), msg);

@@ -7,6 +7,7 @@
  * `test_onnx --write-corpus DIR` writes the models as DIR/NAME.onnx (the fuzz corpus). */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 #include "reference/reference.h"
@@ -62,7 +63,7 @@ static void run_f32(const char *name, const uint8_t *bytes, size_t len, const be
   void *outs[8] = {0};
   berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
   const berth_ir_method_t *m = &p->methods[0];
@@ -111,7 +112,7 @@ static void run_check_fails(const char *name, const uint8_t *bytes, size_t len, 
   void *outs[8] = {0};
   berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) {
     st = berth_session_call(s, 0, inputs, outs, &diag);
     CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, needle), "%s: planned: status %s, '%s' lacks '%s'", name,

@@ -15,9 +15,10 @@
  * tests/cli/onnx_state.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include "berth/runtime.h"
-#include "format/verify.h"
-#include "format/write_program.h"
+#include "program/verify.h"
+#include "writer/write_program.h"
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "onnx_build.h"
@@ -303,7 +304,7 @@ static void in_place_case(const char *name, const char *text, int want_copies, i
             want_copies, want_in_place);
   berth_session_t *s = NULL;
   berth_ref_t *ref = NULL;
-  CHECK(berth_session_create(c, true, &s, &d) == BERTH_OK);
+  CHECK(berth_session_create(&c->exec, true, &s, &d) == BERTH_OK);
   CHECK(berth_ref_create(p, &ref, &d) == BERTH_OK);
   for (int k = 0; s && ref && k < 4; k++) {
     float x[2] = {0.5f + (float)k, -1.0f * (float)k};

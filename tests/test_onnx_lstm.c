@@ -6,6 +6,7 @@
  * direction, layout and dtype: test_kernel_nn.c, test_kernel_onnx.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 /* the model builder's helpers are static; this file uses only some */
 #pragma GCC diagnostic push
@@ -134,7 +135,7 @@ static void run_case(const char *name, p_kind_t kind, int want_operands) {
   void *outs[3] = {0};
   st = berth_plan_compile(p, &popt, &c, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) st = berth_session_call(s, 0, in, outs, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: planned run: %s", name, msg);
   if (!st) compare(name, "planned", outs, want);

@@ -6,6 +6,7 @@
  * sanitizer) and in the reference interpreter; outputs must equal the expected bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -44,7 +45,7 @@ static void run_model(const char *name, const uint8_t *bytes, size_t len, const 
     void *outs[8] = {0};
     if (pass == 0) {
       st = berth_plan_compile(p, &popt, &c, &diag);
-      if (!st) st = berth_session_create(c, true, &s, &diag);
+      if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
       if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
     } else {
       st = berth_ref_create(p, &r, &diag);

@@ -7,6 +7,7 @@
  * VAD v5 (its outputs are `output` and `stateN`) when the npm package is installed. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 #include "test_util.h"
@@ -84,7 +85,7 @@ static void test_if_names(void) {
       uint8_t cond = 1;
       const void *in[] = {x, &cond};
       berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-      if (!st) st = berth_session_create(c, true, &s, &diag);
+      if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
       if (!st) st = berth_session_call(s, 0, in, outs, &diag);
       CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
       if (!st) {
@@ -136,7 +137,7 @@ static void test_topological_order(void) {
     uint8_t cond = 1;
     const void *in[] = {x, &cond};
     berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(c, true, &s, &diag);
+    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
     if (!st) st = berth_session_call(s, 0, in, outs, &diag);
     CHECK_MSG(st == BERTH_OK, "out_of_order: run: %s", msg);
     if (!st) CHECK_MSG(((float *)outs[0])[0] == 0 && ((float *)outs[0])[1] == 0, "out_of_order: wrong values");

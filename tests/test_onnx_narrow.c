@@ -7,6 +7,7 @@
  * differences are far below any float tolerance. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 /* the model builder's helpers are static; this file uses only some */
 #pragma GCC diagnostic push
@@ -66,7 +67,7 @@ static void run_exact(const char *name, const uint8_t *bytes, size_t len, int n_
     const char *how = pass ? "reference" : "planned";
     if (pass == 0) {
       st = berth_plan_compile(p, &popt, &c, &diag);
-      if (!st) st = berth_session_create(c, true, &s, &diag);
+      if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
       if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
     } else {
       st = berth_ref_create(p, &r, &diag);

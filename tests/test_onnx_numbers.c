@@ -8,6 +8,7 @@
  * `test_onnx_numbers --write-corpus DIR` writes the models as DIR/num_NAME.onnx. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 #include "test_util.h"
@@ -66,7 +67,7 @@ static void expect_run(const char *name, const uint8_t *bytes, size_t len, const
     CHECK_MSG(got == want_bytes, "%s: output has %zu bytes, expected %zu", name, got, want_bytes);
     berth_plan_options_t popt = berth_plan_options_default();
     st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(c, true, &s, &diag);
+    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
     if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
     CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
     if (!st && got == want_bytes) CHECK_MSG(memcmp(outs[0], want, want_bytes) == 0, "%s: wrong values", name);

@@ -6,6 +6,7 @@
  * unknown RNN activations and bad update rules are refused by name. */
 #define _POSIX_C_SOURCE 200809L
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -47,7 +48,7 @@ static berth_status_t run_once(berth_ir_program_t *p, const void *const *inputs,
   berth_session_t *s = NULL;
   void *outs[4] = {0};
   berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
   for (int k = 0; k < 4; k++) free(outs[k]);
   berth_session_destroy(s);

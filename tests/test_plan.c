@@ -2,6 +2,7 @@
  * planned runtime (every algorithm, every alloc_inputs/outputs combination, sanitizer on),
  * and the outputs and state must match bit for bit; plus properties of the plans. */
 #include "host/session.h"
+#include "plan/plan.h"
 #include "reference/reference.h"
 #include "test_util.h"
 
@@ -51,7 +52,7 @@ static bool agree(const berth_ir_program_t *p, int calls, const void *const *con
       berth_session_t *s = NULL;
       char msg[1024];
       berth_diag_t d = berth_diag_make(msg, sizeof msg);
-      if (!c || berth_session_create(c, true, &s, &d)) {
+      if (!c || berth_session_create(&c->exec, true, &s, &d)) {
         ok = false;
         berth_ref_destroy(ref);
         berth_compiled_destroy(c);
@@ -80,7 +81,7 @@ static bool agree(const berth_ir_program_t *p, int calls, const void *const *con
         }
         for (int32_t g = 0; g < p->n_globals; g++) {
           if (!p->globals[g].is_state) continue;
-          const void *rs = berth_ref_state(ref, 0, g), *ps = berth_session_state(s, p, 0, g);
+          const void *rs = berth_ref_state(ref, 0, g), *ps = berth_session_state(s, 0, p->globals[g].name);
           if (rs && ps && memcmp(rs, ps, berth_type_bytes(&p->globals[g].type))) {
             fprintf(stderr, "algo %d io %d call %d: state %s differs\n", a, io, call, p->globals[g].name);
             ok = false;

@@ -1,8 +1,9 @@
-/* Tests of the independent verifier (src/format/verify.c) on hand-built exec programs:
+/* Tests of the independent verifier (src/program/verify.c) on hand-built exec programs:
  * accepted plans, one rejection per rule with its message, a mutation test (moving one
  * planned offset onto a value live at the same time must be rejected), and a differential
  * test against the sanitizer (a plan is accepted iff no path of it trips the shadow tags). */
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "runtime/interp.h"
 #include "runtime/sanitizer.h"
 #include "test_util.h"
@@ -1000,14 +1001,14 @@ static void test_api(void) {
 
   /* formatting helpers */
   char buf[64];
-  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%data") == 0);
+  CHECK(strcmp(berth_exec_value_name(&b.m, 0, buf, sizeof buf), "%data") == 0);
   b.v[0].name = NULL;
-  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%v0") == 0);
+  CHECK(strcmp(berth_exec_value_name(&b.m, 0, buf, sizeof buf), "%v0") == 0);
   b.v[0].name = "%named";
-  CHECK(strcmp(berth_verify_format_value(&b.m, 0, buf, sizeof buf), "%named") == 0);
-  CHECK(strcmp(berth_verify_format_instr(&b.m, 1, buf, sizeof buf), "kernel clone") == 0);
-  CHECK(strcmp(berth_verify_format_instr(&b.m, 0, buf, sizeof buf), "jump_if_false") == 0);
-  CHECK(strcmp(berth_verify_format_instr(&b.m, 999, buf, sizeof buf), "?") == 0);
+  CHECK(strcmp(berth_exec_value_name(&b.m, 0, buf, sizeof buf), "%named") == 0);
+  CHECK(strcmp(berth_exec_instr_name(&b.m, 1, buf, sizeof buf), "kernel clone") == 0);
+  CHECK(strcmp(berth_exec_instr_name(&b.m, 0, buf, sizeof buf), "jump_if_false") == 0);
+  CHECK(strcmp(berth_exec_instr_name(&b.m, 999, buf, sizeof buf), "?") == 0);
 }
 
 /* ---- mutation test ------------------------------------------------------------------------ */

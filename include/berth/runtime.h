@@ -194,6 +194,24 @@ void berth_method_reset(berth_method_t *m);
  * no buffer of that name); outputs are written only on success. */
 berth_status_t berth_method_state(berth_method_t *m, const char *name, void **data, size_t *bytes, berth_diag_t *diag);
 
+/* ---- sanitizer (debugging) --------------------------------------------------------------- */
+
+/* Memory for berth_method_set_sanitizer: an owner tag for every byte of the method's arenas,
+ * state and caller input and output buffers (4 bytes each), plus per-value tables. 0 if
+ * method is out of range; SIZE_MAX if the size does not fit in size_t. */
+size_t berth_method_sanitizer_size(const berth_program_t *p, int32_t method);
+
+/* Turns the sanitizer on for every later execute of m (DESIGN rule 9): each write tags the
+ * bytes it touches with the value written, each read checks that its bytes still belong to
+ * the value read, and at return every output and state value must own its bytes; the first
+ * violation fails the execute with BERTH_ERR_VERIFY_FAILED naming both values, the bytes and
+ * the instructions. Call it between executes (the state is taken as holding the method's
+ * state values, as it does after init, reset and every successful execute). mem (any
+ * alignment, mem_size >= berth_method_sanitizer_size) must stay alive while the handle is
+ * used; NULL turns the sanitizer off. Slow: a few loads per byte touched. Errors:
+ * BERTH_ERR_INVALID_ARGUMENT, BERTH_ERR_RESOURCE_EXHAUSTED (mem too small). */
+berth_status_t berth_method_set_sanitizer(berth_method_t *m, void *mem, size_t mem_size, berth_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif

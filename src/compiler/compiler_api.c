@@ -3,7 +3,7 @@
 #include "berth/compiler.h"
 
 #include "berth/runtime.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "ir/ir.h"
 #include "onnx/onnx_import.h"
 #include "plan/plan.h"

@@ -3,21 +3,17 @@
  * base/byte_reader.h, every size through base/checked.h; the decoded program lives in the
  * caller's memory and points into the caller's bytes for names, constants and state. */
 #include "format/read_program.h"
+#include "base/try.h"
 
 #include "base/byte_reader.h"
 #include "base/checked.h"
 #include "base/crc32c.h"
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "kernels/op_table.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-#define TRY(expr)                            \
-  do {                                       \
-    berth_status_t try_st_ = (expr);         \
-    if (try_st_ != BERTH_OK) return try_st_; \
-  } while (0)
 
 #define CORRUPT BERTH_ERR_CORRUPT_DATA
 #define RANGE BERTH_ERR_OUT_OF_RANGE
@@ -77,21 +73,6 @@ const char *berth_format_section_name(uint32_t id) {
 
 bool berth_format_is_program(const void *bytes, size_t len) {
   return bytes && len >= BERTH_FORMAT_MAGIC_SIZE && memcmp(bytes, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE) == 0;
-}
-
-static const char *opcode_word(uint8_t op) {
-  switch (op) {
-    case BERTH_I_KERNEL: return "kernel";
-    case BERTH_I_COPY: return "copy";
-    case BERTH_I_RENAME: return "rename";
-    case BERTH_I_JUMP: return "jump";
-    case BERTH_I_JUMP_IF_FALSE: return "jump_if_false";
-    case BERTH_I_LOOP_INIT: return "loop_init";
-    case BERTH_I_LOOP_NEXT: return "loop_next";
-    case BERTH_I_RETURN: return "return";
-    case BERTH_I_ASSERT: return "assert";
-  }
-  return "?";
 }
 
 /* Byte offset in the file of record i of section id (size rec). Sections are inside the
@@ -374,7 +355,7 @@ static berth_status_t check_methods(rd_t *r) {
     char what[48];
     berth_format(what, sizeof what, "method %u record", (unsigned)i);
     const char *name;
-    TRY(get_str(r, m.name, what, at, &name));
+    BERTH_TRY(get_str(r, m.name, what, at, &name));
     char nb[24];
     const char *mn = mname(r, i, nb, sizeof nb);
     for (uint32_t j = 0; j < i; j++) {
@@ -386,25 +367,25 @@ static berth_status_t check_methods(rd_t *r) {
     if (!berth_is_pow2(m.alignment) || m.alignment > BERTH_FORMAT_MAX_ALIGNMENT)
       return rfail(r, CORRUPT, "method %s record (byte %llu): alignment %u is not a power of two up to %d", mn,
                    (ull)(at + 4), (unsigned)m.alignment, BERTH_FORMAT_MAX_ALIGNMENT);
-    TRY(check_cap(r, mn, at, "loop registers", m.n_regs, BERTH_FORMAT_MAX_REGS));
-    TRY(check_cap(r, mn, at, "arena pools", m.n_pools, BERTH_FORMAT_MAX_POOLS));
-    TRY(check_cap(r, mn, at, "values", m.n_values, BERTH_FORMAT_MAX_VALUES));
-    TRY(check_cap(r, mn, at, "instructions", m.n_instrs, BERTH_FORMAT_MAX_INSTRS));
-    TRY(check_cap(r, mn, at, "operands", m.n_operands, BERTH_FORMAT_MAX_OPERANDS));
-    TRY(check_cap(r, mn, at, "attributes", m.n_attrs, BERTH_FORMAT_MAX_ATTRS));
-    TRY(check_cap(r, mn, at, "inputs", m.n_inputs, BERTH_FORMAT_MAX_IO));
-    TRY(check_cap(r, mn, at, "outputs", m.n_outputs, BERTH_FORMAT_MAX_IO));
+    BERTH_TRY(check_cap(r, mn, at, "loop registers", m.n_regs, BERTH_FORMAT_MAX_REGS));
+    BERTH_TRY(check_cap(r, mn, at, "arena pools", m.n_pools, BERTH_FORMAT_MAX_POOLS));
+    BERTH_TRY(check_cap(r, mn, at, "values", m.n_values, BERTH_FORMAT_MAX_VALUES));
+    BERTH_TRY(check_cap(r, mn, at, "instructions", m.n_instrs, BERTH_FORMAT_MAX_INSTRS));
+    BERTH_TRY(check_cap(r, mn, at, "operands", m.n_operands, BERTH_FORMAT_MAX_OPERANDS));
+    BERTH_TRY(check_cap(r, mn, at, "attributes", m.n_attrs, BERTH_FORMAT_MAX_ATTRS));
+    BERTH_TRY(check_cap(r, mn, at, "inputs", m.n_inputs, BERTH_FORMAT_MAX_IO));
+    BERTH_TRY(check_cap(r, mn, at, "outputs", m.n_outputs, BERTH_FORMAT_MAX_IO));
     if (m.n_instrs == 0)
       return rfail(r, CORRUPT, "method %s record (byte %llu): no instructions (a method ends with return)", mn,
                    (ull)(at + 28));
-    TRY(check_slice(r, mn, at, "pools", BERTH_SECTION_POOLS, m.first_pool, m.n_pools, &run.pools, r->n_pools));
-    TRY(check_slice(r, mn, at, "values", BERTH_SECTION_VALUES, m.first_value, m.n_values, &run.values, r->n_values));
-    TRY(check_slice(r, mn, at, "instructions", BERTH_SECTION_INSTRS, m.first_instr, m.n_instrs, &run.instrs,
+    BERTH_TRY(check_slice(r, mn, at, "pools", BERTH_SECTION_POOLS, m.first_pool, m.n_pools, &run.pools, r->n_pools));
+    BERTH_TRY(check_slice(r, mn, at, "values", BERTH_SECTION_VALUES, m.first_value, m.n_values, &run.values, r->n_values));
+    BERTH_TRY(check_slice(r, mn, at, "instructions", BERTH_SECTION_INSTRS, m.first_instr, m.n_instrs, &run.instrs,
                     r->n_instrs));
-    TRY(check_slice(r, mn, at, "operands", BERTH_SECTION_OPERANDS, m.first_operand, m.n_operands, &run.operands,
+    BERTH_TRY(check_slice(r, mn, at, "operands", BERTH_SECTION_OPERANDS, m.first_operand, m.n_operands, &run.operands,
                     r->n_operands));
-    TRY(check_slice(r, mn, at, "attributes", BERTH_SECTION_ATTRS, m.first_attr, m.n_attrs, &run.attrs, r->n_attrs));
-    TRY(check_slice(r, mn, at, "inputs and outputs", BERTH_SECTION_IO, m.first_io, (uint64_t)m.n_inputs + m.n_outputs,
+    BERTH_TRY(check_slice(r, mn, at, "attributes", BERTH_SECTION_ATTRS, m.first_attr, m.n_attrs, &run.attrs, r->n_attrs));
+    BERTH_TRY(check_slice(r, mn, at, "inputs and outputs", BERTH_SECTION_IO, m.first_io, (uint64_t)m.n_inputs + m.n_outputs,
                     &run.io, r->n_io));
     const sect_t *st = &r->s[BERTH_SECTION_STATE];
     if (m.state_size > BERTH_FORMAT_MAX_ARENA_BYTES)
@@ -521,13 +502,13 @@ static berth_status_t prepare(rd_t *r, const void *bytes, size_t len, bool check
   r->len = len;
   r->diag = diag;
   if (!bytes) return rfail(r, BERTH_ERR_INVALID_ARGUMENT, "no program bytes (NULL)");
-  TRY(read_header(r));
-  TRY(check_methods(r));
+  BERTH_TRY(read_header(r));
+  BERTH_TRY(check_methods(r));
   if (!plan_program(r, plan)) return rfail(r, RANGE, "the decoded program does not fit in size_t");
   uint64_t scratch = 0;
   for (uint32_t i = 0; i < r->n_methods; i++) {
     uint64_t need;
-    TRY(scratch_need(r, i, &need));
+    BERTH_TRY(scratch_need(r, i, &need));
     if (need > scratch) scratch = need;
   }
   sizes->program_bytes = (size_t)plan->total;
@@ -541,7 +522,7 @@ berth_status_t berth_format_read_size(const void *bytes, size_t len, berth_forma
   berth_format_sizes_t sizes = {0, 0};
   memset(&plan, 0, sizeof plan);
   if (!out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_format_read_size: out is NULL");
-  TRY(prepare(&r, bytes, len, false, diag, &sizes, &plan));
+  BERTH_TRY(prepare(&r, bytes, len, false, diag, &sizes, &plan));
   *out = sizes;
   return BERTH_OK;
 }
@@ -586,7 +567,7 @@ static berth_status_t decode_values(mctx_t *c) {
     berth_exec_value_t *x = &c->values[v];
     memset(x, 0, sizeof *x);
     berth_format(w, sizeof w, "method %s, value %u", c->mn, (unsigned)v);
-    TRY(get_str(r, berth_load_le32(p), w, at, &x->name));
+    BERTH_TRY(get_str(r, berth_load_le32(p), w, at, &x->name));
     vwhere(c, v, w, sizeof w);
     uint8_t storage = p[4], dtype = p[5], rank = p[6];
     if (p[7]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + 7));
@@ -727,7 +708,7 @@ static berth_status_t decode_attrs(mctx_t *c) {
     if (sref) {
       char w[128];
       berth_format(w, sizeof w, "method %s, attribute %u", c->mn, (unsigned)a);
-      TRY(get_str(c->r, sref, w, at + 20, &x->s));
+      BERTH_TRY(get_str(c->r, sref, w, at + 20, &x->s));
     }
     for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++) x->ints[k] = berth_u64_to_i64(berth_load_le64(p + 24 + 8 * k));
   }
@@ -762,7 +743,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
     x->reg = berth_u32_to_i32(berth_load_le32(p + 20));
     x->count = berth_u64_to_i64(berth_load_le64(p + 24));
     char w[160];
-    berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, opcode_word(x->opcode),
+    berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
     if (p[1]) return rfail(r, CORRUPT, "%s: reserved byte is not 0", w);
@@ -914,7 +895,7 @@ static berth_status_t check_cfg(mctx_t *c, uint8_t *scratch) {
     for (int k = 0; k < ns; k++) {
       if (succ[k] >= (int32_t)n)
         return rfail(c->r, CORRUPT, "method %s, instruction %u (%s) at byte %llu: falls off the end of the method (a method ends with return or jump)",
-                     c->mn, (unsigned)i, opcode_word(c->instrs[i].opcode), (ull)ins_at(c, i));
+                     c->mn, (unsigned)i, berth_exec_opcode_name(c->instrs[i].opcode), (ull)ins_at(c, i));
       pstart[succ[k] + 1]++;
     }
   }
@@ -959,7 +940,7 @@ static berth_status_t check_cfg(mctx_t *c, uint8_t *scratch) {
   for (uint32_t i = 0; i < n; i++)
     if (reach[i] && !ok[i])
       return rfail(c->r, CORRUPT, "method %s, instruction %u (%s) at byte %llu: reachable, but no path from it reaches a return (an endless loop)",
-                   c->mn, (unsigned)i, opcode_word(c->instrs[i].opcode), (ull)ins_at(c, i));
+                   c->mn, (unsigned)i, berth_exec_opcode_name(c->instrs[i].opcode), (ull)ins_at(c, i));
   return BERTH_OK;
 }
 
@@ -983,7 +964,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
   if ((uintptr_t)bytes % 8)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "program bytes must be 8-byte aligned (constants are used in place); load them into aligned memory");
-  TRY(prepare(&r, bytes, len, (flags & BERTH_FORMAT_READ_CHECKSUM_CHECKED) != 0, diag, &sizes, &plan));
+  BERTH_TRY(prepare(&r, bytes, len, (flags & BERTH_FORMAT_READ_CHECKSUM_CHECKED) != 0, diag, &sizes, &plan));
   if (mem_size < sizes.program_bytes)
     return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "the program needs %zu bytes of memory; %zu were given",
                       sizes.program_bytes, mem_size);
@@ -1028,7 +1009,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
     const mrec_t *m = &c.rec;
     berth_exec_method_t *em = &methods[i];
     uint64_t at = rec_at(&r, BERTH_SECTION_METHODS, i, BERTH_FORMAT_METHOD_SIZE);
-    TRY(get_str(&r, m->name, "method record", at, &em->name)); /* checked before: cannot fail */
+    BERTH_TRY(get_str(&r, m->name, "method record", at, &em->name)); /* checked before: cannot fail */
     c.mn = em->name;
     c.em = em;
     c.values = values + m->first_value;
@@ -1063,7 +1044,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
                      (unsigned)k, (ull)pat, (ull)ps);
       pools[m->first_pool + k] = ps;
     }
-    TRY(decode_values(&c));
+    BERTH_TRY(decode_values(&c));
     for (uint32_t k = 0; k < m->n_operands; k++) {
       uint64_t oat = rec_at(&r, BERTH_SECTION_OPERANDS, (uint64_t)m->first_operand + k, 4);
       int32_t v = berth_u32_to_i32(berth_load_le32(b + oat));
@@ -1083,11 +1064,11 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
         return rfail(&r, CORRUPT, "%s (byte %llu): value id %d is out of range (%u values)", w, (ull)iat, (int)v,
                      (unsigned)m->n_values);
       io_ids[m->first_io + k] = v;
-      TRY(get_str(&r, berth_load_le32(b + iat + 4), w, iat + 4, &io_names[m->first_io + k]));
+      BERTH_TRY(get_str(&r, berth_load_le32(b + iat + 4), w, iat + 4, &io_names[m->first_io + k]));
     }
-    TRY(decode_attrs(&c));
-    TRY(decode_instrs(&c));
-    TRY(check_cfg(&c, sbase));
+    BERTH_TRY(decode_attrs(&c));
+    BERTH_TRY(decode_instrs(&c));
+    BERTH_TRY(check_cfg(&c, sbase));
   }
   fp->verified = false;
   if (!(flags & BERTH_FORMAT_READ_NO_VERIFY)) {

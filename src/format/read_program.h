@@ -27,7 +27,7 @@
  * (1..BERTH_MAX_DIM), that fields an instruction or value does not use are zero, and that
  * every instruction reachable from the entry can still reach a return (a jump cycle with no
  * exit is rejected; loops whose exit depends on data are bounded by the caller's step
- * limit). Then it runs the verifier (format/verify.h) on every method unless
+ * limit). Then it runs the verifier (program/verify.h) on every method unless
  * BERTH_FORMAT_READ_NO_VERIFY is given (host tools such as `berth dis` only).
  *
  * Errors: BERTH_ERR_CORRUPT_DATA (malformed), BERTH_ERR_OUT_OF_RANGE (a count or size
@@ -40,7 +40,7 @@
 #define BERTH_FORMAT_READ_PROGRAM_H
 
 #include "berth/status.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,11 @@
 /* The differential fuzzer's driver (see fuzz_driver.h). */
 #include "fuzz_driver.h"
 
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "host/file_out.h"
 #include "host/session.h"
+#include "plan/plan.h"
 #include "reference/reference.h"
 
 #include <stdarg.h>
@@ -291,7 +293,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
   char msg[1024], nb[128], db[256];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_session_t *s = NULL;
-  if (berth_session_create(c, o->sanitize, &s, &d))
+  if (berth_session_create(&c->exec, o->sanitize, &s, &d))
     return fail(f, BERTH_FUZZ_RUN_ERROR, algo, io, -1, "%s: cannot start a session: %s", what, msg);
   berth_session_set_max_steps(s, o->max_steps);
   void **got = calloc((size_t)ora->n_out + 1, sizeof *got);
@@ -335,7 +337,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
     }
     for (int32_t g = 0; g < ora->n_globals && !kind; g++) {
       if (!p->globals[g].is_state) continue;
-      const void *have = berth_session_state(s, p, 0, g);
+      const void *have = berth_session_state(s, 0, p->globals[g].name);
       const void *want = ora->state[call * ora->n_globals + g];
       const berth_type_t *t = &p->globals[g].type;
       if (have && want && memcmp(want, have, berth_type_bytes(t)))
@@ -473,9 +475,9 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     st->mutants_accepted++;
     berth_format(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
                  config_name(o, l, algo, io, cfg, sizeof cfg),
-                 em->values[a].name ? em->values[a].name : berth_verify_format_value(em, a, na, sizeof na), (int)moved,
+                 em->values[a].name ? em->values[a].name : berth_exec_value_name(em, a, na, sizeof na), (int)moved,
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
-                 em->values[b].name ? em->values[b].name : berth_verify_format_value(em, b, nb, sizeof nb));
+                 em->values[b].name ? em->values[b].name : berth_exec_value_name(em, b, nb, sizeof nb));
     failure_t mf;
     if (run_plan(&cc, p, ora, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
       st->mutation_misses++;

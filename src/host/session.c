@@ -1,24 +1,27 @@
-/* Host-side sessions (see session.h). */
-#include "session.h"
+/* Host-side sessions (see session.h): heap memory around the public runtime API. */
+#include "host/session.h"
 
-#include "runtime/interp.h"
-#include "runtime/sanitizer.h"
+#include "format/read_program.h"
+#include "runtime/runtime_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct msess {
-  uint8_t **pools;
-  uint8_t *state;
-  int64_t *regs;
+  void *mem;              /* the handle and state (berth_method_handle_size) */
+  uint8_t **arenas;       /* one per pool, garbage-filled */
+  berth_arena_t *arena_list;
   void *san_mem;
-  berth_sanitizer_t *san;
+  berth_method_t *h;
+  const char **names;     /* input names, then output names */
 } msess_t;
 
 struct berth_session {
-  const berth_compiled_t *c;
-  bool sanitize;
-  uint64_t max_steps; /* 0: the runtime's default */
+  const berth_exec_program_t *exec;
+  berth_format_program_t fp;    /* exec plus the names the public API reports */
+  berth_format_method_t *fm;
+  void *prog_mem;
+  berth_program_t *prog;
   msess_t *m;
 };
 
@@ -27,67 +30,98 @@ static void *aligned(size_t bytes) {
   return aligned_alloc(64, n ? n : 64);
 }
 
-void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps) { s->max_steps = max_steps; }
+void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps) {
+  for (int32_t mi = 0; mi < s->exec->n_methods; mi++) berth_method_set_max_steps(s->m[mi].h, max_steps);
+}
 
 void berth_session_destroy(berth_session_t *s) {
   if (!s) return;
-  for (int32_t mi = 0; s->m && mi < s->c->exec.n_methods; mi++) {
+  for (int32_t mi = 0; s->m && mi < s->exec->n_methods; mi++) {
     msess_t *ms = &s->m[mi];
-    for (int32_t p = 0; ms->pools && p < s->c->exec.methods[mi].n_pools; p++) free(ms->pools[p]);
-    free(ms->pools);
-    free(ms->state);
-    free(ms->regs);
+    for (int32_t p = 0; ms->arenas && p < s->exec->methods[mi].n_pools; p++) free(ms->arenas[p]);
+    free(ms->arenas);
+    free(ms->arena_list);
+    free(ms->mem);
     free(ms->san_mem);
+    free(ms->names);
   }
   free(s->m);
+  free(s->fm);
+  free(s->prog_mem);
   free(s);
 }
 
-berth_status_t berth_session_create(const berth_compiled_t *c, bool sanitize, berth_session_t **out,
+/* Method mi's names, arenas, handle and sanitizer. */
+static berth_status_t method_open(berth_session_t *s, int32_t mi, bool sanitize, berth_diag_t *diag) {
+  const berth_exec_method_t *em = &s->exec->methods[mi];
+  msess_t *ms = &s->m[mi];
+  size_t n_io = (size_t)em->n_inputs + (size_t)em->n_outputs;
+  ms->names = calloc(n_io ? n_io : 1, sizeof *ms->names);
+  ms->arenas = calloc((size_t)(em->n_pools ? em->n_pools : 1), sizeof *ms->arenas);
+  ms->arena_list = calloc((size_t)(em->n_pools ? em->n_pools : 1), sizeof *ms->arena_list);
+  if (!ms->names || !ms->arenas || !ms->arena_list) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; k < em->n_inputs + em->n_outputs; k++) {
+    int32_t v = k < em->n_inputs ? em->inputs[k] : em->outputs[k - em->n_inputs];
+    ms->names[k] = em->values[v].name ? em->values[v].name : "";
+  }
+  s->fm[mi].input_names = ms->names;
+  s->fm[mi].output_names = ms->names + em->n_inputs;
+  for (int32_t p = 0; p < em->n_pools; p++) {
+    size_t bytes = (size_t)em->pool_sizes[p];
+    ms->arenas[p] = aligned(bytes);
+    if (!ms->arenas[p]) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    memset(ms->arenas[p], 0xA5, bytes); /* garbage, not zeros */
+    ms->arena_list[p].data = ms->arenas[p];
+    ms->arena_list[p].bytes = bytes;
+  }
+  size_t need = em->n_pools ? berth_method_handle_size(s->prog, mi) : berth_method_memory_size(s->prog, mi);
+  if (!need) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "method %s: its memory does not fit in size_t", em->name);
+  ms->mem = malloc(need);
+  if (!ms->mem) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  berth_status_t st = berth_method_init(s->prog, mi, ms->mem, need, em->n_pools ? ms->arena_list : NULL, em->n_pools,
+                                        &ms->h, diag);
+  if (st != BERTH_OK || !sanitize) return st;
+  size_t san = berth_method_sanitizer_size(s->prog, mi);
+  ms->san_mem = san == SIZE_MAX ? NULL : malloc(san ? san : 1);
+  if (!ms->san_mem) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  return berth_method_set_sanitizer(ms->h, ms->san_mem, san, diag);
+}
+
+berth_status_t berth_session_create(const berth_exec_program_t *p, bool sanitize, berth_session_t **out,
                                     berth_diag_t *diag) {
+  if (!p || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_session_create: NULL argument");
   berth_session_t *s = calloc(1, sizeof *s);
   if (!s) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  s->c = c;
-  s->sanitize = sanitize;
-  s->m = calloc((size_t)(c->exec.n_methods ? c->exec.n_methods : 1), sizeof *s->m);
-  if (!s->m) goto oom;
-  for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
-    const berth_exec_method_t *em = &c->exec.methods[mi];
-    msess_t *ms = &s->m[mi];
-    ms->pools = calloc((size_t)(em->n_pools ? em->n_pools : 1), sizeof *ms->pools);
-    ms->state = aligned((size_t)em->state_size);
-    ms->regs = calloc((size_t)(em->n_regs ? em->n_regs : 1), sizeof *ms->regs);
-    if (!ms->pools || !ms->state || !ms->regs) goto oom;
-    for (int32_t p = 0; p < em->n_pools; p++) {
-      ms->pools[p] = aligned((size_t)em->pool_sizes[p]);
-      if (!ms->pools[p]) goto oom;
-      memset(ms->pools[p], 0xA5, (size_t)em->pool_sizes[p]); /* garbage, not zeros */
-    }
-    memcpy(ms->state, em->state_init, (size_t)em->state_size);
-    if (sanitize) {
-      size_t need = berth_sanitizer_size(&c->exec, mi);
-      ms->san_mem = need == SIZE_MAX ? NULL : malloc(need ? need : 1);
-      if (!ms->san_mem) goto oom;
-      berth_status_t st = berth_sanitizer_init(ms->san_mem, need, &c->exec, mi, &ms->san, diag);
-      if (st) {
-        berth_session_destroy(s);
-        return st;
-      }
-    }
+  s->exec = p;
+  size_t n = (size_t)(p->n_methods > 0 ? p->n_methods : 1);
+  s->m = calloc(n, sizeof *s->m);
+  s->fm = calloc(n, sizeof *s->fm);
+  s->prog_mem = malloc(berth_program_wrap_size());
+  berth_status_t st = BERTH_OK;
+  if (!s->m || !s->fm || !s->prog_mem) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  s->fp.exec = *p;
+  s->fp.methods = s->fm;
+  s->fp.verified = true;
+  if (!st) st = berth_program_wrap(&s->fp, s->prog_mem, berth_program_wrap_size(), &s->prog, diag);
+  for (int32_t mi = 0; !st && mi < p->n_methods; mi++) st = method_open(s, mi, sanitize, diag);
+  if (st) {
+    berth_session_destroy(s);
+    return st;
   }
   *out = s;
   return BERTH_OK;
-oom:
-  berth_session_destroy(s);
-  return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+berth_method_t *berth_session_method(berth_session_t *s, int32_t method) {
+  return s && method >= 0 && method < s->exec->n_methods ? s->m[method].h : NULL;
 }
 
 berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void *const *inputs,
                                   void **outputs, berth_diag_t *diag) {
-  const berth_exec_program_t *p = &s->c->exec;
+  const berth_exec_program_t *p = s->exec;
   if (method < 0 || method >= p->n_methods) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
   const berth_exec_method_t *em = &p->methods[method];
-  msess_t *ms = &s->m[method];
+  berth_method_t *h = s->m[method].h;
   void **outbufs = calloc((size_t)(em->n_outputs ? em->n_outputs : 1), sizeof *outbufs);
   if (!outbufs) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_status_t st = BERTH_OK;
@@ -95,19 +129,18 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
     size_t bytes = berth_type_bytes(&em->values[em->outputs[k]].type);
     outbufs[k] = malloc(bytes ? bytes : 1);
     if (!outbufs[k]) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    else memset(outbufs[k], 0x5A, bytes);
+    else memset(outbufs[k], 0x5A, bytes); /* garbage: an output the call does not write shows */
+    if (!st && !p->alloc_outputs) st = berth_method_set_output(h, k, outbufs[k], bytes, diag);
   }
-  berth_exec_memory_t mem = {ms->pools, ms->state, inputs, outbufs, ms->regs};
-  if (!st && p->alloc_inputs)
-    for (int32_t k = 0; k < em->n_inputs; k++) {
-      int32_t v = em->inputs[k];
-      memcpy(berth_exec_addr(p, em, &mem, v), inputs[k], berth_type_bytes(&em->values[v].type));
-    }
-  if (!st) st = berth_exec_run(p, method, &mem, ms->san, s->max_steps, diag);
-  for (int32_t k = 0; k < em->n_outputs && !st; k++) {
-    int32_t v = em->outputs[k];
-    size_t bytes = berth_type_bytes(&em->values[v].type);
-    if (p->alloc_outputs) memcpy(outbufs[k], berth_exec_addr(p, em, &mem, v), bytes);
+  for (int32_t k = 0; k < em->n_inputs && !st; k++)
+    st = berth_method_set_input(h, k, inputs[k], berth_type_bytes(&em->values[em->inputs[k]].type), diag);
+  if (!st) st = berth_method_execute(h, diag);
+  for (int32_t k = 0; k < em->n_outputs && !st && p->alloc_outputs; k++) {
+    const void *data;
+    size_t bytes;
+    st = berth_method_output(h, k, &data, &bytes);
+    if (st) berth_fail(diag, st, "method %s: output %d is not readable", em->name, (int)k);
+    else memcpy(outbufs[k], data, bytes);
   }
   for (int32_t k = 0; k < em->n_outputs; k++) {
     if (st) free(outbufs[k]);
@@ -117,12 +150,9 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
   return st;
 }
 
-const void *berth_session_state(const berth_session_t *s, const berth_ir_program_t *p, int32_t method, int32_t g) {
-  const berth_exec_method_t *em = &s->c->exec.methods[method];
-  if (g < 0 || g >= p->n_globals || !p->globals[g].is_state) return NULL;
-  for (int32_t v = 0; v < em->n_values; v++)
-    if (em->values[v].storage == BERTH_STORAGE_STATE && em->values[v].window_parent < 0 &&
-        strcmp(em->values[v].name, p->globals[g].name) == 0)
-      return s->m[method].state + em->values[v].offset;
-  return NULL;
+const void *berth_session_state(berth_session_t *s, int32_t method, const char *name) {
+  berth_method_t *h = berth_session_method(s, method);
+  void *data;
+  size_t bytes;
+  return h && berth_method_state(h, name, &data, &bytes, NULL) == BERTH_OK ? data : NULL;
 }

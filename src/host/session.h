@@ -1,29 +1,47 @@
-/* A host-side session over a compiled program: allocates the arenas, the state region and
- * the loop registers once, then runs calls through the planned runtime (berth_exec_run),
- * with the sanitizer when asked. Used by the command-line tool, the tests and the fuzzer.
- * (Embedded users call the runtime directly with their own memory.) */
+/* A host-side session over an exec program: a thin heap-owning wrapper over the public
+ * runtime API (berth/runtime.h), so that the command-line tool, the tests and the fuzzer run
+ * programs through the same berth_method_* calls embedders use. It allocates each method's
+ * handle, its arenas (filled with garbage, not zeros, so a read of unwritten bytes shows)
+ * and, with sanitize, the sanitizer's shadow (berth_method_set_sanitizer), and copies
+ * inputs in and outputs out per call.
+ *
+ *   berth_session_t *s;
+ *   if (berth_session_create(&compiled->exec, true, &s, &diag) == BERTH_OK) {
+ *     berth_session_call(s, 0, inputs, outputs, &diag);   // outputs[k]: malloc'd, free() them
+ *     berth_session_destroy(s);
+ *   }
+ */
 #ifndef BERTH_HOST_SESSION_H
 #define BERTH_HOST_SESSION_H
 
-#include "plan/plan.h"
+#include "berth/runtime.h"
+#include "program/exec_program.h"
 
 typedef struct berth_session berth_session_t;
 
-berth_status_t berth_session_create(const berth_compiled_t *c, bool sanitize, berth_session_t **out,
+/* A session over p, which must stay alive and unchanged while the session is used; it is
+ * run as given (the planner verifies what it emits; --no-verify runs an unverified plan on
+ * purpose). Inputs and outputs are named after their values. Errors: those of
+ * berth_method_init and berth_method_set_sanitizer, BERTH_ERR_RESOURCE_EXHAUSTED. */
+berth_status_t berth_session_create(const berth_exec_program_t *p, bool sanitize, berth_session_t **out,
                                     berth_diag_t *diag);
 void berth_session_destroy(berth_session_t *s);
 
-/* Runs one call: inputs[i] holds parameter i's bytes; outputs[i] receives a malloc'd copy
- * of result i. When inputs are planned they are copied into the arena first; otherwise the
- * runtime reads the caller's buffers. Fails with the runtime's or the sanitizer's message. */
+/* Runs one call: inputs[i] holds parameter i's bytes (berth_method_set_input); outputs[i]
+ * receives a malloc'd copy of result i. Fails with the runtime's or the sanitizer's message;
+ * then no output is returned. */
 berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void *const *inputs,
                                   void **outputs, berth_diag_t *diag);
 
-/* The step limit of every later call (berth_method_set_max_steps's meaning; 0: the default,
- * BERTH_RUNTIME_DEFAULT_MAX_STEPS). */
+/* The step limit of every later call (berth_method_set_max_steps; 0: the default). */
 void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps);
 
-/* Bytes of mutable buffer (program global) g in method m's state, or NULL if unused. */
-const void *berth_session_state(const berth_session_t *s, const berth_ir_program_t *p, int32_t method, int32_t g);
+/* The bytes of method `method`'s mutable buffer `name` (berth_method_state), or NULL when it
+ * has none of that name. */
+const void *berth_session_state(berth_session_t *s, int32_t method, const char *name);
+
+/* The public handle of method `method` (NULL if out of range), for callers that want the
+ * runtime API itself. */
+berth_method_t *berth_session_method(berth_session_t *s, int32_t method);
 
 #endif

@@ -8,6 +8,7 @@
  * syntax-level structure of HOP nodes (which bodies, in which order) and the method
  * signatures; it does not check types against the op table: berth_ir_validate does. */
 #include "ir.h"
+#include "base/try.h"
 
 #include <errno.h>
 #include <math.h>
@@ -265,12 +266,6 @@ static berth_status_t expect(parser_t *ps, tok_kind_t kind, const char *what) {
   return BERTH_OK;
 }
 
-#define TRY(expr)                          \
-  do {                                     \
-    berth_status_t try_st_ = (expr);       \
-    if (try_st_ != BERTH_OK) return try_st_; \
-  } while (0)
-
 /* ---- name tables -------------------------------------------------------------- */
 
 static uint32_t name_hash(const char *s, size_t len) {
@@ -448,7 +443,7 @@ static berth_status_t parse_type(parser_t *ps, berth_type_t *type) {
   }
   token_t start = ps->tok;
   lex(ps);
-  TRY(expect(ps, TOK_LBRACKET, "'['"));
+  BERTH_TRY(expect(ps, TOK_LBRACKET, "'['"));
   if (ps->tok.kind != TOK_RBRACKET) {
     for (;;) {
       if (ps->tok.kind != TOK_INT) return expected(ps, "a dimension");
@@ -464,7 +459,7 @@ static berth_status_t parse_type(parser_t *ps, berth_type_t *type) {
       type->dims[type->rank++] = (int64_t)mag;
       lex(ps);
       if (ps->tok.kind == TOK_RBRACKET) break;
-      TRY(expect(ps, TOK_COMMA, "',' or ']'"));
+      BERTH_TRY(expect(ps, TOK_COMMA, "',' or ']'"));
     }
   }
   lex(ps);
@@ -481,7 +476,7 @@ static berth_status_t parse_type(parser_t *ps, berth_type_t *type) {
 static berth_status_t parse_types(parser_t *ps, vec_t *types) {
   for (;;) {
     berth_type_t t;
-    TRY(parse_type(ps, &t));
+    BERTH_TRY(parse_type(ps, &t));
     if (types->n == PARSE_MAX_LIST)
       return perr(ps, &ps->tok, BERTH_ERR_OUT_OF_RANGE, "more than %d types", PARSE_MAX_LIST);
     if (!vec_push(types, &t, sizeof t)) return oom(ps);
@@ -595,7 +590,7 @@ static berth_status_t parse_attr_value(parser_t *ps, berth_attr_kind_t kind, con
           out->n++;
           lex(ps);
           if (ps->tok.kind == TOK_RBRACKET) break;
-          TRY(expect(ps, TOK_COMMA, "',' or ']'"));
+          BERTH_TRY(expect(ps, TOK_COMMA, "',' or ']'"));
         }
       }
       break;
@@ -616,7 +611,7 @@ static berth_status_t parse_attr_value(parser_t *ps, berth_attr_kind_t kind, con
       if (t.kind != TOK_STRING)
         return perr(ps, &t, BERTH_ERR_INVALID_ARGUMENT, "%s expects a string (\"...\"), found %s", what,
                     describe(&t, found, sizeof found));
-      TRY(string_value(ps, &t, what, &out->i));
+      BERTH_TRY(string_value(ps, &t, what, &out->i));
       break;
     default: return perr(ps, &t, BERTH_ERR_INTERNAL, "unknown attribute kind");
   }
@@ -641,12 +636,12 @@ static berth_status_t parse_op_attrs(parser_t *ps, const berth_op_def_t *def, be
                   describe(&name, found, sizeof found));
     set[idx] = true;
     lex(ps);
-    TRY(expect(ps, TOK_EQUAL, "'='"));
+    BERTH_TRY(expect(ps, TOK_EQUAL, "'='"));
     char what[128];
     berth_format(what, sizeof what, "attribute '%s' of %s", def->attrs[idx].name, def->name);
-    TRY(parse_attr_value(ps, def->attrs[idx].kind, what, &attrs[idx]));
+    BERTH_TRY(parse_attr_value(ps, def->attrs[idx].kind, what, &attrs[idx]));
     if (ps->tok.kind == TOK_RBRACE) break;
-    TRY(expect(ps, TOK_COMMA, "',' or '}'"));
+    BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
   }
   lex(ps);
   return BERTH_OK;
@@ -671,17 +666,17 @@ static berth_status_t parse_program_attrs(parser_t *ps) {
                   describe(&name, found, sizeof found));
     seen[idx] = true;
     lex(ps);
-    TRY(expect(ps, TOK_EQUAL, "'='"));
+    BERTH_TRY(expect(ps, TOK_EQUAL, "'='"));
     token_t vt = ps->tok;
     berth_attr_value_t v;
-    TRY(parse_attr_value(ps, BERTH_ATTR_INT, idx ? "alloc_outputs" : "alloc_inputs", &v));
+    BERTH_TRY(parse_attr_value(ps, BERTH_ATTR_INT, idx ? "alloc_outputs" : "alloc_inputs", &v));
     if (v.i != 0 && v.i != 1)
       return perr(ps, &vt, BERTH_ERR_INVALID_ARGUMENT, "%s must be 0 or 1",
                   idx ? "alloc_outputs" : "alloc_inputs");
     if (idx) ps->p->alloc_outputs = v.i != 0;
     else ps->p->alloc_inputs = v.i != 0;
     if (ps->tok.kind == TOK_RBRACE) break;
-    TRY(expect(ps, TOK_COMMA, "',' or '}'"));
+    BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
   }
   lex(ps);
   return BERTH_OK;
@@ -756,7 +751,7 @@ static berth_status_t data_value(parser_t *ps, berth_dtype_t dtype, unsigned cha
 static berth_status_t parse_data(parser_t *ps, const berth_type_t *type, unsigned char **out) {
   *out = NULL;
   token_t open = ps->tok;
-  TRY(expect(ps, TOK_LBRACKET, "'['"));
+  BERTH_TRY(expect(ps, TOK_LBRACKET, "'['"));
   int64_t numel = berth_type_numel(type);
   size_t esize = berth_dtype_size(type->dtype);
   int64_t count = 0;
@@ -810,7 +805,7 @@ static berth_status_t parse_global(parser_t *ps, bool is_state) {
   token_t name = ps->tok;
   if (name.kind != TOK_GLOBAL) return expected(ps, "'@name'");
   char nbuf[PARSE_MAX_NAME + 1];
-  TRY(name_copy(ps, &name, nbuf));
+  BERTH_TRY(name_copy(ps, &name, nbuf));
   name_entry_t *e = table_find(&ps->globals, name.s, name.len);
   if (e)
     return perr(ps, &name, BERTH_ERR_INVALID_ARGUMENT, "redefinition of @%s (first defined at line %d)",
@@ -819,12 +814,12 @@ static berth_status_t parse_global(parser_t *ps, bool is_state) {
     return perr(ps, &name, BERTH_ERR_OUT_OF_RANGE, "more than %d constants and buffers",
                 PARSE_MAX_COUNT);
   lex(ps);
-  TRY(expect(ps, TOK_COLON, "':'"));
+  BERTH_TRY(expect(ps, TOK_COLON, "':'"));
   berth_type_t type;
-  TRY(parse_type(ps, &type));
-  TRY(expect(ps, TOK_EQUAL, "'='"));
+  BERTH_TRY(parse_type(ps, &type));
+  BERTH_TRY(expect(ps, TOK_EQUAL, "'='"));
   unsigned char *data;
-  TRY(parse_data(ps, &type, &data));
+  BERTH_TRY(parse_data(ps, &type, &data));
   int32_t g = berth_ir_global_add(ps->p, nbuf, &type, is_state, data);
   free(data);
   if (g < 0) return oom(ps);
@@ -844,7 +839,7 @@ static berth_ir_method_t *cur(parser_t *ps) { return &ps->p->methods[ps->mi]; }
 static berth_status_t define_local(parser_t *ps, const token_t *name, name_entry_t **out) {
   name_entry_t *e = table_find(&ps->locals, name->s, name->len);
   char nbuf[PARSE_MAX_NAME + 1];
-  TRY(name_copy(ps, name, nbuf));
+  BERTH_TRY(name_copy(ps, name, nbuf));
   if (e)
     return perr(ps, name, BERTH_ERR_INVALID_ARGUMENT, "redefinition of %%%s (first defined at line %d)",
                 nbuf, (int)e->line);
@@ -863,7 +858,7 @@ static berth_status_t parse_operand(parser_t *ps, int32_t graph, int32_t *out) {
   token_t t = ps->tok;
   char nbuf[PARSE_MAX_NAME + 1];
   if (t.kind == TOK_LOCAL) {
-    TRY(name_copy(ps, &t, nbuf));
+    BERTH_TRY(name_copy(ps, &t, nbuf));
     name_entry_t *e = table_find(&ps->locals, t.s, t.len);
     if (!e) return perr(ps, &t, BERTH_ERR_INVALID_ARGUMENT, "use of undefined %%%s", nbuf);
     if (e->value < 0)
@@ -875,7 +870,7 @@ static berth_status_t parse_operand(parser_t *ps, int32_t graph, int32_t *out) {
                   (int)e->line);
     *out = e->value;
   } else if (t.kind == TOK_GLOBAL) {
-    TRY(name_copy(ps, &t, nbuf));
+    BERTH_TRY(name_copy(ps, &t, nbuf));
     name_entry_t *e = table_find(&ps->globals, t.s, t.len);
     if (!e) return perr(ps, &t, BERTH_ERR_INVALID_ARGUMENT, "use of undefined @%s", nbuf);
     int32_t g = e->value;
@@ -894,7 +889,7 @@ static berth_status_t parse_operand(parser_t *ps, int32_t graph, int32_t *out) {
 
 /* `(%a : T, ...)` : adds the parameters of `graph`. */
 static berth_status_t parse_params(parser_t *ps, int32_t graph) {
-  TRY(expect(ps, TOK_LPAREN, "'('"));
+  BERTH_TRY(expect(ps, TOK_LPAREN, "'('"));
   if (ps->tok.kind == TOK_RPAREN) {
     lex(ps);
     return BERTH_OK;
@@ -905,20 +900,20 @@ static berth_status_t parse_params(parser_t *ps, int32_t graph) {
     if (cur(ps)->graphs[graph].n_params >= PARSE_MAX_LIST)
       return perr(ps, &name, BERTH_ERR_OUT_OF_RANGE, "more than %d parameters", PARSE_MAX_LIST);
     name_entry_t *e;
-    TRY(define_local(ps, &name, &e));
+    BERTH_TRY(define_local(ps, &name, &e));
     lex(ps);
-    TRY(expect(ps, TOK_COLON, "':'"));
+    BERTH_TRY(expect(ps, TOK_COLON, "':'"));
     berth_type_t type;
-    TRY(parse_type(ps, &type));
+    BERTH_TRY(parse_type(ps, &type));
     char nbuf[PARSE_MAX_NAME + 1];
-    TRY(name_copy(ps, &name, nbuf));
+    BERTH_TRY(name_copy(ps, &name, nbuf));
     /* an insert may move table entries: look the name up again */
     int32_t v = berth_ir_param_add(cur(ps), graph, nbuf, &type);
     if (v < 0) return oom(ps);
     e = table_find(&ps->locals, name.s, name.len);
     e->value = v;
     if (ps->tok.kind == TOK_RPAREN) break;
-    TRY(expect(ps, TOK_COMMA, "',' or ')'"));
+    BERTH_TRY(expect(ps, TOK_COMMA, "',' or ')'"));
   }
   lex(ps);
   return BERTH_OK;
@@ -947,13 +942,13 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
       if (names->n == PARSE_MAX_LIST)
         return perr(ps, &name, BERTH_ERR_OUT_OF_RANGE, "more than %d results", PARSE_MAX_LIST);
       name_entry_t *e;
-      TRY(define_local(ps, &name, &e));
+      BERTH_TRY(define_local(ps, &name, &e));
       if (!vec_push(names, &name, sizeof name)) return oom(ps);
       lex(ps);
       if (ps->tok.kind != TOK_COMMA) break;
       lex(ps);
     }
-    TRY(expect(ps, TOK_EQUAL, "',' or '='"));
+    BERTH_TRY(expect(ps, TOK_EQUAL, "',' or '='"));
   }
   token_t opt = ps->tok;
   if (opt.kind != TOK_IDENT) return expected(ps, "an op name");
@@ -963,16 +958,16 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
   if (!def)
     return perr(ps, &opt, BERTH_ERR_INVALID_ARGUMENT, "unknown op %s", describe(&opt, found, sizeof found));
   lex(ps);
-  TRY(expect(ps, TOK_LPAREN, "'('"));
+  BERTH_TRY(expect(ps, TOK_LPAREN, "'('"));
   if (ps->tok.kind != TOK_RPAREN) {
     for (;;) {
       if (ins->n == PARSE_MAX_LIST)
         return perr(ps, &ps->tok, BERTH_ERR_OUT_OF_RANGE, "more than %d operands", PARSE_MAX_LIST);
       int32_t v;
-      TRY(parse_operand(ps, graph, &v));
+      BERTH_TRY(parse_operand(ps, graph, &v));
       if (!vec_push(ins, &v, sizeof v)) return oom(ps);
       if (ps->tok.kind == TOK_RPAREN) break;
-      TRY(expect(ps, TOK_COMMA, "',' or ')'"));
+      BERTH_TRY(expect(ps, TOK_COMMA, "',' or ')'"));
     }
   }
   lex(ps);
@@ -983,7 +978,7 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
   if (def->n_attrs > BERTH_MAX_OP_ATTRS)
     return perr(ps, &opt, BERTH_ERR_INTERNAL, "op %s has too many attributes", def->name);
   berth_op_attrs_default(def, attrs);
-  if (ps->tok.kind == TOK_LBRACE) TRY(parse_op_attrs(ps, def, attrs, set));
+  if (ps->tok.kind == TOK_LBRACE) BERTH_TRY(parse_op_attrs(ps, def, attrs, set));
   for (int i = 0; i < def->n_attrs; i++)
     if (def->attrs[i].required && !set[i])
       return perr(ps, &opt, BERTH_ERR_INVALID_ARGUMENT, "op %s requires attribute '%s'", def->name,
@@ -993,7 +988,7 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
   if (names->n > 0 && ps->tok.kind != TOK_COLON) return expected(ps, "':' and the result types");
   if (ps->tok.kind == TOK_COLON) {
     lex(ps);
-    TRY(parse_types(ps, types));
+    BERTH_TRY(parse_types(ps, types));
   }
   if (types->n != names->n) {
     return perr(ps, &colon, BERTH_ERR_INVALID_ARGUMENT, "node %s names %d results but declares %d types",
@@ -1023,8 +1018,8 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
     int32_t g = berth_ir_graph_add(cur(ps), node, labels[r]);
     if (g < 0) return oom(ps);
     lex(ps);
-    TRY(parse_params(ps, g));
-    TRY(parse_block(ps, g, depth + 1, NULL));
+    BERTH_TRY(parse_params(ps, g));
+    BERTH_TRY(parse_block(ps, g, depth + 1, NULL));
   }
 
   /* Results exist only now, so that no body of this node can see them. */
@@ -1032,7 +1027,7 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
   const berth_type_t *tt = types->data;
   for (int32_t i = 0; i < names->n; i++) {
     char nbuf[PARSE_MAX_NAME + 1];
-    TRY(name_copy(ps, &nt[i], nbuf));
+    BERTH_TRY(name_copy(ps, &nt[i], nbuf));
     int32_t v = berth_ir_node_result_add(cur(ps), node, nbuf, &tt[i]);
     if (v < 0) return oom(ps);
     table_find(&ps->locals, nt[i].s, nt[i].len)->value = v;
@@ -1051,11 +1046,11 @@ static berth_status_t parse_node(parser_t *ps, int32_t graph, int depth) {
 
 /* `{ node* return operands? }` for `graph`; *ret_at gets the 'return' token. */
 static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_t *ret_at) {
-  TRY(expect(ps, TOK_LBRACE, "'{'"));
+  BERTH_TRY(expect(ps, TOK_LBRACE, "'{'"));
   for (;;) {
     if (tok_is(&ps->tok, "return")) break;
     if (ps->tok.kind != TOK_LOCAL && ps->tok.kind != TOK_IDENT) return expected(ps, "a node or 'return'");
-    TRY(parse_node(ps, graph, depth));
+    BERTH_TRY(parse_node(ps, graph, depth));
   }
   if (ret_at) *ret_at = ps->tok;
   lex(ps);
@@ -1064,10 +1059,10 @@ static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_
       if (cur(ps)->graphs[graph].n_results >= PARSE_MAX_LIST)
         return perr(ps, &ps->tok, BERTH_ERR_OUT_OF_RANGE, "more than %d results", PARSE_MAX_LIST);
       int32_t v;
-      TRY(parse_operand(ps, graph, &v));
+      BERTH_TRY(parse_operand(ps, graph, &v));
       if (berth_ir_graph_result_add(cur(ps), graph, v) < 0) return oom(ps);
       if (ps->tok.kind == TOK_RBRACE) break;
-      TRY(expect(ps, TOK_COMMA, "',' or '}'"));
+      BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
     }
   }
   lex(ps);
@@ -1079,7 +1074,7 @@ static berth_status_t parse_func_inner(parser_t *ps, vec_t *sig) {
   token_t name = ps->tok;
   if (name.kind != TOK_GLOBAL) return expected(ps, "'@name'");
   char nbuf[PARSE_MAX_NAME + 1];
-  TRY(name_copy(ps, &name, nbuf));
+  BERTH_TRY(name_copy(ps, &name, nbuf));
   name_entry_t *e = table_find(&ps->funcs, name.s, name.len);
   if (e)
     return perr(ps, &name, BERTH_ERR_INVALID_ARGUMENT,
@@ -1104,13 +1099,13 @@ static berth_status_t parse_func_inner(parser_t *ps, vec_t *sig) {
   for (int32_t i = 0; i < ps->n_gref; i++) ps->gref[i] = -1;
   lex(ps);
 
-  TRY(parse_params(ps, 0));
-  TRY(expect(ps, TOK_ARROW, "'->'"));
-  TRY(expect(ps, TOK_LPAREN, "'('"));
-  if (ps->tok.kind != TOK_RPAREN) TRY(parse_types(ps, sig));
-  TRY(expect(ps, TOK_RPAREN, "',' or ')'"));
+  BERTH_TRY(parse_params(ps, 0));
+  BERTH_TRY(expect(ps, TOK_ARROW, "'->'"));
+  BERTH_TRY(expect(ps, TOK_LPAREN, "'('"));
+  if (ps->tok.kind != TOK_RPAREN) BERTH_TRY(parse_types(ps, sig));
+  BERTH_TRY(expect(ps, TOK_RPAREN, "',' or ')'"));
   token_t ret;
-  TRY(parse_block(ps, 0, 0, &ret));
+  BERTH_TRY(parse_block(ps, 0, 0, &ret));
 
   const berth_ir_method_t *m = cur(ps);
   const berth_ir_graph_t *body = &m->graphs[0];
@@ -1146,11 +1141,11 @@ static berth_status_t parse_program(parser_t *ps) {
       if (!first)
         return perr(ps, &ps->tok, BERTH_ERR_INVALID_ARGUMENT,
                     "'program' must come first and at most once");
-      TRY(parse_program_attrs(ps));
+      BERTH_TRY(parse_program_attrs(ps));
     } else if (tok_is(&ps->tok, "const") || tok_is(&ps->tok, "buffer")) {
-      TRY(parse_global(ps, tok_is(&ps->tok, "buffer")));
+      BERTH_TRY(parse_global(ps, tok_is(&ps->tok, "buffer")));
     } else if (tok_is(&ps->tok, "func")) {
-      TRY(parse_func(ps));
+      BERTH_TRY(parse_func(ps));
     } else {
       return expected(ps, first ? "'program', 'const', 'buffer' or 'func'" : "'const', 'buffer' or 'func'");
     }

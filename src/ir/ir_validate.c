@@ -7,6 +7,7 @@
  * enclosing graph before the HOP that encloses the use) and each node against the op table
  * (kernel nodes by re-running infer, HOP nodes against the structure in docs/ir-text.md). */
 #include "ir.h"
+#include "base/try.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +84,6 @@ static const char *safe_type_format(const berth_type_t *t, char *buf, size_t cap
   }
   return berth_type_format(t, buf, cap);
 }
-
-#define TRY(expr)                            \
-  do {                                       \
-    berth_status_t try_st_ = (expr);         \
-    if (try_st_ != BERTH_OK) return try_st_; \
-  } while (0)
 
 /* ---- structure ------------------------------------------------------------------ */
 
@@ -329,7 +324,7 @@ static berth_status_t check_string_attr(const vctx_t *c, int32_t node, const ber
 
 static berth_status_t check_kernel(const vctx_t *c, int32_t node, const berth_op_def_t *def) {
   const berth_ir_node_t *n = &c->m->nodes[node];
-  TRY(check_n_graphs(c, node, 0));
+  BERTH_TRY(check_n_graphs(c, node, 0));
   int32_t max_in = def->max_in < 0 ? BERTH_MAX_KERNEL_OPERANDS : def->max_in;
   if (n->n_in < def->min_in || n->n_in > max_in) {
     if (def->min_in == max_in)
@@ -346,7 +341,7 @@ static berth_status_t check_kernel(const vctx_t *c, int32_t node, const berth_op
                        BERTH_MAX_ATTR_INTS);
     if (def->attrs[i].kind == BERTH_ATTR_DTYPE && (a->i < 0 || a->i >= BERTH_DTYPE_COUNT))
       return node_fail(c, node, "attribute '%s' is not a dtype (%lld)", def->attrs[i].name, (long long)a->i);
-    if (def->attrs[i].kind == BERTH_ATTR_STRING) TRY(check_string_attr(c, node, def, i));
+    if (def->attrs[i].kind == BERTH_ATTR_STRING) BERTH_TRY(check_string_attr(c, node, def, i));
   }
   if (!def->infer) return node_fail(c, node, "op %s has no type inference", def->name);
   berth_type_t in[BERTH_MAX_KERNEL_OPERANDS];
@@ -378,7 +373,7 @@ static berth_status_t check_cond(const vctx_t *c, int32_t node) {
   if (!is_one_bool(vtype(c, n->in[0])))
     return node_fail(c, node, "predicate %s must be a one-element bool tensor, found %s",
                      vname(c, n->in[0], nb, sizeof nb), berth_type_format(vtype(c, n->in[0]), a, sizeof a));
-  TRY(check_n_graphs(c, node, 2));
+  BERTH_TRY(check_n_graphs(c, node, 2));
   berth_type_t *ops = operand_types(c, node, 1, n->n_in - 1);
   berth_type_t *res = malloc((size_t)(n->n_out > 0 ? n->n_out : 1) * sizeof *res);
   berth_status_t st = BERTH_OK;
@@ -400,7 +395,7 @@ done:
 
 static berth_status_t check_while(const vctx_t *c, int32_t node) {
   const berth_ir_node_t *n = &c->m->nodes[node];
-  TRY(check_n_graphs(c, node, 2));
+  BERTH_TRY(check_n_graphs(c, node, 2));
   berth_type_t *carried = operand_types(c, node, 0, n->n_in);
   if (!carried) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   const berth_ir_graph_t *cg = &c->m->graphs[n->graphs[0]];
@@ -430,7 +425,7 @@ static berth_status_t check_scan_map(const vctx_t *c, int32_t node, bool is_scan
   int32_t xs_from = is_scan ? (int32_t)N : 0;
   int32_t n_xs = is_scan ? n->n_in - (int32_t)N : (int32_t)N;
   if (n_xs < 1) return node_fail(c, node, "scan needs at least one scanned input after its %lld carries", (long long)N);
-  TRY(check_n_graphs(c, node, 1));
+  BERTH_TRY(check_n_graphs(c, node, 1));
   char a[160], nb[96];
   int64_t T = -1;
   for (int32_t i = 0; i < n_xs; i++) {
@@ -494,7 +489,7 @@ done:
 static berth_status_t check_copy(const vctx_t *c, int32_t node) {
   const berth_ir_node_t *n = &c->m->nodes[node];
   char a[160], b[160], nb[96];
-  TRY(check_n_graphs(c, node, 0));
+  BERTH_TRY(check_n_graphs(c, node, 0));
   if (n->n_in != 2) return node_fail(c, node, "copy_ takes 2 operands, found %d", (int)n->n_in);
   if (n->n_out != 0) return node_fail(c, node, "copy_ has no results, found %d", (int)n->n_out);
   const berth_ir_value_t *dst = &c->m->values[n->in[0]];
@@ -511,7 +506,7 @@ static berth_status_t check_copy(const vctx_t *c, int32_t node) {
 static berth_status_t check_assert(const vctx_t *c, int32_t node, const berth_op_def_t *def) {
   const berth_ir_node_t *n = &c->m->nodes[node];
   char a[160], nb[96];
-  TRY(check_n_graphs(c, node, 0));
+  BERTH_TRY(check_n_graphs(c, node, 0));
   if (n->n_in != 1) return node_fail(c, node, "assert takes 1 operand, found %d", (int)n->n_in);
   if (n->n_out != 0) return node_fail(c, node, "assert has no results, found %d", (int)n->n_out);
   if (!is_one_bool(vtype(c, n->in[0])))
@@ -542,16 +537,16 @@ static berth_status_t walk_graph(vctx_t *c, int32_t graph) {
         return node_fail(c, nd, "operand %d (%s) is not defined before this node in this graph or an enclosing one",
                          (int)i, vname(c, n->in[i], nb, sizeof nb));
     switch (def->kind) {
-      case BERTH_OPKIND_KERNEL: TRY(check_kernel(c, nd, def)); break;
-      case BERTH_OPKIND_COND: TRY(check_cond(c, nd)); break;
-      case BERTH_OPKIND_WHILE_LOOP: TRY(check_while(c, nd)); break;
-      case BERTH_OPKIND_SCAN: TRY(check_scan_map(c, nd, true)); break;
-      case BERTH_OPKIND_MAP: TRY(check_scan_map(c, nd, false)); break;
-      case BERTH_OPKIND_COPY_: TRY(check_copy(c, nd)); break;
-      case BERTH_OPKIND_ASSERT: TRY(check_assert(c, nd, def)); break;
+      case BERTH_OPKIND_KERNEL: BERTH_TRY(check_kernel(c, nd, def)); break;
+      case BERTH_OPKIND_COND: BERTH_TRY(check_cond(c, nd)); break;
+      case BERTH_OPKIND_WHILE_LOOP: BERTH_TRY(check_while(c, nd)); break;
+      case BERTH_OPKIND_SCAN: BERTH_TRY(check_scan_map(c, nd, true)); break;
+      case BERTH_OPKIND_MAP: BERTH_TRY(check_scan_map(c, nd, false)); break;
+      case BERTH_OPKIND_COPY_: BERTH_TRY(check_copy(c, nd)); break;
+      case BERTH_OPKIND_ASSERT: BERTH_TRY(check_assert(c, nd, def)); break;
       default: return node_fail(c, nd, "op %s has an unknown kind", def->name);
     }
-    for (int32_t k2 = 0; k2 < n->n_graphs; k2++) TRY(walk_graph(c, n->graphs[k2]));
+    for (int32_t k2 = 0; k2 < n->n_graphs; k2++) BERTH_TRY(walk_graph(c, n->graphs[k2]));
     for (int32_t i = 0; i < n->n_out; i++) c->visible[n->out[i]] = 1;
   }
   for (int32_t i = 0; i < g->n_results; i++) {
@@ -642,10 +637,10 @@ berth_status_t berth_ir_validate(const berth_ir_program_t *p, berth_diag_t *diag
   if (!p) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_ir_validate: NULL program");
   if (p->n_globals < 0 || p->n_methods < 0 || (p->n_globals && !p->globals) || (p->n_methods && !p->methods))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "malformed program tables");
-  TRY(validate_globals(p, diag));
+  BERTH_TRY(validate_globals(p, diag));
   for (int32_t i = 0; i < p->n_methods; i++) {
     vctx_t c = {p, &p->methods[i], diag, NULL, NULL};
-    TRY(validate_method(&c));
+    BERTH_TRY(validate_method(&c));
   }
   return BERTH_OK;
 }

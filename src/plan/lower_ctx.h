@@ -1,6 +1,6 @@
 /* State shared by the stages that turn one IR method into a planned instruction stream:
  * timeline.c (positions and lifetimes), coalesce.c (storage groups: destination passing),
- * emit/emit.c (instructions) and plan.c (allocation and the exec program). Internal. */
+ * emit.c (instructions) and plan.c (allocation and the exec program). Internal. */
 #ifndef BERTH_PLAN_LOWER_CTX_H
 #define BERTH_PLAN_LOWER_CTX_H
 

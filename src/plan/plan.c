@@ -2,10 +2,11 @@
 /* The planner's driver: timeline -> storage groups -> instruction stream -> allocation
  * per pool -> the exec program, then the independent verifier. */
 #include "plan.h"
+#include "base/try.h"
 
 #include "base/checked.h"
 #include "format/read_program.h"
-#include "format/verify.h"
+#include "program/verify.h"
 #include "lower_ctx.h"
 
 #include <stdlib.h>
@@ -325,6 +326,390 @@ static void lctx_free(lctx_t *c) {
 }
 
 
+/* ---- one method, stage by stage --------------------------------------------------------
+ * timeline, storage groups and the instruction stream (timeline.c, coalesce.c, emit.c) ->
+ * arena groups (plan_groups) -> pool offsets and sizes (plan_pools) -> state region
+ * (plan_state) -> exec values (plan_values) -> instructions (plan_instrs) -> the exec method
+ * (plan_assemble) -> report (plan_report). Each stage reads the lowering context and the
+ * typed results before it; everything it allocates is owned by the compiled program (`own`),
+ * so a failed stage leaves nothing to undo. */
+
+/* n elements of `size` bytes (at least one), zeroed, owned by o; NULL when out of memory. */
+static void *own_n(owned_t *o, size_t n, size_t size) {
+  uint64_t bytes;
+  if (!berth_mul_u64(n ? n : 1, size, &bytes) || bytes > SIZE_MAX) return NULL;
+  return own(o, (size_t)bytes);
+}
+
+/* ptr = n zeroed elements owned by o, or the stage fails: the one out-of-memory path. */
+#define OWN(o, ptr, n, diag)                                                                  \
+  do {                                                                                        \
+    if (!((ptr) = own_n((o), (size_t)(n), sizeof *(ptr))))                                    \
+      return berth_fail((diag), BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");              \
+  } while (0)
+
+/* The arena storage groups to pack. */
+typedef struct plan_groups {
+  gbuf_t *bufs;
+  int32_t n;
+  int32_t n_pools;
+  int32_t *buf_of; /* per lowered value: its group's index in bufs, or -1 */
+} plan_groups_t;
+
+/* The graph that plans group v under the regions baseline: the deepest graph that defines a
+ * member (or plans a copied-in cond result, regions_home). */
+static int32_t regions_home_of(const lctx_t *c, int32_t v) {
+  int32_t x = v, best = -1, home = 0;
+  do {
+    int32_t g = c->vals[x].graph < 0 ? 0 : c->vals[x].graph;
+    if (c->opt->strategy == BERTH_STRATEGY_REGIONS && c->vals[x].regions_home >= 0) g = c->vals[x].regions_home;
+    int32_t d = berth_ir_graph_depth(c->m, g);
+    if (d > best || (d == best && g < home)) {
+      best = d;
+      home = g;
+    }
+    x = c->vals[x].next;
+  } while (x != v);
+  return home;
+}
+
+static berth_status_t plan_groups(lctx_t *c, owned_t *o, plan_groups_t *out) {
+  plan_groups_t g = {NULL, 0, 1, NULL};
+  OWN(o, g.bufs, (size_t)c->n_vals, c->diag);
+  OWN(o, g.buf_of, (size_t)c->n_vals, c->diag);
+  bool regions = c->opt->strategy == BERTH_STRATEGY_REGIONS;
+  for (int32_t v = 0; v < c->n_vals; v++) {
+    g.buf_of[v] = -1;
+    if (c->vals[v].alias >= 0 || lctx_group(c, v) != v || c->vals[v].cls != LV_ARENA) continue;
+    gbuf_t *b = &g.bufs[g.n];
+    b->root = v;
+    b->size = berth_type_bytes(&c->vals[v].type);
+    BERTH_TRY(pool_of(c, &c->vals[v], &b->pool));
+    if (b->pool + 1 > g.n_pools) g.n_pools = b->pool + 1;
+    b->home = regions_home_of(c, v);
+    BERTH_TRY(group_intervals(c, v, regions ? b->home : -1, o, b));
+    g.buf_of[v] = g.n++;
+  }
+  *out = g;
+  return BERTH_OK;
+}
+
+/* Offsets of the groups and the arena size of each pool. */
+typedef struct plan_pools {
+  uint64_t *offsets; /* per group */
+  uint64_t *sizes;   /* per pool */
+} plan_pools_t;
+
+/* Packs the k groups of one pool (pb; their offsets into po); arena and lower bound. */
+static berth_status_t plan_one_pool(lctx_t *c, owned_t *o, gbuf_t *pb, int32_t k, uint64_t *po, uint64_t *arena,
+                                    uint64_t *lb) {
+  *arena = *lb = 0;
+  if (c->opt->strategy != BERTH_STRATEGY_REGIONS) return solve(c, pb, k, po, arena, lb);
+  BERTH_TRY(solve_regions(c, pb, k, po, arena));
+  /* the lower bound is that of the true lifetimes */
+  for (int32_t i = 0; i < k; i++) BERTH_TRY(group_intervals(c, pb[i].root, -1, o, &pb[i]));
+  return lower_bound_of(c, pb, k, lb);
+}
+
+static berth_status_t plan_pools(lctx_t *c, owned_t *o, const plan_groups_t *g, berth_plan_method_report_t *rep,
+                                 plan_pools_t *out) {
+  plan_pools_t r = {NULL, NULL};
+  gbuf_t *pb;
+  uint64_t *po;
+  int32_t *pm;
+  OWN(o, r.offsets, (size_t)g->n, c->diag);
+  OWN(o, r.sizes, (size_t)g->n_pools, c->diag);
+  OWN(o, pb, (size_t)g->n, c->diag);
+  OWN(o, po, (size_t)g->n, c->diag);
+  OWN(o, pm, (size_t)g->n, c->diag);
+  rep->n_pools = g->n_pools;
+  for (int32_t pool = 0; pool < g->n_pools; pool++) {
+    int32_t k = 0;
+    for (int32_t i = 0; i < g->n; i++)
+      if (g->bufs[i].pool == pool) {
+        pb[k] = g->bufs[i];
+        pm[k++] = i;
+      }
+    uint64_t arena, lb;
+    BERTH_TRY(plan_one_pool(c, o, pb, k, po, &arena, &lb));
+    for (int32_t i = 0; i < k; i++) r.offsets[pm[i]] = po[i];
+    /* The one place both `plan` and `compile` check the file format's cap. */
+    if (arena > BERTH_FORMAT_MAX_ARENA_BYTES)
+      return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE,
+                        "pool %d needs an arena of %llu bytes, above the cap of %llu bytes (2^40) per pool", (int)pool,
+                        (unsigned long long)arena, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
+    r.sizes[pool] = arena;
+    rep->pools[pool].arena_bytes = arena;
+    rep->pools[pool].lower_bound_bytes = lb;
+    rep->pools[pool].n_buffers = k;
+  }
+  *out = r;
+  return BERTH_OK;
+}
+
+/* The state region: one slot per mutable buffer the method uses, with its initial value. */
+typedef struct plan_state {
+  uint64_t *offsets; /* per program global */
+  uint64_t size;
+  uint8_t *init;
+} plan_state_t;
+
+static berth_status_t plan_state(const lctx_t *c, owned_t *o, plan_state_t *out) {
+  const berth_ir_program_t *p = c->p;
+  plan_state_t r = {NULL, 0, NULL};
+  OWN(o, r.offsets, (size_t)p->n_globals, c->diag);
+  for (int32_t g = 0; g < p->n_globals; g++) {
+    r.offsets[g] = 0;
+    if (!p->globals[g].is_state) continue;
+    bool used = false;
+    for (int32_t v = 0; v < c->m->n_values; v++)
+      if (c->m->values[v].kind == BERTH_IR_STATE && c->m->values[v].index == g) used = true;
+    if (!used) continue;
+    r.size = align_up(r.size, BERTH_FORMAT_STATE_ALIGN);
+    r.offsets[g] = r.size;
+    r.size += berth_type_bytes(&p->globals[g].type);
+  }
+  if (r.size > BERTH_FORMAT_MAX_ARENA_BYTES)
+    return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "the state region needs %llu bytes, above the cap of %llu bytes (2^40)",
+                      (unsigned long long)r.size, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
+  OWN(o, r.init, (size_t)r.size, c->diag);
+  for (int32_t v = 0; v < c->m->n_values; v++)
+    if (c->m->values[v].kind == BERTH_IR_STATE) {
+      int32_t g = c->m->values[v].index;
+      memcpy(r.init + r.offsets[g], p->globals[g].data, berth_type_bytes(&p->globals[g].type));
+    }
+  *out = r;
+  return BERTH_OK;
+}
+
+/* The exec values: only those the stream refers to (aliases and the values of bodies that
+ * never run, like a zero-step scan's, are left out), renumbered densely. */
+typedef struct plan_values {
+  int32_t *xid; /* per lowered value: its exec id, or -1 */
+  int32_t n;
+  berth_exec_value_t *values;
+} plan_values_t;
+
+/* Marks the lowered values the exec program keeps and numbers them. */
+static berth_status_t plan_value_ids(const lctx_t *c, owned_t *o, plan_values_t *r) {
+  const berth_ir_graph_t *mbody = &c->m->graphs[c->m->body];
+  OWN(o, r->xid, (size_t)c->n_vals, c->diag);
+  int32_t *xid = r->xid;
+  for (int32_t v = 0; v < c->n_vals; v++) xid[v] = 0;
+  for (int32_t i = 0; i < c->n_operands; i++) xid[c->operands[i]] = 1;
+  for (int32_t k = 0; k < mbody->n_params; k++) xid[mbody->params[k]] = 1;
+  for (int32_t k = 0; k < mbody->n_results; k++) xid[c->out_copy[k] >= 0 ? c->out_copy[k] : c->out_value[k]] = 1;
+  for (int32_t v = 0; v < c->n_vals; v++) {
+    if (!xid[v]) continue;
+    const lval_t *x = &c->vals[v], *rt = &c->vals[lctx_group((lctx_t *)c, v)];
+    if (x->cls == LV_WINDOW) xid[x->win_parent] = 1;
+    else if (rt->cls == LV_WINDOW) xid[rt->win_parent] = 1;
+  }
+  r->n = 0;
+  for (int32_t v = 0; v < c->n_vals; v++) xid[v] = xid[v] ? r->n++ : -1;
+  return BERTH_OK;
+}
+
+/* Storage of lowered value v's exec record e. */
+static void plan_value_storage(lctx_t *c, int32_t v, const int32_t *xid, const uint64_t *const_offsets,
+                               const plan_groups_t *g, const plan_pools_t *pools, const plan_state_t *state,
+                               berth_exec_value_t *e) {
+  int32_t rv = lctx_resolve(c, v), root = lctx_group(c, rv);
+  const lval_t *x = &c->vals[rv], *r = &c->vals[root];
+  e->window_parent = -1;
+  e->window_reg = -1;
+  if (x->cls == LV_CONST) {
+    e->storage = BERTH_STORAGE_CONST;
+    e->offset = const_offsets[x->global];
+  } else if (x->cls == LV_STATE || r->cls == LV_STATE) {
+    e->storage = BERTH_STORAGE_STATE;
+    e->offset = state->offsets[x->cls == LV_STATE ? x->global : r->global];
+  } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
+    const lval_t *w = x->cls == LV_WINDOW ? x : r;
+    e->storage = BERTH_STORAGE_ARENA;
+    e->window_parent = xid[w->win_parent];
+    e->window_reg = w->win_reg;
+    e->window_stride = w->win_stride;
+    e->offset = 0;
+  } else if (r->cls == LV_INPUT || r->cls == LV_OUTPUT) {
+    e->storage = r->cls == LV_INPUT ? BERTH_STORAGE_INPUT : BERTH_STORAGE_OUTPUT;
+    e->index = (uint32_t)r->io_index;
+  } else {
+    int32_t b = g->buf_of[root];
+    e->storage = BERTH_STORAGE_ARENA;
+    e->pool = b >= 0 ? (uint32_t)g->bufs[b].pool : 0;
+    e->offset = b >= 0 ? pools->offsets[b] : 0;
+  }
+}
+
+static berth_status_t plan_values(lctx_t *c, owned_t *o, const uint64_t *const_offsets, const plan_groups_t *g,
+                                  const plan_pools_t *pools, const plan_state_t *state, plan_values_t *out) {
+  plan_values_t r = {NULL, 0, NULL};
+  BERTH_TRY(plan_value_ids(c, o, &r));
+  OWN(o, r.values, (size_t)r.n, c->diag);
+  for (int32_t v = 0; v < c->n_vals; v++) {
+    if (r.xid[v] < 0) continue;
+    berth_exec_value_t *e = &r.values[r.xid[v]];
+    char *name;
+    OWN(o, name, strlen(c->vals[v].name) + 1, c->diag);
+    strcpy(name, c->vals[v].name);
+    e->name = name;
+    e->type = c->vals[v].type;
+    plan_value_storage(c, v, r.xid, const_offsets, g, pools, state, e);
+  }
+  /* windows take their parent's storage class for their own record */
+  for (int32_t v = 0; v < r.n; v++) {
+    berth_exec_value_t *e = &r.values[v];
+    if (e->window_parent < 0) continue;
+    const berth_exec_value_t *par = &r.values[e->window_parent];
+    e->storage = par->storage;
+    e->pool = par->pool;
+    e->index = par->index;
+  }
+  *out = r;
+  return BERTH_OK;
+}
+
+/* The attributes of instruction i, starting at attrs[at]: its node's, with every string
+ * copied out of the IR's table into memory the exec program owns. */
+static berth_status_t plan_instr_attrs(const lctx_t *c, owned_t *o, int32_t i, berth_attr_value_t *attrs) {
+  const berth_op_def_t *def = berth_op_get(c->instrs[i].in.op);
+  memcpy(attrs, c->m->nodes[c->instrs[i].attr_node].attrs, def->n_attrs * sizeof *attrs);
+  for (int k = 0; k < def->n_attrs; k++) {
+    berth_attr_value_t *a = &attrs[k];
+    if (def->attrs[k].kind != BERTH_ATTR_STRING) continue;
+    const char *text = berth_ir_string(c->p, a->i);
+    if (!text)
+      return berth_fail(c->diag, BERTH_ERR_INTERNAL, "method %s: attribute %s has no string %lld", c->m->name,
+                        def->attrs[k].name, (long long)a->i);
+    char *copy = NULL;
+    if (text[0]) {
+      OWN(o, copy, strlen(text) + 1, c->diag);
+      strcpy(copy, text);
+    }
+    a->i = 0;
+    a->s = copy;
+  }
+  return BERTH_OK;
+}
+
+static bool has_attrs(uint8_t opcode) { return opcode == BERTH_I_KERNEL || opcode == BERTH_I_ASSERT; }
+
+/* Instructions, operands (exec ids) and attributes into em. */
+static berth_status_t plan_instrs(const lctx_t *c, owned_t *o, const plan_values_t *vals, berth_exec_method_t *em) {
+  berth_instr_t *ins;
+  int32_t *ops;
+  berth_attr_value_t *attrs;
+  int32_t n_attrs = 0;
+  for (int32_t i = 0; i < c->n_instrs; i++)
+    if (has_attrs(c->instrs[i].in.opcode)) n_attrs += berth_op_get(c->instrs[i].in.op)->n_attrs;
+  OWN(o, ins, (size_t)c->n_instrs, c->diag);
+  OWN(o, ops, (size_t)c->n_operands, c->diag);
+  OWN(o, attrs, (size_t)n_attrs, c->diag);
+  for (int32_t i = 0; i < c->n_operands; i++) ops[i] = vals->xid[c->operands[i]];
+  n_attrs = 0;
+  for (int32_t i = 0; i < c->n_instrs; i++) {
+    ins[i] = c->instrs[i].in;
+    if (!has_attrs(ins[i].opcode)) continue;
+    ins[i].attrs = (uint32_t)n_attrs;
+    BERTH_TRY(plan_instr_attrs(c, o, i, &attrs[n_attrs]));
+    n_attrs += berth_op_get(ins[i].op)->n_attrs;
+  }
+  em->n_instrs = c->n_instrs;
+  em->instrs = ins;
+  em->n_operands = c->n_operands;
+  em->operands = ops;
+  em->n_attrs = n_attrs;
+  em->attrs = attrs;
+  return BERTH_OK;
+}
+
+/* The rest of the exec method: name, values, inputs and outputs, registers, pools, state. */
+static berth_status_t plan_assemble(const lctx_t *c, owned_t *o, const plan_groups_t *g, const plan_pools_t *pools,
+                                    const plan_state_t *state, const plan_values_t *vals, berth_exec_method_t *em) {
+  const berth_ir_graph_t *body = &c->m->graphs[c->m->body];
+  int32_t *inputs, *outputs;
+  char *mname;
+  OWN(o, inputs, (size_t)body->n_params, c->diag);
+  OWN(o, outputs, (size_t)body->n_results, c->diag);
+  OWN(o, mname, strlen(c->m->name) + 1, c->diag);
+  for (int32_t k = 0; k < body->n_params; k++) inputs[k] = vals->xid[body->params[k]];
+  for (int32_t k = 0; k < body->n_results; k++)
+    outputs[k] = vals->xid[c->out_copy[k] >= 0 ? c->out_copy[k] : c->out_value[k]];
+  strcpy(mname, c->m->name);
+  em->name = mname;
+  em->n_values = vals->n;
+  em->values = vals->values;
+  em->n_inputs = body->n_params;
+  em->inputs = inputs;
+  em->n_outputs = body->n_results;
+  em->outputs = outputs;
+  em->n_regs = c->n_regs;
+  em->n_pools = g->n_pools;
+  em->pool_sizes = pools->sizes;
+  em->state_size = state->size;
+  em->state_init = state->init;
+  em->alignment = c->opt->alignment;
+  return BERTH_OK;
+}
+
+/* The report: counts, and the timeline of every exec value and HOP for the plan drawing. */
+static berth_status_t plan_report(const lctx_t *c, owned_t *o, const plan_values_t *vals, const plan_state_t *state,
+                                  berth_plan_method_report_t *rep) {
+  int32_t n_exec = vals->n;
+  rep->n_values = n_exec;
+  rep->copies = c->copies;
+  rep->coalesced = c->renames + c->windows;
+  rep->state_in_place = c->state_in_place;
+  rep->state_bytes = state->size;
+  rep->n_positions = c->n_positions;
+  OWN(o, rep->n_ivs, (size_t)n_exec, c->diag);
+  OWN(o, rep->iv_first, (size_t)n_exec, c->diag);
+  OWN(o, rep->depth, (size_t)n_exec, c->diag);
+  OWN(o, rep->ivs, (size_t)(n_exec ? n_exec : 1) * LV_MAX_IVS, c->diag);
+  OWN(o, rep->hops, (size_t)c->m->n_nodes, c->diag);
+  int32_t total_ivs = 0;
+  for (int32_t v = 0; v < c->n_vals; v++) {
+    int32_t e = vals->xid[v];
+    if (e < 0) continue;
+    rep->iv_first[e] = total_ivs;
+    rep->n_ivs[e] = c->vals[v].n_ivs;
+    rep->depth[e] = c->vals[v].graph >= 0 ? berth_ir_graph_depth(c->m, c->vals[v].graph) : 0;
+    for (int32_t i = 0; i < c->vals[v].n_ivs; i++) {
+      rep->ivs[total_ivs][0] = c->vals[v].ivs[i].lo;
+      rep->ivs[total_ivs][1] = c->vals[v].ivs[i].hi;
+      total_ivs++;
+    }
+  }
+  for (int32_t ni = 0; ni < c->m->n_nodes; ni++) {
+    const berth_op_def_t *def = berth_op_get(c->m->nodes[ni].op);
+    if (def->kind == BERTH_OPKIND_KERNEL || def->kind == BERTH_OPKIND_COPY_ || def->kind == BERTH_OPKIND_ASSERT) continue;
+    struct berth_plan_hop_span *h = &rep->hops[rep->n_hops++];
+    h->ts = c->hop[ni].ts;
+    h->te = c->hop[ni].te;
+    h->split = def->kind == BERTH_OPKIND_COND ? c->hop[ni].th[0] + 2 : -1;
+    h->depth = berth_ir_graph_depth(c->m, c->m->nodes[ni].graph);
+    h->kind = def->name;
+  }
+  return BERTH_OK;
+}
+
+/* Every stage after the lowering, in order. */
+static berth_status_t plan_stages(lctx_t *c, owned_t *o, const uint64_t *const_offsets, berth_exec_method_t *em,
+                                  berth_plan_method_report_t *rep) {
+  plan_groups_t groups = {NULL, 0, 0, NULL};
+  plan_pools_t pools = {NULL, NULL};
+  plan_state_t state = {NULL, 0, NULL};
+  plan_values_t vals = {NULL, 0, NULL};
+  BERTH_TRY(plan_groups(c, o, &groups));
+  BERTH_TRY(plan_pools(c, o, &groups, rep, &pools));
+  BERTH_TRY(plan_state(c, o, &state));
+  BERTH_TRY(plan_values(c, o, const_offsets, &groups, &pools, &state, &vals));
+  BERTH_TRY(plan_instrs(c, o, &vals, em));
+  BERTH_TRY(plan_assemble(c, o, &groups, &pools, &state, &vals, em));
+  return plan_report(c, o, &vals, &state, rep);
+}
+
 static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const berth_plan_options_t *opt,
                                   const uint64_t *const_offsets, owned_t *o, berth_exec_method_t *em,
                                   berth_plan_method_report_t *rep, berth_diag_t *diag) {
@@ -341,307 +726,8 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   berth_status_t st = berth_timeline_build(&c);
   if (!st) st = berth_coalesce(&c);
   if (!st) st = berth_emit_method(&c);
-  if (st) goto done;
-
-  /* storage groups to pack */
-  gbuf_t *bufs = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *bufs);
-  uint64_t *offsets = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *offsets);
-  int32_t *buf_of = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *buf_of);
-  if (!bufs || !offsets || !buf_of) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  int32_t nb = 0, n_pools = 1;
-  for (int32_t v = 0; v < c.n_vals; v++) {
-    buf_of[v] = -1;
-    if (c.vals[v].alias >= 0 || lctx_group(&c, v) != v || c.vals[v].cls != LV_ARENA) continue;
-    gbuf_t *b = &bufs[nb];
-    b->root = v;
-    b->size = berth_type_bytes(&c.vals[v].type);
-    if ((st = pool_of(&c, &c.vals[v], &b->pool))) goto done;
-    if (b->pool + 1 > n_pools) n_pools = b->pool + 1;
-    /* regions: the deepest graph that defines a member (or plans a copied-in cond result,
-     * regions_home) plans the group */
-    b->home = 0;
-    int32_t x = v, best = -1;
-    do {
-      int32_t g = c.vals[x].graph < 0 ? 0 : c.vals[x].graph;
-      if (opt->strategy == BERTH_STRATEGY_REGIONS && c.vals[x].regions_home >= 0) g = c.vals[x].regions_home;
-      int32_t d = berth_ir_graph_depth(c.m, g);
-      if (d > best || (d == best && g < b->home)) {
-        best = d;
-        b->home = g;
-      }
-      x = c.vals[x].next;
-    } while (x != v);
-    bool regions = opt->strategy == BERTH_STRATEGY_REGIONS;
-    if ((st = group_intervals(&c, v, regions ? b->home : -1, o, b))) goto done;
-    buf_of[v] = nb++;
-  }
-  uint64_t *pool_sizes = own(o, (size_t)n_pools * sizeof *pool_sizes);
-  gbuf_t *pb = malloc((size_t)(nb ? nb : 1) * sizeof *pb);
-  uint64_t *po = malloc((size_t)(nb ? nb : 1) * sizeof *po);
-  int32_t *pm = malloc((size_t)(nb ? nb : 1) * sizeof *pm);
-  if (!pool_sizes || !pb || !po || !pm) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  rep->n_pools = n_pools;
-  for (int32_t pool = 0; !st && pool < n_pools; pool++) {
-    int32_t k = 0;
-    for (int32_t i = 0; i < nb; i++)
-      if (bufs[i].pool == pool) {
-        pb[k] = bufs[i];
-        pm[k++] = i;
-      }
-    uint64_t arena = 0, lb = 0;
-    if (opt->strategy == BERTH_STRATEGY_REGIONS) {
-      st = solve_regions(&c, pb, k, po, &arena);
-      if (!st) {
-        /* the lower bound is that of the true lifetimes */
-        for (int32_t i = 0; !st && i < k; i++) st = group_intervals(&c, pb[i].root, -1, o, &pb[i]);
-        if (!st) st = lower_bound_of(&c, pb, k, &lb);
-      }
-    } else {
-      st = solve(&c, pb, k, po, &arena, &lb);
-    }
-    for (int32_t i = 0; !st && i < k; i++) offsets[pm[i]] = po[i];
-    /* The one place both `plan` and `compile` check the file format's cap. */
-    if (!st && arena > BERTH_FORMAT_MAX_ARENA_BYTES)
-      st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE,
-                      "pool %d needs an arena of %llu bytes, above the cap of %llu bytes (2^40) per pool",
-                      (int)pool, (unsigned long long)arena, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
-    pool_sizes[pool] = arena;
-    rep->pools[pool].arena_bytes = arena;
-    rep->pools[pool].lower_bound_bytes = lb;
-    rep->pools[pool].n_buffers = k;
-  }
-  free(pb);
-  free(po);
-  free(pm);
-  if (st) goto done;
-
-  /* state region: one slot per mutable buffer the method uses */
-  uint64_t *state_off = own(o, (size_t)(p->n_globals ? p->n_globals : 1) * sizeof *state_off);
-  uint64_t state_size = 0;
-  if (!state_off) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t g = 0; g < p->n_globals; g++) {
-    state_off[g] = 0;
-    if (!p->globals[g].is_state) continue;
-    bool used = false;
-    for (int32_t v = 0; v < c.m->n_values; v++)
-      if (c.m->values[v].kind == BERTH_IR_STATE && c.m->values[v].index == g) used = true;
-    if (!used) continue;
-    state_size = align_up(state_size, 16);
-    state_off[g] = state_size;
-    state_size += berth_type_bytes(&p->globals[g].type);
-  }
-  if (state_size > BERTH_FORMAT_MAX_ARENA_BYTES) {
-    st = berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "the state region needs %llu bytes, above the cap of %llu bytes (2^40)",
-                    (unsigned long long)state_size, (unsigned long long)BERTH_FORMAT_MAX_ARENA_BYTES);
-    goto done;
-  }
-  uint8_t *state_init = own(o, (size_t)state_size);
-  if (!state_init) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t v = 0; v < c.m->n_values; v++)
-    if (c.m->values[v].kind == BERTH_IR_STATE) {
-      int32_t g = c.m->values[v].index;
-      memcpy(state_init + state_off[g], p->globals[g].data, berth_type_bytes(&p->globals[g].type));
-    }
-
-  /* exec values: only those the stream refers to (aliases and the values of bodies that
-   * never run, like a zero-step scan's, are left out), renumbered densely */
-  const berth_ir_graph_t *mbody = &c.m->graphs[c.m->body];
-  int32_t *xid = own(o, (size_t)(c.n_vals ? c.n_vals : 1) * sizeof *xid);
-  if (!xid) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t v = 0; v < c.n_vals; v++) xid[v] = 0;
-  for (int32_t i = 0; i < c.n_operands; i++) xid[c.operands[i]] = 1;
-  for (int32_t k = 0; k < mbody->n_params; k++) xid[mbody->params[k]] = 1;
-  for (int32_t k = 0; k < mbody->n_results; k++) xid[c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k]] = 1;
-  for (int32_t v = 0; v < c.n_vals; v++) {
-    if (!xid[v]) continue;
-    const lval_t *x = &c.vals[v], *r = &c.vals[lctx_group(&c, v)];
-    if (x->cls == LV_WINDOW) xid[x->win_parent] = 1;
-    else if (r->cls == LV_WINDOW) xid[r->win_parent] = 1;
-  }
-  int32_t n_exec = 0;
-  for (int32_t v = 0; v < c.n_vals; v++) xid[v] = xid[v] ? n_exec++ : -1;
-  berth_exec_value_t *ev = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *ev);
-  if (!ev) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t v = 0; v < c.n_vals; v++) {
-    if (xid[v] < 0) continue;
-    int32_t rv = lctx_resolve(&c, v);
-    int32_t root = lctx_group(&c, rv);
-    const lval_t *x = &c.vals[rv], *r = &c.vals[root];
-    berth_exec_value_t *e = &ev[xid[v]];
-    char *name = own(o, strlen(c.vals[v].name) + 1);
-    if (!name) {
-      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-      goto done;
-    }
-    strcpy(name, c.vals[v].name);
-    e->name = name;
-    e->type = c.vals[v].type;
-    e->window_parent = -1;
-    e->window_reg = -1;
-    if (x->cls == LV_CONST) {
-      e->storage = BERTH_STORAGE_CONST;
-      e->offset = const_offsets[x->global];
-    } else if (x->cls == LV_STATE || r->cls == LV_STATE) {
-      e->storage = BERTH_STORAGE_STATE;
-      e->offset = state_off[x->cls == LV_STATE ? x->global : r->global];
-    } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
-      const lval_t *w = x->cls == LV_WINDOW ? x : r;
-      e->storage = BERTH_STORAGE_ARENA;
-      e->window_parent = xid[w->win_parent];
-      e->window_reg = w->win_reg;
-      e->window_stride = w->win_stride;
-      e->offset = 0;
-    } else if (r->cls == LV_INPUT || r->cls == LV_OUTPUT) {
-      e->storage = r->cls == LV_INPUT ? BERTH_STORAGE_INPUT : BERTH_STORAGE_OUTPUT;
-      e->index = (uint32_t)r->io_index;
-    } else {
-      int32_t b = buf_of[root];
-      e->storage = BERTH_STORAGE_ARENA;
-      e->pool = b >= 0 ? (uint32_t)bufs[b].pool : 0;
-      e->offset = b >= 0 ? offsets[b] : 0;
-    }
-  }
-  /* windows take their parent's storage class for their own record */
-  for (int32_t v = 0; v < n_exec; v++) {
-    if (ev[v].window_parent < 0) continue;
-    const berth_exec_value_t *par = &ev[ev[v].window_parent];
-    ev[v].storage = par->storage;
-    ev[v].pool = par->pool;
-    ev[v].index = par->index;
-  }
-
-  /* instructions, operands, attributes */
-  berth_instr_t *ins = own(o, (size_t)(c.n_instrs ? c.n_instrs : 1) * sizeof *ins);
-  int32_t *ops = own(o, (size_t)(c.n_operands ? c.n_operands : 1) * sizeof *ops);
-  int32_t n_attrs = 0;
-  for (int32_t i = 0; i < c.n_instrs; i++)
-    if (c.instrs[i].in.opcode == BERTH_I_KERNEL || c.instrs[i].in.opcode == BERTH_I_ASSERT)
-      n_attrs += berth_op_get(c.instrs[i].in.op)->n_attrs;
-  berth_attr_value_t *attrs = own(o, (size_t)(n_attrs ? n_attrs : 1) * sizeof *attrs);
-  if (!ins || !ops || !attrs) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t i = 0; i < c.n_operands; i++) ops[i] = xid[c.operands[i]];
-  n_attrs = 0;
-  for (int32_t i = 0; i < c.n_instrs; i++) {
-    ins[i] = c.instrs[i].in;
-    if (ins[i].opcode == BERTH_I_KERNEL || ins[i].opcode == BERTH_I_ASSERT) {
-      const berth_op_def_t *def = berth_op_get(ins[i].op);
-      ins[i].attrs = (uint32_t)n_attrs;
-      memcpy(&attrs[n_attrs], c.m->nodes[c.instrs[i].attr_node].attrs, def->n_attrs * sizeof *attrs);
-      /* a string leaves the IR's table for a copy the exec program owns */
-      for (int k = 0; k < def->n_attrs && !st; k++) {
-        berth_attr_value_t *a = &attrs[n_attrs + k];
-        if (def->attrs[k].kind != BERTH_ATTR_STRING) continue;
-        const char *text = berth_ir_string(p, a->i);
-        if (!text) {
-          st = berth_fail(diag, BERTH_ERR_INTERNAL, "method %s: attribute %s has no string %lld", c.m->name,
-                          def->attrs[k].name, (long long)a->i);
-          break;
-        }
-        char *copy = text[0] ? own(o, strlen(text) + 1) : NULL;
-        if (text[0] && !copy) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-        else if (copy) strcpy(copy, text);
-        a->i = 0;
-        a->s = copy;
-      }
-      if (st) goto done;
-      n_attrs += def->n_attrs;
-    }
-  }
-  const berth_ir_graph_t *body = &c.m->graphs[c.m->body];
-  int32_t *inputs = own(o, (size_t)(body->n_params ? body->n_params : 1) * sizeof *inputs);
-  int32_t *outputs = own(o, (size_t)(body->n_results ? body->n_results : 1) * sizeof *outputs);
-  char *mname = own(o, strlen(c.m->name) + 1);
-  if (!inputs || !outputs || !mname) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t k = 0; k < body->n_params; k++) inputs[k] = xid[body->params[k]];
-  for (int32_t k = 0; k < body->n_results; k++)
-    outputs[k] = xid[c.out_copy[k] >= 0 ? c.out_copy[k] : c.out_value[k]];
-  strcpy(mname, c.m->name);
-  em->name = mname;
-  em->n_values = n_exec;
-  em->values = ev;
-  em->n_instrs = c.n_instrs;
-  em->instrs = ins;
-  em->n_operands = c.n_operands;
-  em->operands = ops;
-  em->n_attrs = n_attrs;
-  em->attrs = attrs;
-  em->n_inputs = body->n_params;
-  em->inputs = inputs;
-  em->n_outputs = body->n_results;
-  em->outputs = outputs;
-  em->n_regs = c.n_regs;
-  em->n_pools = n_pools;
-  em->pool_sizes = pool_sizes;
-  em->state_size = state_size;
-  em->state_init = state_init;
-  em->alignment = opt->alignment;
-
-  /* report */
-  rep->n_values = n_exec;
-  rep->copies = c.copies;
-  rep->coalesced = c.renames + c.windows;
-  rep->state_in_place = c.state_in_place;
-  rep->state_bytes = state_size;
-  rep->n_positions = c.n_positions;
-  rep->n_ivs = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->n_ivs);
-  rep->iv_first = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->iv_first);
-  rep->depth = own(o, (size_t)(n_exec ? n_exec : 1) * sizeof *rep->depth);
-  rep->ivs = own(o, (size_t)((n_exec ? n_exec : 1) * LV_MAX_IVS) * sizeof *rep->ivs);
-  if (!rep->n_ivs || !rep->iv_first || !rep->depth || !rep->ivs) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  int32_t total_ivs = 0;
-  for (int32_t v = 0; v < c.n_vals; v++) {
-    int32_t e = xid[v];
-    if (e < 0) continue;
-    rep->iv_first[e] = total_ivs;
-    rep->n_ivs[e] = c.vals[v].n_ivs;
-    rep->depth[e] = c.vals[v].graph >= 0 ? berth_ir_graph_depth(c.m, c.vals[v].graph) : 0;
-    for (int32_t i = 0; i < c.vals[v].n_ivs; i++) {
-      rep->ivs[total_ivs][0] = c.vals[v].ivs[i].lo;
-      rep->ivs[total_ivs][1] = c.vals[v].ivs[i].hi;
-      total_ivs++;
-    }
-  }
-  rep->hops = own(o, (size_t)(c.m->n_nodes ? c.m->n_nodes : 1) * sizeof *rep->hops);
-  if (!rep->hops) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    goto done;
-  }
-  for (int32_t ni = 0; ni < c.m->n_nodes; ni++) {
-    const berth_op_def_t *def = berth_op_get(c.m->nodes[ni].op);
-    if (def->kind == BERTH_OPKIND_KERNEL || def->kind == BERTH_OPKIND_COPY_ || def->kind == BERTH_OPKIND_ASSERT) continue;
-    struct berth_plan_hop_span *h = &rep->hops[rep->n_hops++];
-    h->ts = c.hop[ni].ts;
-    h->te = c.hop[ni].te;
-    h->split = def->kind == BERTH_OPKIND_COND ? c.hop[ni].th[0] + 2 : -1;
-    h->depth = berth_ir_graph_depth(c.m, c.m->nodes[ni].graph);
-    h->kind = def->name;
-  }
-  rep->time_ms = now_ms() - t0;
-done:
+  if (!st) st = plan_stages(&c, o, const_offsets, em, rep);
+  if (!st) rep->time_ms = now_ms() - t0;
   lctx_free(&c);
   return st;
 }
@@ -668,7 +754,7 @@ berth_status_t berth_plan_compile(const berth_ir_program_t *p, const berth_plan_
   uint64_t csize = 0;
   for (int32_t g = 0; coff && g < p->n_globals; g++) {
     if (p->globals[g].is_state) continue;
-    csize = align_up(csize, 64);
+    csize = align_up(csize, BERTH_FORMAT_CONST_ALIGN);
     coff[g] = csize;
     csize += berth_type_bytes(&p->globals[g].type);
   }

@@ -33,7 +33,7 @@
 
 #include "ir/ir.h"
 #include "plan/alloc.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 typedef enum berth_strategy {
   BERTH_STRATEGY_GLOBAL = 0,

@@ -2,7 +2,8 @@
 #include "interp.h"
 
 #include "berth/runtime.h"
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 #include "kernels/op_table.h"
 #include "runtime/sanitizer.h"
 
@@ -64,7 +65,7 @@ static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, 
 static berth_status_t assert_failed(const berth_exec_method_t *m, const berth_instr_t *in, int32_t pc,
                                     berth_diag_t *diag) {
   char name[96];
-  berth_verify_format_value(m, m->operands[in->operands], name, sizeof name);
+  berth_exec_value_name(m, m->operands[in->operands], name, sizeof name);
   const char *text = m->attrs ? m->attrs[in->attrs].s : NULL;
   if (text && text[0])
     return berth_fail(diag, BERTH_ERR_CHECK_FAILED, "method %s: run-time check failed at instruction %d (%s is false): %s",

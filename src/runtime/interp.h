@@ -11,7 +11,7 @@
 #define BERTH_RUNTIME_INTERP_H
 
 #include "berth/status.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 struct berth_sanitizer;
 

@@ -5,8 +5,10 @@
 
 #include "base/checked.h"
 #include "format/read_program.h"
-#include "format/verify.h"
+#include "program/verify.h"
 #include "runtime/interp.h"
+#include "runtime/runtime_internal.h"
+#include "runtime/sanitizer.h"
 
 #include <string.h>
 
@@ -34,6 +36,9 @@ struct berth_method {
   uint8_t *in_bound, *out_bound;
   uint8_t *state;
   berth_tensor_ref_t *refs; /* one kernel call's operands: kept here, not on the stack */
+  berth_sanitizer_t *san;   /* NULL unless berth_method_set_sanitizer */
+  void *san_mem;
+  size_t san_size;
 };
 
 /* Zero-byte tensors and empty regions still need a valid, aligned address. */
@@ -68,6 +73,22 @@ berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_
     return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "the program does not fit in memory");
   sizes->program_bytes = fs.program_bytes + header_bytes();
   sizes->scratch_bytes = fs.scratch_bytes;
+  return BERTH_OK;
+}
+
+size_t berth_program_wrap_size(void) { return header_bytes(); }
+
+berth_status_t berth_program_wrap(const berth_format_program_t *fp, void *mem, size_t mem_size, berth_program_t **out,
+                                  berth_diag_t *diag) {
+  if (!fp || !mem || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_program_wrap: NULL argument");
+  size_t size = mem_size;
+  uint8_t *base = align_up_ptr(mem, 8, &size);
+  if (!base || size < sizeof(struct berth_program))
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "berth_program_wrap: %zu bytes of memory are too few", mem_size);
+  berth_program_t *p = (berth_program_t *)(void *)base;
+  p->magic = PROGRAM_MAGIC;
+  p->fp = fp;
+  *out = p;
   return BERTH_OK;
 }
 
@@ -290,6 +311,27 @@ void berth_method_reset(berth_method_t *h) {
   if (!valid_method(h)) return;
   if (h->m->state_size) memcpy(h->state, h->m->state_init, (size_t)h->m->state_size);
   h->ran = false;
+  /* the state holds its state values again: tag it so (the same memory fits again) */
+  if (h->san && berth_sanitizer_init(h->san_mem, h->san_size, h->exec, h->index, &h->san, NULL) != BERTH_OK) h->san = NULL;
+}
+
+size_t berth_method_sanitizer_size(const berth_program_t *p, int32_t method) {
+  return method_of(p, method) ? berth_sanitizer_size(&p->fp->exec, method) : 0;
+}
+
+berth_status_t berth_method_set_sanitizer(berth_method_t *h, void *mem, size_t mem_size, berth_diag_t *diag) {
+  if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_set_sanitizer: not a method handle");
+  h->san = NULL;
+  h->san_mem = NULL;
+  h->san_size = 0;
+  if (!mem) return BERTH_OK;
+  berth_sanitizer_t *san;
+  berth_status_t st = berth_sanitizer_init(mem, mem_size, h->exec, h->index, &san, diag);
+  if (st != BERTH_OK) return st;
+  h->san = san;
+  h->san_mem = mem;
+  h->san_size = mem_size;
+  return BERTH_OK;
 }
 
 berth_status_t berth_method_state(berth_method_t *h, const char *name, void **data, size_t *bytes, berth_diag_t *diag) {
@@ -373,7 +415,7 @@ berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
                           m->name, (int)j);
   if (m->n_regs) memset(h->regs, 0, (size_t)m->n_regs * sizeof *h->regs);
   berth_exec_memory_t mem = exec_memory(h);
-  berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, NULL, h->max_steps, diag);
+  berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, h->san, h->max_steps, diag);
   if (h->exec->alloc_inputs) memset(h->in_bound, 0, (size_t)m->n_inputs);
   h->ran = st == BERTH_OK;
   return st;

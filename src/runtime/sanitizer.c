@@ -4,7 +4,8 @@
 #include "runtime/sanitizer.h"
 
 #include "base/checked.h"
-#include "format/verify.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
 
 #include <string.h>
 
@@ -225,7 +226,7 @@ static berth_status_t resolve(const berth_sanitizer_t *s, int32_t v, const int64
     if (start < 0 || (uint64_t)start > psize || len > psize - (uint64_t)start) {
       char nb[96];
       return berth_fail(diag, BERTH_ERR_INTERNAL, "sanitizer: slice %s at register value %lld lies outside its parent",
-                        berth_verify_format_value(m, v, nb, sizeof nb), (long long)k);
+                        berth_exec_value_name(m, v, nb, sizeof nb), (long long)k);
     }
     rel = (uint64_t)start;
   }
@@ -262,7 +263,7 @@ static berth_status_t resolve(const berth_sanitizer_t *s, int32_t v, const int64
 bad : {
   char nb[96];
   return berth_fail(diag, BERTH_ERR_INTERNAL, "sanitizer: %s has storage outside its region",
-                    berth_verify_format_value(m, v, nb, sizeof nb));
+                    berth_exec_value_name(m, v, nb, sizeof nb));
 }
 }
 
@@ -281,8 +282,8 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
   uint64_t e = k;
   while (e < sp.len && t[e] == owner) e++;
   char vn[96], on[96], in[96], rn[48];
-  berth_verify_format_value(s->m, value, vn, sizeof vn);
-  berth_verify_format_instr(s->m, instr, in, sizeof in);
+  berth_exec_value_name(s->m, value, vn, sizeof vn);
+  berth_exec_instr_name(s->m, instr, in, sizeof in);
   region_desc(s, sp.region, rn, sizeof rn);
   unsigned long long a = (unsigned long long)(sp.start + k), b = (unsigned long long)(sp.start + e);
   if (owner < 0 || owner >= s->m->n_values)
@@ -290,7 +291,7 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
                       "read of %s at instruction %d (%s): bytes [%llu,%llu) of %s were not written "
                       "by any value%s", vn, (int)instr, in, a, b, rn,
                       sp.region == region_state(s->m) ? "" : " in this call");
-  berth_verify_format_value(s->m, owner, on, sizeof on);
+  berth_exec_value_name(s->m, owner, on, sizeof on);
   int32_t lw = s->last_write[owner];
   if (lw < 0)
     return berth_fail(diag, BERTH_ERR_VERIFY_FAILED,
@@ -310,8 +311,8 @@ berth_status_t berth_sanitizer_on_write(berth_sanitizer_t *s, int32_t value, int
   if (sp.region < 0 || (sp.region >= region_input(s->m, 0) && sp.region < region_output(s->m, 0))) {
     char vn[96], in[96];
     return berth_fail(diag, BERTH_ERR_VERIFY_FAILED, "write of %s at instruction %d (%s) into %s",
-                      berth_verify_format_value(s->m, value, vn, sizeof vn), (int)instr,
-                      berth_verify_format_instr(s->m, instr, in, sizeof in),
+                      berth_exec_value_name(s->m, value, vn, sizeof vn), (int)instr,
+                      berth_exec_instr_name(s->m, instr, in, sizeof in),
                       sp.region < 0 ? "a constant" : "the caller's input buffer");
   }
   fill(s->tags + s->region_off[sp.region] + sp.start, sp.len, sp.ident);

@@ -28,7 +28,7 @@
 #define BERTH_RUNTIME_SANITIZER_H
 
 #include "berth/status.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* berth compile: plans a program and writes it as a .berth program file. */
 #include "cli.h"
 #include "format/read_program.h"
-#include "format/write_program.h"
+#include "writer/write_program.h"
 #include "ops_header.h"
 #include "program_load.h"
 

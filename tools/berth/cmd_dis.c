@@ -2,8 +2,9 @@
  * values with their storage, and the instruction stream. */
 #include "cli.h"
 #include "format/read_program.h"
-#include "format/verify.h"
-#include "format/write_program.h"
+#include "program/exec_names.h"
+#include "program/verify.h"
+#include "writer/ir_section.h"
 #include "program_load.h"
 
 #include <stdio.h>
@@ -14,7 +15,7 @@ typedef unsigned long long ull;
 
 static void print_value_ref(const berth_exec_method_t *m, int32_t v) {
   char b[128];
-  fputs(berth_verify_format_value(m, v, b, sizeof b), stdout);
+  fputs(berth_exec_value_name(m, v, b, sizeof b), stdout);
 }
 
 static void print_storage(const berth_exec_method_t *m, int32_t v) {
@@ -92,7 +93,7 @@ static void print_method(const berth_format_program_t *fp, int32_t mi) {
   printf("  values:\n");
   for (int32_t v = 0; v < m->n_values; v++) {
     char name[128];
-    printf("    v%-5d %-22s %-14s ", (int)v, berth_verify_format_value(m, v, name, sizeof name),
+    printf("    v%-5d %-22s %-14s ", (int)v, berth_exec_value_name(m, v, name, sizeof name),
            berth_type_format(&m->values[v].type, t, sizeof t));
     print_storage(m, v);
     printf("\n");
@@ -102,7 +103,7 @@ static void print_method(const berth_format_program_t *fp, int32_t mi) {
     const berth_instr_t *in = &m->instrs[i];
     const int32_t *ops = m->operands + in->operands;
     char what[64];
-    printf("    %-5d %-18s", (int)i, berth_verify_format_instr(m, i, what, sizeof what));
+    printf("    %-5d %-18s", (int)i, berth_exec_instr_name(m, i, what, sizeof what));
     switch (in->opcode) {
       case BERTH_I_KERNEL:
         for (int32_t k = 0; k < in->n_in; k++) {
@@ -183,7 +184,7 @@ int berth_cmd_dis(int argc, char **argv) {
     const char *text;
     size_t text_len;
     berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-    if (berth_format_ir_decode(fp->ir, fp->ir_size, &o, pools, sizeof pools, &text, &text_len, &diag) == BERTH_OK)
+    if (berth_ir_section_decode(fp->ir, fp->ir_size, &o, pools, sizeof pools, &text, &text_len, &diag) == BERTH_OK)
       printf("IR section: %zu bytes of text; planned with --algo %s --strategy %s --alignment %u%s%s\n", text_len,
              berth_alloc_algo_name(o.algo), berth_strategy_name(o.strategy), (unsigned)o.alignment,
              o.pools ? " --pools " : "", o.pools ? o.pools : "");

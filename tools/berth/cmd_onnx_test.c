@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx/onnx_import.h"
 
@@ -377,7 +378,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     r = st == BERTH_ERR_UNIMPLEMENTED ? OT_UNSUPPORTED : OT_FAIL;
     goto done;
   }
-  st = berth_session_create(c, o->sanitize, &sess, &diag);
+  st = berth_session_create(&c->exec, o->sanitize, &sess, &diag);
   if (st) {
     snprintf(why, cap, "session: %s", msg);
     r = OT_FAIL;

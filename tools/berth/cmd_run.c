@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "host/session.h"
+#include "plan/plan.h"
 #include "program_load.h"
 #include "reference/reference.h"
 #include "tensor_io.h"
@@ -243,12 +244,12 @@ int berth_cmd_run(int argc, char **argv) {
   }
   berth_status_t st;
   if (reference) st = berth_ref_create(p, &ref, &diag);
-  else if (bf) st = berth_session_create(&bf->compiled, sanitize, &sess, &diag);
+  else if (bf) st = berth_session_create(&bf->compiled.exec, sanitize, &sess, &diag);
   else {
     berth_cli_planning_note(&opt);
     st = berth_plan_compile(p, &opt, &compiled, &diag);
     berth_cli_progress_end();
-    if (!st) st = berth_session_create(compiled, sanitize, &sess, &diag);
+    if (!st) st = berth_session_create(&compiled->exec, sanitize, &sess, &diag);
   }
   if (ref) berth_ref_set_max_steps(ref, max_steps);
   if (sess) berth_session_set_max_steps(sess, max_steps);

@@ -2,7 +2,7 @@
 #ifndef BERTH_TOOLS_OPS_HEADER_H
 #define BERTH_TOOLS_OPS_HEADER_H
 
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 #include <stdio.h>
 

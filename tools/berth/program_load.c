@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "program_load.h"
 
-#include "format/write_program.h"
+#include "writer/ir_section.h"
 #include "tensor_io.h"
 
 #include <errno.h>
@@ -174,7 +174,7 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
   char pools[1024];
   const char *text;
   size_t text_len;
-  if (berth_format_ir_decode(b->prog->ir, b->prog->ir_size, &o, pools_buf ? pools_buf : pools,
+  if (berth_ir_section_decode(b->prog->ir, b->prog->ir_size, &o, pools_buf ? pools_buf : pools,
                              pools_buf ? pools_cap : sizeof pools, &text, &text_len, &diag)) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
     return NULL;

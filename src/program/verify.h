@@ -6,7 +6,7 @@
  *   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
  *   if (berth_verify_program(p, scratch, need, &diag) != BERTH_OK) reject the file (msg says why);
  *
- * It works on the flat instruction stream of runtime/exec_program.h only and trusts nothing
+ * It works on the flat instruction stream of program/exec_program.h only and trusts nothing
  * the planner believed: the compiler runs it on everything it emits and the loader on every
  * file it loads (runtime side: no malloc, no stdio; working memory comes from the caller).
  *
@@ -66,11 +66,11 @@
  * written on some path from the method entry".
  *
  * Messages start with "method <name>: ". */
-#ifndef BERTH_FORMAT_VERIFY_H
-#define BERTH_FORMAT_VERIFY_H
+#ifndef BERTH_PROGRAM_VERIFY_H
+#define BERTH_PROGRAM_VERIFY_H
 
 #include "berth/status.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -103,19 +103,13 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
 berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch, size_t scratch_size,
                                     berth_diag_t *diag);
 
-/* ---- formatting helpers (also used by the sanitizer and the disassembler) ------------- */
+/* ---- helpers (also used by the sanitizer and the disassembler; names: exec_names.h) -- */
 
-/* Writes "%name" of value v ("%v<id>" when it has no name; no second '%' when the name has
- * one). Returns buf. */
-char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap);
 /* True if value v is a mutable buffer: STATE storage, not windowed, and neither written by a
  * kernel nor handed on by a RENAME (such a STATE value is a buffer's new value computed in
  * the buffer's own bytes, see the planner's copy_ in place). Buffers are intact at entry and
  * must be at return. Assumes a verified method. O(instructions). */
 bool berth_verify_value_is_buffer(const berth_exec_method_t *m, int32_t v);
-/* Writes what instruction i is: "kernel add", "copy", "rename", "jump", "jump_if_false",
- * "loop_init", "loop_next", "return" ("?" when out of range). Returns buf. */
-char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -13,13 +13,13 @@
  * The writer does not verify: it serializes what it is given (the compiler verifies what it
  * emits, and the loader re-checks everything). Fields a value or instruction does not use
  * are written as zero, so the output is canonical: the same program gives the same bytes. */
-#ifndef BERTH_FORMAT_WRITE_PROGRAM_H
-#define BERTH_FORMAT_WRITE_PROGRAM_H
+#ifndef BERTH_WRITER_WRITE_PROGRAM_H
+#define BERTH_WRITER_WRITE_PROGRAM_H
 
 #include "berth/status.h"
 #include "ir/ir.h"
 #include "plan/plan.h"
-#include "runtime/exec_program.h"
+#include "program/exec_program.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,12 +42,5 @@ berth_format_write_options_t berth_format_write_options_default(void);
  * ranks or names that the format cannot hold), BERTH_ERR_RESOURCE_EXHAUSTED. */
 berth_status_t berth_format_write(const berth_exec_program_t *p, const berth_format_write_options_t *opt,
                                   uint8_t **out, size_t *out_len, berth_diag_t *diag);
-
-/* Decodes a loaded program's IR section (berth_format_program_t.ir, .ir_size): the planner
- * options the file was compiled with (opt->pools points into pools_buf, or is NULL) and the
- * canonical IR text (*text points into ir, *text_len bytes, not NUL-terminated).
- * BERTH_ERR_CORRUPT_DATA when a recorded option is out of range. */
-berth_status_t berth_format_ir_decode(const uint8_t *ir, uint64_t ir_size, berth_plan_options_t *opt, char *pools_buf,
-                                      size_t pools_cap, const char **text, size_t *text_len, berth_diag_t *diag);
 
 #endif

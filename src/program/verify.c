@@ -1,18 +1,15 @@
 /* The independent verifier of emitted programs: structural checks, a loop-register range
  * analysis, and the "intact" must-dataflow of DESIGN rule 8 (see verify.h). Runtime side:
  * no malloc, no stdio; every array lives in the caller's scratch. */
-#include "format/verify.h"
+#include "program/verify.h"
+#include "base/try.h"
+
+#include "program/exec_names.h"
 
 #include "base/checked.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-#define TRY(expr)                              \
-  do {                                         \
-    berth_status_t try_st_ = (expr);           \
-    if (try_st_ != BERTH_OK) return try_st_;   \
-  } while (0)
 
 #define MAX_LOOP_COUNT ((int64_t)1 << 62)
 /* Register range "unknown": unset on some path, or not bounded by a loop count. Otherwise a
@@ -167,44 +164,6 @@ size_t berth_verify_program_scratch_size(const berth_exec_program_t *p) {
 
 /* ---- names and messages ----------------------------------------------------------------- */
 
-char *berth_verify_format_value(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap) {
-  const char *name = (m && v >= 0 && v < m->n_values && m->values) ? m->values[v].name : NULL;
-  if (name && name[0]) berth_format(buf, cap, name[0] == '%' ? "%s" : "%%%s", name);
-  else berth_format(buf, cap, "%%v%d", (int)v);
-  return buf;
-}
-
-static const char *opcode_name(uint8_t op) {
-  switch (op) {
-    case BERTH_I_KERNEL: return "kernel";
-    case BERTH_I_COPY: return "copy";
-    case BERTH_I_RENAME: return "rename";
-    case BERTH_I_JUMP: return "jump";
-    case BERTH_I_JUMP_IF_FALSE: return "jump_if_false";
-    case BERTH_I_LOOP_INIT: return "loop_init";
-    case BERTH_I_LOOP_NEXT: return "loop_next";
-    case BERTH_I_RETURN: return "return";
-    case BERTH_I_ASSERT: return "assert";
-  }
-  return "?";
-}
-
-char *berth_verify_format_instr(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap) {
-  if (!m || !m->instrs || i < 0 || i >= m->n_instrs) {
-    berth_format(buf, cap, "?");
-    return buf;
-  }
-  const berth_instr_t *ins = &m->instrs[i];
-  if (ins->opcode == BERTH_I_KERNEL) {
-    const berth_op_def_t *def = berth_op_get(ins->op);
-    if (def) berth_format(buf, cap, "kernel %s", def->name);
-    else berth_format(buf, cap, "kernel op %u", (unsigned)ins->op);
-  } else {
-    berth_format(buf, cap, "%s", opcode_name(ins->opcode));
-  }
-  return buf;
-}
-
 static const char *method_name(const berth_exec_method_t *m) {
   return m->name && m->name[0] ? m->name : "?";
 }
@@ -236,11 +195,11 @@ typedef struct bytes_buf {
 } bytes_buf_t;
 
 static const char *vname(const vctx_t *c, int32_t v, name_buf_t *b) {
-  return berth_verify_format_value(c->m, v, b->s, sizeof b->s);
+  return berth_exec_value_name(c->m, v, b->s, sizeof b->s);
 }
 
 static const char *iname(const vctx_t *c, int32_t i, name_buf_t *b) {
-  return berth_verify_format_instr(c->m, i, b->s, sizeof b->s);
+  return berth_exec_instr_name(c->m, i, b->s, sizeof b->s);
 }
 
 static int32_t ident(const vctx_t *c, int32_t v) {
@@ -443,18 +402,18 @@ static berth_status_t check_values(vctx_t *c) {
           return CORRUPT("value %d (%s): arena pool %u out of range (%d pools)", (int)v,
                          vname(c, v, &nb), (unsigned)x->pool, (int)m->n_pools);
         berth_format(where, sizeof where, "arena pool %u", (unsigned)x->pool);
-        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
-        TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
+        BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
+        BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
         e->key = space_key(BERTH_STORAGE_ARENA, x->pool);
         e->start = x->offset;
         break;
       case BERTH_STORAGE_CONST:
-        TRY(check_range(c, v, "constant blob", x->offset, size, c->p->constants_size, esz));
+        BERTH_TRY(check_range(c, v, "constant blob", x->offset, size, c->p->constants_size, esz));
         e->key = space_key(BERTH_STORAGE_CONST, 0);
         e->start = x->offset;
         break;
       case BERTH_STORAGE_STATE:
-        TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
+        BERTH_TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
         e->key = space_key(BERTH_STORAGE_STATE, 0);
         e->start = x->offset;
         break;
@@ -509,17 +468,6 @@ static berth_status_t check_values(vctx_t *c) {
   return BERTH_OK;
 }
 
-static const char *storage_word(uint8_t cls) {
-  switch (cls) {
-    case BERTH_STORAGE_ARENA: return "arena";
-    case BERTH_STORAGE_CONST: return "constant";
-    case BERTH_STORAGE_STATE: return "state";
-    case BERTH_STORAGE_INPUT: return "caller input";
-    case BERTH_STORAGE_OUTPUT: return "caller output";
-  }
-  return "?";
-}
-
 static berth_status_t check_io(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb;
@@ -535,7 +483,7 @@ static berth_status_t check_io(vctx_t *c) {
                                  : x->storage == BERTH_STORAGE_INPUT && x->index == (uint32_t)i;
     if (!ok)
       return CORRUPT("input %d (%s) has %s storage; expected %s", (int)i, vname(c, v, &nb),
-                     storage_word(x->storage),
+                     berth_exec_storage_name(x->storage),
                      c->p->alloc_inputs ? "arena (inputs are planned)" : "the caller's input buffer of its index");
   }
   for (int32_t j = 0; j < m->n_outputs; j++) {
@@ -553,12 +501,12 @@ static berth_status_t check_io(vctx_t *c) {
     if (x->storage == BERTH_STORAGE_CONST || x->storage == BERTH_STORAGE_STATE ||
         x->storage == BERTH_STORAGE_INPUT)
       return VIOLATION("output %d (%s) has %s storage; such a result must be copied into its own "
-                       "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), storage_word(x->storage));
+                       "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), berth_exec_storage_name(x->storage));
     bool ok = c->p->alloc_outputs ? x->storage == BERTH_STORAGE_ARENA
                                   : x->storage == BERTH_STORAGE_OUTPUT && x->index == (uint32_t)j;
     if (!ok)
       return CORRUPT("output %d (%s) has %s storage; expected %s", (int)j, vname(c, v, &nb),
-                     storage_word(x->storage),
+                     berth_exec_storage_name(x->storage),
                      c->p->alloc_outputs ? "arena (outputs are planned)" : "the caller's output buffer of its index");
   }
   /* A caller buffer is sized by the method's own input/output value of that index. */
@@ -630,7 +578,7 @@ static berth_status_t check_condition(vctx_t *c, int32_t i, const berth_instr_t 
   if (t->dtype != BERTH_DTYPE_BOOL || berth_type_numel(t) != 1) {
     char ts[64];
     return CORRUPT("instruction %d (%s): condition %s is %s; expected a one-element bool", (int)i,
-                   opcode_name(ins->opcode), vname(c, ops_of(c, ins)[0], &nb), berth_type_format(t, ts, sizeof ts));
+                   berth_exec_opcode_name(ins->opcode), vname(c, ops_of(c, ins)[0], &nb), berth_type_format(t, ts, sizeof ts));
   }
   return BERTH_OK;
 }
@@ -663,15 +611,15 @@ static berth_status_t check_instrs(vctx_t *c) {
     if (nops > 0) {
       if ((uint64_t)ins->operands + (uint64_t)nops > (uint64_t)m->n_operands)
         return CORRUPT("instruction %d (%s): operands [%u,+%d) out of range (%d operands)", (int)i,
-                       opcode_name(ins->opcode), (unsigned)ins->operands, (int)nops, (int)m->n_operands);
+                       berth_exec_opcode_name(ins->opcode), (unsigned)ins->operands, (int)nops, (int)m->n_operands);
       const int32_t *ops = ops_of(c, ins);
       for (int32_t k = 0; k < nops; k++)
         if (ops[k] < 0 || ops[k] >= c->nv)
           return CORRUPT("instruction %d (%s): operand %d is value id %d, out of range (%d values)",
-                         (int)i, opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
+                         (int)i, berth_exec_opcode_name(ins->opcode), (int)k, (int)ops[k], (int)c->nv);
     }
     switch (ins->opcode) {
-      case BERTH_I_KERNEL: TRY(check_kernel(c, i, ins)); break;
+      case BERTH_I_KERNEL: BERTH_TRY(check_kernel(c, i, ins)); break;
       case BERTH_I_COPY:
       case BERTH_I_RENAME: {
         const int32_t *ops = ops_of(c, ins);
@@ -688,13 +636,13 @@ static berth_status_t check_instrs(vctx_t *c) {
         }
         break;
       }
-      case BERTH_I_ASSERT: TRY(check_assert(c, i, ins)); break;
-      case BERTH_I_JUMP_IF_FALSE: TRY(check_condition(c, i, ins));
+      case BERTH_I_ASSERT: BERTH_TRY(check_assert(c, i, ins)); break;
+      case BERTH_I_JUMP_IF_FALSE: BERTH_TRY(check_condition(c, i, ins));
         /* fall through */
       case BERTH_I_JUMP:
         if (!in_range(ins->target, c->n))
           return CORRUPT("instruction %d (%s): target %d out of range [0,%d)", (int)i,
-                         opcode_name(ins->opcode), (int)ins->target, (int)c->n);
+                         berth_exec_opcode_name(ins->opcode), (int)ins->target, (int)c->n);
         break;
       case BERTH_I_LOOP_NEXT:
         if (!in_range(ins->target, c->n))
@@ -707,7 +655,7 @@ static berth_status_t check_instrs(vctx_t *c) {
       case BERTH_I_LOOP_INIT:
         if (ins->reg < 0 || ins->reg >= m->n_regs)
           return CORRUPT("instruction %d (%s): register %d out of range (%d registers)", (int)i,
-                         opcode_name(ins->opcode), (int)ins->reg, (int)m->n_regs);
+                         berth_exec_opcode_name(ins->opcode), (int)ins->reg, (int)m->n_regs);
         break;
       default: break;
     }
@@ -715,7 +663,7 @@ static berth_status_t check_instrs(vctx_t *c) {
   uint8_t last = m->instrs[c->n - 1].opcode;
   if (last != BERTH_I_JUMP && last != BERTH_I_RETURN)
     return CORRUPT("instruction %d (%s) is the last one and can fall off the end; a method ends "
-                   "with return or jump", (int)(c->n - 1), opcode_name(last));
+                   "with return or jump", (int)(c->n - 1), berth_exec_opcode_name(last));
   return BERTH_OK;
 }
 
@@ -1199,7 +1147,7 @@ static berth_status_t check_fixpoint(vctx_t *c, int pass) {
     if (!c->reached[b]) continue;
     load_block(c, b);
     for (int32_t i = c->block_start[b]; i < c->block_start[b + 1]; i++) {
-      TRY(pass == 0 ? check_windows_at(c, i, c->rcur) : check_reads_at(c, i, c->tmp));
+      BERTH_TRY(pass == 0 ? check_windows_at(c, i, c->rcur) : check_reads_at(c, i, c->tmp));
       transfer(c, i, c->tmp, c->tmp_n, c->rcur);
     }
   }
@@ -1225,7 +1173,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->p = p;
   c->m = &p->methods[method];
   c->diag = diag;
-  TRY(check_header(c));
+  BERTH_TRY(check_header(c));
   offsets_t o;
   if (!compute_layout(c->m, &o) || o.total + 8 > (uint64_t)SIZE_MAX)
     return vfail(c, BERTH_ERR_RESOURCE_EXHAUSTED, "too big to verify (%d values, %d instructions)",
@@ -1265,10 +1213,10 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->tin = at(base, o.tin);
   c->tout = at(base, o.tout);
 
-  TRY(check_values(c));
-  TRY(check_io(c));
-  TRY(check_instrs(c));
-  TRY(check_readonly(c));
+  BERTH_TRY(check_values(c));
+  BERTH_TRY(check_io(c));
+  BERTH_TRY(check_instrs(c));
+  BERTH_TRY(check_readonly(c));
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
       c->flags[v] |= F_STATE;
@@ -1283,7 +1231,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
     if (ins->opcode == BERTH_I_RENAME) c->flags[ops_of(c, ins)[0]] &= ~F_STATE;
   }
   sort_values(c);
-  TRY(check_entry_disjoint(c));
+  BERTH_TRY(check_entry_disjoint(c));
   c->n_slots = 0;
   for (int32_t v = 0; v < c->nv; v++) c->slot[v] = -1;
   for (int32_t v = 0; v < c->nv; v++) {
@@ -1293,9 +1241,9 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   c->nwn = ((size_t)c->n_slots + 63) / 64;
   build_blocks(c);
   run_dataflow(c);
-  TRY(check_fixpoint(c, 0));
-  TRY(check_fixpoint(c, 1));
-  TRY(check_disjoint_operands(c));
+  BERTH_TRY(check_fixpoint(c, 0));
+  BERTH_TRY(check_fixpoint(c, 1));
+  BERTH_TRY(check_disjoint_operands(c));
   return BERTH_OK;
 }
 
@@ -1305,6 +1253,6 @@ berth_status_t berth_verify_program(const berth_exec_program_t *p, void *scratch
   if (p->n_methods < 0 || (p->n_methods > 0 && !p->methods))
     return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "verify: bad method table (%d methods)",
                       (int)p->n_methods);
-  for (int32_t i = 0; i < p->n_methods; i++) TRY(berth_verify_method(p, i, scratch, scratch_size, diag));
+  for (int32_t i = 0; i < p->n_methods; i++) BERTH_TRY(berth_verify_method(p, i, scratch, scratch_size, diag));
   return BERTH_OK;
 }

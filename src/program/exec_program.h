@@ -15,14 +15,14 @@
  * (for scan inputs read in place and per-step outputs written in place). Its identity for
  * the verifier and the sanitizer is the parent's.
  *
- * Contracts the verifier (format/verify.h) checks beyond the field comments below: loop
+ * Contracts the verifier (program/verify.h) checks beyond the field comments below: loop
  * registers are unset at method entry (LOOP_INIT before any use); every offset, and a
  * window's offset and stride, is a multiple of the element size; method input i is INPUT
  * index i (ARENA when alloc_inputs), method output j is OUTPUT index j (ARENA when
  * alloc_outputs); STATE values never share bytes; the last instruction is JUMP or RETURN;
  * a COPY may have src and dst on identical bytes (a no-op) but not partly overlapping. */
-#ifndef BERTH_RUNTIME_EXEC_PROGRAM_H
-#define BERTH_RUNTIME_EXEC_PROGRAM_H
+#ifndef BERTH_PROGRAM_EXEC_PROGRAM_H
+#define BERTH_PROGRAM_EXEC_PROGRAM_H
 
 #include "berth/types.h"
 #include "kernels/op_table.h"
