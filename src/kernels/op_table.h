@@ -160,7 +160,6 @@
   X(GRU, gru)                    \
   X(CAUSAL_CONV_WITH_STATE, causal_conv_with_state) \
   X(LINEAR_ATTENTION, linear_attention) \
-  X(NARROW_CAST, narrow_cast)   \
   /* quantization and signal processing */ \
   X(QUANTIZE_LINEAR, quantize_linear)     \
   X(DEQUANTIZE_LINEAR, dequantize_linear) \
