@@ -35,7 +35,8 @@
 #define MAX_IO 64
 
 typedef struct ot_opts {
-  bool sanitize, verbose, keep_control_flow;
+  bool sanitize, verbose, keep_control_flow, print_ir;
+  struct ot_op_table *ops; /* --per-op: counts by op type (NULL: not counted) */
   int64_t max_trip_count;
   uint64_t max_steps; /* --max-steps (0: the runtime's default) */
 } ot_opts_t;
@@ -43,6 +44,75 @@ typedef struct ot_opts {
 typedef struct ot_counts {
   int passed, failed, unsupported;
 } ot_counts_t;
+
+typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
+
+/* --per-op: folders by result for every op type (of the default domain) their models use. */
+typedef struct ot_op_count {
+  char *name;
+  int passed, failed, unsupported;
+} ot_op_count_t;
+struct ot_op_table;
+typedef struct ot_op_table {
+  ot_op_count_t *rows;
+  int n, cap;
+} ot_op_table_t;
+
+static void op_count(ot_op_table_t *t, const char *name, int result) {
+  int i = 0;
+  while (i < t->n && strcmp(t->rows[i].name, name) != 0) i++;
+  if (i == t->n) {
+    if (t->n == t->cap) {
+      int cap = t->cap ? 2 * t->cap : 64;
+      ot_op_count_t *r = realloc(t->rows, (size_t)cap * sizeof *r);
+      if (!r) return; /* the table is a report: a row lost to memory is not a test failure */
+      t->rows = r;
+      t->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) return;
+    t->rows[t->n++] = (ot_op_count_t){copy, 0, 0, 0};
+  }
+  int *slot = result == OT_PASS ? &t->rows[i].passed : result == OT_FAIL ? &t->rows[i].failed : &t->rows[i].unsupported;
+  (*slot)++;
+}
+
+/* Counts each op type of graph g (and of its sub-graphs) once for this folder's result. */
+static void op_count_graph(ot_op_table_t *t, const Onnx__GraphProto *g, int result, char **seen, int *n_seen, int cap) {
+  for (size_t k = 0; g && k < g->n_node; k++) {
+    const Onnx__NodeProto *nd = g->node[k];
+    const char *dom = nd->domain ? nd->domain : "";
+    const char *ty = nd->op_type ? nd->op_type : "";
+    if ((!dom[0] || strcmp(dom, "ai.onnx") == 0) && ty[0]) {
+      bool dup = false;
+      for (int s = 0; s < *n_seen && !dup; s++) dup = strcmp(seen[s], ty) == 0;
+      if (!dup && *n_seen < cap) {
+        seen[(*n_seen)++] = (char *)ty;
+        op_count(t, ty, result);
+      }
+    }
+    for (size_t a = 0; a < nd->n_attribute; a++) {
+      op_count_graph(t, nd->attribute[a]->g, result, seen, n_seen, cap);
+      for (size_t j = 0; j < nd->attribute[a]->n_graphs; j++)
+        op_count_graph(t, nd->attribute[a]->graphs[j], result, seen, n_seen, cap);
+    }
+  }
+}
+
+static int op_row_cmp(const void *a, const void *b) {
+  return strcmp(((const ot_op_count_t *)a)->name, ((const ot_op_count_t *)b)->name);
+}
+
+static void op_table_print(ot_op_table_t *t) {
+  if (t->n) qsort(t->rows, (size_t)t->n, sizeof *t->rows, op_row_cmp);
+  printf("%-28s %7s %7s %12s\n", "op", "passed", "failed", "unsupported");
+  for (int i = 0; i < t->n; i++) {
+    printf("%-28s %7d %7d %12d\n", t->rows[i].name, t->rows[i].passed, t->rows[i].failed, t->rows[i].unsupported);
+    free(t->rows[i].name);
+  }
+  free(t->rows);
+}
+
 
 /* snprintf that reports truncation (a path too long is a failure, not a silent cut). */
 static bool fmt_ok(int rc, size_t cap) { return rc >= 0 && (size_t)rc < cap; }
@@ -204,7 +274,6 @@ static bool compare(const berth_onnx_tensor_t *want, const berth_type_t *got_t, 
 
 /* ---- one test folder ------------------------------------------------------------------- */
 
-typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
 
 typedef struct ot_data {
   int n_in, n_out;
@@ -360,7 +429,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     data_free(&d);
     return st == BERTH_ERR_UNIMPLEMENTED ? OT_UNSUPPORTED : OT_FAIL;
   }
-  if (o->verbose) {
+  if (o->print_ir) {
     char *text = berth_ir_print(p);
     if (text) fprintf(stderr, "%s\n", text);
     free(text);
@@ -454,6 +523,13 @@ done:
   return r;
 }
 
+static void count_ops(const ot_opts_t *o, const Onnx__ModelProto *mp, ot_result_t r) {
+  if (!o->ops) return;
+  char *seen[512];
+  int n_seen = 0;
+  op_count_graph(o->ops, mp->graph, r, seen, &n_seen, 512);
+}
+
 static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, size_t cap) {
   char path[4096];
   if (!fmt_ok(snprintf(path, sizeof path, "%s/model.onnx", dir), sizeof path)) {
@@ -489,6 +565,7 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
       if (kind) {
         snprintf(why, cap, "onnx: graph %s '%s' has %s type; berth supports tensors only", io ? "output" : "input",
                  vi->name ? vi->name : "", kind);
+        count_ops(o, mp, OT_UNSUPPORTED);
         onnx__model_proto__free_unpacked(mp, NULL);
         free(model);
         return OT_UNSUPPORTED;
@@ -510,6 +587,7 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
     snprintf(why, cap, "no test_data_set_* folder");
     r = OT_FAIL;
   }
+  count_ops(o, mp, r);
   onnx__model_proto__free_unpacked(mp, NULL);
   free(model);
   return r;
@@ -564,10 +642,13 @@ static int run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int dep
 int berth_cmd_onnx_test(int argc, char **argv) {
   ot_opts_t o;
   memset(&o, 0, sizeof o);
+  ot_op_table_t op_table = {NULL, 0, 0};
   int n_dirs = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--sanitize") == 0) o.sanitize = true;
     else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) o.verbose = true;
+    else if (strcmp(argv[i], "--print-ir") == 0) o.print_ir = true;
+    else if (strcmp(argv[i], "--per-op") == 0) o.ops = &op_table;
     else if (strcmp(argv[i], "--keep-control-flow") == 0) o.keep_control_flow = true;
     else if (strcmp(argv[i], "--max-trip-count") == 0 && i + 1 < argc) o.max_trip_count = strtoll(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--max-steps") == 0) {
@@ -578,7 +659,7 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     } else n_dirs++;
   }
   if (n_dirs == 0) {
-    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] DIR...\n");
+    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n");
     return 2;
   }
   ot_counts_t c = {0, 0, 0};
@@ -606,6 +687,7 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     }
   }
   berth_cli_progress_end();
+  if (o.ops) op_table_print(o.ops);
   printf("%d passed, %d failed, %d unsupported\n", c.passed, c.failed, c.unsupported);
   return c.failed ? 1 : 0;
 }

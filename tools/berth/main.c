@@ -87,7 +87,8 @@ static const cmd_help_t helps[] = {
      "  --no-verify   print a file the plan verifier rejects (structural checks still run)\n"
      "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
     {"onnx-test",
-     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] DIR...\n"
+     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v]\n"
+     "                       [--per-op] [--print-ir] DIR...\n"
      "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
      "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
      "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
@@ -95,7 +96,10 @@ static const cmd_help_t helps[] = {
      "  --keep-control-flow   keep If nodes whose condition folds to a constant\n"
      "  --max-trip-count N    bound Loops with scan outputs whose trip count is dynamic\n"
      "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
-     "  -v, --verbose         also print PASS lines\n"},
+     "  -v, --verbose         also print PASS lines\n"
+     "  --per-op              before the totals, a table of folders passed, failed and\n"
+     "                        unsupported for every op type (default domain) their models use\n"
+     "  --print-ir            print each imported program's IR text to stderr\n"},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
     {"help",
      "usage: berth help [COMMAND]\n"
