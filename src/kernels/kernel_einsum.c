@@ -17,13 +17,14 @@
 enum { EIN_TERMS, EIN_OUTPUT };
 
 #define EIN_LABELS 52
+#define EIN_MAX_SUM 16 /* summed labels (a fixed cap keeps the plan small on the stack) */
 
 typedef struct ein_plan {
   int32_t n_ops, n_out, n_sum; /* operands, output labels, summed labels */
-  int64_t out_dims[BERTH_MAX_RANK], sum_dims[EIN_LABELS];
+  int64_t out_dims[BERTH_MAX_RANK], sum_dims[EIN_MAX_SUM];
   /* element strides of each operand per output label and per summed label */
   int64_t out_stride[BERTH_MAX_ATTR_INTS][BERTH_MAX_RANK];
-  int64_t sum_stride[BERTH_MAX_ATTR_INTS][EIN_LABELS];
+  int64_t sum_stride[BERTH_MAX_ATTR_INTS][EIN_MAX_SUM];
 } ein_plan_t;
 
 static int32_t term_rank(int64_t t) { return (int32_t)(t & 15); }
@@ -39,7 +40,8 @@ static berth_status_t ein_term_ok(int64_t t, const char *what, int32_t k, berth_
   return BERTH_OK;
 }
 
-static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, ein_plan_t *p,
+/* in[k] is operand k's type. */
+static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type_t *const *in, int32_t n_in, ein_plan_t *p,
                                berth_type_t *out, berth_diag_t *diag) {
   const berth_attr_value_t *terms = &attrs[EIN_TERMS];
   int64_t ot = attrs[EIN_OUTPUT].i, dim[EIN_LABELS];
@@ -53,20 +55,20 @@ static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type
   for (int32_t k = 0; k < n_in; k++) {
     int64_t t = terms->ints[k];
     BERTH_TRY(ein_term_ok(t, "term", k, diag));
-    if (term_rank(t) != in[k].rank)
+    if (term_rank(t) != in[k]->rank)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "einsum: term %d names %d dims of operand %s, expected %d", (int)k,
-                        (int)term_rank(t), berth_type_format(&in[k], a, sizeof a), (int)in[k].rank);
-    for (int32_t j = 0; j < in[k].rank; j++) {
+                        (int)term_rank(t), berth_type_format(in[k], a, sizeof a), (int)in[k]->rank);
+    for (int32_t j = 0; j < in[k]->rank; j++) {
       int32_t l = term_label(t, j);
-      if (dim[l] >= 0 && dim[l] != in[k].dims[j])
+      if (dim[l] >= 0 && dim[l] != in[k]->dims[j])
         return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "einsum: label %d is %lld in operand %d %s but %lld before, expected one size",
-                          (int)l, (long long)in[k].dims[j], (int)k, berth_type_format(&in[k], a, sizeof a), (long long)dim[l]);
-      dim[l] = in[k].dims[j];
+                          (int)l, (long long)in[k]->dims[j], (int)k, berth_type_format(in[k], a, sizeof a), (long long)dim[l]);
+      dim[l] = in[k]->dims[j];
     }
   }
   BERTH_TRY(ein_term_ok(ot, "output", 0, diag));
   bool in_out[EIN_LABELS] = {false};
-  berth_kernel_type_init(out, in[0].dtype, term_rank(ot));
+  berth_kernel_type_init(out, in[0]->dtype, term_rank(ot));
   for (int32_t j = 0; j < term_rank(ot); j++) {
     int32_t l = term_label(ot, j);
     if (dim[l] < 0 || in_out[l])
@@ -81,21 +83,23 @@ static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type
   for (int32_t l = 0; l < EIN_LABELS; l++)
     if (dim[l] > 0 && !berth_mul_i64(work, dim[l], &work))
       return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "einsum: the product of the label sizes is over 2^63");
-  int32_t sum_label[EIN_LABELS];
+  int32_t sum_label[EIN_MAX_SUM];
   for (int32_t l = 0; l < EIN_LABELS; l++)
     if (dim[l] >= 0 && !in_out[l]) {
+      if (p->n_sum == EIN_MAX_SUM)
+        return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "einsum: more than %d summed labels", EIN_MAX_SUM);
       sum_label[p->n_sum] = l;
       p->sum_dims[p->n_sum++] = dim[l];
     }
   for (int32_t k = 0; k < n_in; k++) {
     int64_t t = terms->ints[k], s = 1;
-    for (int32_t j = in[k].rank - 1; j >= 0; j--) {
+    for (int32_t j = in[k]->rank - 1; j >= 0; j--) {
       int32_t l = term_label(t, j);
       for (int32_t o = 0; o < p->n_out; o++)
         if (term_label(ot, o) == l) p->out_stride[k][o] += s;
       for (int32_t q = 0; q < p->n_sum; q++)
         if (sum_label[q] == l) p->sum_stride[k][q] += s;
-      s *= in[k].dims[j] ? in[k].dims[j] : 1;
+      s *= in[k]->dims[j] ? in[k]->dims[j] : 1;
     }
   }
   return BERTH_OK;
@@ -109,7 +113,7 @@ static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type
     for (int32_t q = 0; q < p->n_sum; q++) n_sum_el *= p->sum_dims[q];                                \
     for (int64_t e = 0; e < n_out_el; e++) {                                                          \
       U acc = 0;                                                                                      \
-      int64_t si[EIN_LABELS] = {0}, off[BERTH_MAX_ATTR_INTS];                                   \
+      int64_t si[EIN_MAX_SUM] = {0}, off[BERTH_MAX_ATTR_INTS];                                   \
       for (int32_t k = 0; k < p->n_ops; k++) off[k] = base[k];                                        \
       for (int64_t c = 0; c < n_sum_el; c++) {                                                        \
         U prod = (U)((const T *)in[0].data)[off[0]];                                                  \
@@ -143,16 +147,19 @@ static berth_status_t einsum_infer(const berth_attr_value_t *attrs, const berth_
   BERTH_TRY(berth_kernel_check_dtype("einsum", 0, in[0].dtype, BERTH_MASK_NUM, diag));
   for (int32_t k = 1; k < n_in; k++) BERTH_TRY(berth_kernel_check_same_dtype("einsum", in, 0, k, diag));
   BERTH_TRY(berth_kernel_check_ints("einsum", "terms", &attrs[EIN_TERMS], diag));
+  const berth_type_t *types[BERTH_MAX_ATTR_INTS];
+  for (int32_t k = 0; k < n_in; k++) types[k] = &in[k];
   ein_plan_t p;
-  BERTH_TRY(ein_plan(attrs, in, n_in, &p, out, diag));
+  BERTH_TRY(ein_plan(attrs, types, n_in, &p, out, diag));
   return berth_kernel_check_output("einsum", out, diag);
 }
 
 static void einsum_run(const berth_kernel_call_t *call) {
-  berth_type_t in[BERTH_MAX_ATTR_INTS], out;
-  for (int32_t k = 0; k < call->n_in; k++) in[k] = *call->in[k].type;
+  const berth_type_t *types[BERTH_MAX_ATTR_INTS];
+  berth_type_t out;
+  for (int32_t k = 0; k < call->n_in; k++) types[k] = call->in[k].type;
   ein_plan_t p;
-  ein_plan(call->attrs, in, call->n_in, &p, &out, NULL);
+  ein_plan(call->attrs, types, call->n_in, &p, &out, NULL);
   int64_t n = berth_type_numel(&out);
   if (n == 0) return;
   ein_kernels[out.dtype](&p, call->in, call->out[0].data, n);

@@ -1025,11 +1025,16 @@ static void nms_class(const nms_args_t *a, int64_t b, int64_t c, int64_t *cand, 
   int64_t base = (b * C + c) * N;
   for (int64_t i = 0; i < N; i++)
     if (!a->has_score || cval_f(s, base + i) > a->score) cand[nc++] = i;
-  /* best first: higher score, then lower index (insertion sort: N is small in practice) */
-  for (int64_t i = 1; i < nc; i++) {
-    int64_t v = cand[i], j = i;
-    while (j > 0 && cval_f(s, base + cand[j - 1]) < cval_f(s, base + v)) cand[j] = cand[j - 1], j--;
-    cand[j] = v;
+  /* best first: higher score, then lower index (a stable merge sort by score; chosen is
+   * its scratch until the selection below) */
+  for (int64_t w = 1; w < nc; w *= 2) {
+    for (int64_t lo = 0; lo < nc; lo += 2 * w) {
+      int64_t mid = lo + w < nc ? lo + w : nc, hi = lo + 2 * w < nc ? lo + 2 * w : nc, i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) chosen[k++] = cval_f(s, base + cand[j]) > cval_f(s, base + cand[i]) ? cand[j++] : cand[i++];
+      while (i < mid) chosen[k++] = cand[i++];
+      while (j < hi) chosen[k++] = cand[j++];
+    }
+    memcpy(cand, chosen, sizeof(int64_t) * (size_t)nc);
   }
   for (int64_t k = 0; k < nc && nch < a->max_out; k++) {
     bool keep = true;
@@ -1070,6 +1075,9 @@ static berth_status_t op_nms(ox_ctx_t *cx) {
   OX_TRY(nms_scalar(cx, 4, "score_threshold" DATA_SHAPE, &a.score, &a.has_score));
   int64_t B = bt->dims[0], N = bt->dims[1], C = st->dims[1];
   a.max_out = mo > 0 ? (mo < (double)N ? (int64_t)mo : N) : 0;
+  if ((double)B * (double)C * (double)N * (double)a.max_out > 1e10)
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%lld x %lld x %lld boxes with up to %lld kept per class is too much work to "
+                   "compute at compile time", (long long)B, (long long)C, (long long)N, (long long)a.max_out);
   size_t most = (size_t)B * (size_t)C * (size_t)(a.max_out ? a.max_out : 1); /* dims are small enough to be constants */
   int64_t *sel = malloc(sizeof(int64_t) * 3 * most), *cand = malloc(sizeof(int64_t) * (size_t)(N ? N : 1)),
           *chosen = malloc(sizeof(int64_t) * (size_t)(N ? N : 1)), m = 0;
