@@ -135,6 +135,11 @@ static void test_resample(void) {
   tc_arg(&r3, ty(I64, 1, 0), NULL);
   tc_arg(&r3, ty(F64, 1, 0), NULL);
   EXPECT_REJECT(&r3, "taps");
+  tcall_t r4 = tc_op(&berth_op_def_resample); /* a scalar has no dim to resample */
+  tc_arg(&r4, ty(F32, 0), (float[]){1});
+  tc_arg(&r4, ty(I64, 1, 0), NULL);
+  tc_arg(&r4, ty(F64, 1, 0), NULL);
+  EXPECT_REJECT(&r4, "shape and taps have 0 and 0 values");
 }
 
 /* ---- conv_transpose against a direct sum ------------------------------------------------------ */

@@ -31,7 +31,7 @@ static berth_status_t resample_infer(const berth_attr_value_t *attrs, const bert
   const berth_type_t *x = &in[0];
   char sa[160];
   int32_t r = x->rank;
-  if (attrs[RS_SHAPE].n != r || attrs[RS_TAPS].n != r)
+  if (r < 1 || attrs[RS_SHAPE].n != r || attrs[RS_TAPS].n != r)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: shape and taps have %d and %d values for input %s",
                       (int)attrs[RS_SHAPE].n, (int)attrs[RS_TAPS].n, berth_type_format(x, sa, sizeof sa));
   int64_t total = 0;
