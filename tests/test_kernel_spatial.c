@@ -136,6 +136,11 @@ static void test_resample(void) {
   tc_arg(&r3, ty(I64, 1, 0), NULL);
   tc_arg(&r3, ty(F64, 1, 0), NULL);
   EXPECT_REJECT(&r3, "taps");
+  tcall_t r4 = tc_op(&berth_op_def_resample); /* a scalar has no dim to resample */
+  tc_arg(&r4, ty(F32, 0), (float[]){1});
+  tc_arg(&r4, ty(I64, 1, 0), NULL);
+  tc_arg(&r4, ty(F64, 1, 0), NULL);
+  EXPECT_REJECT(&r4, "shape and taps have 0 and 0 values");
 }
 
 /* ---- conv_transpose against a direct sum ------------------------------------------------------ */
@@ -246,6 +251,71 @@ static void test_col2im(void) {
   TC_INTS(&r1, "block", 3);
   tc_arg(&r1, ty(F32, 3, 1, 3, 4), NULL);
   EXPECT_REJECT(&r1, "must be [N, C * 3, 3]");
+}
+
+/* ---- roi_align, deform_conv ---------------------------------------------------------------- */
+
+static void test_roi_align(void) {
+  const float x[4] = {1, 2, 3, 4}; /* [1, 1, 2, 2] */
+  const float rois[4] = {0, 0, 1, 1};
+  void *bufs[2];
+  for (int mode = 0; mode < 2; mode++) {
+    tcall_t c = tc_op(&berth_op_def_roi_align);
+    tc_int(&c, "mode", mode);
+    TC_INTS(&c, "output", 1, 1);
+    tc_int(&c, "sampling_ratio", 1);
+    tc_int(&c, "half_pixel", 0);
+    tc_arg(&c, ty(F32, 4, 1, 1, 2, 2), x);
+    tc_arg(&c, ty(F32, 2, 1, 4), rois);
+    tc_arg(&c, ty(I64, 1, 1), (int64_t[]){0});
+    berth_type_t want[2] = {ty(F32, 4, 1, 1, 1, 1), ty(BOOL, 0)};
+    if (run2(__LINE__, &c, want, bufs)) {
+      /* one sample at (0.5, 0.5): the mean of the four (avg), the largest weighted corner (max) */
+      float got = *(float *)bufs[0];
+      CHECK_MSG(got == (mode ? 1.0f : 2.5f), "roi_align mode %d: %g", mode, got);
+      CHECK(*(uint8_t *)bufs[1] == 1);
+      free(bufs[0]), free(bufs[1]);
+    }
+  }
+  /* a batch index past N: zeros and ok = 0, never a read out of bounds */
+  tcall_t c = tc_op(&berth_op_def_roi_align);
+  TC_INTS(&c, "output", 1, 1);
+  tc_arg(&c, ty(F32, 4, 1, 1, 2, 2), x);
+  tc_arg(&c, ty(F32, 2, 1, 4), rois);
+  tc_arg(&c, ty(I32, 1, 1), (int32_t[]){1});
+  berth_type_t want[2] = {ty(F32, 4, 1, 1, 1, 1), ty(BOOL, 0)};
+  if (run2(__LINE__, &c, want, bufs)) {
+    CHECK(*(float *)bufs[0] == 0 && *(uint8_t *)bufs[1] == 0);
+    free(bufs[0]), free(bufs[1]);
+  }
+  /* a box of 1e30: more than 2^16 samples per bin side is refused at run time */
+  tcall_t c2 = tc_op(&berth_op_def_roi_align);
+  TC_INTS(&c2, "output", 1, 1);
+  tc_arg(&c2, ty(F32, 4, 1, 1, 2, 2), x);
+  tc_arg(&c2, ty(F32, 2, 1, 4), (float[]){0, 0, 1e30f, 1});
+  tc_arg(&c2, ty(I64, 1, 1), (int64_t[]){0});
+  if (run2(__LINE__, &c2, want, bufs)) {
+    CHECK(*(uint8_t *)bufs[1] == 0);
+    free(bufs[0]), free(bufs[1]);
+  }
+}
+
+static void test_deform_conv(void) {
+  float x[9], off[18] = {0};
+  for (int i = 0; i < 9; i++) x[i] = (float)i;
+  off[0] = 0.5f; /* output (0, 0): dh 0.5 */
+  off[9] = 1.0f; /* and dw 1: samples (0.5, 1), between 1 and 4 */
+  off[8] = 10;   /* output (2, 2): dh 10, off the map: 0 */
+  tcall_t c = tc_op(&berth_op_def_deform_conv);
+  tc_arg(&c, ty(F32, 4, 1, 1, 3, 3), x);
+  tc_arg(&c, ty(F32, 4, 1, 1, 1, 1), (float[]){2});
+  tc_arg(&c, ty(F32, 4, 1, 2, 3, 3), off);
+  EXPECT(&c, ty(F32, 4, 1, 1, 3, 3), ((float[]){5, 2, 4, 6, 8, 10, 12, 14, 0}));
+  tcall_t r1 = tc_op(&berth_op_def_deform_conv);
+  tc_arg(&r1, ty(F32, 4, 1, 1, 3, 3), x);
+  tc_arg(&r1, ty(F32, 4, 1, 1, 1, 1), (float[]){2});
+  tc_arg(&r1, ty(F32, 4, 1, 2, 2, 3), off);
+  EXPECT_REJECT(&r1, "expected [1, 2, 3, 3]");
 }
 
 /* ---- ONNX models ------------------------------------------------------------------------------ */
@@ -432,6 +502,8 @@ int main(void) {
   test_conv_transpose();
   test_grid_sample();
   test_col2im();
+  test_roi_align();
+  test_deform_conv();
   test_onnx_gather_elements_check();
   test_onnx_resize_computed_sizes();
   test_onnx_split_uneven();

@@ -19,6 +19,7 @@
 enum { RS_SHAPE, RS_TAPS, RS_EXTRAP };
 
 #define RS_MAX_TAPS 4096
+#define RS_MAX_COMBOS 64
 
 static berth_status_t resample_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
                                      berth_type_t *out, berth_diag_t *diag) {
@@ -30,7 +31,7 @@ static berth_status_t resample_infer(const berth_attr_value_t *attrs, const bert
   const berth_type_t *x = &in[0];
   char sa[160];
   int32_t r = x->rank;
-  if (attrs[RS_SHAPE].n != r || attrs[RS_TAPS].n != r)
+  if (r < 1 || attrs[RS_SHAPE].n != r || attrs[RS_TAPS].n != r)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "resample: shape and taps have %d and %d values for input %s",
                       (int)attrs[RS_SHAPE].n, (int)attrs[RS_TAPS].n, berth_type_format(x, sa, sizeof sa));
   int64_t total = 0;
@@ -136,14 +137,63 @@ static void resample_copy(const rs_plan_t *p, const berth_kernel_call_t *call, i
     }                                                                                                 \
     return (T)sum;                                                                                    \
   }                                                                                                   \
+  /* Row by row along the last dim: the tap choices of the other dims (at most RS_MAX_COMBOS;    \
+   * more take the element-wise path) are expanded once per row into (offset, weight) pairs. */ \
   static void resample_sum_##s(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) {  \
     const T *x = (const T *)call->in[0].data;                                                         \
     T *y = (T *)call->out[0].data;                                                                    \
     const berth_type_t *ot = call->out[0].type;                                                       \
-    int64_t o[BERTH_MAX_RANK] = {0};                                                                  \
-    for (int64_t n = 0; n < count; n++) {                                                             \
-      y[n] = resample_elem_##s(p, x, o, call->attrs[RS_EXTRAP].f);                                    \
-      for (int32_t a = p->r - 1; a >= 0; a--) {                                                       \
+    const double extrap = call->attrs[RS_EXTRAP].f;                                                   \
+    const int32_t last = p->r - 1;                                                                    \
+    const int64_t W = ot->dims[last], kl = p->k[last], rows = count / W;                              \
+    int64_t o[BERTH_MAX_RANK] = {0}, coff[RS_MAX_COMBOS];                                             \
+    double cw[RS_MAX_COMBOS];                                                                         \
+    for (int64_t row = 0; row < rows; row++, y += W) {                                                \
+      int64_t nc = 1;                                                                                 \
+      bool outside = false, general = false;                                                          \
+      coff[0] = 0;                                                                                    \
+      cw[0] = 1;                                                                                      \
+      for (int32_t a = 0; a < last && !outside && !general; a++) {                                    \
+        const int64_t k = p->k[a], *ix = p->idx[a] + o[a] * k;                                        \
+        const double *wx = p->w[a] + o[a] * k;                                                        \
+        for (int64_t t = 0; t < k; t++) outside |= ix[t] < 0 || ix[t] >= p->in[a];                    \
+        if (nc * k > RS_MAX_COMBOS) general = true;                                                   \
+        if (outside || general) break;                                                                \
+        for (int64_t c = nc - 1; c >= 0; c--) {                                                       \
+          int64_t off = coff[c];                                                                      \
+          double w = cw[c];                                                                           \
+          for (int64_t t = k - 1; t >= 0; t--) {                                                      \
+            coff[c * k + t] = off + ix[t] * p->stride[a];                                             \
+            cw[c * k + t] = w * wx[t];                                                                \
+          }                                                                                           \
+        }                                                                                             \
+        nc *= k;                                                                                      \
+      }                                                                                               \
+      for (int64_t j = 0; j < W; j++) {                                                               \
+        if (general) {                                                                                \
+          o[last] = j;                                                                                \
+          y[j] = resample_elem_##s(p, x, o, extrap);                                                  \
+          continue;                                                                                   \
+        }                                                                                             \
+        const int64_t *ij = p->idx[last] + j * kl;                                                    \
+        const double *wj = p->w[last] + j * kl;                                                       \
+        bool bad = outside;                                                                           \
+        for (int64_t t = 0; t < kl; t++) bad |= ij[t] < 0 || ij[t] >= p->in[last];                    \
+        if (bad) {                                                                                    \
+          y[j] = (T)extrap;                                                                           \
+          continue;                                                                                   \
+        }                                                                                             \
+        double sum = 0;                                                                               \
+        for (int64_t c = 0; c < nc; c++) {                                                            \
+          const T *xr = x + coff[c];                                                                  \
+          double part = 0;                                                                            \
+          for (int64_t t = 0; t < kl; t++) part += wj[t] * (double)xr[ij[t]];                         \
+          sum += cw[c] * part;                                                                        \
+        }                                                                                             \
+        y[j] = (T)sum;                                                                                \
+      }                                                                                               \
+      o[last] = 0;                                                                                    \
+      for (int32_t a = last - 1; a >= 0; a--) {                                                       \
         if (++o[a] < ot->dims[a]) break;                                                              \
         o[a] = 0;                                                                                     \
       }                                                                                               \

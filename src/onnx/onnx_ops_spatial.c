@@ -436,6 +436,7 @@ static berth_status_t rz_axis(ox_ctx_t *cx, const rz_opts_t *o, int64_t in, int6
         m++;
       }
       if (!pass && m > k) k = m;
+      if (pass && m == 0) pi[0] = 0, pw[0] = 0, m = 1; /* every weight 0 (exclude_outside) */
       if (pass)
         for (; m < k; m++) pi[m] = pi[0], pw[m] = 0; /* idle taps */
     }
