@@ -181,6 +181,26 @@ static void test_pool_rejects(void) {
   EXPECT_REJECT(&c, "expected 0 <= inferred <= output");
 }
 
+/* infer reads only the def's n_attrs attributes (a program file holds no more): run with an
+ * array of exactly that many, the sanitizer build catches a read past it. */
+static void test_exact_attrs(void) {
+  const berth_op_def_t *defs[] = {&berth_op_def_max_pool, &berth_op_def_max_pool_indices, &berth_op_def_avg_pool,
+                                  &berth_op_def_lp_pool};
+  for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {
+    berth_attr_value_t full[BERTH_MAX_OP_ATTRS];
+    berth_op_attrs_default(defs[k], full);
+    full[0].n = 1;
+    full[0].ints[0] = 2;
+    berth_attr_value_t *a = malloc(sizeof *a * defs[k]->n_attrs);
+    memcpy(a, full, sizeof *a * defs[k]->n_attrs);
+    berth_type_t x = ty(F32, 3, 1, 1, 4), out[2];
+    char msg[256];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    CHECK_MSG(defs[k]->infer(a, &x, 1, out, &d) == BERTH_OK, "%s: %s", defs[k]->name, msg);
+    free(a);
+  }
+}
+
 static void test_max_unpool(void) {
   static const int64_t idx[3][2] = {{3, 0}, {1, 9}, {2, 2}};
   static const float want[3][5] = {{6, 0, 0, 5, 0}, {0, 5, 0, 0, 0}, {0, 0, 6, 0, 0}};
@@ -371,6 +391,7 @@ int main(void) {
   test_max_pool_values();
   test_avg_lp_pool();
   test_pool_rejects();
+  test_exact_attrs();
   test_max_unpool();
   test_max_roi_pool();
   test_batch_norm();

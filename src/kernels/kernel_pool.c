@@ -134,7 +134,7 @@ static berth_status_t pool_plan(const char *op, pool_kind_t kind, const berth_at
   p->flags = attrs[POOL_FLAGS].i;
   if (p->flags < 0 || p->flags > 7)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: flags is %lld, expected 0 to 7", op, (long long)p->flags);
-  p->p = attrs[POOL_P].f;
+  p->p = kind == POOL_LP ? attrs[POOL_P].f : 0; /* only lp_pool has the attribute */
   if (kind == POOL_LP && !(p->p > 0 && p->p <= 1e6))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: p is %g, expected a number > 0", op, p->p);
   berth_kernel_type_init(&p->out_type, x->dtype, x->rank);
