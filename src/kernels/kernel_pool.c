@@ -1,11 +1,12 @@
 /* Pooling: ONNX MaxPool, AveragePool, LpPool (and, with the window set to the whole input,
- * their global forms) for 1-, 2- and 3-D inputs, and MaxUnpool.
+ * their global forms) for 1-, 2- and 3-D inputs, MaxUnpool and MaxRoiPool.
  *
  *   max_pool(x) {kernel_shape, strides, pads, dilations, flags}
  *   max_pool_indices(x) {same} -> (y, indices)
  *   avg_pool(x) {same}
  *   lp_pool(x) {same, p}
  *   max_unpool(x, indices) {inferred, shape}
+ *   max_roi_pool(x, rois) {pooled_shape, spatial_scale}   (at the end of the file)
  *
  * x is [N, C, D...]; the result is [N, C, O...] with, per spatial dim,
  *   window = dilation * (kernel - 1) + 1,
@@ -133,7 +134,7 @@ static berth_status_t pool_plan(const char *op, pool_kind_t kind, const berth_at
   p->flags = attrs[POOL_FLAGS].i;
   if (p->flags < 0 || p->flags > 7)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: flags is %lld, expected 0 to 7", op, (long long)p->flags);
-  p->p = attrs[POOL_P].f;
+  p->p = kind == POOL_LP ? attrs[POOL_P].f : 0; /* only lp_pool has the attribute */
   if (kind == POOL_LP && !(p->p > 0 && p->p <= 1e6))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: p is %g, expected a number > 0", op, p->p);
   berth_kernel_type_init(&p->out_type, x->dtype, x->rank);
@@ -394,3 +395,107 @@ static const berth_attr_spec_t max_unpool_attrs[] = {
 };
 const berth_op_def_t berth_op_def_max_unpool = {"max_unpool", BERTH_OPKIND_KERNEL, 2, 2, 1, 2, max_unpool_attrs,
                                                 max_unpool_infer, max_unpool_run};
+
+/* ---- max_roi_pool ------------------------------------------------------------------------
+ * max_roi_pool(x, rois) {pooled_shape, spatial_scale}: ONNX MaxRoiPool, as onnxruntime and
+ * Caffe compute it. x is [N, C, H, W], rois [R, 5] rows (batch, x1, y1, x2, y2) of x's dtype;
+ * the result is [R, C, PH, PW]. Per roi, its corners are round(coordinate * spatial_scale)
+ * (half away from zero), its size (end - start + 1, at least 1) is split into PH x PW bins:
+ * bin (i, j) covers rows start_y + floor(i * h / PH) .. start_y + ceil((i + 1) * h / PH) (end
+ * excluded), clipped to the input, columns alike; its value is the largest element there,
+ * 0 for a bin that the clipping empties. A roi's batch index is data: one that is not a
+ * finite number in [0, N) (truncated), or a corner that is not finite, gives zeros. */
+enum { ROI_POOLED_SHAPE, ROI_SPATIAL_SCALE };
+
+static berth_status_t max_roi_pool_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                         berth_type_t *out, berth_diag_t *diag) {
+  char sa[160], sb[160];
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_max_roi_pool, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("max_roi_pool", 0, in[0].dtype, BERTH_MASK_FLOAT, diag));
+  BERTH_TRY(berth_kernel_check_same_dtype("max_roi_pool", in, 0, 1, diag));
+  if (in[0].rank != 4 || in[1].rank != 2 || in[1].dims[1] != 5)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_roi_pool: input %s and rois %s, expected [N, C, H, W] and [R, 5]",
+                      berth_type_format(&in[0], sa, sizeof sa), berth_type_format(&in[1], sb, sizeof sb));
+  const berth_attr_value_t *ps = &attrs[ROI_POOLED_SHAPE];
+  BERTH_TRY(berth_kernel_check_ints("max_roi_pool", "pooled_shape", ps, diag));
+  if (ps->n != 2 || ps->ints[0] < 1 || ps->ints[1] < 1 || ps->ints[0] > BERTH_MAX_DIM || ps->ints[1] > BERTH_MAX_DIM)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_roi_pool: pooled_shape must be two sizes >= 1");
+  double s = attrs[ROI_SPATIAL_SCALE].f;
+  if (!(s > 0 && s < INFINITY))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_roi_pool: spatial_scale is %g, expected a finite number > 0", s);
+  berth_type_t t;
+  berth_kernel_type_init(&t, in[0].dtype, 4);
+  t.dims[0] = in[1].dims[0];
+  t.dims[1] = in[0].dims[1];
+  t.dims[2] = ps->ints[0];
+  t.dims[3] = ps->ints[1];
+  BERTH_TRY(berth_kernel_check_output("max_roi_pool", &t, diag));
+  out[0] = t;
+  return BERTH_OK;
+}
+
+/* One roi corner on the feature map, or false when it is not a finite number within 2^40. */
+#define ROI_COORD(v, scale, out) \
+  (fabs((double)(v) * (double)(scale)) <= (double)BERTH_MAX_DIM && ((out) = (int64_t)round((v) * (scale)), true))
+
+#define MAX_ROI_POOL_FN(s, T, FLOOR, CEIL)                                                                  \
+  static void max_roi_pool_##s(const berth_kernel_call_t *call) {                                          \
+    const berth_type_t *xt = call->in[0].type;                                                             \
+    const int64_t n = xt->dims[0], ch = xt->dims[1], h = xt->dims[2], w = xt->dims[3];                     \
+    const int64_t nr = call->in[1].type->dims[0], ph = call->attrs[ROI_POOLED_SHAPE].ints[0];              \
+    const int64_t pw = call->attrs[ROI_POOLED_SHAPE].ints[1];                                              \
+    const T scale = (T)call->attrs[ROI_SPATIAL_SCALE].f, *x = (const T *)call->in[0].data;                 \
+    const T *rois = (const T *)call->in[1].data;                                                           \
+    T *y = (T *)call->out[0].data;                                                                         \
+    for (int64_t r = 0; r < nr; r++) {                                                                     \
+      const T *roi = rois + r * 5;                                                                         \
+      T *yr = y + r * ch * ph * pw;                                                                        \
+      int64_t x1, y1, x2, y2;                                                                              \
+      bool ok = roi[0] >= 0 && roi[0] < (T)n && ROI_COORD(roi[1], scale, x1) &&                            \
+                ROI_COORD(roi[2], scale, y1) && ROI_COORD(roi[3], scale, x2) && ROI_COORD(roi[4], scale, y2); \
+      if (!ok) {                                                                                           \
+        for (int64_t i = 0; i < ch * ph * pw; i++) yr[i] = 0;                                              \
+        continue;                                                                                          \
+      }                                                                                                    \
+      const int64_t b = (int64_t)roi[0], rh = y2 - y1 + 1 > 1 ? y2 - y1 + 1 : 1;                           \
+      const int64_t rw = x2 - x1 + 1 > 1 ? x2 - x1 + 1 : 1;                                                \
+      const T bh = (T)rh / (T)ph, bw = (T)rw / (T)pw;                                                      \
+      for (int64_t c = 0; c < ch; c++) {                                                                   \
+        const T *xc = x + (b * ch + c) * h * w;                                                            \
+        for (int64_t i = 0; i < ph; i++) {                                                                 \
+          int64_t hs = (int64_t)FLOOR((T)i * bh) + y1, he = (int64_t)CEIL((T)(i + 1) * bh) + y1;           \
+          hs = hs < 0 ? 0 : hs > h ? h : hs;                                                               \
+          he = he < 0 ? 0 : he > h ? h : he;                                                               \
+          for (int64_t j = 0; j < pw; j++) {                                                               \
+            int64_t ws = (int64_t)FLOOR((T)j * bw) + x1, we = (int64_t)CEIL((T)(j + 1) * bw) + x1;         \
+            ws = ws < 0 ? 0 : ws > w ? w : ws;                                                             \
+            we = we < 0 ? 0 : we > w ? w : we;                                                             \
+            T m = 0;                                                                                       \
+            bool any = false;                                                                              \
+            for (int64_t hh = hs; hh < he; hh++)                                                           \
+              for (int64_t ww = ws; ww < we; ww++) {                                                       \
+                const T v = xc[hh * w + ww];                                                               \
+                if (!any || v > m || m != m) m = v;                                                        \
+                any = true;                                                                                \
+              }                                                                                            \
+            yr[(c * ph + i) * pw + j] = m;                                                                 \
+          }                                                                                                \
+        }                                                                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+  }
+MAX_ROI_POOL_FN(f32, float, floorf, ceilf)
+MAX_ROI_POOL_FN(f64, double, floor, ceil)
+
+static void max_roi_pool_run(const berth_kernel_call_t *call) {
+  if (berth_kernel_is_empty(call->out[0].type)) return;
+  if (call->in[0].type->dtype == BERTH_DTYPE_F32) max_roi_pool_f32(call);
+  else max_roi_pool_f64(call);
+}
+
+static const berth_attr_spec_t max_roi_pool_attrs[] = {
+    {"pooled_shape", BERTH_ATTR_INTS, true, 0, 0},
+    {"spatial_scale", BERTH_ATTR_SCALAR, false, 0, 1.0},
+};
+const berth_op_def_t berth_op_def_max_roi_pool = {"max_roi_pool", BERTH_OPKIND_KERNEL, 2, 2, 1, 2, max_roi_pool_attrs,
+                                                  max_roi_pool_infer, max_roi_pool_run};

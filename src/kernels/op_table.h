@@ -175,7 +175,8 @@
   X(LAYER_NORM, layer_norm)      \
   X(RMS_NORM, rms_norm)          \
   X(GROUP_NORM, group_norm)      \
-  X(LRN, lrn)
+  X(LRN, lrn)                    \
+  X(MAX_ROI_POOL, max_roi_pool)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

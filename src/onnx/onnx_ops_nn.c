@@ -1,5 +1,5 @@
 /* ONNX ops, nn family: pooling (MaxPool, AveragePool, LpPool and their global forms,
- * MaxUnpool) and normalization (BatchNormalization, LayerNormalization,
+ * MaxUnpool, MaxRoiPool) and normalization (BatchNormalization, LayerNormalization,
  * InstanceNormalization, GroupNormalization, LRN, RMSNormalization,
  * MeanVarianceNormalization, LpNormalization), opsets 7 to 23.
  *
@@ -231,6 +231,24 @@ static berth_status_t op_max_unpool(ox_ctx_t *cx) {
   OX_TRY(ox_attr_ints(cx, BERTH_OP_MAX_UNPOOL, a, "inferred", inferred, r));
   OX_TRY(ox_attr_ints(cx, BERTH_OP_MAX_UNPOOL, a, "shape", shape, r));
   OX_TRY(ox_emit1(cx, BERTH_OP_MAX_UNPOOL, 2, (int32_t[]){x, ix}, a, &y));
+  return ox_out(cx, 0, y);
+}
+
+/* MaxRoiPool: pooled_shape (required), spatial_scale. */
+static berth_status_t op_max_roi_pool(ox_ctx_t *cx) {
+  int32_t x, rois, y;
+  OX_TRY(ox_in_req(cx, 0, &x));
+  OX_TRY(ox_in_req(cx, 1, &rois));
+  int64_t ps[OX_MAXV];
+  int32_t n;
+  OX_TRY(ox_attr_int_list(cx, "pooled_shape", ps, OX_MAXV, &n));
+  if (n != 2) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'pooled_shape' must hold two sizes");
+  OX_TRY(ox_emit_cast(cx, rois, cx->vals[x].type.dtype, &rois));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_MAX_ROI_POOL, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_MAX_ROI_POOL, a, "pooled_shape", ps, 2));
+  OX_TRY(ox_attr_f(cx, BERTH_OP_MAX_ROI_POOL, a, "spatial_scale", ox_attr_float(cx, "spatial_scale", 1.0)));
+  OX_TRY(ox_emit1(cx, BERTH_OP_MAX_ROI_POOL, 2, (int32_t[]){x, rois}, a, &y));
   return ox_out(cx, 0, y);
 }
 
@@ -565,6 +583,7 @@ const ox_op_row_t ox_ops_nn[] = {
     {"LpNormalization", op_lp_norm, BERTH_OP_COUNT},
     {"LpPool", op_lp_pool, BERTH_OP_COUNT},
     {"MaxPool", op_max_pool, BERTH_OP_COUNT},
+    {"MaxRoiPool", op_max_roi_pool, BERTH_OP_COUNT},
     {"MaxUnpool", op_max_unpool, BERTH_OP_COUNT},
     {"MeanVarianceNormalization", op_mvn, BERTH_OP_COUNT},
     {"RMSNormalization", op_rms_norm, BERTH_OP_COUNT},
