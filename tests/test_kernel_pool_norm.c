@@ -10,6 +10,7 @@
 #include "test_kernel_util.h"
 
 #include "host/session.h"
+#include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 
@@ -366,7 +367,7 @@ static int bn_model(bool const_weights, int64_t training) {
   static const float x[3] = {1, 2, 3}, w[2] = {2, 3}, want[6] = {1.5f, 2.5f, 3.5f, 4, 10, 16};
   const void *ins[2] = {x, w};
   st = berth_plan_compile(p, &popt, &c, &diag);
-  if (!st) st = berth_session_create(c, true, &s, &diag);
+  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
   if (!st) st = berth_session_call(s, 0, ins, outs, &diag);
   CHECK_MSG(st == BERTH_OK, "run: %s", msg);
   for (int i = 0; !st && i < 6; i++)
