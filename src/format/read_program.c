@@ -153,6 +153,23 @@ static berth_status_t check_coverage(rd_t *r, uint64_t table_end) {
   return BERTH_OK;
 }
 
+/* The IR section's fixed header: its lengths fill the section, its budget unit is known. */
+static berth_status_t check_ir_header(rd_t *r, const sect_t *ir) {
+  const uint8_t *h = r->b + ir->off;
+  if (ir->size < BERTH_FORMAT_IR_HEADER_SIZE)
+    return rfail(r, CORRUPT, "section ir (byte %llu): %llu bytes, shorter than its %d-byte header", (ull)ir->off,
+                 (ull)ir->size, BERTH_FORMAT_IR_HEADER_SIZE);
+  uint32_t pools_len = berth_load_le32(h + 40), unit = berth_load_le32(h + 44);
+  uint64_t text_len = berth_load_le64(h + 48), total;
+  if (unit > BERTH_FORMAT_IR_BUDGET_WORK)
+    return rfail(r, CORRUPT, "section ir (byte %llu): budget unit %u is neither 0 (ms) nor 1 (work units)",
+                 (ull)(ir->off + 44), (unsigned)unit);
+  if (!berth_add_u64(pools_len, text_len, &total) || total != ir->size - BERTH_FORMAT_IR_HEADER_SIZE)
+    return rfail(r, CORRUPT, "section ir (byte %llu): %u bytes of pool rules and %llu of text do not fill its %llu bytes",
+                 (ull)(ir->off + 40), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));
+  return BERTH_OK;
+}
+
 static berth_status_t read_header(rd_t *r) {
   const uint8_t *b = r->b;
   if (r->len < BERTH_FORMAT_HEADER_SIZE)
@@ -278,19 +295,7 @@ static berth_status_t read_header(rd_t *r) {
   r->n_io = r->s[BERTH_SECTION_IO].size / BERTH_FORMAT_IO_SIZE;
   r->n_pools = r->s[BERTH_SECTION_POOLS].size / 8;
   const sect_t *ir = &r->s[BERTH_SECTION_IR];
-  if (ir->present) {
-    if (ir->size < BERTH_FORMAT_IR_HEADER_SIZE)
-      return rfail(r, CORRUPT, "section ir (byte %llu): %llu bytes, shorter than its %d-byte header", (ull)ir->off,
-                   (ull)ir->size, BERTH_FORMAT_IR_HEADER_SIZE);
-    uint32_t pools_len = berth_load_le32(b + ir->off + 40), unit = berth_load_le32(b + ir->off + 44);
-    uint64_t text_len = berth_load_le64(b + ir->off + 48), total;
-    if (unit > BERTH_FORMAT_IR_BUDGET_WORK)
-      return rfail(r, CORRUPT, "section ir (byte %llu): budget unit %u is neither 0 (ms) nor 1 (work units)",
-                   (ull)(ir->off + 44), (unsigned)unit);
-    if (!berth_add_u64(pools_len, text_len, &total) || total != ir->size - BERTH_FORMAT_IR_HEADER_SIZE)
-      return rfail(r, CORRUPT, "section ir (byte %llu): %u bytes of pool rules and %llu of text do not fill its %llu bytes",
-                   (ull)(ir->off + 40), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));
-  }
+  if (ir->present) BERTH_TRY(check_ir_header(r, ir));
   return check_coverage(r, table_end);
 }
 

@@ -45,7 +45,7 @@ static berth_status_t ein_plan(const berth_attr_value_t *attrs, const berth_type
                                berth_type_t *out, berth_diag_t *diag) {
   const berth_attr_value_t *terms = &attrs[EIN_TERMS];
   int64_t ot = attrs[EIN_OUTPUT].i, dim[EIN_LABELS];
-  char a[160];
+  char a[96]; /* a type in a message (cut short if longer: keeps load within its stack budget) */
   if (terms->n != n_in)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "einsum: %d terms for %d operands, expected one per operand",
                       (int)terms->n, (int)n_in);

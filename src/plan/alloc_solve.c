@@ -94,6 +94,17 @@ static berth_status_t part_improve(const berth_alloc_prep_t *sp, const berth_all
  * between steps). */
 static double budget_slack_ms(int64_t budget) { return budget / 20.0 > 2.0 ? (double)budget / 20.0 : 2.0; }
 
+/* The result's bound, time, work and budget verdict once the plan is final. */
+static void finish_result(berth_alloc_result_t *res, const berth_alloc_options_t *opt, const berth_alloc_clock_t *clock,
+                          int64_t budget, double t0) {
+  if (res->proven_bound > res->arena) res->proven_bound = res->arena; /* cannot happen; keeps the report sane */
+  res->optimal = res->arena == res->proven_bound;
+  res->time_ms = berth_alloc_now_ms() - t0;
+  res->work = clock->work;
+  res->budget_exceeded = (opt->algo == BERTH_ALLOC_SEARCH || opt->algo == BERTH_ALLOC_EXACT) && clock->work_limit <= 0 &&
+                         res->time_ms > (double)budget + budget_slack_ms(budget);
+}
+
 berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_alloc_options_t *o, uint64_t *offsets,
                                  berth_alloc_result_t *r, berth_diag_t *diag) {
   double t0 = berth_alloc_now_ms();
@@ -254,14 +265,9 @@ berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_all
     }
   }
   res.arena = seed.arena;
-  if (res.proven_bound > res.arena) res.proven_bound = res.arena; /* cannot happen; keeps the report sane */
-  res.optimal = res.arena == res.proven_bound;
   res.segments = n_parts;
   if (p->n > 0) berth_alloc_prep_scatter(&prep, seed.off, offsets);
-  res.time_ms = berth_alloc_now_ms() - t0;
-  res.work = clock.work;
-  res.budget_exceeded = (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) && clock.work_limit <= 0 &&
-                        res.time_ms > (double)budget + budget_slack_ms(budget);
+  finish_result(&res, &opt, &clock, budget, t0);
   if (r) *r = res;
 
 done:
