@@ -41,8 +41,37 @@ typedef struct ot_opts {
   uint64_t max_steps; /* --max-steps (0: the runtime's default) */
 } ot_opts_t;
 
+/* Why a folder is unsupported, from a short fixed list (printed with each UNSUPPORTED line
+ * and totalled before the summary). */
+enum {
+  OT_WHY_STRING, OT_WHY_SEQUENCE, OT_WHY_DOMAIN, OT_WHY_TRAINING, OT_WHY_RANDOM, OT_WHY_NOT_IMPLEMENTED, OT_WHY_COUNT
+};
+static const char *const k_why_name[OT_WHY_COUNT] = {
+    "string tensors", "sequence/optional types", "a foreign domain", "training only", "randomness", "not implemented",
+};
+
+/* The category of an UNSUPPORTED reason (the importer's one-line message). */
+static int why_category(const char *why) {
+  static const char *const seq_ops[] = {"Sequence", "SplitToSequence", "ConcatFromSequence", "Optional"};
+  static const char *const random_ops[] = {"RandomUniform", "RandomNormal", "Bernoulli", "Multinomial"};
+  if (strstr(why, "element type string")) return OT_WHY_STRING;
+  if (strstr(why, "sequence type") || strstr(why, "optional type") || strstr(why, "map type")) return OT_WHY_SEQUENCE;
+  if (strstr(why, "domain '")) return OT_WHY_DOMAIN;
+  if (strstr(why, "training")) return OT_WHY_TRAINING;
+  const char *lacks = strstr(why, "this model uses: ");
+  if (lacks) {
+    lacks += strlen("this model uses: ");
+    for (size_t k = 0; k < sizeof seq_ops / sizeof seq_ops[0]; k++)
+      if (strncmp(lacks, seq_ops[k], strlen(seq_ops[k])) == 0) return OT_WHY_SEQUENCE;
+    for (size_t k = 0; k < sizeof random_ops / sizeof random_ops[0]; k++)
+      if (strncmp(lacks, random_ops[k], strlen(random_ops[k])) == 0) return OT_WHY_RANDOM;
+  }
+  return OT_WHY_NOT_IMPLEMENTED;
+}
+
 typedef struct ot_counts {
   int passed, failed, unsupported;
+  int by_why[OT_WHY_COUNT]; /* unsupported folders by category */
 } ot_counts_t;
 
 typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
@@ -614,7 +643,9 @@ static int run_path(const ot_opts_t *o, const char *dir, ot_counts_t *c, int dep
       printf("FAIL %s: %s\n", base_name(dir), why);
     } else {
       c->unsupported++;
-      printf("UNSUPPORTED %s: %s\n", base_name(dir), why);
+      int cat = why_category(why);
+      c->by_why[cat]++;
+      printf("UNSUPPORTED %s: %s [%s]\n", base_name(dir), why, k_why_name[cat]);
     }
     fflush(stdout);
     return 1;
@@ -662,7 +693,8 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n");
     return 2;
   }
-  ot_counts_t c = {0, 0, 0};
+  ot_counts_t c;
+  memset(&c, 0, sizeof c);
   for (int i = 0; i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) {
       if (strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--max-steps") == 0) i++;
@@ -688,6 +720,15 @@ int berth_cmd_onnx_test(int argc, char **argv) {
   }
   berth_cli_progress_end();
   if (o.ops) op_table_print(o.ops);
+  if (c.unsupported) {
+    printf("unsupported by reason:");
+    for (int w = 0, first = 1; w < OT_WHY_COUNT; w++)
+      if (c.by_why[w]) {
+        printf("%s %s %d", first ? "" : ",", k_why_name[w], c.by_why[w]);
+        first = 0;
+      }
+    printf("\n");
+  }
   printf("%d passed, %d failed, %d unsupported\n", c.passed, c.failed, c.unsupported);
   return c.failed ? 1 : 0;
 }
