@@ -642,11 +642,38 @@ static void test_hardmax(void) {
   EXPECT_REJECT(&c, "axis");
 }
 
+/* The verifier, the loader and the interpreters call infer and run of an op without
+ * attributes with attrs NULL: nothing may read them (a regression: shrink's bias check read
+ * attrs[0] for every activation, and the verifier's mutation test crashed in mish). */
+static void test_null_attrs(void) {
+  const berth_op_def_t *defs[] = {&berth_op_def_hard_swish, &berth_op_def_mish,     &berth_op_def_softplus,
+                                  &berth_op_def_softsign,   &berth_op_def_sin,      &berth_op_def_erf,
+                                  &berth_op_def_sign,       &berth_op_def_round,    &berth_op_def_prelu,
+                                  &berth_op_def_bitwise_and, &berth_op_def_bitwise_not};
+  float x[2] = {-1, 2}, y[2];
+  berth_type_t t = ty(F32, 1, 2), ti = ty(I32, 1, 2), to;
+  int32_t xi[2] = {3, 5}, yi[2];
+  for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {
+    const berth_op_def_t *d = defs[k];
+    CHECK_MSG(d->n_attrs == 0, "%s has attributes", d->name);
+    bool ints = d == &berth_op_def_bitwise_and || d == &berth_op_def_bitwise_not;
+    berth_type_t in[2] = {ints ? ti : t, ints ? ti : t};
+    char msg[256];
+    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+    CHECK_MSG(d->infer(NULL, in, d->min_in, &to, &diag) == BERTH_OK, "%s: %s", d->name, msg);
+    berth_tensor_ref_t ri[2] = {{&in[0], ints ? (void *)xi : (void *)x}, {&in[1], ints ? (void *)xi : (void *)x}};
+    berth_tensor_ref_t ro = {&to, ints ? (void *)yi : (void *)y};
+    berth_kernel_call_t call = {NULL, ri, d->min_in, &ro, 1};
+    d->run(&call);
+  }
+}
+
 int main(int argc, char **argv) {
   verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
   const char *s = getenv("BERTH_TEST_SEED");
   rng_seed = s ? strtoull(s, NULL, 10) : 12345;
   rng_state = rng_seed;
+  test_null_attrs();
   test_accuracy();
   test_activation_edges();
   test_shrink_int();

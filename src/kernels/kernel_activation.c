@@ -224,13 +224,14 @@ typedef struct act_desc {
  * must be an integer (its arithmetic stays exact). */
 static berth_status_t act_check_attrs(const berth_op_def_t *def, const berth_attr_value_t *attrs, berth_dtype_t dt,
                                       berth_diag_t *diag) {
+  /* attrs is NULL for an op without attributes: read only the op's own */
   if (def == &berth_op_def_shrink && berth_dtype_is_int(dt)) {
     double bias = attrs[0].f; /* integral and within int64 (-0 is 0) */
     bool bias_int = bias >= -9.2e18 && bias <= 9.2e18 && (double)(int64_t)bias == bias;
     if (!bias_int || attrs[1].f != attrs[1].f)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                         "shrink: bias %g on an integer input, expected an integer bias (and a lambd that is a number)",
-                        attrs[0].f);
+                        bias);
   }
   if (def == &berth_op_def_gelu && attrs[0].i != 0 && attrs[0].i != 1)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "gelu: approximate is %lld, expected 0 (none) or 1 (tanh)",
