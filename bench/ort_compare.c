@@ -1,7 +1,7 @@
 /* bench/ort_compare: berth against native onnxruntime (its C API, loaded with dlopen), one
  * thread, side by side in one process. A program that prints tables, not a test.
  *
- *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-layers] [--no-kernels]
+ *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels]
  *
  * Contenders: berth (the model compiled with `berth compile`, run by libberth_runtime with
  * the kernel variant BERTH_KERNELS picks, default the widest this CPU has) and onnxruntime
@@ -662,18 +662,57 @@ static void bench_conv_layers(const char *only) {
   unlink(path);
 }
 
+/* The real models of tools/models/models.txt (fetched into build/model-deps by
+ * tools/models/fetch-models.sh): each line "NAME FILE INPUT..." gives the input shapes;
+ * an input whose fill is a number is bound at compile time, the others get random data. */
+static void bench_real_models(const char *only) {
+  const char *manifest = BERTH_SOURCE_DIR "/tools/models/models.txt";
+  const char *root = BERTH_SOURCE_DIR "/build/model-deps/node_modules";
+  FILE *f = fopen(manifest, "r");
+  if (!f) {
+    printf("real models: %s absent, skipped\n", manifest);
+    return;
+  }
+  char line[2048];
+  while (fgets(line, sizeof line, f)) {
+    char name[128], file[512], specs[1536] = "";
+    int used = 0;
+    if (line[0] == '#' || sscanf(line, "%127s %511s %n", name, file, &used) < 2) continue;
+    if (only && !strstr(name, only)) continue;
+    for (char *tok = strtok(line + used, " \n"); tok; tok = strtok(NULL, " \n")) {
+      char *eq = strrchr(tok, '=');
+      if (!eq) continue;
+      bool number = strspn(eq + 1, "-0123456789.") == strlen(eq + 1);
+      if (!number) *eq = '\0'; /* a shape only: random data at run time */
+      size_t at = strlen(specs);
+      snprintf(specs + at, sizeof specs - at, " --input '%s'", tok);
+    }
+    char path[1024], label[256];
+    snprintf(path, sizeof path, "%s/%s", root, file);
+    if (access(path, R_OK) != 0) {
+      printf("%s: %s absent (tools/models/fetch-models.sh), skipped\n", name, path);
+      continue;
+    }
+    snprintf(label, sizeof label, "%s (real model from npm, batch 1)", name);
+    int calls = g_calls / 10 > 2 ? g_calls / 10 : 2;
+    bench_model(label, path, specs, NULL, 0, fill_random, calls);
+  }
+  fclose(f);
+}
+
 int main(int argc, char **argv) {
-  int zoo = 1, kernels = 1, layers = 1;
+  int zoo = 1, kernels = 1, layers = 1, real = 1;
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) g_rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) g_calls = atoi(argv[++i]);
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--no-zoo") == 0) zoo = 0;
+    else if (strcmp(argv[i], "--no-real") == 0) real = 0;
     else if (strcmp(argv[i], "--no-kernels") == 0) kernels = 0;
     else if (strcmp(argv[i], "--no-layers") == 0) layers = 0;
     else {
-      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-layers] [--no-kernels]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels]\n", argv[0]);
       return 2;
     }
   }
@@ -731,6 +770,7 @@ int main(int argc, char **argv) {
       bench_model(label, path, "", NULL, 0, fill_random, calls);
     }
   }
+  if (real) bench_real_models(only);
   if (layers) bench_conv_layers(only);
   if (kernels) bench_kernels(peak, only);
   struct rusage ru;
