@@ -8,6 +8,27 @@ static const ox_op_row_t *const families[] = {
     ox_ops_core, ox_ops_nn, ox_ops_math, ox_ops_spatial, ox_ops_index, ox_ops_sequence, ox_ops_quant,
 };
 
+static const char *const family_names[] = {"core", "nn", "math", "spatial", "index", "sequence", "quant"};
+_Static_assert(sizeof family_names / sizeof family_names[0] == sizeof families / sizeof families[0],
+               "one name per family");
+
+int32_t berth_onnx_op_count(void) {
+  int32_t n = 0;
+  for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+    for (const ox_op_row_t *r = families[f]; r->name; r++) n++;
+  return n;
+}
+
+const char *berth_onnx_op_name(int32_t k, const char **family) {
+  for (size_t f = 0; k >= 0 && f < sizeof families / sizeof families[0]; f++)
+    for (const ox_op_row_t *r = families[f]; r->name; r++)
+      if (k-- == 0) {
+        if (family) *family = family_names[f];
+        return r->name;
+      }
+  return NULL;
+}
+
 static const ox_op_row_t *find_row(const char *op_type) {
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
     for (const ox_op_row_t *r = families[f]; r->name; r++)

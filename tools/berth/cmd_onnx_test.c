@@ -80,6 +80,8 @@ typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
 typedef struct ot_op_count {
   char *name;
   int passed, failed, unsupported;
+  int64_t opset_min, opset_max; /* the models' default-domain opsets, over passing folders */
+  uint32_t elems;               /* ONNX element types of its inputs seen in passing folders (bit per type) */
 } ot_op_count_t;
 struct ot_op_table;
 typedef struct ot_op_table {
@@ -87,7 +89,7 @@ typedef struct ot_op_table {
   int n, cap;
 } ot_op_table_t;
 
-static void op_count(ot_op_table_t *t, const char *name, int result) {
+static void op_count(ot_op_table_t *t, const char *name, int result, int64_t opset, uint32_t elems) {
   int i = 0;
   while (i < t->n && strcmp(t->rows[i].name, name) != 0) i++;
   if (i == t->n) {
@@ -100,14 +102,43 @@ static void op_count(ot_op_table_t *t, const char *name, int result) {
     }
     char *copy = strdup(name);
     if (!copy) return;
-    t->rows[t->n++] = (ot_op_count_t){copy, 0, 0, 0};
+    t->rows[t->n++] = (ot_op_count_t){copy, 0, 0, 0, INT64_MAX, 0, 0};
+  }
+  if (result == OT_PASS) {
+    ot_op_count_t *row = &t->rows[i];
+    if (opset < row->opset_min) row->opset_min = opset;
+    if (opset > row->opset_max) row->opset_max = opset;
+    row->elems |= elems;
   }
   int *slot = result == OT_PASS ? &t->rows[i].passed : result == OT_FAIL ? &t->rows[i].failed : &t->rows[i].unsupported;
   (*slot)++;
 }
 
+/* The ONNX element types of node nd's inputs that are inputs or initializers of the model's
+ * top graph g0 (a bit per type). */
+static uint32_t node_elems(const Onnx__GraphProto *g0, const Onnx__NodeProto *nd) {
+  uint32_t m = 0;
+  for (size_t i = 0; i < nd->n_input; i++) {
+    const char *x = nd->input[i];
+    if (!x || !x[0]) continue;
+    for (size_t k = 0; k < g0->n_input; k++) {
+      const Onnx__ValueInfoProto *vi = g0->input[k];
+      if (vi && vi->name && strcmp(vi->name, x) == 0 && vi->type && vi->type->tensor_type &&
+          vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type->elem_type > 0 &&
+          vi->type->tensor_type->elem_type < 32)
+        m |= 1u << vi->type->tensor_type->elem_type;
+    }
+    for (size_t k = 0; k < g0->n_initializer; k++) {
+      const Onnx__TensorProto *tp = g0->initializer[k];
+      if (tp && tp->name && strcmp(tp->name, x) == 0 && tp->data_type > 0 && tp->data_type < 32) m |= 1u << tp->data_type;
+    }
+  }
+  return m;
+}
+
 /* Counts each op type of graph g (and of its sub-graphs) once for this folder's result. */
-static void op_count_graph(ot_op_table_t *t, const Onnx__GraphProto *g, int result, char **seen, int *n_seen, int cap) {
+static void op_count_graph(ot_op_table_t *t, const Onnx__GraphProto *g0, const Onnx__GraphProto *g, int64_t opset,
+                           int result, char **seen, int *n_seen, int cap) {
   for (size_t k = 0; g && k < g->n_node; k++) {
     const Onnx__NodeProto *nd = g->node[k];
     const char *dom = nd->domain ? nd->domain : "";
@@ -117,13 +148,13 @@ static void op_count_graph(ot_op_table_t *t, const Onnx__GraphProto *g, int resu
       for (int s = 0; s < *n_seen && !dup; s++) dup = strcmp(seen[s], ty) == 0;
       if (!dup && *n_seen < cap) {
         seen[(*n_seen)++] = (char *)ty;
-        op_count(t, ty, result);
+        op_count(t, ty, result, opset, node_elems(g0, nd));
       }
     }
     for (size_t a = 0; a < nd->n_attribute; a++) {
-      op_count_graph(t, nd->attribute[a]->g, result, seen, n_seen, cap);
+      op_count_graph(t, g0, nd->attribute[a]->g, opset, result, seen, n_seen, cap);
       for (size_t j = 0; j < nd->attribute[a]->n_graphs; j++)
-        op_count_graph(t, nd->attribute[a]->graphs[j], result, seen, n_seen, cap);
+        op_count_graph(t, g0, nd->attribute[a]->graphs[j], opset, result, seen, n_seen, cap);
     }
   }
 }
@@ -134,9 +165,20 @@ static int op_row_cmp(const void *a, const void *b) {
 
 static void op_table_print(ot_op_table_t *t) {
   if (t->n) qsort(t->rows, (size_t)t->n, sizeof *t->rows, op_row_cmp);
-  printf("%-28s %7s %7s %12s\n", "op", "passed", "failed", "unsupported");
+  printf("%-28s %7s %7s %12s  %-7s %s\n", "op", "passed", "failed", "unsupported", "opsets", "input types (passing)");
   for (int i = 0; i < t->n; i++) {
-    printf("%-28s %7d %7d %12d\n", t->rows[i].name, t->rows[i].passed, t->rows[i].failed, t->rows[i].unsupported);
+    const ot_op_count_t *r = &t->rows[i];
+    char opsets[32] = "-";
+    if (r->opset_min <= r->opset_max)
+      snprintf(opsets, sizeof opsets, r->opset_min == r->opset_max ? "%lld" : "%lld-%lld", (long long)r->opset_min,
+               (long long)r->opset_max);
+    printf("%-28s %7d %7d %12d  %-7s", r->name, r->passed, r->failed, r->unsupported, opsets);
+    for (int e = 1, first = 1; e < 32; e++)
+      if (r->elems & (1u << e)) {
+        printf("%s%s", first ? " " : ",", berth_onnx_elem_name(e));
+        first = 0;
+      }
+    printf("\n");
     free(t->rows[i].name);
   }
   free(t->rows);
@@ -556,7 +598,12 @@ static void count_ops(const ot_opts_t *o, const Onnx__ModelProto *mp, ot_result_
   if (!o->ops) return;
   char *seen[512];
   int n_seen = 0;
-  op_count_graph(o->ops, mp->graph, r, seen, &n_seen, 512);
+  int64_t opset = 0;
+  for (size_t k = 0; k < mp->n_opset_import; k++) {
+    const char *dom = mp->opset_import[k]->domain ? mp->opset_import[k]->domain : "";
+    if (!dom[0] || strcmp(dom, "ai.onnx") == 0) opset = mp->opset_import[k]->version;
+  }
+  op_count_graph(o->ops, mp->graph, mp->graph, opset, r, seen, &n_seen, 512);
 }
 
 static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, size_t cap) {

@@ -101,6 +101,12 @@ static const cmd_help_t helps[] = {
      "                        unsupported for every op type (default domain) their models use\n"
      "  --print-ir            print each imported program's IR text to stderr\n"},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
+    {"ops",
+     "usage: berth ops [--kernels]\n"
+     "Prints the ONNX ops of the default domain that the importer translates, one a line with\n"
+     "its family (docs/ops.md adds the conformance folders each passes).\n"
+     "  --kernels   print berth's own op table instead: every op of the IR and the runtime\n"
+     "              with its kind, input and output counts and attributes\n"},
     {"help",
      "usage: berth help [COMMAND]\n"
      "Prints the list of commands, or COMMAND's options (also: berth COMMAND --help).\n"},
@@ -141,6 +147,8 @@ static void usage(FILE *f) {
       "      --ops-header writes the kernels it calls, to build a runtime with only those.\n"
       "  dis FILE.berth [--no-verify]\n"
       "      prints a .berth file's methods, values with their storage, and instructions.\n"
+      "  ops [--kernels]\n"
+      "      lists the ONNX ops berth imports, or its own kernel ops.\n"
       "  help [COMMAND]\n"
       "      prints this, or COMMAND's options.\n"
       "\n"
@@ -161,7 +169,7 @@ static void usage(FILE *f) {
       "  are refused.\n"
       "  Each option may be given once (--call, --input and --state repeat). Exit status: 0 success,\n"
       "  1 failure, 2 a wrong command line.\n"
-      "  environment: BERTH_KERNELS=auto|portable|avx2|avx512 picks the kernel variant\n"
+      "  environment: BERTH_KERNELS=auto|portable|avx2|avx512|neon picks the kernel variant\n"
       "  (default auto: the widest this CPU has; include/berth/kernels.h).\n",
       f);
 }
@@ -194,7 +202,7 @@ static int dispatch(int argc, char **argv) {
   if (kv && *kv) {
     berth_kernels_isa_t isa;
     if (berth_kernels_isa_parse(kv, &isa) != BERTH_OK) {
-      fprintf(stderr, "berth: BERTH_KERNELS=%s: unknown kernel variant, expected auto, portable, avx2 or avx512\n", kv);
+      fprintf(stderr, "berth: BERTH_KERNELS=%s: unknown kernel variant, expected auto, portable, avx2, avx512 or neon\n", kv);
       return BERTH_EXIT_USAGE;
     }
     if (berth_kernels_select(isa) != BERTH_OK) {
@@ -246,6 +254,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "fuzz") == 0) return berth_cmd_fuzz(argc - 2, argv + 2);
   if (strcmp(cmd, "compile") == 0) return berth_cmd_compile(argc - 2, argv + 2);
   if (strcmp(cmd, "dis") == 0) return berth_cmd_dis(argc - 2, argv + 2);
+  if (strcmp(cmd, "ops") == 0) return berth_cmd_ops(argc - 2, argv + 2);
   return berth_cmd_onnx_test(argc - 2, argv + 2);
 }
 
