@@ -20,7 +20,7 @@ shared by all commands (output files complete or absent, budgets, progress).
 HEAD
 "$BERTH" help
 echo '```'
-for c in run check plan compile dis onnx-test fuzz; do
+for c in run check plan compile dis onnx-test fuzz ops; do
   printf '\n## berth %s\n\n```\n' "$c"
   "$BERTH" help "$c"
   echo '```'
