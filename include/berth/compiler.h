@@ -44,6 +44,14 @@ extern "C" {
 /* "MAJOR.MINOR.PATCH" of the library that is linked (may differ from the header's). */
 const char *berth_version(void);
 
+/* The ONNX ops of the default domain (ai.onnx, opsets 1 to 27) that the importer translates,
+ * family by family ("core", "nn", "math", "spatial", "index", "sequence", "quant"):
+ * berth_onnx_op_count() of them. berth_onnx_op_name returns op k's type ("Conv") and
+ * stores its family in *family (family may be NULL); NULL for k out of range. The strings
+ * are static. */
+int32_t berth_onnx_op_count(void);
+const char *berth_onnx_op_name(int32_t k, const char **family);
+
 typedef struct berth_compile_options {
   /* ---- planner -------------------------------------------------------------------- */
   const char *algo;     /* "naive", "greedy" (default), "search", "exact" */

@@ -2,6 +2,8 @@
  * from a node's op_type to its row. */
 #include "onnx_internal.h"
 
+#include "berth/compiler.h"
+
 #include <string.h>
 
 static const ox_op_row_t *const families[] = {

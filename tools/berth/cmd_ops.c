@@ -1,7 +1,9 @@
-/* berth ops: the ONNX ops the importer translates (by family), or berth's own kernel ops. */
+/* berth ops: the ONNX ops the importer translates (by family), or berth's own op table
+ * (ops_header.c). */
 #include "cli.h"
-#include "kernels/op_table.h"
-#include "onnx/onnx_import.h"
+#include "ops_header.h"
+
+#include <berth/compiler.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,33 +32,6 @@ static int print_onnx_ops(void) {
   return 0;
 }
 
-static const char *kind_name(berth_op_kind_t k) {
-  switch (k) {
-    case BERTH_OPKIND_KERNEL: return "kernel";
-    case BERTH_OPKIND_COND: case BERTH_OPKIND_WHILE_LOOP: case BERTH_OPKIND_SCAN: case BERTH_OPKIND_MAP: return "control";
-    case BERTH_OPKIND_COPY_: return "mutation";
-    case BERTH_OPKIND_ASSERT: return "check";
-  }
-  return "?";
-}
-
-static int print_kernel_ops(void) {
-  printf("# %d berth ops (the IR's and the runtime's op table): op kind inputs outputs attributes\n", (int)BERTH_OP_COUNT);
-  for (uint32_t i = 0; i < BERTH_OP_COUNT; i++) {
-    const berth_op_def_t *d = berth_op_get(i);
-    if (!d) continue;
-    char ins[32];
-    if (d->max_in < 0) snprintf(ins, sizeof ins, "%d+", (int)d->min_in);
-    else if (d->min_in == d->max_in) snprintf(ins, sizeof ins, "%d", (int)d->min_in);
-    else snprintf(ins, sizeof ins, "%d-%d", (int)d->min_in, (int)d->max_in);
-    printf("%s %s %s %s", d->name, kind_name(d->kind), ins, d->n_out < 0 ? "any" : "");
-    if (d->n_out >= 0) printf("%d", (int)d->n_out);
-    for (int a = 0; a < d->n_attrs; a++) printf("%s%s", a ? "," : " ", d->attrs[a].name);
-    printf("\n");
-  }
-  return 0;
-}
-
 int berth_cmd_ops(int argc, char **argv) {
   bool kernels = false;
   for (int i = 0; i < argc; i++) {
@@ -66,5 +41,5 @@ int berth_cmd_ops(int argc, char **argv) {
       return BERTH_EXIT_USAGE;
     }
   }
-  return kernels ? print_kernel_ops() : print_onnx_ops();
+  return kernels ? berth_tool_print_kernel_ops() : print_onnx_ops();
 }

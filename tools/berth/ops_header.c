@@ -34,3 +34,32 @@ void berth_tool_write_ops_header(const berth_exec_program_t *exec, FILE *f) {
   }
   fprintf(f, "  /* %d kernel%s */\n", n, n == 1 ? "" : "s");
 }
+
+/* ---- berth ops --kernels ---------------------------------------------------------- */
+
+static const char *kind_name(berth_op_kind_t k) {
+  switch (k) {
+    case BERTH_OPKIND_KERNEL: return "kernel";
+    case BERTH_OPKIND_COND: case BERTH_OPKIND_WHILE_LOOP: case BERTH_OPKIND_SCAN: case BERTH_OPKIND_MAP: return "control";
+    case BERTH_OPKIND_COPY_: return "mutation";
+    case BERTH_OPKIND_ASSERT: return "check";
+  }
+  return "?";
+}
+
+int berth_tool_print_kernel_ops(void) {
+  printf("# %d berth ops (the IR's and the runtime's op table): op kind inputs outputs attributes\n", (int)BERTH_OP_COUNT);
+  for (uint32_t i = 0; i < BERTH_OP_COUNT; i++) {
+    const berth_op_def_t *d = berth_op_get(i);
+    if (!d) continue;
+    char ins[32];
+    if (d->max_in < 0) snprintf(ins, sizeof ins, "%d+", (int)d->min_in);
+    else if (d->min_in == d->max_in) snprintf(ins, sizeof ins, "%d", (int)d->min_in);
+    else snprintf(ins, sizeof ins, "%d-%d", (int)d->min_in, (int)d->max_in);
+    printf("%s %s %s %s", d->name, kind_name(d->kind), ins, d->n_out < 0 ? "any" : "");
+    if (d->n_out >= 0) printf("%d", (int)d->n_out);
+    for (int a = 0; a < d->n_attrs; a++) printf("%s%s", a ? "," : " ", d->attrs[a].name);
+    printf("\n");
+  }
+  return 0;
+}

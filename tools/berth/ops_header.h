@@ -9,4 +9,8 @@
 /* Writes the header to f (the caller opens it through berth_outfile and reports errors). */
 void berth_tool_write_ops_header(const berth_exec_program_t *exec, FILE *f);
 
+/* berth ops --kernels: prints every op of berth's op table (kind, input and output counts,
+ * attributes) to stdout; returns the exit status. */
+int berth_tool_print_kernel_ops(void);
+
 #endif

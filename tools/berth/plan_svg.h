@@ -2,7 +2,7 @@
 #ifndef BERTH_TOOLS_PLAN_SVG_H
 #define BERTH_TOOLS_PLAN_SVG_H
 
-#include "plan/plan.h"
+#include "cli.h"
 
 #include <stdbool.h>
 #include <stdio.h>
