@@ -353,3 +353,9 @@ berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t m
   *out = c->summaries[method];
   return BERTH_OK;
 }
+
+/* ---- the ONNX op list ------------------------------------------------------------------ */
+
+int32_t berth_onnx_op_count(void) { return berth_onnx_import_op_count(); }
+
+const char *berth_onnx_op_name(int32_t k, const char **family) { return berth_onnx_import_op_name(k, family); }

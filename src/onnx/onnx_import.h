@@ -183,6 +183,10 @@ const char *berth_onnx_elem_name(int32_t elem);
 /* True for types computed in a wider dtype (float16, int4, ...). */
 bool berth_onnx_elem_is_narrow(int32_t elem);
 
+/* The op table behind berth_onnx_op_count / berth_onnx_op_name (berth/compiler.h). */
+int32_t berth_onnx_import_op_count(void);
+const char *berth_onnx_import_op_name(int32_t k, const char **family);
+
 
 /* Cast's round_mode for float8e8m0 (the values of berth_narrow_round_t). */
 enum { BERTH_ONNX_ROUND_UP = 0, BERTH_ONNX_ROUND_DOWN = 1, BERTH_ONNX_ROUND_NEAREST = 2 };

@@ -2,8 +2,6 @@
  * from a node's op_type to its row. */
 #include "onnx_internal.h"
 
-#include "berth/compiler.h"
-
 #include <string.h>
 
 static const ox_op_row_t *const families[] = {
@@ -14,14 +12,14 @@ static const char *const family_names[] = {"core", "nn", "math", "spatial", "ind
 _Static_assert(sizeof family_names / sizeof family_names[0] == sizeof families / sizeof families[0],
                "one name per family");
 
-int32_t berth_onnx_op_count(void) {
+int32_t berth_onnx_import_op_count(void) {
   int32_t n = 0;
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
     for (const ox_op_row_t *r = families[f]; r->name; r++) n++;
   return n;
 }
 
-const char *berth_onnx_op_name(int32_t k, const char **family) {
+const char *berth_onnx_import_op_name(int32_t k, const char **family) {
   for (size_t f = 0; k >= 0 && f < sizeof families / sizeof families[0]; f++)
     for (const ox_op_row_t *r = families[f]; r->name; r++)
       if (k-- == 0) {
