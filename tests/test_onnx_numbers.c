@@ -11,6 +11,7 @@
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
+#include "onnx_run.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -49,33 +50,11 @@ static void expect_fail(const char *name, const uint8_t *bytes, size_t len, bert
   berth_ir_program_destroy(p);
 }
 
-/* Imports, plans and runs once (sanitizer on); output 0 must equal want (want_bytes bytes). */
+/* onnx_expect_run (onnx_run.h), after saving the model for the corpus. */
 static void expect_run(const char *name, const uint8_t *bytes, size_t len, const void *const *inputs, const void *want,
                        size_t want_bytes) {
   save(name, bytes, len);
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_compiled_t *c = NULL;
-  berth_session_t *s = NULL;
-  void *outs[8] = {0};
-  berth_status_t st = berth_onnx_import(bytes, len, NULL, &p, NULL, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
-  if (!st) {
-    const berth_ir_method_t *m = &p->methods[0];
-    size_t got = berth_type_bytes(&m->values[m->graphs[0].results[0]].type);
-    CHECK_MSG(got == want_bytes, "%s: output has %zu bytes, expected %zu", name, got, want_bytes);
-    berth_plan_options_t popt = berth_plan_options_default();
-    st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-    if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
-    CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
-    if (!st && got == want_bytes) CHECK_MSG(memcmp(outs[0], want, want_bytes) == 0, "%s: wrong values", name);
-  }
-  for (int k = 0; k < 8; k++) free(outs[k]);
-  berth_session_destroy(s);
-  berth_compiled_destroy(c);
-  berth_ir_program_destroy(p);
+  onnx_expect_run(name, bytes, len, inputs, want, want_bytes);
 }
 
 /* Clip-6 (bounds are float attributes) on an int32 input. */
