@@ -180,3 +180,15 @@ def test_silero_vad_v5_matches_onnxruntime():
     p8 = both(_sine(256), zero, np.array(8000, np.int64))
     assert abs(float(list(p16.values())[0][0, 0]) - 0.0048668683) < 1e-4
     assert abs(float(list(p8.values())[0][0, 0]) - 0.074172139) < 1e-4
+
+
+def test_budget_work_gives_the_same_file(tmp_path):
+    nested = os.path.join(ROOT, "tests", "bir", "nested.bir")
+    paths = []
+    for k in range(2):
+        prog = berth.compile(nested, algo="exact", budget_work=50000)
+        paths.append(tmp_path / ("p%d.berth" % k))
+        prog.save(str(paths[-1]))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    with pytest.raises(ValueError):
+        berth.compile(nested, algo="exact", budget_work=-1)
