@@ -6,7 +6,9 @@
  *
  * Out-of-range indices (>= dim or < -dim) are an error in ONNX, but index values are data,
  * known only at run time, and a kernel must not fail or read out of bounds: such an index
- * yields a slice of zeros (all-zero bytes: 0, 0.0, false). */
+ * yields a slice of zeros (all-zero bytes: 0, 0.0, false). The ONNX importer puts an assert
+ * on the indices before the node (ox_index_check), so an imported model fails the call
+ * instead. */
 #include "kernel_util.h"
 
 #include <string.h>

@@ -726,6 +726,15 @@ static berth_status_t op_gather(ox_ctx_t *cx) {
       OX_TRY(ox_const_new(cx, &t, d, &in[1]));
     }
   }
+  /* an index outside [-dim, dim) fails the call (or the import when constant) instead of
+   * the kernel's zero slice */
+  int64_t lo = -cx->vals[in[0]].type.dims[axis], hi = cx->vals[in[0]].type.dims[axis];
+  int32_t idx64;
+  if (!berth_dtype_is_int(cx->vals[in[1]].type.dtype))
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "indices have dtype %s, expected int32 or int64",
+                   berth_dtype_name(cx->vals[in[1]].type.dtype));
+  OX_TRY(ox_emit_cast(cx, in[1], BERTH_DTYPE_I64, &idx64));
+  OX_TRY(ox_index_check(cx, idx64, &lo, &hi, 1, "indices"));
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(op, a);
   OX_TRY(ox_attr_i(cx, op, a, "axis", axis));

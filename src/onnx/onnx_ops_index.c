@@ -288,8 +288,8 @@ static void node_label(const ox_ctx_t *cx, char *buf, size_t cap) {
  * dim (nb bounds; nb = 1: one bound for all). Indices are data: the check is an assert that
  * runs before the node's kernel and fails the call with a message naming the node, the
  * operand and the range; a constant idx is checked here and then. */
-static berth_status_t index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, const int64_t *hi, int32_t nb,
-                                  const char *what) {
+berth_status_t ox_index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, const int64_t *hi, int32_t nb,
+                               const char *what) {
   if (berth_type_numel(&cx->vals[idx].type) == 0) return BERTH_OK;
   int32_t lo_c, hi_c, ge, lt, ok, u, m, pred, pred_id;
   OX_TRY(ox_const_i64(cx, lo, nb, false, &lo_c));
@@ -346,7 +346,7 @@ static berth_status_t tuple_check(ox_ctx_t *cx, int32_t idx, const berth_type_t 
     hi[j] = xt->dims[first + j];
     lo[j] = -hi[j];
   }
-  return index_check(cx, idx, lo, hi, (int32_t)K, what);
+  return ox_index_check(cx, idx, lo, hi, (int32_t)K, what);
 }
 
 /* ---- gathers and scatters --------------------------------------------------------------- */
@@ -390,7 +390,7 @@ static berth_status_t op_scatter_elements(ox_ctx_t *cx) {
   const berth_type_t *dt = &cx->vals[in[0]].type;
   OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), dt->rank, "axis", &axis));
   int64_t hi = dt->dims[axis], lo = -hi;
-  OX_TRY(index_check(cx, in[1], &lo, &hi, 1, "indices"));
+  OX_TRY(ox_index_check(cx, in[1], &lo, &hi, 1, "indices"));
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_SCATTER_ELEMENTS, at);
   OX_TRY(ox_attr_i(cx, BERTH_OP_SCATTER_ELEMENTS, at, "axis", axis));
@@ -437,7 +437,7 @@ static berth_status_t op_tensor_scatter(ox_ctx_t *cx) {
     n = 3;
     OX_TRY(index_operand(cx, 2, &in[2]));
     int64_t lo = 0, hi = circular ? ct->dims[axis] : ct->dims[axis] - ut->dims[axis] + 1;
-    if (berth_type_numel(ut) > 0) OX_TRY(index_check(cx, in[2], &lo, &hi, 1, "write_indices"));
+    if (berth_type_numel(ut) > 0) OX_TRY(ox_index_check(cx, in[2], &lo, &hi, 1, "write_indices"));
   }
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_TENSOR_SCATTER, at);
@@ -500,7 +500,7 @@ static berth_status_t op_reverse_sequence(ox_ctx_t *cx) {
   const berth_type_t *xt = &cx->vals[in[0]].type;
   if (xt->rank < 2 || (ta != 0 && ta != 1)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input rank %d with time_axis %lld, expected rank >= 2 and time_axis 0 or 1", (int)xt->rank, (long long)ta);
   int64_t lo = 0, hi = xt->dims[ta] + 1;
-  OX_TRY(index_check(cx, in[1], &lo, &hi, 1, "sequence_lens"));
+  OX_TRY(ox_index_check(cx, in[1], &lo, &hi, 1, "sequence_lens"));
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_REVERSE_SEQUENCE, at);
   OX_TRY(ox_attr_i(cx, BERTH_OP_REVERSE_SEQUENCE, at, "batch_axis", ba));

@@ -1,4 +1,4 @@
-# Indices read from data (GatherND, ScatterND, ScatterElements, ReverseSequence) are checked
+# Indices read from data (Gather, GatherND, ScatterND, ScatterElements, ReverseSequence) are checked
 # at run time: an index out of range fails the call with a message naming the node and the
 # range, in the planned runtime, the reference and under the sanitizer, never a read or write
 # out of bounds; in range (negative indices counting from the end) the call succeeds. K of
@@ -24,6 +24,19 @@ for mode in "" --reference --sanitize; do
   expect_fail_quiet "gathernd below range $mode" "GatherND with output 'output': indices holds a value outside" \
     "$BERTH" run $G $mode --call "$X i64[2,1,2]:0,-3,1,0"
 done
+# Gather: a run-time index outside [-dim, dim) fails the call (it used to read as a slice of zeros)
+G=${BERTH_DATA_DIR:-../shared/data}/onnx-node-tests/test_gather_negative_indices/model.onnx
+if [ -f "$G" ]; then
+  X='f32[10]:0,1,2,3,4,5,6,7,8,9'
+  for mode in "" --reference --sanitize; do
+    expect_out "gather in range $mode" "y = f32[3] [0, 1, 0]" sh -c \
+      "\"$BERTH\" run $G $mode --call '$X i64[3]:0,-9,-10' | sed -n 's/^ *%//p'"
+    expect_fail_quiet "gather out of range $mode" "Gather with output 'y': indices holds a value outside \[-10, 10\)$" \
+      "$BERTH" run $G $mode --call "$X i64[3]:0,10,1"
+    expect_fail_quiet "gather below range $mode" "Gather with output 'y': indices holds a value outside" \
+      "$BERTH" run $G $mode --call "$X i64[3]:0,-11,1"
+  done
+fi
 S=$N/test_scatter_elements_with_axis/model.onnx
 expect_out "scatter_elements negative index" "y = f32[1,5] [[8, 9, 3, 4, 5]]" sh -c \
   "\"$BERTH\" run $S --call 'f32[1,5]:1,2,3,4,5 i64[1,2]:1,-5 f32[1,2]:9,8' | sed -n 's/^ *%//p'"
