@@ -33,6 +33,38 @@ typedef struct quant_plan {
 
 #define QUANT_MASK_X (BERTH_MASK_INT | BERTH_DTYPE_BIT(F32))
 
+/* The layout of x against its scale: per tensor (one scale), per axis (block 0) or blocked.
+ * Pure arithmetic on shapes that quant_check_scale (at infer) has validated, so that run
+ * derives it without validating again. */
+static void quant_layout(const berth_attr_value_t *attrs, const berth_type_t *x, const berth_type_t *s,
+                         quant_plan_t *p) {
+  memset(p, 0, sizeof *p);
+  p->outer = p->d = p->inner = p->block = 1;
+  if (berth_kernel_is_empty(x)) {
+    p->outer = 0;
+    return;
+  }
+  if (berth_type_numel(s) == 1) { /* per tensor */
+    p->d = berth_type_numel(x);
+    return;
+  }
+  int32_t axis = (int32_t)(attrs[Q_AXIS].i < 0 ? attrs[Q_AXIS].i + x->rank : attrs[Q_AXIS].i);
+  for (int32_t k = 0; k < x->rank; k++) {
+    if (k < axis) p->outer *= x->dims[k];
+    else if (k > axis) p->inner *= x->dims[k];
+  }
+  p->d = x->dims[axis];
+  p->si = 1;
+  int64_t block = attrs[Q_BLOCK].i;
+  if (block == 0) return;
+  int64_t nb = (p->d + block - 1) / block;
+  p->block = block;
+  p->so = nb * p->inner;
+  p->si = p->inner;
+  p->sn = 1;
+}
+
+/* Checks the scale (and zero point) against x, axis and block_size; then the layout. */
 static berth_status_t quant_plan(const char *op, const berth_attr_value_t *attrs, const berth_type_t *x,
                                  const berth_type_t *s, const berth_type_t *zp, quant_plan_t *p, berth_diag_t *diag) {
   char a[160], b[160];
@@ -44,34 +76,23 @@ static berth_status_t quant_plan(const char *op, const berth_attr_value_t *attrs
   if (block < 0 || block > BERTH_MAX_DIM)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: block_size %lld is out of range (expected 0..2^40)", op,
                       (long long)block);
-  memset(p, 0, sizeof *p);
-  p->outer = p->d = p->inner = p->block = 1;
-  if (berth_kernel_is_empty(x)) {
-    p->outer = 0;
-    return BERTH_OK;
-  }
-  int64_t numel = berth_type_numel(x);
-  if (berth_type_numel(s) == 1) { /* per tensor */
-    p->d = numel;
+  if (berth_kernel_is_empty(x) || berth_type_numel(s) == 1) {
+    quant_layout(attrs, x, s, p);
     return BERTH_OK;
   }
   int32_t axis;
   BERTH_TRY(berth_kernel_axis(op, "axis", attrs[Q_AXIS].i, x->rank, &axis, diag));
-  for (int32_t k = 0; k < x->rank; k++) {
-    if (k < axis) p->outer *= x->dims[k];
-    else if (k > axis) p->inner *= x->dims[k];
-  }
-  p->d = x->dims[axis];
+  int64_t d = x->dims[axis];
   if (block == 0) {
-    if (s->rank != 1 || s->dims[0] != p->d)
+    if (s->rank != 1 || s->dims[0] != d)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                         "%s: scale %s is neither one value nor 1-D of x's dim %d (%lld) for per-axis quantization "
                         "(blocked quantization needs block_size)",
-                        op, berth_type_format(s, a, sizeof a), (int)axis, (long long)p->d);
-    p->si = 1;
+                        op, berth_type_format(s, a, sizeof a), (int)axis, (long long)d);
+    quant_layout(attrs, x, s, p);
     return BERTH_OK;
   }
-  int64_t nb = (p->d + block - 1) / block;
+  int64_t nb = (d + block - 1) / block;
   bool ok = s->rank == x->rank;
   for (int32_t k = 0; ok && k < x->rank; k++) ok = s->dims[k] == (k == axis ? nb : x->dims[k]);
   if (!ok)
@@ -79,11 +100,8 @@ static berth_status_t quant_plan(const char *op, const berth_attr_value_t *attrs
                       "%s: scale %s does not fit x %s blocked by %lld along axis %d (expected x's dims with "
                       "ceil(%lld / %lld) = %lld at that axis)",
                       op, berth_type_format(s, a, sizeof a), berth_type_format(x, b, sizeof b), (long long)block,
-                      (int)axis, (long long)p->d, (long long)block, (long long)nb);
-  p->block = block;
-  p->so = nb * p->inner;
-  p->si = p->inner;
-  p->sn = 1;
+                      (int)axis, (long long)d, (long long)block, (long long)nb);
+  quant_layout(attrs, x, s, p);
   return BERTH_OK;
 }
 
@@ -170,10 +188,7 @@ static berth_status_t quantize_infer(const berth_attr_value_t *attrs, const bert
 
 static void quantize_run(const berth_kernel_call_t *call) {
   quant_plan_t p;
-  berth_type_t ot;
-  quantize_check(call->attrs, (const berth_type_t[]){*call->in[0].type, *call->in[1].type,
-                                                     call->n_in > 2 ? *call->in[2].type : *call->in[1].type},
-                 call->n_in, &ot, &p, NULL);
+  quant_layout(call->attrs, call->in[0].type, call->in[1].type, &p);
   berth_dtype_t xt = call->in[0].type->dtype, dt = call->out[0].type->dtype;
   berth_dtype_t zt = call->n_in > 2 ? call->in[2].type->dtype : BERTH_DTYPE_COUNT;
   const void *x = call->in[0].data, *s = call->in[1].data, *z = call->n_in > 2 ? call->in[2].data : NULL;
@@ -233,10 +248,7 @@ static berth_status_t dequantize_infer(const berth_attr_value_t *attrs, const be
 
 static void dequantize_run(const berth_kernel_call_t *call) {
   quant_plan_t p;
-  berth_type_t ot;
-  dequantize_check(call->attrs, (const berth_type_t[]){*call->in[0].type, *call->in[1].type,
-                                                       call->n_in > 2 ? *call->in[2].type : *call->in[1].type},
-                   call->n_in, &ot, &p, NULL);
+  quant_layout(call->attrs, call->in[0].type, call->in[1].type, &p);
   berth_dtype_t xt = call->in[0].type->dtype, st = call->in[1].type->dtype;
   bool f32 = call->out[0].type->dtype == BERTH_DTYPE_F32;
   const void *x = call->in[0].data, *s = call->in[1].data, *z = call->n_in > 2 ? call->in[2].data : NULL;
