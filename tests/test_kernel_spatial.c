@@ -5,11 +5,8 @@
  * sum, grid_sample's padding modes, col2im's overlaps, and small ONNX models (a Resize whose
  * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
  * and the errors for operands that do not fold). */
-#include "host/session.h"
-#include "plan/plan.h"
-#include "onnx/onnx_import.h"
 #include "onnx_build.h"
-#include "reference/reference.h"
+#include "onnx_run.h"
 #include "test_kernel_util.h"
 
 #define F32 BERTH_DTYPE_F32
@@ -320,42 +317,24 @@ static void test_deform_conv(void) {
 
 /* ---- ONNX models ------------------------------------------------------------------------------ */
 
-static berth_ir_program_t *import_ok(const char *name, const uint8_t *bytes, size_t len) {
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_onnx_options_t opt = berth_onnx_options_default();
-  berth_status_t st = berth_onnx_import(bytes, len, &opt, &p, NULL, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
-  return st ? NULL : p;
-}
-
-/* Runs the model once, planned, and compares output k (n floats) with want. */
+/* Runs the model once, planned, and compares output k (n floats) with want within 1e-5. */
 static void run_model(const char *name, const uint8_t *bytes, size_t len, const void *const *inputs, int k,
                       const float *want, int64_t n) {
-  berth_ir_program_t *p = import_ok(name, bytes, len);
+  berth_ir_program_t *p = onnx_import_ok(name, bytes, len, NULL);
   if (!p) return;
   char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_plan_options_t popt = berth_plan_options_default();
-  berth_compiled_t *c = NULL;
-  berth_session_t *s = NULL;
-  void *outs[8] = {0};
-  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-  if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
+  void *outs[ONNX_RUN_MAX_OUT] = {0};
+  berth_status_t st = onnx_call(p, false, inputs, outs, msg, sizeof msg);
   CHECK_MSG(st == BERTH_OK, "%s: %s", name, msg);
   if (!st) {
-    const berth_type_t *t = &p->methods[0].values[p->methods[0].graphs[0].results[k]].type;
+    const berth_type_t *t = onnx_result_type(p, k);
     CHECK_MSG(berth_type_numel(t) == n, "%s: output %d has %lld elements, expected %lld", name, k,
               (long long)berth_type_numel(t), (long long)n);
     for (int64_t i = 0; i < n && i < berth_type_numel(t); i++)
       CHECK_MSG(fabsf(((float *)outs[k])[i] - want[i]) <= 1e-5f, "%s: [%lld] = %g, expected %g", name, (long long)i,
                 ((float *)outs[k])[i], want[i]);
   }
-  for (int i = 0; i < 8; i++) free(outs[i]);
-  berth_session_destroy(s);
-  berth_compiled_destroy(c);
+  onnx_outs_free(outs);
   berth_ir_program_destroy(p);
 }
 
@@ -377,31 +356,8 @@ static void test_onnx_gather_elements_check(void) {
   const int64_t ok_idx[4] = {1, -2, 0, -1}, bad_idx[4] = {0, 2, 0, 0};
   const void *in_ok[2] = {x, ok_idx}, *in_bad[2] = {x, bad_idx};
   run_model("gather_elements_ok", m, len, in_ok, 0, (const float[]){2, 1, 3, 4}, 4);
-  berth_ir_program_t *p = import_ok("gather_elements_bad", m, len);
-  if (p) {
-    char msg[2048];
-    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-    berth_plan_options_t popt = berth_plan_options_default();
-    berth_compiled_t *c = NULL;
-    berth_session_t *s = NULL;
-    berth_ref_t *r = NULL;
-    void *outs[2] = {0};
-    berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-    if (!st) st = berth_session_call(s, 0, in_bad, outs, &diag);
-    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "GatherElements node 'pick': an index is out of range"),
-              "planned: status %s, '%s'", berth_status_name(st), msg);
-    CHECK(outs[0] == NULL);
-    CHECK(berth_ref_create(p, &r, &diag) == BERTH_OK);
-    if (r) {
-      st = berth_ref_call(r, 0, in_bad, outs, &diag);
-      CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "out of range"), "reference: %s", msg);
-    }
-    berth_ref_destroy(r);
-    berth_session_destroy(s);
-    berth_compiled_destroy(c);
-    berth_ir_program_destroy(p);
-  }
+  onnx_expect_check_fails("gather_elements_bad", m, len, NULL, in_bad,
+                          "GatherElements node 'pick': an index is out of range");
   ob_free(&b);
 }
 

@@ -6,11 +6,8 @@
  *
  * `test_onnx --write-corpus DIR` writes the models as DIR/NAME.onnx (the fuzz corpus). */
 #define _POSIX_C_SOURCE 200809L
-#include "host/session.h"
-#include "plan/plan.h"
-#include "onnx/onnx_import.h"
 #include "onnx_build.h"
-#include "reference/reference.h"
+#include "onnx_run.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -41,95 +38,15 @@ static int count_op(const berth_ir_program_t *p, berth_op_t op) {
   return n;
 }
 
-/* Imports, plans, runs once with the given inputs and compares the float outputs. */
-static berth_ir_program_t *import_ok(const char *name, const uint8_t *bytes, size_t len, const berth_onnx_options_t *opt) {
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_onnx_import(bytes, len, opt, &p, NULL, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
-  return st ? NULL : p;
-}
-
+/* Imports with opt, runs planned (sanitizer on) and compares the f32 outputs within 1e-5. */
 static void run_f32(const char *name, const uint8_t *bytes, size_t len, const berth_onnx_options_t *opt,
                     const void *const *inputs, int n_out, const float *const *want, const int64_t *want_n) {
-  berth_ir_program_t *p = import_ok(name, bytes, len, opt);
-  if (!p) return;
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_plan_options_t popt = berth_plan_options_default();
-  berth_compiled_t *c = NULL;
-  berth_session_t *s = NULL;
-  void *outs[8] = {0};
-  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
-  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-  if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
-  const berth_ir_method_t *m = &p->methods[0];
-  CHECK_MSG(m->graphs[0].n_results == n_out, "%s: %d results", name, (int)m->graphs[0].n_results);
-  for (int k = 0; !st && k < n_out && k < m->graphs[0].n_results; k++) {
-    const berth_type_t *t = &m->values[m->graphs[0].results[k]].type;
-    CHECK_MSG(berth_type_numel(t) == want_n[k], "%s: output %d has %lld elements, expected %lld", name, k,
-              (long long)berth_type_numel(t), (long long)want_n[k]);
-    for (int64_t i = 0; i < want_n[k] && i < berth_type_numel(t); i++) {
-      float got = ((float *)outs[k])[i];
-      CHECK_MSG(fabsf(got - want[k][i]) <= 1e-5f, "%s: output %d[%lld] = %g, expected %g", name, k, (long long)i, got,
-                want[k][i]);
-    }
-  }
-  for (int k = 0; k < 8; k++) free(outs[k]);
-  berth_session_destroy(s);
-  berth_compiled_destroy(c);
-  berth_ir_program_destroy(p);
+  size_t nb[ONNX_RUN_MAX_OUT];
+  for (int k = 0; k < n_out && k < ONNX_RUN_MAX_OUT; k++) nb[k] = (size_t)want_n[k] * sizeof(float);
+  onnx_want_t w = {n_out, (const void *const *)want, nb, 1e-5, false};
+  onnx_expect_outputs(name, bytes, len, opt, ONNX_PLANNED, inputs, &w);
 }
 
-static void expect_fail(const char *name, const uint8_t *bytes, size_t len, const berth_onnx_options_t *opt,
-                        berth_status_t want, const char *needle) {
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_onnx_import(bytes, len, opt, &p, NULL, &diag);
-  CHECK_MSG(st == want, "%s: status %d, expected %d (%s)", name, (int)st, (int)want, msg);
-  CHECK_MSG(p == NULL, "%s: a failed import wrote its output", name);
-  CHECK_MSG(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", name, msg, needle);
-  CHECK_MSG(strchr(msg, '\n') == NULL, "%s: message is not one line", name);
-  berth_ir_program_destroy(p);
-}
-
-/* Imports and plans, then expects the call to fail with a run-time check whose message holds
- * needle, planned (with the sanitizer) and in the reference interpreter, and no outputs. */
-static void run_check_fails(const char *name, const uint8_t *bytes, size_t len, const berth_onnx_options_t *opt,
-                            const void *const *inputs, const char *needle) {
-  berth_ir_program_t *p = import_ok(name, bytes, len, opt);
-  if (!p) return;
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_plan_options_t popt = berth_plan_options_default();
-  berth_compiled_t *c = NULL;
-  berth_session_t *s = NULL;
-  berth_ref_t *r = NULL;
-  void *outs[8] = {0};
-  berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: plan: %s", name, msg);
-  if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-  if (!st) {
-    st = berth_session_call(s, 0, inputs, outs, &diag);
-    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, needle), "%s: planned: status %s, '%s' lacks '%s'", name,
-              berth_status_name(st), msg, needle);
-  }
-  CHECK_MSG(berth_ref_create(p, &r, &diag) == BERTH_OK, "%s: reference: %s", name, msg);
-  if (r) {
-    st = berth_ref_call(r, 0, inputs, outs, &diag);
-    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, needle), "%s: reference: status %s, '%s' lacks '%s'", name,
-              berth_status_name(st), msg, needle);
-  }
-  for (int k = 0; k < 8; k++) CHECK_MSG(outs[k] == NULL, "%s: a failed call wrote output %d", name, k);
-  berth_ref_destroy(r);
-  berth_session_destroy(s);
-  berth_compiled_destroy(c);
-  berth_ir_program_destroy(p);
-}
 
 /* ---- models ----------------------------------------------------------------------------- */
 
@@ -175,7 +92,7 @@ static void test_shape_folding(void) {
   berth_onnx_options_t opt = berth_onnx_options_default();
   opt.inputs = &spec;
   opt.n_inputs = 1;
-  berth_ir_program_t *p = import_ok("shape_fold", m, len, &opt);
+  berth_ir_program_t *p = onnx_import_ok("shape_fold", m, len, &opt);
   if (p) {
     CHECK_MSG(p->methods[0].n_nodes == 1 && count_op(p, BERTH_OP_RESHAPE) == 1, "shape chain not folded: %d nodes",
               (int)p->methods[0].n_nodes);
@@ -187,7 +104,7 @@ static void test_shape_folding(void) {
   int64_t n[] = {6};
   run_f32("shape_fold", m, len, &opt, in, 1, want, n);
   /* without the spec: a clear error naming the input */
-  expect_fail("shape_fold_nospec", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT, "graph input 'x'");
+  onnx_expect_fail("shape_fold_nospec", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT, "graph input 'x'");
   ob_free(&b);
 }
 
@@ -242,7 +159,7 @@ static void test_if_constant(void) {
   size_t len;
   uint8_t *m = ob_model(&b, g, 17, &len);
   save("if_const", m, len);
-  berth_ir_program_t *p = import_ok("if_const", m, len, NULL);
+  berth_ir_program_t *p = onnx_import_ok("if_const", m, len, NULL);
   if (p) {
     CHECK(count_op(p, BERTH_OP_COND) == 0);
     berth_ir_program_destroy(p);
@@ -256,7 +173,7 @@ static void test_if_constant(void) {
   opt.keep_control_flow = true;
   /* --keep-control-flow cannot keep it (the branches differ in type): the If is replaced
    * by its branch after all */
-  p = import_ok("if_const_keep", m, len, &opt);
+  p = onnx_import_ok("if_const_keep", m, len, &opt);
   if (p) {
     CHECK(count_op(p, BERTH_OP_COND) == 0);
     berth_ir_program_destroy(p);
@@ -271,7 +188,7 @@ static void test_if_constant(void) {
     ob_output(&b, e2, "bad", ONNX_F, "");
     n->attribute[1]->g = e2;
     m = ob_model(&b, g, 17, &len);
-    p = import_ok("if_const_keep_bad_else", m, len, &opt);
+    p = onnx_import_ok("if_const_keep_bad_else", m, len, &opt);
     if (p) {
       CHECK(count_op(p, BERTH_OP_COND) == 0);
       berth_ir_program_destroy(p);
@@ -279,7 +196,7 @@ static void test_if_constant(void) {
     run_f32("if_const_keep_bad_else", m, len, &opt, in, 1, w, n2);
     n->attribute[0]->g = e2; /* the taken branch is the bad one: the error is its own */
     m = ob_model(&b, g, 17, &len);
-    expect_fail("if_const_keep_bad_taken", m, len, &opt, BERTH_ERR_INVALID_ARGUMENT, "Add");
+    onnx_expect_fail("if_const_keep_bad_taken", m, len, &opt, BERTH_ERR_INVALID_ARGUMENT, "Add");
     n->attribute[0]->g = branch(&b, "then", "Add", "x,x", "t");
     n->attribute[1]->g = e;
   }
@@ -292,7 +209,7 @@ static void test_if_constant(void) {
   cn->input[0] = (char *)"cin";
   ob_input(&b, g, "cin", ONNX_BOOL, "");
   m = ob_model(&b, g, 17, &len);
-  expect_fail("if_shapes_runtime", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "depends on graph input 'cin'");
+  onnx_expect_fail("if_shapes_runtime", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "depends on graph input 'cin'");
   /* a runtime If whose else_branch does not build at these shapes: the message keeps the
    * branch's error and names the input to bind */
   {
@@ -302,9 +219,10 @@ static void test_if_constant(void) {
     ob_output(&b, e2, "bad", ONNX_F, "");
     n->attribute[1]->g = e2;
     m = ob_model(&b, g, 17, &len);
-    expect_fail("if_runtime_bad_else", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
+    onnx_expect_fail("if_runtime_bad_else", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
                 "a branch does not build at these shapes (node");
-    expect_fail("if_runtime_bad_else_input", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT, "depends on graph input 'cin'");
+    onnx_expect_fail("if_runtime_bad_else_input", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
+        "depends on graph input 'cin'");
   }
   ob_free(&b);
 }
@@ -451,7 +369,7 @@ static void test_loops(void) {
   /* a runtime condition with scan outputs: a clear error */
   ob_init(&b);
   m = loop_model(&b, "M,C,v0", true, "Less", "10", "1", &len);
-  expect_fail("loop_scan_dynamic", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "--max-trip-count");
+  onnx_expect_fail("loop_scan_dynamic", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "--max-trip-count");
   save("loop_scan_early_exit", m, len);
   {
     /* bounded by max_trip_count: 10 rows, zero after the exit at iteration 5 */
@@ -462,7 +380,7 @@ static void test_loops(void) {
     int64_t n[] = {1, 10};
     run_f32("loop_scan_bounded", m, len, &opt, in, 2, w, n);
     /* a bound at M needs no check: the loop cannot run longer */
-    berth_ir_program_t *p = import_ok("loop_scan_bounded", m, len, &opt);
+    berth_ir_program_t *p = onnx_import_ok("loop_scan_bounded", m, len, &opt);
     CHECK(p && count_op(p, BERTH_OP_ASSERT) == 0);
     berth_ir_program_destroy(p);
     /* exactly the iterations the loop runs: the check passes, the rows are all written */
@@ -471,14 +389,16 @@ static void test_loops(void) {
     const float *w5[] = {vf, ys5};
     int64_t n5[] = {1, 5};
     run_f32("loop_scan_bound5", m, len, &opt, in, 2, w5, n5);
-    p = import_ok("loop_scan_bound5", m, len, &opt);
+    p = onnx_import_ok("loop_scan_bound5", m, len, &opt);
     CHECK(p && count_op(p, BERTH_OP_ASSERT) == 1);
     berth_ir_program_destroy(p);
     /* a bound under the real count is an error at run time, never a truncated result */
     opt.max_trip_count = 4;
-    run_check_fails("loop_scan_bound4", m, len, &opt, in, "Loop 'vf' needs more than --max-trip-count 4 iterations");
+    onnx_expect_check_fails("loop_scan_bound4", m, len, &opt, in,
+        "Loop 'vf' needs more than --max-trip-count 4 iterations");
     opt.max_trip_count = 3;
-    run_check_fails("loop_scan_bound3", m, len, &opt, in, "Loop 'vf' needs more than --max-trip-count 3 iterations");
+    onnx_expect_check_fails("loop_scan_bound3", m, len, &opt, in,
+        "Loop 'vf' needs more than --max-trip-count 3 iterations");
   }
   ob_free(&b);
 }
@@ -564,7 +484,8 @@ static void test_errors(void) {
   size_t len;
   uint8_t *m = ob_model(&b, g, 17, &len);
   save("err_unknown_op", m, len);
-  expect_fail("unknown_op", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "berth lacks 1 op this model uses: Foo (1 node)");
+  onnx_expect_fail("unknown_op", m, len, NULL, BERTH_ERR_UNIMPLEMENTED,
+      "berth lacks 1 op this model uses: Foo (1 node)");
   /* every truncation and a few byte flips: no crash, a message on failure */
   char msg[1024];
   for (size_t k = 0; k < len; k++) {
@@ -587,9 +508,9 @@ static void test_errors(void) {
   ob_node(&b, g, "Add", "x,w", "y");
   ob_output(&b, g, "y", ONNX_F, "2");
   m = ob_model(&b, g, 17, &len);
-  expect_fail("external", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "external file");
+  onnx_expect_fail("external", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "external file");
   m = ob_model(&b, g, 99, &len);
-  expect_fail("opset", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "opset 99");
+  onnx_expect_fail("opset", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "opset 99");
   ob_free(&b);
   /* deep nesting: If inside If, 40 deep */
   ob_init(&b);
@@ -606,11 +527,11 @@ static void test_errors(void) {
   ob_input(&b, inner, "c", ONNX_BOOL, "");
   ob_input(&b, inner, "x", ONNX_F, "2");
   m = ob_model(&b, inner, 17, &len);
-  expect_fail("deep", m, len, NULL, BERTH_ERR_OUT_OF_RANGE, "nest");
+  onnx_expect_fail("deep", m, len, NULL, BERTH_ERR_OUT_OF_RANGE, "nest");
   ob_free(&b);
   /* garbage */
   const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01};
-  expect_fail("junk", junk, sizeof junk, NULL, BERTH_ERR_CORRUPT_DATA, "onnx:");
+  onnx_expect_fail("junk", junk, sizeof junk, NULL, BERTH_ERR_CORRUPT_DATA, "onnx:");
 }
 
 int main(int argc, char **argv) {

@@ -10,20 +10,12 @@
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
+#include "onnx_run.h"
 #include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static berth_ir_program_t *import(const char *name, const uint8_t *m, size_t len, const berth_onnx_options_t *opt,
-                                  char *msg, size_t cap) {
-  berth_diag_t diag = berth_diag_make(msg, cap);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_onnx_import(m, len, opt, &p, NULL, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
-  return p;
-}
 
 /* The method's results are named want[0..n). */
 static void expect_names(const char *name, const berth_ir_program_t *p, const char *const *want, int n) {
@@ -73,20 +65,14 @@ static void test_if_names(void) {
     berth_onnx_options_t opt = berth_onnx_options_default();
     opt.keep_control_flow = mode == 1;
     const char *name = mode == 0 ? "if_inlined" : mode == 1 ? "if_kept" : "if_runtime";
-    berth_ir_program_t *p = import(name, m, len, &opt, msg, sizeof msg);
+    berth_ir_program_t *p = onnx_import_ok(name, m, len, &opt);
     expect_names(name, p, want, 4);
     if (p) { /* it still runs: the renamed and cloned results hold the right values */
-      berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-      berth_plan_options_t popt = berth_plan_options_default();
-      berth_compiled_t *c = NULL;
-      berth_session_t *s = NULL;
-      void *outs[8] = {0};
+      void *outs[ONNX_RUN_MAX_OUT] = {0};
       float x[2] = {-1, 2};
       uint8_t cond = 1;
       const void *in[] = {x, &cond};
-      berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-      if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-      if (!st) st = berth_session_call(s, 0, in, outs, &diag);
+      berth_status_t st = onnx_call(p, false, in, outs, msg, sizeof msg);
       CHECK_MSG(st == BERTH_OK, "%s: run: %s", name, msg);
       if (!st) {
         const float *o0 = outs[0], *o1 = outs[1], *o2 = outs[2], *o3 = outs[3];
@@ -94,9 +80,7 @@ static void test_if_names(void) {
                       o3[1] == -2,
                   "%s: wrong values", name);
       }
-      for (int k = 0; k < 8; k++) free(outs[k]);
-      berth_session_destroy(s);
-      berth_compiled_destroy(c);
+      onnx_outs_free(outs);
       berth_ir_program_destroy(p);
     }
     ob_free(&b);
@@ -126,24 +110,16 @@ static void test_topological_order(void) {
   ob_output(&b, g, "y", ONNX_F, "2");
   size_t len;
   uint8_t *m = ob_model(&b, g, 17, &len);
-  berth_ir_program_t *p = import("out_of_order", m, len, NULL, msg, sizeof msg);
+  berth_ir_program_t *p = onnx_import_ok("out_of_order", m, len, NULL);
   if (p) {
-    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-    berth_plan_options_t popt = berth_plan_options_default();
-    berth_compiled_t *c = NULL;
-    berth_session_t *s = NULL;
-    void *outs[8] = {0};
+    void *outs[ONNX_RUN_MAX_OUT] = {0};
     float x[2] = {-1, 3};
     uint8_t cond = 1;
     const void *in[] = {x, &cond};
-    berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
-    if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-    if (!st) st = berth_session_call(s, 0, in, outs, &diag);
+    berth_status_t st = onnx_call(p, false, in, outs, msg, sizeof msg);
     CHECK_MSG(st == BERTH_OK, "out_of_order: run: %s", msg);
     if (!st) CHECK_MSG(((float *)outs[0])[0] == 0 && ((float *)outs[0])[1] == 0, "out_of_order: wrong values");
-    for (int k = 0; k < 8; k++) free(outs[k]);
-    berth_session_destroy(s);
-    berth_compiled_destroy(c);
+    onnx_outs_free(outs);
     berth_ir_program_destroy(p);
   }
   ob_free(&b);
@@ -181,27 +157,16 @@ static void test_silero_v5(void) {
   };
   int64_t sr = 16000;
   spec[2].value = &sr;
-  char msg[2048];
   for (int keep = 0; keep < 2; keep++) {
     berth_onnx_options_t opt = berth_onnx_options_default();
     opt.inputs = spec;
     opt.n_inputs = 3;
     opt.keep_control_flow = keep != 0;
-    berth_ir_program_t *p = import(keep ? "silero_v5_keep" : "silero_v5", (const uint8_t *)bytes, len, &opt, msg, sizeof msg);
+    berth_ir_program_t *p = onnx_import_ok(keep ? "silero_v5_keep" : "silero_v5", (const uint8_t *)bytes, len, &opt);
     expect_names(keep ? "silero_v5_keep" : "silero_v5", p, want, 2);
     berth_ir_program_destroy(p);
   }
   free(bytes);
-}
-
-static void expect_fail(const char *name, const uint8_t *m, size_t len, berth_status_t want, const char *needle) {
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_onnx_import(m, len, NULL, &p, NULL, &diag);
-  CHECK_MSG(st == want && strstr(msg, needle) && !strchr(msg, '\n'), "%s: status %d, '%s' lacks '%s'", name, (int)st, msg,
-            needle);
-  CHECK(p == NULL);
 }
 
 /* Every op berth lacks (sub-graphs too) and every input of unknown dims, in one message;
@@ -224,7 +189,7 @@ static void test_lacks(void) {
   ob_output(&b, g, "y", ONNX_F, "2");
   size_t len;
   uint8_t *m = ob_model(&b, g, 17, &len);
-  expect_fail("lacks", m, len, BERTH_ERR_UNIMPLEMENTED,
+  onnx_expect_fail("lacks", m, len, NULL, BERTH_ERR_UNIMPLEMENTED,
               "berth lacks 2 ops this model uses: Foo (2 nodes), Bar (1 node); graph inputs 'x' float[?,2], 'z' "
               "float[3,?] have dynamic or unknown dims");
   ob_free(&b);
@@ -236,7 +201,8 @@ static void test_lacks(void) {
   ob_node(&b, g, "Neg", "x", "y");
   ob_output(&b, g, "y", ONNX_F, "?,2");
   m = ob_model(&b, g, 17, &len);
-  expect_fail("unknown_dims", m, len, BERTH_ERR_INVALID_ARGUMENT, "graph inputs 'x' float[?,2], 'z' float[?] have dynamic");
+  onnx_expect_fail("unknown_dims", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
+                   "graph inputs 'x' float[?,2], 'z' float[?] have dynamic");
   ob_free(&b);
   /* only ai.onnx.ml */
   ob_init(&b);
@@ -260,7 +226,7 @@ static void test_lacks(void) {
   len = onnx__model_proto__get_packed_size(&mm);
   m = ob_alloc(&b, len);
   onnx__model_proto__pack(&mm, m);
-  expect_fail("foreign_domain", m, len, BERTH_ERR_UNIMPLEMENTED,
+  onnx_expect_fail("foreign_domain", m, len, NULL, BERTH_ERR_UNIMPLEMENTED,
               "the model imports only domain 'ai.onnx.ml' (opset 3), which berth does not implement (a foreign domain");
   ob_free(&b);
 }
@@ -268,7 +234,6 @@ static void test_lacks(void) {
 /* A translation's intermediate values do not take the graph's names: Clip-13 is max then
  * min, both named after its output 'y', and the text form must spell the result 'y'. */
 static void test_intermediate_names(void) {
-  char msg[2048];
   ob_t b;
   ob_init(&b);
   Onnx__GraphProto *g = ob_graph(&b, "main");
@@ -281,7 +246,7 @@ static void test_intermediate_names(void) {
   ob_output(&b, g, "y_1", ONNX_F, "2");
   size_t len;
   uint8_t *m = ob_model(&b, g, 13, &len);
-  berth_ir_program_t *p = import("clip_names", m, len, NULL, msg, sizeof msg);
+  berth_ir_program_t *p = onnx_import_ok("clip_names", m, len, NULL);
   static const char *const want[] = {"y", "y_1"};
   expect_names("clip_names", p, want, 2);
   char *text = p ? berth_ir_print(p) : NULL;

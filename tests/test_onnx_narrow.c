@@ -6,15 +6,12 @@
  * interpreter, and the results must equal the hand-computed values bit for bit: the
  * differences are far below any float tolerance. */
 #define _POSIX_C_SOURCE 200809L
-#include "host/session.h"
-#include "plan/plan.h"
-#include "onnx/onnx_import.h"
 /* the model builder's helpers are static; this file uses only some */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "onnx_build.h"
 #pragma GCC diagnostic pop
-#include "reference/reference.h"
+#include "onnx_run.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -48,34 +45,20 @@ static bool same_float(float g, float w) {
  * planned and in the reference interpreter, and compares every f32 output bit for bit. */
 static void run_exact(const char *name, const uint8_t *bytes, size_t len, int n_round, const void *const *inputs,
                       int n_out, const float *const *want, const int *want_n) {
-  char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_onnx_import(bytes, len, NULL, &p, NULL, &diag);
-  CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
-  if (st) return;
+  berth_ir_program_t *p = onnx_import_ok(name, bytes, len, NULL);
+  if (!p) return;
   if (n_round >= 0)
     CHECK_MSG(count_op(p, BERTH_OP_NARROW_CAST) == n_round, "%s: %d narrow_cast nodes, expected %d", name,
               count_op(p, BERTH_OP_NARROW_CAST), n_round);
   CHECK_MSG(p->methods[0].graphs[0].n_results == n_out, "%s: %d results", name, (int)p->methods[0].graphs[0].n_results);
-  berth_plan_options_t popt = berth_plan_options_default();
-  berth_compiled_t *c = NULL;
-  berth_session_t *s = NULL;
-  berth_ref_t *r = NULL;
   for (int pass = 0; pass < 2; pass++) {
-    void *outs[8] = {0};
+    char msg[2048];
+    void *outs[ONNX_RUN_MAX_OUT] = {0};
     const char *how = pass ? "reference" : "planned";
-    if (pass == 0) {
-      st = berth_plan_compile(p, &popt, &c, &diag);
-      if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
-      if (!st) st = berth_session_call(s, 0, inputs, outs, &diag);
-    } else {
-      st = berth_ref_create(p, &r, &diag);
-      if (!st) st = berth_ref_call(r, 0, inputs, outs, &diag);
-    }
+    berth_status_t st = onnx_call(p, pass == 1, inputs, outs, msg, sizeof msg);
     CHECK_MSG(st == BERTH_OK, "%s: %s: %s", name, how, msg);
     for (int k = 0; !st && k < n_out && k < p->methods[0].graphs[0].n_results; k++) {
-      const berth_type_t *t = &p->methods[0].values[p->methods[0].graphs[0].results[k]].type;
+      const berth_type_t *t = onnx_result_type(p, k);
       CHECK_MSG(t->dtype == BERTH_DTYPE_F32 && berth_type_numel(t) == want_n[k], "%s: output %d is not f32[%d]", name,
                 k, want_n[k]);
       if (t->dtype != BERTH_DTYPE_F32 || berth_type_numel(t) != want_n[k]) continue;
@@ -85,11 +68,8 @@ static void run_exact(const char *name, const uint8_t *bytes, size_t len, int n_
                   want[k][i]);
       }
     }
-    for (int k = 0; k < 8; k++) free(outs[k]);
+    onnx_outs_free(outs);
   }
-  berth_ref_destroy(r);
-  berth_session_destroy(s);
-  berth_compiled_destroy(c);
   berth_ir_program_destroy(p);
 }
 
