@@ -312,8 +312,21 @@ static void generate(void) {
   w32(&m, 24, 0xFFFFFFFFu);
   CORRUPT_("huge-section-count", "4294967295 sections; expected 1 to 16");
   m = copy(seed);
-  m.b[40] = 1;
-  CORRUPT_("reserved-header-byte", "header (byte 40): reserved byte");
+  m.b[BERTH_FORMAT_HDR_RESERVED] = 1;
+  CORRUPT_("reserved-header-byte", "header (byte 42): reserved byte");
+  m = copy(seed);
+  m.b[BERTH_FORMAT_HEADER_SIZE - 1] = 1;
+  CORRUPT_("last-reserved-header-byte", "header (byte 63): reserved byte");
+  /* a far-future writer, so the file stays newer than every runtime that replays it */
+  m = copy(seed);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION, 65535);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION + 2, 0);
+  LOAD("newer-writer", BERTH_ERR_UNIMPLEMENTED, "program written by berth 65535.0.0; this runtime is berth");
+  m = copy(seed);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION, 65535);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION + 2, 0);
+  w32(&m, BERTH_FORMAT_HDR_FLAGS, 0x80);
+  LOAD("newer-writer-unknown-flag", BERTH_ERR_UNIMPLEMENTED, "program written by berth 65535.0.0");
 
   /* ---- the section table ---- */
   m = copy(seed);

@@ -54,7 +54,9 @@ def _checked_array(value, dtype, what):
 
 
 def version():
-    """The version of the loaded libberth ("MAJOR.MINOR.PATCH")."""
+    """The version of the loaded libberth ("MAJOR.MINOR.PATCH"): the berth that compiles, and
+    whose runtime loads, programs. A program file written by a newer MAJOR.MINOR is refused
+    with berth.Error (status "unimplemented") naming both versions."""
     return _c.berth_version().decode()
 
 
@@ -206,6 +208,13 @@ class Program:
         d.check(_c.berth_program_load(self._file.ctypes.data, len(self.bytes), self._mem.ctypes.data,
                                       sz.program_bytes, scratch.ctypes.data, sz.scratch_bytes,
                                       ctypes.byref(self._handle), d.ptr))
+
+    @property
+    def writer_version(self):
+        """(major, minor, patch) of the berth that wrote the file; (0, 0, 0) for a file from
+        before berth recorded it (0.4.0 and older)."""
+        v = _c.berth_program_writer_version(self._handle)
+        return (v.major, v.minor, v.patch)
 
     @property
     def methods(self):

@@ -36,6 +36,7 @@ typedef struct rd {
   size_t len;
   berth_diag_t *diag;
   uint32_t version, flags, n_methods;
+  uint16_t writer[3]; /* the berth that wrote the file: major, minor, patch */
   bool checksum_checked; /* BERTH_FORMAT_READ_CHECKSUM_CHECKED: the CRC pass is skipped */
   sect_t s[BERTH_SECTION_MAX + 1];
   /* records per table */
@@ -170,47 +171,79 @@ static berth_status_t check_ir_header(rd_t *r, const sect_t *ir) {
   return BERTH_OK;
 }
 
-static berth_status_t read_header(rd_t *r) {
+/* The version of the berth that wrote the file (header bytes 36..41) against this runtime's:
+ * a newer MAJOR.MINOR may give a field or an op a meaning this runtime does not know, so it
+ * is refused with both versions named; an older writer, or a newer patch release of this
+ * MAJOR.MINOR, loads (the format version already matched). 0.0.0: written before berth
+ * recorded its version, by 0.4.0 or older. */
+static berth_status_t check_writer_version(rd_t *r) {
+  const uint8_t *v = r->b + BERTH_FORMAT_HDR_WRITER_VERSION;
+  for (int k = 0; k < 3; k++) r->writer[k] = berth_load_le16(v + 2 * k);
+  uint32_t major = r->writer[0], minor = r->writer[1];
+  if (major > BERTH_VERSION_MAJOR || (major == BERTH_VERSION_MAJOR && minor > BERTH_VERSION_MINOR))
+    return rfail(r, BERTH_ERR_UNIMPLEMENTED,
+                 "header (byte %d): program written by berth %u.%u.%u; this runtime is berth %s: rebuild the runtime "
+                 "with berth %u.%u or newer, or recompile the program with berth %s",
+                 BERTH_FORMAT_HDR_WRITER_VERSION, (unsigned)major, (unsigned)minor, (unsigned)r->writer[2],
+                 BERTH_VERSION_STRING, (unsigned)major, (unsigned)minor, BERTH_VERSION_STRING);
+  return BERTH_OK;
+}
+
+/* The header's fields, in the order that gives the truest message: what the file is
+ * (magic, format version, sizes), whether it is damaged (the checksum, before any other
+ * field is believed), who wrote it (a newer berth may use flags this one does not know),
+ * then everything else. */
+static berth_status_t read_header_fields(rd_t *r, uint32_t *n_sections) {
   const uint8_t *b = r->b;
   if (r->len < BERTH_FORMAT_HEADER_SIZE)
     return rfail(r, CORRUPT, "header: the file is %zu bytes, shorter than the %d-byte header (truncated?)", r->len,
                  BERTH_FORMAT_HEADER_SIZE);
   if (memcmp(b, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE) != 0)
     return rfail(r, CORRUPT, "header (byte 0): not a berth program file (the magic is not \"BERTH\\0\")");
-  r->version = berth_load_le16(b + 6);
+  r->version = berth_load_le16(b + BERTH_FORMAT_HDR_VERSION);
   if (r->version != BERTH_FORMAT_VERSION)
-    return rfail(r, BERTH_ERR_UNIMPLEMENTED, "header (byte 6): format version %u; this runtime reads version %d",
-                 (unsigned)r->version, BERTH_FORMAT_VERSION);
-  uint32_t hsize = berth_load_le32(b + 8);
+    return rfail(r, BERTH_ERR_UNIMPLEMENTED, "header (byte %d): format version %u; this runtime reads version %d (berth %s)",
+                 BERTH_FORMAT_HDR_VERSION, (unsigned)r->version, BERTH_FORMAT_VERSION, BERTH_VERSION_STRING);
+  uint32_t hsize = berth_load_le32(b + BERTH_FORMAT_HDR_HEADER_SIZE);
   if (hsize != BERTH_FORMAT_HEADER_SIZE)
-    return rfail(r, CORRUPT, "header (byte 8): header size %u; expected %d", (unsigned)hsize, BERTH_FORMAT_HEADER_SIZE);
-  r->flags = berth_load_le32(b + 12);
-  if (r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS | BERTH_FORMAT_FLAG_CHECKSUM))
-    return rfail(r, CORRUPT, "header (byte 12): unknown flag bits 0x%x", (unsigned)r->flags);
-  uint64_t fsize = berth_load_le64(b + 16);
+    return rfail(r, CORRUPT, "header (byte %d): header size %u; expected %d", BERTH_FORMAT_HDR_HEADER_SIZE,
+                 (unsigned)hsize, BERTH_FORMAT_HEADER_SIZE);
+  uint64_t fsize = berth_load_le64(b + BERTH_FORMAT_HDR_FILE_SIZE);
   if (fsize != (uint64_t)r->len)
-    return rfail(r, CORRUPT, "header (byte 16): the file size is %llu bytes but %zu were given (truncated or padded?)",
-                 (ull)fsize, r->len);
+    return rfail(r, CORRUPT, "header (byte %d): the file size is %llu bytes but %zu were given (truncated or padded?)",
+                 BERTH_FORMAT_HDR_FILE_SIZE, (ull)fsize, r->len);
   /* the checksum first: a damaged file is refused as damaged, whatever the damage says */
+  r->flags = berth_load_le32(b + BERTH_FORMAT_HDR_FLAGS);
   uint32_t sum = berth_load_le32(b + BERTH_FORMAT_CHECKSUM_AT);
   if (r->flags & BERTH_FORMAT_FLAG_CHECKSUM) {
     uint32_t got = r->checksum_checked ? sum : berth_format_checksum(b, r->len);
     if (got != sum)
       return rfail(r, CORRUPT, "header (byte %d): the file's CRC-32C is 0x%x but the header records 0x%x (the file is damaged)",
                    BERTH_FORMAT_CHECKSUM_AT, (unsigned)got, (unsigned)sum);
-  } else if (sum) {
-    return rfail(r, CORRUPT, "header (byte %d): a checksum 0x%x without the checksum flag (bit 2 of byte 12)",
-                 BERTH_FORMAT_CHECKSUM_AT, (unsigned)sum);
   }
-  uint32_t n_sections = berth_load_le32(b + 24), table = berth_load_le32(b + 28);
-  if (n_sections == 0 || n_sections > BERTH_FORMAT_MAX_SECTIONS)
-    return rfail(r, CORRUPT, "header (byte 24): %u sections; expected 1 to %d", (unsigned)n_sections,
-                 BERTH_FORMAT_MAX_SECTIONS);
+  BERTH_TRY(check_writer_version(r));
+  uint32_t unknown = r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS | BERTH_FORMAT_FLAG_CHECKSUM);
+  if (unknown) return rfail(r, CORRUPT, "header (byte %d): unknown flag bits 0x%x", BERTH_FORMAT_HDR_FLAGS, (unsigned)unknown);
+  if (!(r->flags & BERTH_FORMAT_FLAG_CHECKSUM) && sum)
+    return rfail(r, CORRUPT, "header (byte %d): a checksum 0x%x without the checksum flag (bit 2 of byte %d)",
+                 BERTH_FORMAT_CHECKSUM_AT, (unsigned)sum, BERTH_FORMAT_HDR_FLAGS);
+  *n_sections = berth_load_le32(b + BERTH_FORMAT_HDR_N_SECTIONS);
+  uint32_t table = berth_load_le32(b + BERTH_FORMAT_HDR_TABLE);
+  if (*n_sections == 0 || *n_sections > BERTH_FORMAT_MAX_SECTIONS)
+    return rfail(r, CORRUPT, "header (byte %d): %u sections; expected 1 to %d", BERTH_FORMAT_HDR_N_SECTIONS,
+                 (unsigned)*n_sections, BERTH_FORMAT_MAX_SECTIONS);
   if (table != BERTH_FORMAT_HEADER_SIZE)
-    return rfail(r, CORRUPT, "header (byte 28): the section table starts at byte %u; expected %d", (unsigned)table,
-                 BERTH_FORMAT_HEADER_SIZE);
-  for (int i = BERTH_FORMAT_CHECKSUM_AT + 4; i < BERTH_FORMAT_HEADER_SIZE; i++)
+    return rfail(r, CORRUPT, "header (byte %d): the section table starts at byte %u; expected %d", BERTH_FORMAT_HDR_TABLE,
+                 (unsigned)table, BERTH_FORMAT_HEADER_SIZE);
+  for (int i = BERTH_FORMAT_HDR_RESERVED; i < BERTH_FORMAT_HEADER_SIZE; i++)
     if (b[i]) return rfail(r, CORRUPT, "header (byte %d): reserved byte is %u, not 0", i, (unsigned)b[i]);
+  return BERTH_OK;
+}
+
+static berth_status_t read_header(rd_t *r) {
+  const uint8_t *b = r->b;
+  uint32_t n_sections = 0;
+  BERTH_TRY(read_header_fields(r, &n_sections));
   uint64_t table_end = BERTH_FORMAT_HEADER_SIZE + (uint64_t)n_sections * BERTH_FORMAT_SECTION_ENTRY_SIZE;
   if (table_end > r->len)
     return rfail(r, CORRUPT, "section table (byte %d): %u entries end at byte %llu, past the end of the %zu-byte file",
@@ -958,6 +991,22 @@ static uint8_t *align_ptr(void *p, size_t *size) {
   return (uint8_t *)b;
 }
 
+/* The program-wide fields of the checked header and section table. */
+static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
+  fp->version = r->version;
+  for (int k = 0; k < 3; k++) fp->writer_version[k] = r->writer[k];
+  fp->file_size = r->len;
+  fp->exec.alloc_inputs = (r->flags & BERTH_FORMAT_FLAG_ALLOC_INPUTS) != 0;
+  fp->exec.alloc_outputs = (r->flags & BERTH_FORMAT_FLAG_ALLOC_OUTPUTS) != 0;
+  fp->exec.n_methods = (int32_t)r->n_methods;
+  fp->exec.constants_size = r->s[BERTH_SECTION_CONSTANTS].size;
+  fp->exec.constants = r->b + r->s[BERTH_SECTION_CONSTANTS].off;
+  if (r->s[BERTH_SECTION_IR].present) {
+    fp->ir = r->b + r->s[BERTH_SECTION_IR].off;
+    fp->ir_size = r->s[BERTH_SECTION_IR].size;
+  }
+}
+
 berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                  size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
                                  berth_diag_t *diag) {
@@ -992,19 +1041,9 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
   const char **io_names = (const char **)(void *)(base + plan.io_names);
 
   const uint8_t *b = bytes;
-  fp->version = r.version;
-  fp->file_size = len;
-  fp->exec.alloc_inputs = (r.flags & BERTH_FORMAT_FLAG_ALLOC_INPUTS) != 0;
-  fp->exec.alloc_outputs = (r.flags & BERTH_FORMAT_FLAG_ALLOC_OUTPUTS) != 0;
-  fp->exec.n_methods = (int32_t)r.n_methods;
+  decode_program_fields(&r, fp);
   fp->exec.methods = methods;
-  fp->exec.constants_size = r.s[BERTH_SECTION_CONSTANTS].size;
-  fp->exec.constants = b + r.s[BERTH_SECTION_CONSTANTS].off;
   fp->methods = fmethods;
-  if (r.s[BERTH_SECTION_IR].present) {
-    fp->ir = b + r.s[BERTH_SECTION_IR].off;
-    fp->ir_size = r.s[BERTH_SECTION_IR].size;
-  }
   for (uint32_t i = 0; i < r.n_methods; i++) {
     mctx_t c;
     memset(&c, 0, sizeof c);

@@ -123,6 +123,17 @@ berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size
 
 /* ---- queries ------------------------------------------------------------------------------- */
 
+const char *berth_runtime_version(void) { return BERTH_VERSION_STRING; }
+
+berth_version_triple_t berth_program_writer_version(const berth_program_t *p) {
+  berth_version_triple_t v = {0, 0, 0};
+  if (!valid_program(p)) return v;
+  v.major = p->fp->writer_version[0];
+  v.minor = p->fp->writer_version[1];
+  v.patch = p->fp->writer_version[2];
+  return v;
+}
+
 int32_t berth_program_method_count(const berth_program_t *p) { return valid_program(p) ? p->fp->exec.n_methods : -1; }
 
 const char *berth_program_method_name(const berth_program_t *p, int32_t method) {
