@@ -23,7 +23,7 @@
  *   if (!berth_program_outputs_planned(prog)) berth_method_set_output(fwd, 0, out, sizeof out, &diag);
  *   if (berth_method_execute(fwd, &diag)) fail(msg);   // no allocation, bounded steps
  *   const void *r; size_t rbytes;
- *   berth_method_output(fwd, 0, &r, &rbytes);          // planned storage or the caller's buffer
+ *   berth_method_output(fwd, 0, &r, &rbytes, &diag);   // planned storage or the caller's buffer
  *   berth_method_reset(fwd);                           // state back to its initial values
  *
  * Ownership: the caller owns the program bytes and every memory block; handles are laid out
@@ -200,9 +200,12 @@ void berth_method_set_max_steps(berth_method_t *m, uint64_t max_steps);
 berth_status_t berth_method_execute(berth_method_t *m, berth_diag_t *diag);
 
 /* The bytes of output j after a successful execute: in the arena when outputs are planned
- * (valid until the next set_input, execute or reset), else the caller's buffer.
- * Errors: BERTH_ERR_INVALID_ARGUMENT (out of range, or no successful execute yet). */
-berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes);
+ * (valid until the next set_input, execute or reset), else the caller's buffer. bytes may
+ * be NULL. Errors: BERTH_ERR_INVALID_ARGUMENT, with diag saying which: not a method handle,
+ * data NULL, no output j, or no outputs to read (not executed yet, the last execute failed,
+ * reset since, a planned input or an output buffer bound since). */
+berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes,
+                                   berth_diag_t *diag);
 
 /* Copies the state's initial values in again (as at init). Outputs become unavailable. */
 void berth_method_reset(berth_method_t *m);

@@ -343,7 +343,7 @@ class Method:
                 result[n] = outs[j]
                 continue
             ptr, nb = ctypes.c_void_p(), ctypes.c_size_t()
-            d.check(_c.berth_method_output(self._handle, j, ctypes.byref(ptr), ctypes.byref(nb)))
+            d.check(_c.berth_method_output(self._handle, j, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
             buf = ctypes.string_at(ptr, nb.value) if nb.value else b""
             result[n] = np.frombuffer(buf, dtype=_NUMPY[DTYPES.index(dt)]).reshape(shape).copy()
         return result

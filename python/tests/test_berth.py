@@ -1,6 +1,7 @@
 """The Python package against libberth: compile, plan, run with numpy, state, save/load,
 errors. Run from the repository root: BERTH_LIBRARY=build/libberth.so python3 -m pytest python/tests
 (ctest does this). Silero VAD checks skip without the model (tools/vad/fetch-model.sh)."""
+import ctypes
 import math
 import os
 
@@ -175,6 +176,18 @@ def test_bad_inputs_are_python_errors():
     assert e.value.status == "invalid argument"
     with pytest.raises(berth.Error, match="bad.bir:1:"):
         berth.compile(b"func @f(", name="bad.bir")
+
+
+def test_output_errors_carry_the_reason():
+    # the binding passes a diag to berth_method_output: its message reaches the exception
+    m = berth.compile(SEED).method()
+    d = berth._Diag()
+    ptr, nb = ctypes.c_void_p(), ctypes.c_size_t()
+    with pytest.raises(berth.Error, match="^method forward has no outputs yet: it has not been executed$"):
+        d.check(berth._c.berth_method_output(m._handle, 0, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
+    m(np.array([5.0]))
+    with pytest.raises(berth.Error, match=r"^method forward has no output 2 \(2 outputs\)$"):
+        d.check(berth._c.berth_method_output(m._handle, 2, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
 
 
 def test_run_time_check_raises():
