@@ -42,6 +42,7 @@
 
 #include "berth/status.h"
 #include "berth/version.h"
+#include "format/format_layout.h"
 #include "program/exec_program.h"
 
 #include <stddef.h>
@@ -56,16 +57,7 @@ extern "C" {
 #define BERTH_FORMAT_MAGIC "BERTH\0" /* 6 bytes, then a u16 version */
 #define BERTH_FORMAT_MAGIC_SIZE 6
 #define BERTH_FORMAT_VERSION BERTH_PROGRAM_FORMAT_VERSION /* berth/version.h */
-#define BERTH_FORMAT_HEADER_SIZE 64
-/* Header fields: byte offsets in the file. */
-#define BERTH_FORMAT_HDR_VERSION 6         /* u16 format version */
-#define BERTH_FORMAT_HDR_HEADER_SIZE 8     /* u32 */
-#define BERTH_FORMAT_HDR_FLAGS 12          /* u32 BERTH_FORMAT_FLAG_* */
-#define BERTH_FORMAT_HDR_FILE_SIZE 16      /* u64 */
-#define BERTH_FORMAT_HDR_N_SECTIONS 24     /* u32 */
-#define BERTH_FORMAT_HDR_TABLE 28          /* u32 offset of the section table */
-#define BERTH_FORMAT_HDR_WRITER_VERSION 36 /* u16 major, minor, patch of the berth that wrote it */
-#define BERTH_FORMAT_HDR_RESERVED 42       /* from here to the end of the header: zero */
+#define BERTH_FORMAT_HEADER_SIZE 64 /* its fields' offsets: format/format_layout.h */
 #define BERTH_FORMAT_SECTION_ENTRY_SIZE 24
 #define BERTH_FORMAT_METHOD_SIZE 80
 #define BERTH_FORMAT_VALUE_SIZE 104
@@ -84,8 +76,7 @@ extern "C" {
 /* Header flags. */
 #define BERTH_FORMAT_FLAG_ALLOC_INPUTS 1u
 #define BERTH_FORMAT_FLAG_ALLOC_OUTPUTS 2u
-#define BERTH_FORMAT_FLAG_CHECKSUM 4u /* header bytes 32..35 hold the file's CRC-32C */
-#define BERTH_FORMAT_CHECKSUM_AT 32   /* header u32, computed with these 4 bytes taken as 0 */
+#define BERTH_FORMAT_FLAG_CHECKSUM 4u /* header bytes 32..35 (BERTH_FORMAT_CHECKSUM_AT) hold the file's CRC-32C */
 
 typedef enum berth_format_section {
   BERTH_SECTION_STRINGS = 1,   /* NUL-terminated names; references are byte offsets */
