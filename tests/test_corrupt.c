@@ -21,7 +21,6 @@
 #include "plan/plan.h"
 #include "test_util.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +50,10 @@ static bool status_from_word(const char *w, berth_status_t *st) {
 }
 
 /* ---- replay ------------------------------------------------------------------------------ */
+
+static void count_file(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
+  (void)path, (void)name, (void)data, (void)len, (void)ctx;
+}
 
 static int replay(void) {
   char dir[1024], path[2048];
@@ -101,13 +104,7 @@ static int replay(void) {
   }
   free(manifest);
   /* every corpus file is listed */
-  DIR *d = opendir(dir);
-  int files = 0;
-  for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
-    size_t l = strlen(e->d_name);
-    if (l > 6 && strcmp(e->d_name + l - 6, ".berth") == 0) files++;
-  }
-  if (d) closedir(d);
+  int files = test_replay_dir("tests/corrupt", ".berth", 0, count_file, NULL);
   CHECK_MSG(files == n, "%d .berth files in tests/corrupt but %d MANIFEST entries", files, n);
   return n;
 }
