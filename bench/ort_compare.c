@@ -175,7 +175,7 @@ fail:
 }
 static const float *bprog_out0(bprog_t *b) {
   const void *p = NULL;
-  berth_method_output(b->m, 0, &p, NULL);
+  berth_method_output(b->m, 0, &p, NULL, NULL); /* after a successful execute: cannot fail */
   return (const float *)p;
 }
 

@@ -139,7 +139,7 @@ static int run_berth(const config_t *c, int reps, double *median, uint64_t *aren
           berth_method_set_input(fwd, 1, state, sizeof state, &diag) || berth_method_execute(fwd, &diag))
         goto fail;
       const void *ps;
-      berth_method_output(fwd, 1, &ps, NULL);
+      if (berth_method_output(fwd, 1, &ps, NULL, &diag)) goto fail;
       memcpy(state, ps, sizeof state);
       if (r >= 0) t[(size_t)r * frames + f] = now_us() - t0;
     }

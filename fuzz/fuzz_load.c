@@ -148,7 +148,7 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
           goto next;
         }
         const void *data;
-        if (n_out > 0 && berth_method_output(m, 0, &data, NULL) == BERTH_OK) {
+        if (n_out > 0 && berth_method_output(m, 0, &data, NULL, NULL) == BERTH_OK) { /* msg keeps execute's */
           snprintf(why, why_cap, "method %d: an output is readable after a failed execute (%s)", (int)mi, msg);
           rc = 18;
           goto next;
@@ -163,8 +163,8 @@ static int fuzz_run_methods(const berth_program_t *prog, berth_fuzz_load_result_
       for (int32_t k = 0; k < n_out; k++) {
         const void *data;
         size_t bytes;
-        if (berth_method_output(m, k, &data, &bytes) != BERTH_OK) {
-          snprintf(why, why_cap, "method %d: output %d unreadable after a successful execute", (int)mi, (int)k);
+        if (berth_method_output(m, k, &data, &bytes, &diag) != BERTH_OK) {
+          snprintf(why, why_cap, "method %d: output %d unreadable after a successful execute: %s", (int)mi, (int)k, msg);
           rc = 17;
           goto next;
         }

@@ -54,7 +54,7 @@ static void run_seed(const berth_compilation_t *c) {
     for (int j = 0; j < 2; j++) {
       const void *r = NULL;
       size_t rb = 0;
-      CHECK(berth_method_output(fwd, j, &r, &rb) == BERTH_OK && rb == sizeof(double));
+      CHECK(berth_method_output(fwd, j, &r, &rb, &diag) == BERTH_OK && rb == sizeof(double));
       double v;
       if (r) memcpy(&v, r, sizeof v);
       CHECK_MSG(r && v == want[call][j], "call %d output %d: %g, want %g", call + 1, j, r ? v : -1.0, want[call][j]);

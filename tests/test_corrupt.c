@@ -9,7 +9,8 @@
  * by this program:
  *   build/tests/test_corrupt --write-corpus tests/corrupt
  * (it checks every expectation before writing) and committed as regression inputs: the
- * test itself only reads them. */
+ * test itself only reads them. Every byte it patches is named by the field offsets of
+ * src/format/format_layout.h, the table the loader reads the file with. */
 #define _POSIX_C_SOURCE 200809L
 #define BERTH_FUZZ_NO_ENTRY
 #include "../fuzz/fuzz_load.c"
@@ -20,7 +21,6 @@
 #include "plan/plan.h"
 #include "test_util.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +50,10 @@ static bool status_from_word(const char *w, berth_status_t *st) {
 }
 
 /* ---- replay ------------------------------------------------------------------------------ */
+
+static void count_file(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
+  (void)path, (void)name, (void)data, (void)len, (void)ctx;
+}
 
 static int replay(void) {
   char dir[1024], path[2048];
@@ -100,13 +104,7 @@ static int replay(void) {
   }
   free(manifest);
   /* every corpus file is listed */
-  DIR *d = opendir(dir);
-  int files = 0;
-  for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
-    size_t l = strlen(e->d_name);
-    if (l > 6 && strcmp(e->d_name + l - 6, ".berth") == 0) files++;
-  }
-  if (d) closedir(d);
+  int files = test_replay_dir("tests/corrupt", ".berth", 0, count_file, NULL);
   CHECK_MSG(files == n, "%d .berth files in tests/corrupt but %d MANIFEST entries", files, n);
   return n;
 }
@@ -165,16 +163,30 @@ static uint32_t r32(const buf_t *m, uint64_t at) { return berth_load_le32(m->b +
 static uint64_t r64(const buf_t *m, uint64_t at) { return berth_load_le64(m->b + at); }
 
 /* Byte offset of the section table entry of section id. */
+static uint64_t entry_at(uint32_t e) { return BERTH_FORMAT_HEADER_SIZE + (uint64_t)BERTH_FORMAT_SECTION_ENTRY_SIZE * e; }
 static uint64_t entry(const buf_t *m, uint32_t id) {
-  uint32_t n = r32(m, 24);
+  uint32_t n = r32(m, BERTH_FORMAT_HDR_N_SECTIONS);
   for (uint32_t e = 0; e < n; e++)
-    if (r32(m, 64 + 24ull * e) == id) return 64 + 24ull * e;
+    if (r32(m, entry_at(e) + BERTH_FORMAT_ENTRY_ID) == id) return entry_at(e);
   fprintf(stderr, "no section %u\n", (unsigned)id);
   abort();
 }
-static uint64_t soff(const buf_t *m, uint32_t id) { return r64(m, entry(m, id) + 8); }
-static uint64_t val_at(const buf_t *m, uint32_t v) { return soff(m, BERTH_SECTION_VALUES) + 104ull * v; }
-static uint64_t ins_at(const buf_t *m, uint32_t i) { return soff(m, BERTH_SECTION_INSTRS) + 32ull * i; }
+static uint64_t soff(const buf_t *m, uint32_t id) { return r64(m, entry(m, id) + BERTH_FORMAT_ENTRY_OFFSET); }
+static uint64_t ssize(const buf_t *m, uint32_t id) { return r64(m, entry(m, id) + BERTH_FORMAT_ENTRY_BYTES); }
+static uint64_t val_at(const buf_t *m, uint32_t v) {
+  return soff(m, BERTH_SECTION_VALUES) + (uint64_t)BERTH_FORMAT_VALUE_SIZE * v;
+}
+static uint64_t ins_at(const buf_t *m, uint32_t i) {
+  return soff(m, BERTH_SECTION_INSTRS) + (uint64_t)BERTH_FORMAT_INSTR_SIZE * i;
+}
+/* The first attribute record of instruction i. */
+static uint64_t attr_of(const buf_t *m, uint32_t i) {
+  return soff(m, BERTH_SECTION_ATTRS) + (uint64_t)BERTH_FORMAT_ATTR_SIZE * r32(m, ins_at(m, i) + BERTH_FORMAT_INSTR_ATTRS);
+}
+/* The first operand of instruction i. */
+static uint64_t operand_of(const buf_t *m, uint32_t i) {
+  return soff(m, BERTH_SECTION_OPERANDS) + 4ull * r32(m, ins_at(m, i) + BERTH_FORMAT_INSTR_OPERANDS);
+}
 static uint64_t meth_at(const buf_t *m) { return soff(m, BERTH_SECTION_METHODS); }
 
 /* The decoded base program (no verification), to find values and instructions by name. */
@@ -287,64 +299,77 @@ static void generate(void) {
   }
   m = copy(seed);
   m.len = seed.len / 2;
-  w64(&m, 16, m.len);
+  w64(&m, BERTH_FORMAT_HDR_FILE_SIZE, m.len);
   CORRUPT_("truncated-half-with-matching-size", "lie outside the");
   m = copy(seed);
   memset(m.b + m.len, 0, 8);
   m.len += 8;
   CORRUPT_("padded", "truncated or padded");
   m = copy(seed);
-  m.b[0] = 'X';
+  m.b[BERTH_FORMAT_HDR_MAGIC] = 'X';
   CORRUPT_("bad-magic", "not a berth program file");
   m = copy(seed);
-  w16(&m, 6, 2);
+  w16(&m, BERTH_FORMAT_HDR_VERSION, 2);
   LOAD("version-2", BERTH_ERR_UNIMPLEMENTED, "format version 2; this runtime reads version 1");
   m = copy(seed);
-  w32(&m, 8, 32);
+  w32(&m, BERTH_FORMAT_HDR_HEADER_SIZE, 32);
   CORRUPT_("header-size", "header size 32");
   m = copy(seed);
-  w32(&m, 12, 0x80);
+  w32(&m, BERTH_FORMAT_HDR_FLAGS, 0x80);
   CORRUPT_("unknown-flags", "unknown flag bits 0x80");
   m = copy(seed);
-  w32(&m, 24, 0);
+  w32(&m, BERTH_FORMAT_HDR_N_SECTIONS, 0);
   CORRUPT_("zero-sections", "0 sections");
   m = copy(seed);
-  w32(&m, 24, 0xFFFFFFFFu);
+  w32(&m, BERTH_FORMAT_HDR_N_SECTIONS, 0xFFFFFFFFu);
   CORRUPT_("huge-section-count", "4294967295 sections; expected 1 to 16");
   m = copy(seed);
-  m.b[40] = 1;
-  CORRUPT_("reserved-header-byte", "header (byte 40): reserved byte");
+  m.b[BERTH_FORMAT_HDR_RESERVED] = 1;
+  CORRUPT_("reserved-header-byte", "header (byte 42): reserved byte");
+  m = copy(seed);
+  m.b[BERTH_FORMAT_HEADER_SIZE - 1] = 1;
+  CORRUPT_("last-reserved-header-byte", "header (byte 63): reserved byte");
+  /* a far-future writer, so the file stays newer than every runtime that replays it */
+  m = copy(seed);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION, 65535);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION + 2, 0);
+  LOAD("newer-writer", BERTH_ERR_UNIMPLEMENTED, "program written by berth 65535.0.0; this runtime is berth");
+  m = copy(seed);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION, 65535);
+  w16(&m, BERTH_FORMAT_HDR_WRITER_VERSION + 2, 0);
+  w32(&m, BERTH_FORMAT_HDR_FLAGS, 0x80);
+  LOAD("newer-writer-unknown-flag", BERTH_ERR_UNIMPLEMENTED, "program written by berth 65535.0.0");
 
   /* ---- the section table ---- */
   m = copy(seed);
-  w32(&m, 64, 99);
+  w32(&m, entry_at(0) + BERTH_FORMAT_ENTRY_ID, 99);
   CORRUPT_("unknown-section-id", "unknown section id 99");
   m = copy(seed);
-  w32(&m, 64 + 24, r32(&m, 64));
+  w32(&m, entry_at(1) + BERTH_FORMAT_ENTRY_ID, r32(&m, entry_at(0) + BERTH_FORMAT_ENTRY_ID));
   CORRUPT_("duplicate-section", "appears twice");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + 16, (uint64_t)1 << 60);
+  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + BERTH_FORMAT_ENTRY_BYTES, (uint64_t)1 << 60);
   CORRUPT_("huge-section-size", "section constants (entry 9, byte 288): bytes [");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 8, UINT64_MAX - 7);
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + BERTH_FORMAT_ENTRY_OFFSET, UINT64_MAX - 7);
   CORRUPT_("section-offset-wraps", "lie outside the");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 8, soff(&m, BERTH_SECTION_METHODS));
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + BERTH_FORMAT_ENTRY_OFFSET, soff(&m, BERTH_SECTION_METHODS));
   CORRUPT_("sections-overlap", "overlaps section");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_STRINGS) + 8, 8);
+  w64(&m, entry(&m, BERTH_SECTION_STRINGS) + BERTH_FORMAT_ENTRY_OFFSET, 8);
   CORRUPT_("section-inside-header", "inside the header or section table");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + 8, soff(&m, BERTH_SECTION_CONSTANTS) - 8);
+  w64(&m, entry(&m, BERTH_SECTION_CONSTANTS) + BERTH_FORMAT_ENTRY_OFFSET, soff(&m, BERTH_SECTION_CONSTANTS) - 8);
   CORRUPT_("constants-misaligned", "is not a multiple of 64");
   m = copy(seed);
-  w32(&m, 24, r32(&m, 24) - 1); /* drops the last entry: constants */
+  w32(&m, BERTH_FORMAT_HDR_N_SECTIONS, r32(&m, BERTH_FORMAT_HDR_N_SECTIONS) - 1); /* drops the last entry: constants */
   CORRUPT_("missing-section", "the required section constants is missing");
   m = copy(seed);
-  w64(&m, entry(&m, BERTH_SECTION_VALUES) + 16, r64(&m, entry(&m, BERTH_SECTION_VALUES) + 16) - 1);
+  w64(&m, entry(&m, BERTH_SECTION_VALUES) + BERTH_FORMAT_ENTRY_BYTES, ssize(&m, BERTH_SECTION_VALUES) - 1);
   CORRUPT_("partial-record", "is not a whole number of 104-byte records");
   m = copy(seed);
-  m.b[soff(&m, BERTH_SECTION_STRINGS) + r64(&m, entry(&m, BERTH_SECTION_STRINGS) + 16) - 1] = 'x';
+  m.b[soff(&m, BERTH_SECTION_STRINGS) + ssize(&m, BERTH_SECTION_STRINGS) - 1] = 'x';
   CORRUPT_("strings-not-terminated", "does not end with a NUL byte");
 
   /* ---- method records ---- */
@@ -353,34 +378,34 @@ static void generate(void) {
   w32(&m, mr, 0x00FFFFFF);
   CORRUPT_("method-name-out-of-range", "name offset 16777215 is outside");
   m = copy(seed);
-  w32(&m, mr + 4, 3);
+  w32(&m, mr + BERTH_FORMAT_METHOD_ALIGNMENT, 3);
   CORRUPT_("method-alignment", "alignment 3 is not a power of two");
   m = copy(seed);
-  w32(&m, mr + 20, 0xFFFFFFFFu);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_VALUES, 0xFFFFFFFFu);
   RANGE_("huge-value-count", "4294967295 values exceed the cap");
   m = copy(seed);
-  w32(&m, mr + 8, 1u << 20);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_REGS, 1u << 20);
   RANGE_("huge-register-count", "loop registers exceed the cap");
   m = copy(seed);
-  w32(&m, mr + 36, 1u << 30);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_OPERANDS, 1u << 30);
   RANGE_("huge-operand-count", "operands exceed the cap");
   m = copy(seed);
-  w32(&m, mr + 24, 1);
+  w32(&m, mr + BERTH_FORMAT_METHOD_FIRST_VALUE, 1);
   CORRUPT_("values-not-contiguous", "its values start at record 1; expected 0");
   m = copy(seed);
-  w32(&m, mr + 20, r32(&m, mr + 20) + 1);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_VALUES, r32(&m, mr + BERTH_FORMAT_METHOD_N_VALUES) + 1);
   CORRUPT_("values-beyond-table", "records of section values");
   m = copy(seed);
-  w32(&m, mr + 20, r32(&m, mr + 20) - 1);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_VALUES, r32(&m, mr + BERTH_FORMAT_METHOD_N_VALUES) - 1);
   CORRUPT_("values-left-over", "but the methods use");
   m = copy(seed);
-  w32(&m, mr + 28, 0);
+  w32(&m, mr + BERTH_FORMAT_METHOD_N_INSTRS, 0);
   CORRUPT_("no-instructions", "no instructions");
   m = copy(seed);
-  w64(&m, mr + 64, (uint64_t)1 << 39);
+  w64(&m, mr + BERTH_FORMAT_METHOD_STATE_OFFSET, (uint64_t)1 << 39);
   CORRUPT_("state-outside-section", "state bytes [549755813888,+8)");
   m = copy(seed);
-  w64(&m, mr + 72, (uint64_t)1 << 50);
+  w64(&m, mr + BERTH_FORMAT_METHOD_STATE_BYTES, (uint64_t)1 << 50);
   RANGE_("huge-state", "a state region of 1125899906842624 bytes exceeds the cap");
   m = copy(seed);
   w64(&m, soff(&m, BERTH_SECTION_POOLS), (uint64_t)1 << 50);
@@ -390,66 +415,66 @@ static void generate(void) {
   uint32_t pred = value_named(&bs, "pred"), zero = value_named(&bs, "zero"), val = value_named(&bs, "val");
   uint32_t data = value_named(&bs, "data"), one = value_named(&bs, "one"), r1 = value_named(&bs, "result1");
   m = copy(seed);
-  m.b[val_at(&m, pred) + 5] = 77;
+  m.b[val_at(&m, pred) + BERTH_FORMAT_VALUE_DTYPE] = 77;
   CORRUPT_("bad-dtype", "dtype 77 is not a dtype");
   m = copy(seed);
-  m.b[val_at(&m, pred) + 6] = 9;
+  m.b[val_at(&m, pred) + BERTH_FORMAT_VALUE_RANK] = 9;
   CORRUPT_("bad-rank", "rank 9 exceeds the maximum rank 8");
   m = copy(seed);
-  w64(&m, val_at(&m, pred) + 40, (uint64_t)-3);
+  w64(&m, val_at(&m, pred) + BERTH_FORMAT_VALUE_DIM(0), (uint64_t)-3);
   CORRUPT_("negative-dim", "is negative (-3)");
   m = copy(seed);
-  w64(&m, val_at(&m, pred) + 40, (uint64_t)1 << 50);
+  w64(&m, val_at(&m, pred) + BERTH_FORMAT_VALUE_DIM(0), (uint64_t)1 << 50);
   RANGE_("huge-dim", "above the cap of 2^40");
   m = copy(seed);
-  m.b[val_at(&m, val) + 6] = 4;
-  for (int k = 0; k < 4; k++) w64(&m, val_at(&m, val) + 40 + 8 * (uint64_t)k, (uint64_t)1 << 20);
+  m.b[val_at(&m, val) + BERTH_FORMAT_VALUE_RANK] = 4;
+  for (int k = 0; k < 4; k++) w64(&m, val_at(&m, val) + BERTH_FORMAT_VALUE_DIM((uint64_t)k), (uint64_t)1 << 20);
   RANGE_("huge-tensor-bytes", "overflows the cap of 2^40 bytes");
   m = copy(seed);
-  w64(&m, val_at(&m, pred) + 40 + 8 * 5, 3);
+  w64(&m, val_at(&m, pred) + BERTH_FORMAT_VALUE_DIM(5), 3);
   CORRUPT_("dim-beyond-rank", "dim 5 (byte");
   m = copy(seed);
-  m.b[val_at(&m, pred) + 4] = 9;
+  m.b[val_at(&m, pred) + BERTH_FORMAT_VALUE_STORAGE] = 9;
   CORRUPT_("bad-storage-class", "unknown storage class 9");
   m = copy(seed);
-  w64(&m, val_at(&m, r1) + 16, r64(&m, soff(&m, BERTH_SECTION_POOLS)));
+  w64(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_OFFSET, r64(&m, soff(&m, BERTH_SECTION_POOLS)));
   CORRUPT_("offset-outside-arena", "lie outside arena pool 0");
   m = copy(seed);
-  w64(&m, val_at(&m, r1) + 16, UINT64_MAX - 7);
+  w64(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_OFFSET, UINT64_MAX - 7);
   CORRUPT_("offset-wraps", "lie outside arena pool 0");
   m = copy(seed);
-  w64(&m, val_at(&m, r1) + 16, 8);
+  w64(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_OFFSET, 8);
   CORRUPT_("offset-misaligned", "is not a multiple of the method's alignment 16");
   m = copy(seed);
-  w32(&m, val_at(&m, r1) + 8, 5);
+  w32(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_POOL, 5);
   CORRUPT_("pool-out-of-range", "arena pool 5 (byte");
   m = copy(seed);
-  w64(&m, val_at(&m, one) + 16, 4096);
+  w64(&m, val_at(&m, one) + BERTH_FORMAT_VALUE_OFFSET, 4096);
   CORRUPT_("constant-outside-section", "lie outside the constant section");
   m = copy(seed);
-  w32(&m, val_at(&m, data) + 12, 3);
+  w32(&m, val_at(&m, data) + BERTH_FORMAT_VALUE_INDEX, 3);
   CORRUPT_("input-index-out-of-range", "caller input index 3");
   m = copy(seed);
-  w32(&m, val_at(&m, zero) + 12, 7);
+  w32(&m, val_at(&m, zero) + BERTH_FORMAT_VALUE_INDEX, 7);
   CORRUPT_("unused-value-field", "a field its storage class does not use is not 0");
   m = copy(seed);
   w32(&m, val_at(&m, zero), 0x7FFFFFFF);
   CORRUPT_("value-name-out-of-range", "name offset 2147483647");
   uint32_t w0 = first_windowed(&bc, 0), w1 = first_windowed(&bc, 1);
   m = copy(scan);
-  w32(&m, val_at(&m, w0) + 24, 100000);
+  w32(&m, val_at(&m, w0) + BERTH_FORMAT_VALUE_WINDOW_PARENT, 100000);
   CORRUPT_("window-parent-out-of-range", "window parent 100000");
   m = copy(scan);
-  w32(&m, val_at(&m, w0) + 24, w1);
+  w32(&m, val_at(&m, w0) + BERTH_FORMAT_VALUE_WINDOW_PARENT, w1);
   CORRUPT_("window-parent-windowed", "windows cannot nest");
   m = copy(scan);
-  w32(&m, val_at(&m, w0) + 28, 50);
+  w32(&m, val_at(&m, w0) + BERTH_FORMAT_VALUE_WINDOW_REG, 50);
   CORRUPT_("window-register-out-of-range", "window register 50");
   m = copy(scan);
-  w64(&m, val_at(&m, w0) + 16, 4096);
+  w64(&m, val_at(&m, w0) + BERTH_FORMAT_VALUE_OFFSET, 4096);
   CORRUPT_("window-outside-parent", "lies outside its parent");
   m = copy(scan);
-  w64(&m, val_at(&m, w0) + 32, (uint64_t)1 << 50);
+  w64(&m, val_at(&m, w0) + BERTH_FORMAT_VALUE_WINDOW_STRIDE, (uint64_t)1 << 50);
   RANGE_("huge-window-stride", "window stride");
 
   /* ---- operands, io, attributes, instructions ---- */
@@ -466,101 +491,102 @@ static void generate(void) {
   m.b[ins_at(&m, sel)] = 200;
   CORRUPT_("bad-opcode", "unknown opcode 200");
   m = copy(seed);
-  w16(&m, ins_at(&m, sel) + 2, 999);
+  w16(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_OP, 999);
   CORRUPT_("bad-op", "op 999 (unknown op) is not a kernel");
   m = copy(seed);
-  w16(&m, ins_at(&m, sel) + 2, BERTH_OP_COND);
+  w16(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_OP, BERTH_OP_COND);
   CORRUPT_("hop-as-kernel", "op 0 (cond) is not a kernel");
   m = copy(seed);
-  w16(&m, ins_at(&m, sel) + 4, 2);
+  w16(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_N_IN, 2);
   CORRUPT_("kernel-arity", "kernel select with 2 inputs; expected 1 to 1");
   m = copy(seed);
-  w32(&m, ins_at(&m, sel) + 8, 100000);
+  w32(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_OPERANDS, 100000);
   CORRUPT_("operands-out-of-range", "operands [100000,+2) are out of range");
   m = copy(seed);
-  w32(&m, ins_at(&m, sel) + 12, 100000);
+  w32(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_ATTRS, 100000);
   CORRUPT_("attributes-out-of-range", "attributes [100000,+2) are out of range");
   m = copy(seed);
-  w32(&m, soff(&m, BERTH_SECTION_ATTRS) + 88ull * r32(&m, ins_at(&m, uns) + 12) + 16, 99);
+  w32(&m, attr_of(&m, uns) + BERTH_FORMAT_ATTR_N, 99);
   CORRUPT_("attribute-int-count", "has 99 integers");
   m = copy(seed);
-  w32(&m, ins_at(&m, jmp) + 16, 10000);
+  w32(&m, ins_at(&m, jmp) + BERTH_FORMAT_INSTR_TARGET, 10000);
   CORRUPT_("jump-out-of-range", "jump target 10000");
   m = copy(seed);
-  w32(&m, ins_at(&m, jif) + 16, (uint32_t)-1);
+  w32(&m, ins_at(&m, jif) + BERTH_FORMAT_INSTR_TARGET, (uint32_t)-1);
   CORRUPT_("jump-negative", "jump target -1");
   m = copy(seed);
-  w32(&m, ins_at(&m, ret) + 16, 3);
+  w32(&m, ins_at(&m, ret) + BERTH_FORMAT_INSTR_TARGET, 3);
   CORRUPT_("unused-instruction-field", "target field is 3 but it does not jump");
   m = copy(seed);
   m.b[ins_at(&m, ret)] = BERTH_I_JUMP;
-  w32(&m, ins_at(&m, ret) + 16, ret);
+  w32(&m, ins_at(&m, ret) + BERTH_FORMAT_INSTR_TARGET, ret);
   CORRUPT_("endless-jump-cycle", "no path from it reaches a return (an endless loop)");
   m = copy(seed);
-  m.b[ins_at(&m, 0)] = BERTH_I_JUMP;
-  w16(&m, ins_at(&m, 0) + 2, 0);
-  w16(&m, ins_at(&m, 0) + 4, 0);
-  w16(&m, ins_at(&m, 0) + 6, 0);
-  w32(&m, ins_at(&m, 0) + 8, 0);
-  w32(&m, ins_at(&m, 0) + 12, 0);
-  w32(&m, ins_at(&m, 0) + 16, 0);
+  m.b[ins_at(&m, 0) + BERTH_FORMAT_INSTR_OPCODE] = BERTH_I_JUMP;
+  w16(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_OP, 0);
+  w16(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_N_IN, 0);
+  w16(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_N_OUT, 0);
+  w32(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_OPERANDS, 0);
+  w32(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_ATTRS, 0);
+  w32(&m, ins_at(&m, 0) + BERTH_FORMAT_INSTR_TARGET, 0);
   CORRUPT_("entry-jumps-to-itself", "instruction 0 (jump) at byte");
   uint32_t sret = instr_where(&bc, BERTH_I_RETURN, -1), lnext = instr_where(&bc, BERTH_I_LOOP_NEXT, -1);
   m = copy(scan);
   m.b[ins_at(&m, sret)] = BERTH_I_LOOP_INIT;
   CORRUPT_("falls-off-the-end", "falls off the end of the method");
   m = copy(scan);
-  w64(&m, ins_at(&m, lnext) + 24, 0);
+  w64(&m, ins_at(&m, lnext) + BERTH_FORMAT_INSTR_COUNT, 0);
   CORRUPT_("loop-count-zero", "trip count 0 (byte");
   m = copy(scan);
-  w64(&m, ins_at(&m, lnext) + 24, (uint64_t)1 << 50);
+  w64(&m, ins_at(&m, lnext) + BERTH_FORMAT_INSTR_COUNT, (uint64_t)1 << 50);
   RANGE_("huge-loop-count", "trip count 1125899906842624");
   m = copy(scan);
-  w32(&m, ins_at(&m, lnext) + 20, 77);
+  w32(&m, ins_at(&m, lnext) + BERTH_FORMAT_INSTR_REG, 77);
   CORRUPT_("loop-register-out-of-range", "loop register 77");
   m = copy(scan);
-  w64(&m, ins_at(&m, lnext) + 24, 5); /* one more step than the stacked values hold */
+  w64(&m, ins_at(&m, lnext) + BERTH_FORMAT_INSTR_COUNT, 5); /* one more step than the stacked values hold */
   emit("loop-count-beyond-windows", m, "load", BERTH_ERR_CORRUPT_DATA, "verifier: method forward");
 
   /* ---- the verifier: overlapping storage, writes into constants, types ---- */
   m = copy(regions);
   emit("seed-executorch-regions-overlap", m, "load", BERTH_ERR_VERIFY_FAILED, "verifier: method forward");
   m = copy(seed);
-  w64(&m, val_at(&m, val) + 16, r64(&m, val_at(&m, r1) + 16));
-  w64(&m, val_at(&m, pred) + 16, r64(&m, val_at(&m, r1) + 16));
+  w64(&m, val_at(&m, val) + BERTH_FORMAT_VALUE_OFFSET, r64(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_OFFSET));
+  w64(&m, val_at(&m, pred) + BERTH_FORMAT_VALUE_OFFSET, r64(&m, val_at(&m, r1) + BERTH_FORMAT_VALUE_OFFSET));
   emit("overlapping-planned-storage", m, "load", BERTH_ERR_VERIFY_FAILED, "verifier: method forward");
   m = copy(seed);
-  m.b[val_at(&m, zero) + 4] = BERTH_STORAGE_CONST;
-  w32(&m, val_at(&m, zero) + 8, 0);
-  w64(&m, val_at(&m, zero) + 16, r64(&m, val_at(&m, one) + 16));
+  m.b[val_at(&m, zero) + BERTH_FORMAT_VALUE_STORAGE] = BERTH_STORAGE_CONST;
+  w32(&m, val_at(&m, zero) + BERTH_FORMAT_VALUE_POOL, 0);
+  w64(&m, val_at(&m, zero) + BERTH_FORMAT_VALUE_OFFSET, r64(&m, val_at(&m, one) + BERTH_FORMAT_VALUE_OFFSET));
   emit("write-into-constant", m, "load", BERTH_ERR_VERIFY_FAILED, "constants are read-only");
   m = copy(seed);
-  m.b[val_at(&m, pred) + 5] = BERTH_DTYPE_U8;
+  m.b[val_at(&m, pred) + BERTH_FORMAT_VALUE_DTYPE] = BERTH_DTYPE_U8;
   emit("declared-type-disagrees", m, "load", BERTH_ERR_CORRUPT_DATA, "is declared u8[1] but ge gives bool[1]");
 
   /* ---- a loop that never exits: loads, then hits the step limit ---- */
   uint32_t sub = instr_where(&bw, BERTH_I_KERNEL, BERTH_OP_SUB);
   m = copy(count);
-  w16(&m, ins_at(&m, sub) + 2, BERTH_OP_ADD);
+  w16(&m, ins_at(&m, sub) + BERTH_FORMAT_INSTR_OP, BERTH_OP_ADD);
   emit("endless-loop-at-run-time", m, "run", BERTH_ERR_OUT_OF_RANGE, "more than 100000 loop iterations in one call");
 
   /* ---- bytes outside every section, padding, and the checksum ---- */
   m = copy(seed);
   memset(m.b + m.len, 0, 64);
   m.len += 64;
-  w64(&m, 16, m.len);
+  w64(&m, BERTH_FORMAT_HDR_FILE_SIZE, m.len);
   CORRUPT_("64-bytes-after-the-last-section", "after the last section lie outside every section");
   {
     /* 64 bytes between two sections: move the constants (64-byte aligned, offsets relative
      * to the section) up by 64 */
-    uint64_t ce = entry(&seed, BERTH_SECTION_CONSTANTS), co = r64(&seed, ce + 8), cs = r64(&seed, ce + 16);
+    uint64_t ce = entry(&seed, BERTH_SECTION_CONSTANTS);
+    uint64_t co = r64(&seed, ce + BERTH_FORMAT_ENTRY_OFFSET), cs = r64(&seed, ce + BERTH_FORMAT_ENTRY_BYTES);
     m = copy(seed);
     m.b = realloc(m.b, m.len + 128);
     memmove(m.b + co + 64, m.b + co, cs);
     memset(m.b + co, 0, 64);
     m.len += 64;
-    w64(&m, 16, m.len);
-    w64(&m, ce + 8, co + 64);
+    w64(&m, BERTH_FORMAT_HDR_FILE_SIZE, m.len);
+    w64(&m, ce + BERTH_FORMAT_ENTRY_OFFSET, co + 64);
     char want[128];
     snprintf(want, sizeof want, "bytes [%llu,%llu) before section constants lie outside every section",
              (unsigned long long)co, (unsigned long long)co + 64);
@@ -570,8 +596,9 @@ static void generate(void) {
     for (uint32_t id = 1; id <= BERTH_SECTION_MAX; id++) {
       uint32_t n = r32(&seed, 24);
       for (uint32_t e = 0; e < n; e++)
-        if (r32(&seed, 64 + 24ull * e) == id && id != BERTH_SECTION_CONSTANTS) {
-          uint64_t se = r64(&seed, 64 + 24ull * e + 8) + r64(&seed, 64 + 24ull * e + 16);
+        if (r32(&seed, entry_at(e) + BERTH_FORMAT_ENTRY_ID) == id && id != BERTH_SECTION_CONSTANTS) {
+          uint64_t se =
+              r64(&seed, entry_at(e) + BERTH_FORMAT_ENTRY_OFFSET) + r64(&seed, entry_at(e) + BERTH_FORMAT_ENTRY_BYTES);
           if (se <= co && se > end) end = se;
         }
     }
@@ -585,22 +612,22 @@ static void generate(void) {
    * a second place the same file could put it */
   m = copy(count);
   uint64_t se = entry(&count, BERTH_SECTION_STATE);
-  if (r64(&count, se + 16) != 0) abort();
-  w64(&m, se + 8, soff(&count, BERTH_SECTION_VALUES) + 8);
+  if (r64(&count, se + BERTH_FORMAT_ENTRY_BYTES) != 0) abort();
+  w64(&m, se + BERTH_FORMAT_ENTRY_OFFSET, soff(&count, BERTH_SECTION_VALUES) + 8);
   CORRUPT_("empty-section-inside-another", "inside the previous section or its padding");
   buf_t summed = compile_example_sum("examples/seed/seed.bir", &po, true);
   if (!summed.b) abort();
   m = copy(summed);
-  m.b[val_at(&m, 1) + 40] ^= 1; /* a dim: a valid-looking change the checksum must catch */
+  m.b[val_at(&m, 1) + BERTH_FORMAT_VALUE_DIM(0)] ^= 1; /* a dim: a valid-looking change the checksum must catch */
   CORRUPT_("checksum-flipped-bit", "the file is damaged");
   m = copy(summed);
   m.b[BERTH_FORMAT_CHECKSUM_AT] ^= 0x80;
   CORRUPT_("checksum-field-flipped", "the file is damaged");
   m = copy(summed);
-  m.b[12] &= (uint8_t)~BERTH_FORMAT_FLAG_CHECKSUM;
+  m.b[BERTH_FORMAT_HDR_FLAGS] &= (uint8_t)~BERTH_FORMAT_FLAG_CHECKSUM;
   CORRUPT_("checksum-without-flag", "without the checksum flag");
   m = copy(seed);
-  m.b[12] |= BERTH_FORMAT_FLAG_CHECKSUM;
+  m.b[BERTH_FORMAT_HDR_FLAGS] |= BERTH_FORMAT_FLAG_CHECKSUM;
   CORRUPT_("checksum-flag-without-checksum", "but the header records 0x0 (the file is damaged)");
   free(summed.b);
 
@@ -609,34 +636,34 @@ static void generate(void) {
   if (!asrt.b) abort();
   base_t ba = decode(asrt);
   uint32_t as0 = instr_where(&ba, BERTH_I_ASSERT, BERTH_OP_ASSERT);
-  uint64_t amsg = soff(&asrt, BERTH_SECTION_ATTRS) + 88ull * r32(&asrt, ins_at(&asrt, as0) + 12);
+  uint64_t amsg = attr_of(&asrt, as0);
   m = copy(asrt);
-  w16(&m, ins_at(&m, as0) + 2, BERTH_OP_ADD);
+  w16(&m, ins_at(&m, as0) + BERTH_FORMAT_INSTR_OP, BERTH_OP_ADD);
   CORRUPT_("assert-op-not-assert", "an assert carries op");
   m = copy(asrt);
-  w16(&m, ins_at(&m, as0) + 6, 1);
+  w16(&m, ins_at(&m, as0) + BERTH_FORMAT_INSTR_N_OUT, 1);
   CORRUPT_("assert-with-an-output", "1 inputs and 1 outputs; expected 1 and 0 (the condition)");
   m = copy(asrt);
-  w32(&m, ins_at(&m, as0) + 12, 100000);
+  w32(&m, ins_at(&m, as0) + BERTH_FORMAT_INSTR_ATTRS, 100000);
   CORRUPT_("assert-attributes-out-of-range", "attributes [100000,+1) are out of range");
   m = copy(asrt);
-  w32(&m, ins_at(&m, as0) + 16, 3);
+  w32(&m, ins_at(&m, as0) + BERTH_FORMAT_INSTR_TARGET, 3);
   CORRUPT_("assert-target-field", "target field is 3 but it does not jump");
   m = copy(asrt);
-  w32(&m, amsg + 20, 0xFFFFFF);
+  w32(&m, amsg + BERTH_FORMAT_ATTR_S, 0xFFFFFF);
   CORRUPT_("assert-message-outside-strings", "name offset 16777215 is outside the");
   m = copy(asrt);
-  w64(&m, amsg, 1);
+  w64(&m, amsg + BERTH_FORMAT_ATTR_I, 1);
   CORRUPT_("assert-message-with-integer", "attribute message (attribute 0) is a string; its other fields must be 0");
   m = copy(seed);
-  w32(&m, soff(&m, BERTH_SECTION_ATTRS) + 88ull * r32(&m, ins_at(&m, sel) + 12) + 20, 1);
+  w32(&m, attr_of(&m, sel) + BERTH_FORMAT_ATTR_S, 1);
   CORRUPT_("string-on-integer-attribute", "has a string but is not a string attribute");
   m = copy(asrt);
-  w32(&m, soff(&m, BERTH_SECTION_OPERANDS) + 4ull * r32(&m, ins_at(&m, as0) + 8), value_named(&ba, "x"));
+  w32(&m, operand_of(&m, as0), value_named(&ba, "x"));
   emit("assert-condition-not-bool", m, "load", BERTH_ERR_CORRUPT_DATA,
        "instruction 1 (assert): condition %x is f64[1]; expected a one-element bool");
   m = copy(asrt);
-  w32(&m, soff(&m, BERTH_SECTION_OPERANDS) + 4ull * r32(&m, ins_at(&m, as0) + 8), value_named(&ba, "under"));
+  w32(&m, operand_of(&m, as0), value_named(&ba, "under"));
   emit("assert-reads-a-later-value", m, "load", BERTH_ERR_VERIFY_FAILED,
        "verifier: method forward: read of %under (arena pool 0 [");
   /* a valid file whose check fails when run: @limit = -1 (the inputs hold small numbers) */
@@ -644,7 +671,7 @@ static void generate(void) {
   double minus1 = -1.0;
   uint64_t bits;
   memcpy(&bits, &minus1, sizeof bits);
-  w64(&m, soff(&m, BERTH_SECTION_CONSTANTS) + r64(&m, val_at(&m, value_named(&ba, "limit")) + 16), bits);
+  w64(&m, soff(&m, BERTH_SECTION_CONSTANTS) + r64(&m, val_at(&m, value_named(&ba, "limit")) + BERTH_FORMAT_VALUE_OFFSET), bits);
   emit("assert-fails-at-run-time", m, "run", BERTH_ERR_CHECK_FAILED,
        "method forward: run-time check failed at instruction 1 (%small is false): x must be at most 10");
   free(ba.mem);

@@ -344,7 +344,7 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
       for (int32_t k = 0; st == BERTH_OK && k < n_out; k++) {
         const void *data = NULL;
         size_t bytes_out = 0;
-        CHECK(berth_method_output(h, k, &data, &bytes_out) == BERTH_OK);
+        CHECK(berth_method_output(h, k, &data, &bytes_out, &d) == BERTH_OK);
         size_t want = berth_type_bytes(&im->values[body->results[k]].type);
         CHECK(bytes_out == want);
         if (!berth_program_outputs_planned(prog) && want)
@@ -540,15 +540,17 @@ static void api_contract(void) {
   CHECK(h == (berth_method_t *)(uintptr_t)1);
   CHECK(berth_method_init(prog, 9, mem, need, NULL, 0, &h, &d) == BERTH_ERR_INVALID_ARGUMENT);
   CHECK(berth_method_init(prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
-  /* unbound input, wrong size, planned outputs cannot be bound, no output before execute */
+  const void *o0, *o1;
+  size_t nb;
+  CHECK(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+        strcmp(msg, "method forward has no outputs yet: it has not been executed") == 0);
+  /* unbound input, wrong size, planned outputs cannot be bound, no output after a failed execute */
   CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "input 0 is not bound"));
   double x5 = 5.0, x6 = 6.0, dummy[1];
   CHECK(berth_method_set_input(h, 0, &x5, 4, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "4 bytes given, 8 expected"));
   CHECK(berth_method_set_input(h, 1, &x5, 8, &d) == BERTH_ERR_INVALID_ARGUMENT);
   CHECK(berth_method_set_output(h, 0, dummy, 8, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "planned"));
-  const void *o0, *o1;
-  size_t nb;
-  CHECK(berth_method_output(h, 0, &o0, &nb) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "its last execute failed"));
   /* the seed: (5,5) then (6,7); after reset, state is NaN again: (6,6) */
   double want[3][2] = {{5, 5}, {6, 7}, {6, 6}};
   double *in[3] = {&x5, &x6, &x6};
@@ -556,11 +558,23 @@ static void api_contract(void) {
     if (call == 2) berth_method_reset(h);
     CHECK(berth_method_set_input(h, 0, in[call], 8, &d) == BERTH_OK);
     CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
-    CHECK(berth_method_output(h, 0, &o0, &nb) == BERTH_OK && nb == 8);
-    CHECK(berth_method_output(h, 1, &o1, &nb) == BERTH_OK && nb == 8);
+    CHECK(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_OK && nb == 8);
+    CHECK(berth_method_output(h, 1, &o1, &nb, &d) == BERTH_OK && nb == 8);
     CHECK_MSG(*(const double *)o0 == want[call][0] && *(const double *)o1 == want[call][1], "call %d: (%g, %g)", call + 1,
               *(const double *)o0, *(const double *)o1);
   }
+  /* every reason berth_method_output has nothing to give is named */
+  CHECK(berth_method_output(h, 2, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+        strcmp(msg, "method forward has no output 2 (2 outputs)") == 0);
+  CHECK(berth_method_output(h, -1, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "has no output -1"));
+  CHECK(berth_method_output(h, 0, NULL, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+        strcmp(msg, "berth_method_output: data is NULL") == 0);
+  CHECK(berth_method_output(NULL, 0, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+        strcmp(msg, "berth_method_output: not a method handle") == 0);
+  CHECK(berth_method_output(h, 0, &o0, NULL, NULL) == BERTH_OK); /* bytes and diag may be NULL */
+  berth_method_reset(h);
+  CHECK(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+        strcmp(msg, "method forward has no outputs: berth_method_reset was called after its last execute") == 0);
   free(mem);
   free(l.pmem);
   /* a failed execute (here: a planned input not bound again) leaves no outputs, not the
@@ -576,10 +590,38 @@ static void api_contract(void) {
     CHECK(berth_method_init(l.prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
     CHECK(berth_method_set_input(h, 0, &x5, 8, &d) == BERTH_OK);
     CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
-    CHECK(berth_method_output(h, 0, &o0, &nb) == BERTH_OK);
+    CHECK(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_OK);
     CHECK(berth_method_execute(h, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "not bound"));
-    CHECK_MSG(berth_method_output(h, 0, &o0, &nb) == BERTH_ERR_INVALID_ARGUMENT,
-              "after a failed execute, berth_method_output still gave the previous call's output");
+    CHECK_MSG(berth_method_output(h, 0, &o0, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+                  strcmp(msg, "method forward has no outputs: its last execute failed (berth_method_execute's message says why)") == 0,
+              "after a failed execute, berth_method_output still gave the previous call's output, or said %s", msg);
+    /* a planned input is copied into the arena the outputs live in: they are gone */
+    CHECK(berth_method_set_input(h, 0, &x6, 8, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
+    CHECK(berth_method_set_input(h, 0, &x5, 8, &d) == BERTH_OK);
+    CHECK(berth_method_output(h, 1, &o1, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+          strstr(msg, "method forward has no outputs: input 0 was bound after the last execute"));
+    free(mem);
+    free(l.pmem);
+  }
+  /* outputs in the caller's buffers: binding one again ends the reading of all */
+  free(bytes);
+  berth_plan_options_t pout = po;
+  pout.alloc_outputs = 0;
+  bytes = compile_file("examples/seed/seed.bir", &pout, &len);
+  if (bytes && load(bytes, len, &l)) {
+    CHECK(!berth_program_outputs_planned(l.prog));
+    need = berth_method_memory_size(l.prog, m);
+    mem = malloc(need);
+    double r0[1], r1[1];
+    CHECK(berth_method_init(l.prog, m, mem, need, NULL, 0, &h, &d) == BERTH_OK);
+    CHECK(berth_method_set_output(h, 0, r0, 8, &d) == BERTH_OK && berth_method_set_output(h, 1, r1, 8, &d) == BERTH_OK);
+    CHECK(berth_method_set_input(h, 0, &x5, 8, &d) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
+    CHECK(berth_method_output(h, 1, &o1, &nb, &d) == BERTH_OK && o1 == (const void *)r1 && nb == 8);
+    CHECK(berth_method_set_output(h, 0, r0, 8, &d) == BERTH_OK);
+    CHECK(berth_method_output(h, 1, &o1, &nb, &d) == BERTH_ERR_INVALID_ARGUMENT &&
+          strcmp(msg, "method forward has no outputs: the buffer of output 0 was bound after the last execute") == 0);
     free(mem);
     free(l.pmem);
   }
@@ -626,7 +668,7 @@ static void api_contract(void) {
     CHECK(berth_method_set_input(h, 0, &n, 8, &d) == BERTH_OK);
     CHECK(berth_method_set_input(h, 1, xs, 8, &d) == BERTH_OK);
     CHECK_MSG(berth_method_execute(h, &d) == BERTH_OK, "%s", msg);
-    CHECK(berth_method_output(h, 1, &o1, &nb) == BERTH_OK && ((const float *)o1)[0] == 3 && ((const float *)o1)[1] == 6);
+    CHECK(berth_method_output(h, 1, &o1, &nb, &d) == BERTH_OK && ((const float *)o1)[0] == 3 && ((const float *)o1)[1] == 6);
     free(mem);
     free(l.pmem);
   }
@@ -687,10 +729,10 @@ static void api_assert(void) {
       if (calls[k].fails) {
         CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, calls[k].fails), "assert call %zu: %s: %s", k + 1,
                   berth_status_name(st), msg);
-        CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_ERR_INVALID_ARGUMENT);
+        CHECK(berth_method_output(h, 0, &o0, NULL, &d) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "its last execute failed"));
       } else {
         CHECK_MSG(st == BERTH_OK, "assert call %zu: %s", k + 1, msg);
-        CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_OK && berth_method_output(h, 1, &o1, NULL) == BERTH_OK);
+        CHECK(berth_method_output(h, 0, &o0, NULL, &d) == BERTH_OK && berth_method_output(h, 1, &o1, NULL, &d) == BERTH_OK);
         CHECK_MSG(o0 && o1 && *(const double *)o0 == calls[k].y && *(const int64_t *)o1 == calls[k].m,
                   "assert call %zu: outputs", k + 1);
       }
@@ -956,7 +998,7 @@ static void per_method_state(void) {
     CHECK(berth_method_set_input(hf, 1, &n, sizeof n, &d) == BERTH_OK);
     CHECK_MSG(berth_method_execute(hf, &d) == BERTH_OK, "%s", msg);
     const void *o = NULL;
-    CHECK(berth_method_output(hf, 0, &o, NULL) == BERTH_OK && o && memcmp(o, want[call], sizeof want[call]) == 0);
+    CHECK(berth_method_output(hf, 0, &o, NULL, &d) == BERTH_OK && o && memcmp(o, want[call], sizeof want[call]) == 0);
     /* the other method writes its own @state */
     CHECK_MSG(berth_ref_call(ref, ow, NULL, NULL, &d) == BERTH_OK, "%s", msg);
     CHECK_MSG(berth_method_execute(ho, &d) == BERTH_OK, "%s", msg);
@@ -1004,7 +1046,7 @@ static void api_sanitizer(void) {
     forbid = 0;
     CHECK_MSG(st == BERTH_OK, "sanitized call %d: %s", call + 1, msg);
     const void *o0, *o1;
-    CHECK(berth_method_output(h, 0, &o0, NULL) == BERTH_OK && berth_method_output(h, 1, &o1, NULL) == BERTH_OK);
+    CHECK(berth_method_output(h, 0, &o0, NULL, &d) == BERTH_OK && berth_method_output(h, 1, &o1, NULL, &d) == BERTH_OK);
     CHECK_MSG(st || (((const double *)o0)[0] == want[call][0] && ((const double *)o1)[0] == want[call][1]),
               "sanitized call %d", call + 1);
   }

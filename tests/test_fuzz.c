@@ -441,48 +441,35 @@ static void test_shrink_keeps_asserts(void) {
 
 /* Every kept failing program must pass now. The seed and the number of calls come from the
  * header's replay line (the seed else from the file name's last number). */
-static void test_regressions(void) {
-  char dirpath[1024];
-  snprintf(dirpath, sizeof dirpath, "%s/tests/fuzz_regressions", BERTH_SOURCE_DIR);
-  DIR *dir = opendir(dirpath);
-  if (!dir) return; /* none kept */
-  struct dirent *e;
-  int n = 0;
-  while ((e = readdir(dir)) != NULL) {
-    size_t nl = strlen(e->d_name);
-    if (nl < 5 || strcmp(e->d_name + nl - 4, ".bir") != 0) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dirpath, e->d_name);
-    size_t len = 0;
-    char *text = test_read_file(path, &len);
-    CHECK_MSG(text != NULL, "cannot read %s", path);
-    if (!text) continue;
-    /* the seed: the header's "--seed N", else the last number of the file name */
-    unsigned long long seed = 0;
-    const char *at = strstr(text, "--seed ");
-    if (at) seed = strtoull(at + 7, NULL, 10);
-    else {
-      size_t k = nl - 4;
-      while (k > 0 && e->d_name[k - 1] >= '0' && e->d_name[k - 1] <= '9') k--;
-      seed = strtoull(e->d_name + k, NULL, 10);
-    }
-    berth_fuzz_options_t o = quick_options();
-    const char *calls = strstr(text, "--calls ");
-    if (calls) o.calls = atoi(calls + 8) > 0 ? atoi(calls + 8) : 3;
-    o.mutants = 8;
-    char msg[2048];
-    berth_diag_t d = berth_diag_make(msg, sizeof msg);
-    berth_ir_program_t *p = NULL;
-    CHECK_MSG(berth_ir_parse(text, len, path, &p, &d) == BERTH_OK, "%s", msg);
-    if (p) {
-      berth_fuzz_kind_t k = berth_fuzz_check_program(p, seed, &o, NULL, msg, sizeof msg);
-      CHECK_MSG(k == BERTH_FUZZ_OK, "%s (seed %llu): %s: %s", e->d_name, seed, berth_fuzz_kind_name(k), msg);
-    }
-    berth_ir_program_destroy(p);
-    free(text);
-    n++;
+static void replay_regression(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
+  (void)ctx;
+  const char *text = (const char *)data;
+  /* the seed: the header's "--seed N", else the last number of the file name */
+  unsigned long long seed = 0;
+  const char *at = strstr(text, "--seed ");
+  if (at) seed = strtoull(at + 7, NULL, 10);
+  else {
+    size_t k = strlen(name) - 4;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+    seed = strtoull(name + k, NULL, 10);
   }
-  closedir(dir);
+  berth_fuzz_options_t o = quick_options();
+  const char *calls = strstr(text, "--calls ");
+  if (calls) o.calls = atoi(calls + 8) > 0 ? atoi(calls + 8) : 3;
+  o.mutants = 8;
+  char msg[2048];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  CHECK_MSG(berth_ir_parse(text, len, path, &p, &d) == BERTH_OK, "%s", msg);
+  if (p) {
+    berth_fuzz_kind_t k = berth_fuzz_check_program(p, seed, &o, NULL, msg, sizeof msg);
+    CHECK_MSG(k == BERTH_FUZZ_OK, "%s (seed %llu): %s: %s", name, seed, berth_fuzz_kind_name(k), msg);
+  }
+  berth_ir_program_destroy(p);
+}
+
+static void test_regressions(void) {
+  int n = test_replay_dir("tests/fuzz_regressions", ".bir", TEST_REPLAY_OPTIONAL, replay_regression, NULL);
   fprintf(stderr, "replayed %d kept failing programs\n", n);
 }
 

@@ -13,8 +13,6 @@
 #include "../fuzz/onnx_numgen.h"
 #include "test_util.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
 
 static char why[4096];
 
@@ -39,29 +37,12 @@ static int one_seed(uint64_t seed, const char *write_to) {
   return rc;
 }
 
-static int replay_corpus(void) {
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s/fuzz/corpus/onnx", BERTH_SOURCE_DIR);
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  int n = 0;
-  for (struct dirent *e = readdir(d); e; e = readdir(d)) {
-    size_t l = strlen(e->d_name);
-    if (l < 6 || strcmp(e->d_name + l - 5, ".onnx") != 0) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len = 0;
-    char *data = test_read_file(path, &len);
-    CHECK_MSG(data != NULL, "cannot read %s", path);
-    if (!data) continue;
-    ng_t g = {NULL, 0, 0, 12345};
-    int rc = ng_check_model(&g, (const uint8_t *)data, len, why, sizeof why);
-    CHECK_MSG(rc == 0, "%s: %s", path, why);
-    free(data);
-    n++;
-  }
-  closedir(d);
-  return n;
+static void replay_one(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
+  (void)name;
+  (void)ctx;
+  ng_t g = {NULL, 0, 0, 12345};
+  int rc = ng_check_model(&g, data, len, why, sizeof why);
+  CHECK_MSG(rc == 0, "%s: %s", path, why);
 }
 
 int main(int argc, char **argv) {
@@ -90,6 +71,6 @@ int main(int argc, char **argv) {
     CHECK_MSG(rc == 0, "seed %llu: %s (rerun: test_fuzz_onnx_numbers --seeds %llu %llu)", (unsigned long long)s, why,
               (unsigned long long)s, (unsigned long long)s);
   }
-  if (argc == 1) replay_corpus();
+  if (argc == 1) test_replay_dir("fuzz/corpus/onnx", ".onnx", TEST_REPLAY_OPTIONAL, replay_one, NULL);
   return test_finish("test_fuzz_onnx_numbers");
 }

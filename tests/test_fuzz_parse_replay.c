@@ -6,41 +6,17 @@
 
 #include "test_util.h"
 
-#include <dirent.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-
-static int replay_dir(const char *rel) {
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s/%s", BERTH_SOURCE_DIR, rel);
-  DIR *d = opendir(dir);
-  CHECK_MSG(d != NULL, "cannot open %s", dir);
-  if (!d) return 0;
-  int n = 0;
+static void replay_one(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
+  (void)name;
+  (void)ctx;
   static char why[1 << 16];
-  for (struct dirent *e = readdir(d); e; e = readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
-    size_t len = 0;
-    char *data = test_read_file(path, &len);
-    CHECK_MSG(data != NULL, "cannot read %s", path);
-    if (!data) continue;
-    int rc = berth_fuzz_parse_check((const uint8_t *)data, len, why, sizeof why);
-    CHECK_MSG(rc == 0, "%s: %s", path, why);
-    free(data);
-    n++;
-  }
-  closedir(d);
-  return n;
+  int rc = berth_fuzz_parse_check(data, len, why, sizeof why);
+  CHECK_MSG(rc == 0, "%s: %s", path, why);
 }
 
 int main(void) {
-  int n = replay_dir("fuzz/corpus/parse");
+  int n = test_replay_dir("fuzz/corpus/parse", NULL, 0, replay_one, NULL);
   CHECK_MSG(n >= 5, "only %d corpus files", n);
-  replay_dir("tests/bir");
+  test_replay_dir("tests/bir", NULL, 0, replay_one, NULL);
   return test_finish("test_fuzz_parse_replay");
 }

@@ -233,7 +233,7 @@ static void test_seed_state(void) {
           CHECK_MSG(st == BERTH_OK, "seed call %d: %s", k, msg);
           const void *r0 = NULL, *r1 = NULL;
           size_t n0, n1;
-          if (st || berth_method_output(fwd, 0, &r0, &n0) || berth_method_output(fwd, 1, &r1, &n1)) continue;
+          if (st || berth_method_output(fwd, 0, &r0, &n0, &d) || berth_method_output(fwd, 1, &r1, &n1, &d)) continue;
           CHECK_MSG(*(const double *)r0 == want[k][0] && *(const double *)r1 == want[k][1],
                     "seed call %d (round %d): got (%g, %g), want (%g, %g)", k, round, *(const double *)r0,
                     *(const double *)r1, want[k][0], want[k][1]);
@@ -247,7 +247,7 @@ static void test_seed_state(void) {
       CHECK(berth_method_set_input(fwd, 0, &in[1], sizeof in[1], &d) == BERTH_OK);
       const void *r1 = NULL;
       size_t n1;
-      CHECK(berth_method_execute(fwd, &d) == BERTH_OK && berth_method_output(fwd, 1, &r1, &n1) == BERTH_OK &&
+      CHECK(berth_method_execute(fwd, &d) == BERTH_OK && berth_method_output(fwd, 1, &r1, &n1, &d) == BERTH_OK &&
             *(const double *)r1 == 7);
     }
     free(mmem);

@@ -1,8 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
 #include "berth/kernels.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* BERTH_KERNELS=portable|avx2|avx512 runs a test with that kernel variant (tests/CMakeLists.txt
  * registers the kernel tests once per variant); a variant this CPU lacks skips the test. */
@@ -51,4 +55,39 @@ char *test_read_file(const char *path, size_t *len) {
     if (len) *len = (size_t)n;
   }
   return buf;
+}
+
+static int replay_select(const struct dirent *e) { return e->d_name[0] != '.' && strcmp(e->d_name, "MANIFEST") != 0; }
+
+int test_replay_dir(const char *dir, const char *suffix, unsigned flags, test_replay_fn fn, void *ctx) {
+  char root[1024];
+  snprintf(root, sizeof root, "%s/%s", BERTH_SOURCE_DIR, dir);
+  struct dirent **names = NULL;
+  int count = scandir(root, &names, replay_select, alphasort);
+  if (count < 0) {
+    if (!(flags & TEST_REPLAY_OPTIONAL)) CHECK_MSG(0, "cannot open the corpus %s", root);
+    return 0;
+  }
+  int n = 0;
+  size_t sl = suffix ? strlen(suffix) : 0;
+  for (int i = 0; i < count; i++) {
+    const char *name = names[i]->d_name;
+    size_t nl = strlen(name);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    struct stat sb;
+    if ((nl < sl || strcmp(name + nl - sl, suffix ? suffix : "") != 0) || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+      continue;
+    size_t len = 0;
+    char *data = test_read_file(path, &len);
+    CHECK_MSG(data != NULL, "cannot read %s", path);
+    if (data) {
+      fn(path, name, (const unsigned char *)data, len, ctx);
+      n++;
+    }
+    free(data);
+  }
+  for (int i = 0; i < count; i++) free(names[i]);
+  free(names);
+  return n;
 }

@@ -33,4 +33,15 @@ int test_finish(const char *name);
 /* Reads a whole file into a malloc'd NUL-terminated buffer; NULL if unreadable. */
 char *test_read_file(const char *path, size_t *len);
 
+/* The one corpus replay driver (fuzz corpora, corrupt files, kept fuzz failures): calls
+ * fn(path, name, data, len, ctx) for every regular file of the folder dir (relative to the
+ * source tree) whose name does not start with '.', is not MANIFEST, and ends with suffix
+ * (NULL: any), in name order, so a replay is the same on every machine. data is the file's
+ * bytes, NUL-terminated, valid during the call. Returns how many files were replayed. A
+ * folder that cannot be opened, or a file that cannot be read, is a failed check, unless
+ * flags has TEST_REPLAY_OPTIONAL (the folder may be absent: 0). */
+typedef void (*test_replay_fn)(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx);
+#define TEST_REPLAY_OPTIONAL 1u
+int test_replay_dir(const char *dir, const char *suffix, unsigned flags, test_replay_fn fn, void *ctx);
+
 #endif

@@ -151,8 +151,8 @@ int main(void) {
     if (hw < hw_exec) hw_exec = hw;
     if (st) return fail("execute", msg);
     const void *r1, *r2;
-    if (berth_method_output(fwd, 0, &r1, NULL) || berth_method_output(fwd, 1, &r2, NULL))
-      return fail("no outputs", NULL);
+    if (berth_method_output(fwd, 0, &r1, NULL, &diag) || berth_method_output(fwd, 1, &r2, NULL, &diag))
+      return fail("output", msg);
     char line[64], *p = line;
     *p++ = '(';
     p = put_double(p, *(const double *)r1);

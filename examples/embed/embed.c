@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     if (berth_method_set_input(fwd, 0, &inputs[call], sizeof inputs[call], &diag)) goto fail;
     if (berth_method_execute(fwd, &diag)) goto fail;
     const void *r1, *r2;
-    if (berth_method_output(fwd, 0, &r1, NULL) || berth_method_output(fwd, 1, &r2, NULL)) goto fail;
+    if (berth_method_output(fwd, 0, &r1, NULL, &diag) || berth_method_output(fwd, 1, &r2, NULL, &diag)) goto fail;
     printf("(%g, %g)\n", *(const double *)r1, *(const double *)r2);
   }
   rc = 0;

@@ -220,7 +220,7 @@ static berth_status_t run_frame(berth_vad_stream_t *s, float *prob, berth_diag_t
   if (m->state_in_method) { /* the state stays in the method's buffers, updated in place */
     if (m->in_sr >= 0 && (rc = berth_method_set_input(f, m->in_sr, &m->sr, sizeof m->sr, diag))) return rc;
     const void *p;
-    if ((rc = berth_method_execute(f, diag)) || (rc = berth_method_output(f, m->out_p, &p, NULL))) return rc;
+    if ((rc = berth_method_execute(f, diag)) || (rc = berth_method_output(f, m->out_p, &p, NULL, diag))) return rc;
     memcpy(prob, p, sizeof *prob);
     return BERTH_OK;
   }
@@ -236,8 +236,8 @@ static berth_status_t run_frame(berth_vad_stream_t *s, float *prob, berth_diag_t
    * it goes back in as an input on the next frame of this stream. */
   const void *p, *a, *b = NULL;
   size_t na, nb = 0;
-  if ((rc = berth_method_output(f, m->out_p, &p, NULL)) || (rc = berth_method_output(f, m->out_a, &a, &na)) ||
-      (m->out_b >= 0 && (rc = berth_method_output(f, m->out_b, &b, &nb))))
+  if ((rc = berth_method_output(f, m->out_p, &p, NULL, diag)) || (rc = berth_method_output(f, m->out_a, &a, &na, diag)) ||
+      (m->out_b >= 0 && (rc = berth_method_output(f, m->out_b, &b, &nb, diag))))
     return rc;
   memcpy(prob, p, sizeof *prob);
   if (m->kind == BERTH_VAD_KIND_V5) {

@@ -26,6 +26,7 @@
 
 #include "berth/status.h"
 #include "berth/types.h"
+#include "berth/version.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,13 +36,9 @@
 extern "C" {
 #endif
 
-/* The version of berth (also written into every program file's IR section header). */
-#define BERTH_VERSION_MAJOR 0
-#define BERTH_VERSION_MINOR 4
-#define BERTH_VERSION_PATCH 0
-#define BERTH_VERSION_STRING "0.4.0"
-
-/* "MAJOR.MINOR.PATCH" of the library that is linked (may differ from the header's). */
+/* "MAJOR.MINOR.PATCH" of the library that is linked (may differ from the header's
+ * BERTH_VERSION_STRING, berth/version.h); the writer records it in every program file's
+ * header. */
 const char *berth_version(void);
 
 /* The ONNX ops of the default domain (ai.onnx, opsets 1 to 27) that the importer translates,

@@ -23,7 +23,7 @@
  *   if (!berth_program_outputs_planned(prog)) berth_method_set_output(fwd, 0, out, sizeof out, &diag);
  *   if (berth_method_execute(fwd, &diag)) fail(msg);   // no allocation, bounded steps
  *   const void *r; size_t rbytes;
- *   berth_method_output(fwd, 0, &r, &rbytes);          // planned storage or the caller's buffer
+ *   berth_method_output(fwd, 0, &r, &rbytes, &diag);   // planned storage or the caller's buffer
  *   berth_method_reset(fwd);                           // state back to its initial values
  *
  * Ownership: the caller owns the program bytes and every memory block; handles are laid out
@@ -36,6 +36,7 @@
 
 #include "berth/status.h"
 #include "berth/types.h"
+#include "berth/version.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,7 +71,8 @@ bool berth_program_is_berth(const void *bytes, size_t len);
 /* Checks the header (and the checksum when the file has one), the section table and the
  * counts of a program file and says how much memory berth_program_load needs. Errors:
  * BERTH_ERR_CORRUPT_DATA, BERTH_ERR_OUT_OF_RANGE (beyond a cap), BERTH_ERR_UNIMPLEMENTED
- * (another format version). */
+ * (another format version, or written by a newer berth MAJOR.MINOR than this runtime: see
+ * berth_program_writer_version). */
 berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_sizes_t *sizes, berth_diag_t *diag);
 
 /* Loads a program without copying it: checks the file's CRC-32C when it has one (what
@@ -81,10 +83,29 @@ berth_status_t berth_program_query(const void *bytes, size_t len, berth_program_
  * scratch_bytes) is used only during the call and may then be reused. Errors:
  * BERTH_ERR_CORRUPT_DATA and BERTH_ERR_OUT_OF_RANGE (the file, with the section and byte
  * offset; a checksum mismatch says "the file is damaged"), BERTH_ERR_VERIFY_FAILED (the
- * plan breaks the memory rules), BERTH_ERR_UNIMPLEMENTED, BERTH_ERR_INVALID_ARGUMENT (NULL,
+ * plan breaks the memory rules), BERTH_ERR_UNIMPLEMENTED (as berth_program_query),
+ * BERTH_ERR_INVALID_ARGUMENT (NULL,
  * misaligned bytes), BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). */
 berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                   size_t scratch_size, berth_program_t **out, berth_diag_t *diag);
+
+/* ---- versions ----------------------------------------------------------------------------- */
+
+/* "MAJOR.MINOR.PATCH" of the runtime library that is linked (berth/version.h's
+ * BERTH_VERSION_STRING when headers and library match). Static string. */
+const char *berth_runtime_version(void);
+
+typedef struct berth_version_triple {
+  uint16_t major, minor, patch;
+} berth_version_triple_t;
+
+/* The version of the berth that wrote the program file (header bytes 36..41). {0, 0, 0}
+ * for a file written before berth recorded it (0.4.0 and older), or when p is not a
+ * program. A loaded program's writer is never a newer MAJOR.MINOR than the runtime:
+ * berth_program_query and berth_program_load refuse such a file with
+ * BERTH_ERR_UNIMPLEMENTED ("program written by berth 0.5.0; this runtime is berth 0.4.0:
+ * ..."); older writers of the same format version, and newer patch releases, load. */
+berth_version_triple_t berth_program_writer_version(const berth_program_t *p);
 
 /* ---- program queries (methods are numbered 0..count-1) ---------------------------------- */
 
@@ -179,9 +200,12 @@ void berth_method_set_max_steps(berth_method_t *m, uint64_t max_steps);
 berth_status_t berth_method_execute(berth_method_t *m, berth_diag_t *diag);
 
 /* The bytes of output j after a successful execute: in the arena when outputs are planned
- * (valid until the next set_input, execute or reset), else the caller's buffer.
- * Errors: BERTH_ERR_INVALID_ARGUMENT (out of range, or no successful execute yet). */
-berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes);
+ * (valid until the next set_input, execute or reset), else the caller's buffer. bytes may
+ * be NULL. Errors: BERTH_ERR_INVALID_ARGUMENT, with diag saying which: not a method handle,
+ * data NULL, no output j, or no outputs to read (not executed yet, the last execute failed,
+ * reset since, a planned input or an output buffer bound since). */
+berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes,
+                                   berth_diag_t *diag);
 
 /* Copies the state's initial values in again (as at init). Outputs become unavailable. */
 void berth_method_reset(berth_method_t *m);

@@ -54,7 +54,9 @@ def _checked_array(value, dtype, what):
 
 
 def version():
-    """The version of the loaded libberth ("MAJOR.MINOR.PATCH")."""
+    """The version of the loaded libberth ("MAJOR.MINOR.PATCH"): the berth that compiles, and
+    whose runtime loads, programs. A program file written by a newer MAJOR.MINOR is refused
+    with berth.Error (status "unimplemented") naming both versions."""
     return _c.berth_version().decode()
 
 
@@ -208,6 +210,13 @@ class Program:
                                       ctypes.byref(self._handle), d.ptr))
 
     @property
+    def writer_version(self):
+        """(major, minor, patch) of the berth that wrote the file; (0, 0, 0) for a file from
+        before berth recorded it (0.4.0 and older)."""
+        v = _c.berth_program_writer_version(self._handle)
+        return (v.major, v.minor, v.patch)
+
+    @property
     def methods(self):
         return [_c.berth_program_method_name(self._handle, m).decode()
                 for m in range(_c.berth_program_method_count(self._handle))]
@@ -334,7 +343,7 @@ class Method:
                 result[n] = outs[j]
                 continue
             ptr, nb = ctypes.c_void_p(), ctypes.c_size_t()
-            d.check(_c.berth_method_output(self._handle, j, ctypes.byref(ptr), ctypes.byref(nb)))
+            d.check(_c.berth_method_output(self._handle, j, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
             buf = ctypes.string_at(ptr, nb.value) if nb.value else b""
             result[n] = np.frombuffer(buf, dtype=_NUMPY[DTYPES.index(dt)]).reshape(shape).copy()
         return result

@@ -95,6 +95,10 @@ class ProgramSizes(ctypes.Structure):
     _fields_ = [("program_bytes", ctypes.c_size_t), ("scratch_bytes", ctypes.c_size_t)]
 
 
+class VersionTriple(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint16), ("minor", ctypes.c_uint16), ("patch", ctypes.c_uint16)]
+
+
 _vp, _sz, _i32, _u64, _st = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int
 _D = ctypes.POINTER(Diag)
 
@@ -116,6 +120,7 @@ _fn("berth_compilation_method_count", _i32, _vp)
 _fn("berth_compilation_summary", _st, _vp, _i32, ctypes.POINTER(PlanSummary))
 _fn("berth_program_query", _st, _vp, _sz, ctypes.POINTER(ProgramSizes), _D)
 _fn("berth_program_load", _st, _vp, _sz, _vp, _sz, _vp, _sz, ctypes.POINTER(_vp), _D)
+_fn("berth_program_writer_version", VersionTriple, _vp)
 _fn("berth_program_method_count", _i32, _vp)
 _fn("berth_program_method_name", ctypes.c_char_p, _vp, _i32)
 _fn("berth_program_method_find", _i32, _vp, ctypes.c_char_p)
@@ -132,6 +137,6 @@ _fn("berth_method_set_input", _st, _vp, _i32, _vp, _sz, _D)
 _fn("berth_method_set_output", _st, _vp, _i32, _vp, _sz, _D)
 _fn("berth_method_set_max_steps", None, _vp, _u64)
 _fn("berth_method_execute", _st, _vp, _D)
-_fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_sz))
+_fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)
 _fn("berth_method_reset", None, _vp)
 _fn("berth_method_state", _st, _vp, ctypes.c_char_p, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)

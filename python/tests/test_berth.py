@@ -1,6 +1,7 @@
 """The Python package against libberth: compile, plan, run with numpy, state, save/load,
 errors. Run from the repository root: BERTH_LIBRARY=build/libberth.so python3 -m pytest python/tests
 (ctest does this). Silero VAD checks skip without the model (tools/vad/fetch-model.sh)."""
+import ctypes
 import math
 import os
 
@@ -18,6 +19,46 @@ SILERO = os.environ.get("BERTH_VAD_MODEL") or os.path.join(
 
 def test_version():
     assert berth.version().count(".") == 2
+    # the package's own version is the library's (include/berth/version.h)
+    with open(os.path.join(ROOT, "python", "pyproject.toml")) as f:
+        assert 'version = "%s"' % berth.version() in f.read()
+
+
+def _crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def _with_writer(data, major, minor, patch):
+    """The file with header bytes 36..41 (the writer's version) set, its checksum redone."""
+    d = bytearray(data)
+    d[36:42] = b"".join(v.to_bytes(2, "little") for v in (major, minor, patch))
+    d[32:36] = bytes(4)
+    d[32:36] = _crc32c(bytes(d)).to_bytes(4, "little")
+    return bytes(d)
+
+
+def test_writer_version():
+    prog = berth.compile(SEED)
+    mine = tuple(int(x) for x in berth.version().split("."))
+    assert prog.writer_version == mine
+    assert berth.load(prog.bytes).writer_version == mine
+    # an older writer (here: before the version was recorded) and a newer patch load
+    assert berth.load(_with_writer(prog.bytes, 0, 0, 0)).writer_version == (0, 0, 0)
+    assert berth.load(_with_writer(prog.bytes, mine[0], mine[1], mine[2] + 1)).writer_version[2] == mine[2] + 1
+    # a newer minor is refused, naming both versions
+    newer = (mine[0], mine[1] + 1, 0)
+    with pytest.raises(berth.Error) as e:
+        berth.load(_with_writer(prog.bytes, *newer))
+    assert e.value.status == "unimplemented"
+    assert str(e.value) == (
+        "header (byte 36): program written by berth %d.%d.0; this runtime is berth %s: rebuild the runtime "
+        "with berth %d.%d or newer, or recompile the program with berth %s"
+        % (newer[0], newer[1], berth.version(), newer[0], newer[1], berth.version()))
 
 
 def test_seed_runs_as_the_seed_issue_says():
@@ -135,6 +176,18 @@ def test_bad_inputs_are_python_errors():
     assert e.value.status == "invalid argument"
     with pytest.raises(berth.Error, match="bad.bir:1:"):
         berth.compile(b"func @f(", name="bad.bir")
+
+
+def test_output_errors_carry_the_reason():
+    # the binding passes a diag to berth_method_output: its message reaches the exception
+    m = berth.compile(SEED).method()
+    d = berth._Diag()
+    ptr, nb = ctypes.c_void_p(), ctypes.c_size_t()
+    with pytest.raises(berth.Error, match="^method forward has no outputs yet: it has not been executed$"):
+        d.check(berth._c.berth_method_output(m._handle, 0, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
+    m(np.array([5.0]))
+    with pytest.raises(berth.Error, match=r"^method forward has no output 2 \(2 outputs\)$"):
+        d.check(berth._c.berth_method_output(m._handle, 2, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
 
 
 def test_run_time_check_raises():

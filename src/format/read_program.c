@@ -36,6 +36,7 @@ typedef struct rd {
   size_t len;
   berth_diag_t *diag;
   uint32_t version, flags, n_methods;
+  uint16_t writer[3]; /* the berth that wrote the file: major, minor, patch */
   bool checksum_checked; /* BERTH_FORMAT_READ_CHECKSUM_CHECKED: the CRC pass is skipped */
   sect_t s[BERTH_SECTION_MAX + 1];
   /* records per table */
@@ -159,58 +160,91 @@ static berth_status_t check_ir_header(rd_t *r, const sect_t *ir) {
   if (ir->size < BERTH_FORMAT_IR_HEADER_SIZE)
     return rfail(r, CORRUPT, "section ir (byte %llu): %llu bytes, shorter than its %d-byte header", (ull)ir->off,
                  (ull)ir->size, BERTH_FORMAT_IR_HEADER_SIZE);
-  uint32_t pools_len = berth_load_le32(h + 40), unit = berth_load_le32(h + 44);
-  uint64_t text_len = berth_load_le64(h + 48), total;
+  uint32_t pools_len = berth_load_le32(h + BERTH_IR_SECTION_POOLS_LEN);
+  uint32_t unit = berth_load_le32(h + BERTH_IR_SECTION_BUDGET_UNIT);
+  uint64_t text_len = berth_load_le64(h + BERTH_IR_SECTION_TEXT_LEN), total;
   if (unit > BERTH_FORMAT_IR_BUDGET_WORK)
     return rfail(r, CORRUPT, "section ir (byte %llu): budget unit %u is neither 0 (ms) nor 1 (work units)",
-                 (ull)(ir->off + 44), (unsigned)unit);
+                 (ull)(ir->off + BERTH_IR_SECTION_BUDGET_UNIT), (unsigned)unit);
   if (!berth_add_u64(pools_len, text_len, &total) || total != ir->size - BERTH_FORMAT_IR_HEADER_SIZE)
     return rfail(r, CORRUPT, "section ir (byte %llu): %u bytes of pool rules and %llu of text do not fill its %llu bytes",
-                 (ull)(ir->off + 40), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));
+                 (ull)(ir->off + BERTH_IR_SECTION_POOLS_LEN), (unsigned)pools_len, (ull)text_len, (ull)(ir->size - BERTH_FORMAT_IR_HEADER_SIZE));
   return BERTH_OK;
 }
 
-static berth_status_t read_header(rd_t *r) {
+/* The version of the berth that wrote the file (header bytes 36..41) against this runtime's:
+ * a newer MAJOR.MINOR may give a field or an op a meaning this runtime does not know, so it
+ * is refused with both versions named; an older writer, or a newer patch release of this
+ * MAJOR.MINOR, loads (the format version already matched). 0.0.0: written before berth
+ * recorded its version, by 0.4.0 or older. */
+static berth_status_t check_writer_version(rd_t *r) {
+  const uint8_t *v = r->b + BERTH_FORMAT_HDR_WRITER_VERSION;
+  for (int k = 0; k < 3; k++) r->writer[k] = berth_load_le16(v + 2 * k);
+  uint32_t major = r->writer[0], minor = r->writer[1];
+  if (major > BERTH_VERSION_MAJOR || (major == BERTH_VERSION_MAJOR && minor > BERTH_VERSION_MINOR))
+    return rfail(r, BERTH_ERR_UNIMPLEMENTED,
+                 "header (byte %d): program written by berth %u.%u.%u; this runtime is berth %s: rebuild the runtime "
+                 "with berth %u.%u or newer, or recompile the program with berth %s",
+                 BERTH_FORMAT_HDR_WRITER_VERSION, (unsigned)major, (unsigned)minor, (unsigned)r->writer[2],
+                 BERTH_VERSION_STRING, (unsigned)major, (unsigned)minor, BERTH_VERSION_STRING);
+  return BERTH_OK;
+}
+
+/* The header's fields, in the order that gives the truest message: what the file is
+ * (magic, format version, sizes), whether it is damaged (the checksum, before any other
+ * field is believed), who wrote it (a newer berth may use flags this one does not know),
+ * then everything else. */
+static berth_status_t read_header_fields(rd_t *r, uint32_t *n_sections) {
   const uint8_t *b = r->b;
   if (r->len < BERTH_FORMAT_HEADER_SIZE)
     return rfail(r, CORRUPT, "header: the file is %zu bytes, shorter than the %d-byte header (truncated?)", r->len,
                  BERTH_FORMAT_HEADER_SIZE);
   if (memcmp(b, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE) != 0)
     return rfail(r, CORRUPT, "header (byte 0): not a berth program file (the magic is not \"BERTH\\0\")");
-  r->version = berth_load_le16(b + 6);
+  r->version = berth_load_le16(b + BERTH_FORMAT_HDR_VERSION);
   if (r->version != BERTH_FORMAT_VERSION)
-    return rfail(r, BERTH_ERR_UNIMPLEMENTED, "header (byte 6): format version %u; this runtime reads version %d",
-                 (unsigned)r->version, BERTH_FORMAT_VERSION);
-  uint32_t hsize = berth_load_le32(b + 8);
+    return rfail(r, BERTH_ERR_UNIMPLEMENTED, "header (byte %d): format version %u; this runtime reads version %d (berth %s)",
+                 BERTH_FORMAT_HDR_VERSION, (unsigned)r->version, BERTH_FORMAT_VERSION, BERTH_VERSION_STRING);
+  uint32_t hsize = berth_load_le32(b + BERTH_FORMAT_HDR_HEADER_SIZE);
   if (hsize != BERTH_FORMAT_HEADER_SIZE)
-    return rfail(r, CORRUPT, "header (byte 8): header size %u; expected %d", (unsigned)hsize, BERTH_FORMAT_HEADER_SIZE);
-  r->flags = berth_load_le32(b + 12);
-  if (r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS | BERTH_FORMAT_FLAG_CHECKSUM))
-    return rfail(r, CORRUPT, "header (byte 12): unknown flag bits 0x%x", (unsigned)r->flags);
-  uint64_t fsize = berth_load_le64(b + 16);
+    return rfail(r, CORRUPT, "header (byte %d): header size %u; expected %d", BERTH_FORMAT_HDR_HEADER_SIZE,
+                 (unsigned)hsize, BERTH_FORMAT_HEADER_SIZE);
+  uint64_t fsize = berth_load_le64(b + BERTH_FORMAT_HDR_FILE_SIZE);
   if (fsize != (uint64_t)r->len)
-    return rfail(r, CORRUPT, "header (byte 16): the file size is %llu bytes but %zu were given (truncated or padded?)",
-                 (ull)fsize, r->len);
+    return rfail(r, CORRUPT, "header (byte %d): the file size is %llu bytes but %zu were given (truncated or padded?)",
+                 BERTH_FORMAT_HDR_FILE_SIZE, (ull)fsize, r->len);
   /* the checksum first: a damaged file is refused as damaged, whatever the damage says */
+  r->flags = berth_load_le32(b + BERTH_FORMAT_HDR_FLAGS);
   uint32_t sum = berth_load_le32(b + BERTH_FORMAT_CHECKSUM_AT);
   if (r->flags & BERTH_FORMAT_FLAG_CHECKSUM) {
     uint32_t got = r->checksum_checked ? sum : berth_format_checksum(b, r->len);
     if (got != sum)
       return rfail(r, CORRUPT, "header (byte %d): the file's CRC-32C is 0x%x but the header records 0x%x (the file is damaged)",
                    BERTH_FORMAT_CHECKSUM_AT, (unsigned)got, (unsigned)sum);
-  } else if (sum) {
-    return rfail(r, CORRUPT, "header (byte %d): a checksum 0x%x without the checksum flag (bit 2 of byte 12)",
-                 BERTH_FORMAT_CHECKSUM_AT, (unsigned)sum);
   }
-  uint32_t n_sections = berth_load_le32(b + 24), table = berth_load_le32(b + 28);
-  if (n_sections == 0 || n_sections > BERTH_FORMAT_MAX_SECTIONS)
-    return rfail(r, CORRUPT, "header (byte 24): %u sections; expected 1 to %d", (unsigned)n_sections,
-                 BERTH_FORMAT_MAX_SECTIONS);
+  BERTH_TRY(check_writer_version(r));
+  uint32_t unknown = r->flags & ~(BERTH_FORMAT_FLAG_ALLOC_INPUTS | BERTH_FORMAT_FLAG_ALLOC_OUTPUTS | BERTH_FORMAT_FLAG_CHECKSUM);
+  if (unknown) return rfail(r, CORRUPT, "header (byte %d): unknown flag bits 0x%x", BERTH_FORMAT_HDR_FLAGS, (unsigned)unknown);
+  if (!(r->flags & BERTH_FORMAT_FLAG_CHECKSUM) && sum)
+    return rfail(r, CORRUPT, "header (byte %d): a checksum 0x%x without the checksum flag (bit 2 of byte %d)",
+                 BERTH_FORMAT_CHECKSUM_AT, (unsigned)sum, BERTH_FORMAT_HDR_FLAGS);
+  *n_sections = berth_load_le32(b + BERTH_FORMAT_HDR_N_SECTIONS);
+  uint32_t table = berth_load_le32(b + BERTH_FORMAT_HDR_TABLE);
+  if (*n_sections == 0 || *n_sections > BERTH_FORMAT_MAX_SECTIONS)
+    return rfail(r, CORRUPT, "header (byte %d): %u sections; expected 1 to %d", BERTH_FORMAT_HDR_N_SECTIONS,
+                 (unsigned)*n_sections, BERTH_FORMAT_MAX_SECTIONS);
   if (table != BERTH_FORMAT_HEADER_SIZE)
-    return rfail(r, CORRUPT, "header (byte 28): the section table starts at byte %u; expected %d", (unsigned)table,
-                 BERTH_FORMAT_HEADER_SIZE);
-  for (int i = BERTH_FORMAT_CHECKSUM_AT + 4; i < BERTH_FORMAT_HEADER_SIZE; i++)
+    return rfail(r, CORRUPT, "header (byte %d): the section table starts at byte %u; expected %d", BERTH_FORMAT_HDR_TABLE,
+                 (unsigned)table, BERTH_FORMAT_HEADER_SIZE);
+  for (int i = BERTH_FORMAT_HDR_RESERVED; i < BERTH_FORMAT_HEADER_SIZE; i++)
     if (b[i]) return rfail(r, CORRUPT, "header (byte %d): reserved byte is %u, not 0", i, (unsigned)b[i]);
+  return BERTH_OK;
+}
+
+static berth_status_t read_header(rd_t *r) {
+  const uint8_t *b = r->b;
+  uint32_t n_sections = 0;
+  BERTH_TRY(read_header_fields(r, &n_sections));
   uint64_t table_end = BERTH_FORMAT_HEADER_SIZE + (uint64_t)n_sections * BERTH_FORMAT_SECTION_ENTRY_SIZE;
   if (table_end > r->len)
     return rfail(r, CORRUPT, "section table (byte %d): %u entries end at byte %llu, past the end of the %zu-byte file",
@@ -230,20 +264,20 @@ static berth_status_t read_header(rd_t *r) {
     const char *name = berth_format_section_name(id);
     if (reserved)
       return rfail(r, CORRUPT, "section table entry %u (byte %llu, %s): reserved field is %u, not 0", (unsigned)e,
-                   (ull)(at + 4), name, (unsigned)reserved);
+                   (ull)(at + BERTH_FORMAT_ENTRY_RESERVED), name, (unsigned)reserved);
     if (r->s[id].present)
       return rfail(r, CORRUPT, "section table entry %u (byte %llu): section %s appears twice (also entry %u)",
                    (unsigned)e, (ull)at, name, (unsigned)r->s[id].entry);
     if (size > r->len || off > r->len - size)
       return rfail(r, CORRUPT, "section %s (entry %u, byte %llu): bytes [%llu,+%llu) lie outside the %zu-byte file",
-                   name, (unsigned)e, (ull)(at + 8), (ull)off, (ull)size, r->len);
+                   name, (unsigned)e, (ull)(at + BERTH_FORMAT_ENTRY_OFFSET), (ull)off, (ull)size, r->len);
     if (off < table_end)
       return rfail(r, CORRUPT, "section %s (entry %u, byte %llu): starts at byte %llu, inside the header or section table (which ends at byte %llu)",
-                   name, (unsigned)e, (ull)(at + 8), (ull)off, (ull)table_end);
+                   name, (unsigned)e, (ull)(at + BERTH_FORMAT_ENTRY_OFFSET), (ull)off, (ull)table_end);
     uint64_t align = id == BERTH_SECTION_CONSTANTS ? BERTH_FORMAT_CONST_ALIGN : BERTH_FORMAT_SECTION_ALIGN;
     if (off % align)
       return rfail(r, CORRUPT, "section %s (entry %u, byte %llu): offset %llu is not a multiple of %llu", name,
-                   (unsigned)e, (ull)(at + 8), (ull)off, (ull)align);
+                   (unsigned)e, (ull)(at + BERTH_FORMAT_ENTRY_OFFSET), (ull)off, (ull)align);
     r->s[id].present = true;
     r->s[id].entry = e;
     r->s[id].off = off;
@@ -303,12 +337,24 @@ static berth_status_t read_header(rd_t *r) {
 
 static void read_mrec(const rd_t *r, uint32_t i, mrec_t *m) {
   const uint8_t *p = rec_ptr(r, BERTH_SECTION_METHODS, i, BERTH_FORMAT_METHOD_SIZE);
-  uint32_t *f[] = {&m->name,       &m->alignment,   &m->n_regs,      &m->n_pools,      &m->first_pool, &m->n_values,
-                   &m->first_value, &m->n_instrs,    &m->first_instr, &m->n_operands,   &m->first_operand,
-                   &m->n_attrs,    &m->first_attr,  &m->n_inputs,    &m->n_outputs,    &m->first_io};
-  for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) *f[k] = berth_load_le32(p + 4 * k);
-  m->state_offset = berth_load_le64(p + 64);
-  m->state_size = berth_load_le64(p + 72);
+  m->name = berth_load_le32(p + BERTH_FORMAT_METHOD_NAME);
+  m->alignment = berth_load_le32(p + BERTH_FORMAT_METHOD_ALIGNMENT);
+  m->n_regs = berth_load_le32(p + BERTH_FORMAT_METHOD_N_REGS);
+  m->n_pools = berth_load_le32(p + BERTH_FORMAT_METHOD_N_POOLS);
+  m->first_pool = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_POOL);
+  m->n_values = berth_load_le32(p + BERTH_FORMAT_METHOD_N_VALUES);
+  m->first_value = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_VALUE);
+  m->n_instrs = berth_load_le32(p + BERTH_FORMAT_METHOD_N_INSTRS);
+  m->first_instr = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_INSTR);
+  m->n_operands = berth_load_le32(p + BERTH_FORMAT_METHOD_N_OPERANDS);
+  m->first_operand = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_OPERAND);
+  m->n_attrs = berth_load_le32(p + BERTH_FORMAT_METHOD_N_ATTRS);
+  m->first_attr = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_ATTR);
+  m->n_inputs = berth_load_le32(p + BERTH_FORMAT_METHOD_N_INPUTS);
+  m->n_outputs = berth_load_le32(p + BERTH_FORMAT_METHOD_N_OUTPUTS);
+  m->first_io = berth_load_le32(p + BERTH_FORMAT_METHOD_FIRST_IO);
+  m->state_offset = berth_load_le64(p + BERTH_FORMAT_METHOD_STATE_OFFSET);
+  m->state_size = berth_load_le64(p + BERTH_FORMAT_METHOD_STATE_BYTES);
 }
 
 /* The method's name for messages, once its record is known to be valid; else "#i". */
@@ -371,7 +417,7 @@ static berth_status_t check_methods(rd_t *r) {
     }
     if (!berth_is_pow2(m.alignment) || m.alignment > BERTH_FORMAT_MAX_ALIGNMENT)
       return rfail(r, CORRUPT, "method %s record (byte %llu): alignment %u is not a power of two up to %d", mn,
-                   (ull)(at + 4), (unsigned)m.alignment, BERTH_FORMAT_MAX_ALIGNMENT);
+                   (ull)(at + BERTH_FORMAT_METHOD_ALIGNMENT), (unsigned)m.alignment, BERTH_FORMAT_MAX_ALIGNMENT);
     BERTH_TRY(check_cap(r, mn, at, "loop registers", m.n_regs, BERTH_FORMAT_MAX_REGS));
     BERTH_TRY(check_cap(r, mn, at, "arena pools", m.n_pools, BERTH_FORMAT_MAX_POOLS));
     BERTH_TRY(check_cap(r, mn, at, "values", m.n_values, BERTH_FORMAT_MAX_VALUES));
@@ -382,7 +428,7 @@ static berth_status_t check_methods(rd_t *r) {
     BERTH_TRY(check_cap(r, mn, at, "outputs", m.n_outputs, BERTH_FORMAT_MAX_IO));
     if (m.n_instrs == 0)
       return rfail(r, CORRUPT, "method %s record (byte %llu): no instructions (a method ends with return)", mn,
-                   (ull)(at + 28));
+                   (ull)(at + BERTH_FORMAT_METHOD_N_INSTRS));
     BERTH_TRY(check_slice(r, mn, at, "pools", BERTH_SECTION_POOLS, m.first_pool, m.n_pools, &run.pools, r->n_pools));
     BERTH_TRY(check_slice(r, mn, at, "values", BERTH_SECTION_VALUES, m.first_value, m.n_values, &run.values, r->n_values));
     BERTH_TRY(check_slice(r, mn, at, "instructions", BERTH_SECTION_INSTRS, m.first_instr, m.n_instrs, &run.instrs,
@@ -395,10 +441,10 @@ static berth_status_t check_methods(rd_t *r) {
     const sect_t *st = &r->s[BERTH_SECTION_STATE];
     if (m.state_size > BERTH_FORMAT_MAX_ARENA_BYTES)
       return rfail(r, RANGE, "method %s record (byte %llu): a state region of %llu bytes exceeds the cap of 2^40", mn,
-                   (ull)(at + 72), (ull)m.state_size);
+                   (ull)(at + BERTH_FORMAT_METHOD_STATE_BYTES), (ull)m.state_size);
     if (m.state_size > st->size || m.state_offset > st->size - m.state_size)
       return rfail(r, CORRUPT, "method %s record (byte %llu): state bytes [%llu,+%llu) lie outside the %llu-byte state section",
-                   mn, (ull)(at + 64), (ull)m.state_offset, (ull)m.state_size, (ull)st->size);
+                   mn, (ull)(at + BERTH_FORMAT_METHOD_STATE_OFFSET), (ull)m.state_offset, (ull)m.state_size, (ull)st->size);
   }
   static const uint32_t ids[] = {BERTH_SECTION_POOLS, BERTH_SECTION_VALUES, BERTH_SECTION_INSTRS,
                                  BERTH_SECTION_OPERANDS, BERTH_SECTION_ATTRS, BERTH_SECTION_IO};
@@ -476,7 +522,7 @@ static berth_status_t scratch_need(rd_t *r, uint32_t i, uint64_t *need) {
   uint64_t nwin = 0;
   for (uint64_t v = 0; v < m.n_values; v++) {
     const uint8_t *p = rec_ptr(r, BERTH_SECTION_VALUES, (uint64_t)m.first_value + v, BERTH_FORMAT_VALUE_SIZE);
-    if (berth_u32_to_i32(berth_load_le32(p + 24)) >= 0) nwin++;
+    if (berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_PARENT)) >= 0) nwin++;
   }
   berth_exec_method_t fake;
   memset(&fake, 0, sizeof fake);
@@ -572,10 +618,10 @@ static berth_status_t decode_values(mctx_t *c) {
     berth_exec_value_t *x = &c->values[v];
     memset(x, 0, sizeof *x);
     berth_format(w, sizeof w, "method %s, value %u", c->mn, (unsigned)v);
-    BERTH_TRY(get_str(r, berth_load_le32(p), w, at, &x->name));
+    BERTH_TRY(get_str(r, berth_load_le32(p + BERTH_FORMAT_VALUE_NAME), w, at + BERTH_FORMAT_VALUE_NAME, &x->name));
     vwhere(c, v, w, sizeof w);
-    uint8_t storage = p[4], dtype = p[5], rank = p[6];
-    if (p[7]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + 7));
+    uint8_t storage = p[BERTH_FORMAT_VALUE_STORAGE], dtype = p[BERTH_FORMAT_VALUE_DTYPE], rank = p[BERTH_FORMAT_VALUE_RANK];
+    if (p[BERTH_FORMAT_VALUE_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + BERTH_FORMAT_VALUE_RESERVED));
     if (storage > BERTH_STORAGE_OUTPUT)
       return rfail(r, CORRUPT, "%s: unknown storage class %u (0..4)", w, (unsigned)storage);
     if (dtype >= BERTH_DTYPE_COUNT)
@@ -587,15 +633,15 @@ static berth_status_t decode_values(mctx_t *c) {
     x->type.rank = rank;
     uint64_t numel = 1, esz = berth_dtype_size(x->type.dtype);
     for (int k = 0; k < BERTH_MAX_RANK; k++) {
-      int64_t d = berth_u64_to_i64(berth_load_le64(p + 40 + 8 * k));
+      int64_t d = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_DIM(k)));
       if (k >= rank) {
         if (d != 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is %lld beyond rank %u; expected 0", w, k,
-                                 (ull)(at + 40 + 8 * k), (long long)d, (unsigned)rank);
+                                 (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d, (unsigned)rank);
         continue;
       }
-      if (d < 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is negative (%lld)", w, k, (ull)(at + 40 + 8 * k), (long long)d);
+      if (d < 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is negative (%lld)", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d);
       if (d > BERTH_MAX_DIM)
-        return rfail(r, RANGE, "%s: dim %d (byte %llu) is %lld, above the cap of 2^40", w, k, (ull)(at + 40 + 8 * k),
+        return rfail(r, RANGE, "%s: dim %d (byte %llu) is %lld, above the cap of 2^40", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)),
                      (long long)d);
       x->type.dims[k] = d;
       if (!berth_mul_u64(numel, (uint64_t)d, &numel) || numel > (uint64_t)BERTH_MAX_TENSOR_BYTES)
@@ -604,21 +650,21 @@ static berth_status_t decode_values(mctx_t *c) {
     uint64_t bytes;
     if (!berth_mul_u64(numel, esz, &bytes) || bytes > (uint64_t)BERTH_MAX_TENSOR_BYTES || !berth_type_check(&x->type))
       return rfail(r, RANGE, "%s: %llu elements of %llu bytes exceed the tensor cap of 2^40 bytes", w, (ull)numel, (ull)esz);
-    x->pool = berth_load_le32(p + 8);
-    x->index = berth_load_le32(p + 12);
-    x->offset = berth_load_le64(p + 16);
-    x->window_parent = berth_u32_to_i32(berth_load_le32(p + 24));
-    x->window_reg = berth_u32_to_i32(berth_load_le32(p + 28));
-    x->window_stride = berth_u64_to_i64(berth_load_le64(p + 32));
+    x->pool = berth_load_le32(p + BERTH_FORMAT_VALUE_POOL);
+    x->index = berth_load_le32(p + BERTH_FORMAT_VALUE_INDEX);
+    x->offset = berth_load_le64(p + BERTH_FORMAT_VALUE_OFFSET);
+    x->window_parent = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_PARENT));
+    x->window_reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_REG));
+    x->window_stride = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_WINDOW_STRIDE));
     if (x->window_parent >= 0) {
       if ((uint32_t)x->window_parent >= c->rec.n_values)
         return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is out of range (%u values)", w, (int)x->window_parent,
-                     (ull)(at + 24), (unsigned)c->rec.n_values);
+                     (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT), (unsigned)c->rec.n_values);
       continue; /* checked once every value is decoded */
     }
     if (x->window_parent != -1)
       return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is neither -1 nor a value id", w, (int)x->window_parent,
-                   (ull)(at + 24));
+                   (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT));
     if (x->window_reg != -1 || x->window_stride != 0)
       return rfail(r, CORRUPT, "%s: not windowed, but its window register is %d and stride %lld (expected -1 and 0)", w,
                    (int)x->window_reg, (long long)x->window_stride);
@@ -635,7 +681,7 @@ static berth_status_t decode_values(mctx_t *c) {
       case BERTH_STORAGE_ARENA:
         if (x->pool >= (uint32_t)em->n_pools)
           return rfail(r, CORRUPT, "%s: arena pool %u (byte %llu) is out of range (%d pools)", w, (unsigned)x->pool,
-                       (ull)(at + 8), (int)em->n_pools);
+                       (ull)(at + BERTH_FORMAT_VALUE_POOL), (int)em->n_pools);
         cap = em->pool_sizes[x->pool];
         berth_format(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
         region = rbuf;
@@ -654,7 +700,7 @@ static berth_status_t decode_values(mctx_t *c) {
         uint32_t n = in ? c->rec.n_inputs : c->rec.n_outputs;
         if (x->index >= n)
           return rfail(r, CORRUPT, "%s: caller %s index %u (byte %llu) is out of range (%u %ss)", w, in ? "input" : "output",
-                       (unsigned)x->index, (ull)(at + 12), (unsigned)n, in ? "input" : "output");
+                       (unsigned)x->index, (ull)(at + BERTH_FORMAT_VALUE_INDEX), (unsigned)n, in ? "input" : "output");
         continue;
       }
     }
@@ -663,10 +709,10 @@ static berth_status_t decode_values(mctx_t *c) {
                    (ull)cap);
     if (storage == BERTH_STORAGE_ARENA && bytes > 0 && x->offset % em->alignment)
       return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the method's alignment %u", w,
-                   (ull)x->offset, (ull)(at + 16), region, (unsigned)em->alignment);
+                   (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (unsigned)em->alignment);
     if (bytes > 0 && x->offset % align)
       return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the element size %llu", w,
-                   (ull)x->offset, (ull)(at + 16), region, (ull)align);
+                   (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (ull)align);
   }
   /* windows: one slice of a non-windowed parent (so windows never chain or cycle) */
   for (uint32_t v = 0; v < c->rec.n_values; v++) {
@@ -702,20 +748,21 @@ static berth_status_t decode_attrs(mctx_t *c) {
     uint64_t at = rec_at(c->r, BERTH_SECTION_ATTRS, (uint64_t)c->rec.first_attr + a, BERTH_FORMAT_ATTR_SIZE);
     const uint8_t *p = c->r->b + at;
     berth_attr_value_t *x = &c->attrs[a];
-    uint64_t fbits = berth_load_le64(p + 8);
-    x->i = berth_u64_to_i64(berth_load_le64(p));
+    uint64_t fbits = berth_load_le64(p + BERTH_FORMAT_ATTR_F);
+    x->i = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_ATTR_I));
     memcpy(&x->f, &fbits, sizeof x->f);
-    x->n = berth_u32_to_i32(berth_load_le32(p + 16));
+    x->n = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_ATTR_N));
     /* s: the text of a string attribute; whether the op's spec allows one is checked with
      * the instruction that uses the record (decode_instrs) */
-    uint32_t sref = berth_load_le32(p + 20);
+    uint32_t sref = berth_load_le32(p + BERTH_FORMAT_ATTR_S);
     x->s = NULL;
     if (sref) {
       char w[128];
       berth_format(w, sizeof w, "method %s, attribute %u", c->mn, (unsigned)a);
-      BERTH_TRY(get_str(c->r, sref, w, at + 20, &x->s));
+      BERTH_TRY(get_str(c->r, sref, w, at + BERTH_FORMAT_ATTR_S, &x->s));
     }
-    for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++) x->ints[k] = berth_u64_to_i64(berth_load_le64(p + 24 + 8 * k));
+    for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++)
+      x->ints[k] = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_ATTR_INTS + 8 * k));
   }
   return BERTH_OK;
 }
@@ -738,20 +785,20 @@ static berth_status_t decode_instrs(mctx_t *c) {
     const uint8_t *p = r->b + at;
     berth_instr_t *x = &c->instrs[i];
     memset(x, 0, sizeof *x);
-    x->opcode = p[0];
-    x->op = berth_load_le16(p + 2);
-    x->n_in = berth_load_le16(p + 4);
-    x->n_out = berth_load_le16(p + 6);
-    x->operands = berth_load_le32(p + 8);
-    x->attrs = berth_load_le32(p + 12);
-    x->target = berth_u32_to_i32(berth_load_le32(p + 16));
-    x->reg = berth_u32_to_i32(berth_load_le32(p + 20));
-    x->count = berth_u64_to_i64(berth_load_le64(p + 24));
+    x->opcode = p[BERTH_FORMAT_INSTR_OPCODE];
+    x->op = berth_load_le16(p + BERTH_FORMAT_INSTR_OP);
+    x->n_in = berth_load_le16(p + BERTH_FORMAT_INSTR_N_IN);
+    x->n_out = berth_load_le16(p + BERTH_FORMAT_INSTR_N_OUT);
+    x->operands = berth_load_le32(p + BERTH_FORMAT_INSTR_OPERANDS);
+    x->attrs = berth_load_le32(p + BERTH_FORMAT_INSTR_ATTRS);
+    x->target = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_INSTR_TARGET));
+    x->reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_INSTR_REG));
+    x->count = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_INSTR_COUNT));
     char w[160];
     berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
-    if (p[1]) return rfail(r, CORRUPT, "%s: reserved byte is not 0", w);
+    if (p[BERTH_FORMAT_INSTR_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte is not 0", w);
     /* which fields this opcode uses; the others must be zero */
     uint32_t nops = 0, n_attrs = 0;
     bool uses_target = false, uses_reg = false, uses_count = false;
@@ -841,7 +888,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
     }
     if (uses_target) {
       if (x->target < 0 || (uint32_t)x->target >= m->n_instrs)
-        return rfail(r, CORRUPT, "%s: jump target %d (byte %llu) is out of range [0,%u)", w, (int)x->target, (ull)(at + 16),
+        return rfail(r, CORRUPT, "%s: jump target %d (byte %llu) is out of range [0,%u)", w, (int)x->target, (ull)(at + BERTH_FORMAT_INSTR_TARGET),
                      (unsigned)m->n_instrs);
     } else if (x->target) {
       return rfail(r, CORRUPT, "%s: target field is %d but it does not jump (expected 0)", w, (int)x->target);
@@ -849,15 +896,15 @@ static berth_status_t decode_instrs(mctx_t *c) {
     if (uses_reg) {
       if (x->reg < 0 || (uint32_t)x->reg >= m->n_regs)
         return rfail(r, CORRUPT, "%s: loop register %d (byte %llu) is out of range (%u registers)", w, (int)x->reg,
-                     (ull)(at + 20), (unsigned)m->n_regs);
+                     (ull)(at + BERTH_FORMAT_INSTR_REG), (unsigned)m->n_regs);
     } else if (x->reg) {
       return rfail(r, CORRUPT, "%s: register field is %d but it uses no register (expected 0)", w, (int)x->reg);
     }
     if (uses_count) {
-      if (x->count < 1) return rfail(r, CORRUPT, "%s: trip count %lld (byte %llu) is below 1", w, (long long)x->count, (ull)(at + 24));
+      if (x->count < 1) return rfail(r, CORRUPT, "%s: trip count %lld (byte %llu) is below 1", w, (long long)x->count, (ull)(at + BERTH_FORMAT_INSTR_COUNT));
       if (x->count > BERTH_MAX_DIM)
         return rfail(r, RANGE, "%s: trip count %lld (byte %llu) exceeds the cap of 2^40", w, (long long)x->count,
-                     (ull)(at + 24));
+                     (ull)(at + BERTH_FORMAT_INSTR_COUNT));
     } else if (x->count) {
       return rfail(r, CORRUPT, "%s: count field is %lld but it is not loop_next (expected 0)", w, (long long)x->count);
     }
@@ -958,6 +1005,22 @@ static uint8_t *align_ptr(void *p, size_t *size) {
   return (uint8_t *)b;
 }
 
+/* The program-wide fields of the checked header and section table. */
+static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
+  fp->version = r->version;
+  for (int k = 0; k < 3; k++) fp->writer_version[k] = r->writer[k];
+  fp->file_size = r->len;
+  fp->exec.alloc_inputs = (r->flags & BERTH_FORMAT_FLAG_ALLOC_INPUTS) != 0;
+  fp->exec.alloc_outputs = (r->flags & BERTH_FORMAT_FLAG_ALLOC_OUTPUTS) != 0;
+  fp->exec.n_methods = (int32_t)r->n_methods;
+  fp->exec.constants_size = r->s[BERTH_SECTION_CONSTANTS].size;
+  fp->exec.constants = r->b + r->s[BERTH_SECTION_CONSTANTS].off;
+  if (r->s[BERTH_SECTION_IR].present) {
+    fp->ir = r->b + r->s[BERTH_SECTION_IR].off;
+    fp->ir_size = r->s[BERTH_SECTION_IR].size;
+  }
+}
+
 berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                  size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
                                  berth_diag_t *diag) {
@@ -992,19 +1055,9 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
   const char **io_names = (const char **)(void *)(base + plan.io_names);
 
   const uint8_t *b = bytes;
-  fp->version = r.version;
-  fp->file_size = len;
-  fp->exec.alloc_inputs = (r.flags & BERTH_FORMAT_FLAG_ALLOC_INPUTS) != 0;
-  fp->exec.alloc_outputs = (r.flags & BERTH_FORMAT_FLAG_ALLOC_OUTPUTS) != 0;
-  fp->exec.n_methods = (int32_t)r.n_methods;
+  decode_program_fields(&r, fp);
   fp->exec.methods = methods;
-  fp->exec.constants_size = r.s[BERTH_SECTION_CONSTANTS].size;
-  fp->exec.constants = b + r.s[BERTH_SECTION_CONSTANTS].off;
   fp->methods = fmethods;
-  if (r.s[BERTH_SECTION_IR].present) {
-    fp->ir = b + r.s[BERTH_SECTION_IR].off;
-    fp->ir_size = r.s[BERTH_SECTION_IR].size;
-  }
   for (uint32_t i = 0; i < r.n_methods; i++) {
     mctx_t c;
     memset(&c, 0, sizeof c);
@@ -1064,12 +1117,13 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
       uint32_t idx = in ? k : k - m->n_inputs;
       char w[128];
       berth_format(w, sizeof w, "method %s, %s %u", c.mn, in ? "input" : "output", (unsigned)idx);
-      int32_t v = berth_u32_to_i32(berth_load_le32(b + iat));
+      int32_t v = berth_u32_to_i32(berth_load_le32(b + iat + BERTH_FORMAT_IO_VALUE));
       if (v < 0 || (uint32_t)v >= m->n_values)
         return rfail(&r, CORRUPT, "%s (byte %llu): value id %d is out of range (%u values)", w, (ull)iat, (int)v,
                      (unsigned)m->n_values);
       io_ids[m->first_io + k] = v;
-      BERTH_TRY(get_str(&r, berth_load_le32(b + iat + 4), w, iat + 4, &io_names[m->first_io + k]));
+      BERTH_TRY(get_str(&r, berth_load_le32(b + iat + BERTH_FORMAT_IO_NAME), w, iat + BERTH_FORMAT_IO_NAME,
+                        &io_names[m->first_io + k]));
     }
     BERTH_TRY(decode_attrs(&c));
     BERTH_TRY(decode_instrs(&c));

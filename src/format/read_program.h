@@ -31,7 +31,8 @@
  * BERTH_FORMAT_READ_NO_VERIFY is given (host tools such as `berth dis` only).
  *
  * Errors: BERTH_ERR_CORRUPT_DATA (malformed), BERTH_ERR_OUT_OF_RANGE (a count or size
- * beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version), BERTH_ERR_VERIFY_FAILED
+ * beyond a cap), BERTH_ERR_UNIMPLEMENTED (another format version, or a file written by a
+ * newer berth MAJOR.MINOR than this one: berth/version.h), BERTH_ERR_VERIFY_FAILED
  * (the plan breaks the memory rules), BERTH_ERR_INVALID_ARGUMENT (NULL arguments, bytes not
  * 8-byte aligned), BERTH_ERR_RESOURCE_EXHAUSTED (mem or scratch too small). Every message
  * says what is wrong and where: the section and the byte offset in the file, and the method,
@@ -40,6 +41,8 @@
 #define BERTH_FORMAT_READ_PROGRAM_H
 
 #include "berth/status.h"
+#include "berth/version.h"
+#include "format/format_layout.h"
 #include "program/exec_program.h"
 
 #include <stddef.h>
@@ -53,8 +56,8 @@ extern "C" {
 
 #define BERTH_FORMAT_MAGIC "BERTH\0" /* 6 bytes, then a u16 version */
 #define BERTH_FORMAT_MAGIC_SIZE 6
-#define BERTH_FORMAT_VERSION 1
-#define BERTH_FORMAT_HEADER_SIZE 64
+#define BERTH_FORMAT_VERSION BERTH_PROGRAM_FORMAT_VERSION /* berth/version.h */
+#define BERTH_FORMAT_HEADER_SIZE 64 /* its fields' offsets: format/format_layout.h */
 #define BERTH_FORMAT_SECTION_ENTRY_SIZE 24
 #define BERTH_FORMAT_METHOD_SIZE 80
 #define BERTH_FORMAT_VALUE_SIZE 104
@@ -73,8 +76,7 @@ extern "C" {
 /* Header flags. */
 #define BERTH_FORMAT_FLAG_ALLOC_INPUTS 1u
 #define BERTH_FORMAT_FLAG_ALLOC_OUTPUTS 2u
-#define BERTH_FORMAT_FLAG_CHECKSUM 4u /* header bytes 32..35 hold the file's CRC-32C */
-#define BERTH_FORMAT_CHECKSUM_AT 32   /* computed with these 4 bytes taken as 0 */
+#define BERTH_FORMAT_FLAG_CHECKSUM 4u /* header bytes 32..35 (BERTH_FORMAT_CHECKSUM_AT) hold the file's CRC-32C */
 
 typedef enum berth_format_section {
   BERTH_SECTION_STRINGS = 1,   /* NUL-terminated names; references are byte offsets */
@@ -120,6 +122,7 @@ typedef struct berth_format_program {
   const uint8_t *ir;                     /* the optional IR section (NULL when absent) */
   uint64_t ir_size;
   uint32_t version;
+  uint16_t writer_version[3];            /* major, minor, patch; 0.0.0: not recorded */
   uint64_t file_size;
   bool verified;                         /* false only with BERTH_FORMAT_READ_NO_VERIFY */
 } berth_format_program_t;

@@ -138,9 +138,8 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
   for (int32_t k = 0; k < em->n_outputs && !st && p->alloc_outputs; k++) {
     const void *data;
     size_t bytes;
-    st = berth_method_output(h, k, &data, &bytes);
-    if (st) berth_fail(diag, st, "method %s: output %d is not readable", em->name, (int)k);
-    else memcpy(outbufs[k], data, bytes);
+    st = berth_method_output(h, k, &data, &bytes, diag);
+    if (!st) memcpy(outbufs[k], data, bytes);
   }
   for (int32_t k = 0; k < em->n_outputs; k++) {
     if (st) free(outbufs[k]);

@@ -27,7 +27,8 @@ struct berth_method {
   const berth_exec_program_t *exec;
   const berth_exec_method_t *m;
   int32_t index;
-  bool ran; /* outputs are readable */
+  uint8_t outputs_state; /* OUTPUTS_READY, or why berth_method_output has nothing to give */
+  int32_t outputs_lost_by; /* the input or output bound since the last execute */
   uint64_t max_steps;
   uint8_t **pools;
   const void **inputs; /* caller input buffers (inputs not planned) */
@@ -39,6 +40,16 @@ struct berth_method {
   berth_sanitizer_t *san;   /* NULL unless berth_method_set_sanitizer */
   void *san_mem;
   size_t san_size;
+};
+
+/* The outputs of the last execute are readable (OUTPUTS_READY), or why not. */
+enum {
+  OUTPUTS_NOT_RUN,      /* no execute since init */
+  OUTPUTS_READY,
+  OUTPUTS_FAILED,       /* the last execute failed */
+  OUTPUTS_RESET,        /* berth_method_reset since */
+  OUTPUTS_INPUT_BOUND,  /* a planned input was copied into the arena since */
+  OUTPUTS_OUTPUT_BOUND, /* an output buffer was bound since */
 };
 
 /* Zero-byte tensors and empty regions still need a valid, aligned address. */
@@ -122,6 +133,17 @@ berth_status_t berth_program_load(const void *bytes, size_t len, void *mem, size
 }
 
 /* ---- queries ------------------------------------------------------------------------------- */
+
+const char *berth_runtime_version(void) { return BERTH_VERSION_STRING; }
+
+berth_version_triple_t berth_program_writer_version(const berth_program_t *p) {
+  berth_version_triple_t v = {0, 0, 0};
+  if (!valid_program(p)) return v;
+  v.major = p->fp->writer_version[0];
+  v.minor = p->fp->writer_version[1];
+  v.patch = p->fp->writer_version[2];
+  return v;
+}
 
 int32_t berth_program_method_count(const berth_program_t *p) { return valid_program(p) ? p->fp->exec.n_methods : -1; }
 
@@ -291,6 +313,7 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
     h->pools[k] = m->pool_sizes[k] == 0 || !a ? (uint8_t *)empty_slot : a;
   }
   berth_method_reset(h);
+  h->outputs_state = OUTPUTS_NOT_RUN;
   *out = h;
   return BERTH_OK;
 }
@@ -310,7 +333,7 @@ static berth_exec_memory_t exec_memory(const berth_method_t *h) {
 void berth_method_reset(berth_method_t *h) {
   if (!valid_method(h)) return;
   if (h->m->state_size) memcpy(h->state, h->m->state_init, (size_t)h->m->state_size);
-  h->ran = false;
+  if (h->outputs_state == OUTPUTS_READY) h->outputs_state = OUTPUTS_RESET;
   /* the state holds its state values again: tag it so (the same memory fits again) */
   if (h->san && berth_sanitizer_init(h->san_mem, h->san_size, h->exec, h->index, &h->san, NULL) != BERTH_OK) h->san = NULL;
 }
@@ -366,7 +389,10 @@ berth_status_t berth_method_set_input(berth_method_t *h, int32_t i, const void *
   if (h->exec->alloc_inputs) {
     berth_exec_memory_t mem = exec_memory(h);
     if (want) memcpy(berth_exec_addr(h->exec, m, &mem, m->inputs[i]), data, want);
-    h->ran = false; /* the copy may overwrite a previous call's planned outputs */
+    if (h->outputs_state == OUTPUTS_READY) { /* the copy may overwrite a previous call's planned outputs */
+      h->outputs_state = OUTPUTS_INPUT_BOUND;
+      h->outputs_lost_by = i;
+    }
   } else {
     if ((uintptr_t)data % esz)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s, input %d: data is not aligned to its element size %zu",
@@ -396,14 +422,17 @@ berth_status_t berth_method_set_output(berth_method_t *h, int32_t j, void *data,
                       m->name, (int)j, esz);
   h->outputs[j] = data ? data : (void *)empty_slot;
   h->out_bound[j] = 1;
-  h->ran = false;
+  if (h->outputs_state == OUTPUTS_READY) {
+    h->outputs_state = OUTPUTS_OUTPUT_BOUND;
+    h->outputs_lost_by = j;
+  }
   return BERTH_OK;
 }
 
 berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
   if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_execute: not a method handle");
   const berth_exec_method_t *m = h->m;
-  h->ran = false; /* every failure below leaves the outputs unavailable, not the last call's */
+  h->outputs_state = OUTPUTS_FAILED; /* every failure below leaves no outputs, not the last call's */
   for (int32_t i = 0; i < m->n_inputs; i++)
     if (!h->in_bound[i])
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s: input %d is not bound%s", m->name, (int)i,
@@ -417,13 +446,43 @@ berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
   berth_exec_memory_t mem = exec_memory(h);
   berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, h->san, h->max_steps, diag);
   if (h->exec->alloc_inputs) memset(h->in_bound, 0, (size_t)m->n_inputs);
-  h->ran = st == BERTH_OK;
+  if (st == BERTH_OK) h->outputs_state = OUTPUTS_READY;
   return st;
 }
 
-berth_status_t berth_method_output(const berth_method_t *h, int32_t j, const void **data, size_t *bytes) {
-  if (!valid_method(h) || !data || j < 0 || j >= h->m->n_outputs || !h->ran) return BERTH_ERR_INVALID_ARGUMENT;
+/* Why method h has no outputs to read now (h->outputs_state != OUTPUTS_READY). */
+static berth_status_t no_outputs(const berth_method_t *h, berth_diag_t *diag) {
+  const char *mn = h->m->name;
+  switch (h->outputs_state) {
+    case OUTPUTS_NOT_RUN:
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s has no outputs yet: it has not been executed", mn);
+    case OUTPUTS_FAILED:
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "method %s has no outputs: its last execute failed (berth_method_execute's message says why)", mn);
+    case OUTPUTS_RESET:
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "method %s has no outputs: berth_method_reset was called after its last execute", mn);
+    case OUTPUTS_INPUT_BOUND:
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "method %s has no outputs: input %d was bound after the last execute (planned inputs share the "
+                        "arena with the outputs; read them before binding the next call's inputs)",
+                        mn, (int)h->outputs_lost_by);
+    default:
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "method %s has no outputs: the buffer of output %d was bound after the last execute", mn,
+                        (int)h->outputs_lost_by);
+  }
+}
+
+berth_status_t berth_method_output(const berth_method_t *h, int32_t j, const void **data, size_t *bytes,
+                                   berth_diag_t *diag) {
+  if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_output: not a method handle");
   const berth_exec_method_t *m = h->m;
+  if (!data) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_output: data is NULL");
+  if (j < 0 || j >= m->n_outputs)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s has no output %d (%d outputs)", m->name, (int)j,
+                      (int)m->n_outputs);
+  if (h->outputs_state != OUTPUTS_READY) return no_outputs(h, diag);
   berth_exec_memory_t mem = exec_memory(h);
   size_t n = berth_type_bytes(&m->values[m->outputs[j]].type);
   *data = n ? berth_exec_addr(h->exec, m, &mem, m->outputs[j]) : (const void *)empty_slot;

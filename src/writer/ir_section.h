@@ -13,27 +13,15 @@
 #define BERTH_WRITER_IR_SECTION_H
 
 #include "berth/status.h"
+#include "format/format_layout.h"
 #include "ir/ir.h"
 #include "plan/plan.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Byte offsets of the section's header fields (BERTH_FORMAT_IR_HEADER_SIZE bytes), then the
- * pool rules (pools_len bytes) and the IR text (text_len bytes). */
-enum {
-  BERTH_IR_SECTION_ALGO = 0,           /* u32 berth_alloc_algo_t */
-  BERTH_IR_SECTION_STRATEGY = 4,       /* u32 berth_strategy_t */
-  BERTH_IR_SECTION_ALIGNMENT = 8,      /* u32 */
-  BERTH_IR_SECTION_ALLOC_INPUTS = 12,  /* i32 -1, 0 or 1 */
-  BERTH_IR_SECTION_ALLOC_OUTPUTS = 16, /* i32 -1, 0 or 1 */
-  BERTH_IR_SECTION_FIT = 20,           /* u32 */
-  BERTH_IR_SECTION_BUDGET = 24,        /* i64, in BUDGET_UNIT's unit */
-  BERTH_IR_SECTION_SEED = 32,          /* u64 */
-  BERTH_IR_SECTION_POOLS_LEN = 40,     /* u32 */
-  BERTH_IR_SECTION_BUDGET_UNIT = 44,   /* u32 BERTH_FORMAT_IR_BUDGET_MS or _WORK (read_program.h) */
-  BERTH_IR_SECTION_TEXT_LEN = 48,      /* u64 */
-};
+/* The section's header fields are at the BERTH_IR_SECTION_* offsets of format/format_layout.h,
+ * shared with the loader. */
 
 /* Encodes the section for program p planned with opt (NULL: the defaults). On success *out
  * is a malloc'd buffer of *out_len bytes (free() it). Errors: BERTH_ERR_INVALID_ARGUMENT

@@ -368,7 +368,11 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   wb_u64(file, pos);
   wb_u32(file, n_sections);
   wb_u32(file, BERTH_FORMAT_HEADER_SIZE);
-  wb_zeros(file, 32);
+  wb_u32(file, 0); /* the checksum, filled in by write_finish */
+  wb_u16(file, BERTH_VERSION_MAJOR);
+  wb_u16(file, BERTH_VERSION_MINOR);
+  wb_u16(file, BERTH_VERSION_PATCH);
+  wb_zeros(file, BERTH_FORMAT_HEADER_SIZE - BERTH_FORMAT_HDR_RESERVED);
   for (size_t k = 0; k < N_ORDER; k++) {
     uint32_t id = section_order[k];
     if (id == BERTH_SECTION_IR && !w->store_ir) continue;

@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.inc"
 MAX=120
 KNOWN='
-src/format/read_program.c read_header 138
 src/format/read_program.c decode_values 134
 src/format/read_program.c decode_instrs 134
 src/format/read_program.c berth_format_read 131

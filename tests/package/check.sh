@@ -21,6 +21,8 @@ check() { # NAME WANT CMD...
   if [ "$got" = "$want" ]; then echo "ok   $name"; else
     echo "FAIL $name"; echo "  want: $want"; echo "  got:  $got"; cat "$work/err"; fail=1; fi
 }
+# the version as include/berth/version.h says, its one home
+version=$(sed -n 's/^#define BERTH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' include/berth/version.h | paste -sd.)
 seed_out='(5, 5)
 (6, 7)'
 prefix=$work/prefix
@@ -33,7 +35,7 @@ cc=${CC:-cc}
 $cc -std=c11 -o "$work/consumer_pc" tests/package/consumer.c $(pkg-config --cflags --libs berth) \
    -Wl,-rpath,"$prefix/lib" || fail=1
 check "pkg-config berth: compile and run the seed" "$seed_out
-berth 0.4.0" "$work/consumer_pc" examples/seed/seed.bir
+berth $version" "$work/consumer_pc" examples/seed/seed.bir
 $cc -std=c11 -o "$work/embed_pc" examples/embed/embed.c $(pkg-config --cflags --libs berth-runtime) || fail=1
 check "pkg-config berth-runtime: run seed.berth" "$seed_out" "$work/embed_pc" "$work/seed.berth"
 
@@ -42,7 +44,7 @@ cmake -S tests/package -B "$work/fp" -DCMAKE_PREFIX_PATH="$prefix" -DSEED_OPS="$
       -DCMAKE_BUILD_TYPE=Release >"$work/fp.log" 2>&1 && cmake --build "$work/fp" -j2 >>"$work/fp.log" 2>&1 ||
   { echo "FAIL find_package build:"; tail -30 "$work/fp.log"; fail=1; }
 check "find_package: berth::berth" "$seed_out
-berth 0.4.0" "$work/fp/consumer" examples/seed/seed.bir
+berth $version" "$work/fp/consumer" examples/seed/seed.bir
 check "find_package: berth::runtime" "$seed_out" "$work/fp/embed" "$work/seed.berth"
 check "find_package: berth_add_runtime" "$seed_out" "$work/fp/embed_small" "$work/seed.berth"
 

@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     const void *r[2];
     size_t rb;
     if (berth_method_set_input(m, 0, &x, sizeof x, &diag) || berth_method_execute(m, &diag) ||
-        berth_method_output(m, 0, &r[0], &rb) || berth_method_output(m, 1, &r[1], &rb))
+        berth_method_output(m, 0, &r[0], &rb, &diag) || berth_method_output(m, 1, &r[1], &rb, &diag))
       return fprintf(stderr, "%s\n", msg), 1;
     printf("(%g, %g)\n", *(const double *)r[0], *(const double *)r[1]);
   }

@@ -175,6 +175,9 @@ int berth_cmd_dis(int argc, char **argv) {
   const berth_format_program_t *fp = b->prog;
   printf("%s: berth program file version %u, %llu bytes, %s\n", path, (unsigned)fp->version, (ull)fp->file_size,
          fp->verified ? "verified" : "NOT verified (--no-verify)");
+  const uint16_t *wv = fp->writer_version;
+  if (wv[0] | wv[1] | wv[2]) printf("written by berth %u.%u.%u\n", (unsigned)wv[0], (unsigned)wv[1], (unsigned)wv[2]);
+  else printf("written by berth 0.4.0 or older (no version recorded)\n");
   printf("inputs %s, outputs %s, constants %llu bytes\n",
          fp->exec.alloc_inputs ? "planned in the arena" : "in caller memory",
          fp->exec.alloc_outputs ? "planned in the arena" : "in caller memory", (ull)fp->exec.constants_size);

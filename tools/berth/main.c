@@ -225,7 +225,7 @@ static int dispatch(int argc, char **argv) {
       fprintf(stderr, "berth: --version takes nothing else\n");
       return BERTH_EXIT_USAGE;
     }
-    printf("berth %s (program file format version %d)\n", berth_version(), BERTH_FORMAT_VERSION);
+    printf("berth %s (program file format version %d)\n", berth_version(), BERTH_PROGRAM_FORMAT_VERSION);
     return 0;
   }
   if (!find_help(cmd) || strcmp(cmd, "help") == 0) {
