@@ -104,7 +104,7 @@ static int replay(void) {
   }
   free(manifest);
   /* every corpus file is listed */
-  int files = test_replay_dir("tests/corrupt", ".berth", 0, count_file, NULL);
+  int files = test_replay_dir(BERTH_SOURCE_DIR "/tests/corrupt", ".berth", 0, count_file, NULL);
   CHECK_MSG(files == n, "%d .berth files in tests/corrupt but %d MANIFEST entries", files, n);
   return n;
 }

@@ -469,7 +469,8 @@ static void replay_regression(const char *path, const char *name, const unsigned
 }
 
 static void test_regressions(void) {
-  int n = test_replay_dir("tests/fuzz_regressions", ".bir", TEST_REPLAY_OPTIONAL, replay_regression, NULL);
+  int n = test_replay_dir(BERTH_SOURCE_DIR "/tests/fuzz_regressions", ".bir", TEST_REPLAY_OPTIONAL, replay_regression,
+                          NULL);
   fprintf(stderr, "replayed %d kept failing programs\n", n);
 }
 

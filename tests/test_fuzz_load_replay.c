@@ -20,10 +20,10 @@ static void replay_one(const char *path, const char *name, const unsigned char *
 
 int main(void) {
   int loaded = 0;
-  int n = test_replay_dir("fuzz/corpus/load", NULL, 0, replay_one, &loaded);
+  int n = test_replay_dir(BERTH_SOURCE_DIR "/fuzz/corpus/load", NULL, 0, replay_one, &loaded);
   CHECK_MSG(n >= 5 && loaded == n, "%d corpus files, %d of them load (all should)", n, loaded);
   int bad_loaded = 0;
-  int m = test_replay_dir("tests/corrupt", NULL, 0, replay_one, &bad_loaded);
+  int m = test_replay_dir(BERTH_SOURCE_DIR "/tests/corrupt", NULL, 0, replay_one, &bad_loaded);
   CHECK_MSG(m >= 60, "only %d corrupt files", m);
   CHECK_MSG(bad_loaded == 2, "%d corrupt files loaded (only the run-time endless loop and the failing assert should)",
             bad_loaded);

@@ -71,6 +71,6 @@ int main(int argc, char **argv) {
     CHECK_MSG(rc == 0, "seed %llu: %s (rerun: test_fuzz_onnx_numbers --seeds %llu %llu)", (unsigned long long)s, why,
               (unsigned long long)s, (unsigned long long)s);
   }
-  if (argc == 1) test_replay_dir("fuzz/corpus/onnx", ".onnx", TEST_REPLAY_OPTIONAL, replay_one, NULL);
+  if (argc == 1) test_replay_dir(BERTH_SOURCE_DIR "/fuzz/corpus/onnx", ".onnx", TEST_REPLAY_OPTIONAL, replay_one, NULL);
   return test_finish("test_fuzz_onnx_numbers");
 }

@@ -37,8 +37,8 @@ static void replay_one(const char *path, const char *name, const unsigned char *
 
 int main(void) {
   bool mutate = true, as_is = false;
-  int n = test_replay_dir("fuzz/corpus/onnx", NULL, 0, replay_one, &mutate);
+  int n = test_replay_dir(BERTH_SOURCE_DIR "/fuzz/corpus/onnx", NULL, 0, replay_one, &mutate);
   CHECK_MSG(n >= 5, "only %d corpus files", n);
-  test_replay_dir("tests/onnx", NULL, TEST_REPLAY_OPTIONAL, replay_one, &as_is);
+  test_replay_dir(BERTH_SOURCE_DIR "/tests/onnx", NULL, TEST_REPLAY_OPTIONAL, replay_one, &as_is);
   return test_finish("test_fuzz_onnx_replay");
 }

@@ -15,8 +15,8 @@ static void replay_one(const char *path, const char *name, const unsigned char *
 }
 
 int main(void) {
-  int n = test_replay_dir("fuzz/corpus/parse", NULL, 0, replay_one, NULL);
+  int n = test_replay_dir(BERTH_SOURCE_DIR "/fuzz/corpus/parse", NULL, 0, replay_one, NULL);
   CHECK_MSG(n >= 5, "only %d corpus files", n);
-  test_replay_dir("tests/bir", NULL, 0, replay_one, NULL);
+  test_replay_dir(BERTH_SOURCE_DIR "/tests/bir", NULL, 0, replay_one, NULL);
   return test_finish("test_fuzz_parse_replay");
 }

@@ -60,8 +60,7 @@ char *test_read_file(const char *path, size_t *len) {
 static int replay_select(const struct dirent *e) { return e->d_name[0] != '.' && strcmp(e->d_name, "MANIFEST") != 0; }
 
 int test_replay_dir(const char *dir, const char *suffix, unsigned flags, test_replay_fn fn, void *ctx) {
-  char root[1024];
-  snprintf(root, sizeof root, "%s/%s", BERTH_SOURCE_DIR, dir);
+  const char *root = dir;
   struct dirent **names = NULL;
   int count = scandir(root, &names, replay_select, alphasort);
   if (count < 0) {

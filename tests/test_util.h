@@ -34,8 +34,8 @@ int test_finish(const char *name);
 char *test_read_file(const char *path, size_t *len);
 
 /* The one corpus replay driver (fuzz corpora, corrupt files, kept fuzz failures): calls
- * fn(path, name, data, len, ctx) for every regular file of the folder dir (relative to the
- * source tree) whose name does not start with '.', is not MANIFEST, and ends with suffix
+ * fn(path, name, data, len, ctx) for every regular file of the folder dir (a path, such as
+ * BERTH_SOURCE_DIR "/fuzz/corpus/load") whose name does not start with '.', is not MANIFEST, and ends with suffix
  * (NULL: any), in name order, so a replay is the same on every machine. data is the file's
  * bytes, NUL-terminated, valid during the call. Returns how many files were replayed. A
  * folder that cannot be opened, or a file that cannot be read, is a failed check, unless
