@@ -19,8 +19,6 @@ tools/berth/cmd_onnx_test.c host/session.h
 tools/berth/cmd_onnx_test.c plan/plan.h
 tools/berth/cmd_onnx_test.c onnx/onnx.pb-c.h
 tools/berth/cmd_onnx_test.c onnx/onnx_import.h
-tools/berth/cmd_plan_csv.c plan/alloc.h
-tools/berth/cmd_plan_csv.c plan/alloc_csv.h
 tools/berth/cmd_run.c host/session.h
 tools/berth/cmd_run.c plan/plan.h
 tools/berth/cmd_run.c reference/reference.h
@@ -34,9 +32,6 @@ tools/berth/ops_header.h program/exec_program.h
 tools/berth/program_load.h format/read_program.h
 tools/berth/program_load.h ir/ir.h
 tools/berth/program_load.h plan/plan.h
-bench/crc32c.c base/crc32c.h
-bench/plan.c plan/alloc.h
-bench/plan.c plan/alloc_csv.h
 fuzz/fuzz_onnx.c onnx/onnx_import.h
 fuzz/fuzz_onnx.c plan/plan.h
 fuzz/fuzz_parse.c ir/ir.h
