@@ -1,4 +1,4 @@
-/* The CSV reader for allocation problems (see alloc_csv.h for the format). The only file
+/* The CSV reader for allocation problems (see berth/alloc.h for the format). The only file
  * of the allocator that uses stdio, to read the file. */
 #include "berth/alloc.h"
 
