@@ -14,8 +14,7 @@
  * budget (their times include the greedy seed). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "plan/alloc.h"
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -6,7 +6,7 @@
  * Usage: test_alloc [SEED]   (seed of the random problems; printed on failure) */
 #include "test_util.h"
 
-#include "plan/alloc.h"
+#include "berth/alloc.h"
 #include "plan/alloc_internal.h"
 
 #include <stdint.h>

@@ -3,8 +3,7 @@
  * number and what was wrong. */
 #include "test_util.h"
 
-#include "plan/alloc.h"
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

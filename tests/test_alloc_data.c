@@ -5,8 +5,7 @@
  * times are measured by bench/plan, not asserted here. */
 #include "test_util.h"
 
-#include "plan/alloc.h"
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

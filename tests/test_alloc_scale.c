@@ -3,8 +3,7 @@
  * alone), and budgets that cover the whole run and say when they were missed. */
 #include "test_util.h"
 
-#include "plan/alloc.h"
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

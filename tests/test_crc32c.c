@@ -22,6 +22,7 @@ static void known_values(uint64_t seed) {
   CHECK(berth_crc32c_update(0, "123456789", 9) == 0xE3069283u);
   CHECK(berth_crc32c_update_bitwise(0, "123456789", 9) == 0xE3069283u);
   CHECK(berth_crc32c_update(0, "", 0) == 0);
+  CHECK(berth_crc32c_update(0x1234u, NULL, 0) == 0x1234u); /* berth/checksum.h: NULL with n = 0 */
   uint8_t buf[300];
   uint64_t s = seed;
   for (size_t n = 0; n <= sizeof buf; n++) {

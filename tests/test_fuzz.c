@@ -155,7 +155,7 @@ static void test_wrong_plan_caught(void) {
   berth_fuzz_options_t o = quick_options();
   o.seed = 7;
   o.count = REGIONS_COUNT;
-  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.strategy = BERTH_FUZZ_STRATEGY_REGIONS;
   o.verify = false;
   o.mutants = 0;
   o.shrink = false;
@@ -289,7 +289,7 @@ static void test_shrink_and_replay(void) {
   berth_fuzz_options_t o = quick_options();
   o.seed = 7;
   o.count = REGIONS_COUNT;
-  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.strategy = BERTH_FUZZ_STRATEGY_REGIONS;
   o.mutants = 0;
   o.max_failures = 1;
   o.out_dir = dir;
@@ -356,7 +356,7 @@ static void shrink_check_child(void *ctx, void *out) {
   check_shrink_t *r = out;
   berth_fuzz_options_t o = quick_options();
   o.count = 50;
-  o.strategy = BERTH_STRATEGY_REGIONS;
+  o.strategy = BERTH_FUZZ_STRATEGY_REGIONS;
   o.verify = false;
   o.sanitize = false;
   o.gen.avoid = BERTH_FUZZGEN_AVOID_WHILE; /* nothing would stop a loop whose counter is clobbered */

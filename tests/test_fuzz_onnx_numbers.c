@@ -1,4 +1,5 @@
-/* The ONNX importer's numeric fuzz mode without libFuzzer: models from fuzz/onnx_numgen.h
+/* The ONNX importer's numeric fuzz mode without libFuzzer: models from
+ * berth_fuzz_onnx_numbers_model (berth/testing.h)
  * (small valid models with NaN, inf, 3e9, INT64_MIN/MAX, 2^40 dims, negative axes in their
  * attributes and constants) for a range of seeds, each imported and, when it imports, run
  * planned and in the reference interpreter with edge-value inputs; then every model of the
@@ -10,9 +11,15 @@
  *   test_fuzz_onnx_numbers --write SEED FILE    the model of one seed
  *   test_fuzz_onnx_numbers --model-of IN FILE   the model of a libFuzzer input */
 #define _POSIX_C_SOURCE 200809L
-#include "../fuzz/onnx_numgen.h"
+#include "berth/testing.h"
 #include "test_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
 
 static char why[4096];
 
@@ -25,23 +32,22 @@ static int write_file(const char *path, const uint8_t *d, size_t n) {
 }
 
 static int one_seed(uint64_t seed, const char *write_to) {
-  ng_t g = {NULL, 0, 0, seed * 0x2545f4914f6cdd1dull};
-  ob_t b;
-  ob_init(&b);
-  size_t len;
-  uint8_t *m = ng_model(&b, &g, &len);
+  berth_fuzz_choices_t g = {NULL, 0, 0, seed * 0x2545f4914f6cdd1dull};
+  uint8_t *m = NULL;
+  size_t len = 0;
+  if (berth_fuzz_onnx_numbers_model(&g, &m, &len, NULL)) return snprintf(why, sizeof why, "out of memory"), 1;
   int rc = 0;
   if (write_to) rc = write_file(write_to, m, len);
-  else rc = ng_check_model(&g, m, len, why, sizeof why);
-  ob_free(&b);
+  else rc = berth_fuzz_onnx_numbers_check(&g, m, len, why, sizeof why);
+  free(m);
   return rc;
 }
 
 static void replay_one(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
   (void)name;
   (void)ctx;
-  ng_t g = {NULL, 0, 0, 12345};
-  int rc = ng_check_model(&g, data, len, why, sizeof why);
+  berth_fuzz_choices_t g = {NULL, 0, 0, 12345};
+  int rc = berth_fuzz_onnx_numbers_check(&g, data, len, why, sizeof why);
   CHECK_MSG(rc == 0, "%s: %s", path, why);
 }
 
@@ -51,13 +57,11 @@ int main(int argc, char **argv) {
     size_t n = 0;
     char *in = test_read_file(argv[2], &n);
     if (!in) return fprintf(stderr, "cannot read %s\n", argv[2]), 1;
-    ng_t g = {(const uint8_t *)in, n, 0, 0};
-    ob_t b;
-    ob_init(&b);
-    size_t len;
-    uint8_t *m = ng_model(&b, &g, &len);
-    int rc = write_file(argv[3], m, len);
-    ob_free(&b);
+    berth_fuzz_choices_t g = {(const uint8_t *)in, n, 0, 0};
+    uint8_t *m = NULL;
+    size_t len = 0;
+    int rc = berth_fuzz_onnx_numbers_model(&g, &m, &len, NULL) || write_file(argv[3], m, len);
+    free(m);
     free(in);
     return rc;
   }

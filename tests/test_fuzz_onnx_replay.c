@@ -1,12 +1,12 @@
 /* Replays the ONNX importer's fuzz corpus (fuzz/corpus/onnx) and berth's own ONNX test
- * models (tests/onnx) through the fuzz target's check, without libFuzzer, plus every
- * truncation and a sweep of single-byte corruptions of each corpus file. */
+ * models (tests/onnx) through the fuzz target's check (berth/testing.h), without libFuzzer, plus every
+ * truncation and a sweep of single-byte corruptions of each file. */
 #define _POSIX_C_SOURCE 200809L
-#define BERTH_FUZZ_NO_ENTRY
-#include "../fuzz/fuzz_onnx.c"
+#include "berth/testing.h"
 
 #include "test_util.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

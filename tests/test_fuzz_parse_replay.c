@@ -1,8 +1,7 @@
 /* Replays the text-parser fuzz corpus (fuzz/corpus/parse) and the .bir test inputs
- * (tests/bir) through the fuzz target's check, without libFuzzer. */
+ * (tests/bir) through the fuzz target's check (berth/testing.h), without libFuzzer. */
 #define _POSIX_C_SOURCE 200809L
-#define BERTH_FUZZ_NO_ENTRY
-#include "../fuzz/fuzz_parse.c"
+#include "berth/testing.h"
 
 #include "test_util.h"
 

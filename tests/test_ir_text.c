@@ -1,7 +1,7 @@
 /* Tests of the text format: canonical round trips, exact data and attribute values, error
  * messages with positions, caps, and printing of builder-made programs. */
-#define BERTH_FUZZ_NO_ENTRY
-#include "../fuzz/fuzz_parse.c"
+#include "berth/testing.h"
+#include "ir/ir.h"
 
 #include "test_util.h"
 

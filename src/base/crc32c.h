@@ -14,13 +14,12 @@
 #ifndef BERTH_BASE_CRC32C_H
 #define BERTH_BASE_CRC32C_H
 
+#include "berth/checksum.h" /* berth_crc32c_update */
+
 #include <stddef.h>
 #include <stdint.h>
 
-/* Continues a CRC-32C: crc is the value of the bytes so far (0 to start). */
-uint32_t berth_crc32c_update(uint32_t crc, const void *bytes, size_t n);
-
-/* The same value computed bit by bit, without the table (for tests and the benchmark). */
+/* The same value computed bit by bit, without the table (for tests). */
 uint32_t berth_crc32c_update_bitwise(uint32_t crc, const void *bytes, size_t n);
 
 #endif

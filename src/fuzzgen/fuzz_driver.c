@@ -14,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+_Static_assert((int)BERTH_FUZZ_STRATEGY_GLOBAL == (int)BERTH_STRATEGY_GLOBAL &&
+               (int)BERTH_FUZZ_STRATEGY_REGIONS == (int)BERTH_STRATEGY_REGIONS,
+               "berth/testing.h's strategies are the planner's");
+
 static const char *const k_kind_names[BERTH_FUZZ_KIND_COUNT] = {
     "ok", "invalid program", "reference error", "compile error", "verifier rejection", "runtime error", "mismatch",
     "mutation miss"};
@@ -32,7 +36,7 @@ berth_fuzz_options_t berth_fuzz_options_default(void) {
   o.gen.assert_percent = 8;
   o.search_budget_ms = 5;
   o.exact_budget_ms = 5;
-  o.strategy = BERTH_STRATEGY_GLOBAL;
+  o.strategy = BERTH_FUZZ_STRATEGY_GLOBAL;
   o.verify = true;
   o.sanitize = true;
   o.vary_layout = true;
@@ -104,7 +108,7 @@ static berth_plan_options_t config(const berth_fuzz_options_t *o, const layout_t
   po.algo = k_algos[algo];
   if (algo == 2) po.budget_ms = o->search_budget_ms;
   if (algo == 3) po.budget_ms = o->exact_budget_ms;
-  po.strategy = o->strategy;
+  po.strategy = (berth_strategy_t)o->strategy;
   po.verify = o->verify;
   po.alloc_inputs = io & 1;
   po.alloc_outputs = (io >> 1) & 1;
@@ -121,7 +125,7 @@ static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l,
   size_t n = strlen(extra);
   if (l->pools) berth_format(extra + n, sizeof extra - n, " --pools %s", l->pools);
   berth_format(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
-               berth_alloc_algo_name(k_algos[algo]), berth_strategy_name(o->strategy), io & 1, (io >> 1) & 1,
+               berth_alloc_algo_name(k_algos[algo]), berth_strategy_name((berth_strategy_t)o->strategy), io & 1, (io >> 1) & 1,
                o->verify ? "" : " --no-verify", extra);
   return buf;
 }
@@ -858,10 +862,12 @@ static void coverage(const berth_ir_program_t *p, berth_fuzz_stats_t *st) {
 }
 
 static bool options_ok(const berth_fuzz_options_t *o) {
-  return o && o->calls >= 1 && o->search_budget_ms >= 1 && o->exact_budget_ms >= 1 && o->count >= 0 && o->mutants >= 0;
+  return o && o->calls >= 1 && o->search_budget_ms >= 1 && o->exact_budget_ms >= 1 && o->count >= 0 && o->mutants >= 0 &&
+         (o->strategy == BERTH_FUZZ_STRATEGY_GLOBAL || o->strategy == BERTH_FUZZ_STRATEGY_REGIONS);
 }
 
 berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t *st) {
+  if (!st) return BERTH_ERR_INVALID_ARGUMENT;
   memset(st, 0, sizeof *st);
   if (!options_ok(o)) return BERTH_ERR_INVALID_ARGUMENT;
   double t0 = now_s();
@@ -917,6 +923,7 @@ berth_fuzz_kind_t berth_fuzz_check_program(const berth_ir_program_t *p, uint64_t
   }
   berth_fuzz_kind_t kind;
   if (!options_ok(o)) kind = fail(&f, BERTH_FUZZ_INVALID, -1, -1, -1, "invalid fuzzer options");
+  else if (!p) kind = fail(&f, BERTH_FUZZ_INVALID, -1, -1, -1, "no program");
   else kind = check(p, seed, o, o->calls, -1, -1, o->mutants, stats, &f);
   stats->programs++;
   if (kind) {
@@ -926,4 +933,16 @@ berth_fuzz_kind_t berth_fuzz_check_program(const berth_ir_program_t *p, uint64_t
   }
   if (msg && cap) berth_format(msg, cap, "%s", kind ? f.msg : "ok");
   return kind;
+}
+
+berth_status_t berth_fuzz_program_text(uint64_t seed, const berth_fuzzgen_options_t *gen, char **text) {
+  if (!gen || !text) return BERTH_ERR_INVALID_ARGUMENT;
+  berth_ir_program_t *p = NULL;
+  berth_status_t st = berth_fuzzgen_program(seed, gen, &p);
+  if (st) return st;
+  char *t = berth_ir_print(p);
+  berth_ir_program_destroy(p);
+  if (!t) return BERTH_ERR_RESOURCE_EXHAUSTED;
+  *text = t;
+  return BERTH_OK;
 }

@@ -35,36 +35,13 @@
 #ifndef BERTH_FUZZGEN_FUZZGEN_H
 #define BERTH_FUZZGEN_FUZZGEN_H
 
+#include "berth/testing.h" /* berth_fuzzgen_options_t */
 #include "ir/ir.h"
 
 #include <stdint.h>
 
 /* Method parameters never exceed this (inputs arrays can live on the stack). */
 #define BERTH_FUZZGEN_MAX_PARAMS 16
-
-typedef struct berth_fuzzgen_options {
-  int32_t max_depth;   /* deepest HOP nesting: 0 means no HOPs, 4 a body 4 levels down */
-  int32_t max_nodes;   /* nodes generated directly in one graph, at most (>= 1) */
-  int32_t node_budget; /* nodes in the whole method, about (helpers may go a little over) */
-  int32_t max_inputs;  /* f32 parameters of the method, 1..; plus an optional bool and i64 */
-  int32_t max_globals; /* constants, and separately mutable buffers, 0.. each */
-  int32_t max_results; /* results of the method and of each cond, 1.. */
-  int32_t hop_percent; /* chance (0..100) that a node is a HOP while the depth allows one */
-  int32_t assert_percent; /* chance (0..100) that a node is an assert, at any depth (0: none,
-                             and then the programs are exactly those of a generator without
-                             asserts) */
-  uint32_t avoid;      /* BERTH_FUZZGEN_AVOID_* bits: shapes to leave out (to look past a known bug) */
-} berth_fuzzgen_options_t;
-
-#define BERTH_FUZZGEN_AVOID_EMPTY_SCAN 1u     /* scan/map over a leading dim of 0 */
-#define BERTH_FUZZGEN_AVOID_STATE_OPERANDS 2u /* a mutable buffer as a HOP operand */
-#define BERTH_FUZZGEN_AVOID_WHILE 4u          /* while_loop (for running plans nobody verified:
-                                                 a clobbered counter would spin) */
-
-/* max_depth 4, max_nodes 5, node_budget 40, max_inputs 3, max_globals 2, max_results 3,
- * hop_percent 30, assert_percent 0 (no asserts; berth_fuzz_options_default turns them
- * on), avoid 0. */
-berth_fuzzgen_options_t berth_fuzzgen_options_default(void);
 
 /* Generates the program for `seed`. Returns BERTH_OK, or BERTH_ERR_RESOURCE_EXHAUSTED when
  * out of memory. The caller destroys *out. The program is not validated here. */

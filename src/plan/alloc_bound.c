@@ -36,7 +36,7 @@
  * alloc_prep.c computes the same bound over slots, and finds the gaps no interval lies
  * inside by a suffix minimum of interval ends over starts; this file by a prefix maximum
  * of starts over ends. The tests check the two agree, and both against a direct sum. */
-#include "plan/alloc.h"
+#include "berth/alloc.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

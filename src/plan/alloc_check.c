@@ -2,7 +2,7 @@
  * time keeps the live buffers ordered by offset (as ranks in a bit tree); a buffer that
  * overlaps any live buffer overlaps its neighbour in that order, because the live
  * buffers are already pairwise disjoint. */
-#include "plan/alloc.h"
+#include "berth/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* The CSV reader for allocation problems (see alloc_csv.h for the format). The only file
+/* The CSV reader for allocation problems (see berth/alloc.h for the format). The only file
  * of the allocator that uses stdio, to read the file. */
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -187,9 +187,9 @@ void berth_alloc_csv_destroy(berth_alloc_csv_t *csv) {
   free(csv);
 }
 
-const berth_alloc_problem_t *berth_alloc_csv_problem(const berth_alloc_csv_t *csv) { return &csv->problem; }
+const berth_alloc_problem_t *berth_alloc_csv_problem(const berth_alloc_csv_t *csv) { return csv ? &csv->problem : NULL; }
 
-bool berth_alloc_csv_has_alignment(const berth_alloc_csv_t *csv) { return csv->has_alignment; }
+bool berth_alloc_csv_has_alignment(const berth_alloc_csv_t *csv) { return csv && csv->has_alignment; }
 
 typedef struct row_cols {
   int kind[CSV_MAX_COLUMNS];

@@ -8,7 +8,7 @@
 #ifndef BERTH_PLAN_ALLOC_INTERNAL_H
 #define BERTH_PLAN_ALLOC_INTERNAL_H
 
-#include "plan/alloc.h"
+#include "berth/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -32,7 +32,7 @@
 #define BERTH_PLAN_PLAN_H
 
 #include "ir/ir.h"
-#include "plan/alloc.h"
+#include "berth/alloc.h"
 #include "program/exec_program.h"
 
 typedef enum berth_strategy {

@@ -2,7 +2,6 @@
 /* What every command of the tool shares: options given once, --pools checks, the input size
  * limit, output files that are complete or absent, and stdout's write errors. */
 #include "cli.h"
-#include "kernels/op_table.h"
 #include "tensor_io.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* berth compile: plans a program and writes it as a .berth program file. */
+#include "berth/inspect.h"
+#include "berth/ops.h"
 #include "cli.h"
-#include "format/read_program.h"
 #include "writer/write_program.h"
 #include "ops_header.h"
 #include "program_load.h"
@@ -14,21 +15,7 @@
 static int self_check(const uint8_t *bytes, size_t len, bool verify, const char *out) {
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_format_sizes_t sz;
-  berth_status_t st = berth_format_read_size(bytes, len, &sz, &diag);
-  void *mem = NULL, *scratch = NULL;
-  if (!st) {
-    mem = malloc(sz.program_bytes);
-    scratch = malloc(sz.scratch_bytes);
-    if (!mem || !scratch) st = berth_fail(&diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  }
-  const berth_format_program_t *fp;
-  if (!st)
-    st = berth_format_read(bytes, len, mem, sz.program_bytes, scratch, sz.scratch_bytes,
-                           BERTH_FORMAT_READ_CHECKSUM_CHECKED | (verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY), &fp, &diag);
-  free(mem);
-  free(scratch);
-  if (st) {
+  if (berth_program_check(bytes, len, verify, &diag)) {
     fprintf(stderr, "berth compile: the written file does not load (%s): %s\n", out, msg);
     return 1;
   }
@@ -91,6 +78,7 @@ int berth_cmd_compile(int argc, char **argv) {
   wo.plan = &opt;
   uint8_t *bytes = NULL;
   size_t len = 0;
+  bool *used = NULL;
   int rc = 1;
   if (berth_format_write(&c->exec, &wo, &bytes, &len, &diag)) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
@@ -99,6 +87,14 @@ int berth_cmd_compile(int argc, char **argv) {
   if (!opt.verify)
     fprintf(stderr, "berth compile: warning: %s is not verified (--no-verify); the loader will verify it and may reject it\n", out);
   if (self_check(bytes, len, opt.verify, out)) goto done;
+  if (ops_header) { /* the kernels the file calls, for the kernel-selection header */
+    int32_t n_ops = berth_op_count();
+    used = malloc((size_t)n_ops * sizeof *used);
+    if (!used || berth_program_ops_used(bytes, len, opt.verify, used, n_ops, &diag)) {
+      fprintf(stderr, "berth: %s: %s\n", path, used ? msg : "out of memory");
+      goto done;
+    }
+  }
   /* both files are written and closed before either is put in place, so a failure leaves
    * neither (each goes through a temporary file, see src/host/file_out.h) */
   berth_outfile_t *of = berth_cli_out_open(out), *hf = NULL;
@@ -111,7 +107,7 @@ int berth_cmd_compile(int argc, char **argv) {
   }
   if (ops_header) {
     if (!(hf = berth_cli_out_open(ops_header)) ||
-        (berth_tool_write_ops_header(&c->exec, berth_outfile_stream(hf)), berth_cli_out_close(hf))) {
+        (berth_tool_write_ops_header(used, berth_outfile_stream(hf)), berth_cli_out_close(hf))) {
       berth_outfile_discard(hf);
       berth_outfile_discard(of);
       goto done;
@@ -132,6 +128,7 @@ int berth_cmd_compile(int argc, char **argv) {
          (unsigned long long)c->exec.constants_size, store_ir ? ", with IR" : "");
   rc = 0;
 done:
+  free(used);
   free(bytes);
   berth_compiled_destroy(c);
   berth_ir_program_destroy(p);

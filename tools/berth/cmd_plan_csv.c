@@ -4,8 +4,7 @@
  *   berth plan --csv A.1048576.csv --algo exact --budget-ms 10000 --json
  *   berth plan --csv resnet50.csv --out offsets.csv --svg plan.svg */
 #include "cli.h"
-#include "plan/alloc.h"
-#include "plan/alloc_csv.h"
+#include "berth/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -104,19 +104,24 @@ void berth_tool_berth_free(berth_tool_berth_t *b) {
   free(b);
 }
 
-berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+uint8_t *berth_tool_read_berth_file(const char *path, size_t *len) {
   if (berth_tool_onnx_options_refused(path)) return NULL;
   if (refuse_pipe(path)) return NULL;
+  return berth_tool_read_file(path, len);
+}
+
+berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+  size_t len = 0;
+  uint8_t *bytes = berth_tool_read_berth_file(path, &len);
+  if (!bytes) return NULL;
   berth_tool_berth_t *b = calloc(1, sizeof *b);
   if (!b) {
+    free(bytes);
     fprintf(stderr, "berth: out of memory\n");
     return NULL;
   }
-  b->bytes = berth_tool_read_file(path, &b->len);
-  if (!b->bytes) {
-    berth_tool_berth_free(b);
-    return NULL;
-  }
+  b->bytes = bytes;
+  b->len = len;
   char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_format_sizes_t sz;

@@ -35,6 +35,10 @@ bool berth_tool_is_berth(const char *path);
  * a message naming the limit. NULL after printing "berth: ...". */
 uint8_t *berth_tool_read_file(const char *path, size_t *len);
 
+/* The bytes of a .berth file (refusing a pipe, and ONNX import options, which it would
+ * ignore), 64-byte aligned, malloc'd; NULL after printing "berth: ...". */
+uint8_t *berth_tool_read_berth_file(const char *path, size_t *len);
+
 /* Loads a .berth file; verify = false skips the memory-plan verifier (structural checks
  * still run: for printing only, never for executing). NULL after printing the loader's
  * message ("berth: PATH: ..."). */

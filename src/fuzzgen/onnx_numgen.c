@@ -12,11 +12,10 @@
  * protobuf rarely survives decoding; this keeps every model well-formed and puts the odd
  * numbers where the importer converts them.
  *
- * Used by fuzz/ and tests/ only (includes tests/onnx_build.h). */
-#ifndef BERTH_FUZZ_ONNX_NUMGEN_H
-#define BERTH_FUZZ_ONNX_NUMGEN_H
+ * berth/testing.h: berth_fuzz_onnx_numbers_model and berth_fuzz_onnx_numbers_check. */
+#include "berth/testing.h"
 
-#include "../tests/onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "host/session.h"
 #include "onnx/onnx_import.h"
 #include "plan/plan.h"
@@ -31,16 +30,12 @@
 
 /* ---- choices ------------------------------------------------------------------------- */
 
-typedef struct ng {
-  const uint8_t *p; /* fuzzer bytes (NULL: the PRNG) */
-  size_t n, at;
-  uint64_t rng;
-} ng_t;
+typedef berth_fuzz_choices_t ng_t; /* fuzzer bytes, or (bytes NULL) the PRNG's state */
 
 static uint32_t ng_byte(ng_t *g) {
-  if (g->p) return g->at < g->n ? g->p[g->at++] : 0;
-  g->rng += 0x9e3779b97f4a7c15ull; /* splitmix64 */
-  uint64_t z = g->rng;
+  if (g->bytes) return g->at < g->n ? g->bytes[g->at++] : 0;
+  g->state += 0x9e3779b97f4a7c15ull; /* splitmix64 */
+  uint64_t z = g->state;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return (uint32_t)((z ^ (z >> 31)) & 0xff);
@@ -173,20 +168,11 @@ static char *ng_dims_text(ob_t *b, const int64_t *dims, int rank) {
   return s;
 }
 
-/* One model: input x (a small shape of a random type), one node of a random kind with edge
- * values in its attributes and constant operands, output y (untyped: the importer infers). */
-static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
-  Onnx__GraphProto *gr = ob_graph(b, "main");
-  int rank = (int)ng_pick(g, 4);
-  int64_t dims[4];
-  for (int k = 0; k < rank; k++) dims[k] = 1 + ng_pick(g, 3);
-  int elem = ng_elem(g);
-  ob_input(b, gr, "x", elem, ng_dims_text(b, dims, rank));
-  int64_t opset = 6 + ng_pick(g, 17);
-  int64_t one[1] = {1}, two[1] = {2}, four[1] = {4};
-  int64_t rk[1] = {rank};
+/* Node kinds 0-11 (shapes, axes, reductions, Cast, Clip, Reshape). Returns the opset. */
+static int64_t ng_node_shape(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, int rank, int elem, int64_t opset) {
+  int64_t one[1] = {1}, rk[1] = {rank};
   Onnx__NodeProto *n = NULL;
-  switch (ng_pick(g, 24)) {
+  switch (kind) {
     case 0: n = ob_node(b, gr, "Concat", "x,x", "y"); ng_attr_int(b, g, n, "axis"); break;
     case 1: n = ob_node(b, gr, "Flatten", "x", "y"); ng_attr_int(b, g, n, "axis"); break;
     case 2:
@@ -242,6 +228,16 @@ static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
       opset = 13;
       ng_attr_int(b, g, n, "allowzero");
       break;
+    default: break;
+  }
+  return opset;
+}
+
+/* Node kinds 12-18 (ConstantOfShape, Range, Slice, Pad, Gather). Returns the opset. */
+static int64_t ng_node_ranges(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, int rank, int elem, int64_t opset) {
+  int64_t one[1] = {1}, two[1] = {2};
+  Onnx__NodeProto *n = NULL;
+  switch (kind) {
     case 12: {
       ng_const(b, g, gr, "s", ONNX_I64, ng_pick(g, 2) ? one : two, 1, true);
       Onnx__NodeProto *c = ob_node(b, gr, "ConstantOfShape", "s", "k");
@@ -300,6 +296,16 @@ static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
       ng_attr_int(b, g, n, "axis");
       break;
     }
+    default: break;
+  }
+  return opset;
+}
+
+/* Node kinds 19-23 (Conv, Loop, folded constants, LSTM). Returns the opset. */
+static int64_t ng_node_misc(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, int rank, int elem, int64_t opset) {
+  int64_t two[1] = {2}, four[1] = {4};
+  Onnx__NodeProto *n = NULL;
+  switch (kind) {
     case 19: {
       /* Conv on a [1,1,L] or [1,1,H,W] float input */
       int sp = 1 + (int)ng_pick(g, 2);
@@ -369,6 +375,23 @@ static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
       break;
     }
   }
+  return opset;
+}
+
+/* One model: input x (a small shape of a random type), one node of a random kind with edge
+ * values in its attributes and constant operands, output y (untyped: the importer infers). */
+static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
+  Onnx__GraphProto *gr = ob_graph(b, "main");
+  int rank = (int)ng_pick(g, 4);
+  int64_t dims[4];
+  for (int k = 0; k < rank; k++) dims[k] = 1 + ng_pick(g, 3);
+  int elem = ng_elem(g);
+  ob_input(b, gr, "x", elem, ng_dims_text(b, dims, rank));
+  int64_t opset = 6 + ng_pick(g, 17);
+  int kind = (int)ng_pick(g, 24);
+  if (kind < 12) opset = ng_node_shape(b, g, gr, kind, rank, elem, opset);
+  else if (kind < 19) opset = ng_node_ranges(b, g, gr, kind, rank, elem, opset);
+  else opset = ng_node_misc(b, g, gr, kind, rank, elem, opset);
   ob_output(b, gr, "y", -1, NULL);
   return ob_model(b, gr, opset, len);
 }
@@ -525,4 +548,28 @@ done:
   return rc;
 }
 
-#endif
+/* ---- berth/testing.h ------------------------------------------------------------------- */
+
+berth_status_t berth_fuzz_onnx_numbers_model(berth_fuzz_choices_t *c, uint8_t **model, size_t *len,
+                                             berth_diag_t *diag) {
+  if (!c || !model || !len) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_fuzz_onnx_numbers_model: NULL argument");
+  ob_t b;
+  ob_init(&b);
+  size_t n = 0;
+  uint8_t *m = ng_model(&b, c, &n), *copy = malloc(n ? n : 1);
+  if (copy) memcpy(copy, m, n);
+  ob_free(&b);
+  if (!copy) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *model = copy;
+  *len = n;
+  return BERTH_OK;
+}
+
+int berth_fuzz_onnx_numbers_check(berth_fuzz_choices_t *c, const uint8_t *model, size_t len, char *why,
+                                  size_t why_cap) {
+  char none[1];
+  if (!why || !why_cap) why = none, why_cap = sizeof none;
+  why[0] = '\0';
+  if (!c || (!model && len)) return snprintf(why, why_cap, "berth_fuzz_onnx_numbers_check: NULL argument"), 12;
+  return ng_check_model(c, model ? model : (const uint8_t *)"", len, why, why_cap);
+}

@@ -1,4 +1,6 @@
-/* berth's allocation algorithms: the packing core of the memory planner.
+/* berth's allocation algorithms: the packing core of the memory planner, as a library of
+ * its own: pack buffers with known sizes and lifetimes into one arena (and read such
+ * problems from CSV files, the minimalloc benchmark format).
  *
  *   berth_interval_t live_a[] = {{0, 3}}, live_b[] = {{2, 9}};
  *   berth_alloc_buffer_t bufs[] = {{64, 16, 1, live_a}, {32, 0, 1, live_b}};
@@ -50,13 +52,15 @@
  * greedy's own); smaller problems run full greedy, so search and exact never end worse
  * than greedy there. The result's budget_exceeded says when the budget was missed.
  *
- * This is compiler-side code: it uses the heap, and never prints. */
-#ifndef BERTH_PLAN_ALLOC_H
-#define BERTH_PLAN_ALLOC_H
+ * This is compiler-side code (libberth.so, not libberth_runtime.a): it uses the heap, and
+ * never prints; every function is thread-safe on distinct problems. */
+#ifndef BERTH_ALLOC_H
+#define BERTH_ALLOC_H
 
 #include "berth/status.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -174,6 +178,49 @@ berth_status_t berth_alloc_check(const berth_alloc_problem_t *p, const uint64_t 
 /* "naive", "greedy", "search", "exact". */
 const char *berth_alloc_algo_name(berth_alloc_algo_t algo);
 bool berth_alloc_algo_from_name(const char *name, berth_alloc_algo_t *out);
+
+/* ---- allocation problems from CSV files (the minimalloc benchmark format) ----------------
+ *
+ *   berth_alloc_csv_t *csv;
+ *   if (berth_alloc_csv_read("A.1048576.csv", &csv, &diag) == BERTH_OK) {
+ *     const berth_alloc_problem_t *p = berth_alloc_csv_problem(csv);
+ *     ... berth_alloc_solve(p, ...) ...
+ *     berth_alloc_csv_destroy(csv);
+ *   }
+ *
+ * The first non-blank line is a header naming the columns, in any order:
+ *   id                  any string (may be quoted "like, this"; "" is a quote); unique
+ *   lower, upper        half-open lifetime [lower, upper), lower < upper
+ *   or start, end       inclusive lifetime [start, end], start <= end
+ *   size                bytes, >= 0
+ *   alignment           optional; a power of two, or 0 / 1 for none ("align" also works)
+ *   offset              optional and ignored (so a plan written by --out reads back)
+ * Each further non-blank line is one buffer with exactly one field per column. Errors
+ * name the file, the line and what was wrong (CORRUPT_DATA), e.g.
+ * "A.csv:12: size '-3' is not a non-negative integer". */
+
+typedef struct berth_alloc_csv berth_alloc_csv_t;
+
+/* Files larger than this are refused (OUT_OF_RANGE). */
+#define BERTH_ALLOC_CSV_MAX_BYTES ((size_t)1 << 30)
+
+/* Parses len bytes of CSV text; `name` prefixes messages (may be NULL). On success *out
+ * owns everything the problem points to. Errors: CORRUPT_DATA (a bad header or row),
+ * OUT_OF_RANGE (too many rows, sizes adding up past 2^63), RESOURCE_EXHAUSTED. */
+berth_status_t berth_alloc_csv_parse(const char *text, size_t len, const char *name, berth_alloc_csv_t **out,
+                                     berth_diag_t *diag);
+
+/* Reads and parses a file. Errors as berth_alloc_csv_parse, plus INVALID_ARGUMENT when
+ * the file cannot be read. */
+berth_status_t berth_alloc_csv_read(const char *path, berth_alloc_csv_t **out, berth_diag_t *diag);
+
+void berth_alloc_csv_destroy(berth_alloc_csv_t *csv);
+
+/* The problem (names are the ids); valid until destroy. NULL for a NULL csv. */
+const berth_alloc_problem_t *berth_alloc_csv_problem(const berth_alloc_csv_t *csv);
+
+/* True if the file had an alignment column (false for a NULL csv). */
+bool berth_alloc_csv_has_alignment(const berth_alloc_csv_t *csv);
 
 #ifdef __cplusplus
 }
