@@ -389,7 +389,7 @@ static void test_onnx_gather_elements_check(void) {
     berth_status_t st = berth_plan_compile(p, &popt, &c, &diag);
     if (!st) st = berth_session_create(&c->exec, true, &s, &diag);
     if (!st) st = berth_session_call(s, 0, in_bad, outs, &diag);
-    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "GatherElements node 'pick': an index is out of range"),
+    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "GatherElements 'pick': an index is out of range"),
               "planned: status %s, '%s'", berth_status_name(st), msg);
     CHECK(outs[0] == NULL);
     CHECK(berth_ref_create(p, &r, &diag) == BERTH_OK);

@@ -221,10 +221,14 @@ extern const ox_op_support_t ox_op_support[];
 berth_status_t ox_unary(ox_ctx_t *cx);
 /* Index values from data (idx: i64, any shape) must lie in [lo, hi) (nb bounds: one, or one
  * per trailing dim): when idx is constant it is checked now (an error names `what`),
- * otherwise an assert emitted before the consuming node fails the call naming the node
- * (onnx_ops_index.c). */
+ * otherwise index_check and ox_assert_ok, emitted before the consuming node, fail the call
+ * naming the node (onnx_ops_index.c). */
 berth_status_t ox_index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, const int64_t *hi, int32_t nb,
                               const char *what);
+/* The one run-time check: ok (a bool scalar a kernel computed from data) must hold, else the
+ * call fails with "OpType 'NAME': what" (the import, when ok is a constant false)
+ * (onnx_op_util.c). */
+berth_status_t ox_assert_ok(ox_ctx_t *cx, int32_t ok, const char *what);
 berth_status_t ox_binary(ox_ctx_t *cx);
 /* conv(in[0], in[1][, in[2]]) with the current node's Conv attributes (strides, pads,
  * dilations, auto_pad, group): Conv, ConvInteger and QLinearConv share it (onnx_ops_core.c). */

@@ -334,24 +334,6 @@ static berth_status_t op_attention(ox_ctx_t *cx) {
  * first, which is also its optional log_prob output. The kernel's `ok` result is false when
  * a target is outside 0..C-1 (and not ignore_index): an assert makes that call fail. */
 
-/* The call fails with `msg` when the one-element bool ok is false at run time. */
-static berth_status_t seq_assert(ox_ctx_t *cx, int32_t ok, const char *msg) {
-  if (ox_is_const(cx, ok)) {
-    if (*(const uint8_t *)cx->vals[ok].data) return BERTH_OK;
-    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%s", msg);
-  }
-  int32_t ok_id;
-  OX_TRY(ox_ir(cx, ok, &ok_id));
-  char text[600];
-  const char *name = cx->node->name && cx->node->name[0] ? cx->node->name : (cx->node->n_output ? cx->node->output[0] : "");
-  berth_format(text, sizeof text, "node '%s' (%s): %s", name, cx->node->op_type ? cx->node->op_type : "", msg);
-  int32_t str = berth_ir_string_add(cx->p, text, strlen(text));
-  int32_t node = str < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
-  if (node < 0) return seq_oom(cx);
-  cx->m->nodes[node].attrs[0].i = str;
-  return BERTH_OK;
-}
-
 /* A constant integer operand's values must lie in lo..hi (or equal `skip` when has_skip):
  * else the import fails with msg (a runtime one is checked by the kernel's ok result). */
 static berth_status_t seq_const_range(ox_ctx_t *cx, int32_t v, int64_t lo, int64_t hi, bool has_skip, int64_t skip,
@@ -401,7 +383,7 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
                (long long)cx->vals[x].type.dims[1] - 1);
   OX_TRY(seq_const_range(cx, t, 0, cx->vals[x].type.dims[1] - 1, a[2].i != 0, a[1].i, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
-  OX_TRY(seq_assert(cx, out[1], msg));
+  OX_TRY(ox_assert_ok(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
 
@@ -427,7 +409,7 @@ static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
                (long long)cx->vals[in[1]].type.dims[0] - 1);
   if (in[3] >= 0) OX_TRY(seq_const_range(cx, in[3], 0, cx->vals[in[1]].type.dims[0] - 1, false, 0, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
-  if (in[3] >= 0) OX_TRY(seq_assert(cx, out[1], msg));
+  if (in[3] >= 0) OX_TRY(ox_assert_ok(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
 
@@ -546,7 +528,7 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
   const char *msg = "a sequence length is outside 0..the sequence length of X";
   OX_TRY(seq_const_range(cx, SL, 0, seq, false, 0, msg));
   OX_TRY(ox_emit(cx, op, SL >= 0 ? 6 : 5, in, a, 3, out));
-  if (SL >= 0) OX_TRY(seq_assert(cx, out[2], msg));
+  if (SL >= 0) OX_TRY(ox_assert_ok(cx, out[2], msg));
   OX_TRY(ox_out(cx, 0, out[0]));
   return ox_out(cx, 1, out[1]);
 }
