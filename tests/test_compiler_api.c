@@ -1,7 +1,7 @@
 /* The public compiler API (berth/compiler.h), used the way an embedder or a binding would:
  * compile the seed program, load the file with the runtime API and run it twice; the plan
  * summary; ONNX input specs (shapes, bound values, every malformed form refused with a
- * message); options checked. */
+ * message); options checked; the ONNX op list with its verified opsets and types. */
 #include "berth/compiler.h"
 #include "berth/runtime.h"
 #include "test_util.h"
@@ -219,10 +219,37 @@ static void test_onnx_specs(void) {
   expect_fail(model, &o, BERTH_ERR_INVALID_ARGUMENT, "input 'x' is specified twice");
 }
 
+/* berth_onnx_op_info: one entry per op of berth_onnx_op_name, the suite's verified opsets and
+ * input types where it covers the op, "" where it does not, and the errors. */
+static void test_onnx_op_info(void) {
+  int32_t n = berth_onnx_op_count();
+  int covered = 0;
+  for (int32_t k = 0; k < n; k++) {
+    berth_onnx_op_info_t info;
+    const char *family = NULL, *name = berth_onnx_op_name(k, &family);
+    CHECK(berth_onnx_op_info(k, &info) == BERTH_OK);
+    CHECK(info.name && name && strcmp(info.name, name) == 0 && info.family == family);
+    CHECK(info.opsets && info.input_types && info.suite_passed >= 0 && info.suite_failed >= 0 && info.suite_unsupported >= 0);
+    /* opsets and types come from passing folders only */
+    CHECK_MSG((info.suite_passed > 0) == (info.opsets[0] != '\0'), "%s: %d passed, opsets '%s'", info.name,
+              (int)info.suite_passed, info.opsets);
+    if (strcmp(info.name, "TfIdfVectorizer") == 0)
+      CHECK(strcmp(info.opsets, "9") == 0 && strcmp(info.input_types, "int32") == 0 && info.suite_passed == 7);
+    covered += info.suite_passed > 0;
+  }
+  CHECK_MSG(covered > n / 2, "only %d of %d ops have suite facts", covered, (int)n);
+  berth_onnx_op_info_t info = {0};
+  info.name = "untouched";
+  CHECK(berth_onnx_op_info(n, &info) == BERTH_ERR_OUT_OF_RANGE && strcmp(info.name, "untouched") == 0);
+  CHECK(berth_onnx_op_info(-1, &info) == BERTH_ERR_OUT_OF_RANGE);
+  CHECK(berth_onnx_op_info(0, NULL) == BERTH_ERR_INVALID_ARGUMENT);
+}
+
 int main(void) {
   CHECK(strcmp(berth_version(), BERTH_VERSION_STRING) == 0);
   test_seed();
   test_bad_options();
   test_onnx_specs();
+  test_onnx_op_info();
   return test_finish("test_compiler_api");
 }

@@ -1,6 +1,6 @@
 /* Tests of the index-family kernels (kernels/kernel_reduce.c prod and argmin,
  * kernel_cumsum.c, kernel_trilu.c, kernel_topk.c, kernel_scatter.c, kernel_gather_nd.c,
- * kernel_einsum.c, ...): small hand-computed cases, the edge cases the ONNX suite does not
+ * kernel_einsum.c, kernel_index_check.c, ...): small hand-computed cases, the edge cases the ONNX suite does not
  * reach (empty sets, wrapping integers, NaN, ties, out-of-range indices at run time), and
  * rejections. */
 #include "test_kernel_util.h"
@@ -364,6 +364,61 @@ static void test_tensor_scatter(void) {
   EXPECT_REJECT(&c, "an axis past the batch dim");
 }
 
+/* index_check: one bound for all, one per position of the last dim (GatherND's tuples), the
+ * bounds' edges (lo in, hi out), INT64 extremes, an empty idx, and the rejections. */
+static void test_index_check(void) {
+  tcall_t c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", -3);
+  TC_INTS(&c, "hi", 3);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 2, 2, 2), (int64_t[]){-3, 2, 0, 1});
+  EXPECT(&c, ty(BERTH_DTYPE_BOOL, 0), (uint8_t[]){1});
+  int64_t bad[][4] = {{-3, 3, 0, 1}, {-4, 0, 0, 0}, {0, 0, 0, INT64_MAX}, {INT64_MIN, 0, 0, 0}};
+  for (int k = 0; k < 4; k++) {
+    c = tc_op(&berth_op_def_index_check);
+    TC_INTS(&c, "lo", -3);
+    TC_INTS(&c, "hi", 3);
+    tc_arg(&c, ty(BERTH_DTYPE_I64, 2, 2, 2), bad[k]);
+    EXPECT(&c, ty(BERTH_DTYPE_BOOL, 0), (uint8_t[]){0});
+  }
+  /* per last-dim position: [-2, 2) then [-5, 5) */
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", -2, -5);
+  TC_INTS(&c, "hi", 2, 5);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 2, 2, 2), (int64_t[]){1, 4, -2, -5});
+  EXPECT(&c, ty(BERTH_DTYPE_BOOL, 0), (uint8_t[]){1});
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", -2, -5);
+  TC_INTS(&c, "hi", 2, 5);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 2, 2, 2), (int64_t[]){1, 4, 4, 1}); /* 4 is outside the first range */
+  EXPECT(&c, ty(BERTH_DTYPE_BOOL, 0), (uint8_t[]){0});
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", 0);
+  TC_INTS(&c, "hi", 0);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 1, 0), NULL);
+  EXPECT(&c, ty(BERTH_DTYPE_BOOL, 0), (uint8_t[]){1});
+  /* rejections */
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", 0);
+  TC_INTS(&c, "hi", 3);
+  tc_arg(&c, ty(BERTH_DTYPE_I32, 1, 2), NULL);
+  EXPECT_REJECT(&c, "has dtype i32, expected i64");
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", 0, 0);
+  TC_INTS(&c, "hi", 3);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 1, 2), NULL);
+  EXPECT_REJECT(&c, "2 lower and 1 upper bounds");
+  c = tc_op(&berth_op_def_index_check);
+  TC_NO_INTS(&c, "lo");
+  TC_NO_INTS(&c, "hi");
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 1, 2), NULL);
+  EXPECT_REJECT(&c, "at least 1");
+  c = tc_op(&berth_op_def_index_check);
+  TC_INTS(&c, "lo", 0, 0, 0);
+  TC_INTS(&c, "hi", 3, 3, 3);
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 2, 4, 2), NULL);
+  EXPECT_REJECT(&c, "one per element of the last dim");
+}
+
 int main(void) {
   test_einsum();
   test_det();
@@ -376,5 +431,6 @@ int main(void) {
   test_trilu();
   test_prod();
   test_argmin();
+  test_index_check();
   return test_finish("test_kernel_index");
 }

@@ -2,7 +2,8 @@
  * kernel_rnn.c) where the ONNX suite does not reach: the `ok` result on out-of-range class
  * indices, position ids and sequence lengths (read nothing out of bounds, under ASan),
  * ignore_index, sequence lengths with zeros past the end, activations with alpha / beta,
- * clip, GRU's linear_before_reset both ways, and the infer-time rejections. */
+ * clip, GRU's linear_before_reset both ways, tfidf's skips, empty levels and weights, and the
+ * infer-time rejections. */
 #include "test_kernel_util.h"
 
 #define F32 BERTH_DTYPE_F32
@@ -355,6 +356,117 @@ static void test_linear_attention(void) {
   EXPECT_REJECT(&c, "positive multiple");
 }
 
+/* tfidf: skip distances past the row's length count as the longest that fits (max_skip far
+ * beyond it is no overflow), a pool level with no n-grams, i64 batches, weights read per
+ * output coordinate in IDF and TFIDF, table rows with coordinates out of range never counted,
+ * and the rejections. Tables are [n, tokens..., coordinate] rows sorted by (n, tokens). */
+static void tfidf_setup(tcall_t *c, int64_t mode, int64_t lo, int64_t hi, int64_t skip, int64_t size) {
+  *c = tc_op(&berth_op_def_tfidf);
+  tc_int(c, "mode", mode);
+  tc_int(c, "min_gram", lo);
+  tc_int(c, "max_gram", hi);
+  tc_int(c, "max_skip", skip);
+  tc_int(c, "size", size);
+}
+
+static void test_tfidf(void) {
+  tcall_t c;
+  /* bigrams (1,1)->2, (1,2)->0, (2,1)->1 over 1 2 1 2 1: distances 1..4 fit a 5-token row */
+  static const int32_t x5[] = {1, 2, 1, 2, 1};
+  static const int64_t bi[] = {2, 1, 1, 2, 2, 1, 2, 0, 2, 2, 1, 1};
+  int64_t skips[] = {3, 4, 100, INT64_MAX};
+  for (int k = 0; k < 4; k++) {
+    tfidf_setup(&c, 0, 2, 2, skips[k], 3);
+    tc_arg(&c, ty(I32, 1, 5), x5);
+    tc_arg(&c, ty(I64, 2, 3, 4), bi);
+    EXPECT(&c, ty(F32, 1, 3), ((float[]){3, 3, 3}));
+  }
+  tfidf_setup(&c, 0, 2, 2, 1, 3);
+  tc_arg(&c, ty(I32, 1, 5), x5);
+  tc_arg(&c, ty(I64, 2, 3, 4), bi);
+  EXPECT(&c, ty(F32, 1, 3), ((float[]){2, 2, 2}));
+
+  /* min_gram 1 with no 1-grams in the pool; an i64 batch of two rows */
+  static const int64_t xb[] = {5, 6, 5, 6, 5, 5};
+  static const int64_t only_bi[] = {2, 5, 6, 0, 2, 6, 5, 1};
+  tfidf_setup(&c, 0, 1, 2, 0, 2);
+  tc_arg(&c, ty(I64, 2, 2, 3), xb);
+  tc_arg(&c, ty(I64, 2, 2, 4), only_bi);
+  EXPECT(&c, ty(F32, 2, 2, 2), ((float[]){1, 1, 0, 1}));
+  /* no n-gram at all (an empty table) and an empty row */
+  tfidf_setup(&c, 2, 1, 1, 0, 2);
+  tc_arg(&c, ty(I64, 2, 2, 3), xb);
+  tc_arg(&c, ty(I64, 2, 0, 3), NULL);
+  EXPECT(&c, ty(F32, 2, 2, 2), ((float[]){0, 0, 0, 0}));
+  tfidf_setup(&c, 0, 1, 2, 5, 2);
+  tc_arg(&c, ty(I64, 2, 3, 0), NULL);
+  tc_arg(&c, ty(I64, 2, 2, 4), only_bi);
+  EXPECT(&c, ty(F32, 2, 3, 2), ((float[]){0, 0, 0, 0, 0, 0}));
+
+  /* 7 -> coordinate 1 (twice), 8 -> 0 (once), 9 is no n-gram; weights per coordinate */
+  static const int32_t x4[] = {7, 7, 8, 9};
+  static const int64_t uni[] = {1, 7, 1, 1, 8, 0};
+  static const float w[] = {0.5f, 4.0f};
+  const float want[4][2] = {{1, 2}, {1, 1}, {0.5f, 4}, {0.5f, 8}};
+  for (int mode = 0; mode < 3; mode++)
+    for (int weighted = 0; weighted < 2; weighted++) {
+      if (mode == 0 && weighted) continue;
+      tfidf_setup(&c, mode, 1, 1, 0, 2);
+      tc_arg(&c, ty(I32, 1, 4), x4);
+      tc_arg(&c, ty(I64, 2, 2, 3), uni);
+      if (weighted) tc_arg(&c, ty(F32, 1, 2), w);
+      EXPECT(&c, ty(F32, 1, 2), want[mode == 0 ? 0 : mode == 1 ? (weighted ? 2 : 1) : (weighted ? 3 : 0)]);
+    }
+
+  /* a hand-written table: coordinates 5 and -1 are outside size 2, a row claims length 9 */
+  static const int64_t bad[] = {1, 7, 5, 1, 8, -1, 9, 7, 0};
+  tfidf_setup(&c, 0, 1, 1, 0, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 3, 3), bad);
+  EXPECT(&c, ty(F32, 1, 2), ((float[]){0, 0}));
+
+  /* rejections */
+  tfidf_setup(&c, 0, 1, 1, 0, 2);
+  tc_arg(&c, ty(F32, 1, 4), NULL);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "expected one of i32, i64");
+  tfidf_setup(&c, 0, 1, 1, 0, 2);
+  tc_arg(&c, ty(I32, 3, 1, 1, 4), NULL);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "expected rank 1 [C] or 2 [N, C]");
+  tfidf_setup(&c, 0, 1, 2, 0, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "max_gram + 2 columns");
+  tfidf_setup(&c, 0, 1, 1, 0, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  tc_arg(&c, ty(F32, 1, 2), w);
+  EXPECT_REJECT(&c, "does not read them");
+  tfidf_setup(&c, 1, 1, 1, 0, 3);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  tc_arg(&c, ty(F32, 1, 2), w);
+  EXPECT_REJECT(&c, "one per output coordinate");
+  tfidf_setup(&c, 3, 1, 1, 0, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "expected 0 (TF), 1 (IDF) or 2 (TFIDF)");
+  tfidf_setup(&c, 0, 0, 1, 0, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "expected 1 <= min_gram <= max_gram");
+  tfidf_setup(&c, 0, 1, 1, -1, 2);
+  tc_arg(&c, ty(I32, 1, 4), x4);
+  tc_arg(&c, ty(I64, 2, 2, 3), uni);
+  EXPECT_REJECT(&c, "max_skip -1");
+  tfidf_setup(&c, 0, 1, 2, 3, 2); /* 2^31 tokens, 4 distances, 2 lengths: 2^34 increments */
+  tc_arg(&c, ty(I32, 1, 1 << 30), NULL);
+  c.in[0].dims[0] = (int64_t)1 << 31;
+  tc_arg(&c, ty(I64, 2, 2, 4), only_bi);
+  EXPECT_REJECT(&c, "could count past 2^32");
+}
+
 int main(void) {
   test_causal_conv();
   test_linear_attention();
@@ -362,5 +474,6 @@ int main(void) {
   test_rotary();
   test_rnn();
   test_gru();
+  test_tfidf();
   return test_finish("test_kernel_sequence");
 }

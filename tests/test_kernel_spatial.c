@@ -357,7 +357,7 @@ static void test_onnx_gather_elements_check(void) {
   const void *in_ok[2] = {x, ok_idx}, *in_bad[2] = {x, bad_idx};
   run_model("gather_elements_ok", m, len, in_ok, 0, (const float[]){2, 1, 3, 4}, 4);
   onnx_expect_check_fails("gather_elements_bad", m, len, NULL, in_bad,
-                          "GatherElements node 'pick': an index is out of range");
+                          "GatherElements 'pick': an index is out of range");
   ob_free(&b);
 }
 

@@ -3,7 +3,8 @@
  * at run time (or the import, when they are constants) with a message naming the node;
  * float16 values are rounded where the reference rounds them (SoftmaxCrossEntropyLoss reads
  * log_prob as float16 holds it; CausalConvWithState's SiLU takes the rounded convolution);
- * unknown RNN activations and bad update rules are refused by name. */
+ * unknown RNN activations and bad update rules are refused by name; TfIdfVectorizer's pool
+ * attributes are checked number by number and its weights read per output coordinate. */
 #define _POSIX_C_SOURCE 200809L
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -193,11 +194,107 @@ static void test_linear_attention_rule(void) {
   ob_free(&b);
 }
 
+/* TfIdfVectorizer: the importer checks every number of the pool's attributes, refuses
+ * string pools as string tensors, and reads weights per output coordinate (as onnxruntime
+ * and the ONNX reference do; the permuted ngram_indexes below tell the two readings apart). */
+typedef struct tfv_case {
+  const char *name, *mode, *counts, *indexes, *pool, *weights; /* weights NULL: absent */
+  int64_t min_gram, max_gram, skip, opset;
+  int x_elem;
+  const char *x_dims, *want_err; /* want_err NULL: imports */
+  bool strings;
+} tfv_case_t;
+
+static uint8_t *tfv_model(ob_t *b, const tfv_case_t *c, size_t *len) {
+  Onnx__GraphProto *g = ob_graph(b, "main");
+  ob_input(b, g, "x", c->x_elem, c->x_dims);
+  Onnx__NodeProto *n = ob_node(b, g, "TfIdfVectorizer", "x", "y");
+  if (c->mode) attr_s(b, n, "mode", c->mode);
+  ob_attr_i(b, n, "min_gram_length", c->min_gram);
+  ob_attr_i(b, n, "max_gram_length", c->max_gram);
+  ob_attr_i(b, n, "max_skip_count", c->skip);
+  ob_attr_ints(b, n, "ngram_counts", c->counts);
+  ob_attr_ints(b, n, "ngram_indexes", c->indexes);
+  if (c->strings) {
+    Onnx__AttributeProto *a = ob_attr(b, n, "pool_strings", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+    a->strings = ob_alloc(b, sizeof *a->strings);
+    a->strings[0].data = (uint8_t *)ob_str(b, "a", 1);
+    a->strings[0].len = 1;
+    a->n_strings = 1;
+  } else {
+    ob_attr_ints(b, n, "pool_int64s", c->pool);
+  }
+  if (c->weights) {
+    Onnx__AttributeProto *a = ob_attr(b, n, "weights", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+    char **v;
+    a->n_floats = ob_split(b, c->weights, &v);
+    a->floats = ob_alloc(b, sizeof(float) * (a->n_floats + 1));
+    for (size_t k = 0; k < a->n_floats; k++) a->floats[k] = strtof(v[k], NULL);
+  }
+  ob_output(b, g, "y", ONNX_F, "");
+  return ob_model(b, g, c->opset, len);
+}
+
+static void test_tfidf_import(void) {
+  static const tfv_case_t bad[] = {
+      {"strings", "TF", "0", "0", "", NULL, 1, 1, 0, 9, ONNX_I64, "3", "element type string", true},
+      {"decreasing", "TF", "0,3,2", "0,1", "1,2,3,4", NULL, 1, 3, 0, 9, ONNX_I64, "3", "ngram_counts decreases at 2", false},
+      {"past pool", "TF", "0,9", "0", "1,2,3,4", NULL, 1, 2, 0, 9, ONNX_I64, "3", "is 9, expected 0..4", false},
+      {"not whole", "TF", "0,2", "0,1", "1,2,3", NULL, 1, 2, 0, 9, ONNX_I64, "3", "no whole number of 2-grams", false},
+      {"indexes count", "TF", "0", "0,1", "1,2,3", NULL, 1, 1, 0, 9, ONNX_I64, "3", "has 2 values, expected 3", false},
+      {"negative index", "TF", "0", "0,-1", "1,2", NULL, 1, 1, 0, 9, ONNX_I64, "3", "ngram_indexes[1] is -1", false},
+      {"twice", "TF", "0,2", "0,1,2,3", "5,6,1,2,1,2", NULL, 1, 2, 0, 9, ONNX_I64, "3",
+       "one 2-gram twice (for coordinates 2 and 3)", false},
+      {"weights count", "IDF", "0", "0,1", "1,2", "1", 1, 1, 0, 9, ONNX_I64, "3", "weights has 1 values, expected 2", false},
+      {"weights short", "IDF", "0", "0,5", "1,2", "1,1", 1, 1, 0, 9, ONNX_I64, "3", "reaches coordinate 5", false},
+      {"mode", "TFX", "0", "0", "1", NULL, 1, 1, 0, 9, ONNX_I64, "3", "mode 'TFX', expected TF, IDF or TFIDF", false},
+      {"no mode", NULL, "0", "0", "1", NULL, 1, 1, 0, 9, ONNX_I64, "3", "attribute 'mode'", false},
+      {"min 0", "TF", "0", "0", "1", NULL, 0, 1, 0, 9, ONNX_I64, "3", "expected 1 <= min <= max", false},
+      {"max < min", "TF", "0", "0", "1", NULL, 2, 1, 0, 9, ONNX_I64, "3", "expected 1 <= min <= max", false},
+      {"skip", "TF", "0", "0", "1", NULL, 1, 1, -1, 9, ONNX_I64, "3", "max_skip_count -1", false},
+      {"opset", "TF", "0", "0", "1", NULL, 1, 1, 0, 8, ONNX_I64, "3", "from opset 9", false},
+      {"float x", "TF", "0", "0", "1", NULL, 1, 1, 0, 9, ONNX_F, "3", "expected one of i32, i64", false},
+      {"rank 3", "TF", "0", "0", "1", NULL, 1, 1, 0, 9, ONNX_I64, "1,1,3", "expected rank 1 [C] or 2 [N, C]", false},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    ob_t b;
+    ob_init(&b);
+    size_t len;
+    uint8_t *m = tfv_model(&b, &bad[k], &len);
+    import(bad[k].name, m, len, bad[k].want_err);
+    ob_free(&b);
+  }
+  /* 10 -> coordinate 2 (twice), 20 -> 0, 30 -> 1; weights 0.25, 2, 8 belong to coordinates
+   * 0, 1, 2 (by pool n-gram they would give 2, 8, 0.5 and 2, 8, 0.25) */
+  static const int64_t x[5] = {10, 10, 20, 30, 99};
+  tfv_case_t c = {"weights", "TFIDF", "0", "2,0,1", "10,20,30", "0.25,2,8", 1, 1, 0, 9, ONNX_I64, "5", NULL, false};
+  ob_t b;
+  ob_init(&b);
+  size_t len;
+  uint8_t *m = tfv_model(&b, &c, &len);
+  onnx_expect_run("tfidf weights", m, len, (const void *[]){x}, (float[]){0.25f, 2, 16}, 3 * sizeof(float));
+  ob_free(&b);
+  c.mode = "IDF";
+  ob_init(&b);
+  m = tfv_model(&b, &c, &len);
+  onnx_expect_run("idf weights", m, len, (const void *[]){x}, (float[]){0.25f, 2, 8}, 3 * sizeof(float));
+  ob_free(&b);
+  /* bigrams only (min 2): the 1-grams' coordinates are skipped over, and a 1-gram given
+   * twice is no error since it is never counted; i32 tokens */
+  static const int32_t x4[4] = {1, 2, 2, 1};
+  tfv_case_t d = {"bigrams", "TF", "0,2", "0,1,2,3", "1,1,1,2,2,1", NULL, 2, 2, 0, 9, ONNX_I32, "4", NULL, false};
+  ob_init(&b);
+  m = tfv_model(&b, &d, &len);
+  onnx_expect_run("tfidf bigrams", m, len, (const void *[]){x4}, (float[]){0, 0, 1, 1}, 4 * sizeof(float));
+  ob_free(&b);
+}
+
 int main(void) {
   test_nll_range();
   test_rotary_range();
   test_rnn_range();
   test_f16_rounding();
   test_linear_attention_rule();
+  test_tfidf_import();
   return test_finish("test_onnx_sequence");
 }

@@ -49,6 +49,28 @@ const char *berth_version(void);
 int32_t berth_onnx_op_count(void);
 const char *berth_onnx_op_name(int32_t k, const char **family);
 
+/* ONNX op k with what the shared ONNX conformance suite verifies of it (the table that
+ * `berth ops` prints and docs/ops.md shows, generated from `berth onnx-test --per-op`):
+ *
+ *   berth_onnx_op_info_t info;
+ *   for (int32_t k = 0; berth_onnx_op_info(k, &info) == BERTH_OK; k++)
+ *     printf("%s %s %s\n", info.name, info.opsets, info.input_types);  // Conv 11,22 float
+ *
+ * opsets and input_types are verified facts, not the limits of berth: the default-domain
+ * opsets of the suite folders that use the op and pass, and the ONNX element types
+ * (TensorProto names: "float", "int64", "float16") of the op's inputs there; "" when no
+ * passing folder uses the op (an op the suite does not cover is still imported). The strings
+ * are static. Errors: INVALID_ARGUMENT (info NULL), OUT_OF_RANGE (k outside
+ * 0..berth_onnx_op_count()-1); info is written only on success. */
+typedef struct berth_onnx_op_info {
+  const char *name;        /* "Conv" */
+  const char *family;      /* "core", "nn", ... as berth_onnx_op_name gives it */
+  const char *opsets;      /* "6-7,13": opsets as comma-separated numbers and ranges */
+  const char *input_types; /* "float,int64": comma-separated */
+  int32_t suite_passed, suite_failed, suite_unsupported; /* the suite's folders using the op, by result */
+} berth_onnx_op_info_t;
+berth_status_t berth_onnx_op_info(int32_t k, berth_onnx_op_info_t *info);
+
 typedef struct berth_compile_options {
   /* ---- planner -------------------------------------------------------------------- */
   const char *algo;     /* "naive", "greedy" (default), "search", "exact" */

@@ -359,3 +359,17 @@ berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t m
 int32_t berth_onnx_op_count(void) { return berth_onnx_import_op_count(); }
 
 const char *berth_onnx_op_name(int32_t k, const char **family) { return berth_onnx_import_op_name(k, family); }
+
+berth_status_t berth_onnx_op_info(int32_t k, berth_onnx_op_info_t *info) {
+  if (!info) return BERTH_ERR_INVALID_ARGUMENT;
+  berth_onnx_op_info_t r;
+  int32_t counts[3];
+  memset(&r, 0, sizeof r);
+  r.name = berth_onnx_import_op_name(k, &r.family);
+  if (!r.name || !berth_onnx_import_op_support(k, &r.opsets, &r.input_types, counts)) return BERTH_ERR_OUT_OF_RANGE;
+  r.suite_passed = counts[0];
+  r.suite_failed = counts[1];
+  r.suite_unsupported = counts[2];
+  *info = r;
+  return BERTH_OK;
+}

@@ -176,7 +176,11 @@
   X(RMS_NORM, rms_norm)          \
   X(GROUP_NORM, group_norm)      \
   X(LRN, lrn)                    \
-  X(MAX_ROI_POOL, max_roi_pool)
+  X(MAX_ROI_POOL, max_roi_pool)  \
+  /* text features (kernel_tfidf.c) */ \
+  X(TFIDF, tfidf)                \
+  /* run-time index check (kernel_index_check.c) */ \
+  X(INDEX_CHECK, index_check)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -186,6 +186,11 @@ bool berth_onnx_elem_is_narrow(int32_t elem);
 /* The op table behind berth_onnx_op_count / berth_onnx_op_name (berth/compiler.h). */
 int32_t berth_onnx_import_op_count(void);
 const char *berth_onnx_import_op_name(int32_t k, const char **family);
+/* What the conformance suite verifies of op k (behind berth_onnx_op_info): its opsets and
+ * input element types as text ("6-7,13", "float,int64"; "" when no passing folder uses it)
+ * and its folders by result (passed, failed, unsupported; zeros when the suite does not
+ * use it). false for k out of range. The strings are static. */
+bool berth_onnx_import_op_support(int32_t k, const char **opsets, const char **types, int32_t counts[3]);
 
 
 /* Cast's round_mode for float8e8m0 (the values of berth_narrow_round_t). */

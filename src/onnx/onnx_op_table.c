@@ -29,6 +29,22 @@ const char *berth_onnx_import_op_name(int32_t k, const char **family) {
   return NULL;
 }
 
+bool berth_onnx_import_op_support(int32_t k, const char **opsets, const char **types, int32_t counts[3]) {
+  const char *name = berth_onnx_import_op_name(k, NULL);
+  if (!name) return false;
+  *opsets = *types = "";
+  counts[0] = counts[1] = counts[2] = 0;
+  for (const ox_op_support_t *s = ox_op_support; s->name; s++)
+    if (strcmp(s->name, name) == 0) {
+      *opsets = s->opsets;
+      *types = s->types;
+      counts[0] = s->passed;
+      counts[1] = s->failed;
+      counts[2] = s->unsupported;
+    }
+  return true;
+}
+
 static const ox_op_row_t *find_row(const char *op_type) {
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
     for (const ox_op_row_t *r = families[f]; r->name; r++)

@@ -1,5 +1,5 @@
 /* Helpers shared by the op translations (onnx_ops_*.c): emitting common nodes, constants
- * and casts, reading axes, and the affine form of loop-counter integers. */
+ * and casts, reading axes, the affine form of loop-counter integers, and run-time checks. */
 #include "onnx_internal.h"
 
 #include <stdlib.h>
@@ -117,3 +117,34 @@ berth_status_t ox_axes_operand(ox_ctx_t *cx, const char *attr, int64_t input_fro
   return ox_const_ints(cx, x, "the axes operand", v, OX_MAXV, n);
 }
 
+
+/* ---- run-time checks ------------------------------------------------------------------ */
+
+/* "'NAME'" or "with output 'Y'": how a check's message names the node. */
+static void check_label(const ox_ctx_t *cx, char *buf, size_t cap) {
+  const Onnx__NodeProto *n = cx->node;
+  if (n && n->name && n->name[0]) berth_format(buf, cap, "'%s'", n->name);
+  else if (n && n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "with output '%s'", n->output[0]);
+  else berth_format(buf, cap, "(unnamed)");
+}
+
+/* The one run-time check of every family: ok (a bool scalar that a kernel computes from data:
+ * its own `ok` result, or index_check's) must be true, else the call fails with "OpType
+ * 'NAME': what" (an assert after the current node's kernels); a constant false ok fails the
+ * import now. */
+berth_status_t ox_assert_ok(ox_ctx_t *cx, int32_t ok, const char *what) {
+  if (ox_is_const(cx, ok)) {
+    if (*(const uint8_t *)cx->vals[ok].data) return BERTH_OK;
+    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%s", what);
+  }
+  int32_t ok_id;
+  OX_TRY(ox_ir(cx, ok, &ok_id));
+  char label[300], msg[700];
+  check_label(cx, label, sizeof label);
+  berth_format(msg, sizeof msg, "%s %s: %s", cx->node->op_type ? cx->node->op_type : "", label, what);
+  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
+  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
+  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  cx->m->nodes[node].attrs[0].i = text;
+  return BERTH_OK;
+}

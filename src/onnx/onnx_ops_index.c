@@ -276,52 +276,28 @@ static berth_status_t op_eye_like(ox_ctx_t *cx) {
 
 /* ---- run-time index checks ------------------------------------------------------------- */
 
-/* "'NAME'" or "with output 'Y'": how a check's message names the node. */
-static void node_label(const ox_ctx_t *cx, char *buf, size_t cap) {
-  const Onnx__NodeProto *n = cx->node;
-  if (n && n->name && n->name[0]) berth_format(buf, cap, "'%s'", n->name);
-  else if (n && n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "with output '%s'", n->output[0]);
-  else berth_format(buf, cap, "(unnamed)");
-}
-
 /* Every element of idx (i64) must lie in [lo[j], hi[j]) where j is its position in the last
- * dim (nb bounds; nb = 1: one bound for all). Indices are data: the check is an assert that
- * runs before the node's kernel and fails the call with a message naming the node, the
- * operand and the range; a constant idx is checked here and then. */
+ * dim (nb bounds; nb = 1: one bound for all). Indices are data: index_check computes `ok`
+ * before the node's kernel and ox_assert_ok fails the call with a message naming the node,
+ * the operand and the range; a constant idx folds, and is checked here and then. */
 berth_status_t ox_index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, const int64_t *hi, int32_t nb,
                                const char *what) {
   if (berth_type_numel(&cx->vals[idx].type) == 0) return BERTH_OK;
-  int32_t lo_c, hi_c, ge, lt, ok, u, m, pred, pred_id;
-  OX_TRY(ox_const_i64(cx, lo, nb, false, &lo_c));
-  OX_TRY(ox_const_i64(cx, hi, nb, false, &hi_c));
-  OX_TRY(emit2(cx, BERTH_OP_GE, idx, lo_c, &ge));
-  OX_TRY(emit2(cx, BERTH_OP_LT, idx, hi_c, &lt));
-  OX_TRY(emit2(cx, BERTH_OP_LOGICAL_AND, ge, lt, &ok));
-  char range[96], label[300], msg[600];
+  char range[96], msg[200];
   if (nb == 1) berth_format(range, sizeof range, "outside [%lld, %lld)", (long long)lo[0], (long long)hi[0]);
   else berth_format(range, sizeof range, "outside the data's dims");
-  if (ox_is_const(cx, ok)) {
-    const uint8_t *b = (const uint8_t *)cx->vals[ok].data;
-    for (int64_t i = 0, n = berth_type_numel(&cx->vals[ok].type); i < n; i++)
-      if (!b[i]) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s holds a value %s", what, range);
-    return BERTH_OK;
-  }
-  red_args_t all = {.n = 0, .keep = false, .noop = false};
+  berth_format(msg, sizeof msg, "%s holds a value %s", what, range);
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_INDEX_CHECK, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_INDEX_CHECK, a, "lo", lo, nb));
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_INDEX_CHECK, a, "hi", hi, nb));
+  int32_t ok;
   const char *saved_hint = cx->name_hint;
   cx->name_hint = "indices_in_range";
-  berth_status_t st = ox_emit_cast(cx, ok, BERTH_DTYPE_U8, &u);
-  if (!st) st = reduce_step(cx, BERTH_OP_MIN, u, &all, false, &m);
-  if (!st) st = ox_emit_cast(cx, m, BERTH_DTYPE_BOOL, &pred);
+  berth_status_t st = ox_emit1(cx, BERTH_OP_INDEX_CHECK, 1, &idx, a, &ok);
   cx->name_hint = saved_hint;
   OX_TRY(st);
-  OX_TRY(ox_ir(cx, pred, &pred_id));
-  node_label(cx, label, sizeof label);
-  berth_format(msg, sizeof msg, "%s %s: %s holds a value %s", cx->node->op_type, label, what, range);
-  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
-  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &pred_id);
-  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-  cx->m->nodes[node].attrs[0].i = text;
-  return BERTH_OK;
+  return ox_assert_ok(cx, ok, msg);
 }
 
 /* Index operand k as i64. */

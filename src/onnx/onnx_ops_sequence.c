@@ -1,4 +1,6 @@
-/* ONNX ops, sequence family: sequence-model ops (Attention, RotaryEmbedding, RNN, GRU) and the loss functions. */
+/* ONNX ops, sequence family: sequence-model ops (Attention, RotaryEmbedding, RNN, GRU), the loss functions and
+ * TfIdfVectorizer (token n-grams). */
+#include "base/checked.h"
 #include "onnx_internal.h"
 
 #include <math.h>
@@ -332,24 +334,6 @@ static berth_status_t op_attention(ox_ctx_t *cx) {
  * first, which is also its optional log_prob output. The kernel's `ok` result is false when
  * a target is outside 0..C-1 (and not ignore_index): an assert makes that call fail. */
 
-/* The call fails with `msg` when the one-element bool ok is false at run time. */
-static berth_status_t seq_assert(ox_ctx_t *cx, int32_t ok, const char *msg) {
-  if (ox_is_const(cx, ok)) {
-    if (*(const uint8_t *)cx->vals[ok].data) return BERTH_OK;
-    return ox_fail(cx, BERTH_ERR_OUT_OF_RANGE, "%s", msg);
-  }
-  int32_t ok_id;
-  OX_TRY(ox_ir(cx, ok, &ok_id));
-  char text[600];
-  const char *name = cx->node->name && cx->node->name[0] ? cx->node->name : (cx->node->n_output ? cx->node->output[0] : "");
-  berth_format(text, sizeof text, "node '%s' (%s): %s", name, cx->node->op_type ? cx->node->op_type : "", msg);
-  int32_t str = berth_ir_string_add(cx->p, text, strlen(text));
-  int32_t node = str < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
-  if (node < 0) return seq_oom(cx);
-  cx->m->nodes[node].attrs[0].i = str;
-  return BERTH_OK;
-}
-
 /* A constant integer operand's values must lie in lo..hi (or equal `skip` when has_skip):
  * else the import fails with msg (a runtime one is checked by the kernel's ok result). */
 static berth_status_t seq_const_range(ox_ctx_t *cx, int32_t v, int64_t lo, int64_t hi, bool has_skip, int64_t skip,
@@ -399,7 +383,7 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
                (long long)cx->vals[x].type.dims[1] - 1);
   OX_TRY(seq_const_range(cx, t, 0, cx->vals[x].type.dims[1] - 1, a[2].i != 0, a[1].i, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
-  OX_TRY(seq_assert(cx, out[1], msg));
+  OX_TRY(ox_assert_ok(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
 
@@ -425,7 +409,7 @@ static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
                (long long)cx->vals[in[1]].type.dims[0] - 1);
   if (in[3] >= 0) OX_TRY(seq_const_range(cx, in[3], 0, cx->vals[in[1]].type.dims[0] - 1, false, 0, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
-  if (in[3] >= 0) OX_TRY(seq_assert(cx, out[1], msg));
+  if (in[3] >= 0) OX_TRY(ox_assert_ok(cx, out[1], msg));
   return ox_out(cx, 0, out[0]);
 }
 
@@ -544,7 +528,7 @@ static berth_status_t rnn_common(ox_ctx_t *cx, berth_op_t op, int64_t gates) {
   const char *msg = "a sequence length is outside 0..the sequence length of X";
   OX_TRY(seq_const_range(cx, SL, 0, seq, false, 0, msg));
   OX_TRY(ox_emit(cx, op, SL >= 0 ? 6 : 5, in, a, 3, out));
-  if (SL >= 0) OX_TRY(seq_assert(cx, out[2], msg));
+  if (SL >= 0) OX_TRY(ox_assert_ok(cx, out[2], msg));
   OX_TRY(ox_out(cx, 0, out[0]));
   return ox_out(cx, 1, out[1]);
 }
@@ -659,6 +643,199 @@ static berth_status_t op_linear_attention(ox_ctx_t *cx) {
   return ox_out(cx, 1, out[1]);
 }
 
+/* ==== TfIdfVectorizer (9) ==================================================================
+ * The tfidf kernel (kernel_tfidf.c). The pool becomes the kernel's sorted n-gram table here,
+ * and every number of the attributes is checked first (ngram_counts non-decreasing within
+ * the pool, each level whole n-grams, one ngram_indexes entry per n-gram, no n-gram twice).
+ * String pools (pool_strings) need string tensors, which berth does not have.
+ *
+ * weights: the spec's text gives the i-th weight to the i-th n-gram of the pool, but
+ * onnxruntime and the ONNX reference read weights[j] for output coordinate j (they agree
+ * when ngram_indexes is 0, 1, 2, ..., and skl2onnx writes its models for the latter). berth
+ * does what both runtimes do, and refuses weights too short for every coordinate. */
+
+typedef struct tfv {
+  int64_t mode, min_gram, max_gram, max_skip, size, n_grams;
+  const int64_t *pool, *counts, *indexes;
+  size_t n_pool, n_counts, n_indexes, n_weights;
+  const float *weights; /* NULL when absent */
+} tfv_t;
+
+static berth_status_t tfv_required(ox_ctx_t *cx, const char *name) {
+  if (!ox_attr(cx, name)) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute '%s' is required", name);
+  return BERTH_OK;
+}
+
+/* mode, the n-gram lengths and the skip count. */
+static berth_status_t tfv_scalars(ox_ctx_t *cx, tfv_t *t) {
+  static const char *const modes[3] = {"TF", "IDF", "TFIDF"};
+  const Onnx__AttributeProto *m = ox_attr(cx, "mode");
+  t->mode = -1;
+  for (int64_t k = 0; m && m->has_s && k < 3; k++)
+    if (m->s.len == strlen(modes[k]) && memcmp(m->s.data, modes[k], m->s.len) == 0) t->mode = k;
+  if (!m || !m->has_s) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'mode' (TF, IDF or TFIDF) is required");
+  if (t->mode < 0) {
+    char buf[33];
+    size_t n = m->s.len < 32 ? m->s.len : 32;
+    if (n) memcpy(buf, m->s.data, n);
+    buf[n] = '\0';
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "mode '%s', expected TF, IDF or TFIDF", buf);
+  }
+  OX_TRY(tfv_required(cx, "min_gram_length"));
+  OX_TRY(tfv_required(cx, "max_gram_length"));
+  OX_TRY(tfv_required(cx, "max_skip_count"));
+  t->min_gram = ox_attr_int(cx, "min_gram_length", 0);
+  t->max_gram = ox_attr_int(cx, "max_gram_length", 0);
+  t->max_skip = ox_attr_int(cx, "max_skip_count", 0);
+  if (t->min_gram < 1 || t->max_gram < t->min_gram)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "min_gram_length %lld and max_gram_length %lld, expected 1 <= min <= max",
+                   (long long)t->min_gram, (long long)t->max_gram);
+  if (t->max_gram > 64)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "max_gram_length %lld: berth counts n-grams of at most 64 tokens",
+                   (long long)t->max_gram);
+  if (t->max_skip < 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "max_skip_count %lld, expected >= 0", (long long)t->max_skip);
+  return BERTH_OK;
+}
+
+/* The pool and ngram_counts: each level (n = 1, 2, ...) runs from its count to the next
+ * (the last to the pool's end) and holds whole n-grams. Sets n_grams. */
+static berth_status_t tfv_levels(ox_ctx_t *cx, tfv_t *t) {
+  if (ox_attr(cx, "pool_strings"))
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "pool_strings holds string n-grams (element type string), which berth does not support");
+  const Onnx__AttributeProto *pool = ox_attr(cx, "pool_int64s"), *counts = ox_attr(cx, "ngram_counts");
+  if (!pool || pool->n_ints == 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'pool_int64s' (the n-gram pool) is required and must not be empty");
+  if (!counts || counts->n_ints == 0)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "attribute 'ngram_counts' is required and must not be empty");
+  t->pool = pool->ints;
+  t->n_pool = pool->n_ints;
+  t->counts = counts->ints;
+  t->n_counts = counts->n_ints;
+  t->n_grams = 0;
+  for (size_t i = 0; i < t->n_counts; i++) {
+    int64_t start = t->counts[i], end = i + 1 < t->n_counts ? t->counts[i + 1] : (int64_t)t->n_pool;
+    if (start < 0 || start > (int64_t)t->n_pool)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "ngram_counts[%zu] is %lld, expected 0..%zu (the pool's length)", i,
+                     (long long)start, t->n_pool);
+    if (end < start)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "ngram_counts decreases at %zu (%lld after %lld)", i + 1, (long long)end,
+                     (long long)start);
+    if ((end - start) % (int64_t)(i + 1) != 0)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "ngram_counts: the %zu-grams' %lld pool values are no whole number of %zu-grams",
+                     i + 1, (long long)(end - start), i + 1);
+    t->n_grams += (end - start) / (int64_t)(i + 1);
+  }
+  return BERTH_OK;
+}
+
+/* ngram_indexes (one output coordinate per n-gram; size is the largest + 1) and weights. */
+static berth_status_t tfv_indexes(ox_ctx_t *cx, tfv_t *t) {
+  const Onnx__AttributeProto *ix = ox_attr(cx, "ngram_indexes"), *w = ox_attr(cx, "weights");
+  t->indexes = ix ? ix->ints : NULL;
+  t->n_indexes = ix ? ix->n_ints : 0;
+  if (t->n_indexes != (size_t)t->n_grams)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "ngram_indexes has %zu values, expected %lld (one per n-gram of the pool)",
+                   t->n_indexes, (long long)t->n_grams);
+  t->size = 0;
+  for (size_t k = 0; k < t->n_indexes; k++) {
+    if (t->indexes[k] < 0 || t->indexes[k] >= BERTH_MAX_DIM)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "ngram_indexes[%zu] is %lld, expected 0..%lld", k,
+                     (long long)t->indexes[k], (long long)BERTH_MAX_DIM - 1);
+    if (t->indexes[k] + 1 > t->size) t->size = t->indexes[k] + 1;
+  }
+  t->weights = w && w->n_floats ? w->floats : NULL;
+  t->n_weights = t->weights ? w->n_floats : 0;
+  if (t->weights && t->n_weights != t->n_indexes)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "weights has %zu values, expected %zu (as many as ngram_indexes)",
+                   t->n_weights, t->n_indexes);
+  if (t->weights && t->mode != 0 && (size_t)t->size > t->n_weights)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT,
+                   "weights has %zu values but ngram_indexes reaches coordinate %lld (onnxruntime and the ONNX reference "
+                   "read one weight per output coordinate)", t->n_weights, (long long)t->size - 1);
+  return BERTH_OK;
+}
+
+/* Orders table rows [n, t_0..t_{n-1}, ...] by n, then by the tokens. */
+static int tfv_row_cmp(const void *pa, const void *pb) {
+  const int64_t *a = pa, *b = pb;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  for (int64_t j = 1; j <= a[0]; j++)
+    if (a[j] != b[j]) return a[j] < b[j] ? -1 : 1;
+  return 0;
+}
+
+/* The kernel's table: the n-grams of lengths min_gram..max_gram, sorted, none twice. */
+static berth_status_t tfv_table(ox_ctx_t *cx, const tfv_t *t, int32_t *out) {
+  int64_t width = t->max_gram + 2, rows = 0, cells;
+  for (int64_t n = t->min_gram; n <= t->max_gram && n <= (int64_t)t->n_counts; n++) {
+    int64_t end = n < (int64_t)t->n_counts ? t->counts[n] : (int64_t)t->n_pool;
+    rows += (end - t->counts[n - 1]) / n;
+  }
+  if (!berth_mul_i64(rows, width, &cells) || cells > BERTH_MAX_TENSOR_BYTES / 8)
+    return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "the n-gram table of %lld rows is too large", (long long)rows);
+  int64_t *tab = calloc((size_t)(cells ? cells : 1), sizeof(int64_t));
+  if (!tab) return seq_oom(cx);
+  int64_t row = 0, id = 0;
+  for (int64_t n = 1; n <= (int64_t)t->n_counts; n++) {
+    int64_t start = t->counts[n - 1], end = n < (int64_t)t->n_counts ? t->counts[n] : (int64_t)t->n_pool;
+    for (int64_t at = start; at < end; at += n, id++) {
+      if (n < t->min_gram || n > t->max_gram) continue;
+      int64_t *r = tab + row++ * width;
+      r[0] = n;
+      memcpy(r + 1, t->pool + at, (size_t)n * sizeof(int64_t));
+      r[width - 1] = t->indexes[id];
+    }
+  }
+  qsort(tab, (size_t)rows, (size_t)width * sizeof(int64_t), tfv_row_cmp);
+  for (int64_t k = 1; k < rows; k++)
+    if (tfv_row_cmp(tab + (k - 1) * width, tab + k * width) == 0) {
+      int64_t n = tab[k * width], a = tab[k * width - 1], b = tab[(k + 1) * width - 1];
+      free(tab);
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "pool_int64s holds one %lld-gram twice (for coordinates %lld and %lld)",
+                     (long long)n, (long long)a, (long long)b);
+    }
+  berth_type_t ty;
+  memset(&ty, 0, sizeof ty);
+  ty.dtype = BERTH_DTYPE_I64;
+  ty.rank = 2;
+  ty.dims[0] = rows;
+  ty.dims[1] = width;
+  return ox_const_new(cx, &ty, tab, out);
+}
+
+static berth_status_t op_tfidf_vectorizer(ox_ctx_t *cx) {
+  if (cx->opset < 9) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "TfIdfVectorizer exists from opset 9");
+  tfv_t t;
+  memset(&t, 0, sizeof t);
+  int32_t in[3], n_in = 2, y;
+  OX_TRY(ox_in_req(cx, 0, &in[0]));
+  OX_TRY(tfv_scalars(cx, &t));
+  OX_TRY(tfv_levels(cx, &t));
+  OX_TRY(tfv_indexes(cx, &t));
+  OX_TRY(tfv_table(cx, &t, &in[1]));
+  if (t.weights && t.mode != 0) {
+    float *w = malloc((size_t)t.size * sizeof(float));
+    if (!w) return seq_oom(cx);
+    memcpy(w, t.weights, (size_t)t.size * sizeof(float));
+    berth_type_t ty;
+    memset(&ty, 0, sizeof ty);
+    ty.dtype = BERTH_DTYPE_F32;
+    ty.rank = 1;
+    ty.dims[0] = t.size;
+    OX_TRY(ox_const_new(cx, &ty, w, &in[n_in++]));
+  }
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_TFIDF, a);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TFIDF, a, "mode", t.mode));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TFIDF, a, "min_gram", t.min_gram));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TFIDF, a, "max_gram", t.max_gram));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TFIDF, a, "max_skip", t.max_skip));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_TFIDF, a, "size", t.size));
+  OX_TRY(ox_emit1(cx, BERTH_OP_TFIDF, n_in, in, a, &y));
+  return ox_out(cx, 0, y);
+}
+
 const ox_op_row_t ox_ops_sequence[] = {
     {"LinearAttention", op_linear_attention, BERTH_OP_COUNT},
     {"CausalConvWithState", op_causal_conv_with_state, BERTH_OP_COUNT},
@@ -668,5 +845,6 @@ const ox_op_row_t ox_ops_sequence[] = {
     {"Attention", op_attention, BERTH_OP_COUNT},
     {"NegativeLogLikelihoodLoss", op_nll_loss, BERTH_OP_COUNT},
     {"SoftmaxCrossEntropyLoss", op_sce_loss, BERTH_OP_COUNT},
+    {"TfIdfVectorizer", op_tfidf_vectorizer, BERTH_OP_COUNT},
     {NULL, NULL, BERTH_OP_COUNT},
 };

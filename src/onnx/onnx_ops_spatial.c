@@ -238,26 +238,6 @@ static berth_status_t op_center_crop_pad(ox_ctx_t *cx) {
 
 /* ---- GatherElements ---------------------------------------------------------------------- */
 
-/* assert(ok) {message}: the call fails with the message when ok is false at run time (a
- * constant true needs no check; a constant false fails the import). */
-static berth_status_t emit_assert(ox_ctx_t *cx, int32_t ok, const char *what) {
-  const Onnx__NodeProto *n = cx->node;
-  const char *name = n->name && n->name[0] ? n->name : n->n_output > 0 && n->output[0] ? n->output[0] : "";
-  if (ox_is_const(cx, ok)) {
-    if (*(const uint8_t *)cx->vals[ok].data) return BERTH_OK;
-    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s", what);
-  }
-  int32_t ok_id;
-  OX_TRY(ox_ir(cx, ok, &ok_id));
-  char msg[600];
-  berth_format(msg, sizeof msg, "%s node '%s': %s", n->op_type ? n->op_type : "", name, what);
-  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
-  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
-  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-  cx->m->nodes[node].attrs[0].i = text;
-  return BERTH_OK;
-}
-
 static berth_status_t op_gather_elements(ox_ctx_t *cx) {
   int32_t in[2], out[2];
   OX_TRY(ox_in_req(cx, 0, &in[0]));
@@ -269,7 +249,7 @@ static berth_status_t op_gather_elements(ox_ctx_t *cx) {
   OX_TRY(ox_attr_i(cx, BERTH_OP_GATHER_ELEMENTS, a, "axis", axis));
   OX_TRY(ox_emit(cx, BERTH_OP_GATHER_ELEMENTS, 2, in, a, 2, out));
   cx->vals[out[0]].elem = cx->vals[in[0]].elem;
-  OX_TRY(emit_assert(cx, out[1], "an index is out of range"));
+  OX_TRY(ox_assert_ok(cx, out[1], "an index is out of range"));
   return ox_out(cx, 0, out[0]);
 }
 
@@ -851,7 +831,7 @@ static berth_status_t op_roi_align(ox_ctx_t *cx) {
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROI_ALIGN, a, "half_pixel", hp));
   OX_TRY(ox_emit(cx, BERTH_OP_ROI_ALIGN, 3, in, a, 2, out));
   cx->vals[out[0]].elem = cx->vals[in[0]].elem;
-  OX_TRY(emit_assert(cx, out[1], "a batch index is out of range or a region is not finite or too large"));
+  OX_TRY(ox_assert_ok(cx, out[1], "a batch index is out of range or a region is not finite or too large"));
   OX_TRY(ox_narrow_round(cx, out[0], &out[0]));
   return ox_out(cx, 0, out[0]);
 }

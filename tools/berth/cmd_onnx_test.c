@@ -42,12 +42,16 @@ typedef struct ot_opts {
 } ot_opts_t;
 
 /* Why a folder is unsupported, from a short fixed list (printed with each UNSUPPORTED line
- * and totalled before the summary). */
+ * and totalled before the summary). "image codecs" is ImageDecoder alone: decoding JPEG, PNG, BMP,
+ * PNM, TIFF, WebP or JPEG 2000 bytes, whose output shape depends on the data too. "not
+ * implemented" is the catch-all for anything else berth lacks. */
 enum {
-  OT_WHY_STRING, OT_WHY_SEQUENCE, OT_WHY_DOMAIN, OT_WHY_TRAINING, OT_WHY_RANDOM, OT_WHY_NOT_IMPLEMENTED, OT_WHY_COUNT
+  OT_WHY_STRING, OT_WHY_SEQUENCE, OT_WHY_DOMAIN, OT_WHY_TRAINING, OT_WHY_RANDOM, OT_WHY_IMAGE, OT_WHY_NOT_IMPLEMENTED,
+  OT_WHY_COUNT
 };
 static const char *const k_why_name[OT_WHY_COUNT] = {
-    "string tensors", "sequence/optional types", "a foreign domain", "training only", "randomness", "not implemented",
+    "string tensors", "sequence/optional types", "a foreign domain", "training only", "randomness", "image codecs",
+    "not implemented",
 };
 
 /* The category of an UNSUPPORTED reason (the importer's one-line message). */
@@ -58,6 +62,8 @@ static int why_category(const char *why) {
   if (strstr(why, "sequence type") || strstr(why, "optional type") || strstr(why, "map type")) return OT_WHY_SEQUENCE;
   if (strstr(why, "domain '")) return OT_WHY_DOMAIN;
   if (strstr(why, "training")) return OT_WHY_TRAINING;
+  /* only when it is the one op missing: a model that also lacks another op is not implemented */
+  if (strstr(why, "berth lacks 1 op this model uses: ImageDecoder (")) return OT_WHY_IMAGE;
   const char *lacks = strstr(why, "this model uses: ");
   if (lacks) {
     lacks += strlen("this model uses: ");
@@ -80,7 +86,7 @@ typedef enum { OT_PASS, OT_FAIL, OT_UNSUPPORTED } ot_result_t;
 typedef struct ot_op_count {
   char *name;
   int passed, failed, unsupported;
-  int64_t opset_min, opset_max; /* the models' default-domain opsets, over passing folders */
+  uint64_t opsets;              /* the models' default-domain opsets over passing folders (bit per opset) */
   uint32_t elems;               /* ONNX element types of its inputs seen in passing folders (bit per type) */
 } ot_op_count_t;
 struct ot_op_table;
@@ -102,12 +108,11 @@ static void op_count(ot_op_table_t *t, const char *name, int result, int64_t ops
     }
     char *copy = strdup(name);
     if (!copy) return;
-    t->rows[t->n++] = (ot_op_count_t){copy, 0, 0, 0, INT64_MAX, 0, 0};
+    t->rows[t->n++] = (ot_op_count_t){copy, 0, 0, 0, 0, 0};
   }
   if (result == OT_PASS) {
     ot_op_count_t *row = &t->rows[i];
-    if (opset < row->opset_min) row->opset_min = opset;
-    if (opset > row->opset_max) row->opset_max = opset;
+    if (opset >= 1 && opset < 64) row->opsets |= (uint64_t)1 << opset;
     row->elems |= elems;
   }
   int *slot = result == OT_PASS ? &t->rows[i].passed : result == OT_FAIL ? &t->rows[i].failed : &t->rows[i].unsupported;
@@ -163,15 +168,28 @@ static int op_row_cmp(const void *a, const void *b) {
   return strcmp(((const ot_op_count_t *)a)->name, ((const ot_op_count_t *)b)->name);
 }
 
+/* The opsets of a bit set as ranges, "6-7,13" ("-" for none). */
+static void opset_ranges(uint64_t set, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int o = 1; o < 64; o++) {
+    if (!(set >> o & 1) || (set >> (o - 1) & 1)) continue; /* o starts a run */
+    int end = o;
+    while (end + 1 < 64 && (set >> (end + 1) & 1)) end++;
+    int w = snprintf(buf + n, cap - n, end == o ? "%s%d" : "%s%d-%d", n ? "," : "", o, end);
+    if (w < 0 || (size_t)w >= cap - n) break;
+    n += (size_t)w;
+  }
+  if (!n) snprintf(buf, cap, "-");
+}
+
 static void op_table_print(ot_op_table_t *t) {
   if (t->n) qsort(t->rows, (size_t)t->n, sizeof *t->rows, op_row_cmp);
   printf("%-28s %7s %7s %12s  %-7s %s\n", "op", "passed", "failed", "unsupported", "opsets", "input types (passing)");
   for (int i = 0; i < t->n; i++) {
     const ot_op_count_t *r = &t->rows[i];
-    char opsets[32] = "-";
-    if (r->opset_min <= r->opset_max)
-      snprintf(opsets, sizeof opsets, r->opset_min == r->opset_max ? "%lld" : "%lld-%lld", (long long)r->opset_min,
-               (long long)r->opset_max);
+    char opsets[192];
+    opset_ranges(r->opsets, opsets, sizeof opsets);
     printf("%-28s %7d %7d %12d  %-7s", r->name, r->passed, r->failed, r->unsupported, opsets);
     for (int e = 1, first = 1; e < 32; e++)
       if (r->elems & (1u << e)) {

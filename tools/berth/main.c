@@ -102,9 +102,12 @@ static const cmd_help_t helps[] = {
      "  --print-ir            print each imported program's IR text to stderr\n"},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
     {"ops",
-     "usage: berth ops [--kernels]\n"
-     "Prints the ONNX ops of the default domain that the importer translates, one a line with\n"
-     "its family (docs/ops.md adds the conformance folders each passes).\n"
+     "usage: berth ops [--json] | berth ops --kernels\n"
+     "Prints the ONNX ops of the default domain that the importer translates, one a line: op,\n"
+     "family, and what the shared ONNX conformance suite verifies of it (the opsets and input\n"
+     "element types of the suite folders that use it and pass; its folders passed, failed and\n"
+     "unsupported). docs/ops.md shows the same table.\n"
+     "  --json      the same as one JSON object\n"
      "  --kernels   print berth's own op table instead: every op of the IR and the runtime\n"
      "              with its kind, input and output counts and attributes\n"},
     {"help",
