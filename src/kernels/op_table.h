@@ -176,7 +176,12 @@
   X(RMS_NORM, rms_norm)          \
   X(GROUP_NORM, group_norm)      \
   X(LRN, lrn)                    \
-  X(MAX_ROI_POOL, max_roi_pool)
+  X(MAX_ROI_POOL, max_roi_pool)  \
+  /* data-dependent shapes under --dynamic-bound (kernel_select.c) */ \
+  X(NONZERO_BOUNDED, nonzero_bounded)   \
+  X(COMPRESS_BOUNDED, compress_bounded) \
+  X(UNIQUE_BOUNDED, unique_bounded)     \
+  X(NMS_BOUNDED, nms_bounded)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
