@@ -766,10 +766,28 @@ typedef struct bounded_op {
   uint32_t bounded;
 } bounded_op_t;
 
+/* Names an emitted value "<the node's first output>_<what>" (the extent, the scratch). */
+static berth_status_t name_val(ox_ctx_t *cx, int32_t v, const char *what) {
+  const Onnx__NodeProto *n = cx->node;
+  char buf[300];
+  berth_format(buf, sizeof buf, "%s_%s", n->n_output && n->output[0] && n->output[0][0] ? n->output[0] : "r", what);
+  size_t len = strlen(buf) + 1;
+  if (cx->vals[v].id < 0) return BERTH_OK; /* folded: no IR value */
+  char *name = malloc(len);
+  if (!name) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  memcpy(name, buf, len);
+  berth_ir_value_t *x = &cx->m->values[cx->vals[v].id];
+  free(x->name);
+  x->name = name;
+  return BERTH_OK;
+}
+
 static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const int32_t *in, const berth_attr_value_t *at,
                                    int32_t elem0) {
   int32_t out[8], lim, le, le_id;
   OX_TRY(ox_emit(cx, b->op, b->n_in, in, at, b->n_out, out));
+  OX_TRY(name_val(cx, out[b->count_k], "extent"));
+  if (b->n_out > b->count_k + 1) OX_TRY(name_val(cx, out[b->n_out - 1], "work"));
   cx->vals[out[0]].elem = elem0;
   int64_t N = cx->opt->dynamic_bound;
   OX_TRY(ox_const_i64(cx, &N, 1, true, &lim));
