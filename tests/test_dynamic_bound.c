@@ -12,6 +12,7 @@
 #include "onnx_build.h"
 #include "plan/plan.h"
 #include "reference/reference.h"
+#include "test_kernel_util.h"
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -301,7 +302,84 @@ static void test_unique(void) {
   ob_free(&b);
 }
 
+/* ---- the kernels (kernel_select.c) --------------------------------------------------------- */
+
+/* Runs c (n_out outputs, garbage-filled first) and compares output k with want[k] (NULL: not
+ * compared, a scratch) over its whole static size: the packed real entries, then zeros. */
+static void run_outs(int line, tcall_t *c, int n_out, const void *const *want) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_type_t out[8];
+  berth_status_t st = c->def->infer(c->attrs, c->in, c->n_in, out, &d);
+  CHECK_MSG(st == BERTH_OK, "line %d: infer: %s", line, msg);
+  if (st) return;
+  void *o[8];
+  berth_tensor_ref_t ins[TC_MAX_IN], outs[8];
+  for (int k = 0; k < n_out; k++) {
+    size_t b = berth_type_bytes(&out[k]);
+    o[k] = malloc(b ? b : 1);
+    memset(o[k], 0xA5, b ? b : 1);
+    outs[k] = (berth_tensor_ref_t){&out[k], o[k]};
+  }
+  for (int i = 0; i < c->n_in; i++) ins[i] = (berth_tensor_ref_t){&c->in[i], (void *)c->data[i]};
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+  c->def->run(&call);
+  for (int k = 0; k < n_out; k++) {
+    int64_t bad = -1;
+    if (want[k])
+      CHECK_MSG(tc_values_equal(out[k].dtype, berth_type_numel(&out[k]), o[k], want[k], 0, &bad),
+                "line %d: output %d differs at %lld", line, k, (long long)bad);
+    free(o[k]);
+  }
+}
+
+static void test_kernels(void) {
+  /* compress, flat, a condition shorter than the elements: positions 0 and 3, then zeros */
+  tcall_t c = tc_op(&berth_op_def_compress_bounded);
+  tc_int(&c, "flat", 1);
+  tc_int(&c, "bound", 5);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(BERTH_DTYPE_BOOL, 1, 4), (uint8_t[]){1, 0, 0, 1});
+  run_outs(__LINE__, &c, 2, (const void *[]){(float[]){1, 4, 0, 0, 0}, (int64_t[]){2}});
+  /* along axis 1: the selected columns packed as f32[2, 2], then zeros */
+  c = tc_op(&berth_op_def_compress_bounded);
+  tc_int(&c, "axis", 1);
+  tc_int(&c, "bound", 3);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6});
+  tc_arg(&c, ty(BERTH_DTYPE_BOOL, 1, 3), (uint8_t[]){0, 1, 1});
+  run_outs(__LINE__, &c, 2, (const void *[]){(float[]){2, 3, 5, 6, 0, 0}, (int64_t[]){2}});
+  c.in[1].dims[0] = 4; /* longer than the axis: refused (infer only) */
+  EXPECT_REJECT(&c, "at most that long");
+  /* nonzero over its bound: the count, and every byte of the result zero */
+  c = tc_op(&berth_op_def_nonzero_bounded);
+  tc_int(&c, "bound", 2);
+  tc_arg(&c, ty(BERTH_DTYPE_I32, 1, 4), (int32_t[]){1, 0, 7, 9});
+  run_outs(__LINE__, &c, 2, (const void *[]){(int64_t[]){0, 0}, (int64_t[]){3}});
+  tc_int(&c, "bound", -1);
+  EXPECT_REJECT(&c, "bound -1 is outside [0, 2^40]");
+  /* unique columns (axis 1), sorted: (1,3) twice, (2,4) once; y packed as i32[2, 2] */
+  c = tc_op(&berth_op_def_unique_bounded);
+  tc_int(&c, "axis", 1);
+  tc_int(&c, "bound", 3);
+  tc_arg(&c, ty(BERTH_DTYPE_I32, 2, 2, 3), (int32_t[]){1, 2, 1, 3, 4, 3});
+  run_outs(__LINE__, &c, 6,
+           (const void *[]){(int32_t[]){1, 2, 3, 4, 0, 0}, (int64_t[]){0, 1, 0}, (int64_t[]){0, 1, 0},
+                            (int64_t[]){2, 1, 0}, (int64_t[]){2}, NULL});
+  /* nonmaxsuppression: two disjoint boxes of one class, bound 1: over it, all zero */
+  c = tc_op(&berth_op_def_nms_bounded);
+  tc_int(&c, "bound", 1);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 3, 1, 2, 4), (float[]){0, 0, 1, 1, 5, 5, 6, 6});
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 3, 1, 1, 2), (float[]){0.5f, 0.9f});
+  tc_arg(&c, ty(BERTH_DTYPE_I64, 0), (int64_t[]){10});
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 0), (float[]){0.5f});
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 0), (float[]){0});
+  run_outs(__LINE__, &c, 3, (const void *[]){(int64_t[]){0, 0, 0}, (int64_t[]){2}, NULL});
+  tc_int(&c, "bound", 2); /* within it: the better score first */
+  run_outs(__LINE__, &c, 3, (const void *[]){(int64_t[]){0, 0, 1, 0, 0, 0}, (int64_t[]){2}, NULL});
+}
+
 int main(void) {
+  test_kernels();
   test_ir_text();
   test_runtime_api(1);
   test_runtime_api(0);
