@@ -441,7 +441,9 @@ static berth_type_t output_type(const berth_method_t *h, int32_t j) {
   for (int32_t k = 0; k < m->n_bounds; k++) {
     if (m->bounds[k].output != j) continue;
     berth_exec_memory_t mem = exec_memory(h);
-    memcpy(&t.dims[m->bounds[k].axis], berth_exec_addr(h->exec, m, &mem, m->bounds[k].extent), sizeof(int64_t));
+    int64_t e, cap = t.dims[m->bounds[k].axis];
+    memcpy(&e, berth_exec_addr(h->exec, m, &mem, m->bounds[k].extent), sizeof e);
+    t.dims[m->bounds[k].axis] = e < 0 ? 0 : e > cap ? cap : e; /* execute checked it; the arena is the caller's */
   }
   return t;
 }
