@@ -5,7 +5,8 @@
  * of the message. Each file is named after its error. They run through the same function
  * as the fuzz target (fuzz/fuzz_load.c), so the replay is exactly what the fuzzer checks.
  *
- * The corpus is generated from valid files compiled from examples/ and tests/bir/assert.bir,
+ * The corpus is generated from valid files compiled from examples/, tests/bir/assert.bir and
+ * tests/bir/dynamic_bound.bir,
  * by this program:
  *   build/tests/test_corrupt --write-corpus tests/corrupt
  * (it checks every expectation before writing) and committed as regression inputs: the
@@ -266,6 +267,36 @@ static void emit(const char *file, buf_t m, const char *phase, berth_status_t wa
 #define LOAD(file, st, sub) emit(file, m, "load", st, sub)
 #define CORRUPT_(file, sub) emit(file, m, "load", BERTH_ERR_CORRUPT_DATA, sub)
 #define RANGE_(file, sub) emit(file, m, "load", BERTH_ERR_OUT_OF_RANGE, sub)
+
+/* The optional bounds section (tests/bir/dynamic_bound.bir: output 0 bounded along axis 1
+ * by %count): each field out of range, and an extent that is no i64 scalar. */
+static void generate_bounds(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  buf_t dyn = compile_example("tests/bir/dynamic_bound.bir", &po);
+  if (!dyn.b) abort();
+  base_t bd = decode(dyn);
+  uint64_t rec = soff(&dyn, BERTH_SECTION_BOUNDS);
+  buf_t m = copy(dyn);
+  w32(&m, rec, 1);
+  CORRUPT_("bounds-method-out-of-range", "section bounds, record 0 (byte");
+  m = copy(dyn);
+  w32(&m, rec + 4, 7);
+  CORRUPT_("bounds-output-out-of-range", "method forward has no output 7 (2 outputs)");
+  m = copy(dyn);
+  w32(&m, rec + 8, 2);
+  CORRUPT_("bounds-axis-outside-rank", "axis 2 of method forward output 0 is outside its rank 2");
+  m = copy(dyn);
+  w32(&m, rec + 12, 100000);
+  CORRUPT_("bounds-extent-out-of-range", "extent value id 100000 is out of range (method forward has");
+  m = copy(dyn);
+  w32(&m, rec + 12, value_named(&bd, "x"));
+  CORRUPT_("bounds-extent-not-i64", "the extent of output 0, %x, is not an i64 scalar the method computes");
+  m = copy(dyn);
+  w32(&m, rec + 12, value_named(&bd, "fits")); /* a bool: no extent either */
+  CORRUPT_("bounds-extent-bool", "the extent of output 0, %fits, is not an i64 scalar the method computes");
+  free(bd.mem);
+  free(dyn.b);
+}
 
 static void generate(void) {
   berth_plan_options_t po = berth_plan_options_default();
@@ -710,6 +741,7 @@ static void generate(void) {
   free(scan.b);
   free(count.b);
   free(regions.b);
+  generate_bounds();
 }
 
 int main(int argc, char **argv) {

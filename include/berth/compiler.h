@@ -99,6 +99,11 @@ typedef struct berth_compile_options {
   int32_t n_states;
   bool keep_control_flow; /* keep Ifs whose condition folds to a constant */
   int64_t max_trip_count; /* 0: none; bound for Loops whose trip count is dynamic */
+  /* 0: none; else the capacity of a result whose shape depends on data (NonZero, Compress,
+   * Unique, NonMaxSuppression on run-time data): such a result may only be a graph output,
+   * gets that many entries along its data-dependent axis, and a call that yields more fails
+   * (berth_method_output_shape gives the real shape) */
+  int64_t dynamic_bound;
 } berth_compile_options_t;
 
 /* The defaults described above. */

@@ -126,6 +126,10 @@ typedef struct berth_tensor_info {
   const char *name;  /* the parameter's or result's name (points into the program bytes) */
   berth_type_t type; /* dtype and static shape */
   size_t bytes;      /* dense row-major size */
+  /* -1, or (outputs only) the axis whose extent depends on data (a model compiled with
+   * --dynamic-bound N): type.dims[bounded_axis] is then its capacity N, and each execute
+   * sets the real extent (berth_method_output_shape) */
+  int32_t bounded_axis;
 } berth_tensor_info_t;
 
 /* Counts of a method's inputs and outputs; -1 if method is out of range. */
@@ -201,11 +205,20 @@ berth_status_t berth_method_execute(berth_method_t *m, berth_diag_t *diag);
 
 /* The bytes of output j after a successful execute: in the arena when outputs are planned
  * (valid until the next set_input, execute or reset), else the caller's buffer. bytes may
- * be NULL. Errors: BERTH_ERR_INVALID_ARGUMENT, with diag saying which: not a method handle,
+ * be NULL; *bytes is the size of the output's real shape (berth_method_output_shape): for a
+ * bounded output (berth_tensor_info_t.bounded_axis >= 0) the real tensor is packed densely at
+ * the start of the output's storage, and *bytes covers only it (the rest is zero). Errors: BERTH_ERR_INVALID_ARGUMENT, with diag saying which: not a method handle,
  * data NULL, no output j, or no outputs to read (not executed yet, the last execute failed,
  * reset since, a planned input or an output buffer bound since). */
 berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const void **data, size_t *bytes,
                                    berth_diag_t *diag);
+
+/* The shape of output j after the last successful execute: the static shape, except along
+ * a bounded output's axis, where it is the extent this execute produced (0..capacity; a
+ * call whose extent would exceed the capacity fails in berth_method_execute, naming the
+ * node and the bound). Valid as long as berth_method_output's bytes. Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (out of range, NULL type, or no successful execute yet). */
+berth_status_t berth_method_output_shape(const berth_method_t *m, int32_t j, berth_type_t *type);
 
 /* Copies the state's initial values in again (as at init). Outputs become unavailable. */
 void berth_method_reset(berth_method_t *m);

@@ -110,7 +110,7 @@ def _spec(name, spec):
 
 def compile(source, inputs=None, states=None, algo="greedy", strategy="global", alignment=0, pools=None,
             alloc_inputs=None, alloc_outputs=None, budget_ms=0, budget_work=0, keep_control_flow=False,
-            max_trip_count=0, verify=True, store_ir=True, name=None):
+            max_trip_count=0, dynamic_bound=0, verify=True, store_ir=True, name=None):
     """Compiles source (a path to a .onnx or .bir file, or its bytes) into a Program.
 
     inputs (ONNX only) fixes input shapes and optionally binds values: a dict
@@ -122,7 +122,11 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     values); alignment: 0 for the default (16); alloc_inputs / alloc_outputs: None (the
     program's choice), True or False. budget_ms: the search / exact time budget (0: the
     planner's default); budget_work > 0 replaces it by a deterministic budget in work units,
-    so that the same model and options give the same plan on any machine."""
+    so that the same model and options give the same plan on any machine. max_trip_count
+    (ONNX) bounds Loops whose trip count is dynamic; dynamic_bound (ONNX) gives NonZero,
+    Compress, Unique and NonMaxSuppression results computed at run time that many entries
+    along their data-dependent axis (graph outputs only; a call that yields more raises
+    Error): each call returns them with their real shape."""
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
         with open(source, "rb") as f:
@@ -138,8 +142,8 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     pairs = ["%s=%s" % kv for kv in states.items()] if isinstance(states, dict) else [str(p) for p in (states or [])]
     if not 0 <= int(alignment) <= 4096:
         raise ValueError("alignment %r: a power of two up to 4096 (0: the default)" % (alignment,))
-    if int(budget_ms) < 0 or int(budget_work) < 0 or int(max_trip_count) < 0:
-        raise ValueError("budget_ms, budget_work and max_trip_count must be >= 0")
+    if int(budget_ms) < 0 or int(budget_work) < 0 or int(max_trip_count) < 0 or int(dynamic_bound) < 0:
+        raise ValueError("budget_ms, budget_work, max_trip_count and dynamic_bound must be >= 0")
     opt = _c.berth_compile_options_default()
     opt.algo = algo.encode()
     opt.strategy = strategy.encode()
@@ -153,6 +157,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     opt.store_ir = bool(store_ir)
     opt.keep_control_flow = bool(keep_control_flow)
     opt.max_trip_count = int(max_trip_count)
+    opt.dynamic_bound = int(dynamic_bound)
     arr = (ctypes.c_char_p * max(1, len(specs)))(*[s.encode() for s in specs])
     opt.inputs = arr
     opt.n_inputs = len(specs)
@@ -339,13 +344,16 @@ class Method:
         d.check(_c.berth_method_execute(self._handle, d.ptr))
         result = {}
         for j, (n, dt, shape) in enumerate(self.outputs):
+            real = _c.Type()  # a bounded output (dynamic_bound) has its real extent: a packed prefix
+            d.check(_c.berth_method_output_shape(self._handle, j, ctypes.byref(real)))
+            real = tuple(real.dims[k] for k in range(real.rank))
             if outs:
-                result[n] = outs[j]
+                result[n] = outs[j] if real == shape else outs[j].reshape(-1)[:int(np.prod(real, dtype=np.int64))].reshape(real)
                 continue
             ptr, nb = ctypes.c_void_p(), ctypes.c_size_t()
             d.check(_c.berth_method_output(self._handle, j, ctypes.byref(ptr), ctypes.byref(nb), d.ptr))
             buf = ctypes.string_at(ptr, nb.value) if nb.value else b""
-            result[n] = np.frombuffer(buf, dtype=_NUMPY[DTYPES.index(dt)]).reshape(shape).copy()
+            result[n] = np.frombuffer(buf, dtype=_NUMPY[DTYPES.index(dt)]).reshape(real).copy()
         return result
 
     def __repr__(self):

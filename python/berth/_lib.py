@@ -64,6 +64,7 @@ class CompileOptions(ctypes.Structure):
         ("n_states", ctypes.c_int32),
         ("keep_control_flow", ctypes.c_bool),
         ("max_trip_count", ctypes.c_int64),
+        ("dynamic_bound", ctypes.c_int64),
     ]
 
 
@@ -88,7 +89,7 @@ class Type(ctypes.Structure):
 
 
 class TensorInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("type", Type), ("bytes", ctypes.c_size_t)]
+    _fields_ = [("name", ctypes.c_char_p), ("type", Type), ("bytes", ctypes.c_size_t), ("bounded_axis", ctypes.c_int32)]
 
 
 class ProgramSizes(ctypes.Structure):
@@ -138,5 +139,6 @@ _fn("berth_method_set_output", _st, _vp, _i32, _vp, _sz, _D)
 _fn("berth_method_set_max_steps", None, _vp, _u64)
 _fn("berth_method_execute", _st, _vp, _D)
 _fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)
+_fn("berth_method_output_shape", _st, _vp, _i32, ctypes.POINTER(Type))
 _fn("berth_method_reset", None, _vp)
 _fn("berth_method_state", _st, _vp, ctypes.c_char_p, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)

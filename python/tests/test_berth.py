@@ -245,3 +245,28 @@ def test_budget_work_gives_the_same_file(tmp_path):
     assert paths[0].read_bytes() == paths[1].read_bytes()
     with pytest.raises(ValueError):
         berth.compile(nested, algo="exact", budget_work=-1)
+
+
+DYNBOUND = os.path.join(ROOT, "tests", "bir", "dynamic_bound.bir")
+
+
+@pytest.mark.parametrize("alloc_outputs", [True, False])
+def test_bounded_output_has_its_real_shape(alloc_outputs):
+    # output 0 has capacity 4 along axis 1 (what --dynamic-bound 4 gives NonZero); each call
+    # returns the real extent, and a call with more than 4 nonzeros raises
+    m = berth.compile(DYNBOUND, alloc_outputs=alloc_outputs).method()
+    assert m.outputs[0] == ("idx", "i64", (2, 4))
+    out = m(np.array([[0, 1, 0], [2, 0, 3]], np.float32))
+    assert out["idx"].shape == (2, 3) and out["idx"].tolist() == [[0, 1, 1], [1, 0, 2]]
+    assert out["y"].shape == (2, 3)
+    assert m(np.zeros((2, 3), np.float32))["idx"].shape == (2, 0)
+    with pytest.raises(berth.Error, match="yields more than --dynamic-bound 4 results") as e:
+        m(np.ones((2, 3), np.float32))
+    assert e.value.status == "run-time check failed"
+
+
+def test_dynamic_bound_option_is_checked():
+    with pytest.raises(ValueError, match="dynamic_bound"):
+        berth.compile(SEED, dynamic_bound=-1)
+    with pytest.raises(berth.Error, match="apply to ONNX models only"):
+        berth.compile(SEED, dynamic_bound=3)

@@ -164,6 +164,8 @@ static berth_status_t import_onnx(const void *src, size_t len, const berth_compi
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "n_states %d without states", (int)opt->n_states);
   if (opt->max_trip_count < 0)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_trip_count %lld is negative", (long long)opt->max_trip_count);
+  if (opt->dynamic_bound < 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "dynamic_bound %lld is negative", (long long)opt->dynamic_bound);
   berth_onnx_input_spec_t *specs = calloc((size_t)opt->n_inputs + 1, sizeof *specs);
   if (!specs) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_status_t st = BERTH_OK;
@@ -199,6 +201,7 @@ static berth_status_t import_onnx(const void *src, size_t len, const berth_compi
     o.n_states = opt->n_states;
     o.keep_control_flow = opt->keep_control_flow;
     o.max_trip_count = opt->max_trip_count;
+    o.dynamic_bound = opt->dynamic_bound;
     st = berth_onnx_import(src, len, &o, out, NULL, diag);
   }
   for (int32_t k = 0; names && k < opt->n_states; k++) free(names[k]);
@@ -240,9 +243,9 @@ static berth_status_t source_ir(const void *src, size_t len, const char *name, c
   if (berth_program_is_berth(src, len))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
   if (berth_onnx_is_model(src, len)) return import_onnx(src, len, opt, out, diag);
-  if (opt->n_inputs || opt->n_states || opt->keep_control_flow || opt->max_trip_count)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow "
-                      "and max_trip_count apply to ONNX models only", name);
+  if (opt->n_inputs || opt->n_states || opt->keep_control_flow || opt->max_trip_count || opt->dynamic_bound)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow, "
+                      "max_trip_count and dynamic_bound apply to ONNX models only", name);
   if (memchr(src, '\0', len))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is neither an ONNX model nor berth's text IR (it holds a NUL byte)", name);
   berth_status_t st = berth_ir_parse(src, len, name, out, diag);

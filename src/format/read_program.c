@@ -40,7 +40,7 @@ typedef struct rd {
   bool checksum_checked; /* BERTH_FORMAT_READ_CHECKSUM_CHECKED: the CRC pass is skipped */
   sect_t s[BERTH_SECTION_MAX + 1];
   /* records per table */
-  uint64_t n_values, n_instrs, n_operands, n_attrs, n_io, n_pools;
+  uint64_t n_values, n_instrs, n_operands, n_attrs, n_io, n_pools, n_bounds;
 } rd_t;
 
 BERTH_PRINTF_LIKE(3, 4) static berth_status_t rfail(rd_t *r, berth_status_t st, const char *fmt, ...) {
@@ -68,6 +68,7 @@ const char *berth_format_section_name(uint32_t id) {
     case BERTH_SECTION_STATE: return "state";
     case BERTH_SECTION_CONSTANTS: return "constants";
     case BERTH_SECTION_IR: return "ir";
+    case BERTH_SECTION_BOUNDS: return "bounds";
   }
   return "?";
 }
@@ -328,8 +329,12 @@ static berth_status_t read_header(rd_t *r) {
   r->n_attrs = r->s[BERTH_SECTION_ATTRS].size / BERTH_FORMAT_ATTR_SIZE;
   r->n_io = r->s[BERTH_SECTION_IO].size / BERTH_FORMAT_IO_SIZE;
   r->n_pools = r->s[BERTH_SECTION_POOLS].size / 8;
-  const sect_t *ir = &r->s[BERTH_SECTION_IR];
+  const sect_t *ir = &r->s[BERTH_SECTION_IR], *bd = &r->s[BERTH_SECTION_BOUNDS];
   if (ir->present) BERTH_TRY(check_ir_header(r, ir));
+  if (bd->present && bd->size % BERTH_FORMAT_BOUND_SIZE)
+    return rfail(r, CORRUPT, "section bounds (byte %llu): %llu bytes is not a whole number of %d-byte records",
+                 (ull)bd->off, (ull)bd->size, BERTH_FORMAT_BOUND_SIZE);
+  r->n_bounds = bd->present ? bd->size / BERTH_FORMAT_BOUND_SIZE : 0;
   return check_coverage(r, table_end);
 }
 
@@ -475,7 +480,7 @@ static uint64_t take(lay_t *l, uint64_t count, uint64_t elem) {
 }
 
 typedef struct plan {
-  uint64_t prog, methods, fmethods, values, instrs, operands, attrs, pools, io_ids, io_names, total;
+  uint64_t prog, methods, fmethods, values, instrs, operands, attrs, pools, io_ids, io_names, bounds, total;
 } plan_t;
 
 static bool plan_program(const rd_t *r, plan_t *p) {
@@ -490,6 +495,7 @@ static bool plan_program(const rd_t *r, plan_t *p) {
   p->pools = take(&l, r->n_pools, sizeof(uint64_t));
   p->io_ids = take(&l, r->n_io, sizeof(int32_t));
   p->io_names = take(&l, r->n_io, sizeof(const char *));
+  p->bounds = take(&l, r->n_bounds, sizeof(berth_exec_bound_t));
   p->total = l.off + 8; /* slack to align the caller's pointer */
   return !l.bad && p->total <= (uint64_t)SIZE_MAX;
 }
@@ -1021,6 +1027,43 @@ static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
   }
 }
 
+/* The optional bounds section: per record (method, output, axis, extent value id), in
+ * increasing (method, output) order, each output at most once, the axis inside the output's
+ * rank, the extent a value of the method (the verifier checks its type and that it is
+ * written before the return). Each method gets its slice. */
+static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth_exec_bound_t *bounds) {
+  uint64_t at0 = r->s[BERTH_SECTION_BOUNDS].off;
+  int64_t prev_m = -1, prev_o = -1;
+  for (uint64_t k = 0; k < r->n_bounds; k++) {
+    uint64_t at = at0 + k * BERTH_FORMAT_BOUND_SIZE;
+    const uint8_t *p = r->b + at;
+    uint32_t mi = berth_load_le32(p), out = berth_load_le32(p + 4), axis = berth_load_le32(p + 8);
+    int32_t ext = berth_u32_to_i32(berth_load_le32(p + 12));
+    if (mi >= r->n_methods)
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u is out of range (%u methods)", (ull)k,
+                   (ull)at, (unsigned)mi, (unsigned)r->n_methods);
+    berth_exec_method_t *em = &methods[mi];
+    if ((int64_t)mi < prev_m || ((int64_t)mi == prev_m && (int64_t)out <= prev_o))
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u output %u is not after the previous "
+                   "record's (records are in increasing method, output order)", (ull)k, (ull)at, (unsigned)mi, (unsigned)out);
+    if (out >= (uint32_t)em->n_outputs)
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %s has no output %u (%d outputs)", (ull)k,
+                   (ull)(at + 4), em->name, (unsigned)out, (int)em->n_outputs);
+    int32_t rank = em->values[em->outputs[out]].type.rank;
+    if (axis >= (uint32_t)rank)
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): axis %u of method %s output %u is outside its "
+                   "rank %d", (ull)k, (ull)(at + 8), (unsigned)axis, em->name, (unsigned)out, (int)rank);
+    if (ext < 0 || ext >= em->n_values)
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): extent value id %d is out of range (method %s "
+                   "has %d values)", (ull)k, (ull)(at + 12), (int)ext, em->name, (int)em->n_values);
+    if ((int64_t)mi != prev_m) em->bounds = &bounds[k];
+    em->n_bounds++;
+    bounds[k] = (berth_exec_bound_t){(int32_t)out, (int32_t)axis, ext};
+    prev_m = mi, prev_o = out;
+  }
+  return BERTH_OK;
+}
+
 berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
                                  size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
                                  berth_diag_t *diag) {
@@ -1129,7 +1172,7 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
     BERTH_TRY(decode_instrs(&c));
     BERTH_TRY(check_cfg(&c, sbase));
   }
-  fp->verified = false;
+  BERTH_TRY(decode_bounds(&r, methods, (berth_exec_bound_t *)(void *)(base + plan.bounds))); /* fp->verified: 0 */
   if (!(flags & BERTH_FORMAT_READ_NO_VERIFY)) {
     size_t need = berth_verify_program_scratch_size(&fp->exec);
     if (need == SIZE_MAX || need > ssize)

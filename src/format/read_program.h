@@ -64,6 +64,7 @@ extern "C" {
 #define BERTH_FORMAT_INSTR_SIZE 32
 #define BERTH_FORMAT_ATTR_SIZE 88
 #define BERTH_FORMAT_IO_SIZE 8
+#define BERTH_FORMAT_BOUND_SIZE 16 /* u32 method, u32 output, u32 axis, i32 extent value id */
 #define BERTH_FORMAT_IR_HEADER_SIZE 56
 /* The IR section's budget unit (the u32 at offset 44): the i64 at 24 is milliseconds or
  * deterministic work units (berth_plan_options_t.budget_work). */
@@ -90,7 +91,8 @@ typedef enum berth_format_section {
   BERTH_SECTION_STATE = 9,     /* initial state bytes */
   BERTH_SECTION_CONSTANTS = 10, /* the constant blob, 64-byte aligned in the file */
   BERTH_SECTION_IR = 11,       /* optional: planner options and canonical IR text */
-  BERTH_SECTION_MAX = 11
+  BERTH_SECTION_BOUNDS = 12,   /* optional: 16-byte records, outputs with a run-time extent */
+  BERTH_SECTION_MAX = 12
 } berth_format_section_t;
 
 /* ---- caps on what a file may declare (BERTH_ERR_OUT_OF_RANGE beyond them) --------------- */

@@ -50,6 +50,7 @@ static void method_free(berth_ir_method_t *m) {
   free(m->values);
   free(m->nodes);
   free(m->graphs);
+  free(m->bounds);
   free(m->name);
 }
 
@@ -269,6 +270,20 @@ static int32_t *dup_i32(const int32_t *a, int32_t n) {
   return d;
 }
 
+int32_t berth_ir_bound_add(berth_ir_method_t *m, int32_t result, int32_t axis, int32_t extent) {
+  berth_ir_bound_t *b = realloc(m->bounds, (size_t)(m->n_bounds + 1) * sizeof *b);
+  if (!b) return -1;
+  m->bounds = b;
+  b[m->n_bounds] = (berth_ir_bound_t){result, axis, extent};
+  return m->n_bounds++;
+}
+
+const berth_ir_bound_t *berth_ir_bound_of(const berth_ir_method_t *m, int32_t result) {
+  for (int32_t i = 0; i < m->n_bounds; i++)
+    if (m->bounds[i].result == result) return &m->bounds[i];
+  return NULL;
+}
+
 berth_ir_program_t *berth_ir_program_clone(const berth_ir_program_t *p) {
   berth_ir_program_t *q = berth_ir_program_create();
   if (!q) return NULL;
@@ -295,6 +310,8 @@ berth_ir_program_t *berth_ir_program_clone(const berth_ir_program_t *p) {
     c->nodes = calloc((size_t)(m->n_nodes ? m->n_nodes : 1), sizeof *c->nodes);
     c->graphs = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *c->graphs);
     if (!c->name || !c->values || !c->nodes || !c->graphs) goto fail;
+    for (int32_t i = 0; i < m->n_bounds; i++)
+      if (berth_ir_bound_add(c, m->bounds[i].result, m->bounds[i].axis, m->bounds[i].extent) < 0) goto fail;
     for (int32_t i = 0; i < m->n_values; i++) {
       c->values[i] = m->values[i];
       c->values[i].name = dup_str(m->values[i].name);

@@ -61,6 +61,16 @@ typedef struct berth_ir_graph {
   int32_t *params, *nodes, *results;
 } berth_ir_graph_t;
 
+/* A method result whose extent along one axis is known only at run time (the bounded ops
+ * of --dynamic-bound): the result's static extent there is a capacity, and the real extent
+ * is the value of `extent`, an i64 scalar the method body defines; the result's real tensor
+ * is packed densely at the start of its bytes. */
+typedef struct berth_ir_bound {
+  int32_t result; /* position among the body's results */
+  int32_t axis;   /* < the result's rank */
+  int32_t extent; /* value id */
+} berth_ir_bound_t;
+
 typedef struct berth_ir_method {
   char *name;
   int32_t body; /* always graph 0 */
@@ -69,6 +79,8 @@ typedef struct berth_ir_method {
   berth_ir_value_t *values;
   berth_ir_node_t *nodes;
   berth_ir_graph_t *graphs;
+  int32_t n_bounds; /* results with a run-time extent, by increasing result position */
+  berth_ir_bound_t *bounds;
 } berth_ir_method_t;
 
 typedef struct berth_ir_global {
@@ -128,6 +140,12 @@ int32_t berth_ir_node_add(berth_ir_method_t *m, int32_t graph, berth_op_t op, in
 int32_t berth_ir_node_result_add(berth_ir_method_t *m, int32_t node, const char *name,
                                  const berth_type_t *type);
 int32_t berth_ir_graph_result_add(berth_ir_method_t *m, int32_t graph, int32_t value);
+/* Records that body result `result` has a run-time extent along axis, held by value
+ * extent (berth_ir_bound_t); results are recorded in increasing order, each once (the
+ * validator checks). Returns its index, -1 on allocation failure. */
+int32_t berth_ir_bound_add(berth_ir_method_t *m, int32_t result, int32_t axis, int32_t extent);
+/* The bound of body result `result`, or NULL. */
+const berth_ir_bound_t *berth_ir_bound_of(const berth_ir_method_t *m, int32_t result);
 
 /* ---- queries ------------------------------------------------------------------- */
 

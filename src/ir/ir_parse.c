@@ -1044,7 +1044,25 @@ static berth_status_t parse_node(parser_t *ps, int32_t graph, int depth) {
   return st;
 }
 
-/* `{ node* return operands? }` for `graph`; *ret_at gets the 'return' token. */
+/* `bounded(AXIS, %extent)` after a method result: the result has a run-time extent along
+ * AXIS (berth_ir_bound_t; the validator checks axis and extent). */
+static berth_status_t parse_bound(parser_t *ps) {
+  lex(ps);
+  BERTH_TRY(expect(ps, TOK_LPAREN, "'('"));
+  int64_t axis;
+  if (ps->tok.kind != TOK_INT || !int64_token(&ps->tok, &axis) || axis < 0 || axis >= BERTH_MAX_RANK)
+    return expected(ps, "an axis 0..7");
+  lex(ps);
+  BERTH_TRY(expect(ps, TOK_COMMA, "','"));
+  int32_t e, r = cur(ps)->graphs[0].n_results - 1;
+  BERTH_TRY(parse_operand(ps, 0, &e));
+  BERTH_TRY(expect(ps, TOK_RPAREN, "')'"));
+  if (berth_ir_bound_add(cur(ps), r, (int32_t)axis, e) < 0) return oom(ps);
+  return BERTH_OK;
+}
+
+/* `{ node* return operands? }` for `graph`; *ret_at gets the 'return' token. A method
+ * body's result may be followed by `bounded(AXIS, %extent)`. */
 static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_t *ret_at) {
   BERTH_TRY(expect(ps, TOK_LBRACE, "'{'"));
   for (;;) {
@@ -1061,6 +1079,7 @@ static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_
       int32_t v;
       BERTH_TRY(parse_operand(ps, graph, &v));
       if (berth_ir_graph_result_add(cur(ps), graph, v) < 0) return oom(ps);
+      if (graph == 0 && tok_is(&ps->tok, "bounded")) BERTH_TRY(parse_bound(ps));
       if (ps->tok.kind == TOK_RBRACE) break;
       BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
     }

@@ -415,7 +415,15 @@ static void put_graph(printer_t *pr, int32_t graph, int depth, int ind) {
   indent(&pr->out, ind);
   puts_(&pr->out, "return");
   if (g->n_results) put(&pr->out, " ", 1);
-  put_values(pr, g->results, g->n_results);
+  for (int32_t i = 0; i < g->n_results; i++) {
+    if (i) put(&pr->out, ", ", 2);
+    put_value(pr, g->results[i]);
+    const berth_ir_bound_t *bd = graph == pr->m->body ? berth_ir_bound_of(pr->m, i) : NULL;
+    if (!bd) continue;
+    putf(&pr->out, " bounded(%d, ", (int)bd->axis);
+    put_value(pr, bd->extent);
+    put(&pr->out, ")", 1);
+  }
   put(&pr->out, "\n", 1);
 }
 

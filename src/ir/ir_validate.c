@@ -522,6 +522,36 @@ static bool visible(const vctx_t *c, int32_t v) {
   return k == BERTH_IR_CONST || k == BERTH_IR_STATE || c->visible[v];
 }
 
+/* The method's results with a run-time extent (berth_ir_bound_t), at the end of the body:
+ * in increasing result order, the axis inside the result's rank, the extent an i64 scalar
+ * defined in the body (or a constant). */
+static berth_status_t check_bounds(const vctx_t *c) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  char nb[96], a[160];
+  for (int32_t i = 0; i < m->n_bounds; i++) {
+    const berth_ir_bound_t *b = &m->bounds[i];
+    if (b->result < 0 || b->result >= body->n_results || (i && b->result <= m->bounds[i - 1].result))
+      return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "method @%s: bound %d names result %d, expected a result (0..%d) after the previous bound's",
+                        m->name, (int)i, (int)b->result, (int)body->n_results - 1);
+    const berth_type_t *rt = vtype(c, body->results[b->result]);
+    if (b->axis < 0 || b->axis >= rt->rank)
+      return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "method @%s: result %d (%s) is bounded along axis %d, "
+                        "outside its rank %d", m->name, (int)b->result, safe_type_format(rt, a, sizeof a),
+                        (int)b->axis, (int)rt->rank);
+    if (b->extent < 0 || b->extent >= m->n_values || !visible(c, b->extent))
+      return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "method @%s: the extent of result %d is not a value "
+                        "defined in the method body", m->name, (int)b->result);
+    const berth_type_t *et = vtype(c, b->extent);
+    if (et->dtype != BERTH_DTYPE_I64 || et->rank != 0)
+      return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "method @%s: the extent of result %d, %s, is %s, "
+                        "expected an i64 scalar", m->name, (int)b->result, vname(c, b->extent, nb, sizeof nb),
+                        safe_type_format(et, a, sizeof a));
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t walk_graph(vctx_t *c, int32_t graph) {
   const berth_ir_method_t *m = c->m;
   const berth_ir_graph_t *g = &m->graphs[graph];
@@ -557,6 +587,7 @@ static berth_status_t walk_graph(vctx_t *c, int32_t graph) {
                         graph_where(c, graph, where, sizeof where), (int)i, vname(c, g->results[i], nb, sizeof nb));
     }
   }
+  if (graph == m->body) BERTH_TRY(check_bounds(c));
   /* leaving the graph: its values go out of scope */
   for (int32_t i = 0; i < g->n_params; i++) c->visible[g->params[i]] = 0;
   for (int32_t k = 0; k < g->n_nodes; k++) {

@@ -180,7 +180,12 @@
   /* text features (kernel_tfidf.c) */ \
   X(TFIDF, tfidf)                \
   /* run-time index check (kernel_index_check.c) */ \
-  X(INDEX_CHECK, index_check)
+  X(INDEX_CHECK, index_check) \
+  /* data-dependent shapes under --dynamic-bound (kernel_select.c) */ \
+  X(NONZERO_BOUNDED, nonzero_bounded)   \
+  X(COMPRESS_BOUNDED, compress_bounded) \
+  X(UNIQUE_BOUNDED, unique_bounded)     \
+  X(NMS_BOUNDED, nms_bounded)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

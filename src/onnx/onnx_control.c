@@ -70,6 +70,7 @@ static berth_status_t add_param(ox_ctx_t *cx, int32_t graph, const char *name, c
 
 static berth_status_t add_result(ox_ctx_t *cx, int32_t graph, int32_t val) {
   int32_t id;
+  OX_TRY(ox_check_static(cx, val, "a sub-graph output"));
   OX_TRY(ox_ir(cx, val, &id));
   if (berth_ir_graph_result_add(cx->m, graph, id) < 0) return oom(cx);
   return BERTH_OK;

@@ -550,8 +550,20 @@ berth_status_t ox_in(ox_ctx_t *cx, int32_t k, int32_t *val) {
   if (!name || !name[0]) return BERTH_OK;
   int32_t v = ox_lookup(cx, name);
   if (v < 0) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d '%s' is not defined before this node", (int)k, name);
+  /* Identity keeps the extent (the same value under another name); nothing else may read it */
+  if (cx->vals[v].ext_count && !(cx->node->op_type && strcmp(cx->node->op_type, "Identity") == 0)) {
+    char what[300];
+    berth_format(what, sizeof what, "input '%s'", name);
+    return ox_check_static(cx, v, what);
+  }
   *val = v;
   return BERTH_OK;
+}
+
+berth_status_t ox_check_static(ox_ctx_t *cx, int32_t val, const char *what) {
+  if (val < 0 || !cx->vals[val].ext_count) return BERTH_OK;
+  return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s has a data-dependent shape (--dynamic-bound); berth supports "
+                 "data-dependent shapes only as graph outputs", what);
 }
 
 berth_status_t ox_in_req(ox_ctx_t *cx, int32_t k, int32_t *val) {
@@ -1202,13 +1214,21 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
                           name, berth_onnx_elem_name(delem), berth_onnx_elem_name(io->elem));
       /* declared narrow, computed in its compute dtype: rounded here, so that every result
        * holds values of its type */
-      OX_TRY(ox_narrow_cast(cx, v, delem, 1, BERTH_ONNX_ROUND_UP, &v));
+      int32_t ext_count = cx->vals[v].ext_count, ext_axis = cx->vals[v].ext_axis;
+      OX_TRY(ox_narrow_cast(cx, v, delem, 1, BERTH_ONNX_ROUND_UP, &v)); /* elementwise: keeps the extent */
+      cx->vals[v].ext_count = ext_count;
+      cx->vals[v].ext_axis = ext_axis;
       io->elem = delem;
     }
     int32_t id;
     OX_TRY(ox_ir(cx, v, &id));
     io->type = cx->vals[v].type;
     OX_TRY(name_result(cx, name, &id));
+    if (cx->vals[v].ext_count) {
+      int32_t eid;
+      OX_TRY(ox_ir(cx, cx->vals[v].ext_count - 1, &eid));
+      if (berth_ir_bound_add(cx->m, cx->m->graphs[0].n_results, cx->vals[v].ext_axis, eid) < 0) return oom(cx);
+    }
     if (berth_ir_graph_result_add(cx->m, 0, id) < 0) return oom(cx);
   }
   return BERTH_OK;

@@ -125,6 +125,7 @@ typedef struct berth_onnx_options {
                            * both branches build at the given shapes and return one type;
                            * else it is still replaced by its taken branch) */
   int64_t max_trip_count; /* 0: none; else bound for Loops with scan outputs */
+  int64_t dynamic_bound;  /* 0: none; else the capacity of data-dependent results (--dynamic-bound) */
   const char *method;     /* method name; NULL: "forward" */
 } berth_onnx_options_t;
 

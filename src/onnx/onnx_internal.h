@@ -32,6 +32,11 @@ typedef struct ox_val {
    * when none), so that Slice bounds computed from a loop counter keep a static length. */
   int32_t aff_base;
   int64_t aff_off;
+  /* A result of a bounded op (--dynamic-bound): 1 + the val of the i64 scalar holding its
+   * real extent along axis ext_axis (its static extent there is the bound); 0 otherwise. Such
+   * a value may only become a graph output (ox_in refuses every other consumer). */
+  int32_t ext_count;
+  int32_t ext_axis;
 } ox_val_t;
 
 /* Name -> value binding (open hashing); bindings made inside a sub-graph are undone when it
@@ -131,6 +136,8 @@ berth_status_t ox_op(ox_ctx_t *cx, const char *name, berth_op_t *out);
 
 /* Messages: "node 'NAME' (OpType, opset N): ..." */
 berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
+/* Fails naming `what` when val has a data-dependent shape (ox_val_t.ext_count). */
+berth_status_t ox_check_static(ox_ctx_t *cx, int32_t val, const char *what);
 /* When a constant is needed but val is runtime: names the graph input it depends on. */
 berth_status_t ox_need_const(ox_ctx_t *cx, int32_t val, const char *what);
 

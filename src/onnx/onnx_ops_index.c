@@ -719,14 +719,84 @@ static berth_status_t op_einsum(ox_ctx_t *cx) {
 }
 
 /* ---- data-dependent shapes: Compress, NonZero, Unique, NonMaxSuppression ------------------
- * Their result's shape depends on data. berth plans every byte ahead of time, so the data
- * that sets the shape must fold to a constant at compile time (a model constant, or a graph
- * input the model is specialized on with --input NAME:DTYPE[DIMS]=V,...; onnx-test does
- * that); then the op is computed here (Compress: a gather of the constant positions, so its
- * data input may still be computed at run time). Otherwise the op is refused (UNSUPPORTED)
- * naming the input: berth has no bounded form of these yet. */
+ * Their result's shape depends on data. berth plans every byte ahead of time, so either the
+ * data that sets the shape folds to a constant at compile time (a model constant, or a graph
+ * input the model is specialized on with --input NAME:DTYPE[DIMS]=V,...) and the op is
+ * computed here (Compress: a gather of the constant positions, so its data input may still
+ * be computed at run time), or --dynamic-bound N is given: the op becomes its bounded kernel
+ * (kernel_select.c), whose data-dependent axis has N entries in the plan and whose real
+ * extent is a run-time i64 scalar; an assert after it fails the call when the data yields
+ * more than N, and the result may only be a graph output (the method records which value
+ * holds its extent: berth_ir_bound_t). Otherwise the op is refused naming the input. */
 
-#define DATA_SHAPE " (it sets the result's shape)"
+#define DATA_SHAPE " (it sets the result's shape; or bound it with --dynamic-bound N)"
+
+/* The bounded form of the current node: op(in...) -> out[0..n_out), out[count_k] the real
+ * extent; an assert fails the call when it exceeds --dynamic-bound N; the node's ONNX outputs
+ * bind to out[k] for k in data[0..n_data), those in bounded (a mask) with a run-time extent
+ * along axes[k]. */
+typedef struct bounded_op {
+  berth_op_t op;
+  int32_t n_in, n_out, count_k, n_data;
+  const int32_t *data, *axes;
+  uint32_t bounded;
+} bounded_op_t;
+
+/* Names an emitted value "<the node's first output>_<what>" (the extent, the scratch). */
+static berth_status_t name_val(ox_ctx_t *cx, int32_t v, const char *what) {
+  const Onnx__NodeProto *n = cx->node;
+  char buf[300];
+  berth_format(buf, sizeof buf, "%s_%s", n->n_output && n->output[0] && n->output[0][0] ? n->output[0] : "r", what);
+  size_t len = strlen(buf) + 1;
+  if (cx->vals[v].id < 0) return BERTH_OK; /* folded: no IR value */
+  char *name = malloc(len);
+  if (!name) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  memcpy(name, buf, len);
+  berth_ir_value_t *x = &cx->m->values[cx->vals[v].id];
+  free(x->name);
+  x->name = name;
+  return BERTH_OK;
+}
+
+static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const int32_t *in, const berth_attr_value_t *at,
+                                   int32_t elem0) {
+  int32_t out[8], lim, le, le_id;
+  OX_TRY(ox_emit(cx, b->op, b->n_in, in, at, b->n_out, out));
+  OX_TRY(name_val(cx, out[b->count_k], "extent"));
+  if (b->n_out > b->count_k + 1) OX_TRY(name_val(cx, out[b->n_out - 1], "work"));
+  cx->vals[out[0]].elem = elem0;
+  int64_t N = cx->opt->dynamic_bound;
+  OX_TRY(ox_const_i64(cx, &N, 1, true, &lim));
+  const char *saved_hint = cx->name_hint;
+  cx->name_hint = "within_dynamic_bound";
+  berth_status_t st = emit2(cx, BERTH_OP_LE, out[b->count_k], lim, &le);
+  cx->name_hint = saved_hint;
+  OX_TRY(st);
+  OX_TRY(ox_ir(cx, le, &le_id));
+  char label[300], msg[600];
+  node_label(cx, label, sizeof label);
+  berth_format(msg, sizeof msg, "%s %s yields more than --dynamic-bound %lld results", cx->node->op_type, label,
+               (long long)N);
+  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
+  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &le_id);
+  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
+  cx->m->nodes[node].attrs[0].i = text;
+  for (int32_t k = 0; k < b->n_data && k < ox_n_out(cx); k++) {
+    int32_t v = out[b->data[k]];
+    if (b->bounded >> k & 1) {
+      cx->vals[v].ext_count = out[b->count_k] + 1;
+      cx->vals[v].ext_axis = b->axes[k];
+    }
+    OX_TRY(ox_out(cx, k, v));
+    if (!(b->bounded >> k & 1) || !cx->node->output[k] || !cx->node->output[k][0]) continue;
+    int32_t bound_to = ox_lookup(cx, cx->node->output[k]); /* a narrow rounding is elementwise: same extent */
+    cx->vals[bound_to].ext_count = out[b->count_k] + 1;
+    cx->vals[bound_to].ext_axis = b->axes[k];
+  }
+  return BERTH_OK;
+}
+
+static bool use_bound(const ox_ctx_t *cx) { return cx->opt->dynamic_bound > 0; }
 
 /* Element i of a constant: compared exactly within its dtype (NaN above every number and
  * equal to NaN), tested against zero, read as a double. */
@@ -810,10 +880,21 @@ static berth_status_t op_compress(ox_ctx_t *cx) {
   int32_t x, c, y, axis = -1;
   OX_TRY(ox_in_req(cx, 0, &x));
   OX_TRY(ox_in_req(cx, 1, &c));
+  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), ox_rank_of(cx, x), "axis", &axis));
+  if (!ox_is_const(cx, c) && use_bound(cx)) {
+    berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+    ox_attrs_default(BERTH_OP_COMPRESS_BOUNDED, at);
+    OX_TRY(ox_attr_i(cx, BERTH_OP_COMPRESS_BOUNDED, at, "axis", axis < 0 ? 0 : axis));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_COMPRESS_BOUNDED, at, "flat", axis < 0));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_COMPRESS_BOUNDED, at, "bound", cx->opt->dynamic_bound));
+    static const int32_t data[1] = {0};
+    int32_t axes[1] = {axis < 0 ? 0 : axis}, in[2] = {x, c};
+    bounded_op_t b = {BERTH_OP_COMPRESS_BOUNDED, 2, 2, 1, 1, data, axes, 1};
+    return emit_bounded(cx, &b, in, at, cx->vals[x].elem);
+  }
   OX_TRY(ox_need_const(cx, c, "the condition of Compress" DATA_SHAPE));
   const ox_val_t *cv = &cx->vals[c];
   if (cv->type.rank != 1) return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "condition has rank %d, expected 1", (int)cv->type.rank);
-  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), ox_rank_of(cx, x), "axis", &axis));
   int64_t dim = axis < 0 ? berth_type_numel(&cx->vals[x].type) : cx->vals[x].type.dims[axis], n = cv->type.dims[0], cnt = 0;
   int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
   if (!idx) return oom_fail(cx);
@@ -834,6 +915,14 @@ static berth_status_t op_compress(ox_ctx_t *cx) {
 static berth_status_t op_non_zero(ox_ctx_t *cx) {
   int32_t x, y;
   OX_TRY(ox_in_req(cx, 0, &x));
+  if (!ox_is_const(cx, x) && use_bound(cx)) {
+    berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+    ox_attrs_default(BERTH_OP_NONZERO_BOUNDED, at);
+    OX_TRY(ox_attr_i(cx, BERTH_OP_NONZERO_BOUNDED, at, "bound", cx->opt->dynamic_bound));
+    static const int32_t data[1] = {0}, axes[1] = {1};
+    bounded_op_t b = {BERTH_OP_NONZERO_BOUNDED, 1, 2, 1, 1, data, axes, 1};
+    return emit_bounded(cx, &b, &x, at, BERTH_ONNX_INT64);
+  }
   OX_TRY(ox_need_const(cx, x, "the input of NonZero" DATA_SHAPE));
   const ox_val_t *v = &cx->vals[x];
   int32_t r = v->type.rank ? v->type.rank : 1;
@@ -940,9 +1029,22 @@ static berth_status_t unique_outputs(ox_ctx_t *cx, int32_t x, int32_t axis, cons
 static berth_status_t op_unique(ox_ctx_t *cx) {
   int32_t x, axis = -1;
   OX_TRY(ox_in_req(cx, 0, &x));
+  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), ox_rank_of(cx, x), "axis", &axis));
+  if (!ox_is_const(cx, x) && use_bound(cx)) {
+    berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+    ox_attrs_default(BERTH_OP_UNIQUE_BOUNDED, at);
+    OX_TRY(ox_attr_i(cx, BERTH_OP_UNIQUE_BOUNDED, at, "axis", axis < 0 ? 0 : axis));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_UNIQUE_BOUNDED, at, "flat", axis < 0));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_UNIQUE_BOUNDED, at, "sorted", ox_attr_int(cx, "sorted", 1) != 0));
+    OX_TRY(ox_attr_i(cx, BERTH_OP_UNIQUE_BOUNDED, at, "bound", cx->opt->dynamic_bound));
+    /* y, indices, inverse_indices (static: one per input slice), counts */
+    static const int32_t data[4] = {0, 1, 2, 3};
+    int32_t axes[4] = {axis < 0 ? 0 : axis, 0, 0, 0};
+    bounded_op_t b = {BERTH_OP_UNIQUE_BOUNDED, 1, 6, 4, 4, data, axes, 0xb};
+    return emit_bounded(cx, &b, &x, at, cx->vals[x].elem);
+  }
   OX_TRY(ox_need_const(cx, x, "the input of Unique" DATA_SHAPE));
   const ox_val_t *v = &cx->vals[x];
-  if (ox_attr(cx, "axis")) OX_TRY(ox_norm_axis(cx, ox_attr_int(cx, "axis", 0), v->type.rank, "axis", &axis));
   uniq_ctx_t u = {v, 1, 1, berth_type_numel(&v->type)};
   if (axis >= 0) {
     u.n = v->type.dims[axis];
@@ -1033,10 +1135,50 @@ static berth_status_t nms_scalar(ox_ctx_t *cx, int32_t k, const char *what, doub
   return BERTH_OK;
 }
 
+/* NonMaxSuppression under --dynamic-bound: the scalars become run-time operands of the
+ * kernel (absent: max_output_boxes_per_class 0, iou_threshold 0, no score threshold). */
+static berth_status_t nms_bounded(ox_ctx_t *cx, int32_t bx, int32_t sc) {
+  berth_dtype_t dt = cx->vals[bx].type.dtype;
+  if (!berth_dtype_is_float(dt) || cx->vals[sc].type.dtype != dt)
+    return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "boxes and scores must be float [B, N, 4] and [B, C, N]");
+  int32_t in[5] = {bx, sc, -1, -1, -1};
+  bool has_score = false;
+  for (int32_t k = 2; k < 5; k++) {
+    int32_t v;
+    OX_TRY(ox_in(cx, k, &v));
+    berth_dtype_t want = k == 2 ? BERTH_DTYPE_I64 : dt;
+    if (v < 0 || berth_type_numel(&cx->vals[v].type) == 0) {
+      OX_TRY(ox_const_scalar(cx, want, 0, &in[k]));
+      continue;
+    }
+    if (berth_type_numel(&cx->vals[v].type) != 1)
+      return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "input %d has %lld elements, expected one", (int)k,
+                     (long long)berth_type_numel(&cx->vals[v].type));
+    if (k == 4) has_score = true;
+    OX_TRY(ox_emit_cast(cx, v, want, &in[k]));
+  }
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_NMS_BOUNDED, at);
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NMS_BOUNDED, at, "center_point_box", ox_attr_int(cx, "center_point_box", 0) != 0));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NMS_BOUNDED, at, "has_score", has_score));
+  OX_TRY(ox_attr_i(cx, BERTH_OP_NMS_BOUNDED, at, "bound", cx->opt->dynamic_bound));
+  static const int32_t data[1] = {0}, axes[1] = {0};
+  bounded_op_t b = {BERTH_OP_NMS_BOUNDED, 5, 3, 1, 1, data, axes, 1};
+  return emit_bounded(cx, &b, in, at, BERTH_ONNX_INT64);
+}
+
 static berth_status_t op_nms(ox_ctx_t *cx) {
   int32_t bx, sc, y;
   OX_TRY(ox_in_req(cx, 0, &bx));
   OX_TRY(ox_in_req(cx, 1, &sc));
+  if (use_bound(cx)) {
+    bool all_const = ox_is_const(cx, bx) && ox_is_const(cx, sc);
+    for (int32_t k = 2, v; k < 5 && all_const; k++) {
+      OX_TRY(ox_in(cx, k, &v));
+      all_const = v < 0 || ox_is_const(cx, v);
+    }
+    if (!all_const) return nms_bounded(cx, bx, sc);
+  }
   OX_TRY(ox_need_const(cx, bx, "the boxes of NonMaxSuppression" DATA_SHAPE));
   OX_TRY(ox_need_const(cx, sc, "the scores of NonMaxSuppression" DATA_SHAPE));
   nms_args_t a = {&cx->vals[bx], &cx->vals[sc], 0, 0, 0, false, ox_attr_int(cx, "center_point_box", 0) != 0};

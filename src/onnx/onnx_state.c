@@ -110,6 +110,9 @@ berth_status_t ox_state_output(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi) {
   if (v < 0 || cx->vals[v].absent)
     return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: graph output '%s' is not computed by any node", name);
   if (buf < 0) return berth_fail(cx->diag, BERTH_ERR_INTERNAL, "onnx: --state %s=%s: the buffer is not bound", sp->input, name);
+  if (cx->vals[v].ext_count)
+    return berth_fail(cx->diag, BERTH_ERR_UNIMPLEMENTED, "onnx: --state %s=%s: the output has a data-dependent shape "
+                      "(--dynamic-bound); berth supports data-dependent shapes only as graph outputs", sp->input, name);
   char a[80], b[80];
   if (!berth_type_equal(&cx->vals[v].type, &cx->vals[buf].type))
     return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --state %s=%s: the output is %s but the input %s", sp->input,

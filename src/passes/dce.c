@@ -41,6 +41,8 @@ static void mark_effects(dce_t *d) {
 static void mark_graph(dce_t *d, int32_t g) {
   const berth_ir_graph_t *gr = &d->om->graphs[g];
   for (int32_t r = 0; r < gr->n_results; r++) d->used[gr->results[r]] = true;
+  if (g == d->om->body)
+    for (int32_t b = 0; b < d->om->n_bounds; b++) d->used[d->om->bounds[b].extent] = true;
   for (int32_t k = gr->n_nodes - 1; k >= 0; k--) {
     int32_t ni = gr->nodes[k];
     const berth_ir_node_t *n = &d->om->nodes[ni];
@@ -151,6 +153,10 @@ berth_status_t berth_pass_dce(berth_ir_program_t **pp, berth_diag_t *diag) {
       mark_graph(&d, m->body);
       d.nmi = berth_ir_method_add(d.np, m->name);
       ok = d.nmi >= 0 && build_graph(&d, m->body, nm(&d)->body);
+      for (int32_t b = 0; b < m->n_bounds && ok; b++) {
+        int32_t e = map_value(&d, m->bounds[b].extent);
+        ok = e >= 0 && berth_ir_bound_add(nm(&d), m->bounds[b].result, m->bounds[b].axis, e) >= 0;
+      }
     }
     free(d.live);
     free(d.used);

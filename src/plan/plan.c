@@ -499,6 +499,7 @@ static berth_status_t plan_value_ids(const lctx_t *c, owned_t *o, plan_values_t 
   for (int32_t i = 0; i < c->n_operands; i++) xid[c->operands[i]] = 1;
   for (int32_t k = 0; k < mbody->n_params; k++) xid[mbody->params[k]] = 1;
   for (int32_t k = 0; k < mbody->n_results; k++) xid[c->out_copy[k] >= 0 ? c->out_copy[k] : c->out_value[k]] = 1;
+  for (int32_t k = 0; k < c->m->n_bounds; k++) xid[lctx_resolve(c, c->m->bounds[k].extent)] = 1;
   for (int32_t v = 0; v < c->n_vals; v++) {
     if (!xid[v]) continue;
     const lval_t *x = &c->vals[v], *rt = &c->vals[lctx_group((lctx_t *)c, v)];
@@ -636,6 +637,16 @@ static berth_status_t plan_assemble(const lctx_t *c, owned_t *o, const plan_grou
   for (int32_t k = 0; k < body->n_params; k++) inputs[k] = vals->xid[body->params[k]];
   for (int32_t k = 0; k < body->n_results; k++)
     outputs[k] = vals->xid[c->out_copy[k] >= 0 ? c->out_copy[k] : c->out_value[k]];
+  if (c->m->n_bounds) {
+    berth_exec_bound_t *bounds;
+    OWN(o, bounds, (size_t)c->m->n_bounds, c->diag);
+    for (int32_t k = 0; k < c->m->n_bounds; k++) {
+      const berth_ir_bound_t *b = &c->m->bounds[k];
+      bounds[k] = (berth_exec_bound_t){b->result, b->axis, vals->xid[lctx_resolve(c, b->extent)]};
+    }
+    em->n_bounds = c->m->n_bounds;
+    em->bounds = bounds;
+  }
   strcpy(mname, c->m->name);
   em->name = mname;
   em->n_values = vals->n;

@@ -329,6 +329,8 @@ static void record_uses(lctx_t *c) {
   }
   const berth_ir_graph_t *body = &m->graphs[m->body];
   for (int32_t i = 0; i < body->n_results; i++) use(c, body->results[i], m->body, c->t_ret);
+  /* the real extent of a bounded result is read after the return, like the result */
+  for (int32_t i = 0; i < m->n_bounds; i++) use(c, m->bounds[i].extent, m->body, c->t_ret);
 }
 
 static void record_defs(lctx_t *c) {

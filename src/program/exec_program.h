@@ -75,6 +75,16 @@ typedef struct berth_instr {
   int64_t count;         /* LOOP_NEXT: trip count (>= 1) */
 } berth_instr_t;
 
+/* An output whose extent along `axis` is known only at run time: its static extent there is
+ * a capacity, the real extent is the value of `extent` (an i64 scalar the method defines,
+ * live at the return like an output), and the real tensor is packed densely at the start
+ * of the output's bytes. */
+typedef struct berth_exec_bound {
+  int32_t output; /* < n_outputs; bounds are in increasing output order, one per output */
+  int32_t axis;   /* < the output's rank */
+  int32_t extent; /* value id */
+} berth_exec_bound_t;
+
 typedef struct berth_exec_method {
   const char *name;
   int32_t n_values;
@@ -89,6 +99,8 @@ typedef struct berth_exec_method {
   const int32_t *inputs; /* value ids of the method's parameters, in order */
   int32_t n_outputs;
   const int32_t *outputs; /* value ids of the method's results, in order */
+  int32_t n_bounds;
+  const berth_exec_bound_t *bounds; /* outputs with a run-time extent (NULL when none) */
   int32_t n_regs;         /* loop registers */
   int32_t n_pools;
   const uint64_t *pool_sizes; /* arena bytes per pool */

@@ -468,6 +468,33 @@ static berth_status_t check_values(vctx_t *c) {
   return BERTH_OK;
 }
 
+/* Outputs with a run-time extent: one per output, in increasing order, the axis inside the
+ * output's rank, the extent an i64 scalar the method defines (not an input, state or
+ * window; that it is written before the return is the dataflow check at the return). */
+static berth_status_t check_bounds(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb;
+  if (m->n_bounds < 0 || (m->n_bounds > 0 && !m->bounds)) return CORRUPT("bad bound list (%d bounds)", (int)m->n_bounds);
+  for (int32_t k = 0; k < m->n_bounds; k++) {
+    const berth_exec_bound_t *b = &m->bounds[k];
+    if (b->output < 0 || b->output >= m->n_outputs || (k && b->output <= m->bounds[k - 1].output))
+      return CORRUPT("bound %d: output %d is out of range [0,%d) or not after the previous bound's", (int)k,
+                     (int)b->output, (int)m->n_outputs);
+    const berth_type_t *t = &m->values[m->outputs[b->output]].type;
+    if (b->axis < 0 || b->axis >= t->rank)
+      return CORRUPT("bound %d: axis %d of output %d is outside its rank %d", (int)k, (int)b->axis, (int)b->output,
+                     (int)t->rank);
+    if (b->extent < 0 || b->extent >= c->nv)
+      return CORRUPT("bound %d: extent value id %d out of range [0,%d)", (int)k, (int)b->extent, (int)c->nv);
+    const berth_exec_value_t *x = &m->values[b->extent];
+    if (x->type.dtype != BERTH_DTYPE_I64 || x->type.rank != 0 || x->window_parent >= 0 ||
+        x->storage == BERTH_STORAGE_INPUT || x->storage == BERTH_STORAGE_STATE)
+      return CORRUPT("bound %d: the extent of output %d, %s, is not an i64 scalar the method computes", (int)k,
+                     (int)b->output, vname(c, b->extent, &nb));
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t check_io(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb;
@@ -509,6 +536,7 @@ static berth_status_t check_io(vctx_t *c) {
                      berth_exec_storage_name(x->storage),
                      c->p->alloc_outputs ? "arena (outputs are planned)" : "the caller's output buffer of its index");
   }
+  BERTH_TRY(check_bounds(c));
   /* A caller buffer is sized by the method's own input/output value of that index. */
   for (int32_t v = 0; v < c->nv; v++) {
     const berth_exec_value_t *x = &m->values[v];
@@ -1134,6 +1162,8 @@ static berth_status_t check_reads_at(vctx_t *c, int32_t i, const uint64_t *bits)
   if (ins->opcode != BERTH_I_RETURN) return BERTH_OK;
   for (int32_t j = 0; j < m->n_outputs; j++)
     if (!intact(c, bits, m->outputs[j])) return report_read(c, i, m->outputs[j], "return");
+  for (int32_t k = 0; k < m->n_bounds; k++)
+    if (!intact(c, bits, m->bounds[k].extent)) return report_read(c, i, m->bounds[k].extent, "return (an output's extent)");
   for (int32_t v = 0; v < c->nv; v++)
     if ((c->flags[v] & F_STATE) && !intact(c, bits, v))
       return report_read(c, i, v, "return: state must survive to the next call");

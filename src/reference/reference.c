@@ -11,6 +11,9 @@ struct berth_ref {
   void ***state; /* state[method][global]: current bytes of each mutable buffer */
   uint64_t max_steps; /* loop iterations one call may run (berth/runtime.h's meaning) */
   uint64_t steps;     /* ... run so far in the current call */
+  /* the real extents of the bounded results (berth_ir_bound_t) of the last successful call */
+  int32_t last_method; /* -1: none */
+  int64_t *extents;    /* one per bound of that method */
 };
 
 typedef struct env {
@@ -26,6 +29,7 @@ berth_status_t berth_ref_create(const berth_ir_program_t *p, berth_ref_t **out, 
   berth_ref_t *r = calloc(1, sizeof *r);
   if (!r) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   r->p = p;
+  r->last_method = -1;
   r->max_steps = BERTH_RUNTIME_DEFAULT_MAX_STEPS;
   r->state = calloc((size_t)(p->n_methods ? p->n_methods : 1), sizeof *r->state);
   if (!r->state) goto oom;
@@ -57,6 +61,7 @@ void berth_ref_destroy(berth_ref_t *r) {
     }
     free(r->state);
   }
+  free(r->extents);
   free(r);
 }
 
@@ -301,6 +306,41 @@ static berth_status_t run_graph(env_t *e, int32_t g) {
   return BERTH_OK;
 }
 
+/* Keeps the real extents of the method's bounded results; one outside [0, capacity] fails
+ * the call as the planned runtime does. */
+static berth_status_t record_extents(env_t *e) {
+  const berth_ir_method_t *m = e->m;
+  if (!m->n_bounds) {
+    e->r->last_method = e->method;
+    return BERTH_OK;
+  }
+  int64_t *x = realloc(e->r->extents, (size_t)m->n_bounds * sizeof *x);
+  if (!x) return berth_fail(e->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  e->r->extents = x;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  for (int32_t k = 0; k < m->n_bounds; k++) {
+    const berth_ir_bound_t *b = &m->bounds[k];
+    int64_t cap = m->values[body->results[b->result]].type.dims[b->axis];
+    memcpy(&x[k], get(e, b->extent), sizeof x[k]);
+    if (x[k] < 0 || x[k] > cap)
+      return berth_fail(e->diag, BERTH_ERR_CHECK_FAILED, "method %s: output %d has %lld entries along axis %d, outside "
+                        "its capacity [0, %lld]", m->name, (int)b->result, (long long)x[k], (int)b->axis, (long long)cap);
+  }
+  e->r->last_method = e->method;
+  return BERTH_OK;
+}
+
+berth_status_t berth_ref_output_shape(const berth_ref_t *r, int32_t method, int32_t j, berth_type_t *type) {
+  if (method < 0 || method != r->last_method || !type) return BERTH_ERR_INVALID_ARGUMENT;
+  const berth_ir_method_t *m = &r->p->methods[method];
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  if (j < 0 || j >= body->n_results) return BERTH_ERR_INVALID_ARGUMENT;
+  *type = m->values[body->results[j]].type;
+  for (int32_t k = 0; k < m->n_bounds; k++)
+    if (m->bounds[k].result == j) type->dims[m->bounds[k].axis] = r->extents[k];
+  return BERTH_OK;
+}
+
 berth_status_t berth_ref_call(berth_ref_t *r, int32_t method, const void *const *inputs,
                               void **outputs, berth_diag_t *diag) {
   if (method < 0 || method >= r->p->n_methods)
@@ -314,6 +354,8 @@ berth_status_t berth_ref_call(berth_ref_t *r, int32_t method, const void *const 
   if (!e.data || !e.owned) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   if (!st) st = bind_params(&e, e.m->body, body->n_params, inputs);
   if (!st) st = run_graph(&e, e.m->body);
+  r->last_method = -1;
+  if (!st) st = record_extents(&e);
   int32_t done = 0;
   for (; !st && done < body->n_results; done++) {
     int32_t v = body->results[done];

@@ -31,6 +31,12 @@ void berth_ref_set_max_steps(berth_ref_t *r, uint64_t max_steps);
 berth_status_t berth_ref_call(berth_ref_t *r, int32_t method, const void *const *inputs,
                               void **outputs, berth_diag_t *diag);
 
+/* The shape of result j of the last successful call of `method`: the declared type, except
+ * along the axis of a bounded result (berth_ir_bound_t), where it is the real extent (the
+ * result's bytes hold that tensor packed at their start). BERTH_ERR_INVALID_ARGUMENT when
+ * method was not the last successful call or j is out of range. */
+berth_status_t berth_ref_output_shape(const berth_ref_t *r, int32_t method, int32_t j, berth_type_t *type);
+
 /* The current bytes of a method's mutable buffer (program global index g), or NULL. */
 const void *berth_ref_state(const berth_ref_t *r, int32_t method, int32_t g);
 

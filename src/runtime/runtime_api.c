@@ -181,6 +181,9 @@ static berth_status_t io_info(const berth_program_t *p, int32_t method, int32_t 
   info->name = input ? fm->input_names[i] : fm->output_names[i];
   info->type = m->values[v].type;
   info->bytes = berth_type_bytes(&m->values[v].type);
+  info->bounded_axis = -1;
+  for (int32_t k = 0; k < m->n_bounds && !input; k++)
+    if (m->bounds[k].output == i) info->bounded_axis = m->bounds[k].axis;
   return BERTH_OK;
 }
 
@@ -446,6 +449,16 @@ berth_status_t berth_method_execute(berth_method_t *h, berth_diag_t *diag) {
   berth_exec_memory_t mem = exec_memory(h);
   berth_status_t st = berth_exec_run_refs(h->exec, h->index, &mem, h->refs, h->san, h->max_steps, diag);
   if (h->exec->alloc_inputs) memset(h->in_bound, 0, (size_t)m->n_inputs);
+  /* a run-time extent outside [0, capacity] (a program without the importer's check) fails
+   * the call rather than describing bytes the output does not have */
+  for (int32_t k = 0; k < m->n_bounds && st == BERTH_OK; k++) {
+    const berth_exec_bound_t *b = &m->bounds[k];
+    int64_t e, cap = m->values[m->outputs[b->output]].type.dims[b->axis];
+    memcpy(&e, berth_exec_addr(h->exec, m, &mem, b->extent), sizeof e);
+    if (e < 0 || e > cap)
+      st = berth_fail(diag, BERTH_ERR_CHECK_FAILED, "method %s: output %d has %lld entries along axis %d, outside "
+                      "its capacity [0, %lld]", m->name, (int)b->output, (long long)e, (int)b->axis, (long long)cap);
+  }
   if (st == BERTH_OK) h->outputs_state = OUTPUTS_READY;
   return st;
 }
@@ -474,6 +487,27 @@ static berth_status_t no_outputs(const berth_method_t *h, berth_diag_t *diag) {
   }
 }
 
+/* The shape of output j after the last execute (the static one unless it is bounded). */
+static berth_type_t output_type(const berth_method_t *h, int32_t j) {
+  const berth_exec_method_t *m = h->m;
+  berth_type_t t = m->values[m->outputs[j]].type;
+  for (int32_t k = 0; k < m->n_bounds; k++) {
+    if (m->bounds[k].output != j) continue;
+    berth_exec_memory_t mem = exec_memory(h);
+    int64_t e, cap = t.dims[m->bounds[k].axis];
+    memcpy(&e, berth_exec_addr(h->exec, m, &mem, m->bounds[k].extent), sizeof e);
+    t.dims[m->bounds[k].axis] = e < 0 ? 0 : e > cap ? cap : e; /* execute checked it; the arena is the caller's */
+  }
+  return t;
+}
+
+berth_status_t berth_method_output_shape(const berth_method_t *h, int32_t j, berth_type_t *type) {
+  if (!valid_method(h) || !type || j < 0 || j >= h->m->n_outputs || h->outputs_state != OUTPUTS_READY)
+    return BERTH_ERR_INVALID_ARGUMENT;
+  *type = output_type(h, j);
+  return BERTH_OK;
+}
+
 berth_status_t berth_method_output(const berth_method_t *h, int32_t j, const void **data, size_t *bytes,
                                    berth_diag_t *diag) {
   if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_output: not a method handle");
@@ -486,6 +520,9 @@ berth_status_t berth_method_output(const berth_method_t *h, int32_t j, const voi
   berth_exec_memory_t mem = exec_memory(h);
   size_t n = berth_type_bytes(&m->values[m->outputs[j]].type);
   *data = n ? berth_exec_addr(h->exec, m, &mem, m->outputs[j]) : (const void *)empty_slot;
-  if (bytes) *bytes = n;
+  if (bytes) {
+    berth_type_t t = output_type(h, j); /* a bounded output's real bytes: a prefix */
+    *bytes = berth_type_bytes(&t);
+  }
   return BERTH_OK;
 }

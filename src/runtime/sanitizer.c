@@ -333,6 +333,10 @@ berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, be
     berth_status_t st = berth_sanitizer_on_read(s, m->outputs[j], instr, NULL, diag);
     if (st != BERTH_OK) return st;
   }
+  for (int32_t k = 0; k < m->n_bounds; k++) {
+    berth_status_t st = berth_sanitizer_on_read(s, m->bounds[k].extent, instr, NULL, diag);
+    if (st != BERTH_OK) return st;
+  }
   for (int32_t v = 0; v < m->n_values; v++) {
     if (m->values[v].window_parent >= 0 || m->values[v].storage != BERTH_STORAGE_STATE ||
         !berth_verify_value_is_buffer(m, v))

@@ -141,7 +141,8 @@ static bool bad_table(int32_t n, const void *p) { return n < 0 || (n > 0 && !p);
 static berth_status_t write_check_method(wctx_t *w, const berth_exec_method_t *m, const char *mn) {
   if (bad_table(m->n_values, m->values) || bad_table(m->n_instrs, m->instrs) || bad_table(m->n_operands, m->operands) ||
       bad_table(m->n_attrs, m->attrs) || bad_table(m->n_inputs, m->inputs) || bad_table(m->n_outputs, m->outputs) ||
-      bad_table(m->n_pools, m->pool_sizes) || m->n_regs < 0 || (m->state_size > 0 && !m->state_init))
+      bad_table(m->n_pools, m->pool_sizes) || bad_table(m->n_bounds, m->bounds) || m->n_regs < 0 ||
+      (m->state_size > 0 && !m->state_init))
     return WFAIL("method %s: a table has a negative count or no data", mn);
   if (m->n_pools > BERTH_FORMAT_MAX_POOLS || m->n_regs > BERTH_FORMAT_MAX_REGS || m->n_inputs > BERTH_FORMAT_MAX_IO ||
       m->n_outputs > BERTH_FORMAT_MAX_IO)
@@ -331,14 +332,28 @@ static berth_status_t write_method(wctx_t *w, int32_t mi) {
   BERTH_TRY(write_values(w, m, mn));
   write_instrs(w, m);
   BERTH_TRY(write_attrs(w, m, mn));
+  for (int32_t k = 0; k < m->n_bounds; k++) { /* the optional bounds section: only when a method has one */
+    wbuf_t *bb = &w->s[BERTH_SECTION_BOUNDS];
+    wb_u32(bb, (uint32_t)mi);
+    wb_u32(bb, (uint32_t)m->bounds[k].output);
+    wb_u32(bb, (uint32_t)m->bounds[k].axis);
+    wb_i32(bb, m->bounds[k].extent);
+  }
   return write_io(w, m, ir_method(&w->o, w->p, mi), mn);
+}
+
+/* The IR section only when stored, the bounds section only when some output has one. */
+static bool section_written(const wctx_t *w, uint32_t id) {
+  if (id == BERTH_SECTION_IR) return w->store_ir;
+  if (id == BERTH_SECTION_BOUNDS) return w->s[id].len > 0;
+  return true;
 }
 
 /* The sections in file order (constants last). */
 static const uint32_t section_order[] = {BERTH_SECTION_STRINGS, BERTH_SECTION_METHODS, BERTH_SECTION_VALUES,
                                          BERTH_SECTION_INSTRS,  BERTH_SECTION_OPERANDS, BERTH_SECTION_ATTRS,
                                          BERTH_SECTION_IO,      BERTH_SECTION_POOLS,   BERTH_SECTION_STATE,
-                                         BERTH_SECTION_IR,      BERTH_SECTION_CONSTANTS};
+                                         BERTH_SECTION_BOUNDS,  BERTH_SECTION_IR,      BERTH_SECTION_CONSTANTS};
 #define N_ORDER (sizeof section_order / sizeof section_order[0])
 
 /* Header, section table, then the sections, into file. */
@@ -346,14 +361,14 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   const berth_exec_program_t *p = w->p;
   uint32_t n_sections = 0;
   for (size_t k = 0; k < N_ORDER; k++)
-    if (section_order[k] != BERTH_SECTION_IR || w->store_ir) n_sections++;
+    if (section_written(w, section_order[k])) n_sections++;
   for (int k = 0; k < NS; k++)
     if (w->s[k].oom) return berth_fail(w->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   uint64_t offs[NS], sizes[NS];
   uint64_t pos = BERTH_FORMAT_HEADER_SIZE + (uint64_t)n_sections * BERTH_FORMAT_SECTION_ENTRY_SIZE;
   for (size_t k = 0; k < N_ORDER; k++) {
     uint32_t id = section_order[k];
-    if (id == BERTH_SECTION_IR && !w->store_ir) continue;
+    if (!section_written(w, id)) continue;
     uint64_t align = id == BERTH_SECTION_CONSTANTS ? BERTH_FORMAT_CONST_ALIGN : BERTH_FORMAT_SECTION_ALIGN;
     uint64_t size = id == BERTH_SECTION_CONSTANTS ? p->constants_size : w->s[id].len;
     if (!berth_align_u64(pos, align, &offs[id]) || !berth_add_u64(offs[id], size, &pos)) return WFAIL("program too large");
@@ -375,7 +390,7 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   wb_zeros(file, BERTH_FORMAT_HEADER_SIZE - BERTH_FORMAT_HDR_RESERVED);
   for (size_t k = 0; k < N_ORDER; k++) {
     uint32_t id = section_order[k];
-    if (id == BERTH_SECTION_IR && !w->store_ir) continue;
+    if (!section_written(w, id)) continue;
     wb_u32(file, id);
     wb_u32(file, 0);
     wb_u64(file, offs[id]);
@@ -383,7 +398,7 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   }
   for (size_t k = 0; k < N_ORDER; k++) {
     uint32_t id = section_order[k];
-    if (id == BERTH_SECTION_IR && !w->store_ir) continue;
+    if (!section_written(w, id)) continue;
     wb_zeros(file, (size_t)(offs[id] - file->len));
     if (id == BERTH_SECTION_CONSTANTS) wb_bytes(file, p->constants, (size_t)p->constants_size);
     else wb_bytes(file, w->s[id].data, w->s[id].len);

@@ -4,7 +4,8 @@
 # out of bounds; in range (negative indices counting from the end) the call succeeds. K of
 # TopK past the axis is refused at compile time. Ops whose result shape depends on data
 # (Compress, NonZero, Unique) work when that data folds to a constant (--input NAME=...),
-# and are refused naming the input otherwise. Uses the official ONNX node-test models of
+# and are refused naming the input and --dynamic-bound otherwise (tests/cli/dynamic_bound.sh
+# runs them bounded). Uses the official ONNX node-test models of
 # ../shared/data; skips (77) when they are absent.
 BERTH=$1
 . tests/cli/lib.inc
@@ -58,11 +59,11 @@ C=$N/test_compress_0/model.onnx
 expect_out "compress on a constant condition" "output = f32[2,2] [[3, 4], [5, 6]]" sh -c \
   "\"$BERTH\" run $C --input 'condition:bool[3]=0,1,1' --call 'f32[3,2]:1,2,3,4,5,6' | sed -n 's/^ *%//p'"
 expect_fail "compress on a run-time condition" \
-  "\(Compress, opset [0-9]+\): the condition of Compress \(it sets the result's shape\) must be known at compile time, but it depends on graph input 'condition'" \
+  "\(Compress, opset [0-9]+\): the condition of Compress \(it sets the result's shape; or bound it with --dynamic-bound N\) must be known at compile time, but it depends on graph input 'condition'" \
   "$BERTH" run $C --call "f32[3,2]:1,2,3,4,5,6 bool[3]:0,1,1"
 expect_out "nonzero of a constant" "result = i64[2,3] [[0, 1, 1], [0, 0, 1]]" sh -c \
   "\"$BERTH\" run $N/test_nonzero_example/model.onnx --input 'condition:bool[2,2]=1,0,1,1' --call '' | sed -n 's/^ *%//p'"
-expect_fail "nonzero at run time" "the input of NonZero \(it sets the result's shape\) must be known at compile time" \
+expect_fail "nonzero at run time" "the input of NonZero \(it sets the result's shape; or bound it with --dynamic-bound N\) must be known at compile time" \
   "$BERTH" run $N/test_nonzero_example/model.onnx --call "bool[2,2]:1,0,1,1"
 expect_out "unique of a constant" "Y = f32[2,3] [[1, 0, 0], [2, 3, 4]] indices = i64[2] [0, 2] inverse_indices = i64[3] [0, 0, 1] counts = i64[2] [2, 1]" sh -c \
   "\"$BERTH\" run $N/test_unique_sorted_with_axis/model.onnx --input 'X:f32[3,3]=1,0,0,1,0,0,2,3,4' --call '' | sed -n 's/^ *%//p' | tr '\\n' ' ' | sed 's/ $//'"

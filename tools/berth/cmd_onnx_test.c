@@ -38,6 +38,7 @@ typedef struct ot_opts {
   bool sanitize, verbose, keep_control_flow, print_ir;
   struct ot_op_table *ops; /* --per-op: counts by op type (NULL: not counted) */
   int64_t max_trip_count;
+  int64_t dynamic_bound; /* --dynamic-bound N: data-dependent shapes bounded, not specialized on the input values */
   uint64_t max_steps; /* --max-steps (0: the runtime's default) */
 } ot_opts_t;
 
@@ -489,6 +490,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
   opt.n_inputs = n_specs;
   opt.keep_control_flow = o->keep_control_flow;
   opt.max_trip_count = o->max_trip_count;
+  opt.dynamic_bound = o->dynamic_bound;
   berth_ir_program_t *p = NULL;
   berth_onnx_info_t info;
   berth_status_t st;
@@ -581,6 +583,11 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     berth_dtype_t cdt;
     berth_onnx_elem_dtype(io->elem, &cdt);
     berth_type_t gt = io->type;
+    if (berth_session_output_shape(sess, 0, k, &gt) != BERTH_OK) { /* a bounded output's real extent */
+      snprintf(why, cap, "output %d '%s': no shape after the call", k, io->name);
+      r = OT_FAIL;
+      break;
+    }
     gt.dtype = cdt;
     /* a result of a narrow type (float16, int4, ...) already holds values of that type, so it
      * is compared as it is (no rounding here that could hide a missing one in the program) */
@@ -747,6 +754,14 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     else if (strcmp(argv[i], "--per-op") == 0) o.ops = &op_table;
     else if (strcmp(argv[i], "--keep-control-flow") == 0) o.keep_control_flow = true;
     else if (strcmp(argv[i], "--max-trip-count") == 0 && i + 1 < argc) o.max_trip_count = strtoll(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--dynamic-bound") == 0) {
+      char *end = NULL;
+      o.dynamic_bound = i + 1 < argc ? strtoll(argv[++i], &end, 10) : 0;
+      if (!end || *end || o.dynamic_bound <= 0) {
+        fprintf(stderr, "berth onnx-test: --dynamic-bound expects a positive integer\n");
+        return 2;
+      }
+    }
     else if (strcmp(argv[i], "--max-steps") == 0) {
       if (berth_cli_max_steps_option(argc, argv, &i, &o.max_steps) < 0) return 2;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -755,14 +770,16 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     } else n_dirs++;
   }
   if (n_dirs == 0) {
-    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n");
+    fprintf(stderr, "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N] [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n");
     return 2;
   }
   ot_counts_t c;
   memset(&c, 0, sizeof c);
   for (int i = 0; i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) {
-      if (strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--max-steps") == 0) i++;
+      if (strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
+          strcmp(argv[i], "--dynamic-bound") == 0)
+        i++;
       continue;
     }
     if (!is_dir(argv[i])) {

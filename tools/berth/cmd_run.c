@@ -275,7 +275,10 @@ int berth_cmd_run(int argc, char **argv) {
       if (ro.json) printf("%s{\"outputs\":[", ci ? "," : "");
       else printf("call %d:\n", ci + 1);
       for (int32_t k = 0; k < sig.n_out; k++) {
-        const berth_type_t *t = sig.out_type[k];
+        berth_type_t real = *sig.out_type[k]; /* a bounded output's real extent (--dynamic-bound) */
+        if (reference ? berth_ref_output_shape(ref, mi, k, &real) : berth_session_output_shape(sess, mi, k, &real))
+          real = *sig.out_type[k];
+        const berth_type_t *t = &real;
         if (ro.json) {
           if (k) printf(",");
           berth_tensor_print_json(stdout, t, outs[k]);

@@ -27,7 +27,9 @@
   "  content). For .onnx: --input NAME:DTYPE[DIMS][=V,...] fixes an input's shape (repeat it),\n" \
   "  --keep-control-flow keeps If nodes whose condition folds to a constant, --max-trip-count N\n" \
   "  bounds Loops with scan outputs whose trip count is dynamic, --state IN=OUT makes graph\n"     \
-  "  input IN and the output OUT that updates it one mutable buffer (repeat it).\n"                \
+  "  input IN and the output OUT that updates it one mutable buffer (repeat it),\n"               \
+  "  --dynamic-bound N gives NonZero, Compress, Unique and NonMaxSuppression results computed\n"  \
+  "  at run time N entries along their data-dependent axis (graph outputs only; more fails).\n"   \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
@@ -87,14 +89,17 @@ static const cmd_help_t helps[] = {
      "  --no-verify   print a file the plan verifier rejects (structural checks still run)\n"
      "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
     {"onnx-test",
-     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v]\n"
-     "                       [--per-op] [--print-ir] DIR...\n"
+     "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N]\n"
+     "                       [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n"
      "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
      "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
      "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
      "  --sanitize            run with the arena sanitizer\n"
      "  --keep-control-flow   keep If nodes whose condition folds to a constant\n"
      "  --max-trip-count N    bound Loops with scan outputs whose trip count is dynamic\n"
+     "  --dynamic-bound N     bound data-dependent results (NonZero, Compress, Unique,\n"
+     "                        NonMaxSuppression) to N entries instead of specializing the\n"
+     "                        model on the input values that set them\n"
      "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
      "  -v, --verbose         also print PASS lines\n"
      "  --per-op              before the totals, a table of folders passed, failed and\n"
@@ -137,7 +142,8 @@ static void usage(FILE *f) {
       "  plan PROGRAM [--algo A] [--strategy S] [--json] [--svg FILE] [--alignment N] [--pools RULES]\n"
       "  plan --csv FILE [--algo A] [--budget-ms T | --budget-work N] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
       "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
-      "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--max-steps N] [-v] [--per-op] DIR...\n"
+      "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N] [--max-steps N]\n"
+      "            [-v] [--per-op] DIR...\n"
       "      runs ONNX backend-test folders (model.onnx, test_data_set_*) planned and verified;\n"
       "      prints FAIL/UNSUPPORTED lines and 'N passed, N failed, N unsupported'.\n"
       "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR] [--asserts PERCENT] [--no-sanitize]\n"
@@ -161,7 +167,9 @@ static void usage(FILE *f) {
       "  --keep-control-flow keeps If nodes whose condition folds to a constant (when both\n"
       "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
       "  outputs whose trip count is not known at compile time (a run that needs more\n"
-      "  iterations fails), and --state IN=OUT makes a graph input and the output that\n"
+      "  iterations fails), --dynamic-bound N gives data-dependent results (NonZero, Compress,\n"
+      "  Unique, NonMaxSuppression on run-time data) N entries (graph outputs only; a call\n"
+      "  that yields more fails), and --state IN=OUT makes a graph input and the output that\n"
       "  updates it one mutable buffer (initialised from IN's initializer, its --input value\n"
       "  or zeros; updated in place each call, read with the runtime's berth_method_state).\n"
       "  --max-steps N (run, onnx-test, fuzz) is the step limit: the loop iterations one call\n"
@@ -243,8 +251,10 @@ static int dispatch(int argc, char **argv) {
      * command that loads a PROGRAM; onnx-test parses its own. --input repeats; the others
      * may be given once. */
     for (int i = 2; i < argc; i++) {
-      bool valued = strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--input") == 0;
-      if ((strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--keep-control-flow") == 0) &&
+      bool valued = strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--input") == 0 ||
+                    strcmp(argv[i], "--dynamic-bound") == 0;
+      if ((strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--keep-control-flow") == 0 ||
+           strcmp(argv[i], "--dynamic-bound") == 0) &&
           !berth_cli_once(argv[i]))
         return BERTH_EXIT_USAGE;
       if (valued) i++;

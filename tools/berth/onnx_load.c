@@ -17,6 +17,7 @@ static struct {
   int32_t n;
   bool keep_control_flow;
   int64_t max_trip_count;
+  int64_t dynamic_bound;
   berth_onnx_state_pair_t states[MAX_SPECS];
   char state_names[MAX_SPECS][2][256];
   int32_t n_states;
@@ -158,6 +159,14 @@ int berth_tool_onnx_args(int *argc, char **argv) {
         return -1;
       }
       if (parse_state(argv[++i]) != 0) return -1;
+    } else if (strcmp(a, "--dynamic-bound") == 0) {
+      char *end = NULL;
+      long long n = i + 1 < *argc ? strtoll(argv[++i], &end, 10) : 0;
+      if (!end || *end || n <= 0) {
+        fprintf(stderr, "berth: --dynamic-bound '%s': expected a positive integer\n", end ? argv[i] : "");
+        return -1;
+      }
+      g_onnx.dynamic_bound = n;
     } else if (strcmp(a, "--max-trip-count") == 0 || strcmp(a, "--input") == 0) {
       if (i + 1 >= *argc) {
         fprintf(stderr, "berth: %s needs a value\n", a);
@@ -194,9 +203,10 @@ int berth_tool_onnx_args(int *argc, char **argv) {
 }
 
 bool berth_tool_onnx_options_refused(const char *path) {
-  if (!g_onnx.n && !g_onnx.n_states && !g_onnx.keep_control_flow && !g_onnx.max_trip_count) return false;
-  fprintf(stderr, "berth: %s is not an ONNX model: --input, --state, --keep-control-flow and --max-trip-count apply "
-          "to ONNX models only\n", path);
+  if (!g_onnx.n && !g_onnx.n_states && !g_onnx.keep_control_flow && !g_onnx.max_trip_count && !g_onnx.dynamic_bound)
+    return false;
+  fprintf(stderr, "berth: %s is not an ONNX model: --input, --state, --keep-control-flow, --max-trip-count and "
+          "--dynamic-bound apply to ONNX models only\n", path);
   return true;
 }
 
@@ -224,6 +234,7 @@ berth_ir_program_t *berth_tool_load_onnx(const char *path) {
   opt.n_inputs = g_onnx.n;
   opt.keep_control_flow = g_onnx.keep_control_flow;
   opt.max_trip_count = g_onnx.max_trip_count;
+  opt.dynamic_bound = g_onnx.dynamic_bound;
   opt.states = g_onnx.states;
   opt.n_states = g_onnx.n_states;
   char msg[2048];
