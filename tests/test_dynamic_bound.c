@@ -155,7 +155,7 @@ static void test_runtime_api(int alloc_outputs) {
   CHECK(berth_method_output(l.m, 0, &data, &bytes, NULL) == BERTH_OK && bytes == 0);
   const float five[6] = {1, 1, 1, 0, 1, 1};
   CHECK(call(&l, five, caller ? idx_buf : NULL, caller ? y_buf : NULL, msg, sizeof msg) == BERTH_ERR_CHECK_FAILED);
-  CHECK_MSG(strstr(msg, "NonZero 'nz' yields more than --dynamic-bound 4 results"), "%s", msg);
+  CHECK_MSG(strstr(msg, "NonZero 'nz': yields more than --dynamic-bound 4 results"), "%s", msg);
   CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_ERR_INVALID_ARGUMENT); /* no outputs after a failure */
   unload(&l);
 
@@ -292,7 +292,7 @@ static void test_unique(void) {
     for (int k = 0; k < 4; k++) free(outs[k]);
     ins[0] = too_many;
     st = path ? berth_ref_call(r, 0, ins, outs, &d) : berth_session_call(s, 0, ins, outs, &d);
-    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "Unique 'y' yields more than --dynamic-bound 4 results"),
+    CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strstr(msg, "Unique 'y': yields more than --dynamic-bound 4 results"),
               "path %d: %s", path, msg);
   }
   berth_ref_destroy(r);

@@ -760,7 +760,7 @@ static berth_status_t name_val(ox_ctx_t *cx, int32_t v, const char *what) {
 
 static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const int32_t *in, const berth_attr_value_t *at,
                                    int32_t elem0) {
-  int32_t out[8], lim, le, le_id;
+  int32_t out[8], lim, le;
   OX_TRY(ox_emit(cx, b->op, b->n_in, in, at, b->n_out, out));
   OX_TRY(name_val(cx, out[b->count_k], "extent"));
   if (b->n_out > b->count_k + 1) OX_TRY(name_val(cx, out[b->n_out - 1], "work"));
@@ -772,15 +772,9 @@ static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const in
   berth_status_t st = emit2(cx, BERTH_OP_LE, out[b->count_k], lim, &le);
   cx->name_hint = saved_hint;
   OX_TRY(st);
-  OX_TRY(ox_ir(cx, le, &le_id));
-  char label[300], msg[600];
-  node_label(cx, label, sizeof label);
-  berth_format(msg, sizeof msg, "%s %s yields more than --dynamic-bound %lld results", cx->node->op_type, label,
-               (long long)N);
-  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
-  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &le_id);
-  if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
-  cx->m->nodes[node].attrs[0].i = text;
+  char what[120];
+  berth_format(what, sizeof what, "yields more than --dynamic-bound %lld results", (long long)N);
+  OX_TRY(ox_assert_ok(cx, le, what));
   for (int32_t k = 0; k < b->n_data && k < ox_n_out(cx); k++) {
     int32_t v = out[b->data[k]];
     if (b->bounded >> k & 1) {

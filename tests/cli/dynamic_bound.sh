@@ -13,7 +13,7 @@ D=/tmp/berth_dynbound.$$.d
 for mode in "" --reference --sanitize "--alloc-inputs 0 --alloc-outputs 0 --sanitize"; do
   expect_out "bounded output $mode" "idx = i64[2,3] [[0, 1, 1], [1, 0, 2]] y = f32[2,3] [[0, 1, 0], [2, 0, 3]] idx = i64[2,0] [[], []] y = f32[2,3] [[0, 0, 0], [0, 0, 0]]" \
     sh -c "\"$BERTH\" run $B $mode --call 'f32[2,3]:0,1,0,2,0,3' --call 'f32[2,3]:0,0,0,0,0,0' | sed -n 's/^ *%//p' | tr '\\n' ' ' | sed 's/ $//'"
-  expect_status "over the bound $mode" 1 "run-time check failed .*: NonZero 'nz' yields more than --dynamic-bound 4 results$" \
+  expect_status "over the bound $mode" 1 "run-time check failed .*: NonZero 'nz': yields more than --dynamic-bound 4 results$" \
     "$BERTH" run $B $mode --call 'f32[2,3]:1,1,1,0,1,1'
 done
 expect_out "bounded output --json" '{"calls":[{"outputs":[{"dtype":"i64","shape":[2,3],"data":[0,1,1,1,0,2]},{"dtype":"f32","shape":[2,3],"data":[0.0,1.0,0.0,2.0,0.0,3.0]}]}]}' \
@@ -25,7 +25,7 @@ rm -rf $D
 expect_out "compiled" "ok" sh -c "\"$BERTH\" compile $B -o $F >/dev/null && echo ok"
 expect_out "compiled file runs bounded" "idx = i64[2,1] [[1], [2]] y = f32[2,3] [[0, 0, 0], [0, 0, 7]]" sh -c \
   "\"$BERTH\" run $F --call 'f32[2,3]:0,0,0,0,0,7' | sed -n 's/^ *%//p' | tr '\\n' ' ' | sed 's/ $//'"
-expect_status "compiled file over the bound" 1 "NonZero 'nz' yields more than --dynamic-bound 4 results$" \
+expect_status "compiled file over the bound" 1 "NonZero 'nz': yields more than --dynamic-bound 4 results$" \
   "$BERTH" run $F --sanitize --call 'f32[2,3]:1,1,1,1,1,1'
 expect_out "dis shows the bound" "output 0  %idx              i64[2,4]       v1  axis 1 bounded, extent v2" sh -c \
   "\"$BERTH\" dis $F | grep -F 'output 0' | sed 's/^ *//'"
@@ -48,7 +48,7 @@ if [ -d "$N/test_nonzero_example" ]; then
   for mode in "" --reference --sanitize; do
     expect_out "nonzero bounded $mode" "result = i64[2,3] [[0, 1, 1], [0, 0, 1]]" sh -c \
       "\"$BERTH\" run $NZ --dynamic-bound 4 $mode --call 'bool[2,2]:1,0,1,1' | sed -n 's/^ *%//p'"
-    expect_status "nonzero over the bound $mode" 1 "NonZero with output 'result' yields more than --dynamic-bound 2 results$" \
+    expect_status "nonzero over the bound $mode" 1 "NonZero with output 'result': yields more than --dynamic-bound 2 results$" \
       "$BERTH" run $NZ --dynamic-bound 2 $mode --call 'bool[2,2]:1,0,1,1'
   done
   expect_out "compress bounded" "output = f32[2,2] [[3, 4], [5, 6]] output = f32[0,2] []" sh -c \
