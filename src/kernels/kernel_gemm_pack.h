@@ -10,13 +10,15 @@
  * C[M, N] = bias (per row, or 0) + A[M, K] B[K, N], A row-major with row stride lda, read in
  * place; B is only seen through `pack`, which writes one panel at a time into the caller's
  * scratch: kc rows of NR = isa->gemm_nr floats (zeros past the last column). The loops (the
- * GotoBLAS / BLIS order with MLAS's unpacked A): K in blocks of kc = scratch / NR rows (the
- * panel stays in L1 while every MR-row tile of A passes over it), then NR columns at a time,
- * then MR rows. Each element of C sums in the order of K (from the bias, then one block after
- * the other), so results do not depend on the tiling of M or N.
+ * GotoBLAS / BLIS order with MLAS's unpacked A): K in blocks of kc <= 256 rows, then as
+ * many panels of NR columns as the scratch holds (one, with matmul's 16 KiB: the panel stays
+ * in L1 while every MR-row tile of A passes over it; many, with conv's planned scratch: they
+ * stay in L2 and each tile of A serves them all from L1), then MR rows. Each element of C
+ * sums in the order of K (from the bias, then one block after the other), so results do not
+ * depend on the tiling of M or N.
  *
- * The scratch is the caller's (today conv's bounded stack buffer, BERTH_CONV_SCRATCH_BYTES);
- * runtime side: no allocation, no stdio. */
+ * The scratch is the caller's (conv's planned in the arena, kernel_scratch.h; matmul's and
+ * gemm's a bounded stack buffer); runtime side: no allocation, no stdio. */
 #ifndef BERTH_KERNELS_KERNEL_GEMM_PACK_H
 #define BERTH_KERNELS_KERNEL_GEMM_PACK_H
 
@@ -25,11 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef BERTH_CONV_SCRATCH_BYTES
-#define BERTH_CONV_SCRATCH_BYTES 16384
-#endif
-/* the packing scratch of matmul and gemm (floats), the same bound as conv's stack buffer */
-#define BERTH_GEMM_PACK_FLOATS (BERTH_CONV_SCRATCH_BYTES / 4)
+/* the packing buffer of matmul and gemm on their stack (floats: 16 KiB) */
+#define BERTH_GEMM_PACK_FLOATS 4096
 
 /* Writes dst[q * nr + c] = B[k0 + q][j0 + c] for q < kc, c < nc, and zeros for nc <= c < nr. */
 typedef void (*berth_gemm_pack_fn)(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst,

@@ -115,6 +115,10 @@ static void print_method(const berth_format_program_t *fp, int32_t mi) {
           printf("%s", k ? ", " : " ");
           print_value_ref(m, ops[in->n_in + k]);
         }
+        if (in->n_scratch) { /* the call's working memory: a value of its own */
+          printf(" scratch ");
+          print_value_ref(m, ops[in->n_in + in->n_out]);
+        }
         print_attrs(m, in);
         break;
       case BERTH_I_COPY:
