@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define GEMM_PACK_MIN_KC 16
-#define GEMM_PACK_KC 256 /* rows of K per block at most: a panel of 32 columns is 32 KiB */
+#define GEMM_PACK_KC 512 /* rows of K per block at most: a panel of 32 columns is 64 KiB */
 
 /* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
  * runs: its rows are short runs (kc floats) far apart, too short for the hardware

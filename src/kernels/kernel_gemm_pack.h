@@ -10,7 +10,7 @@
  * C[M, N] = bias (per row, or 0) + A[M, K] B[K, N], A row-major with row stride lda, read in
  * place; B is only seen through `pack`, which writes one panel at a time into the caller's
  * scratch: kc rows of NR = isa->gemm_nr floats (zeros past the last column). The loops (the
- * GotoBLAS / BLIS order with MLAS's unpacked A): K in blocks of kc <= 256 rows, then as
+ * GotoBLAS / BLIS order with MLAS's unpacked A): K in blocks of kc <= 512 rows, then as
  * many panels of NR columns as the scratch holds (one, with matmul's 16 KiB: the panel stays
  * in L1 while every MR-row tile of A passes over it; many, with conv's planned scratch: they
  * stay in L2 and each tile of A serves them all from L1), then MR rows. Each element of C
