@@ -159,15 +159,13 @@ static berth_status_t conv_infer(const berth_attr_value_t *attrs, const berth_ty
 /* Scratch (kernel_scratch.h, planned in the arena with the node's lifetime): what conv asks
  * for, in elements. The patch chunks of the dot4xn path take up to CONV_DOT_SCRATCH_BYTES (a
  * chunk of 8 positions' patches stays in L1 while the weight rows pass); the packed GEMM (f32)
- * a block of up to CONV_PACK_KC rows of K by CONV_PACK_NC columns: its panels stay in L2
- * while every tile of weights passes over them, so each tile of A is read once per
- * CONV_PACK_NC columns instead of once per panel, and C is reloaded once per 512 rows of K
- * (at most 256 KiB; against the 16 KiB stack buffer this replaced, 5-10 % faster on the
- * ResNet-50 layers, measured side by side in one process). Less scratch only makes the
- * blocks smaller; none at all (a hand-made program) leaves the direct loop. */
+ * a block of panels (berth_gemm_scratch_floats: up to 512 rows of K by 128 columns, 256 KiB):
+ * they stay in L2 while every tile of weights passes over them, so each tile of A is read
+ * once per 128 columns instead of once per panel, and C is reloaded once per 512 rows of K
+ * (against the 16 KiB stack buffer this replaced, 5-10 % faster on the ResNet-50 layers,
+ * measured side by side in one process). Less scratch only makes the blocks smaller; none at
+ * all (a hand-made program) leaves the direct loop. */
 #define CONV_DOT_SCRATCH_BYTES 16384
-#define CONV_PACK_KC 512
-#define CONV_PACK_NC 128
 
 /* Valid kernel taps q (0 <= q < k) for window start s: 0 <= s + q * dil < n. */
 static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
@@ -524,12 +522,11 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
   /* dot4xn: every position's patch, up to the chunk size, but at least one kernel row */
   uint64_t want = conv_mul_cap((uint64_t)p.l, (uint64_t)p.ck, CONV_DOT_SCRATCH_BYTES / es);
   if ((uint64_t)p.k[2] > want) want = (uint64_t)p.k[2] < cap ? (uint64_t)p.k[2] : cap;
-  /* the packed GEMM (f32, at least 4 output channels and 8 positions; the same for every
-   * variant: the request must not depend on the machine) */
-  if (p.out_type.dtype == BERTH_DTYPE_F32 && p.mg >= 4 && p.l >= 8) {
-    uint64_t kc = (uint64_t)p.ck < CONV_PACK_KC ? (uint64_t)p.ck : CONV_PACK_KC;
-    uint64_t nc = (uint64_t)p.l < CONV_PACK_NC ? ((uint64_t)p.l + 63) / 64 * 64 : CONV_PACK_NC;
-    if (kc * nc > want) want = kc * nc;
+  /* the packed GEMM (f32; the same for every variant: the request must not depend on the
+   * machine) */
+  if (p.out_type.dtype == BERTH_DTYPE_F32) {
+    uint64_t packed = berth_gemm_scratch_floats(p.mg, p.l, p.ck);
+    if (packed > want) want = packed;
   }
   return berth_scratch_request(want, es);
 }
