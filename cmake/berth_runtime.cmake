@@ -21,18 +21,16 @@ function(berth_runtime_sources out)
   set(${out} ${src} PARENT_SCOPE)
 endfunction()
 
-# berth_add_runtime(NAME [OPS_HEADER FILE] [CONV_SCRATCH_BYTES N]): a small runtime for
-# embedded programs: -Os, one section per function, and only the kernels FILE lists
-# (`berth compile --ops-header`; all without it); link it with --gc-sections
-# (berth_link_small) so that the unused kernels are dropped. conv's stack buffer is N bytes
-# (default BERTH_SMALL_CONV_SCRATCH_BYTES, else 1024).
+# berth_add_runtime(NAME [OPS_HEADER FILE]): a small runtime for embedded programs: -Os, one
+# section per function, and only the kernels FILE lists (`berth compile --ops-header`; all
+# without it); link it with --gc-sections (berth_link_small) so that the unused kernels are
+# dropped. (Kernel scratch, such as conv's patch buffer, is planned in the program's arena:
+# the CONV_SCRATCH_BYTES N of older versions sized a stack buffer that no longer exists, and
+# is accepted and ignored with a warning.)
 function(berth_add_runtime name)
   cmake_parse_arguments(ARG "" "OPS_HEADER;CONV_SCRATCH_BYTES" "" ${ARGN})
-  if(NOT ARG_CONV_SCRATCH_BYTES)
-    set(ARG_CONV_SCRATCH_BYTES ${BERTH_SMALL_CONV_SCRATCH_BYTES})
-  endif()
-  if(NOT ARG_CONV_SCRATCH_BYTES)
-    set(ARG_CONV_SCRATCH_BYTES 1024)
+  if(ARG_CONV_SCRATCH_BYTES)
+    message(WARNING "berth_add_runtime(${name}): CONV_SCRATCH_BYTES is ignored: conv's scratch is planned in the arena")
   endif()
   get_property(root GLOBAL PROPERTY BERTH_RUNTIME_ROOT)
   berth_runtime_sources(src)
@@ -40,7 +38,6 @@ function(berth_add_runtime name)
   target_include_directories(${name} PUBLIC ${root}/include PRIVATE ${root}/src)
   target_link_libraries(${name} PUBLIC m)
   target_compile_options(${name} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-Os> -ffunction-sections -fdata-sections)
-  target_compile_definitions(${name} PRIVATE BERTH_CONV_SCRATCH_BYTES=${ARG_CONV_SCRATCH_BYTES})
   if(BERTH_HAVE_CALLGRAPH_INFO)
     target_compile_options(${name} PRIVATE -fstack-usage -fcallgraph-info=su)
   endif()

@@ -134,6 +134,16 @@ static inline int32_t kern(pb_t *b, berth_op_t op, int32_t a, int32_t a2, int32_
   b->ins[i].n_out = 1;
   return i;
 }
+/* kernel op(a) -> out with scratch value sc (appended after the output) */
+static inline int32_t kern_s(pb_t *b, berth_op_t op, int32_t a, int32_t out, int32_t sc) {
+  int32_t ops[3] = {a, out, sc};
+  int32_t i = instr(b, BERTH_I_KERNEL, ops, 3);
+  b->ins[i].op = (uint16_t)op;
+  b->ins[i].n_in = 1;
+  b->ins[i].n_out = 1;
+  b->ins[i].n_scratch = 1;
+  return i;
+}
 static inline int32_t copy(pb_t *b, int32_t src, int32_t dst) {
   int32_t ops[2] = {src, dst};
   return instr(b, BERTH_I_COPY, ops, 2);

@@ -521,6 +521,15 @@ static void generate(void) {
   m = copy(seed);
   m.b[ins_at(&m, sel)] = 200;
   CORRUPT_("bad-opcode", "unknown opcode 200");
+  m = copy(seed); /* kernel scratch (byte 1): kernels only, at most one, plain arena bytes */
+  m.b[ins_at(&m, jmp) + 1] = 1;
+  CORRUPT_("scratch-on-jump", "byte 1 (n_scratch) is 1; only a kernel has scratch (expected 0)");
+  m = copy(seed);
+  m.b[ins_at(&m, sel) + 1] = 2;
+  CORRUPT_("two-scratches", "n_scratch (byte 1) is 2; a kernel has 0 or 1 scratch values");
+  m = copy(seed);
+  m.b[ins_at(&m, sel) + 1] = 1; /* the next instruction's first operand becomes its scratch */
+  CORRUPT_("scratch-not-bytes", "is not plain arena bytes");
   m = copy(seed);
   w16(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_OP, 999);
   CORRUPT_("bad-op", "op 999 (unknown op) is not a kernel");

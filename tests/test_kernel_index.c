@@ -144,7 +144,7 @@ static void expect2(int line, tcall_t *c, berth_type_t t0, const void *w0, berth
     ins[i].type = &c->in[i];
     ins[i].data = (void *)c->data[i];
   }
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2};
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2, NULL, 0};
   c->def->run(&call);
   int64_t bad = -1;
   CHECK_MSG(tc_values_equal(t0.dtype, berth_type_numel(&t0), o0, w0, 0, &bad), "line %d: values differ at %lld", line, (long long)bad);

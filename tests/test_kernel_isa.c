@@ -307,7 +307,7 @@ static void test_pow(void) {
   static float a[N], b[N], y[N];
   berth_type_t t = {BERTH_DTYPE_F32, 1, {N}};
   berth_tensor_ref_t in[2] = {{&t, a}, {&t, b}}, out[1] = {{&t, y}};
-  berth_kernel_call_t call = {NULL, in, 2, out, 1};
+  berth_kernel_call_t call = {NULL, in, 2, out, 1, NULL, 0};
   static const float ex[] = {1, 2, 3, 4, 2.5f, -1, 0.5f, 0};
   for (int e = 0; e < 8; e++) {
     for (int i = 0; i < N; i++) {

@@ -54,7 +54,7 @@ static void run1(const berth_op_def_t *def, const berth_attr_value_t *attrs, ber
   berth_status_t st = def->infer(attrs, &t, 1, &to, &d);
   CHECK_MSG(st == BERTH_OK, "%s: %s", def->name, msg);
   berth_tensor_ref_t ri = {&t, (void *)in}, ro = {&to, out};
-  berth_kernel_call_t call = {attrs, &ri, 1, &ro, 1};
+  berth_kernel_call_t call = {attrs, &ri, 1, &ro, 1, NULL, 0};
   def->run(&call);
 }
 
@@ -587,11 +587,11 @@ static void test_bitcast_narrow(void) {
     a[1].i = fmt;
     a[0].i = F32;
     berth_tensor_ref_t i1 = {&t16, all}, o1 = {&t32, vals};
-    berth_kernel_call_t c1 = {a, &i1, 1, &o1, 1};
+    berth_kernel_call_t c1 = {a, &i1, 1, &o1, 1, NULL, 0};
     berth_op_def_bitcast.run(&c1);
     a[0].i = U16;
     berth_tensor_ref_t i2 = {&t32, vals}, o2 = {&t16, back};
-    berth_kernel_call_t c2 = {a, &i2, 1, &o2, 1};
+    berth_kernel_call_t c2 = {a, &i2, 1, &o2, 1, NULL, 0};
     berth_op_def_bitcast.run(&c2);
     int bad = 0;
     for (int i = 0; i < 65536; i++) bad += back[i] != all[i] && !(fmt == 1 && isnan(vals[i]));
@@ -663,7 +663,7 @@ static void test_null_attrs(void) {
     CHECK_MSG(d->infer(NULL, in, d->min_in, &to, &diag) == BERTH_OK, "%s: %s", d->name, msg);
     berth_tensor_ref_t ri[2] = {{&in[0], ints ? (void *)xi : (void *)x}, {&in[1], ints ? (void *)xi : (void *)x}};
     berth_tensor_ref_t ro = {&to, ints ? (void *)yi : (void *)y};
-    berth_kernel_call_t call = {NULL, ri, d->min_in, &ro, 1};
+    berth_kernel_call_t call = {NULL, ri, d->min_in, &ro, 1, NULL, 0};
     d->run(&call);
   }
 }

@@ -77,8 +77,11 @@ static bool compare_run(int line, const char *what, tcall_t *c, int n_out, const
     outs[i].type = &out[i];
     outs[i].data = bufs[i];
   }
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+  uint64_t sb;
+  void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out, scratch, sb};
   c->def->run(&call);
+  free(scratch);
   for (int i = 0; i < n_out && ok; i++) {
     void *w = to_dtype(out[i].dtype, ref[i], berth_type_numel(&out[i]));
     int64_t bad = -1;

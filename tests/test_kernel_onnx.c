@@ -51,8 +51,11 @@ static bool tc_run_multi(int line, tcall_t *c, int n_out, const berth_type_t *wa
     outs[i].type = &out[i];
     outs[i].data = bufs[i];
   }
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+  uint64_t sb;
+  void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out, scratch, sb};
   c->def->run(&call);
+  free(scratch);
   return true;
 }
 

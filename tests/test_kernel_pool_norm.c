@@ -41,8 +41,11 @@ static void run_multi(int line, tcall_t *c, int n_out, const berth_type_t *want_
     outs[k] = (berth_tensor_ref_t){&out[k], bufs[k]};
   }
   if (ok) {
-    berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+    uint64_t sb;
+    void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+    berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out, scratch, sb};
     c->def->run(&call);
+    free(scratch);
     for (int k = 0; k < n_out; k++) {
       int64_t bad = -1;
       CHECK_MSG(tc_values_equal(want_t[k].dtype, berth_type_numel(&want_t[k]), bufs[k], want[k], tol, &bad),

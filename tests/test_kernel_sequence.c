@@ -38,8 +38,11 @@ static bool mrun(int line, tcall_t *c, int n_out, mres_t *r) {
     outs[i].type = &r->t[i];
     outs[i].data = r->buf[i];
   }
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+  uint64_t sb;
+  void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out, scratch, sb};
   c->def->run(&call);
+  free(scratch);
   return true;
 }
 

@@ -35,8 +35,11 @@ static bool run2(int line, tcall_t *c, const berth_type_t *want, void **bufs) {
     outs[i].type = &out[i];
     outs[i].data = bufs[i];
   }
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2};
+  uint64_t sb;
+  void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 2, scratch, sb};
   c->def->run(&call);
+  free(scratch);
   return true;
 }
 

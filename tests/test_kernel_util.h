@@ -148,6 +148,18 @@ static inline void tc_print_elem(berth_dtype_t dt, const void *p, int64_t i) {
   }
 }
 
+/* The scratch the planner would give a call of def (berth_op_scratch_bytes), filled with
+ * ones (NaN as floats) so that a kernel reading scratch it did not write shows; NULL and 0
+ * for ops without. The caller frees it. */
+static inline void *tc_scratch(const berth_op_def_t *def, const berth_attr_value_t *attrs, const berth_type_t *in,
+                               int32_t n_in, uint64_t *bytes) {
+  *bytes = berth_op_scratch_bytes((uint32_t)berth_op_find(def->name, strlen(def->name)), attrs, in, n_in);
+  void *s = *bytes ? malloc((size_t)*bytes) : NULL;
+  if (s) memset(s, 0xff, (size_t)*bytes);
+  else *bytes = 0;
+  return s;
+}
+
 /* Infers, checks the type, runs into a fresh exact-size buffer; returns the buffer (NULL
  * if infer failed) so a caller can inspect it further. The caller frees it. */
 static inline void *tc_run(int line, tcall_t *c, berth_type_t want) {
@@ -170,8 +182,11 @@ static inline void *tc_run(int line, tcall_t *c, berth_type_t want) {
     ins[i].data = (void *)c->data[i];
   }
   berth_tensor_ref_t outs[1] = {{&out, buf}};
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 1};
+  uint64_t sb;
+  void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 1, scratch, sb};
   c->def->run(&call);
+  free(scratch);
   return buf;
 }
 

@@ -507,7 +507,7 @@ static void test_kernel_overlap(void) {
   ret(&b);
   EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
               "instruction 1 (kernel neg): output %d (arena pool 0 [8,24)) overlaps input %c (arena pool "
-              "0 [0,16)); kernels need disjoint inputs and outputs");
+              "0 [0,16)); kernels need disjoint inputs, outputs and scratch");
 
   /* slices of one parent with the same register and stride are compared exactly */
   pb_init(&b, 8);
@@ -875,7 +875,7 @@ static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices
     switch (in->opcode) {
       case BERTH_I_KERNEL:
         for (int32_t k = 0; k < in->n_in && !st; k++) st = berth_sanitizer_on_read(s, ops[k], pc, regs, d);
-        for (int32_t k = 0; k < in->n_out && !st; k++)
+        for (int32_t k = 0; k < in->n_out + in->n_scratch && !st; k++) /* as interp.c: scratch is written */
           st = berth_sanitizer_on_write(s, ops[in->n_in + k], pc, regs, d);
         pc++;
         break;
@@ -920,11 +920,29 @@ static bool sanitizer_finds(pb_t *b, int max_choices, char *why, size_t cap) {
   return found;
 }
 
+/* a = neg(x) [scratch s1]; c = neg(a) [scratch s2]; out = a + c: each scratch may share
+ * bytes only with values dead or unborn at its instruction (s1 with c, s2 with x) */
+static void build_scratch(pb_t *b) {
+  pb_init(b, 48);
+  b->alloc_in = true;
+  int32_t x = input(b, "x", F64, 0);
+  int32_t out = output(b, "out", F64, 0);
+  int32_t a = arena(b, "a", F64, 8), c = arena(b, "c", F64, 16);
+  int32_t s1 = arena(b, "a.scratch", ty(BERTH_DTYPE_U8, 1, 8), 16);
+  int32_t s2 = arena(b, "c.scratch", ty(BERTH_DTYPE_U8, 1, 16), 24);
+  b->v[out].offset = 40;
+  kern_s(b, BERTH_OP_NEG, x, a, s1);
+  kern_s(b, BERTH_OP_NEG, a, c, s2);
+  kern(b, BERTH_OP_ADD, a, c, out);
+  ret(b);
+}
+
 typedef void (*builder_fn)(pb_t *b);
 static void seed_ok(pb_t *b) { build_seed(b, false); }
 static void while_ok(pb_t *b) { build_while(b, false); }
 static void diamond_ok(pb_t *b) { build_diamond(b, true); }
 static void straight_ok(pb_t *b) { build_straight(b); }
+static void scratch_ok(pb_t *b) { build_scratch(b); }
 static void scan_arena(pb_t *b) {
   /* scan with its stacked output in the arena, next to the carried value */
   pb_init(b, 56);
@@ -962,8 +980,58 @@ static bool is_window_parent(const pb_t *b, const char *name) {
 /* For every single arena offset mutation of several correct plans: the verifier accepts iff
  * no path trips the sanitizer. Rejections that only the static rules make (kernel in/out
  * overlap, rename across storage) are not comparable and are counted apart. */
+/* Kernel scratch (berth_instr_t.n_scratch): accepted when it lies on bytes dead at its
+ * instruction; a scratch over a value still live (the seed bug's shape), over its own
+ * instruction's operands, named by another operand, or not plain arena bytes is rejected
+ * with a message, and the sanitizer finds the clobbered read too. */
+static void test_scratch(void) {
+  pb_t b;
+  char why[512];
+  build_scratch(&b);
+  EXPECT_OK(&b);
+  CHECK_MSG(!sanitizer_finds(&b, 0, why, sizeof why), "sanitizer: %s", why);
+  /* c.scratch moved onto a, which the add still reads after the neg that owns the scratch */
+  build_scratch(&b);
+  b.v[5].offset = 8; /* c.scratch [8,24) over a [8,16), its own input */
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "read of %a (arena pool 0 [8,16)) at instruction 2 (kernel add) may see %c.scratch (arena pool 0 "
+              "[8,24)) written at instruction 1");
+  CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why) && strstr(why, "were last written by %c.scratch"), "sanitizer: %s",
+            why);
+  /* a scratch over its own input that nobody reads later still breaks the kernel */
+  build_scratch(&b);
+  b.ins[2].opcode = BERTH_I_COPY; /* out = copy c: a is dead after instruction 1 */
+  b.ins[2].op = 0;
+  b.ops[b.ins[2].operands] = 3;
+  b.ops[b.ins[2].operands + 1] = 1;
+  b.v[5].offset = 8;
+  b.v[5].type.dims[0] = 8; /* [8,16): a only */
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED,
+              "instruction 1 (kernel neg): scratch %c.scratch (arena pool 0 [8,16)) overlaps input %a (arena pool 0 "
+              "[8,16)); kernels need disjoint inputs, outputs and scratch");
+  /* nobody else may name a scratch value */
+  build_scratch(&b);
+  b.ops[b.ins[1].operands + 2] = 4; /* both kernels get a.scratch */
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "scratch %a.scratch is named by 2 operands or windows");
+  build_scratch(&b);
+  b.v[4].type = F64; /* an f64 that the add reads: not plain bytes */
+  b.ops[b.ins[2].operands] = 4;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (kernel neg): scratch %a.scratch is not plain arena bytes");
+  /* structure: a scratch in state memory, two scratches, scratch on a return */
+  build_scratch(&b);
+  b.v[4].storage = BERTH_STORAGE_STATE;
+  b.state_size = 64;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (kernel neg): scratch %a.scratch is not plain arena bytes");
+  build_scratch(&b);
+  b.ins[0].n_scratch = 2;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 0 (kernel): 2 scratch values; a kernel has 0 or 1");
+  build_scratch(&b);
+  b.ins[3].n_scratch = 1;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 3 (return): 1 scratch values");
+}
+
 static void test_differential(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena};
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok};
   int agree = 0, static_only = 0, accepted = 0, rejected = 0, conservative = 0;
   for (size_t bi = 0; bi < sizeof builders / sizeof builders[0]; bi++) {
     pb_t base;
@@ -1119,7 +1187,7 @@ static void run_accepted(pb_t *b, uint64_t seed) {
 }
 
 static void test_random_mutations(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena};
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok};
   uint64_t seed0 = 0x5eed;
   const char *env = getenv("BERTH_TEST_SEED");
   if (env) seed0 = strtoull(env, NULL, 0);
@@ -1159,6 +1227,7 @@ int main(void) {
   test_uninitialized();
   test_assert();
   test_kernel_overlap();
+  test_scratch();
   test_structural();
   test_loops();
   test_api();

@@ -159,6 +159,10 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
           out(s, "%s", k ? ", " : " ");
           print_value_ref(s, m, ops[in->n_in + k]);
         }
+        if (in->n_scratch) { /* the call's working memory: a value of its own */
+          out(s, " scratch ");
+          print_value_ref(s, m, ops[in->n_in + in->n_out]);
+        }
         print_attrs(s, m, in);
         break;
       case BERTH_I_COPY:

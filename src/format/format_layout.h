@@ -63,7 +63,7 @@
 
 /* ---- instruction record (BERTH_FORMAT_INSTR_SIZE bytes) --------------------------------- */
 #define BERTH_FORMAT_INSTR_OPCODE 0   /* u8 */
-#define BERTH_FORMAT_INSTR_RESERVED 1 /* u8, 0 */
+#define BERTH_FORMAT_INSTR_N_SCRATCH 1 /* u8: 0, or 1 on a kernel (its scratch operand follows the outputs) */
 #define BERTH_FORMAT_INSTR_OP 2       /* u16 */
 #define BERTH_FORMAT_INSTR_N_IN 4     /* u16 */
 #define BERTH_FORMAT_INSTR_N_OUT 6    /* u16 */

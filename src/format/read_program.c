@@ -783,6 +783,15 @@ static bool string_attr_clean(const berth_attr_value_t *a) {
   return true;
 }
 
+/* Byte 1 of an instruction record: a kernel's count of scratch values (0 or 1); 0 elsewhere. */
+static berth_status_t decode_n_scratch(rd_t *r, const char *w, uint8_t n, berth_instr_t *x) {
+  if (n && x->opcode != BERTH_I_KERNEL)
+    return rfail(r, CORRUPT, "%s: byte 1 (n_scratch) is %u; only a kernel has scratch (expected 0)", w, (unsigned)n);
+  if (n > 1) return rfail(r, CORRUPT, "%s: n_scratch (byte 1) is %u; a kernel has 0 or 1 scratch values", w, (unsigned)n);
+  x->n_scratch = n;
+  return BERTH_OK;
+}
+
 static berth_status_t decode_instrs(mctx_t *c) {
   rd_t *r = c->r;
   const mrec_t *m = &c->rec;
@@ -804,7 +813,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
     berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
-    if (p[BERTH_FORMAT_INSTR_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte is not 0", w);
+    BERTH_TRY(decode_n_scratch(r, w, p[BERTH_FORMAT_INSTR_N_SCRATCH], x));
     /* which fields this opcode uses; the others must be zero */
     uint32_t nops = 0, n_attrs = 0;
     bool uses_target = false, uses_reg = false, uses_count = false;
@@ -825,7 +834,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
         if (def->n_out < 0 || (int32_t)x->n_out != def->n_out)
           return rfail(r, CORRUPT, "%s: kernel %s with %u outputs; expected %d", w, def->name, (unsigned)x->n_out,
                        (int)def->n_out);
-        nops = (uint32_t)x->n_in + x->n_out;
+        nops = (uint32_t)x->n_in + x->n_out + x->n_scratch;
         n_attrs = def->n_attrs;
         break;
       }

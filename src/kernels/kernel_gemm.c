@@ -15,6 +15,7 @@
  * with dot4xn, 24 % packed for 64x1024 * (1000x1024)^T), so the dot products stay. */
 #include "kernel_dot.h"
 #include "kernel_gemm_pack.h"
+#include "kernel_scratch.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
 
@@ -204,8 +205,11 @@ static void gemm_run(const berth_kernel_call_t *call) {
       const float *A = (const float *)call->in[0].data, *B = (const float *)call->in[1].data;
       float *Y = (float *)call->out[0].data;
       const berth_gemm_rows_t rows = {B, p.n};
+      int64_t floats;
+      float *buf = berth_scratch_take(call, sizeof(float), &floats);
       if (p.tb && !p.ta) gemm_dot_f32(&p, A, B, Y);
-      else if (p.ta || !berth_gemm_packed_try_f32(A, p.k, NULL, Y, p.n, p.m, p.n, p.k, berth_gemm_pack_rows, &rows))
+      else if (p.ta ||
+               !berth_gemm_packed_try_f32(A, p.k, NULL, Y, p.n, p.m, p.n, p.k, berth_gemm_pack_rows, &rows, buf, floats))
         gemm_ikj_f32(&p, A, B, Y);
       gemm_epilogue_f32(&p, (float)attrs[GEMM_ALPHA].f, (float)attrs[GEMM_BETA].f, (const float *)C, Y);
       break;
@@ -220,6 +224,14 @@ static void gemm_run(const berth_kernel_call_t *call) {
     }
     default: break;
   }
+}
+
+uint64_t berth_scratch_gemm(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  gemm_plan_t p;
+  if (n_in < 2 || n_in > 3 || in[0].dtype != BERTH_DTYPE_F32 || gemm_plan(attrs, in, n_in, &p, NULL) != BERTH_OK)
+    return 0;
+  if (p.ta || p.tb || p.m == 0 || p.n == 0) return 0; /* the packed path takes neither transposed */
+  return berth_scratch_request(berth_gemm_scratch_floats(p.m, p.n, p.k), sizeof(float));
 }
 
 static const berth_attr_spec_t gemm_attrs[] = {

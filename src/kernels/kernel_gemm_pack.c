@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define GEMM_PACK_MIN_KC 16
-#define GEMM_PACK_KC 128 /* rows of K per block: a panel of 32 columns is 16 KiB */
+#define GEMM_PACK_KC 512 /* rows of K per block at most: a panel of 32 columns is 64 KiB */
 
 /* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
  * runs: its rows are short runs (kc floats) far apart, too short for the hardware
@@ -67,19 +67,26 @@ void berth_gemm_pack_rows(const void *ctx, int64_t k0, int64_t kc, int64_t j0, i
   }
 }
 
-#if defined(__GNUC__)
-__attribute__((noinline)) /* the scratch is on the stack only while this runs */
-#endif
 bool berth_gemm_packed_try_f32(const float *A, int64_t lda, const float *bias, float *C, int64_t ldc, int64_t M,
-                               int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx) {
+                               int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx, float *buf,
+                               int64_t floats) {
 #ifdef BERTH_KERNELS_SIMD
   const berth_kernel_isa_t *isa = berth_kernel_isa();
-  if (M < 4 || N < isa->gemm_nr || !berth_gemm_packed_fits(isa, BERTH_GEMM_PACK_FLOATS)) return false;
-  _Alignas(64) float buf[BERTH_GEMM_PACK_FLOATS];
-  berth_gemm_packed_f32(isa, A, lda, bias, C, ldc, M, N, K, pack, ctx, buf, BERTH_GEMM_PACK_FLOATS);
+  if (!buf || M < 4 || N < isa->gemm_nr || !berth_gemm_packed_fits(isa, floats)) return false;
+  berth_gemm_packed_f32(isa, A, lda, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
   return true;
-#else /* small runtimes keep their stack bound and the loops they had */
-  (void)A, (void)lda, (void)bias, (void)C, (void)ldc, (void)M, (void)N, (void)K, (void)pack, (void)ctx;
+#else /* small runtimes keep the loops they had */
+  (void)A, (void)lda, (void)bias, (void)C, (void)ldc, (void)M, (void)N, (void)K, (void)pack, (void)ctx, (void)buf,
+      (void)floats;
   return false;
 #endif
+}
+
+#define GEMM_SCRATCH_NC 128 /* columns per block of the request */
+
+uint64_t berth_gemm_scratch_floats(int64_t M, int64_t N, int64_t K) {
+  if (M < 4 || N < 8 || K < 1) return 0;
+  uint64_t kc = K < GEMM_PACK_KC ? (uint64_t)K : GEMM_PACK_KC;
+  uint64_t nc = N < GEMM_SCRATCH_NC ? ((uint64_t)N + 63) / 64 * 64 : GEMM_SCRATCH_NC;
+  return kc * nc;
 }

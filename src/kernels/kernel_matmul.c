@@ -10,6 +10,7 @@
  * 0..k-1 (the dot product path uses eight partial sums). f32 goes through the active kernel
  * variant's gemm_nn (kernel_isa.h), which keeps a tile of C in registers. */
 #include "kernel_gemm_pack.h"
+#include "kernel_scratch.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
 
@@ -147,13 +148,16 @@ BERTH_KERNEL_FLOAT_LIST(MM_FLOAT)
 /* f32 with more than one column: the packed GEMM where it pays (kernel_gemm_pack.h), else
  * the register-blocked gemm_nn of the active kernel variant (kernel_isa.h; the portable one
  * is the i-k-j loop above, in the same order). */
-static void mm_f32_isa(void *C, const void *A, const void *B, int64_t n, int64_t k, int64_t m) {
+static void mm_f32_isa(void *C, const void *A, const void *B, int64_t n, int64_t k, int64_t m, float *buf,
+                       int64_t floats) {
   if (m == 1) {
     mm_f32(C, A, B, n, k, m);
     return;
   }
   const berth_gemm_rows_t rows = {(const float *)B, m};
-  if (berth_gemm_packed_try_f32((const float *)A, k, NULL, (float *)C, m, n, m, k, berth_gemm_pack_rows, &rows)) return;
+  if (berth_gemm_packed_try_f32((const float *)A, k, NULL, (float *)C, m, n, m, k, berth_gemm_pack_rows, &rows, buf,
+                                floats))
+    return;
   BERTH_KCALL(gemm_nn_f32)((const float *)A, k, (const float *)B, m, NULL, (float *)C, m, n, m, k);
 }
 
@@ -184,12 +188,15 @@ static void matmul_run(const berth_kernel_call_t *call) {
     nb *= p.batch_dims[q];
   }
   int64_t a_mat = p.n * p.k * (int64_t)es, b_mat = p.k * p.m * (int64_t)es, c_mat = p.n * p.m * (int64_t)es;
-  mm_fn fn = a->dtype == BERTH_DTYPE_F32 ? mm_f32_isa : mm_kernels[a->dtype];
+  mm_fn fn = mm_kernels[a->dtype];
+  int64_t floats = 0; /* f32: the packed GEMM's panels, in the call's scratch */
+  float *buf = a->dtype == BERTH_DTYPE_F32 ? berth_scratch_take(call, sizeof(float), &floats) : NULL;
   const char *A = (const char *)call->in[0].data, *B = (const char *)call->in[1].data;
   char *C = (char *)call->out[0].data;
   int64_t idx[BERTH_MAX_RANK] = {0}, oa = 0, ob = 0;
   for (int64_t t = 0; t < nb; t++) {
-    fn(C + t * c_mat, A + oa * a_mat, B + ob * b_mat, p.n, p.k, p.m);
+    if (a->dtype == BERTH_DTYPE_F32) mm_f32_isa(C + t * c_mat, A + oa * a_mat, B + ob * b_mat, p.n, p.k, p.m, buf, floats);
+    else fn(C + t * c_mat, A + oa * a_mat, B + ob * b_mat, p.n, p.k, p.m);
     for (int32_t q = R - 1; q >= 0; q--) {
       oa += sa[q];
       ob += sb[q];
@@ -199,6 +206,13 @@ static void matmul_run(const berth_kernel_call_t *call) {
       idx[q] = 0;
     }
   }
+}
+
+uint64_t berth_scratch_matmul(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  mm_plan_t p;
+  if (n_in != 2 || in[0].dtype != BERTH_DTYPE_F32 || mm_plan(&in[0], &in[1], &p, NULL) != BERTH_OK) return 0;
+  if (berth_kernel_is_empty(&p.out) || p.m == 1) return 0;
+  return berth_scratch_request(berth_gemm_scratch_floats(p.n, p.m, p.k), sizeof(float));
 }
 
 const berth_op_def_t berth_op_def_matmul = {"matmul", BERTH_OPKIND_KERNEL, 2, 2, 1, 0, NULL, matmul_infer, matmul_run};

@@ -263,6 +263,13 @@ typedef struct berth_kernel_call {
   int32_t n_in;
   const berth_tensor_ref_t *out;
   int32_t n_out;
+  /* Working memory of this call only (NULL, 0 when none): the planner's arena bytes for it
+   * (berth_op_scratch_bytes, planned like a value that lives at the node's position only),
+   * disjoint from every operand, with contents undefined at entry. A kernel that takes
+   * scratch must be correct with any size, 0 included (it only gets slower), and its result
+   * may depend on the size, never on the address (kernel_scratch.h). */
+  void *scratch;
+  uint64_t scratch_bytes;
 } berth_kernel_call_t;
 
 /* Validates attrs and input types; writes the n_out output types. Must reject everything
@@ -297,5 +304,13 @@ berth_op_t berth_op_find(const char *name, size_t len);
 int berth_op_attr_index(const berth_op_def_t *def, const char *name, size_t len);
 /* Fills attrs with the op's defaults. */
 void berth_op_attrs_default(const berth_op_def_t *def, berth_attr_value_t *attrs);
+
+/* Scratch bytes a call of kernel `op` asks for, from the static input types and attributes
+ * that infer accepted (0 for most ops; kernel_scratch.c lists the ops that ask). Deterministic
+ * (the same on every machine and variant, so the compiler can plan it and the reference
+ * interpreter give the same) and capped (BERTH_SCRATCH_MAX_BYTES). Compiler side and test
+ * oracles only: the runtime never needs it (kernels take whatever the file planned). */
+#define BERTH_SCRATCH_MAX_BYTES ((uint64_t)1 << 24)
+uint64_t berth_op_scratch_bytes(uint32_t op, const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 
 #endif

@@ -39,8 +39,16 @@ berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs,
     in[k].type = &in_types[k];
     in[k].data = (void *)in_data[k];
   }
-  berth_kernel_call_t call = {attrs, in, n_in, out, n_out};
+  /* the scratch the planner would give the node, so that folding computes what the program would */
+  uint64_t sb = berth_op_scratch_bytes(op, attrs, in_types, n_in);
+  void *scratch = sb ? calloc(1, (size_t)sb) : NULL;
+  if (sb && !scratch) {
+    for (int32_t k = 0; k < n_out; k++) free(bufs[k]);
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "fold: out of memory");
+  }
+  berth_kernel_call_t call = {attrs, in, n_in, out, n_out, scratch, scratch ? sb : 0};
   def->run(&call);
+  free(scratch);
   for (int32_t k = 0; k < n_out; k++) {
     out_types[k] = types[k];
     out_data[k] = bufs[k];

@@ -111,19 +111,53 @@ static berth_status_t loop_handover(lctx_t *c, int32_t ni, int32_t gb, int32_t n
   return BERTH_OK;
 }
 
+/* The scratch value of kernel node ni, if its op asks for working memory
+ * (berth_op_scratch_bytes): a u8 value of its own that lives at the node's position only, so
+ * the allocator packs it with everything else, disjoint from the node's operands (live there
+ * too) and free to share bytes with values dead or not yet born. -1: none; -2: out of memory. */
+static int32_t scratch_value(lctx_t *c, int32_t ni) {
+  const berth_ir_node_t *n = &c->m->nodes[ni];
+  berth_type_t in[BERTH_MAX_KERNEL_OPERANDS];
+  if (n->n_in > BERTH_MAX_KERNEL_OPERANDS) return -1;
+  for (int32_t i = 0; i < n->n_in; i++) in[i] = c->m->values[n->in[i]].type;
+  uint64_t bytes = berth_op_scratch_bytes(n->op, n->attrs, in, n->n_in);
+  if (bytes == 0) return -1;
+  berth_type_t t;
+  memset(&t, 0, sizeof t);
+  t.dtype = BERTH_DTYPE_U8;
+  t.rank = 1;
+  t.dims[0] = (int64_t)bytes;
+  char name[160];
+  const char *base = n->n_out > 0 ? c->m->values[n->out[0]].name : NULL;
+  berth_format(name, sizeof name, "%s.scratch", base && base[0] ? base : berth_op_get(n->op)->name);
+  int32_t v = lctx_new_value(c, name, &t, n->graph);
+  if (v < 0) return -2;
+  c->vals[v].op = (int32_t)n->op;
+  lctx_add_iv(c, v, c->node_pos[ni], c->node_pos[ni]);
+  c->scratch_values++;
+  c->scratch_bytes += bytes;
+  return v;
+}
+
 static berth_status_t emit_node(lctx_t *c, int32_t ni) {
   const berth_ir_node_t *n = &c->m->nodes[ni];
   const berth_op_def_t *def = berth_op_get(n->op);
   berth_status_t st = BERTH_OK;
   switch (def->kind) {
     case BERTH_OPKIND_KERNEL: {
-      int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS];
+      int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS + 1];
       if (n->n_in + n->n_out > 2 * BERTH_MAX_KERNEL_OPERANDS)
         return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
       memcpy(ops, n->in, (size_t)n->n_in * sizeof *ops);
       memcpy(ops + n->n_in, n->out, (size_t)n->n_out * sizeof *ops);
-      int32_t i = emit(c, BERTH_I_KERNEL, ops, n->n_in, n->n_out);
+      int32_t sv = scratch_value(c, ni);
+      EMIT_OR_FAIL(sv == -2 ? -1 : 0);
+      if (sv >= 0) ops[n->n_in + n->n_out] = sv;
+      /* the scratch operand follows the outputs (emit counts it as one more) */
+      int32_t i = emit(c, BERTH_I_KERNEL, ops, n->n_in, n->n_out + (sv >= 0));
       EMIT_OR_FAIL(i);
+      c->instrs[i].in.n_out = (uint16_t)n->n_out;
+      c->instrs[i].in.n_scratch = sv >= 0;
       c->instrs[i].in.op = (uint16_t)n->op;
       c->instrs[i].attr_node = ni;
       return BERTH_OK;

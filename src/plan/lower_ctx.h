@@ -106,6 +106,8 @@ typedef struct lctx {
   int32_t *operands;
   int32_t copies, renames, windows;
   int32_t state_in_place; /* copy_ into a buffer turned into destination passing (coalesce.c) */
+  int32_t scratch_values;  /* kernel scratch values made by the emitter */
+  uint64_t scratch_bytes;  /* their bytes, summed */
 } lctx_t;
 
 /* lower_ctx helpers (timeline.c) */

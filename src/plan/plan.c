@@ -673,6 +673,8 @@ static berth_status_t plan_report(const lctx_t *c, owned_t *o, const plan_values
   rep->coalesced = c->renames + c->windows;
   rep->state_in_place = c->state_in_place;
   rep->state_bytes = state->size;
+  rep->n_scratch = c->scratch_values;
+  rep->scratch_bytes = c->scratch_bytes;
   rep->n_positions = c->n_positions;
   OWN(o, rep->n_ivs, (size_t)n_exec, c->diag);
   OWN(o, rep->iv_first, (size_t)n_exec, c->diag);

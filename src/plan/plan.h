@@ -82,6 +82,8 @@ typedef struct berth_plan_method_report {
   int32_t state_in_place; /* copy_ writes of a buffer done in place (the new value computed in
                              the buffer's bytes: a RENAME, no copy per call) */
   uint64_t state_bytes;
+  int32_t n_scratch;      /* kernel calls given scratch in the arena (their own values) */
+  uint64_t scratch_bytes; /* the bytes those calls asked for, summed (packed like any value) */
   double time_ms;       /* planning time */
   bool verified;
   /* For the plan drawing: timeline interval sets of each exec value, inclusive

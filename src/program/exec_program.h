@@ -20,7 +20,10 @@
  * window's offset and stride, is a multiple of the element size; method input i is INPUT
  * index i (ARENA when alloc_inputs), method output j is OUTPUT index j (ARENA when
  * alloc_outputs); STATE values never share bytes; the last instruction is JUMP or RETURN;
- * a COPY may have src and dst on identical bytes (a no-op) but not partly overlapping. */
+ * a COPY may have src and dst on identical bytes (a no-op) but not partly overlapping; a
+ * kernel's scratch value (berth_instr_t.n_scratch) is a plain ARENA u8[n] value named by no
+ * other operand, disjoint from its instruction's inputs and outputs; to the memory rule it is
+ * one more output of that instruction (it kills every value over its bytes). */
 #ifndef BERTH_PROGRAM_EXEC_PROGRAM_H
 #define BERTH_PROGRAM_EXEC_PROGRAM_H
 
@@ -51,7 +54,8 @@ typedef struct berth_exec_value {
 } berth_exec_value_t;
 
 typedef enum berth_opcode {
-  BERTH_I_KERNEL = 0,    /* op(in...) -> out...; operands: n_in inputs then n_out outputs */
+  BERTH_I_KERNEL = 0,    /* op(in...) -> out...; operands: n_in inputs, n_out outputs, then
+                            n_scratch (0 or 1) scratch values */
   BERTH_I_COPY = 1,      /* operands[0] = src, operands[1] = dst; same byte size */
   BERTH_I_RENAME = 2,    /* dst takes over src's bytes (same storage): no work at run time */
   BERTH_I_JUMP = 3,      /* goto target */
@@ -66,6 +70,9 @@ typedef enum berth_opcode {
 
 typedef struct berth_instr {
   uint8_t opcode;
+  uint8_t n_scratch;     /* KERNEL: 0, or 1: the call's working memory, a value of its own
+                            (ARENA, u8[bytes], written by this instruction only and read by
+                            none: the planner gives it the node's position only) */
   uint16_t op;           /* KERNEL: berth_op_t; ASSERT: BERTH_OP_ASSERT (its attribute specs) */
   uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in */
   uint32_t operands;     /* index of the first operand in the method's operand array */

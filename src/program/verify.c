@@ -317,7 +317,7 @@ static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t
 static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
   *out = ops_of(c, ins);
   switch (ins->opcode) {
-    case BERTH_I_KERNEL: *out += ins->n_in; return ins->n_out;
+    case BERTH_I_KERNEL: *out += ins->n_in; return ins->n_out + ins->n_scratch; /* scratch: one more output */
     case BERTH_I_COPY:
     case BERTH_I_RENAME: *out += 1; return 1;
     default: return 0;
@@ -326,7 +326,7 @@ static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_
 
 static int32_t n_operands_of(const berth_instr_t *ins) {
   switch (ins->opcode) {
-    case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out;
+    case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out + (int32_t)ins->n_scratch;
     case BERTH_I_COPY:
     case BERTH_I_RENAME: return 2;
     case BERTH_I_JUMP_IF_FALSE:
@@ -635,6 +635,9 @@ static berth_status_t check_instrs(vctx_t *c) {
     const berth_instr_t *ins = &m->instrs[i];
     if (ins->opcode >= BERTH_I_COUNT)
       return CORRUPT("instruction %d: unknown opcode %u", (int)i, (unsigned)ins->opcode);
+    if (ins->n_scratch > (ins->opcode == BERTH_I_KERNEL ? 1 : 0))
+      return CORRUPT("instruction %d (%s): %u scratch values; a kernel has 0 or 1, other instructions none", (int)i,
+                     berth_exec_opcode_name(ins->opcode), (unsigned)ins->n_scratch);
     int32_t nops = n_operands_of(ins);
     if (nops > 0) {
       if ((uint64_t)ins->operands + (uint64_t)nops > (uint64_t)m->n_operands)
@@ -695,6 +698,38 @@ static berth_status_t check_instrs(vctx_t *c) {
   return BERTH_OK;
 }
 
+/* A kernel's scratch value: plain arena bytes (u8, not windowed, not an input or output),
+ * named by its instruction only, as scratch. To the dataflow it is one more output of that
+ * instruction (writes_of), so a scratch over a value still live is caught there like any
+ * other clobbering write. Uses c->order as a counter before sort_values fills it. */
+static berth_status_t check_scratch(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib;
+  int32_t *uses = c->order;
+  memset(uses, 0, (size_t)c->nv * sizeof *uses);
+  for (int32_t i = 0; i < c->n; i++) {
+    const int32_t *ops = ops_of(c, &m->instrs[i]);
+    for (int32_t k = 0, n = n_operands_of(&m->instrs[i]); k < n; k++) uses[ops[k]]++;
+  }
+  for (int32_t v = 0; v < c->nv; v++)
+    if (m->values[v].window_parent >= 0) uses[m->values[v].window_parent]++;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    if (!ins->n_scratch) continue;
+    int32_t v = ops_of(c, ins)[ins->n_in + ins->n_out];
+    const berth_exec_value_t *x = &m->values[v];
+    if (x->window_parent >= 0 || x->storage != BERTH_STORAGE_ARENA || x->type.dtype != BERTH_DTYPE_U8 ||
+        x->type.rank != 1 || c->size[v] == 0 || (c->flags[v] & (F_INPUT | F_OUTPUT)))
+      return CORRUPT("instruction %d (%s): scratch %s is not plain arena bytes (expected a non-empty u8[n] arena "
+                     "value, not windowed, not a method input or output)", (int)i, iname(c, i, &ib), vname(c, v, &nb));
+    if (uses[v] != 1)
+      return VIOLATION("instruction %d (%s): scratch %s is named by %d operands or windows; a kernel's scratch "
+                       "belongs to its one call, and no other instruction may read or write it", (int)i,
+                       iname(c, i, &ib), vname(c, v, &nb), (int)uses[v]);
+  }
+  return BERTH_OK;
+}
+
 /* ---- rules that need no dataflow ------------------------------------------------------- */
 
 /* Writes into constants or caller inputs (checked before the dataflow: the direct reason). */
@@ -732,16 +767,17 @@ static berth_status_t check_disjoint_operands(vctx_t *c) {
     int32_t nwr = writes_of(c, ins, &w), nrd = reads_of(c, ins, &r);
     if (ins->opcode == BERTH_I_KERNEL) {
       for (int32_t k = 0; k < nwr; k++) {
+        const char *what = k < ins->n_out ? "output" : "scratch";
         for (int32_t j = 0; j < nrd; j++)
           if (operands_overlap(c, w[k], r[j]))
-            return VIOLATION("instruction %d (%s): output %s (%s) overlaps input %s (%s); kernels "
-                             "need disjoint inputs and outputs", (int)i, iname(c, i, &ib),
+            return VIOLATION("instruction %d (%s): %s %s (%s) overlaps input %s (%s); kernels "
+                             "need disjoint inputs, outputs and scratch", (int)i, iname(c, i, &ib), what,
                              vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1), vname(c, r[j], &ob),
                              fmt_bytes(c, r[j], &b2));
         for (int32_t j = 0; j < k; j++)
           if (w[j] == w[k] || operands_overlap(c, w[k], w[j]))
-            return VIOLATION("instruction %d (%s): outputs %s (%s) and %s (%s) share bytes", (int)i,
-                             iname(c, i, &ib), vname(c, w[j], &ob), fmt_bytes(c, w[j], &b2),
+            return VIOLATION("instruction %d (%s): %s %s (%s) and %s %s (%s) share bytes", (int)i,
+                             iname(c, i, &ib), "output", vname(c, w[j], &ob), fmt_bytes(c, w[j], &b2), what,
                              vname(c, w[k], &nb), fmt_bytes(c, w[k], &b1));
       }
     } else if (ins->opcode == BERTH_I_COPY) {
@@ -1246,6 +1282,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   BERTH_TRY(check_values(c));
   BERTH_TRY(check_io(c));
   BERTH_TRY(check_instrs(c));
+  BERTH_TRY(check_scratch(c));
   BERTH_TRY(check_readonly(c));
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)

@@ -145,8 +145,17 @@ static berth_status_t run_kernel(env_t *e, const berth_ir_node_t *n) {
     out[i].type = &e->m->values[n->out[i]].type;
     out[i].data = e->data[n->out[i]];
   }
-  berth_kernel_call_t call = {n->attrs, in, n->n_in, out, n->n_out};
+  /* the scratch the planner would give this node (same size: the same loops, the same bits),
+   * zeroed where the sanitized runtime fills its own with ones, so that a kernel reading
+   * scratch it did not write differs between the two */
+  berth_type_t tin[BERTH_MAX_KERNEL_OPERANDS];
+  for (int32_t i = 0; i < n->n_in; i++) tin[i] = *in[i].type;
+  uint64_t sb = berth_op_scratch_bytes(n->op, n->attrs, tin, n->n_in);
+  void *scratch = sb ? calloc(1, (size_t)sb) : NULL;
+  if (sb && !scratch) return berth_fail(e->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (kernel scratch)");
+  berth_kernel_call_t call = {n->attrs, in, n->n_in, out, n->n_out, scratch, scratch ? sb : 0};
   def->run(&call);
+  free(scratch);
   return BERTH_OK;
 }
 

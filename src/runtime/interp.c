@@ -48,7 +48,10 @@ static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, 
   switch (in->opcode) {
     case BERTH_I_KERNEL:
       for (int32_t i = 0; i < in->n_in && !st; i++) st = berth_sanitizer_on_read(san, ops[i], pc, regs, diag);
-      for (int32_t i = 0; i < in->n_out && !st; i++) st = berth_sanitizer_on_write(san, ops[in->n_in + i], pc, regs, diag);
+      /* the scratch (after the outputs) is written by this call: its bytes now belong to it, so a
+       * later read of a value planned over them is caught */
+      for (int32_t i = 0; i < in->n_out + in->n_scratch && !st; i++)
+        st = berth_sanitizer_on_write(san, ops[in->n_in + i], pc, regs, diag);
       return st;
     case BERTH_I_COPY:
       st = berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
@@ -113,7 +116,16 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
           refs[i].type = &m->values[ops[i]].type;
           refs[i].data = berth_exec_addr(p, m, mem, ops[i]);
         }
-        berth_kernel_call_t call = {m->attrs ? &m->attrs[in->attrs] : NULL, refs, in->n_in, refs + in->n_in, in->n_out};
+        berth_kernel_call_t call = {m->attrs ? &m->attrs[in->attrs] : NULL, refs, in->n_in, refs + in->n_in, in->n_out,
+                                    NULL, 0};
+        if (in->n_scratch) {
+          call.scratch = berth_exec_addr(p, m, mem, ops[n]);
+          call.scratch_bytes = berth_type_bytes(&m->values[ops[n]].type);
+          /* Sanitizer: the scratch starts as all-ones bytes (NaN as f32 and f64), so a kernel
+           * that reads scratch it did not write in this call shows in its results, which the
+           * differential tests compare with the reference interpreter's. */
+          if (san) memset(call.scratch, 0xff, (size_t)call.scratch_bytes);
+        }
         def->run(&call);
         pc++;
         break;

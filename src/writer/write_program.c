@@ -237,6 +237,7 @@ static berth_instr_t instr_used_fields(const berth_instr_t *x) {
       r.op = x->op;
       r.n_in = x->n_in;
       r.n_out = x->n_out;
+      r.n_scratch = x->n_scratch;
       r.operands = x->operands;
       r.attrs = def && def->n_attrs > 0 ? x->attrs : 0;
       break;
@@ -275,7 +276,7 @@ static void write_instrs(wctx_t *w, const berth_exec_method_t *m) {
   for (int32_t i = 0; i < m->n_instrs; i++) {
     berth_instr_t x = instr_used_fields(&m->instrs[i]);
     wb_u8(ib, x.opcode);
-    wb_u8(ib, 0);
+    wb_u8(ib, x.n_scratch);
     wb_u16(ib, x.op);
     wb_u16(ib, x.n_in);
     wb_u16(ib, x.n_out);

@@ -161,6 +161,9 @@ int berth_cmd_plan(int argc, char **argv) {
       if (r->state_in_place)
         printf("  state updated in place: %d copy_ computed in the buffer's own bytes (a rename, no copy per call)\n",
                (int)r->state_in_place);
+      if (r->n_scratch)
+        printf("  kernel scratch: %d calls, %llu bytes (each a value of its own at its node's position, packed with the rest)\n",
+               (int)r->n_scratch, (unsigned long long)r->scratch_bytes);
       printf("  %-6s %12s %12s %8s %8s\n", "pool", "arena", "lower bound", "ratio", "tensors");
       for (int32_t pl = 0; pl < r->n_pools; pl++) {
         const berth_plan_pool_report_t *pr = &r->pools[pl];
