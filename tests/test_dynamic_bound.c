@@ -322,7 +322,7 @@ static void run_outs(int line, tcall_t *c, int n_out, const void *const *want) {
     outs[k] = (berth_tensor_ref_t){&out[k], o[k]};
   }
   for (int i = 0; i < c->n_in; i++) ins[i] = (berth_tensor_ref_t){&c->in[i], (void *)c->data[i]};
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out};
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, n_out, NULL, 0};
   c->def->run(&call);
   for (int k = 0; k < n_out; k++) {
     int64_t bad = -1;
