@@ -508,7 +508,24 @@ static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *
 #define CONV_FAST_f64 conv_fast_f64
 
 /* The activation epilogue (act): the loops of kernel_unary.c's relu, kernel_clip.c's clip
- * and kernel_activation.c's leaky_relu, so a fused conv gives the same bits. */
+ * and kernel_activation.c's leaky_relu, so a fused conv gives the same bits. leaky_relu's
+ * select is on the bits (GCC keeps `c ? a * v : v` a branch, so the loop would stay scalar). */
+static inline float conv_sel_f32(int c, float x, float y) {
+  uint32_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  const uint32_t m = (uint32_t)0 - (uint32_t)c, r = (a & m) | (b & ~m);
+  memcpy(&x, &r, sizeof x);
+  return x;
+}
+static inline double conv_sel_f64(int c, double x, double y) {
+  uint64_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  const uint64_t m = (uint64_t)0 - (uint64_t)c, r = (a & m) | (b & ~m);
+  memcpy(&x, &r, sizeof x);
+  return x;
+}
 #define CONV_ACT_FN(s, T)                                                                          \
   static void conv_act_##s(T *restrict y, int64_t n, const void *ctx) {                            \
     const conv_plan_t *p = (const conv_plan_t *)ctx;                                               \
@@ -516,7 +533,7 @@ static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *
     switch (p->act) {                                                                              \
       case CONV_ACT_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = v < 0 ? (T)0 : v;); break;          \
       case CONV_ACT_CLIP: BERTH_VLOOP(i, n, T v = y[i] < a ? a : y[i]; y[i] = v > b ? b : v;); break; \
-      case CONV_ACT_LEAKY_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = v < 0 ? a * v : v;); break;   \
+      case CONV_ACT_LEAKY_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = conv_sel_##s(v < 0, a * v, v);); break; \
       default: break;                                                                              \
     }                                                                                              \
   }
