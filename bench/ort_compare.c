@@ -495,6 +495,23 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,128,56,56], %w : f32[128,1,3,3]) -> (f32[1,128,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 128} : f32[1,128,56,56]\n  return %y\n}\n",
        2.0 * 128 * 9 * 56 * 56},
+      {"depthwise conv 3x3, 32 ch, 112x112 (MobileNet)",
+       "func @forward(%x : f32[1,32,112,112], %w : f32[32,1,3,3]) -> (f32[1,32,112,112]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 32} : f32[1,32,112,112]\n  return %y\n}\n",
+       2.0 * 32 * 9 * 112 * 112},
+      {"depthwise conv 3x3, 512 ch, 14x14 (MobileNet)",
+       "func @forward(%x : f32[1,512,14,14], %w : f32[512,1,3,3]) -> (f32[1,512,14,14]) {\n"
+       "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 512} : f32[1,512,14,14]\n  return %y\n}\n",
+       2.0 * 512 * 9 * 14 * 14},
+      {"depthwise conv 3x3 stride 2, 64 ch, 112x112 -> 56x56",
+       "func @forward(%x : f32[1,64,112,112], %w : f32[64,1,3,3]) -> (f32[1,64,56,56]) {\n"
+       "  %y = conv(%x, %w) {strides = [2, 2], pads = [1, 1, 1, 1], group = 64} : f32[1,64,56,56]\n"
+       "  return %y\n}\n",
+       2.0 * 64 * 9 * 56 * 56},
+      {"depthwise conv 5x5, 240 ch, 14x14 (MobileNetV3)",
+       "func @forward(%x : f32[1,240,14,14], %w : f32[240,1,5,5]) -> (f32[1,240,14,14]) {\n"
+       "  %y = conv(%x, %w) {pads = [2, 2, 2, 2], group = 240} : f32[1,240,14,14]\n  return %y\n}\n",
+       2.0 * 240 * 25 * 14 * 14},
       {"matmul 256x512 * 512x512",
        "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
        "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
@@ -600,8 +617,9 @@ static void pb_value_info(pbuf_t *g, int field, const char *name, const int64_t 
   pb_sub(&vi, 2, &ty);
   pb_sub(g, field, &vi);
 }
-/* Conv of x [1, c, h, h] with weights [m, c, k, k], pads k / 2, into `path`; 0 on success. */
-static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, int64_t k) {
+/* Conv of x [1, c, h, h] with weights [m, c / group, k, k], pads k / 2, strides s, into
+ * `path`; 0 on success. */
+static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, int64_t k, int64_t group, int64_t s) {
   pbuf_t node = {0}, attr = {0}, w = {0}, g = {0}, model = {0}, ops = {0};
   pb_str(&node, 1, "x");
   pb_str(&node, 1, "w");
@@ -611,8 +629,17 @@ static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, i
   for (int i = 0; i < 4; i++) pb_int(&attr, 8, (uint64_t)(k / 2));
   pb_int(&attr, 20, 7); /* INTS */
   pb_sub(&node, 5, &attr);
-  const int64_t wd[4] = {m, c, k, k}, xd[4] = {1, c, h, h}, yd[4] = {1, m, h, h};
-  const size_t nw = (size_t)(m * c * k * k);
+  pb_str(&attr, 1, "group");
+  pb_int(&attr, 3, (uint64_t)group);
+  pb_int(&attr, 20, 2); /* INT */
+  pb_sub(&node, 5, &attr);
+  pb_str(&attr, 1, "strides");
+  for (int i = 0; i < 2; i++) pb_int(&attr, 8, (uint64_t)s);
+  pb_int(&attr, 20, 7); /* INTS */
+  pb_sub(&node, 5, &attr);
+  const int64_t o = (h + 2 * (k / 2) - k) / s + 1;
+  const int64_t wd[4] = {m, c / group, k, k}, xd[4] = {1, c, h, h}, yd[4] = {1, m, o, o};
+  const size_t nw = (size_t)(m * (c / group) * k * k);
   float *wv = malloc(nw * sizeof *wv);
   for (size_t i = 0; i < nw; i++) wv[i] = rndf() * 0.1f;
   for (int i = 0; i < 4; i++) pb_int(&w, 1, (uint64_t)wd[i]);
@@ -640,22 +667,32 @@ static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, i
 static void bench_conv_layers(const char *only) {
   static const struct {
     const char *name;
-    int64_t c, m, h, k;
+    int64_t c, m, h, k, group, s;
   } L[] = {
-      {"Conv 3x3, 64->64, 56x56", 64, 64, 56, 3},     {"Conv 3x3, 128->128, 28x28", 128, 128, 28, 3},
-      {"Conv 3x3, 256->256, 14x14", 256, 256, 14, 3}, {"Conv 3x3, 512->512, 7x7", 512, 512, 7, 3},
-      {"Conv 1x1, 256->1024, 14x14", 256, 1024, 14, 1}, {"Conv 1x1, 256->64, 56x56", 256, 64, 56, 1},
+      {"Conv 3x3, 64->64, 56x56", 64, 64, 56, 3, 1, 1},
+      {"Conv 3x3, 128->128, 28x28", 128, 128, 28, 3, 1, 1},
+      {"Conv 3x3, 256->256, 14x14", 256, 256, 14, 3, 1, 1},
+      {"Conv 3x3, 512->512, 7x7", 512, 512, 7, 3, 1, 1},
+      {"Conv 1x1, 256->1024, 14x14", 256, 1024, 14, 1, 1, 1},
+      {"Conv 1x1, 256->64, 56x56", 256, 64, 56, 1, 1, 1},
+      {"Conv depthwise 3x3, 32 ch, 112x112", 32, 32, 112, 3, 32, 1},
+      {"Conv depthwise 3x3, 128 ch, 56x56", 128, 128, 56, 3, 128, 1},
+      {"Conv depthwise 3x3, 512 ch, 14x14", 512, 512, 14, 3, 512, 1},
+      {"Conv depthwise 3x3 stride 2, 64 ch, 112x112", 64, 64, 112, 3, 64, 2},
+      {"Conv depthwise 3x3 stride 2, 256 ch, 28x28", 256, 256, 28, 3, 256, 2},
+      {"Conv depthwise 5x5, 240 ch, 14x14", 240, 240, 14, 5, 240, 1},
   };
   char path[256], label[256];
   snprintf(path, sizeof path, "/tmp/berth_ort_conv_%d.onnx", (int)getpid());
   for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
     if (only && !strstr(L[i].name, only)) continue;
-    if (write_conv_model(path, L[i].c, L[i].m, L[i].h, L[i].k)) {
+    if (write_conv_model(path, L[i].c, L[i].m, L[i].h, L[i].k, L[i].group, L[i].s)) {
       printf("%s: cannot write %s\n", L[i].name, path);
       continue;
     }
-    const double gflop = 2.0 * (double)(L[i].c * L[i].m * L[i].k * L[i].k * L[i].h * L[i].h) / 1e9;
-    snprintf(label, sizeof label, "%s (one-node ONNX model, %.2f GFLOP)", L[i].name, gflop);
+    const int64_t o = (L[i].h + 2 * (L[i].k / 2) - L[i].k) / L[i].s + 1;
+    const double gflop = 2.0 * (double)(L[i].c / L[i].group * L[i].m * L[i].k * L[i].k * o * o) / 1e9;
+    snprintf(label, sizeof label, "%s (one-node ONNX model, %.3f GFLOP)", L[i].name, gflop);
     int calls = g_calls / 20 > 3 ? g_calls / 20 : 3;
     bench_model(label, path, "", NULL, 0, fill_random, calls);
   }

@@ -340,8 +340,8 @@ static void generate(void) {
   m.b[BERTH_FORMAT_HDR_MAGIC] = 'X';
   CORRUPT_("bad-magic", "not a berth program file");
   m = copy(seed);
-  w16(&m, BERTH_FORMAT_HDR_VERSION, 2);
-  LOAD("version-2", BERTH_ERR_UNIMPLEMENTED, "format version 2; this runtime reads version 1");
+  w16(&m, BERTH_FORMAT_HDR_VERSION, BERTH_FORMAT_VERSION + 1);
+  LOAD("version-next", BERTH_ERR_UNIMPLEMENTED, "format version 3; this runtime reads version 2");
   m = copy(seed);
   w32(&m, BERTH_FORMAT_HDR_HEADER_SIZE, 32);
   CORRUPT_("header-size", "header size 32");

@@ -29,6 +29,7 @@ typedef struct tcall {
   int32_t n_in;
   berth_type_t in[TC_MAX_IN];
   const void *data[TC_MAX_IN];
+  int64_t scratch_max; /* < 0: the scratch the planner would give; else at most this many bytes */
 } tcall_t;
 
 static inline berth_type_t ty(berth_dtype_t dtype, int rank, ...) {
@@ -47,6 +48,7 @@ static inline tcall_t tc_op(const berth_op_def_t *def) {
   tcall_t c;
   memset(&c, 0, sizeof c);
   c.def = def;
+  c.scratch_max = -1;
   berth_op_attrs_default(def, c.attrs);
   return c;
 }
@@ -184,7 +186,8 @@ static inline void *tc_run(int line, tcall_t *c, berth_type_t want) {
   berth_tensor_ref_t outs[1] = {{&out, buf}};
   uint64_t sb;
   void *scratch = tc_scratch(c->def, c->attrs, c->in, c->n_in, &sb);
-  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 1, scratch, sb};
+  if (c->scratch_max >= 0 && sb > (uint64_t)c->scratch_max) sb = (uint64_t)c->scratch_max;
+  berth_kernel_call_t call = {c->attrs, ins, c->n_in, outs, 1, sb ? scratch : NULL, sb};
   c->def->run(&call);
   free(scratch);
   return buf;

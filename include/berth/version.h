@@ -30,7 +30,8 @@
 #define BERTH_VERSION_NUMBER (BERTH_VERSION_MAJOR * 10000 + BERTH_VERSION_MINOR * 100 + BERTH_VERSION_PATCH)
 
 /* The program file format version this berth writes and reads (header bytes 6..7). A
- * runtime refuses every other format version. */
-#define BERTH_PROGRAM_FORMAT_VERSION 1
+ * runtime refuses every other format version. 2: conv carries its fused activation (three
+ * more attributes), so a version-1 conv would be misread. */
+#define BERTH_PROGRAM_FORMAT_VERSION 2
 
 #endif

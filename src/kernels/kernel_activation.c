@@ -105,10 +105,25 @@ typedef void (*act_row_fn)(void *o, const void *a, int64_t n, const double *p);
     BERTH_VLOOP(i, n, T x = a[i]; o[i] = (EXPR););                                          \
   }
 
-/* The selects keep NaN where the formulas do; the loops whose arms hold no floating-point
- * operation vectorize (GCC does not speculate one out of an arm: it could raise a flag). */
-static inline float sel_f32(int c, float a, float b) { return c ? a : b; }
-static inline double sel_f64(int c, double a, double b) { return c ? a : b; }
+/* The selects keep NaN where the formulas do. They select on the bits: with `c ? a : b`,
+ * GCC keeps an arm that holds a floating-point operation a branch (it does not speculate
+ * one: it could raise a flag), and the loop stays scalar (leaky_relu, elu, ...). */
+static inline float sel_f32(int c, float a, float b) {
+  uint32_t x, y;
+  memcpy(&x, &a, sizeof x);
+  memcpy(&y, &b, sizeof y);
+  const uint32_t m = (uint32_t)0 - (uint32_t)(c != 0), r = (x & m) | (y & ~m);
+  memcpy(&a, &r, sizeof a);
+  return a;
+}
+static inline double sel_f64(int c, double a, double b) {
+  uint64_t x, y;
+  memcpy(&x, &a, sizeof x);
+  memcpy(&y, &b, sizeof y);
+  const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0), r = (x & m) | (y & ~m);
+  memcpy(&a, &r, sizeof a);
+  return a;
+}
 /* clip to [0, 1]; NaN stays NaN */
 static inline double clip01(double v) {
   double lo = sel_f64(v < 0, 0.0, v);

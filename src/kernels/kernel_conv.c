@@ -6,6 +6,12 @@
  * in f32 as ONNX runtimes do. A kernel larger than the padded input is rejected (ONNX
  * leaves it undefined; PyTorch rejects it too).
  *
+ * act {act_alpha, act_beta}: an activation applied to each output in the kernel's epilogue
+ * (the ONNX importer fuses a Relu, Clip or LeakyRelu that is a conv's only reader, see
+ * src/passes/fuse.c), with exactly the formulas of the separate kernels, in the dtype:
+ *   0 none;  1 relu: y < 0 ? 0 : y;  2 clip: min(max(y, act_alpha), act_beta) (clip's loop);
+ *   3 leaky_relu: y < 0 ? act_alpha * y : y.
+ *
  * Method: every output element is a dot product of a weight row w[m] (C/group * K values,
  * contiguous) with the input patch under the kernel window. Patches for a block of output
  * positions are packed into the call's scratch (zeros where the window hangs over the
@@ -22,6 +28,7 @@
  * direct loop, so the results are the same up to the order of the sums
  * (tests/test_kernel_conv_scratch.c runs every path with 0, 16, 64, 1024 bytes and the
  * request). */
+#include "kernel_conv_dw.h"
 #include "kernel_dot.h"
 #include "kernel_gemm_pack.h"
 #include "kernel_isa.h"
@@ -30,7 +37,8 @@
 
 #include <string.h>
 
-enum { CONV_STRIDES, CONV_PADS, CONV_DILATIONS, CONV_GROUP };
+enum { CONV_STRIDES, CONV_PADS, CONV_DILATIONS, CONV_GROUP, CONV_ACT, CONV_ACT_ALPHA, CONV_ACT_BETA };
+enum { CONV_ACT_NONE, CONV_ACT_RELU, CONV_ACT_CLIP, CONV_ACT_LEAKY_RELU, CONV_ACT_COUNT };
 
 /* Spatial dims are normalized to 3 by prepending size-1 dims (stride 1, pad 0, dil 1). */
 typedef struct conv_plan {
@@ -38,6 +46,8 @@ typedef struct conv_plan {
   int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
   int64_t kk, ck, l, il; /* kernel elements, patch length, output and input positions */
   berth_type_t out_type;
+  int act; /* CONV_ACT_*, with its parameters */
+  double act_alpha, act_beta;
 } conv_plan_t;
 
 /* a * b if it stays <= BERTH_MAX_DIM (a, b >= 0), else -1. */
@@ -88,6 +98,13 @@ static berth_status_t conv_plan(const berth_attr_value_t *attrs, const berth_typ
                       "weights %s",
                       (long long)p->group, (long long)p->c, berth_type_format(x, sa, sizeof sa), (long long)p->m,
                       berth_type_format(w, sb, sizeof sb));
+  const int64_t act = attrs[CONV_ACT].i;
+  if (act < 0 || act >= CONV_ACT_COUNT)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv: act is %lld, expected 0 (none), 1 (relu), 2 (clip) or 3 (leaky_relu)", (long long)act);
+  p->act = (int)act;
+  p->act_alpha = attrs[CONV_ACT_ALPHA].f;
+  p->act_beta = attrs[CONV_ACT_BETA].f;
   p->cg = p->c / p->group;
   p->mg = p->m / p->group;
   if (w->dims[1] != p->cg)
@@ -323,7 +340,10 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
                                                                                                                \
   static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, T *y,                     \
                            T *restrict buf, int64_t bufn) {                                                    \
-    for (int64_t n = 0; n < p->n; n++)                                                                         \
+    for (int64_t n = 0; n < p->n; n++) {                                                                       \
+      if (p->cg == 1 && CONV_DW_##s(p, x + n * p->c * p->il, w, b, y + n * p->m * p->l, buf,                   \
+                                    bufn))                                                                       \
+        continue;                                                                                              \
       for (int64_t g = 0; g < p->group; g++) {                                                                 \
         const T *xg = x + (n * p->c + g * p->cg) * p->il;                                                      \
         const T *bg = b ? b + g * p->mg : NULL;                                                                \
@@ -331,10 +351,12 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         if (p->ck == 0) { /* no input channels: the bias alone */                                              \
           for (int64_t m = 0; m < p->mg; m++)                                                                  \
             for (int64_t t = 0; t < p->l; t++) yg[m * p->l + t] = bg ? bg[m] : 0;                              \
-          continue;                                                                                            \
+        } else {                                                                                               \
+          conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf, bufn);                                     \
         }                                                                                                      \
-        conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf, bufn);                                       \
+        if (p->act) conv_act_##s(yg, p->mg * p->l, p); /* the group's outputs, still in cache */              \
       }                                                                                                        \
+    }                                                                                                          \
   }
 
 /* out[r * ldo + c] += dot(w row r, patch c): f32 through the kernel variant (kernel_isa.h),
@@ -477,6 +499,52 @@ static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *
 #define CONV_FAST_f32 conv_fast_f32
 #define CONV_FAST_f64 conv_fast_f64
 
+/* The activation epilogue (act): the loops of kernel_unary.c's relu, kernel_clip.c's clip
+ * and kernel_activation.c's leaky_relu, so a fused conv gives the same bits. leaky_relu's
+ * select is on the bits (GCC keeps `c ? a * v : v` a branch, so the loop would stay scalar). */
+static inline float conv_sel_f32(int c, float x, float y) {
+  uint32_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  const uint32_t m = (uint32_t)0 - (uint32_t)c, r = (a & m) | (b & ~m);
+  memcpy(&x, &r, sizeof x);
+  return x;
+}
+static inline double conv_sel_f64(int c, double x, double y) {
+  uint64_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  const uint64_t m = (uint64_t)0 - (uint64_t)c, r = (a & m) | (b & ~m);
+  memcpy(&x, &r, sizeof x);
+  return x;
+}
+#define CONV_ACT_FN(s, T)                                                                          \
+  static void conv_act_##s(T *restrict y, int64_t n, const void *ctx) {                            \
+    const conv_plan_t *p = (const conv_plan_t *)ctx;                                               \
+    const T a = (T)p->act_alpha, b = (T)p->act_beta;                                               \
+    switch (p->act) {                                                                              \
+      case CONV_ACT_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = v < 0 ? (T)0 : v;); break;          \
+      case CONV_ACT_CLIP: BERTH_VLOOP(i, n, T v = y[i] < a ? a : y[i]; y[i] = v > b ? b : v;); break; \
+      case CONV_ACT_LEAKY_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = conv_sel_##s(v < 0, a * v, v);); break; \
+      default: break;                                                                              \
+    }                                                                                              \
+  }
+CONV_ACT_FN(f32, float)
+CONV_ACT_FN(f64, double)
+
+/* Depthwise 2-D f32 (groups of one input channel, kernel_conv_dw.c) where it applies: every
+ * group of one batch item, the activation applied to each plane as it is done. */
+static bool conv_dw_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                        float *buf, int64_t bufn) {
+  if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1) return false;
+  const berth_dw_geom_t g = {p->in[1],  p->in[2],     p->out[1], p->out[2], p->k[1],  p->k[2], p->stride[1],
+                             p->stride[2], p->dil[1], p->dil[2], p->pad[1], p->pad[2], 0,      0};
+  return p->ck > 0 && berth_conv_dw_f32(g, p->group, p->mg, xg, wg, bg, yg, buf, bufn,
+                                       p->act ? conv_act_f32 : NULL, p);
+}
+#define CONV_DW_f32 conv_dw_f32
+#define CONV_DW_f64(p, xg, wg, bg, yg, buf, bufn) false
+
 CONV_FN(f32, float)
 CONV_FN(f64, double)
 
@@ -517,8 +585,16 @@ static uint64_t conv_mul_cap(uint64_t a, uint64_t b, uint64_t cap) {
 uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
   conv_plan_t p;
   if (n_in < 2 || n_in > 3 || conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK) return 0;
-  if (berth_kernel_is_empty(&p.out_type) || p.ck == 0 || (p.cg == 1 && p.mg == 1)) return 0; /* depthwise: none */
+  if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
   const uint64_t es = berth_dtype_size(p.out_type.dtype), cap = BERTH_SCRATCH_MAX_BYTES / es;
+  if (p.cg == 1 && p.out_type.dtype == BERTH_DTYPE_F32 && p.in[0] == 1 && p.k[0] == 1 && p.out[0] == 1) {
+    /* depthwise: the fast path's padded rows when it applies (kernel_conv_dw.c) */
+    const berth_dw_geom_t g = {p.in[1],  p.in[2],  p.out[1], p.out[2], p.k[1],   p.k[2], p.stride[1],
+                               p.stride[2], p.dil[1], p.dil[2], p.pad[1], p.pad[2], 0,      0};
+    int64_t f = berth_conv_dw_buffer_floats(g);
+    if (f > 0 && (uint64_t)f <= cap) return berth_scratch_request((uint64_t)f, es);
+  }
+  if (p.cg == 1 && p.mg == 1) return 0; /* the direct loop of a depthwise conv needs none */
   /* dot4xn: every position's patch, up to the chunk size, but at least one kernel row */
   uint64_t want = conv_mul_cap((uint64_t)p.l, (uint64_t)p.ck, CONV_DOT_SCRATCH_BYTES / es);
   if ((uint64_t)p.k[2] > want) want = (uint64_t)p.k[2] < cap ? (uint64_t)p.k[2] : cap;
@@ -536,5 +612,8 @@ static const berth_attr_spec_t conv_attrs[] = {
     {"pads", BERTH_ATTR_INTS, false, 0, 0},
     {"dilations", BERTH_ATTR_INTS, false, 0, 0},
     {"group", BERTH_ATTR_INT, false, 1, 0},
+    {"act", BERTH_ATTR_INT, false, 0, 0},
+    {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},
+    {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0},
 };
-const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 4, conv_attrs, conv_infer, conv_run};
+const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 7, conv_attrs, conv_infer, conv_run};

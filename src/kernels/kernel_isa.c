@@ -77,6 +77,12 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define UKR_LINKAGE
 #include "kernel_ukr.h"
 
+/* The depthwise plane kernel with 16-byte vectors. */
+#define DW_VB 16
+#define DW_NAME berth_portable_dwconv_f32
+#define DW_LINKAGE
+#include "kernel_dw_ukr.h"
+
 const berth_kernel_isa_t berth_kernel_isa_portable = {
     .id = BERTH_KERNELS_PORTABLE,
     .dot4xn_f32 = berth_portable_dot4xn_f32,
@@ -89,6 +95,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .exp_f32 = berth_portable_exp_f32,
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,
+    .dwconv_f32 = berth_portable_dwconv_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

@@ -31,6 +31,22 @@
 
 #include <stdint.h>
 
+/* One channel plane of a depthwise 2-D convolution (kernel_conv_dw.c, kernel_dw_ukr.h):
+ * input ih x iw, output oh x ow, kernel kh x kw (kh <= 8, kw 3 or 5), strides sh, sw (sw 1
+ * or 2), dilations dh, dw, padding ph, pw at the start. Input rows are copied into `slots`
+ * (kh to BERTH_DW_MAX_SLOTS) rows of `row` floats of a caller buffer, zero-padded so that
+ * every output column reads inside its row (row >= pw + iw and >= (ow rounded up to 16 - 1)
+ * * sw + (kw - 1) * dw + 2), followed by one row of zeros. The caller zeroes the slots and
+ * the zero row once; the kernel writes only columns [pw, pw + iw) of the slots. When slots
+ * is a power of two >= (kh - 1) * dh + 1, each input row is copied once per plane (a ring,
+ * slot = row & (slots - 1)), and with kh == kw, dh 1, sh 1 or 2 and slots >= 3 * sh + kh,
+ * four output rows are computed together; otherwise each output row copies its rows. */
+typedef struct berth_dw_geom {
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
+  int64_t row, slots;
+} berth_dw_geom_t;
+#define BERTH_DW_MAX_SLOTS 16
+
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
   /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
@@ -58,6 +74,11 @@ typedef struct berth_kernel_isa {
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);
   void (*tanh_f32)(const float *x, float *y, int64_t n);
+  /* y[o0 * ow + o1] = bias + sum over the taps (q0 rows in order, then q1) inside the input
+   * of w[q0 * kw + q1] * x[i0 * iw + i1], i0 = o0 * sh - ph + q0 * dh, i1 = o1 * sw - pw + q1 * dw
+   * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
+   * floats, zeros outside the columns [pw, pw + iw) of each slot. */
+  void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */
@@ -74,6 +95,8 @@ void berth_portable_gemm_ukr_f32(const float *a, int64_t lda, const float *bp, i
 void berth_portable_exp_f32(const float *x, float *y, int64_t n);
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
+void berth_portable_dwconv_f32(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y,
+                               float *buf);
 
 extern const berth_kernel_isa_t berth_kernel_isa_portable;
 #if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)

@@ -269,6 +269,12 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define UKR_NAME ISA_FN(gemm_ukr_f32)
 #include "kernel_ukr.h"
 
+/* ---- the depthwise plane kernel (kernel_dw_ukr.h) ------------------------------------ */
+
+#define DW_VB ISA_VB
+#define DW_NAME ISA_FN(dwconv_f32)
+#include "kernel_dw_ukr.h"
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -281,4 +287,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .exp_f32 = ISA_FN(exp_f32),
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),
+    .dwconv_f32 = ISA_FN(dwconv_f32),
 };

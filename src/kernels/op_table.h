@@ -249,7 +249,7 @@ typedef struct berth_attr_spec {
   double default_f;  /* SCALAR default */
 } berth_attr_spec_t;
 
-#define BERTH_MAX_OP_ATTRS 6
+#define BERTH_MAX_OP_ATTRS 8
 #define BERTH_MAX_KERNEL_OPERANDS 64
 
 typedef struct berth_tensor_ref {

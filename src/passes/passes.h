@@ -19,6 +19,12 @@ berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs,
  * of nodes folded in *n_folded (may be NULL). *p is replaced when anything was folded. */
 berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_t *n_folded, berth_diag_t *diag);
 
+/* Fuses each relu, clip or leaky_relu that is the only reader of a conv's result (same
+ * graph, not a graph result) into the conv's activation epilogue (kernel_conv.c's act
+ * attributes), in place; the activation node is left dead, so berth_pass_dce must run
+ * next. Returns the number fused (0 also when out of memory: the program is unchanged). */
+int32_t berth_pass_fuse_act(berth_ir_program_t *p);
+
 /* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
  * assert, and every HOP with one in its bodies, are always kept) and constants no method
  * uses. Method signatures are unchanged. Rebuilds the

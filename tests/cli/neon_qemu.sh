@@ -1,5 +1,5 @@
 # The AArch64 NEON kernel variant (src/kernels/kernel_isa_neon.c): cross-builds the kernel
-# tests (tests/neon: test_kernel_isa, test_kernel_conv_scratch, test_kernel_nn, test_kernels,
+# tests (tests/neon: test_kernel_isa, test_kernel_conv_scratch, test_kernel_conv_dw, test_kernel_nn, test_kernels,
 # test_kernel_dot) with aarch64-linux-gnu-gcc and runs them under qemu-aarch64, once with the
 # widest variant (NEON) and once with BERTH_KERNELS=portable. test_kernel_isa checks NEON
 # against the portable variant and double loops (the ulp sweep coarser than on the host);
@@ -26,7 +26,7 @@ echo "ok   cross build (runtime and kernel tests, -Wall -Wextra -Werror, for aar
 
 fails=0
 for variant in neon portable; do
-  for t in test_kernel_isa test_kernel_conv_scratch test_kernel_nn test_kernels test_kernel_dot; do
+  for t in test_kernel_isa test_kernel_conv_scratch test_kernel_conv_dw test_kernel_nn test_kernels test_kernel_dot; do
     # the ulp sweep of exp / sigmoid / tanh every 65537th float: emulation is slow
     if BERTH_VMATH_STEP=65537 BERTH_KERNELS=$variant QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 "$build/$t" >"$build/$t.$variant.log" 2>&1; then
       echo "ok   $t (BERTH_KERNELS=$variant, qemu-aarch64): $(grep "checks" "$build/$t.$variant.log" | tail -1)"

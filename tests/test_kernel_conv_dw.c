@@ -1,0 +1,241 @@
+/* Depthwise convolution's fast path (src/kernels/kernel_conv_dw.c,
+ * kernel_dw_ukr.h): for every kernel variant this build and CPU have, conv on
+ * random depthwise shapes (3x3 and 5x5 and other kernels, strides 1 to 3,
+ * dilations, asymmetric padding wider than the kernel's reach, widths around
+ * the vector sizes, planes too wide for the four-row blocks or for the ring of
+ * rows, channel multipliers, batches) against a plain loop in double, against
+ * the portable variant, and against the generic path (kernel_conv.c built with
+ * 16 bytes of scratch, where no row fits).
+ * berth_conv_dw_f32 itself takes exactly the shapes it documents and writes
+ * nothing outside its planes. Randomized; the seed is printed, BERTH_TEST_SEED
+ * replays one. */
+#include "berth/kernels.h"
+#include "conv_reference.h"
+#include "kernels/kernel_conv_dw.h"
+#include "test_kernel_util.h"
+
+
+static uint64_t rng_state, rng_seed;
+
+static uint32_t rnd(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 33);
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static float *rnd_floats(int64_t n, double **as_double) {
+  float *p = malloc((size_t)(n ? n : 1) * sizeof(float));
+  double *d = malloc((size_t)(n ? n : 1) * sizeof(double));
+  for (int64_t i = 0; i < n; i++) {
+    p[i] = (float)((double)(rnd() % 2001) / 1000.0 - 1.0);
+    d[i] = p[i];
+  }
+  *as_double = d;
+  return p;
+}
+
+static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                           BERTH_KERNELS_NEON};
+enum { N_ISAS = sizeof isas / sizeof isas[0] };
+
+static void *run_conv(int line, int64_t scratch_max, const conv_case_t *g, berth_type_t tx, berth_type_t tw,
+                      berth_type_t tb, berth_type_t tyy, const float *x, const float *w, const float *b) {
+  int64_t pads[4] = {g->pb[0], g->pb[1], g->pe[0], g->pe[1]};
+  tcall_t c = tc_op(&berth_op_def_conv);
+  c.scratch_max = scratch_max;
+  tc_ints_arr(&c, "strides", g->stride, 2);
+  tc_ints_arr(&c, "dilations", g->dil, 2);
+  tc_ints_arr(&c, "pads", pads, 4);
+  tc_int(&c, "group", g->group);
+  tc_arg(&c, tx, x);
+  tc_arg(&c, tw, w);
+  if (g->bias) tc_arg(&c, tb, b);
+  return tc_run(line, &c, tyy);
+}
+
+static void check(int line, const conv_case_t *g) {
+  const berth_dtype_t F32 = BERTH_DTYPE_F32;
+  berth_type_t tx = ty(F32, 4, (int)g->n, (int)g->c, (int)g->in[0], (int)g->in[1]);
+  berth_type_t tw = ty(F32, 4, (int)g->m, 1, (int)g->k[0], (int)g->k[1]), tb = ty(F32, 1, (int)g->m);
+  int64_t out[2];
+  for (int d = 0; d < 2; d++)
+    out[d] = (g->in[d] + g->pb[d] + g->pe[d] - g->dil[d] * (g->k[d] - 1) - 1) / g->stride[d] + 1;
+  berth_type_t tyy = ty(F32, 4, (int)g->n, (int)g->m, (int)out[0], (int)out[1]);
+  double *xd, *wd, *bd = NULL;
+  float *x = rnd_floats(berth_type_numel(&tx), &xd), *w = rnd_floats(berth_type_numel(&tw), &wd), *b = NULL;
+  if (g->bias) b = rnd_floats(g->m, &bd);
+  const int64_t ny = berth_type_numel(&tyy);
+  double *want = malloc((size_t)(ny ? ny : 1) * sizeof(double));
+  float *want_f = malloc((size_t)(ny ? ny : 1) * sizeof(float));
+  conv_reference(g, out, xd, wd, bd, want);
+  for (int64_t i = 0; i < ny; i++) want_f[i] = (float)want[i];
+  void *generic = run_conv(line, 16, g, tx, tw, tb, tyy, x, w, b), *portable = NULL;
+  int64_t bad = -1;
+  if (generic)
+    CHECK_MSG(tc_values_equal(F32, ny, generic, want_f, 2e-4, &bad),
+              "line %d: the generic path's element %lld differs from the plain "
+              "loop (seed %llu)",
+              line, (long long)bad, (unsigned long long)rng_seed);
+  for (int v = 0; v < N_ISAS; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    const char *name = berth_kernels_isa_name(isas[v]);
+    float *got = run_conv(line, -1, g, tx, tw, tb, tyy, x, w, b);
+    if (!got) continue;
+    CHECK_MSG(tc_values_equal(F32, ny, got, want_f, 2e-4, &bad),
+              "line %d, %s: element %lld is %.9g, the plain loop %.9g (seed %llu)", line, name, (long long)bad,
+              bad >= 0 ? got[bad] : 0.0, bad >= 0 ? want[bad] : 0.0, (unsigned long long)rng_seed);
+    if (generic)
+      CHECK_MSG(tc_values_equal(F32, ny, got, generic, 2e-5, &bad),
+                "line %d, %s: element %lld differs from the generic path (seed %llu)", line, name, (long long)bad,
+                (unsigned long long)rng_seed);
+    if (portable)
+      CHECK_MSG(tc_values_equal(F32, ny, got, portable, 2e-5, &bad),
+                "line %d, %s: element %lld differs from the portable variant "
+                "(seed %llu)",
+                line, name, (long long)bad, (unsigned long long)rng_seed);
+    if (!portable)
+      portable = got;
+    else
+      free(got);
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  free(portable);
+  free(generic);
+  free(x);
+  free(w);
+  free(b);
+  free(xd);
+  free(wd);
+  free(bd);
+  free(want);
+  free(want_f);
+}
+
+/* a random depthwise case with a kh x kw kernel, inputs up to max_in past the
+ * smallest */
+static conv_case_t rnd_case(int64_t kh, int64_t kw, int64_t max_in) {
+  conv_case_t g;
+  memset(&g, 0, sizeof g);
+  g.sp = 2;
+  g.n = rnd_in(1, 2);
+  g.c = g.group = rnd_in(1, 4);
+  g.m = g.c * rnd_in(1, 3);
+  g.bias = rnd() & 1;
+  const int64_t k[2] = {kh, kw};
+  for (int d = 0; d < 2; d++) {
+    g.k[d] = k[d];
+    g.dil[d] = rnd() % 3 ? 1 : rnd_in(2, 3);
+    g.stride[d] = rnd() % 4 ? rnd_in(1, 2) : 3;
+    g.pb[d] = rnd_in(0, g.k[d]);
+    g.pe[d] = rnd_in(0, g.k[d]);
+    int64_t span = g.dil[d] * (g.k[d] - 1) + 1, min_in = span - g.pb[d] - g.pe[d];
+    if (min_in < 1) min_in = 1;
+    g.in[d] = rnd_in(min_in, min_in + max_in);
+  }
+  return g;
+}
+
+static void test_random(void) {
+  static const int64_t ks[][2] = {{3, 3}, {5, 5}, {3, 5}, {1, 3}, {7, 5}, {9, 3}, {3, 1}, {3, 4}, {2, 2}};
+  for (int it = 0; it < 500; it++) {
+    const int64_t *k = ks[it % 9 < 4 ? rnd() % 2 : rnd() % 9];
+    conv_case_t g = rnd_case(k[0], k[1], rnd() % 4 ? 20 : 70);
+    check(__LINE__, &g);
+  }
+}
+
+static void test_shapes(void) {
+  /* MobileNet-like 3x3, pads 1, stride 1 and 2; widths one under, at and over a
+   * vector */
+  for (int64_t w = 14; w <= 18; w++) {
+    conv_case_t a = {2, 1, 3, 3, 3, {9, w}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+    check(__LINE__, &a);
+    conv_case_t b = {2, 1, 2, 2, 2, {11, 2 * w + 1}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false};
+    check(__LINE__, &b);
+  }
+  /* 5x5 with pads 2, 33 and 64 columns (two vectors and a tail), a multiplier
+   * of 2 */
+  conv_case_t c = {2, 2, 2, 4, 2, {13, 33}, {5, 5}, {1, 1}, {1, 1}, {2, 2}, {2, 2}, true};
+  check(__LINE__, &c);
+  conv_case_t d = {2, 1, 2, 2, 2, {6, 64}, {5, 5}, {2, 1}, {1, 2}, {2, 2}, {2, 2}, true};
+  check(__LINE__, &d);
+  /* wide planes: 3x3 stride 2 (row blocks), 5x5 stride 2 at 640 (no room for
+   * the blocks: one slot per kernel row), dilation 2 (the ring without blocks)
+   */
+  conv_case_t e = {2, 1, 2, 2, 2, {9, 300}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true};
+  check(__LINE__, &e);
+  conv_case_t f = {2, 1, 1, 1, 1, {12, 640}, {5, 5}, {2, 2}, {1, 1}, {2, 2}, {2, 2}, true};
+  check(__LINE__, &f);
+  conv_case_t h = {2, 1, 2, 2, 2, {17, 40}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}, false};
+  check(__LINE__, &h);
+  /* padding wider than the kernel's reach: whole rows and columns of bias alone
+   */
+  conv_case_t i = {2, 1, 2, 2, 2, {3, 4}, {3, 3}, {1, 1}, {1, 1}, {4, 5}, {3, 6}, true};
+  check(__LINE__, &i);
+  /* one input pixel */
+  conv_case_t j = {2, 1, 1, 1, 1, {1, 1}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  check(__LINE__, &j);
+}
+
+/* berth_conv_dw_f32 directly: which shapes it takes, and nothing written
+ * outside the planes */
+static void test_direct(void) {
+  enum { IH = 20, IW = 37, K = 5, BUF = 4096 };
+  static float x[IH * IW], w[2 * K * K], y[2 * IH * IW + 64];
+  static _Alignas(64) float buf[BUF];
+  for (int i = 0; i < IH * IW; i++) x[i] = (float)(rnd() % 7) - 3;
+  for (int i = 0; i < 2 * K * K; i++) w[i] = (float)(rnd() % 5) - 2;
+  const berth_dw_geom_t base = {IH, IW, IH, IW, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0};
+  for (int v = 0; v < N_ISAS; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    berth_dw_geom_t g = base;
+    for (int i = 0; i < 2 * IH * IW + 64; i++) y[i] = 12345;
+    CHECK(berth_conv_dw_f32(g, 1, 2, x, w, NULL, y, buf, BUF, NULL, NULL));
+    int64_t bad = 0;
+    for (int i = 0; i < 2 * IH * IW; i++) bad += y[i] == 12345;
+    for (int i = 2 * IH * IW; i < 2 * IH * IW + 64; i++) bad += y[i] != 12345;
+    CHECK_MSG(bad == 0, "%s: %lld elements wrong inside or outside the planes", berth_kernels_isa_name(isas[v]),
+              (long long)bad);
+    /* exact small-integer sums (the second plane: weights 9 to 17): every
+     * variant gives the plain loop's value */
+    for (int64_t o0 = 0; o0 < IH; o0++)
+      for (int64_t o1 = 0; o1 < IW; o1++) {
+        double s = 0;
+        for (int q0 = 0; q0 < 3; q0++)
+          for (int q1 = 0; q1 < 3; q1++) {
+            int64_t i0 = o0 - 1 + q0, i1 = o1 - 1 + q1;
+            if (i0 >= 0 && i0 < IH && i1 >= 0 && i1 < IW) s += w[9 + q0 * 3 + q1] * x[i0 * IW + i1];
+          }
+        bad += y[IH * IW + o0 * IW + o1] != (float)s;
+      }
+    CHECK_MSG(bad == 0, "%s: %lld elements differ from exact sums", berth_kernels_isa_name(isas[v]), (long long)bad);
+    /* not covered: kernel widths other than 3 and 5, column stride 3, more than
+     * 8 kernel rows, rows longer than the buffer */
+    g.kw = 4;
+    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, BUF, NULL, NULL));
+    g = base;
+    g.sw = 3;
+    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, BUF, NULL, NULL));
+    g = base;
+    g.kh = 9;
+    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, BUF, NULL, NULL));
+    g = base;
+    /* rows of 64 floats (37 columns round up to 48, + 2 + 2, to a vector): two
+     * rows are too few for three kernel rows, three slots and the zero row
+     * enough */
+    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 3 * 64, NULL, NULL));
+    CHECK(berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 4 * 64, NULL, NULL));
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+}
+
+int main(void) {
+  const char *s = getenv("BERTH_TEST_SEED");
+  rng_seed = s ? strtoull(s, NULL, 10) : 20261203u;
+  rng_state = rng_seed;
+  fprintf(stderr, "seed %llu\n", (unsigned long long)rng_seed);
+  test_direct();
+  test_shapes();
+  test_random();
+  return test_finish("test_kernel_conv_dw");
+}
