@@ -1073,9 +1073,16 @@ static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth
   return BERTH_OK;
 }
 
-berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
-                                 size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
-                                 berth_diag_t *diag) {
+/* Everything of berth_format_read but the verifier: checks and decodes the bytes into mem,
+ * giving the program and the aligned scratch. Out of line, so that its large frame (the
+ * reader's state, a method's decoding context) is gone while the verifier runs (the stack
+ * budget of a small runtime's load, tests/cli/runtime_stack). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static berth_status_t decode_program(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
+                                     size_t scratch_size, uint32_t flags, berth_format_program_t **out,
+                                     uint8_t **scratch_out, size_t *scratch_size_out, berth_diag_t *diag) {
   rd_t r;
   plan_t plan;
   berth_format_sizes_t sizes = {0, 0};
@@ -1182,6 +1189,19 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
     BERTH_TRY(check_cfg(&c, sbase));
   }
   BERTH_TRY(decode_bounds(&r, methods, (berth_exec_bound_t *)(void *)(base + plan.bounds))); /* fp->verified: 0 */
+  *out = fp;
+  *scratch_out = sbase;
+  *scratch_size_out = ssize;
+  return BERTH_OK;
+}
+
+berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_t mem_size, void *scratch,
+                                 size_t scratch_size, uint32_t flags, const berth_format_program_t **out,
+                                 berth_diag_t *diag) {
+  berth_format_program_t *fp = NULL;
+  uint8_t *sbase = NULL;
+  size_t ssize = 0;
+  BERTH_TRY(decode_program(bytes, len, mem, mem_size, scratch, scratch_size, flags, &fp, &sbase, &ssize, diag));
   if (!(flags & BERTH_FORMAT_READ_NO_VERIFY)) {
     size_t need = berth_verify_program_scratch_size(&fp->exec);
     if (need == SIZE_MAX || need > ssize)
