@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* A protobuf varint at *p (< end); false when malformed. */
-static bool itu_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+static inline bool itu_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
   uint64_t x = 0;
   for (int s = 0; s < 64 && *p < end; s += 7) {
     uint8_t b = *(*p)++;
@@ -25,7 +25,7 @@ static bool itu_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 
 /* A serialized TensorProto's raw_data (field 9) and dims (field 1, packed or not, at most 8).
  * Returns false when the message is malformed or has no raw_data. */
-static bool itu_tensor_raw(const uint8_t *m, size_t len, const uint8_t **raw, size_t *raw_len, int64_t *dims, int *rank) {
+static inline bool itu_tensor_raw(const uint8_t *m, size_t len, const uint8_t **raw, size_t *raw_len, int64_t *dims, int *rank) {
   const uint8_t *p = m, *end = m + len;
   *raw = NULL;
   *rank = 0;
@@ -74,7 +74,7 @@ typedef struct itu_case {
 
 /* Loads BERTH_DATA_DIR/onnx-backend-tests/node/<folder>/test_data_set_0; false (with a
  * message on stderr) when the suite is absent, so the caller can skip. */
-static bool itu_case_load(const char *folder, itu_case_t *c) {
+static inline bool itu_case_load(const char *folder, itu_case_t *c) {
   char path[1024];
   size_t n_in = 0, n_out = 0;
   memset(c, 0, sizeof *c);
@@ -95,7 +95,7 @@ static bool itu_case_load(const char *folder, itu_case_t *c) {
   return c->stream && c->pixels;
 }
 
-static void itu_case_free(itu_case_t *c) {
+static inline void itu_case_free(itu_case_t *c) {
   free(c->in_file);
   free(c->out_file);
 }
@@ -105,7 +105,7 @@ static void itu_case_free(itu_case_t *c) {
  * the pixels in *rgb (malloc'd; the caller frees). */
 typedef const char *(*itu_decode_fn)(const uint8_t *src, size_t n, berth_image_dst_t *dst);
 typedef uint64_t (*itu_scratch_fn)(uint32_t max_h, uint32_t max_w);
-static const char *itu_decode(itu_decode_fn dec, itu_scratch_fn scratch, const uint8_t *src, size_t n, uint32_t max_h,
+static inline const char *itu_decode(itu_decode_fn dec, itu_scratch_fn scratch, const uint8_t *src, size_t n, uint32_t max_h,
                               uint32_t max_w, berth_image_dst_t *dst, uint8_t **rgb) {
   uint64_t sb = scratch(max_h, max_w);
   memset(dst, 0, sizeof *dst);
@@ -132,7 +132,7 @@ static const char *itu_decode(itu_decode_fn dec, itu_scratch_fn scratch, const u
  * valid stream: the decoder must return (a message or an image within the bound), never
  * crash or touch memory outside its buffers (run under ASan/UBSan). Returns how many of
  * the damaged streams were refused, for the caller to check that damage is noticed. */
-static int itu_robustness_sweep(itu_decode_fn dec, itu_scratch_fn scratch, const uint8_t *src, size_t n, uint32_t max_h,
+static inline int itu_robustness_sweep(itu_decode_fn dec, itu_scratch_fn scratch, const uint8_t *src, size_t n, uint32_t max_h,
                                 uint32_t max_w) {
   int refused = 0;
   uint8_t *buf = malloc(n ? n : 1);
