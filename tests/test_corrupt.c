@@ -269,7 +269,8 @@ static void emit(const char *file, buf_t m, const char *phase, berth_status_t wa
 #define RANGE_(file, sub) emit(file, m, "load", BERTH_ERR_OUT_OF_RANGE, sub)
 
 /* The optional bounds section (tests/bir/dynamic_bound.bir: output 0 bounded along axis 1
- * by %count): each field out of range, and an extent that is no i64 scalar. */
+ * by %count): each field out of range, and an extent that is no i64 scalar; two records of
+ * one output out of axis order. */
 static void generate_bounds(void) {
   berth_plan_options_t po = berth_plan_options_default();
   buf_t dyn = compile_example("tests/bir/dynamic_bound.bir", &po);
@@ -296,6 +297,19 @@ static void generate_bounds(void) {
   CORRUPT_("bounds-extent-bool", "the extent of output 0, %fits, is not an i64 scalar the method computes");
   free(bd.mem);
   free(dyn.b);
+  /* an output with two bounded axes (tests/bir/image_decoder.bir: axis 0 by %h, then axis 1
+   * by %w): the records must be in increasing axis order, each axis once */
+  buf_t img = compile_example("tests/bir/image_decoder.bir", &po);
+  if (!img.b) abort();
+  rec = soff(&img, BERTH_SECTION_BOUNDS);
+  m = copy(img);
+  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + 8, 0);
+  CORRUPT_("bounds-axis-twice", "record 1 (byte");
+  m = copy(img);
+  w32(&m, rec + 8, 1);
+  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + 8, 0);
+  CORRUPT_("bounds-axes-out-of-order", "method 0 output 0 axis 0 is not after the previous record's");
+  free(img.b);
 }
 
 static void generate(void) {

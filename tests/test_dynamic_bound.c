@@ -3,7 +3,8 @@
  * file (bounded_axis, berth_method_output_shape, the real bytes, caller output buffers, a
  * call over the bound), the runtime's own capacity check, the reference interpreter, and the
  * importer (a consumer inside the graph is refused, Identity keeps the extent, the refusal
- * without the option names it, Unique's four outputs). */
+ * without the option names it, Unique's four outputs), and an output with two bounded axes
+ * (ImageDecoder's height and width: tests/bir/image_decoder.bir). */
 #include "berth/compiler.h"
 #include "berth/runtime.h"
 #include "host/session.h"
@@ -11,6 +12,7 @@
 #include "onnx/onnx_import.h"
 #include "onnx_build.h"
 #include "plan/plan.h"
+#include "program/verify.h"
 #include "reference/reference.h"
 #include "test_kernel_util.h"
 #include "test_util.h"
@@ -378,6 +380,121 @@ static void test_kernels(void) {
   run_outs(__LINE__, &c, 3, (const void *[]){(int64_t[]){0, 0, 1, 0, 0, 0}, (int64_t[]){2}, NULL});
 }
 
+/* ---- two bounded axes: tests/bir/image_decoder.bir --------------------------------------- */
+
+#define IMG_BIR "tests/bir/image_decoder.bir"
+
+/* The IR text: both axes printed and parsed back; axes out of order or twice refused. */
+static void test_two_axes_ir(const char *text, size_t len) {
+  char msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  CHECK_MSG(berth_ir_parse(text, len, IMG_BIR, &p, &d) == BERTH_OK && berth_ir_validate(p, &d) == BERTH_OK, "%s", msg);
+  if (p) {
+    const berth_ir_method_t *m = &p->methods[0];
+    CHECK(m->n_bounds == 2 && m->bounds[0].axis == 0 && m->bounds[1].axis == 1 && m->bounds[1].result == 0);
+    char *printed = berth_ir_print(p);
+    CHECK(printed && strstr(printed, "return %y bounded(0, %h) bounded(1, %w)\n"));
+    free(printed);
+  }
+  berth_ir_program_destroy(p);
+  char *bad = malloc(len + 1);
+  const char *at = strstr(text, "bounded(0, %h) bounded(1, %w)");
+  if (bad && at) {
+    memcpy(bad, text, len + 1);
+    memcpy(bad + (at - text), "bounded(1, %w) bounded(0, %h)", 29);
+    expect_ir_error("axes out of order", bad, "bound 1 names result 0 axis 0, expected a result (0..0) and axis after");
+    memcpy(bad + (at - text), "bounded(0, %h) bounded(0, %w)", 29);
+    expect_ir_error("axis twice", bad, "bound 1 names result 0 axis 0, expected a result (0..0) and axis after");
+  }
+  free(bad);
+}
+
+/* The exec verifier refuses the records out of axis order (the loader does too: the
+ * corrupt corpus, tests/test_corrupt.c). */
+static void test_two_axes_verifier(const char *text, size_t len) {
+  char msg[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  berth_compiled_t *c = NULL;
+  berth_plan_options_t po = berth_plan_options_default();
+  CHECK(berth_ir_parse(text, len, IMG_BIR, &p, &d) == BERTH_OK && berth_plan_compile(p, &po, &c, &d) == BERTH_OK);
+  if (c) {
+    size_t need = berth_verify_program_scratch_size(&c->exec);
+    void *scratch = malloc(need ? need : 1);
+    CHECK(berth_verify_program(&c->exec, scratch, need, &d) == BERTH_OK);
+    berth_exec_method_t *m = (berth_exec_method_t *)&c->exec.methods[0];
+    berth_exec_bound_t *b = (berth_exec_bound_t *)m->bounds;
+    CHECK(m->n_bounds == 2);
+    if (m->n_bounds == 2) {
+      b[1].axis = 0;
+      CHECK(berth_verify_program(&c->exec, scratch, need, &d) == BERTH_ERR_CORRUPT_DATA &&
+            strstr(msg, "bound 1: output 0 axis 0 is out of range [0,1) or not after the previous bound's"));
+      b[1].axis = 1;
+      CHECK(berth_verify_program(&c->exec, scratch, need, &d) == BERTH_OK);
+    }
+    free(scratch);
+  }
+  berth_compiled_destroy(c);
+  berth_ir_program_destroy(p);
+}
+
+/* The runtime API: both real extents, the packed bytes, the first bounded axis; a stream
+ * no decoder takes fails the call; the reference interpreter agrees. */
+static void test_two_axes_runtime(const char *text, size_t len) {
+  size_t n_png, n_rgb;
+  char *png = test_read_file("tests/images/png_rgb.png", &n_png), *rgb = test_read_file("tests/images/png_rgb.png.rgb", &n_rgb);
+  loaded_t l;
+  CHECK(png && rgb && n_png == 178 && n_rgb == 105);
+  if (png && rgb && n_png == 178 && n_rgb == 105 && load(text, len, 1, &l)) {
+    berth_tensor_info_t info;
+    CHECK(berth_program_output_info(l.prog, 0, 0, &info) == BERTH_OK && info.bounded_axis == 0 && info.type.dims[1] == 8);
+    char msg[1024];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    CHECK(berth_method_set_input(l.m, 0, png, n_png, &d) == BERTH_OK && berth_method_execute(l.m, &d) == BERTH_OK);
+    berth_type_t t;
+    CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_OK && t.rank == 3 && t.dims[0] == 5 && t.dims[1] == 7 && t.dims[2] == 3);
+    const void *data;
+    size_t bytes;
+    CHECK(berth_method_output(l.m, 0, &data, &bytes, NULL) == BERTH_OK && bytes == 105);
+    CHECK(memcmp(data, rgb, 105) == 0);
+    size_t zeros = 0;
+    for (size_t i = 105; i < 8 * 8 * 3; i++) zeros += ((const uint8_t *)data)[i] == 0;
+    CHECK(zeros == 8 * 8 * 3 - 105);
+    char junk[178];
+    memset(junk, 0, sizeof junk);
+    CHECK(berth_method_set_input(l.m, 0, junk, sizeof junk, &d) == BERTH_OK &&
+          berth_method_execute(l.m, &d) == BERTH_ERR_CHECK_FAILED && strstr(msg, "ImageDecoder 'dec': no decoder accepts"));
+    unload(&l);
+    berth_ir_program_t *p = NULL;
+    berth_ref_t *r = NULL;
+    CHECK(berth_ir_parse(text, len, IMG_BIR, &p, &d) == BERTH_OK && berth_ref_create(p, &r, &d) == BERTH_OK);
+    void *outs[1] = {0};
+    const void *ins[1] = {png};
+    if (r) {
+      CHECK(berth_ref_call(r, 0, ins, outs, &d) == BERTH_OK);
+      CHECK(berth_ref_output_shape(r, 0, 0, &t) == BERTH_OK && t.dims[0] == 5 && t.dims[1] == 7);
+      CHECK(outs[0] && memcmp(outs[0], rgb, 105) == 0);
+      free(outs[0]);
+    }
+    berth_ref_destroy(r);
+    berth_ir_program_destroy(p);
+  }
+  free(png);
+  free(rgb);
+}
+
+static void test_two_axes(void) {
+  size_t len;
+  char *text = test_read_file(IMG_BIR, &len);
+  CHECK(text != NULL);
+  if (!text) return;
+  test_two_axes_ir(text, len);
+  test_two_axes_verifier(text, len);
+  test_two_axes_runtime(text, len);
+  free(text);
+}
+
 int main(void) {
   test_kernels();
   test_ir_text();
@@ -385,5 +502,6 @@ int main(void) {
   test_runtime_api(0);
   test_import_consumers();
   test_unique();
+  test_two_axes();
   return test_finish("test_dynamic_bound");
 }

@@ -128,7 +128,9 @@ typedef struct berth_tensor_info {
   size_t bytes;      /* dense row-major size */
   /* -1, or (outputs only) the axis whose extent depends on data (a model compiled with
    * --dynamic-bound N): type.dims[bounded_axis] is then its capacity N, and each execute
-   * sets the real extent (berth_method_output_shape) */
+   * sets the real extent (berth_method_output_shape). An output may have several such axes
+   * (ImageDecoder's height and width): this is the first, and berth_method_output_shape
+   * gives every real extent */
   int32_t bounded_axis;
 } berth_tensor_info_t;
 

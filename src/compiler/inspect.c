@@ -126,10 +126,8 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
   for (int32_t k = 0, b = 0; k < m->n_outputs; k++) {
     out(s, "  output %-2d %%%-16s %-14s v%d", (int)k, fp->methods[mi].output_names[k],
         berth_type_format(&m->values[m->outputs[k]].type, t, sizeof t), (int)m->outputs[k]);
-    if (b < m->n_bounds && m->bounds[b].output == k) { /* --dynamic-bound: the real extent at run time */
+    for (; b < m->n_bounds && m->bounds[b].output == k; b++) /* --dynamic-bound: the real extent at run time */
       out(s, "  axis %d bounded, extent v%d", (int)m->bounds[b].axis, (int)m->bounds[b].extent);
-      b++;
-    }
     out(s, "\n");
   }
   for (int32_t k = 0; k < m->n_pools; k++) out(s, "  pool %d: %llu bytes\n", (int)k, (ull)m->pool_sizes[k]);

@@ -1037,12 +1037,12 @@ static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
 }
 
 /* The optional bounds section: per record (method, output, axis, extent value id), in
- * increasing (method, output) order, each output at most once, the axis inside the output's
+ * increasing (method, output, axis) order (an output may have several bounded axes), the axis inside the output's
  * rank, the extent a value of the method (the verifier checks its type and that it is
  * written before the return). Each method gets its slice. */
 static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth_exec_bound_t *bounds) {
   uint64_t at0 = r->s[BERTH_SECTION_BOUNDS].off;
-  int64_t prev_m = -1, prev_o = -1;
+  int64_t prev_m = -1, prev_o = -1, prev_a = -1;
   for (uint64_t k = 0; k < r->n_bounds; k++) {
     uint64_t at = at0 + k * BERTH_FORMAT_BOUND_SIZE;
     const uint8_t *p = r->b + at;
@@ -1052,9 +1052,10 @@ static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u is out of range (%u methods)", (ull)k,
                    (ull)at, (unsigned)mi, (unsigned)r->n_methods);
     berth_exec_method_t *em = &methods[mi];
-    if ((int64_t)mi < prev_m || ((int64_t)mi == prev_m && (int64_t)out <= prev_o))
-      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u output %u is not after the previous "
-                   "record's (records are in increasing method, output order)", (ull)k, (ull)at, (unsigned)mi, (unsigned)out);
+    if ((int64_t)mi < prev_m || ((int64_t)mi == prev_m && ((int64_t)out < prev_o || ((int64_t)out == prev_o && (int64_t)axis <= prev_a))))
+      return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u output %u axis %u is not after the "
+                   "previous record's (records are in increasing method, output, axis order)", (ull)k, (ull)at,
+                   (unsigned)mi, (unsigned)out, (unsigned)axis);
     if (out >= (uint32_t)em->n_outputs)
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %s has no output %u (%d outputs)", (ull)k,
                    (ull)(at + 4), em->name, (unsigned)out, (int)em->n_outputs);
@@ -1068,7 +1069,7 @@ static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth
     if ((int64_t)mi != prev_m) em->bounds = &bounds[k];
     em->n_bounds++;
     bounds[k] = (berth_exec_bound_t){(int32_t)out, (int32_t)axis, ext};
-    prev_m = mi, prev_o = out;
+    prev_m = mi, prev_o = out, prev_a = axis;
   }
   return BERTH_OK;
 }

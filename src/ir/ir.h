@@ -79,7 +79,7 @@ typedef struct berth_ir_method {
   berth_ir_value_t *values;
   berth_ir_node_t *nodes;
   berth_ir_graph_t *graphs;
-  int32_t n_bounds; /* results with a run-time extent, by increasing result position */
+  int32_t n_bounds; /* results' axes with a run-time extent, by increasing (result, axis) */
   berth_ir_bound_t *bounds;
 } berth_ir_method_t;
 
@@ -141,10 +141,10 @@ int32_t berth_ir_node_result_add(berth_ir_method_t *m, int32_t node, const char 
                                  const berth_type_t *type);
 int32_t berth_ir_graph_result_add(berth_ir_method_t *m, int32_t graph, int32_t value);
 /* Records that body result `result` has a run-time extent along axis, held by value
- * extent (berth_ir_bound_t); results are recorded in increasing order, each once (the
- * validator checks). Returns its index, -1 on allocation failure. */
+ * extent (berth_ir_bound_t); recorded in increasing (result, axis) order, a result once per
+ * bounded axis (the validator checks). Returns its index, -1 on allocation failure. */
 int32_t berth_ir_bound_add(berth_ir_method_t *m, int32_t result, int32_t axis, int32_t extent);
-/* The bound of body result `result`, or NULL. */
+/* The first bound of body result `result` (its others follow it in m->bounds), or NULL. */
 const berth_ir_bound_t *berth_ir_bound_of(const berth_ir_method_t *m, int32_t result);
 
 /* ---- queries ------------------------------------------------------------------- */

@@ -1062,7 +1062,7 @@ static berth_status_t parse_bound(parser_t *ps) {
 }
 
 /* `{ node* return operands? }` for `graph`; *ret_at gets the 'return' token. A method
- * body's result may be followed by `bounded(AXIS, %extent)`. */
+ * body's result may be followed by `bounded(AXIS, %extent)`, once per bounded axis. */
 static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_t *ret_at) {
   BERTH_TRY(expect(ps, TOK_LBRACE, "'{'"));
   for (;;) {
@@ -1079,7 +1079,7 @@ static berth_status_t parse_block(parser_t *ps, int32_t graph, int depth, token_
       int32_t v;
       BERTH_TRY(parse_operand(ps, graph, &v));
       if (berth_ir_graph_result_add(cur(ps), graph, v) < 0) return oom(ps);
-      if (graph == 0 && tok_is(&ps->tok, "bounded")) BERTH_TRY(parse_bound(ps));
+      while (graph == 0 && tok_is(&ps->tok, "bounded")) BERTH_TRY(parse_bound(ps));
       if (ps->tok.kind == TOK_RBRACE) break;
       BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
     }

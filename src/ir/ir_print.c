@@ -419,10 +419,11 @@ static void put_graph(printer_t *pr, int32_t graph, int depth, int ind) {
     if (i) put(&pr->out, ", ", 2);
     put_value(pr, g->results[i]);
     const berth_ir_bound_t *bd = graph == pr->m->body ? berth_ir_bound_of(pr->m, i) : NULL;
-    if (!bd) continue;
-    putf(&pr->out, " bounded(%d, ", (int)bd->axis);
-    put_value(pr, bd->extent);
-    put(&pr->out, ")", 1);
+    for (; bd && bd < pr->m->bounds + pr->m->n_bounds && bd->result == i; bd++) {
+      putf(&pr->out, " bounded(%d, ", (int)bd->axis);
+      put_value(pr, bd->extent);
+      put(&pr->out, ")", 1);
+    }
   }
   put(&pr->out, "\n", 1);
 }

@@ -523,7 +523,7 @@ static bool visible(const vctx_t *c, int32_t v) {
 }
 
 /* The method's results with a run-time extent (berth_ir_bound_t), at the end of the body:
- * in increasing result order, the axis inside the result's rank, the extent an i64 scalar
+ * in increasing (result, axis) order (a result may have several bounded axes), the axis inside the result's rank, the extent an i64 scalar
  * defined in the body (or a constant). */
 static berth_status_t check_bounds(const vctx_t *c) {
   const berth_ir_method_t *m = c->m;
@@ -531,10 +531,12 @@ static berth_status_t check_bounds(const vctx_t *c) {
   char nb[96], a[160];
   for (int32_t i = 0; i < m->n_bounds; i++) {
     const berth_ir_bound_t *b = &m->bounds[i];
-    if (b->result < 0 || b->result >= body->n_results || (i && b->result <= m->bounds[i - 1].result))
+    const berth_ir_bound_t *pb = i ? &m->bounds[i - 1] : NULL;
+    if (b->result < 0 || b->result >= body->n_results ||
+        (pb && (b->result < pb->result || (b->result == pb->result && b->axis <= pb->axis))))
       return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT,
-                        "method @%s: bound %d names result %d, expected a result (0..%d) after the previous bound's",
-                        m->name, (int)i, (int)b->result, (int)body->n_results - 1);
+                        "method @%s: bound %d names result %d axis %d, expected a result (0..%d) and axis after the "
+                        "previous bound's", m->name, (int)i, (int)b->result, (int)b->axis, (int)body->n_results - 1);
     const berth_type_t *rt = vtype(c, body->results[b->result]);
     if (b->axis < 0 || b->axis >= rt->rank)
       return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "method @%s: result %d (%s) is bounded along axis %d, "

@@ -1214,10 +1214,10 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
                           name, berth_onnx_elem_name(delem), berth_onnx_elem_name(io->elem));
       /* declared narrow, computed in its compute dtype: rounded here, so that every result
        * holds values of its type */
-      int32_t ext_count = cx->vals[v].ext_count, ext_axis = cx->vals[v].ext_axis;
+      ox_val_t ext = cx->vals[v];
       OX_TRY(ox_narrow_cast(cx, v, delem, 1, BERTH_ONNX_ROUND_UP, &v)); /* elementwise: keeps the extent */
-      cx->vals[v].ext_count = ext_count;
-      cx->vals[v].ext_axis = ext_axis;
+      cx->vals[v].ext_count = ext.ext_count, cx->vals[v].ext_axis = ext.ext_axis;
+      cx->vals[v].ext_count2 = ext.ext_count2, cx->vals[v].ext_axis2 = ext.ext_axis2;
       io->elem = delem;
     }
     int32_t id;
@@ -1228,6 +1228,10 @@ static berth_status_t import_outputs(ox_ctx_t *cx, const Onnx__GraphProto *g, be
       int32_t eid;
       OX_TRY(ox_ir(cx, cx->vals[v].ext_count - 1, &eid));
       if (berth_ir_bound_add(cx->m, cx->m->graphs[0].n_results, cx->vals[v].ext_axis, eid) < 0) return oom(cx);
+      if (cx->vals[v].ext_count2) { /* a second axis, after the first (ext_axis2 > ext_axis) */
+        OX_TRY(ox_ir(cx, cx->vals[v].ext_count2 - 1, &eid));
+        if (berth_ir_bound_add(cx->m, cx->m->graphs[0].n_results, cx->vals[v].ext_axis2, eid) < 0) return oom(cx);
+      }
     }
     if (berth_ir_graph_result_add(cx->m, 0, id) < 0) return oom(cx);
   }

@@ -6,9 +6,10 @@
 
 static const ox_op_row_t *const families[] = {
     ox_ops_core, ox_ops_nn, ox_ops_math, ox_ops_spatial, ox_ops_index, ox_ops_sequence, ox_ops_quant,
+    ox_ops_image,
 };
 
-static const char *const family_names[] = {"core", "nn", "math", "spatial", "index", "sequence", "quant"};
+static const char *const family_names[] = {"core", "nn", "math", "spatial", "index", "sequence", "quant", "image"};
 _Static_assert(sizeof family_names / sizeof family_names[0] == sizeof families / sizeof families[0],
                "one name per family");
 

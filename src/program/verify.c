@@ -468,7 +468,8 @@ static berth_status_t check_values(vctx_t *c) {
   return BERTH_OK;
 }
 
-/* Outputs with a run-time extent: one per output, in increasing order, the axis inside the
+/* Outputs with a run-time extent: in increasing (output, axis) order (an output may have
+ * several bounded axes), the axis inside the
  * output's rank, the extent an i64 scalar the method defines (not an input, state or
  * window; that it is written before the return is the dataflow check at the return). */
 static berth_status_t check_bounds(vctx_t *c) {
@@ -477,9 +478,11 @@ static berth_status_t check_bounds(vctx_t *c) {
   if (m->n_bounds < 0 || (m->n_bounds > 0 && !m->bounds)) return CORRUPT("bad bound list (%d bounds)", (int)m->n_bounds);
   for (int32_t k = 0; k < m->n_bounds; k++) {
     const berth_exec_bound_t *b = &m->bounds[k];
-    if (b->output < 0 || b->output >= m->n_outputs || (k && b->output <= m->bounds[k - 1].output))
-      return CORRUPT("bound %d: output %d is out of range [0,%d) or not after the previous bound's", (int)k,
-                     (int)b->output, (int)m->n_outputs);
+    const berth_exec_bound_t *pb = k ? &m->bounds[k - 1] : NULL;
+    if (b->output < 0 || b->output >= m->n_outputs ||
+        (pb && (b->output < pb->output || (b->output == pb->output && b->axis <= pb->axis))))
+      return CORRUPT("bound %d: output %d axis %d is out of range [0,%d) or not after the previous bound's", (int)k,
+                     (int)b->output, (int)b->axis, (int)m->n_outputs);
     const berth_type_t *t = &m->values[m->outputs[b->output]].type;
     if (b->axis < 0 || b->axis >= t->rank)
       return CORRUPT("bound %d: axis %d of output %d is outside its rank %d", (int)k, (int)b->axis, (int)b->output,

@@ -183,7 +183,7 @@ static berth_status_t io_info(const berth_program_t *p, int32_t method, int32_t 
   info->bytes = berth_type_bytes(&m->values[v].type);
   info->bounded_axis = -1;
   for (int32_t k = 0; k < m->n_bounds && !input; k++)
-    if (m->bounds[k].output == i) info->bounded_axis = m->bounds[k].axis;
+    if (m->bounds[k].output == i && info->bounded_axis < 0) info->bounded_axis = m->bounds[k].axis; /* the first */
   return BERTH_OK;
 }
 

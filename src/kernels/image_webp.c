@@ -1,0 +1,12 @@
+/* placeholder, replaced by the real decoder at merge */
+#include "image_codec.h"
+
+const char *berth_image_decode_webp(const uint8_t *src, size_t n, berth_image_dst_t *dst) {
+  (void)src, (void)n, (void)dst;
+  return "WebP: decoder not in this build";
+}
+
+uint64_t berth_image_webp_scratch_bytes(uint32_t max_height, uint32_t max_width) {
+  (void)max_height, (void)max_width;
+  return 0;
+}
