@@ -156,8 +156,33 @@ static void test_dispatch(void) {
   CHECK(berth_image_scratch_bytes(32768, 32768) < UINT64_MAX);
 }
 
+/* An RLE8 delta moves right and up by its two bytes (the format, and Pillow from 10.0;
+ * Pillow 9.4, which made the vectors, reads two more bytes, so make.py has no delta). */
+static void test_bmp_rle_delta(void) {
+  static const uint8_t rle[] = {1, 5, 0, 2, 1, 0, 1, 7, 0, 0, 3, 9, 0, 1};
+  uint8_t bmp[14 + 40 + 1024 + sizeof rle];
+  memset(bmp, 0, sizeof bmp);
+  bmp[0] = 'B', bmp[1] = 'M';
+  uint32_t off = 14 + 40 + 1024;
+  memcpy(bmp + 10, &off, 4); /* little-endian host (every target berth tests on) */
+  uint32_t info[10] = {40, 3, 2, 1 | 8u << 16, 1, sizeof rle, 0, 0, 256, 0};
+  memcpy(bmp + 14, info, sizeof info);
+  for (int i = 0; i < 256; i++) bmp[54 + 4 * i] = (uint8_t)(i + 2), bmp[55 + 4 * i] = (uint8_t)(i + 1), bmp[56 + 4 * i] = (uint8_t)i;
+  memcpy(bmp + off, rle, sizeof rle);
+  berth_image_dst_t d;
+  uint8_t *rgb;
+  const char *why = itu_decode(berth_image_decode_bmp, berth_image_bmp_scratch_bytes, bmp, sizeof bmp, 2, 3, &d, &rgb);
+  CHECK_MSG(!why, "%s", why);
+  if (rgb) {
+    static const uint8_t want_idx[6] = {9, 9, 9, 5, 0, 7}; /* top row first; the bottom row has the delta's gap */
+    for (int i = 0; i < 6; i++) CHECK(rgb[3 * i] == want_idx[i] && rgb[3 * i + 1] == want_idx[i] + 1 && rgb[3 * i + 2] == want_idx[i] + 2);
+  }
+  free(rgb);
+}
+
 int main(void) {
   test_dispatch();
+  test_bmp_rle_delta();
   test_suite();
   test_vectors();
   printf("%d vectors decoded, %d swept\n", g_vectors, g_swept);

@@ -41,6 +41,11 @@ int berth_fuzz_parse_check(const uint8_t *data, size_t size, char *why, size_t w
  * with a message. */
 int berth_fuzz_onnx_check(const uint8_t *data, size_t size, char *why, size_t why_cap);
 
+/* The image decoders of ONNX ImageDecoder (BMP, PNM, TIFF, PNG, JPEG, WebP, JPEG 2000): any
+ * bytes decode, with a 64x64 bound, into an image within it or fail with a one-line
+ * message, never touching memory outside their buffers; the three pixel formats agree. */
+int berth_fuzz_image_check(const uint8_t *data, size_t size, char *why, size_t why_cap);
+
 /* Where the numeric ONNX generator takes its choices from: the bytes [at, n) of a
  * libFuzzer input (0 once they run out), or, when bytes is NULL, a splitmix64 stream whose
  * state is `state` (any seed). Both advance as choices are taken. */
