@@ -1,15 +1,18 @@
 /* DEFLATE decoding for the image decoders (image_inflate.h). A canonical-code decoder in the
  * manner of RFC 1951's description (code lengths -> counts per length -> symbols in code
- * order, one bit at a time): small and obviously bounded rather than fast. Every read is
- * checked against the segment; every length, distance and code set against the format's
- * limits; every write against out_len. */
+ * order), with a 9-bit lookup table for the short codes and a bit-at-a-time walk for the
+ * rest. Every read is checked against the segment; every length, distance and code set
+ * against the format's limits; every write against out_len. */
 #include "image_inflate.h"
 
 #include <string.h>
 
+#define FAST_BITS 9
+
 typedef struct huff {
   int16_t count[16];
   int16_t symbol[288];
+  int16_t fast[1 << FAST_BITS]; /* the next FAST_BITS bits -> symbol << 4 | length; 0: longer code */
 } huff_t;
 
 typedef struct tables {
@@ -30,25 +33,35 @@ _Static_assert(sizeof(tables_t) <= BERTH_INFLATE_TABLE_BYTES, "inflate tables fi
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
-/* The next compressed byte, or -1 (s->err set) at the end of the data. */
-static int next_byte(inflate_state_t *s) {
-  berth_inflate_src_t *in = s->src;
+/* The next compressed byte, or -1 at the end of the data (nothing consumed then). */
+static int raw_byte(berth_inflate_src_t *in) {
   while (in->p == in->end) {
     /* PNG: skip this chunk's CRC, then the next chunk must be an IDAT */
-    if (!in->png_idat || in->stream_end - in->end < 12 || memcmp(in->end + 8, "IDAT", 4) != 0) {
-      s->err = "deflate: compressed data ends early";
-      return -1;
-    }
+    if (!in->png_idat || in->stream_end - in->end < 12 || memcmp(in->end + 8, "IDAT", 4) != 0) return -1;
     uint32_t len = be32(in->end + 4);
     const uint8_t *data = in->end + 12;
-    if (len > (uint64_t)(in->stream_end - data)) {
-      s->err = "deflate: compressed data ends early";
-      return -1;
-    }
+    if (len > (uint64_t)(in->stream_end - data)) return -1;
     in->p = data;
     in->end = data + len;
   }
   return *in->p++;
+}
+
+/* The next compressed byte, or -1 (s->err set) at the end of the data. */
+static int next_byte(inflate_state_t *s) {
+  int b = raw_byte(s->src);
+  if (b < 0) s->err = "deflate: compressed data ends early";
+  return b;
+}
+
+/* Tops the bit buffer up to more than 24 bits where the data has them. */
+static void refill(inflate_state_t *s) {
+  while (s->bitcnt <= 24) {
+    int b = raw_byte(s->src);
+    if (b < 0) return;
+    s->bitbuf |= (uint32_t)b << s->bitcnt;
+    s->bitcnt += 8;
+  }
 }
 
 static uint32_t bits(inflate_state_t *s, int need) {
@@ -81,16 +94,46 @@ static int build(huff_t *h, const uint8_t *length, int n) {
   for (int len = 1; len < 15; len++) offs[len + 1] = (int16_t)(offs[len] + h->count[len]);
   for (int i = 0; i < n; i++)
     if (length[i]) h->symbol[offs[length[i]]++] = (int16_t)i;
+  /* the lookup table: canonical codes in symbol order, bit-reversed (DEFLATE sends codes
+   * from their first bit, the buffer holds them from bit 0) */
+  memset(h->fast, 0, sizeof h->fast);
+  for (int len = 1, code = 0, k = 0; len < 16; len++, code <<= 1)
+    for (int i = 0; i < h->count[len]; i++, k++, code++) {
+      if (len > FAST_BITS) continue;
+      int rev = 0;
+      for (int b = 0; b < len; b++) rev |= (code >> b & 1) << (len - 1 - b);
+      for (int j = rev; j < (1 << FAST_BITS); j += 1 << len) h->fast[j] = (int16_t)(h->symbol[k] << 4 | len);
+    }
   return left;
 }
 
+/* One symbol: from the lookup table when the buffer holds its code, else a bit at a time. */
 static int decode(inflate_state_t *s, const huff_t *h) {
-  int code = 0, first = 0, index = 0;
+  refill(s);
+  int e = h->fast[s->bitbuf & ((1u << FAST_BITS) - 1)];
+  if (e && (e & 15) <= s->bitcnt) {
+    s->bitbuf >>= e & 15;
+    s->bitcnt -= e & 15;
+    return e >> 4;
+  }
+  int code = 0, first = 0, index = 0, left = s->bitcnt;
+  uint32_t buf = s->bitbuf;
   for (int len = 1; len < 16; len++) {
-    code |= (int)bits(s, 1);
-    if (s->err) return -1;
+    if (left == 0) {
+      int b = next_byte(s);
+      if (b < 0) return -1;
+      buf = (uint32_t)b;
+      left = 8;
+    }
+    code |= (int)(buf & 1);
+    buf >>= 1;
+    left--;
     int count = h->count[len];
-    if (code - count < first) return h->symbol[index + (code - first)];
+    if (code - count < first) {
+      s->bitbuf = buf;
+      s->bitcnt = left;
+      return h->symbol[index + (code - first)];
+    }
     index += count;
     first += count;
     first <<= 1;
@@ -109,15 +152,15 @@ static void put(inflate_state_t *s, uint8_t b) {
 }
 
 static void stored(inflate_state_t *s) {
-  s->bitbuf = 0;
-  s->bitcnt = 0; /* to a byte boundary */
+  bits(s, s->bitcnt & 7); /* to a byte boundary (whole bytes may wait in the buffer) */
   uint32_t len = bits(s, 16), nlen = bits(s, 16);
   if (s->err) return;
   if (len != (~nlen & 0xffff)) {
     s->err = "deflate: stored block length does not match its complement";
     return;
   }
-  while (len-- && !s->err) {
+  for (; len && s->bitcnt >= 8 && !s->err; len--) put(s, (uint8_t)bits(s, 8));
+  for (; len && !s->err; len--) { /* the buffer is empty: straight from the data */
     int b = next_byte(s);
     if (b < 0) return;
     put(s, (uint8_t)b);
@@ -285,11 +328,9 @@ const char *berth_inflate_zlib(berth_inflate_src_t *src, uint8_t *out, size_t ou
   if (s.err) return s.err;
   if (s.pos != out_len) return "deflate: less data than the image needs";
   uint32_t want = 0;
-  for (int k = 0; k < 4; k++) { /* the Adler-32 starts at the next byte boundary */
-    int b = next_byte(&s);
-    if (b < 0) return "deflate: zlib stream ends before its Adler-32";
-    want = want << 8 | (uint32_t)b;
-  }
+  bits(&s, s.bitcnt & 7); /* the Adler-32 starts at the next byte boundary */
+  for (int k = 0; k < 4 && !s.err; k++) want = want << 8 | bits(&s, 8);
+  if (s.err) return "deflate: zlib stream ends before its Adler-32";
   if (adler32(out, out_len) != want) return "deflate: Adler-32 mismatch";
   return NULL;
 }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BERTH_INFLATE_TABLE_BYTES 2048
+#define BERTH_INFLATE_TABLE_BYTES 4096
 
 /* The compressed bytes: one segment [p, end), or in PNG mode the data of consecutive IDAT
  * chunks (when a segment ends, the CRC is skipped and the next chunk must be an IDAT whose

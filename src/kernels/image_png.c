@@ -26,11 +26,16 @@ static const uint8_t k_sig[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
+/* CRC-32 (ISO-HDLC, as PNG), four bits at a time through a constant 16-entry table. */
 static uint32_t crc32_png(const uint8_t *p, size_t n) {
+  static const uint32_t t[16] = {0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4,
+                                 0x4db26158, 0x5005713c, 0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+                                 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c};
   uint32_t c = 0xffffffffu;
   for (size_t i = 0; i < n; i++) {
     c ^= p[i];
-    for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+    c = (c >> 4) ^ t[c & 15];
+    c = (c >> 4) ^ t[c & 15];
   }
   return ~c;
 }
@@ -184,7 +189,9 @@ static size_t emit_pass(const png_info_t *pi, uint8_t *buf, uint32_t pw, uint32_
     *why = unfilter(row + 1, prev, rb, bpp, row[0]);
     if (*why) return 0;
     size_t y = geo[2] + (size_t)j * geo[3];
-    for (uint32_t i = 0; i < pw; i++) put_pixel(pi, row + 1, i, rgb + (y * pi->w + geo[0] + (size_t)i * geo[1]) * 3);
+    uint8_t *o = rgb + (y * pi->w + geo[0]) * 3;
+    if (pi->depth == 8 && pi->ctype == 2 && geo[1] == 1) memcpy(o, row + 1, (size_t)pw * 3); /* the common case */
+    else for (uint32_t i = 0; i < pw; i++) put_pixel(pi, row + 1, i, o + (size_t)i * geo[1] * 3);
     prev = row + 1;
   }
   return (size_t)ph * (rb + 1);
