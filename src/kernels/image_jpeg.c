@@ -76,7 +76,7 @@ static const uint8_t jpg_std_ac_chr[162] = {
 typedef struct jpg_rawhuff {
   uint8_t bits[17];
   uint8_t val[256];
-  uint8_t defined;
+  uint8_t defined; /* 1: by DHT, 2: the standard table (slots 0 and 1) */
 } jpg_rawhuff_t;
 
 typedef struct jpg_huff {
@@ -130,7 +130,7 @@ typedef struct jpg {
   uint32_t restarts_to_go, eobrun;
   int next_rst;
   int32_t pred[4];
-  int64_t ws[64]; /* IDCT workspace */
+  int32_t ws[128]; /* IDCT workspace: the pass-1 output, and the dequantized input */
 } jpg_t;
 
 static uint32_t jpg_u16(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
@@ -219,7 +219,8 @@ static int jpg_decode_huff(jpg_t *j, const jpg_huff_t *h) {
 static const char *jpg_build_huff(jpg_t *j, int ac, int slot) {
   const jpg_rawhuff_t *r = &j->raw[ac][slot];
   jpg_huff_t *h = &j->huff[ac][slot];
-  if (!r->defined) return "JPEG: scan uses an undefined Huffman table";
+  /* libjpeg's standard tables stand in for missing ones in sequential files only */
+  if (!r->defined || (r->defined == 2 && j->progressive)) return "JPEG: scan uses an undefined Huffman table";
   memset(h->look, 0, sizeof h->look);
   uint32_t code = 0;
   int p = 0;
@@ -746,92 +747,73 @@ static const char *jpg_scan(jpg_t *j) {
 
 /* ---------------------------------------------------------------- output */
 
-/* jidctint.c's output table, indexed by the descaled value & 1023: clamps [-512, 512) to
- * [0, 255] around the +128 level shift, and wraps outside that as libjpeg's table does. */
-static uint8_t jpg_range(int64_t x) {
-  uint32_t i = (uint32_t)((uint64_t)x & 1023u);
-  if (i < 128) return (uint8_t)(i + 128);
-  if (i < 512) return 255;
-  if (i < 896) return 0;
-  return (uint8_t)(i - 896);
+/* The islow IDCT (jidctint.c's LL&M algorithm with CONST_BITS 13, PASS1_BITS 2) exactly as
+ * libjpeg-turbo's x86-64 SIMD code computes it (jidctint-avx2.asm, which Pillow runs on
+ * x86-64): 16-bit lanes where the assembly has them. For coefficients of real images this
+ * equals the C jidctint.c bit for bit; for the extreme values of damaged streams the SIMD
+ * arithmetic differs from the C one (wrapping dequantization, saturating packs instead of
+ * the range-limit table), and this follows the SIMD, which is what the reference returns. */
+#define JPG_F_0_298 2446
+#define JPG_F_0_390 3196
+#define JPG_F_0_541 4433
+#define JPG_F_0_765 6270
+#define JPG_F_0_899 7373
+#define JPG_F_1_175 9633
+#define JPG_F_1_501 12299
+#define JPG_F_1_847 15137
+#define JPG_F_1_961 16069
+#define JPG_F_2_053 16819
+#define JPG_F_2_562 20995
+#define JPG_F_3_072 25172
+
+static int32_t jpg_w16(int32_t v) { return jpg_i16((uint32_t)v); }
+static int32_t jpg_sat16(int32_t v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : v; }
+/* pmaddwd: a * b + c * d of 16-bit values, in a 32-bit lane (wraps only for 2 * -32768^2). */
+static uint32_t jpg_madd(int32_t a, int32_t b, int32_t c, int32_t d) { return (uint32_t)((int64_t)a * b + (int64_t)c * d); }
+/* vpaddd of the rounding constant, vpsrad, vpackssdw. */
+static int32_t jpg_descale(uint32_t v, int n) { return jpg_sat16((int32_t)jpg_sra(jpg_i32(v + (1u << (n - 1))), n)); }
+
+/* One pass of the macro dodct over in[0], in[st], ..., in[7 st] (16-bit values). */
+static void jpg_idct_pass(const int32_t *in, int st, int n, int32_t *out, int ost) {
+  int32_t i0 = in[0], i1 = in[st], i2 = in[2 * st], i3 = in[3 * st], i4 = in[4 * st], i5 = in[5 * st], i6 = in[6 * st],
+          i7 = in[7 * st];
+  uint32_t tmp3 = jpg_madd(i2, JPG_F_0_541 + JPG_F_0_765, i6, JPG_F_0_541);
+  uint32_t tmp2 = jpg_madd(i2, JPG_F_0_541, i6, JPG_F_0_541 - JPG_F_1_847);
+  uint32_t tmp0 = (uint32_t)jpg_w16(i0 + i4) * 8192u, tmp1 = (uint32_t)jpg_w16(i0 + jpg_w16(-i4)) * 8192u;
+  uint32_t tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2;
+  int32_t z3 = jpg_w16(i7 + i3), z4 = jpg_w16(i5 + i1);
+  uint32_t z3p = jpg_madd(z3, JPG_F_1_175 - JPG_F_1_961, z4, JPG_F_1_175);
+  uint32_t z4p = jpg_madd(z3, JPG_F_1_175, z4, JPG_F_1_175 - JPG_F_0_390);
+  uint32_t o0 = jpg_madd(i7, JPG_F_0_298 - JPG_F_0_899, i1, -JPG_F_0_899) + z3p;
+  uint32_t o1 = jpg_madd(i5, JPG_F_2_053 - JPG_F_2_562, i3, -JPG_F_2_562) + z4p;
+  uint32_t o3 = jpg_madd(i7, -JPG_F_0_899, i1, JPG_F_1_501 - JPG_F_0_899) + z4p;
+  uint32_t o2 = jpg_madd(i5, -JPG_F_2_562, i3, JPG_F_3_072 - JPG_F_2_562) + z3p;
+  out[0] = jpg_descale(tmp10 + o3, n);
+  out[7 * ost] = jpg_descale(tmp10 - o3, n);
+  out[1 * ost] = jpg_descale(tmp11 + o2, n);
+  out[6 * ost] = jpg_descale(tmp11 - o2, n);
+  out[2 * ost] = jpg_descale(tmp12 + o1, n);
+  out[5 * ost] = jpg_descale(tmp12 - o1, n);
+  out[3 * ost] = jpg_descale(tmp13 + o0, n);
+  out[4 * ost] = jpg_descale(tmp13 - o0, n);
 }
 
-#define JPG_FIX_0_298631336 2446
-#define JPG_FIX_0_390180644 3196
-#define JPG_FIX_0_541196100 4433
-#define JPG_FIX_0_765366865 6270
-#define JPG_FIX_0_899976223 7373
-#define JPG_FIX_1_175875602 9633
-#define JPG_FIX_1_501321110 12299
-#define JPG_FIX_1_847759065 15137
-#define JPG_FIX_1_961570560 16069
-#define JPG_FIX_2_053119869 16819
-#define JPG_FIX_2_562915447 20995
-#define JPG_FIX_3_072711026 25172
-
-/* One 1-D pass of the islow IDCT (LL&M with CONST_BITS 13) over in[0], in[st], ..., in[7st];
- * writes the eight sums before descaling into out[0..7] in output order. */
-static void jpg_idct_1d(const int64_t *in, int st, int64_t *out) {
-  int64_t z2 = in[2 * st], z3 = in[6 * st];
-  int64_t z1 = (z2 + z3) * JPG_FIX_0_541196100;
-  int64_t tmp2 = z1 + z3 * -JPG_FIX_1_847759065, tmp3 = z1 + z2 * JPG_FIX_0_765366865;
-  int64_t tmp0 = (in[0] + in[4 * st]) * 8192, tmp1 = (in[0] - in[4 * st]) * 8192;
-  int64_t tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2;
-  tmp0 = in[7 * st];
-  tmp1 = in[5 * st];
-  tmp2 = in[3 * st];
-  tmp3 = in[1 * st];
-  z1 = tmp0 + tmp3;
-  z2 = tmp1 + tmp2;
-  z3 = tmp0 + tmp2;
-  int64_t z4 = tmp1 + tmp3, z5 = (z3 + z4) * JPG_FIX_1_175875602;
-  tmp0 *= JPG_FIX_0_298631336;
-  tmp1 *= JPG_FIX_2_053119869;
-  tmp2 *= JPG_FIX_3_072711026;
-  tmp3 *= JPG_FIX_1_501321110;
-  z1 *= -JPG_FIX_0_899976223;
-  z2 *= -JPG_FIX_2_562915447;
-  z3 = z3 * -JPG_FIX_1_961570560 + z5;
-  z4 = z4 * -JPG_FIX_0_390180644 + z5;
-  tmp0 += z1 + z3;
-  tmp1 += z2 + z4;
-  tmp2 += z2 + z3;
-  tmp3 += z1 + z4;
-  out[0] = tmp10 + tmp3;
-  out[7] = tmp10 - tmp3;
-  out[1] = tmp11 + tmp2;
-  out[6] = tmp11 - tmp2;
-  out[2] = tmp12 + tmp1;
-  out[5] = tmp12 - tmp1;
-  out[3] = tmp13 + tmp0;
-  out[4] = tmp13 - tmp0;
-}
-
-/* jpeg_idct_islow: dequantize (the multiplier table is 16-bit signed, as libjpeg-turbo's
- * SIMD builds declare it), columns then rows, with its shortcuts for all-zero AC terms. */
 static void jpg_idct(jpg_t *j, const int16_t *coef, const uint16_t *q, uint8_t *out, size_t stride) {
-  int64_t *ws = j->ws, col[8], t[8];
-  for (int x = 0; x < 8; x++) {
-    int zero = 1;
-    for (int y = 1; y < 8; y++) zero &= coef[y * 8 + x] == 0;
-    for (int y = 0; y < 8; y++) col[y] = (int64_t)coef[y * 8 + x] * (int16_t)jpg_i16(q[y * 8 + x]);
-    if (zero) {
-      for (int y = 0; y < 8; y++) ws[y * 8 + x] = col[0] * 4;
-      continue;
-    }
-    jpg_idct_1d(col, 1, t);
-    for (int y = 0; y < 8; y++) ws[y * 8 + x] = jpg_sra(t[y] + (1 << 10), 11); /* CONST_BITS - PASS1_BITS */
+  int32_t *ws = j->ws, *in = j->ws + 64, row[8];
+  int ac = 0;
+  for (int i = 0; i < 64; i++) {
+    in[i] = jpg_w16((int32_t)((uint32_t)(uint16_t)coef[i] * q[i])); /* vpmullw */
+    ac |= i >= 8 && coef[i] != 0;
+  }
+  if (!ac) { /* all rows 1..7 zero: the DC row shifted (vpsllw), as the assembly's shortcut */
+    for (int i = 0; i < 64; i++) ws[i] = jpg_w16(in[i & 7] * 4);
+  } else {
+    for (int x = 0; x < 8; x++) jpg_idct_pass(in + x, 8, 11, ws + x, 8);
   }
   for (int y = 0; y < 8; y++) {
-    const int64_t *r = ws + y * 8;
+    jpg_idct_pass(ws + 8 * y, 1, 18, row, 1);
     uint8_t *o = out + (size_t)y * stride;
-    if (!r[1] && !r[2] && !r[3] && !r[4] && !r[5] && !r[6] && !r[7]) {
-      uint8_t v = jpg_range(jpg_sra(r[0] + 16, 5)); /* PASS1_BITS + 3 */
-      for (int x = 0; x < 8; x++) o[x] = v;
-      continue;
-    }
-    jpg_idct_1d(r, 1, t);
-    for (int x = 0; x < 8; x++) o[x] = jpg_range(jpg_sra(t[x] + ((int64_t)1 << 17), 18)); /* CONST_BITS + PASS1_BITS + 3 */
+    for (int x = 0; x < 8; x++) o[x] = (uint8_t)((row[x] < -128 ? -128 : row[x] > 127 ? 127 : row[x]) + 128);
   }
 }
 
@@ -1040,10 +1022,10 @@ const char *berth_image_decode_jpeg(const uint8_t *src, size_t n, berth_image_ds
   for (int t = 0; t < 2; t++) { /* libjpeg's defaults for slots 0 and 1 */
     memcpy(j->raw[0][t].bits, jpg_std_bits[t], 17);
     for (int i = 0; i < 12; i++) j->raw[0][t].val[i] = (uint8_t)i;
-    j->raw[0][t].defined = 1;
+    j->raw[0][t].defined = 2;
     memcpy(j->raw[1][t].bits, jpg_std_bits[2 + t], 17);
     memcpy(j->raw[1][t].val, t ? jpg_std_ac_chr : jpg_std_ac_lum, 162);
-    j->raw[1][t].defined = 1;
+    j->raw[1][t].defined = 2;
   }
   for (;;) {
     /* after a scan, the marker its data ended on, if the reader met one */
