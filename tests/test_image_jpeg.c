@@ -53,7 +53,8 @@ static const vec_t vectors[] = {
     {"s_4x2", 37, 35},        {"s_1x4", 37, 35},        {"grey", 23, 19},           {"rgb_adobe", 23, 19},
     {"q5", 23, 19},           {"q100", 23, 19},         {"optimized", 23, 19},      {"progressive", 41, 27},
     {"progressive_grey", 41, 27}, {"progressive_restart", 41, 27}, {"restart", 23, 19}, {"restart_rows", 41, 27},
-    {"multiscan", 23, 19},    {"cut_eoi", 41, 27},      {"cut_eoi_progressive", 41, 27},
+    {"multiscan", 23, 19},    {"cut_eoi", 41, 27},      {"cut_eoi_progressive", 41, 27}, {"cmyk", 21, 13},
+    {"ycck", 21, 13},         {"dqt_dc247", 23, 19},
 };
 
 static uint8_t *load(const char *name, const char *ext, size_t *n) {
@@ -152,9 +153,9 @@ static void check_refusals(void) {
   expect_refusal("no EOI", p, n - 2, "truncated");
   /* not JPEG */
   expect_refusal("not JPEG", (const uint8_t *)"GIF89a", 6, "SOI");
-  /* 4 components: refused by name */
-  static const uint8_t cmyk[] = {0xff, 0xd8, 0xff, 0xc0, 0, 20, 8, 0, 8, 0, 8, 4, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0, 4, 0x11, 0};
-  expect_refusal("CMYK", cmyk, sizeof cmyk, "CMYK");
+  /* 2 components: Pillow has no mode for them */
+  static const uint8_t two[] = {0xff, 0xd8, 0xff, 0xc0, 0, 14, 8, 0, 8, 0, 8, 2, 1, 0x11, 0, 2, 0x11, 0};
+  expect_refusal("2 components", two, sizeof two, "component");
   free(q);
   free(p);
   /* a progressive file missing its AC scans would be block-smoothed by libjpeg: refused */
@@ -173,6 +174,48 @@ static void check_refusals(void) {
   q[second_sos + 1] = 0xd9;
   expect_refusal("DC-only progressive", q, second_sos + 2, "smoothing");
   free(q);
+  free(p);
+}
+
+/* The stream without its DHT segments. */
+static size_t strip_dht(const uint8_t *p, size_t n, uint8_t *out) {
+  size_t o = 0, i = 0;
+  while (i < n) {
+    if (i + 3 < n && p[i] == 0xff && p[i + 1] == 0xc4) {
+      i += 2 + (((size_t)p[i + 2] << 8) | p[i + 3]);
+      continue;
+    }
+    out[o++] = p[i++];
+  }
+  return o;
+}
+
+/* libjpeg supplies the standard Huffman tables to a sequential stream that defines none
+ * (Motion JPEG), but not to a progressive one. */
+static void check_default_tables(void) {
+  size_t n, ne;
+  uint8_t *p = load("s420", "jpg", &n), *want = load("s420", "rgb", &ne);
+  if (p && want) {
+    uint8_t *q = malloc(n);
+    size_t m = strip_dht(p, n, q);
+    CHECK(m < n);
+    berth_image_dst_t d;
+    uint8_t *rgb;
+    const char *why = decode(q, m, 19, 23, &d, &rgb);
+    CHECK_MSG(!why, "s420 without DHT: %s", why);
+    if (!why) CHECK(memcmp(rgb, want, ne) == 0); /* Pillow encodes with the standard tables */
+    free(rgb);
+    free(q);
+  }
+  free(p);
+  free(want);
+  p = load("progressive", "jpg", &n);
+  if (p) {
+    uint8_t *q = malloc(n);
+    size_t m = strip_dht(p, n, q);
+    expect_refusal("progressive without DHT", q, m, "undefined Huffman table");
+    free(q);
+  }
   free(p);
 }
 
@@ -231,10 +274,12 @@ int main(void) {
   check_suite("test_image_decoder_decode_jpeg_grayscale", 2);
   for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) check_vector(&vectors[i]);
   check_refusals();
+  check_default_tables();
   check_scratch();
   check_sweep("s420", 19, 23);
   check_sweep("progressive_restart", 27, 41);
   check_sweep("restart_rows", 27, 41);
   check_sweep("multiscan", 19, 23);
+  check_sweep("ycck", 13, 21);
   return test_finish("test_image_jpeg");
 }

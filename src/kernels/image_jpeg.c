@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define JPG_MAXC 3         /* components we decode (1 or 3) */
+#define JPG_MAXC 4         /* components we decode (1, 3 or 4) */
 #define JPG_MAX_DIM 65500u /* libjpeg's JPEG_MAX_DIMENSION */
 #define JPG_BOMB 178956970ull /* Pillow refuses images of more pixels (2 * MAX_IMAGE_PIXELS) */
 #define JPG_LOOK 9         /* Huffman lookahead bits */
@@ -86,6 +86,7 @@ typedef struct jpg_huff {
   uint8_t val[256];
 } jpg_huff_t;
 
+enum { JPG_GREY, JPG_YCC, JPG_RGB, JPG_CMYK, JPG_YCCK };
 enum { JPG_UP_FULL, JPG_UP_H2V1, JPG_UP_H1V2, JPG_UP_H2V2, JPG_UP_INT };
 
 typedef struct jpg_comp {
@@ -119,7 +120,8 @@ typedef struct jpg {
   uint8_t qt_defined[4];
   uint32_t restart_interval;
   int saw_jfif, saw_adobe, adobe_transform;
-  int saw_sof, saw_sos, progressive, multiscan, ncomp, rgb;
+  int saw_sof, saw_sos, progressive, multiscan, ncomp;
+  int space; /* JPG_GREY, JPG_YCC, JPG_RGB, JPG_CMYK or JPG_YCCK: libjpeg's jpeg_color_space */
   uint32_t width, height;
   int hmax, vmax;
   uint32_t mcux, mcuy;
@@ -365,8 +367,7 @@ static const char *jpg_sof(jpg_t *j, int progressive) {
   if (j->height == 0) return "JPEG: image height 0 (height defined by DNL is not supported)";
   if (j->width == 0 || nc == 0) return "JPEG: empty image (width or component count 0)";
   if (len != 6 + 3 * nc) return "JPEG: SOF segment length does not match its component count";
-  if (nc == 4) return "JPEG: 4-component (CMYK/YCCK) images are not supported";
-  if (nc != 1 && nc != 3) return "JPEG: only 1- and 3-component images are supported";
+  if (nc != 1 && nc != 3 && nc != 4) return "JPEG: only 1-, 3- and 4-component images are supported (as Pillow)";
   j->ncomp = (int)nc;
   j->progressive = progressive;
   j->hmax = j->vmax = 1;
@@ -458,11 +459,17 @@ static const char *jpg_setup(jpg_t *j, const berth_image_dst_t *dst) {
     for (int k = 0; k < 64; k++) c->coef_bits[k] = -1;
     off += need;
   }
-  /* The colour space, as libjpeg's default_decompress_parms decides it for 3 components. */
-  if (j->ncomp == 3) {
-    if (j->saw_jfif) j->rgb = 0;
-    else if (j->saw_adobe) j->rgb = j->adobe_transform == 0;
-    else j->rgb = j->comp[0].id == 82 && j->comp[1].id == 71 && j->comp[2].id == 66;
+  /* The colour space, as libjpeg's default_decompress_parms decides it. */
+  if (j->ncomp == 1) {
+    j->space = JPG_GREY;
+  } else if (j->ncomp == 3) {
+    int rgb;
+    if (j->saw_jfif) rgb = 0;
+    else if (j->saw_adobe) rgb = j->adobe_transform == 0;
+    else rgb = j->comp[0].id == 82 && j->comp[1].id == 71 && j->comp[2].id == 66;
+    j->space = rgb ? JPG_RGB : JPG_YCC;
+  } else {
+    j->space = j->saw_adobe && j->adobe_transform != 0 ? JPG_YCCK : JPG_CMYK;
   }
   return NULL;
 }
@@ -896,40 +903,52 @@ static const uint8_t *jpg_up_row(jpg_t *j, jpg_comp_t *c, uint32_t y) {
   }
 }
 
-/* jdcolor.c's ycc_rgb_convert in closed form (its tables hold exactly these values). */
-static void jpg_ycc_rgb(const uint8_t *yp, const uint8_t *cbp, const uint8_t *crp, uint32_t width, uint8_t *out) {
-  for (uint32_t x = 0; x < width; x++) {
-    int32_t y = yp[x], cb = cbp[x] - 128, cr = crp[x] - 128;
-    int64_t r = y + jpg_sra((int64_t)91881 * cr + 32768, 16);
-    int64_t g = y + jpg_sra((int64_t)-22554 * cb + 32768 + (int64_t)-46802 * cr, 16);
-    int64_t b = y + jpg_sra((int64_t)116130 * cb + 32768, 16);
-    out[3 * x] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
-    out[3 * x + 1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
-    out[3 * x + 2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+static uint8_t jpg_clamp(int64_t v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+
+/* jdcolor.c's ycc_rgb_convert in closed form (its tables hold exactly these values); for
+ * YCCK (ycck_cmyk_convert) the same sums are subtracted from 255. */
+static void jpg_ycc(uint32_t y, uint32_t cb8, uint32_t cr8, int invert, uint8_t *out) {
+  int32_t cb = (int32_t)cb8 - 128, cr = (int32_t)cr8 - 128;
+  int64_t r = y + jpg_sra((int64_t)91881 * cr + 32768, 16);
+  int64_t g = y + jpg_sra((int64_t)-22554 * cb + 32768 + (int64_t)-46802 * cr, 16);
+  int64_t b = y + jpg_sra((int64_t)116130 * cb + 32768, 16);
+  out[0] = jpg_clamp(invert ? 255 - r : r);
+  out[1] = jpg_clamp(invert ? 255 - g : g);
+  out[2] = jpg_clamp(invert ? 255 - b : b);
+}
+
+/* Pillow's view of 4-component JPEG: libjpeg's CMYK samples read as "CMYK;I" (inverted,
+ * Adobe's convention), then Convert.c's cmyk2rgb: nk - nk * c / 255 with its rounding. */
+static void jpg_cmyk_rgb(const uint8_t *s, uint8_t *out) {
+  uint32_t nk = s[3];
+  for (int i = 0; i < 3; i++) {
+    uint32_t c = 255u - s[i], t = c * nk + 128, m = ((t >> 8) + t) >> 8;
+    out[i] = (uint8_t)(nk >= m ? nk - m : 0);
+  }
+}
+
+static void jpg_convert_row(const jpg_t *j, const uint8_t *const *p, uint8_t *out) {
+  for (uint32_t x = 0; x < j->width; x++, out += 3) {
+    uint8_t s[4];
+    switch (j->space) {
+    case JPG_GREY: out[0] = out[1] = out[2] = p[0][x]; break;
+    case JPG_RGB: out[0] = p[0][x], out[1] = p[1][x], out[2] = p[2][x]; break;
+    case JPG_YCC: jpg_ycc(p[0][x], p[1][x], p[2][x], 0, out); break;
+    default:
+      if (j->space == JPG_YCCK) jpg_ycc(p[0][x], p[1][x], p[2][x], 1, s);
+      else s[0] = p[0][x], s[1] = p[1][x], s[2] = p[2][x];
+      s[3] = p[3][x];
+      jpg_cmyk_rgb(s, out);
+      break;
+    }
   }
 }
 
 static void jpg_output(jpg_t *j, uint8_t *rgb) {
-  size_t row_bytes = (size_t)j->width * 3;
+  const uint8_t *p[JPG_MAXC];
   for (uint32_t y = 0; y < j->height; y++) {
-    uint8_t *out = rgb + (size_t)y * row_bytes;
-    if (j->ncomp == 1) {
-      const uint8_t *g = jpg_up_row(j, &j->comp[0], y);
-      for (uint32_t x = 0; x < j->width; x++) out[3 * x] = out[3 * x + 1] = out[3 * x + 2] = g[x];
-      continue;
-    }
-    const uint8_t *p0 = jpg_up_row(j, &j->comp[0], y);
-    const uint8_t *p1 = jpg_up_row(j, &j->comp[1], y);
-    const uint8_t *p2 = jpg_up_row(j, &j->comp[2], y);
-    if (j->rgb) {
-      for (uint32_t x = 0; x < j->width; x++) {
-        out[3 * x] = p0[x];
-        out[3 * x + 1] = p1[x];
-        out[3 * x + 2] = p2[x];
-      }
-    } else {
-      jpg_ycc_rgb(p0, p1, p2, j->width, out);
-    }
+    for (int i = 0; i < j->ncomp; i++) p[i] = jpg_up_row(j, &j->comp[i], y);
+    jpg_convert_row(j, p, rgb + (size_t)y * j->width * 3);
   }
 }
 

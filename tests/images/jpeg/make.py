@@ -85,6 +85,21 @@ def main():
     write("restart", cjpeg(p, "-restart", "1B"))
     write("restart_rows", cjpeg(picture(41, 27), "-restart", "1", "-sample", "2x1,1x1,1x1"))
     write("multiscan", scans(p, "0;\n1;\n2;\n"))
+    # CMYK as Pillow writes it (Adobe transform 0, inverted), and the same stream declared
+    # YCCK (transform 2): libjpeg converts it, Pillow inverts, then cmyk2rgb
+    cmyk = Image.merge("CMYK", picture(21, 13).split() + (picture(21, 13, seed=2).convert("L"),))
+    data = pil(cmyk, quality=90)
+    write("cmyk", data)
+    at = data.index(b"Adobe")
+    assert data[at + 11] == 0
+    write("ycck", data[: at + 11] + b"\x02" + data[at + 12 :])
+    # the luma DC quantization value raised to 247: dequantized DC values overflow 16 bits,
+    # where libjpeg-turbo's SIMD IDCT (what Pillow runs) wraps and the C one does not
+    data = bytearray(pil(p, subsampling=2))
+    at = data.index(b"\xff\xdb")
+    assert data[at + 4] == 0
+    data[at + 5] = 247
+    write("dqt_dc247", bytes(data))
     # a file cut inside its scan data and closed with EOI: libjpeg pads with zero bits
     full = pil(picture(41, 27), quality=90)
     write("cut_eoi", full[: len(full) * 2 // 3] + b"\xff\xd9")
