@@ -174,6 +174,19 @@ static void check_refusals(void) {
   q[second_sos + 1] = 0xd9;
   expect_refusal("DC-only progressive", q, second_sos + 2, "smoothing");
   free(q);
+  /* the last scan repeated: decoded as libjpeg does up to the cap of 1000 scans */
+  size_t last_sos = 0;
+  for (size_t i = 2; i + 1 < n; i++)
+    if (p[i] == 0xff && p[i + 1] == 0xda) last_sos = i;
+  size_t scan = n - 2 - last_sos;
+  q = malloc(last_sos + 1001 * scan + 2);
+  memcpy(q, p, last_sos);
+  size_t m = last_sos;
+  for (int k = 0; k < 1001; k++, m += scan) memcpy(q + m, p + last_sos, scan);
+  q[m++] = 0xff;
+  q[m++] = 0xd9;
+  expect_refusal("1001 scans", q, m, "1000 scans");
+  free(q);
   free(p);
 }
 
@@ -226,6 +239,8 @@ static void check_scratch(void) {
   CHECK(big != UINT64_MAX && big > (uint64_t)(1u << 15) * (1u << 15) * 6);
   CHECK(berth_image_jpeg_scratch_bytes(8, 8) < berth_image_jpeg_scratch_bytes(8, 16));
   CHECK(berth_image_jpeg_scratch_bytes(0, 0) > 0);
+  CHECK(berth_image_jpeg_scratch_bytes(UINT32_MAX, UINT32_MAX) == UINT64_MAX);
+  CHECK(berth_image_jpeg_scratch_bytes(UINT32_MAX, 8) != UINT64_MAX);
   /* With less scratch than the bound, a decode either works (the bound is generous) or is
    * refused by name; it never writes past the buffer (exact-size under ASan). The state
    * alone is not enough for any image. */

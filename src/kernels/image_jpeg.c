@@ -27,6 +27,8 @@
  * below for the vertical filters), and one upsampled row per component. */
 #include "kernels/image_codec.h"
 
+#include "base/checked.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -34,6 +36,7 @@
 #define JPG_MAX_DIM 65500u /* libjpeg's JPEG_MAX_DIMENSION */
 #define JPG_BOMB 178956970ull /* Pillow refuses images of more pixels (2 * MAX_IMAGE_PIXELS) */
 #define JPG_LOOK 9         /* Huffman lookahead bits */
+#define JPG_MAX_SCANS 1000 /* a cap on work: real progressive files have about 10 scans */
 
 /* zigzag index -> natural index, with 16 extra 63s as libjpeg has (a corrupt run past the
  * end of a block lands on coefficient 63 rather than outside it). */
@@ -120,7 +123,7 @@ typedef struct jpg {
   uint8_t qt_defined[4];
   uint32_t restart_interval;
   int saw_jfif, saw_adobe, adobe_transform;
-  int saw_sof, saw_sos, progressive, multiscan, ncomp;
+  int saw_sof, saw_sos, progressive, multiscan, ncomp, nscans;
   int space; /* JPG_GREY, JPG_YCC, JPG_RGB, JPG_CMYK or JPG_YCCK: libjpeg's jpeg_color_space */
   uint32_t width, height;
   int hmax, vmax;
@@ -387,19 +390,20 @@ static const char *jpg_sof(jpg_t *j, int progressive) {
 
 /* ---------------------------------------------------------------- layout */
 
-/* Bytes of scratch per component for an image of width x height whatever its sampling:
- * coefficients (bw <= ceil(w/8) + 3 blocks a row, likewise bh), the 3-iMCU-row ring
- * (at most 3 * 32 rows of bw * 8 samples) and one upsampled row. */
-static uint64_t jpg_comp_bound(uint64_t width, uint64_t height) {
-  uint64_t bw = (width + 7) / 8 + 3, bh = (height + 7) / 8 + 3;
-  return bw * bh * 64 * 2 + 3 * 32 * bw * 8 + width + 16;
-}
-
 static uint64_t jpg_state_bytes(void) { return ((uint64_t)sizeof(jpg_t) + 15) & ~(uint64_t)15; }
 
+/* Per component, for an image of width x height whatever its sampling: coefficients (bw <=
+ * ceil(w/8) + 3 blocks a row, as mcux * h <= ceil(w/8) + h - 1; likewise bh), the
+ * 3-iMCU-row ring (at most 3 * 32 rows of bw * 8 samples) and one upsampled row, each
+ * component's share rounded up to 16 bytes. UINT64_MAX if that does not fit 64 bits. */
 uint64_t berth_image_jpeg_scratch_bytes(uint32_t max_height, uint32_t max_width) {
-  /* max dims <= 2^16 each: the product stays far below 2^64. */
-  return jpg_state_bytes() + JPG_MAXC * ((jpg_comp_bound(max_width, max_height) + 15) & ~(uint64_t)15);
+  uint64_t bw = ((uint64_t)max_width + 7) / 8 + 3, bh = ((uint64_t)max_height + 7) / 8 + 3;
+  uint64_t coef, ring, comp, all;
+  if (!berth_mul_u64(bw, bh, &coef) || !berth_mul_u64(coef, 128, &coef) || !berth_mul_u64(bw, 3 * 32 * 8, &ring) ||
+      !berth_add_u64(coef, ring, &comp) || !berth_add_u64(comp, (uint64_t)max_width + 16 + 15, &comp) ||
+      !berth_mul_u64(comp & ~(uint64_t)15, JPG_MAXC, &all) || !berth_add_u64(all, jpg_state_bytes(), &all))
+    return UINT64_MAX;
+  return all;
 }
 
 /* libjpeg's jinit_upsampler choice of method for one component. */
@@ -532,14 +536,12 @@ static const char *jpg_scan_setup(jpg_t *j) {
     for (int i = 0; i < j->sn; i++) {
       jpg_comp_t *c = &j->comp[j->scomp[i]];
       for (int k = j->ss; k <= j->se; k++) c->coef_bits[k] = j->al;
-      const char *why = NULL;
-      if (j->ss == 0) {
-        if (j->ah == 0) why = jpg_build_huff(j, 0, c->dc_tbl < 4 ? c->dc_tbl : 0);
-        if (c->dc_tbl >= 4 && j->ah == 0) why = "JPEG: scan uses an undefined Huffman table";
-      } else {
-        why = c->ac_tbl < 4 ? jpg_build_huff(j, 1, c->ac_tbl) : "JPEG: scan uses an undefined Huffman table";
+      /* a DC refinement reads no Huffman codes, so needs no table */
+      int ac = j->ss != 0, slot = ac ? c->ac_tbl : c->dc_tbl;
+      if (ac || j->ah == 0) {
+        const char *why = slot < 4 ? jpg_build_huff(j, ac, slot) : "JPEG: scan uses an undefined Huffman table";
+        if (why) return why;
       }
-      if (why) return why;
     }
   } else {
     for (int i = 0; i < j->sn; i++) {
@@ -980,6 +982,8 @@ static const char *jpg_handle_sos(jpg_t *j, const berth_image_dst_t *dst) {
     j->multiscan = j->progressive || j->sn < j->ncomp;
   } else if (!j->multiscan) {
     return "JPEG: more than one scan in a single-scan image";
+  } else if (++j->nscans > JPG_MAX_SCANS) {
+    return "JPEG: more than 1000 scans (each one a pass over the whole image)";
   }
   j->saw_sos = 1;
   why = jpg_scan_setup(j);
