@@ -59,7 +59,7 @@ def write(name, data):
 
 
 def main():
-    p = picture(23, 19)
+    p = picture(17, 19)
     write("size_1x1", pil(picture(1, 1)))
     write("size_7x13", pil(picture(7, 13)))
     write("size_33x17", pil(picture(33, 17)))
@@ -72,18 +72,18 @@ def main():
     write("s420_narrow", pil(picture(3, 9), subsampling=2))  # chroma 2 wide: box filter
     write("s_chroma_big", cjpeg(p, "-sample", "1x1,2x2,1x1"))  # luma upsampled h2v2
     write("s_3x1", cjpeg(p, "-sample", "3x1,1x1,1x1"))
-    write("s_4x2", cjpeg(picture(37, 35), "-sample", "4x2,1x1,1x1"))
-    write("s_1x4", cjpeg(picture(37, 35), "-sample", "1x4,1x2,1x1"))
+    write("s_4x2", cjpeg(picture(33, 17), "-sample", "4x2,1x1,1x1"))
+    write("s_1x4", cjpeg(picture(9, 33), "-sample", "1x4,1x2,1x1"))
     write("grey", pil(p.convert("L")))
     write("rgb_adobe", cjpeg(p, "-rgb"))
     write("q5", pil(p, quality=5))
     write("q100", pil(p, quality=100, subsampling=0))
     write("optimized", pil(p, optimize=True))
-    write("progressive", pil(picture(41, 27), progressive=True))
-    write("progressive_grey", pil(picture(41, 27).convert("L"), progressive=True))
-    write("progressive_restart", cjpeg(picture(41, 27), "-progressive", "-restart", "1B"))
+    write("progressive", pil(picture(24, 18), progressive=True))
+    write("progressive_grey", pil(picture(24, 18).convert("L"), progressive=True))
+    write("progressive_restart", cjpeg(picture(24, 18), "-progressive", "-restart", "1B"))
     write("restart", cjpeg(p, "-restart", "1B"))
-    write("restart_rows", cjpeg(picture(41, 27), "-restart", "1", "-sample", "2x1,1x1,1x1"))
+    write("restart_rows", cjpeg(picture(24, 18), "-restart", "1", "-sample", "2x1,1x1,1x1"))
     write("multiscan", scans(p, "0;\n1;\n2;\n"))
     # CMYK as Pillow writes it (Adobe transform 0, inverted), and the same stream declared
     # YCCK (transform 2): libjpeg converts it, Pillow inverts, then cmyk2rgb
@@ -101,10 +101,11 @@ def main():
     data[at + 5] = 247
     write("dqt_dc247", bytes(data))
     # a file cut inside its scan data and closed with EOI: libjpeg pads with zero bits
-    full = pil(picture(41, 27), quality=90)
+    full = pil(picture(24, 18), quality=90)
     write("cut_eoi", full[: len(full) * 2 // 3] + b"\xff\xd9")
-    full = pil(picture(41, 27), quality=90, progressive=True)
-    write("cut_eoi_progressive", full[: len(full) - 120] + b"\xff\xd9")
+    full = pil(picture(24, 18), quality=90, progressive=True)
+    last_scan = full.rindex(b"\xff\xda")
+    write("cut_eoi_progressive", full[: (last_scan + len(full)) // 2] + b"\xff\xd9")
 
 
 if __name__ == "__main__":
