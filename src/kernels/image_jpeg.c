@@ -2,24 +2,26 @@
  *
  * The reference (the ONNX reference implementation) decodes with Pillow, i.e. libjpeg-turbo
  * with its defaults, so this file reproduces libjpeg-turbo 2.1's integer arithmetic: the
- * accurate integer IDCT (jidctint.c "islow", with its output range-limit table), "fancy"
- * upsampling (h2v1, h1v2 and h2v2 triangle filters, replication for other integral
- * factors, and the same per-component method choice as jdsample.c), and the fixed-point
- * YCbCr->RGB conversion of jdcolor.c. Grey images are written R = G = B (Pillow's L->RGB).
+ * accurate integer IDCT ("islow", computed as its x86-64 SIMD code computes it, which is
+ * what Pillow runs there and equals jidctint.c on any real image), "fancy" upsampling
+ * (h2v1, h1v2 and h2v2 triangle filters, replication for other integral factors, and the
+ * same per-component choice as jdsample.c), and the fixed-point YCbCr->RGB of jdcolor.c.
+ * Grey images are written R = G = B (Pillow's L->RGB); 4-component images go through
+ * Pillow's CMYK path (Adobe-inverted samples, YCCK converted by libjpeg, then cmyk2rgb).
  *
  * Supported: baseline and extended sequential Huffman (8-bit), progressive (spectral
  * selection and successive approximation), restart intervals (with libjpeg's resync rules),
- * sampling factors 1..4, 1 and 3 components (YCbCr, or RGB by Adobe transform 0 / "RGB"
- * component ids, decided as libjpeg does). Refused with a message: arithmetic coding,
- * lossless and hierarchical frames, precision other than 8 bits, 2 and 4+ components
- * (Pillow opens 4 components as CMYK), fractional sampling ratios, and progressive files
- * whose low AC coefficients are incomplete (libjpeg would apply block smoothing there).
+ * sampling factors 1..4, 1, 3 and 4 components, the colour space decided as libjpeg does
+ * (JFIF, Adobe transform, "RGB" component ids). Refused with a message: arithmetic coding,
+ * lossless and hierarchical frames, precision other than 8 bits, 2 or 5+ components (Pillow
+ * has no mode for them), fractional sampling ratios (libjpeg refuses them), progressive
+ * files whose AC 1..9 stay inexact (libjpeg would block-smooth them), more than 1000 scans.
  *
  * Damage: a scan cut short by a marker (e.g. a truncated file with an EOI appended) is
- * padded with zero bits and the rest of its restart interval left at zero, as libjpeg does
- * and Pillow returns; a stream that simply ends (no marker) is refused, as Pillow refuses
- * it ("image file is truncated"); an invalid Huffman code is refused (libjpeg would warn and
- * go on with a zero).
+ * padded with zero bits and the rest of its restart interval left as it is, as libjpeg does
+ * and Pillow returns; a stream that ends without its EOI is refused, as Pillow refuses a
+ * truncated file; an invalid Huffman code is refused (libjpeg would warn and go on with a
+ * zero); other damage is decoded as libjpeg-turbo decodes it.
  *
  * Memory: everything lives in the caller's scratch: the decoder state (tables), the
  * quantized coefficients of the whole image (needed for progressive files; every scan mode
