@@ -3,8 +3,11 @@
  * segments, filter strengths and sharpness, the simple filter, 2 and 8 token partitions,
  * the skip flag, VP8X with alpha and metadata) decode bit for bit like libwebp; damaged streams are refused or decoded within
  * the bound without touching memory outside the buffers; lossless and animated streams and
- * images over the bound are refused with a message; exactly the advertised scratch works. */
+ * images over the bound are refused with a message; exactly the advertised scratch works.
+ * VP8L (lossless) vectors: predictor, colour, subtract-green and colour-indexing transforms
+ * (2, 4, 16 and 200 colours), colour cache, meta prefix codes, near-lossless, alpha. */
 #include "image_test_util.h"
+#include "kernels/image_webp_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,11 @@ static const vector_t kVectors[] = {
     {"filter60_sharp3", 40, 40}, {"simple_filter", 40, 40},     {"simple_sharp5", 33, 33},
     {"autofilter", 48, 48},      {"fast_m0", 40, 24},           {"vp8x_alpha", 37, 29},
     {"vp8x_icc_exif", 30, 20},   {"photo_big_q90", 130, 90},    {"partitions8", 40, 150},
-    {"partitions2", 50, 40},     {"flat_skip", 160, 96},
+    {"partitions2", 50, 40},     {"flat_skip", 160, 96},        {"ll_photo", 64, 48},
+    {"ll_odd_7x13", 7, 13},      {"ll_z0", 33, 17},             {"ll_z9", 64, 50},
+    {"ll_big_m6", 100, 80},      {"ll_near", 50, 30},           {"ll_pal2", 37, 11},
+    {"ll_pal4", 29, 13},         {"ll_pal16", 45, 20},          {"ll_pal200", 64, 40},
+    {"ll_alpha", 41, 23},        {"ll_pillow", 30, 30},         {"ll_flat_1x1", 1, 1},
 };
 
 static char *read_vector(const char *name, const char *ext, size_t *n) {
@@ -100,10 +107,7 @@ static void check_refused(const char *label, const uint8_t *src, size_t n, uint3
 
 static void test_refusals(void) {
   size_t n = 0;
-  char *s = read_vector("lossless", "webp", &n);
-  if (s) check_refused("lossless", (const uint8_t *)s, n, 16, 16, "lossless (VP8L)");
-  free(s);
-  s = read_vector("animated", "webp", &n);
+  char *s = read_vector("animated", "webp", &n);
   if (s) check_refused("animated", (const uint8_t *)s, n, 16, 16, "animated");
   free(s);
   s = read_vector("photo_q50", "webp", &n);
@@ -122,39 +126,73 @@ static void test_refusals(void) {
     free(bad);
   }
   free(s);
-  CHECK(berth_image_webp_scratch_bytes(1u << 15, 1u << 15) != UINT64_MAX);
-  CHECK(berth_image_webp_scratch_bytes(0, 0) > 0);
 }
 
-/* Scratch: one byte less than advertised is refused (the decoder checks its layout). */
-static void test_scratch_exact(void) {
+/* Scratch: exactly what berth_image_webp_scratch_bytes asks works, for a lossy and a
+ * lossless stream; one byte less than the decoder's own layout is refused. */
+static void check_scratch(const char *name, uint32_t h, uint32_t w, uint64_t need) {
   size_t n = 0;
-  char *s = read_vector("odd_33x17_q5", "webp", &n);
+  char *s = read_vector(name, "webp", &n);
   if (!s) return;
-  const uint64_t sb = berth_image_webp_scratch_bytes(17, 33);
+  const uint64_t sb = berth_image_webp_scratch_bytes(h, w);
+  CHECK(need <= sb);
   berth_image_dst_t d = {0};
-  d.max_height = 17;
-  d.max_width = 33;
-  d.rgb = malloc(17 * 33 * 3);
+  d.max_height = h;
+  d.max_width = w;
+  d.rgb = malloc((size_t)h * w * 3);
   d.scratch = aligned_alloc(16, ((size_t)sb + 15) & ~(size_t)15);
-  d.scratch_bytes = (size_t)sb - 1;
-  CHECK(berth_image_decode_webp((const uint8_t *)s, n, &d) != NULL);
+  d.scratch_bytes = (size_t)need - 1;
+  CHECK_MSG(berth_image_decode_webp((const uint8_t *)s, n, &d) != NULL, "%s: decoded with too little scratch", name);
   d.scratch_bytes = (size_t)sb;
-  CHECK(berth_image_decode_webp((const uint8_t *)s, n, &d) == NULL);
+  const char *why = berth_image_decode_webp((const uint8_t *)s, n, &d);
+  CHECK_MSG(why == NULL, "%s: %s", name, why);
   free(d.scratch);
   free(d.rgb);
   free(s);
 }
 
+static void test_scratch_exact(void) {
+  check_scratch("odd_33x17_q5", 17, 33, berth_webp_vp8_scratch_bytes(17, 33));
+  check_scratch("ll_z0", 17, 33, berth_webp_vp8l_scratch_bytes(17, 33));
+  CHECK(berth_image_webp_scratch_bytes(1u << 15, 1u << 15) != UINT64_MAX);
+  CHECK(berth_image_webp_scratch_bytes(0, 0) > 0);
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Every truncation of the image chunk's payload with the RIFF and chunk sizes patched to
+ * match, so that the bitstream readers (not the container) meet the end of the data. */
+static void truncated_payloads(const char *name, const uint8_t *src, size_t n, uint32_t max_h, uint32_t max_w) {
+  int refused = 0, tried = 0;
+  uint8_t *buf = malloc(n);
+  for (size_t cut = 21; cut < n; cut++) {
+    memcpy(buf, src, cut);
+    put_le32(buf + 4, (uint32_t)(cut - 8));
+    put_le32(buf + 16, (uint32_t)(cut - 20));
+    berth_image_dst_t d;
+    uint8_t *rgb;
+    tried++;
+    if (itu_decode(berth_image_decode_webp, berth_image_webp_scratch_bytes, buf, cut, max_h, max_w, &d, &rgb)) refused++;
+    else CHECK(d.height <= max_h && d.width <= max_w);
+    free(rgb);
+  }
+  CHECK_MSG(refused > tried / 2, "%s: only %d of %d truncated payloads refused", name, refused, tried);
+  free(buf);
+}
+
 static void test_robustness(void) {
-  static const char *const names[] = {"odd_7x13", "simple_sharp5", "vp8x_alpha"};
+  static const char *const names[] = {"odd_7x13", "simple_sharp5", "partitions2", "vp8x_alpha",
+                                      "ll_pal4",  "ll_odd_7x13",   "ll_pal200"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     size_t n = 0;
     char *s = read_vector(names[i], "webp", &n);
     if (!s) continue;
     const int refused = itu_robustness_sweep(berth_image_decode_webp, berth_image_webp_scratch_bytes,
-                                             (const uint8_t *)s, n, 40, 40);
+                                             (const uint8_t *)s, n, 64, 64);
     CHECK_MSG(refused > (int)n, "%s: only %d of %zu damaged streams refused", names[i], refused, 4 * n);
+    if (memcmp(s + 12, "VP8X", 4) != 0) truncated_payloads(names[i], (const uint8_t *)s, n, 64, 64);
     free(s);
   }
 }

@@ -3,8 +3,8 @@
  * dropped; animations refused), and the conversion of the decoded 4:2:0 frame to RGB the
  * way libwebp does it by default: "fancy" upsampling of the chroma (a 9-3-3-1 filter
  * between the two nearest chroma rows and columns) and its 14-bit fixed-point YUV -> RGB.
- * The VP8 frame itself is decoded by image_webp_vp8.c. Lossless streams ("VP8L") are
- * refused with a message. */
+ * The VP8 frame itself is decoded by image_webp_vp8.c, a lossless ("VP8L") image by
+ * image_webp_vp8l.c. */
 #include "image_codec.h"
 #include "image_webp_internal.h"
 
@@ -21,7 +21,9 @@ static int tag_is(const uint8_t *p, const char *tag) {
 }
 
 uint64_t berth_image_webp_scratch_bytes(uint32_t max_height, uint32_t max_width) {
-  return berth_webp_vp8_scratch_bytes(max_height, max_width);
+  const uint64_t lossy = berth_webp_vp8_scratch_bytes(max_height, max_width);
+  const uint64_t lossless = berth_webp_vp8l_scratch_bytes(max_height, max_width);
+  return lossy > lossless ? lossy : lossless;
 }
 
 /* ---- colour conversion (libwebp's dsp/yuv.h and dsp/upsampling.c) ------------------- */
@@ -108,6 +110,18 @@ static const char *parse_vp8x(const uint8_t **p, const uint8_t *end, uint32_t *c
   return skip_optional_chunks(p, end);
 }
 
+static const char *decode_lossless(const uint8_t *data, size_t size, int extended, uint32_t canvas_w,
+                                   uint32_t canvas_h, berth_image_dst_t *dst) {
+  uint32_t w = 0, h = 0;
+  const char *why = berth_webp_vp8l_decode(data, size, dst->max_height, dst->max_width, dst->scratch,
+                                           dst->scratch_bytes, dst->rgb, &w, &h);
+  if (why) return why;
+  if (extended && (w != canvas_w || h != canvas_h)) return "WebP: VP8X canvas size differs from the VP8L image size";
+  dst->width = w;
+  dst->height = h;
+  return NULL;
+}
+
 const char *berth_image_decode_webp(const uint8_t *src, size_t n, berth_image_dst_t *dst) {
   if (n < 12) return "WebP: stream is shorter than the 12-byte RIFF header";
   if (!tag_is(src, "RIFF") || !tag_is(src + 8, "WEBP")) return "WebP: not a RIFF WEBP stream";
@@ -123,10 +137,11 @@ const char *berth_image_decode_webp(const uint8_t *src, size_t n, berth_image_ds
     const char *why = parse_vp8x(&p, end, &canvas_w, &canvas_h);
     if (why) return why;
   }
-  if (tag_is(p, "VP8L")) return "WebP: lossless (VP8L) streams are not supported";
-  if (!tag_is(p, "VP8 ")) return "WebP: expected a VP8, VP8L or VP8X chunk";
+  const int lossless = tag_is(p, "VP8L");
+  if (!lossless && !tag_is(p, "VP8 ")) return "WebP: expected a VP8, VP8L or VP8X chunk";
   const uint32_t size = le32(p + 4);
-  if (size > (uint64_t)(end - p) - 8) return "WebP: VP8 chunk is longer than the RIFF data";
+  if (size > (uint64_t)(end - p) - 8) return "WebP: image chunk is longer than the RIFF data";
+  if (lossless) return decode_lossless(p + 8, size, extended, canvas_w, canvas_h, dst);
   webp_yuv_t frame;
   const char *why = berth_webp_vp8_decode(p + 8, size, dst->max_height, dst->max_width, dst->scratch,
                                           dst->scratch_bytes, &frame);

@@ -1,6 +1,7 @@
 /* Internal interface of the WebP decoder (image_webp.c: the RIFF container and the colour
  * conversion; image_webp_vp8.c: the VP8 lossy frame; image_webp_vp8_dsp.c: prediction,
- * inverse transforms and loop filters; image_webp_tables.c: the format's constant tables).
+ * inverse transforms and loop filters; image_webp_tables.c: the format's constant tables;
+ * image_webp_vp8l.c: the VP8L lossless image).
  * The arithmetic follows libwebp's decoder (the reference behind Pillow) step for step, so
  * that the decoded pixels are identical to it. */
 #ifndef BERTH_KERNELS_IMAGE_WEBP_INTERNAL_H
@@ -57,6 +58,16 @@ uint64_t berth_webp_vp8_scratch_bytes(uint32_t max_height, uint32_t max_width);
  * max_height x max_width. NULL on success, else a static message. */
 const char *berth_webp_vp8_decode(const uint8_t *data, size_t n, uint32_t max_height, uint32_t max_width,
                                   void *scratch, size_t scratch_bytes, webp_yuv_t *out);
+
+/* Scratch bytes the VP8L (lossless) decoder needs for images up to max_height x max_width
+ * (UINT64_MAX on overflow). */
+uint64_t berth_webp_vp8l_scratch_bytes(uint32_t max_height, uint32_t max_width);
+
+/* Decodes the payload of a "VP8L" chunk (n bytes) into rgb (width * height * 3 bytes,
+ * packed; alpha dropped). NULL on success, else a static message. */
+const char *berth_webp_vp8l_decode(const uint8_t *data, size_t n, uint32_t max_height, uint32_t max_width,
+                                   void *scratch, size_t scratch_bytes, uint8_t *rgb, uint32_t *width,
+                                   uint32_t *height);
 
 /* Prediction of the work block (dst points at the block's top-left pixel, stride
  * WEBP_BPS, with the row above and the column to the left filled in). */

@@ -89,6 +89,16 @@ def expect(name):
     print(name, rgb.shape[1], rgb.shape[0], os.path.getsize(name + ".webp"))
 
 
+def palette(w, h, seed, colors):
+    """An image of a few colours: the colour-indexing transform, with pixel packing when
+    there are at most 16."""
+    rng = np.random.default_rng(seed)
+    pal = rng.integers(0, 256, (colors, 3), dtype=np.uint8)
+    y, x = np.mgrid[0:h, 0:w]
+    idx = ((x // 3 + y // 2 + (x * y) // 7) % colors).astype(np.int64)
+    return pal[idx]
+
+
 def rgba(w, h, seed):
     p = photo(w, h, seed)
     yy, xx = np.mgrid[0:h, 0:w]
@@ -121,13 +131,25 @@ CASES = [
     ("partitions8", lambda: cwebp("partitions8", photo(40, 150, 21), ["-q", "50", "-m", "2"], partitions=3)),
     ("partitions2", lambda: cwebp("partitions2", photo(50, 40, 22), ["-q", "50", "-m", "1"], partitions=1)),
     ("flat_skip", lambda: cwebp("flat_skip", flat_spot(160, 96, 23), ["-q", "50", "-m", "2"])),
+    ("ll_photo", lambda: cwebp("ll_photo", photo(64, 48, 40), ["-lossless"])),
+    ("ll_odd_7x13", lambda: cwebp("ll_odd_7x13", photo(7, 13, 41), ["-lossless"])),
+    ("ll_z0", lambda: cwebp("ll_z0", photo(33, 17, 42), ["-z", "0"])),
+    ("ll_z9", lambda: cwebp("ll_z9", photo(64, 50, 43), ["-z", "9"])),
+    ("ll_big_m6", lambda: cwebp("ll_big_m6", photo(100, 80, 44), ["-lossless", "-q", "100", "-m", "6"])),
+    ("ll_near", lambda: cwebp("ll_near", photo(50, 30, 45), ["-lossless", "-near_lossless", "40"])),
+    ("ll_pal2", lambda: cwebp("ll_pal2", palette(37, 11, 46, 2), ["-lossless"])),
+    ("ll_pal4", lambda: cwebp("ll_pal4", palette(29, 13, 47, 4), ["-lossless"])),
+    ("ll_pal16", lambda: cwebp("ll_pal16", palette(45, 20, 48, 16), ["-lossless"])),
+    ("ll_pal200", lambda: cwebp("ll_pal200", palette(64, 40, 49, 200), ["-lossless"])),
+    ("ll_alpha", lambda: cwebp("ll_alpha", rgba(41, 23, 50), ["-lossless", "-exact"], "RGBA")),
+    ("ll_pillow", lambda: pillow("ll_pillow", photo(30, 30, 51), lossless=True, quality=80)),
+    ("ll_flat_1x1", lambda: cwebp("ll_flat_1x1", flat(1, 1, 52), ["-lossless"])),
     ("photo_big_q90", lambda: cwebp("photo_big_q90", photo(130, 90, 20), ["-q", "90"])),
 ]
 
 
 def refusals():
-    """Streams that must be refused: lossless and animated."""
-    cwebp("lossless", photo(16, 16, 30), ["-lossless"])
+    """Streams that must be refused: animated."""
     frames = [Image.fromarray(photo(16, 16, s)) for s in (31, 32)]
     frames[0].save("animated.webp", "WEBP", save_all=True, append_images=frames[1:], duration=100, quality=50)
 
