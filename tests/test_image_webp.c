@@ -1,11 +1,13 @@
-/* The WebP decoder (src/kernels/image_webp*.c): the ONNX suite's WebP case and our own
- * vectors (tests/images/webp/, made by make.py with cwebp and Pillow: odd sizes, qualities,
- * segments, filter strengths and sharpness, the simple filter, 2 and 8 token partitions,
- * the skip flag, VP8X with alpha and metadata) decode bit for bit like libwebp; damaged streams are refused or decoded within
- * the bound without touching memory outside the buffers; lossless and animated streams and
- * images over the bound are refused with a message; exactly the advertised scratch works.
- * VP8L (lossless) vectors: predictor, colour, subtract-green and colour-indexing transforms
- * (2, 4, 16 and 200 colours), colour cache, meta prefix codes, near-lossless, alpha. */
+/* The WebP decoder (src/kernels/image_webp*.c) against libwebp 1.2.4 (Pillow, the ONNX
+ * reference): the suite's WebP case and our own vectors (tests/images/webp/, made by
+ * make.py with cwebp and Pillow) decode bit for bit. Lossy: odd sizes, qualities 5 to 100,
+ * 1 and 4 segments, filter strengths 0 to 100 with sharpness, the simple filter, 2 and 8
+ * token partitions, the skip flag, VP8X with alpha and with ICC/EXIF. Lossless (VP8L):
+ * predictor, colour, subtract-green and colour-indexing transforms (2, 4, 16 and 200
+ * colours), colour cache, meta prefix codes, near-lossless, alpha. Damaged and truncated
+ * streams are refused or decoded within the bound without touching memory outside the
+ * buffers; animations and images over the bound are refused with a message; exactly the
+ * advertised scratch works. */
 #include "image_test_util.h"
 #include "kernels/image_webp_internal.h"
 
