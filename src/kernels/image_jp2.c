@@ -512,7 +512,10 @@ static const char *decode_tile(j2_dec_t *d, int kind, berth_image_dst_t *dst) {
 /* Pillow's mode (from ihdr, or from SIZ for a raw codestream) and its unpacker table. */
 static const char *output_kind(const j2_dec_t *d, const jp2_info_t *ji, int *kind) {
   uint32_t nc = d->siz.ncomp, mode_nc = ji->jp2 ? ji->nc : nc;
-  bool i16 = ji->jp2 && mode_nc == 1 && (ji->bpc & 0x7F) > 8;
+  /* Pillow reads the mode from ihdr's BPC, or for a raw codestream from the bytes it takes for
+   * component 0's YRsiz: two bytes early, they are Ssiz. Both mean: 10 bits or more is I;16. */
+  uint32_t bpc = ji->jp2 ? ji->bpc : (uint32_t)(d->siz.prec[0] - 1);
+  bool i16 = mode_nc == 1 && (bpc & 0x7F) > 8;
   int cs = ji->jp2 ? ji->cspace : (nc <= 2 ? CS_GRAY : CS_SRGB);
   if (mode_nc < 1 || mode_nc > 4) return "JPEG 2000: ihdr component count is not 1 to 4";
   if (ji->jp2 && (ji->ih_w != d->siz.xsiz - d->siz.x0 || ji->ih_h != d->siz.ysiz - d->siz.y0))
