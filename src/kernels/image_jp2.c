@@ -16,7 +16,6 @@
 #include <math.h>
 #include <string.h>
 
-enum { CS_UNSPEC, CS_SRGB, CS_GRAY, CS_SYCC, CS_UNKNOWN };
 enum { OUT_GREY8, OUT_GREY16, OUT_RGB };
 
 static inline uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
@@ -60,11 +59,14 @@ typedef struct jp2_info {
   bool jp2;
   uint32_t ih_w, ih_h, nc;
   uint8_t bpc;
-  int cspace;
 } jp2_info_t;
 
+/* jp2h: ihdr gives Pillow's mode. The colour specification (colr) does not matter: through
+ * OpenJPEG 2.5's tile interface Pillow sees an unspecified colour space and guesses it from the
+ * component count (1-2 grey, 3-4 sRGB), so sYCC, ICC profiles or a missing colr box decode
+ * as the bare components. A palette (pclr) is refused. */
 static const char *jp2_header_box(const uint8_t *p, size_t n, jp2_info_t *ji) {
-  bool have_ihdr = false, have_colr = false;
+  bool have_ihdr = false;
   size_t pos = 0;
   while (pos < n) {
     if (n - pos < 8) return "JPEG 2000: truncated box in jp2h";
@@ -79,23 +81,12 @@ static const char *jp2_header_box(const uint8_t *p, size_t n, jp2_info_t *ji) {
       ji->nc = be16(b + 8);
       ji->bpc = b[10];
       have_ihdr = true;
-    } else if (type == 0x636F6C72 && !have_colr) { /* colr: the first one counts */
-      if (bl < 3) return "JPEG 2000: colr box too short";
-      have_colr = true;
-      ji->cspace = CS_UNKNOWN;
-      if (b[0] == 1) {
-        if (bl < 7) return "JPEG 2000: colr box too short";
-        uint32_t e = be32(b + 3);
-        ji->cspace = e == 16 ? CS_SRGB : e == 17 ? CS_GRAY : e == 18 ? CS_SYCC : CS_UNKNOWN;
-      }
     } else if (type == 0x70636C72) { /* pclr */
       return "JPEG 2000: palette (pclr) images are not supported";
     }
     pos += len;
   }
   if (!have_ihdr) return "JPEG 2000: jp2h has no ihdr box";
-  if (!have_colr) return "JPEG 2000: jp2h has no colr box";
-  if (ji->cspace == CS_UNKNOWN) return "JPEG 2000: colour space is not sRGB, greyscale or sYCC (Pillow refuses it)";
   return NULL;
 }
 
@@ -516,20 +507,19 @@ static const char *output_kind(const j2_dec_t *d, const jp2_info_t *ji, int *kin
    * component 0's YRsiz: two bytes early, they are Ssiz. Both mean: 10 bits or more is I;16. */
   uint32_t bpc = ji->jp2 ? ji->bpc : (uint32_t)(d->siz.prec[0] - 1);
   bool i16 = mode_nc == 1 && (bpc & 0x7F) > 8;
-  int cs = ji->jp2 ? ji->cspace : (nc <= 2 ? CS_GRAY : CS_SRGB);
+  bool grey = nc <= 2; /* Pillow's guess for an unspecified colour space */
   if (mode_nc < 1 || mode_nc > 4) return "JPEG 2000: ihdr component count is not 1 to 4";
   if (ji->jp2 && (ji->ih_w != d->siz.xsiz - d->siz.x0 || ji->ih_h != d->siz.ysiz - d->siz.y0))
     return "JPEG 2000: ihdr size differs from the codestream's";
-  if (cs == CS_SYCC) return "JPEG 2000: sYCC colour space is not supported";
-  if (cs == CS_GRAY && (mode_nc <= 2 ? nc == mode_nc : nc <= 2)) {
+  if (grey && (mode_nc <= 2 ? nc == mode_nc : true)) {
     *kind = i16 ? OUT_GREY16 : OUT_GREY8;
     return NULL;
   }
-  if (cs == CS_SRGB && mode_nc >= 3 && nc >= 3) {
+  if (!grey && mode_nc >= 3) {
     *kind = OUT_RGB;
     return NULL;
   }
-  return "JPEG 2000: colour space does not fit the component count (no Pillow unpacker)";
+  return "JPEG 2000: ihdr's component count does not fit the codestream's (no Pillow unpacker)";
 }
 
 const char *berth_image_decode_jp2(const uint8_t *src, size_t n, berth_image_dst_t *dst) {
