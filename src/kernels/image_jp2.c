@@ -1,6 +1,6 @@
 /* JPEG 2000 (ITU-T T.800 Part 1) for ONNX ImageDecoder: the JP2 box structure or a raw J2K
  * codestream; the main and tile-part headers (SIZ, COD, COC, QCD, QCC, RGN; TLM, PLM, PLT,
- * CRG, COM, CAP and unknown segments skipped; POC, PPM and PPT refused); the tile loop (tiles
+ * CRG, COM, CAP and unknown segments skipped; POC used; PPM and PPT refused); the tile loop (tiles
  * and tile-parts in any order); the inverse RCT/ICT, DC level shift and clamp like OpenJPEG;
  * and the 8-bit RGB Pillow makes of it (Jpeg2KDecode.c's unpackers, then convert("RGB")).
  * Tier-2, tier-1 and the wavelets are in image_jp2_t2.c, image_jp2_t1.c and image_jp2_dwt.c.
@@ -262,16 +262,37 @@ static const char *read_rgn(j2_params_t *P, uint32_t nc, const uint8_t *p, uint3
   return NULL;
 }
 
+/* POC: progression order changes. A tile-part header's entries are appended to the main
+ * header's, as OpenJPEG does (each tile starts from a copy of the main header's list). */
+static const char *read_poc(j2_params_t *P, uint32_t nc, const uint8_t *p, uint32_t n) {
+  uint32_t cw = nc < 257 ? 1 : 2, esz = 5 + 2 * cw;
+  if (n == 0 || n % esz) return "JPEG 2000: POC length is not a whole number of entries";
+  for (const uint8_t *e = p; e < p + n; e += esz) {
+    if (P->npoc >= J2_MAX_POC) return "JPEG 2000: more than 32 progression order changes";
+    j2_poc_t *q = &P->poc[P->npoc++];
+    q->r0 = e[0];
+    q->c0 = (uint16_t)(cw == 1 ? e[1] : be16(e + 1));
+    q->l1 = (uint16_t)be16(e + 1 + cw);
+    q->r1 = e[3 + cw];
+    uint32_t c1 = cw == 1 ? e[4 + cw] : be16(e + 4 + cw);
+    q->c1 = (uint16_t)(c1 == 0 ? (cw == 1 ? 256 : 16384) : c1);
+    q->order = e[4 + 2 * cw];
+    if (q->order > 4) return "JPEG 2000: POC names an unknown progression order";
+    if (q->r1 > J2_MAX_LEVELS + 1) return "JPEG 2000: POC resolution end above 33";
+  }
+  return NULL;
+}
+
 /* One marker segment of a main (tile = false) or tile-part header. *seen: COD 1, QCD 2. */
 static const char *header_segment(j2_dec_t *d, j2_params_t *P, uint32_t m, const uint8_t *p, uint32_t n, unsigned *seen) {
   uint32_t nc = d->siz.ncomp;
   switch (m) {
   case 0xFF52: *seen |= 1; return read_cod(P, nc, p, n);
-  case 0xFF53: return read_coc(P, nc, p, n);
+  case 0xFF53: *seen |= 8; return read_coc(P, nc, p, n);
   case 0xFF5C: *seen |= 2; return read_qcd(P, nc, p, n);
-  case 0xFF5D: return read_qcc(P, nc, p, n);
-  case 0xFF5E: return read_rgn(P, nc, p, n);
-  case 0xFF5F: return "JPEG 2000: progression order change (POC) is not supported";
+  case 0xFF5D: *seen |= 8; return read_qcc(P, nc, p, n);
+  case 0xFF5E: *seen |= 8; return read_rgn(P, nc, p, n);
+  case 0xFF5F: *seen |= 4; return read_poc(P, nc, p, n);
   case 0xFF60: return "JPEG 2000: packed packet headers (PPM) are not supported";
   case 0xFF61: return "JPEG 2000: packed packet headers (PPT) are not supported";
   case 0xFF51: return "JPEG 2000: a second SIZ segment";
@@ -377,7 +398,7 @@ static bool find_tilepart(j2_dec_t *d, bool first, const char **why) {
       *why = header_segments(d, P, &hp, t.end, 0xFF93, &seen);
       if (*why) return false;
       if (!first && seen) {
-        *why = "JPEG 2000: COD/QCD in a tile's later tile-part";
+        *why = "JPEG 2000: COD, COC, QCD, QCC, RGN or POC in a tile's later tile-part";
         return false;
       }
       d->seg_pos = hp + 2;

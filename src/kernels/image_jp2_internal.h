@@ -42,10 +42,19 @@ typedef struct j2_cod { /* COD fields that are not per component */
   uint16_t layers;
 } j2_cod_t;
 
+typedef struct j2_poc { /* one progression order change */
+  uint8_t r0, r1, order;
+  uint16_t c0, c1, l1;
+} j2_poc_t;
+
+#define J2_MAX_POC 32
+
 typedef struct j2_params { /* the main header's, or a tile's (main header overridden) */
   j2_cod_t cod;
   j2_tccp_t tccp[J2_MAX_COMPS];
   uint8_t coc_set[J2_MAX_COMPS], qcc_set[J2_MAX_COMPS]; /* set by COC/QCC at this level */
+  uint8_t npoc;
+  j2_poc_t poc[J2_MAX_POC];
 } j2_params_t;
 
 typedef struct j2_siz {
@@ -98,6 +107,7 @@ typedef struct j2_res {
   uint8_t nbands, ppx, ppy;
   uint32_t npx, npy; /* precincts */
   uint32_t pb0;      /* first j2_pband_t: precinct p, band b at pb0 + p * nbands + b */
+  uint32_t prec0;    /* this resolution's first precinct in the tile's count (POC bookkeeping) */
   j2_band_t band[3];
 } j2_res_t;
 
@@ -133,7 +143,8 @@ typedef struct j2_dec {
   j2_cblk_t *cb;
   j2_node_t *nodes;
   j2_chunk_t *chunks;
-  uint32_t npb, ncb, nnodes, nchunks, chunk_cap;
+  uint32_t npb, ncb, nnodes, nchunks, chunk_cap, nprec;
+  uint8_t *seen; /* with POC: a bit per (precinct, layer) packet read */
   /* the packet stream: the tile's tile-parts, visited in order */
   size_t tp_first;            /* where the search for this tile's tile-parts starts */
   size_t seg_pos, seg_end;    /* the current tile-part's data */

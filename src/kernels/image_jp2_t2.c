@@ -64,6 +64,7 @@ static const char *band_setup(j2_dec_t *d, const j2_tccp_t *tp, uint32_t c, uint
 /* The resolutions and bands of every component; returns the precinct-band count in *npb. */
 static const char *geometry(j2_dec_t *d, const j2_rect_t *tile, uint64_t *npb) {
   *npb = 0;
+  d->nprec = 0;
   for (uint32_t c = 0; c < d->siz.ncomp; c++) {
     const j2_tccp_t *tp = &d->cur->tccp[c];
     j2_tilec_t *tc = &d->tc[c];
@@ -86,8 +87,11 @@ static const char *geometry(j2_dec_t *d, const j2_rect_t *tile, uint64_t *npb) {
         res->npy = j2_ceildivpow2(res->r.y1, res->ppy) - (res->r.y0 >> res->ppy);
       }
       res->pb0 = (uint32_t)*npb;
-      *npb += (uint64_t)res->npx * res->npy * res->nbands;
+      uint64_t np = (uint64_t)res->npx * res->npy;
+      *npb += np * res->nbands;
       if (*npb > UINT32_MAX / 2) return "JPEG 2000: too many precincts";
+      res->prec0 = d->nprec;
+      d->nprec += (uint32_t)np;
       const char *why = band_setup(d, tp, c, r, res);
       if (why) return why;
     }
@@ -307,13 +311,18 @@ static const char *block_header(j2_dec_t *d, j2_bio_t *b, const j2_pband_t *pb, 
   return block_lengths(d, b, cb, newp, tp->cbsty);
 }
 
-static const char *tile_data_ends = "JPEG 2000: the tile's data ends before its last packet";
+static const char *tile_data_ends = "JPEG 2000: a packet runs past the end of its tile-part";
+/* Not an error: the tile's packets stop early (see packet_bytes); the loops unwind on it. */
+static const char k_stop[] = "JPEG 2000: end of the tile's packets";
 
-/* Makes sure the packet stream has bytes (moving on to the tile's next tile-part). */
+/* Makes sure the packet stream has bytes, moving on to the tile's next tile-part. When the
+ * tile's last tile-part ends on a packet boundary before the progression does, the remaining
+ * packets are absent: OpenJPEG (and so Pillow) decodes the tile from what is there, and
+ * opj_compress itself writes such streams (POC with rate allocation). */
 static const char *packet_bytes(j2_dec_t *d) {
   while (d->seg_pos >= d->seg_end) {
     const char *why = NULL;
-    if (!j2_next_tilepart(d, &why)) return why ? why : tile_data_ends;
+    if (!j2_next_tilepart(d, &why)) return why ? why : k_stop;
   }
   return NULL;
 }
@@ -354,24 +363,32 @@ static const char *read_packet(j2_dec_t *d, uint32_t c, uint32_t r, uint32_t p, 
 
 /* ---- progression orders ---- */
 
-static uint32_t max_res(const j2_dec_t *d) {
-  uint32_t m = 0;
-  for (uint32_t c = 0; c < d->siz.ncomp; c++)
-    if (d->tc[c].nres > m) m = d->tc[c].nres;
-  return m;
+/* One progression: layers [0, l1), resolutions [r0, r1), components [c0, c1), an order. */
+typedef struct prog {
+  uint32_t l1, r0, r1, c0, c1, order;
+} prog_t;
+
+/* Reads packet (c, r, p, l) unless a progression before (POC) has read it. */
+static const char *packet_once(j2_dec_t *d, uint32_t c, uint32_t r, uint32_t p, uint32_t l) {
+  if (d->seen) {
+    uint64_t k = ((uint64_t)d->tc[c].res[r].prec0 + p) * d->cur->cod.layers + l;
+    if (d->seen[k >> 3] & (1u << (k & 7))) return NULL;
+    d->seen[k >> 3] |= (uint8_t)(1u << (k & 7));
+  }
+  return read_packet(d, c, r, p, l);
 }
 
-static const char *packets_layer_first(j2_dec_t *d, bool res_first) {
-  uint32_t nl = d->cur->cod.layers, nr = max_res(d);
-  uint32_t n_outer = res_first ? nr : nl, n_inner = res_first ? nl : nr;
-  for (uint32_t o = 0; o < n_outer; o++)
-    for (uint32_t i = 0; i < n_inner; i++) {
+static const char *packets_layer_first(j2_dec_t *d, const prog_t *g) {
+  bool res_first = g->order == 1;
+  uint32_t n_outer = res_first ? g->r1 : g->l1, n_inner = res_first ? g->l1 : g->r1;
+  for (uint32_t o = res_first ? g->r0 : 0; o < n_outer; o++)
+    for (uint32_t i = res_first ? 0 : g->r0; i < n_inner; i++) {
       uint32_t l = res_first ? i : o, r = res_first ? o : i;
-      for (uint32_t c = 0; c < d->siz.ncomp; c++) {
+      for (uint32_t c = g->c0; c < g->c1; c++) {
         if (r >= d->tc[c].nres) continue;
         const j2_res_t *res = &d->tc[c].res[r];
         for (uint32_t p = 0; p < res->npx * res->npy; p++) {
-          const char *why = read_packet(d, c, r, p, l);
+          const char *why = packet_once(d, c, r, p, l);
           if (why) return why;
         }
       }
@@ -397,18 +414,32 @@ static bool prec_at(const j2_dec_t *d, uint32_t c, uint32_t r, uint64_t x, uint6
   return true;
 }
 
-static const char *layers_at(j2_dec_t *d, uint32_t c, uint32_t r, uint64_t x, uint64_t y) {
+static const char *layers_at(j2_dec_t *d, const prog_t *g, uint32_t c, uint32_t r, uint64_t x, uint64_t y) {
   uint32_t p;
   if (r >= d->tc[c].nres || !prec_at(d, c, r, x, y, &p)) return NULL;
-  for (uint32_t l = 0; l < d->cur->cod.layers; l++) {
-    const char *why = read_packet(d, c, r, p, l);
+  for (uint32_t l = 0; l < g->l1; l++) {
+    const char *why = packet_once(d, c, r, p, l);
     if (why) return why;
   }
   return NULL;
 }
 
+/* The packets at one position (x, y) for RPCL (resolution o), PCRL, CPRL (component o). */
+static const char *position_packets(j2_dec_t *d, const prog_t *g, uint32_t o, uint64_t x, uint64_t y) {
+  const char *why = NULL;
+  if (g->order == 2) {
+    for (uint32_t c = g->c0; c < g->c1 && !why; c++) why = layers_at(d, g, c, o, x, y);
+  } else if (g->order == 3) {
+    for (uint32_t c = g->c0; c < g->c1 && !why; c++)
+      for (uint32_t r = g->r0; r < g->r1 && !why; r++) why = layers_at(d, g, c, r, x, y);
+  } else {
+    for (uint32_t r = g->r0; r < g->r1 && !why; r++) why = layers_at(d, g, o, r, x, y);
+  }
+  return why;
+}
+
 /* RPCL (2), PCRL (3), CPRL (4): walk the tile in steps of the smallest precinct. */
-static const char *packets_position(j2_dec_t *d, int order) {
+static const char *packets_position(j2_dec_t *d, const prog_t *g) {
   uint64_t dx = UINT64_MAX, dy = UINT64_MAX;
   const j2_rect_t *t = &d->tc[0].r;
   for (uint32_t c = 0; c < d->siz.ncomp; c++)
@@ -418,31 +449,48 @@ static const char *packets_position(j2_dec_t *d, int order) {
       if (sx < dx) dx = sx;
       if (sy < dy) dy = sy;
     }
-  uint32_t nr = max_res(d), nc = d->siz.ncomp;
-  uint32_t n_outer = order == 2 ? nr : order == 4 ? nc : 1;
-  for (uint32_t o = 0; o < n_outer; o++)
+  uint32_t o0 = g->order == 2 ? g->r0 : g->order == 4 ? g->c0 : 0;
+  uint32_t o1 = g->order == 2 ? g->r1 : g->order == 4 ? g->c1 : 1;
+  for (uint32_t o = o0; o < o1; o++)
     for (uint64_t y = t->y0; y < t->y1; y += dy - (y % dy))
       for (uint64_t x = t->x0; x < t->x1; x += dx - (x % dx)) {
-        const char *why = NULL;
-        if (order == 2) {
-          for (uint32_t c = 0; c < nc && !why; c++) why = layers_at(d, c, o, x, y);
-        } else if (order == 3) {
-          for (uint32_t c = 0; c < nc && !why; c++)
-            for (uint32_t r = 0; r < d->tc[c].nres && !why; r++) why = layers_at(d, c, r, x, y);
-        } else {
-          for (uint32_t r = 0; r < d->tc[o].nres && !why; r++) why = layers_at(d, o, r, x, y);
-        }
+        const char *why = position_packets(d, g, o, x, y);
         if (why) return why;
       }
   return NULL;
 }
 
+static const char *run_prog(j2_dec_t *d, const prog_t *g) {
+  return g->order <= 1 ? packets_layer_first(d, g) : packets_position(d, g);
+}
+
 const char *j2_tile_packets(j2_dec_t *d) {
-  switch (d->cur->cod.order) {
-  case 0: return packets_layer_first(d, false);
-  case 1: return packets_layer_first(d, true);
-  default: return packets_position(d, d->cur->cod.order);
+  uint32_t nr = 0;
+  for (uint32_t c = 0; c < d->siz.ncomp; c++)
+    if (d->tc[c].nres > nr) nr = d->tc[c].nres;
+  d->seen = NULL;
+  if (!d->cur->npoc) {
+    prog_t g = {d->cur->cod.layers, 0, nr, 0, d->siz.ncomp, d->cur->cod.order};
+    const char *why = run_prog(d, &g);
+    return why == k_stop ? NULL : why;
   }
+  /* POC: each packet once, in the order of the first progression that reaches it */
+  uint64_t bits = (uint64_t)d->nprec * d->cur->cod.layers;
+  d->seen = pool_take(&d->pool, (bits + 7) / 8);
+  if (!d->seen) return k_pool_msg;
+  memset(d->seen, 0, (size_t)((bits + 7) / 8));
+  d->chunks = pool_take(&d->pool, 0); /* the chunks live after it now */
+  if (!d->chunks) return k_pool_msg;
+  uint64_t left = (d->pool.cap - d->pool.used) / sizeof(j2_chunk_t);
+  d->chunk_cap = (uint32_t)(left > UINT32_MAX - 1 ? UINT32_MAX - 1 : left);
+  for (uint32_t i = 0; i < d->cur->npoc; i++) {
+    const j2_poc_t *pc = &d->cur->poc[i];
+    prog_t g = {pc->l1 < d->cur->cod.layers ? pc->l1 : d->cur->cod.layers, pc->r0, pc->r1 < nr ? pc->r1 : nr, pc->c0,
+                pc->c1 < d->siz.ncomp ? pc->c1 : d->siz.ncomp, pc->order};
+    const char *why = run_prog(d, &g);
+    if (why) return why == k_stop ? NULL : why;
+  }
+  return NULL;
 }
 
 /* ---- code blocks into the sample planes ---- */

@@ -160,6 +160,9 @@ def main():
     # signed samples (raw input)
     vector("signed8.j2k", 20, 12, ["-n", "2", "-F", "20,12,3,8,s"], src_fmt="raw", src_bytes=raw_bytes(20, 12, 3, 8, True))
     vector("signed12.j2k", 20, 12, ["-n", "2", "-F", "20,12,1,12,s"], src_fmt="raw", src_bytes=raw_bytes(20, 12, 1, 12, True))
+    # progression order changes (POC in the main header / a tile-part header)
+    vector("poc.j2k", 40, 32, ["-n", "4", "-r", "20,1", "-POC", "T1=0,0,1,3,3,CPRL/T1=0,0,2,4,3,LRCP"], sweep=1)
+    vector("poc_tiles.jp2", 40, 32, ["-n", "3", "-t", "20,16", "-r", "20,5,1", "-POC", "T1=0,0,2,2,3,RPCL/T1=0,0,3,3,3,PCRL"])
     # colr EnumCS 18 (sYCC, patched in) and 17 (grey on 3 components): Pillow 9.4 through
     # OpenJPEG 2.5's tile interface ignores colr and shows the bare components
     vector("colr_grey.jp2", 27, 21, ["-n", "3", "-mct", "0"], patch=(b"colr\x01\x00\x00\x00\x00\x00\x10", b"colr\x01\x00\x00\x00\x00\x00\x11"))
