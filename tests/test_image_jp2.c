@@ -5,6 +5,7 @@
  * outside the buffers; a bound smaller than the image refused; exact-size scratch. */
 #include "image_test_util.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,58 @@ static void test_vectors(void) {
   }
 }
 
+static char *read_vector(const char *name, size_t *n) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/images/jp2/%s", BERTH_SOURCE_DIR, name);
+  char *s = test_read_file(path, n);
+  CHECK_MSG(s != NULL, "%s missing", name);
+  return s;
+}
+
+/* Patches the first occurrence of `from` (len bytes) with `to`; false if absent. */
+static bool patch(char *s, size_t n, const void *from, const void *to, size_t len) {
+  for (size_t i = 0; i + len <= n; i++)
+    if (memcmp(s + i, from, len) == 0) {
+      memcpy(s + i, to, len);
+      return true;
+    }
+  return false;
+}
+
+/* Streams the decoder refuses, each with the message that names why. */
+static void test_refusal_messages(void) {
+  size_t n;
+  char *s = read_vector("grey.j2k", &n);
+  if (!s) return;
+  berth_image_dst_t d;
+  uint8_t *rgb;
+  /* SIZ of one 8-bit component: Ssiz 07, XRsiz 01, YRsiz 01 */
+  static const uint8_t siz_c[] = {0x00, 0x01, 0x07, 0x01, 0x01}, sub[] = {0x00, 0x01, 0x07, 0x02, 0x01};
+  char *t = malloc(n);
+  memcpy(t, s, n);
+  CHECK(patch(t, n, siz_c, sub, sizeof sub));
+  const char *why = decode((const uint8_t *)t, n, 64, 64, &d, &rgb);
+  CHECK_MSG(why && strstr(why, "subsampled"), "%s", why ? why : "(decoded)");
+  /* the COM segment OpenJPEG writes, turned into PPM */
+  static const uint8_t com[] = {0xFF, 0x64}, ppm[] = {0xFF, 0x60};
+  memcpy(t, s, n);
+  CHECK(patch(t, n, com, ppm, 2));
+  why = decode((const uint8_t *)t, n, 64, 64, &d, &rgb);
+  CHECK_MSG(why && strstr(why, "PPM"), "%s", why ? why : "(decoded)");
+  /* one byte less scratch than asked for */
+  berth_image_dst_t e = {0};
+  e.max_height = e.max_width = 64;
+  e.rgb = malloc(64 * 64 * 3);
+  e.scratch_bytes = (size_t)berth_image_jp2_scratch_bytes(64, 64) - 1;
+  e.scratch = aligned_alloc(16, (e.scratch_bytes + 15) & ~(size_t)15);
+  why = berth_image_decode_jp2((const uint8_t *)s, n, &e);
+  CHECK_MSG(why && strstr(why, "scratch"), "%s", why ? why : "(decoded)");
+  free(e.rgb);
+  free(e.scratch);
+  free(t);
+  free(s);
+}
+
 static void test_refusals(void) {
   berth_image_dst_t d;
   uint8_t *rgb;
@@ -125,5 +178,6 @@ int main(void) {
   test_suite_image();
   test_vectors();
   test_refusals();
+  test_refusal_messages();
   return test_finish("test_image_jp2");
 }
