@@ -160,6 +160,13 @@ def main():
     # signed samples (raw input)
     vector("signed8.j2k", 20, 12, ["-n", "2", "-F", "20,12,3,8,s"], src_fmt="raw", src_bytes=raw_bytes(20, 12, 3, 8, True))
     vector("signed12.j2k", 20, 12, ["-n", "2", "-F", "20,12,1,12,s"], src_fmt="raw", src_bytes=raw_bytes(20, 12, 1, 12, True))
+    # tile-parts (by resolution, by layer), PLT and TLM segments, long thin code blocks
+    vector("tp_res.jp2", 40, 32, ["-TP", "R", "-t", "16,16", "-n", "3"])
+    vector("tp_layer.jp2", 40, 32, ["-TP", "L", "-r", "20,5,1", "-n", "3", "-p", "LRCP"])
+    vector("plt.jp2", 40, 32, ["-PLT", "-t", "16,16", "-n", "3"])
+    vector("tlm.j2k", 40, 32, ["-TLM", "-t", "16,16", "-n", "3"])
+    vector("cb128x8.jp2", 150, 20, ["-b", "128,8", "-n", "3"])
+    vector("cb8x128.jp2", 20, 150, ["-b", "8,128", "-n", "3", "-M", "9"])
     # progression order changes (POC in the main header / a tile-part header)
     vector("poc.j2k", 40, 32, ["-n", "4", "-r", "20,1", "-POC", "T1=0,0,1,3,3,CPRL/T1=0,0,2,4,3,LRCP"], sweep=1)
     vector("poc_tiles.jp2", 40, 32, ["-n", "3", "-t", "20,16", "-r", "20,5,1", "-POC", "T1=0,0,2,2,3,RPCL/T1=0,0,3,3,3,PCRL"])
