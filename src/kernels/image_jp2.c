@@ -340,7 +340,7 @@ static const char *main_header(j2_dec_t *d, size_t *pos) {
 /* ---- tile-parts ---- */
 
 typedef struct sot {
-  uint32_t tile;
+  uint32_t tile, tn; /* tn: TNsot, the tile's tile-part count (0: not given) */
   size_t end; /* end of the tile-part */
 } sot_t;
 
@@ -354,6 +354,7 @@ static bool sot_at(const j2_dec_t *d, size_t pos, sot_t *t, const char **why) {
     return false;
   }
   t->tile = be16(s + pos + 4);
+  t->tn = s[pos + 11];
   uint32_t psot = be32(s + pos + 6);
   if (t->tile >= d->siz.ntx * d->siz.nty) {
     *why = "JPEG 2000: SOT tile index out of range";
@@ -376,10 +377,37 @@ static bool sot_at(const j2_dec_t *d, size_t pos, sot_t *t, const char **why) {
   return true;
 }
 
-/* Finds the next tile-part of d->tile from d->next_sot (or from the first unconsumed one for
- * the tile's first part) and reads its header into d->tilep (first) or checks it (later). */
-static bool find_tilepart(j2_dec_t *d, bool first, const char **why) {
-  size_t pos = first ? d->tp_first : d->next_sot;
+/* Tile-part headers are read in three modes: the tile's first part (its parameters start as a
+ * copy of the main header's), a later part seen while collecting (POC entries appended, as
+ * OpenJPEG reads every tile-part before decoding; coding parameters refused), and a later part
+ * reached while reading packets (parsed into a throwaway copy, only to find SOD). */
+enum { TP_FIRST, TP_COLLECT, TP_DATA };
+
+static const char *tilepart_header(j2_dec_t *d, size_t pos, const sot_t *t, int mode) {
+  size_t hp = pos + 12;
+  unsigned seen = 0;
+  j2_params_t *P = mode == TP_DATA ? &d->throwp : &d->tilep;
+  if (mode == TP_FIRST) {
+    d->tn_first = (uint8_t)t->tn;
+    *P = d->mainp;
+    memset(P->coc_set, 0, sizeof P->coc_set);
+    memset(P->qcc_set, 0, sizeof P->qcc_set);
+  } else if (mode == TP_DATA) {
+    *P = d->tilep;
+  }
+  const char *why = header_segments(d, P, &hp, t->end, 0xFF93, &seen);
+  if (why) return why;
+  if (mode != TP_FIRST && (seen & ~4u)) return "JPEG 2000: COD, COC, QCD, QCC or RGN in a tile's later tile-part";
+  d->seg_pos = hp + 2;
+  d->seg_end = t->end;
+  d->next_sot = t->end;
+  return NULL;
+}
+
+/* Finds the next tile-part of d->tile, from the first unconsumed one (mode TP_FIRST) or after
+ * the last one found, and reads its header. */
+static bool find_tilepart(j2_dec_t *d, int mode, const char **why) {
+  size_t pos = mode == TP_FIRST ? d->tp_first : d->next_sot;
   sot_t t;
   while (sot_at(d, pos, &t, why)) {
     if (++d->work > (1u << 24)) {
@@ -387,31 +415,30 @@ static bool find_tilepart(j2_dec_t *d, bool first, const char **why) {
       return false;
     }
     if (t.tile == d->tile) {
-      size_t hp = pos + 12;
-      unsigned seen = 0;
-      j2_params_t *P = &d->tilep;
-      if (first) {
-        *P = d->mainp;
-        memset(P->coc_set, 0, sizeof P->coc_set);
-        memset(P->qcc_set, 0, sizeof P->qcc_set);
-      }
-      *why = header_segments(d, P, &hp, t.end, 0xFF93, &seen);
-      if (*why) return false;
-      if (!first && seen) {
-        *why = "JPEG 2000: COD, COC, QCD, QCC, RGN or POC in a tile's later tile-part";
-        return false;
-      }
-      d->seg_pos = hp + 2;
-      d->seg_end = t.end;
-      d->next_sot = t.end;
-      return true;
+      *why = tilepart_header(d, pos, &t, mode);
+      return *why == NULL;
     }
     pos = t.end;
   }
   return false;
 }
 
-bool j2_next_tilepart(j2_dec_t *d, const char **why) { return find_tilepart(d, false, why); }
+/* The tile's first tile-part, then its later ones' POC entries (TNsot, when given, says when
+ * to stop looking); leaves the packet stream at the first part's data. */
+static const char *tile_headers(j2_dec_t *d) {
+  const char *why = NULL;
+  if (!find_tilepart(d, TP_FIRST, &why)) return why ? why : "JPEG 2000: a tile has no tile-part";
+  size_t pos = d->seg_pos, end = d->seg_end;
+  uint32_t found = 1, total = d->tn_first;
+  while ((total == 0 || found < total) && find_tilepart(d, TP_COLLECT, &why)) found++;
+  if (why) return why;
+  d->seg_pos = pos;
+  d->seg_end = end;
+  d->next_sot = end;
+  return NULL;
+}
+
+bool j2_next_tilepart(j2_dec_t *d, const char **why) { return find_tilepart(d, TP_DATA, why); }
 
 /* After tile d->tile: skip the leading tile-parts that belong to tiles already decoded. */
 static void advance_first(j2_dec_t *d) {
@@ -503,7 +530,8 @@ static const char *decode_tile(j2_dec_t *d, int kind, berth_image_dst_t *dst) {
   t.x1 = (uint32_t)(x0 + s->tw < s->xsiz ? x0 + s->tw : s->xsiz);
   t.y1 = (uint32_t)(y0 + s->th < s->ysiz ? y0 + s->th : s->ysiz);
   const char *why = NULL;
-  if (!find_tilepart(d, true, &why)) return why ? why : "JPEG 2000: a tile has no tile-part";
+  why = tile_headers(d);
+  if (why) return why;
   d->cur = &d->tilep;
   why = j2_tile_setup(d, &t);
   if (!why) why = j2_tile_packets(d);

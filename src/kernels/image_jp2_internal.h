@@ -134,7 +134,8 @@ typedef struct j2_dec {
   const uint8_t *src;
   size_t n;
   j2_siz_t siz;
-  j2_params_t mainp, tilep;
+  j2_params_t mainp, tilep, throwp; /* throwp: later tile-part headers, parsed and dropped */
+  uint8_t tn_first;                  /* TNsot of the tile's first tile-part */
   const j2_params_t *cur; /* the tile's parameters */
   j2_tilec_t tc[J2_MAX_COMPS];
   uint32_t tile; /* the current tile index */
