@@ -64,7 +64,8 @@ typedef struct jp2_info {
 /* jp2h: ihdr gives Pillow's mode. The colour specification (colr) does not matter: through
  * OpenJPEG 2.5's tile interface Pillow sees an unspecified colour space and guesses it from the
  * component count (1-2 grey, 3-4 sRGB), so sYCC, ICC profiles or a missing colr box decode
- * as the bare components. A palette (pclr) is refused. */
+ * as the bare components; a palette (pclr, cmap) is not applied either: the indices come out
+ * as grey (ITU conformance file9.jp2 decodes so in Pillow). */
 static const char *jp2_header_box(const uint8_t *p, size_t n, jp2_info_t *ji) {
   bool have_ihdr = false;
   size_t pos = 0;
@@ -81,8 +82,6 @@ static const char *jp2_header_box(const uint8_t *p, size_t n, jp2_info_t *ji) {
       ji->nc = be16(b + 8);
       ji->bpc = b[10];
       have_ihdr = true;
-    } else if (type == 0x70636C72) { /* pclr */
-      return "JPEG 2000: palette (pclr) images are not supported";
     }
     pos += len;
   }
