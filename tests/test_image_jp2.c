@@ -142,7 +142,7 @@ static void test_refusal_messages(void) {
   CHECK(patch(t, n, siz_c, sub, sizeof sub));
   const char *why = decode((const uint8_t *)t, n, 64, 64, &d, &rgb);
   CHECK_MSG(why && strstr(why, "subsampled"), "%s", why ? why : "(decoded)");
-  /* the COM segment OpenJPEG writes, turned into PPM */
+  /* the COM segment OpenJPEG writes, turned into a PPM segment that does not parse */
   static const uint8_t com[] = {0xFF, 0x64}, ppm[] = {0xFF, 0x60};
   memcpy(t, s, n);
   CHECK(patch(t, n, com, ppm, 2));

@@ -1,11 +1,11 @@
 /* JPEG 2000 (ITU-T T.800 Part 1) for ONNX ImageDecoder: the JP2 box structure or a raw J2K
  * codestream; the main and tile-part headers (SIZ, COD, COC, QCD, QCC, RGN; TLM, PLM, PLT,
- * CRG, COM, CAP and unknown segments skipped; POC used; PPM and PPT refused); the tile loop (tiles
+ * CRG, COM, CAP and unknown segments skipped; POC, PPM and PPT used); the tile loop (tiles
  * and tile-parts in any order); the inverse RCT/ICT, DC level shift and clamp like OpenJPEG;
  * and the 8-bit RGB Pillow makes of it (Jpeg2KDecode.c's unpackers, then convert("RGB")).
  * Tier-2, tier-1 and the wavelets are in image_jp2_t2.c, image_jp2_t1.c and image_jp2_dwt.c.
  *
- * Limits (each refused with a message): 1..4 components, no subsampling (Pillow refuses it),
+ * Limits (each refused with a message): 1..4 components (as Pillow), no subsampled components,
  * precision up to 24 bits, at most 32 decomposition levels, and per tile as many precincts,
  * code blocks and code-block contributions as the scratch pool (48 bytes per pixel of the
  * bound plus 64 KiB) holds; a code block's data at most 64 KiB. */
@@ -148,7 +148,7 @@ static const char *read_siz(j2_dec_t *d, const uint8_t *p, uint32_t len) {
     s->prec[c] = (uint8_t)((q[0] & 0x7F) + 1);
     s->sgnd[c] = q[0] >> 7;
     if (s->prec[c] > 24) return "JPEG 2000: component precision above 24 bits";
-    if (q[1] != 1 || q[2] != 1) return "JPEG 2000: subsampled components (XRsiz/YRsiz > 1) are not supported (Pillow refuses them)";
+    if (q[1] != 1 || q[2] != 1) return "JPEG 2000: subsampled components (XRsiz/YRsiz > 1) are not supported";
   }
   uint64_t ntx = ((uint64_t)s->xsiz - s->tx0 + s->tw - 1) / s->tw, nty = ((uint64_t)s->ysiz - s->ty0 + s->th - 1) / s->th;
   if (ntx * nty > 65535) return "JPEG 2000: more than 65535 tiles";
@@ -282,6 +282,60 @@ static const char *read_poc(j2_params_t *P, uint32_t nc, const uint8_t *p, uint3
   return NULL;
 }
 
+/* PPM (main header) and PPT (tile-part headers): Z, then packed packet headers; the segments
+ * are concatenated in Z order, which need not be the order they come in. Here they are only
+ * noted (the stream stays where it is). */
+static const char *note_packed(j2_dec_t *d, const uint8_t *p, uint32_t n, bool ppm) {
+  if (n < 1) return "JPEG 2000: PPM/PPT segment too short";
+  if (!ppm && d->tp_mode == 2) return NULL; /* collected already */
+  uint8_t *set = ppm ? d->ppm_set : d->ppt_set;
+  if (set[p[0]]) return "JPEG 2000: two PPM/PPT segments with the same index";
+  set[p[0]] = 1;
+  (ppm ? d->ppm_off : d->ppt_off)[p[0]] = (uint32_t)(p + 1 - d->src);
+  (ppm ? d->ppm_n : d->ppt_n)[p[0]] = n - 1;
+  if (ppm) d->ppm_len = 1; /* the real length is set by ppm_gather */
+  else d->has_ppt = true;
+  return NULL;
+}
+
+/* The main header's PPM data, in Z order, at the top of the pool for the whole decode. */
+static const char *ppm_gather(j2_dec_t *d) {
+  uint64_t total = 0;
+  for (int z = 0; z < 256; z++)
+    if (d->ppm_set[z]) total += d->ppm_n[z];
+  if (total > d->pool.cap) return "JPEG 2000: PPM data larger than the scratch bound allows";
+  d->pool.cap -= (size_t)total;
+  d->ppm = d->pool.base + d->pool.cap;
+  d->ppm_len = 0;
+  for (int z = 0; z < 256; z++)
+    if (d->ppm_set[z]) {
+      memcpy(d->ppm + d->ppm_len, d->src + d->ppm_off[z], d->ppm_n[z]);
+      d->ppm_len += d->ppm_n[z];
+    }
+  return d->ppm_len ? NULL : "JPEG 2000: PPM without data";
+}
+
+/* Appends bytes to the tile's packed packet headers. */
+static const char *hdr_append(j2_dec_t *d, const uint8_t *p, size_t n) {
+  if (n > d->hdr_cap - d->hdr_len) return "JPEG 2000: packed packet headers larger than the scratch bound allows";
+  memcpy(d->hdr + d->hdr_len, p, n);
+  d->hdr_len += n;
+  return NULL;
+}
+
+/* The PPM part of the tile-part with codestream index k, appended to the tile's headers. */
+static const char *ppm_part(j2_dec_t *d, uint32_t k) {
+  size_t pos = 0;
+  for (uint32_t i = 0;; i++) {
+    if (d->ppm_len - pos < 4) return "JPEG 2000: PPM has fewer tile-parts than the codestream";
+    uint32_t len = be32(d->ppm + pos);
+    if (len > d->ppm_len - pos - 4) return "JPEG 2000: PPM tile-part length runs past its data";
+    if (i == k) return hdr_append(d, d->ppm + pos + 4, len);
+    if (++d->work > (1u << 24)) return "JPEG 2000: too many tile-parts to search";
+    pos += 4 + (size_t)len;
+  }
+}
+
 /* One marker segment of a main (tile = false) or tile-part header. *seen: COD 1, QCD 2. */
 static const char *header_segment(j2_dec_t *d, j2_params_t *P, uint32_t m, const uint8_t *p, uint32_t n, unsigned *seen) {
   uint32_t nc = d->siz.ncomp;
@@ -292,8 +346,8 @@ static const char *header_segment(j2_dec_t *d, j2_params_t *P, uint32_t m, const
   case 0xFF5D: *seen |= 8; return read_qcc(P, nc, p, n);
   case 0xFF5E: *seen |= 8; return read_rgn(P, nc, p, n);
   case 0xFF5F: *seen |= 4; return read_poc(P, nc, p, n);
-  case 0xFF60: return "JPEG 2000: packed packet headers (PPM) are not supported";
-  case 0xFF61: return "JPEG 2000: packed packet headers (PPT) are not supported";
+  case 0xFF60: return P == &d->mainp ? note_packed(d, p, n, true) : "JPEG 2000: PPM in a tile-part header";
+  case 0xFF61: return P == &d->mainp ? "JPEG 2000: PPT in the main header" : note_packed(d, p, n, false);
   case 0xFF51: return "JPEG 2000: a second SIZ segment";
   default: return NULL; /* TLM, PLM, PLT, CRG, COM, CAP, CPF, others: skipped */
   }
@@ -394,9 +448,14 @@ static const char *tilepart_header(j2_dec_t *d, size_t pos, const sot_t *t, int 
   } else if (mode == TP_DATA) {
     *P = d->tilep;
   }
+  d->tp_mode = (uint8_t)mode;
   const char *why = header_segments(d, P, &hp, t->end, 0xFF93, &seen);
   if (why) return why;
   if (mode != TP_FIRST && (seen & ~4u)) return "JPEG 2000: COD, COC, QCD, QCC or RGN in a tile's later tile-part";
+  if (d->ppm_len && mode != TP_DATA) {
+    why = ppm_part(d, d->cur_idx);
+    if (why) return why;
+  }
   d->seg_pos = hp + 2;
   d->seg_end = t->end;
   d->next_sot = t->end;
@@ -407,6 +466,7 @@ static const char *tilepart_header(j2_dec_t *d, size_t pos, const sot_t *t, int 
  * the last one found, and reads its header. */
 static bool find_tilepart(j2_dec_t *d, int mode, const char **why) {
   size_t pos = mode == TP_FIRST ? d->tp_first : d->next_sot;
+  uint32_t idx = mode == TP_FIRST ? d->tp_first_idx : d->next_idx;
   sot_t t;
   while (sot_at(d, pos, &t, why)) {
     if (++d->work > (1u << 24)) {
@@ -414,10 +474,13 @@ static bool find_tilepart(j2_dec_t *d, int mode, const char **why) {
       return false;
     }
     if (t.tile == d->tile) {
+      d->cur_idx = idx;
       *why = tilepart_header(d, pos, &t, mode);
+      d->next_idx = idx + 1;
       return *why == NULL;
     }
     pos = t.end;
+    idx++;
   }
   return false;
 }
@@ -426,14 +489,34 @@ static bool find_tilepart(j2_dec_t *d, int mode, const char **why) {
  * to stop looking); leaves the packet stream at the first part's data. */
 static const char *tile_headers(j2_dec_t *d) {
   const char *why = NULL;
+  d->pool.cap = d->pool_cap0;
+  d->hdr = d->pool.base; /* the tile's packed headers go at the pool's bottom for now */
+  d->hdr_cap = d->pool.cap;
+  d->hdr_len = d->hdr_pos = 0;
+  d->has_ppt = false;
+  memset(d->ppt_set, 0, sizeof d->ppt_set);
   if (!find_tilepart(d, TP_FIRST, &why)) return why ? why : "JPEG 2000: a tile has no tile-part";
   size_t pos = d->seg_pos, end = d->seg_end;
+  uint32_t nidx = d->next_idx;
   uint32_t found = 1, total = d->tn_first;
   while ((total == 0 || found < total) && find_tilepart(d, TP_COLLECT, &why)) found++;
   if (why) return why;
   d->seg_pos = pos;
   d->seg_end = end;
   d->next_sot = end;
+  d->next_idx = nidx;
+  if (d->has_ppt && d->ppm_len) return "JPEG 2000: both PPM and PPT";
+  for (int z = 0; z < 256 && d->has_ppt; z++)
+    if (d->ppt_set[z] && (why = hdr_append(d, d->src + d->ppt_off[z], d->ppt_n[z])) != NULL) return why;
+  if (!d->ppm_len && !d->has_ppt) {
+    d->hdr = NULL;
+    return NULL;
+  }
+  /* move the headers to the pool's top (below PPM), out of the tile structures' way */
+  uint8_t *top = d->pool.base + d->pool.cap - d->hdr_len;
+  memmove(top, d->hdr, d->hdr_len);
+  d->hdr = top;
+  d->pool.cap -= d->hdr_len;
   return NULL;
 }
 
@@ -443,7 +526,10 @@ bool j2_next_tilepart(j2_dec_t *d, const char **why) { return find_tilepart(d, T
 static void advance_first(j2_dec_t *d) {
   sot_t t;
   const char *why;
-  while (sot_at(d, d->tp_first, &t, &why) && t.tile <= d->tile) d->tp_first = t.end;
+  while (sot_at(d, d->tp_first, &t, &why) && t.tile <= d->tile) {
+    d->tp_first = t.end;
+    d->tp_first_idx++;
+  }
 }
 
 /* ---- colour and output ---- */
@@ -590,9 +676,13 @@ const char *berth_image_decode_jp2(const uint8_t *src, size_t n, berth_image_dst
   if (ji.cs_len > UINT32_MAX) return "JPEG 2000: codestream larger than 4 GiB";
   d->src = ji.cs;
   d->n = ji.cs_len;
+  d->pool.base = sc + off[SC_POOL];
+  d->pool.cap = (size_t)(off[SC_N] - off[SC_POOL]);
   size_t pos;
   const char *why = main_header(d, &pos);
   if (why) return why;
+  if (d->ppm_len && (why = ppm_gather(d)) != NULL) return why;
+  d->pool_cap0 = d->pool.cap;
   uint32_t W = d->siz.xsiz - d->siz.x0, H = d->siz.ysiz - d->siz.y0;
   if (H > dst->max_height || W > dst->max_width) return "JPEG 2000: image is larger than the bound";
   int kind;
@@ -605,8 +695,6 @@ const char *berth_image_decode_jp2(const uint8_t *src, size_t n, berth_image_dst
   d->t1_flags = sc + off[SC_T1FLAGS];
   d->t1_buf = sc + off[SC_T1BUF];
   d->t1_seg = (uint32_t *)(void *)(sc + off[SC_T1SEG]);
-  d->pool.base = sc + off[SC_POOL];
-  d->pool.cap = (size_t)(off[SC_N] - off[SC_POOL]);
   d->tp_first = pos;
   for (d->tile = 0; d->tile < d->siz.ntx * d->siz.nty; d->tile++) {
     why = decode_tile(d, kind, dst);

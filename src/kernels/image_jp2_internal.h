@@ -151,6 +151,18 @@ typedef struct j2_dec {
   size_t seg_pos, seg_end;    /* the current tile-part's data */
   size_t next_sot;            /* where the next tile-part search resumes */
   j2_pool_t pool;
+  /* packed packet headers (PPM, PPT): copies at the pool's top end, below pool.cap */
+  uint8_t *ppm;             /* the main header's PPM data, concatenated */
+  size_t ppm_len;
+  uint8_t *hdr;             /* the current tile's packet headers; NULL: in the packets */
+  size_t hdr_len, hdr_pos, hdr_cap;
+  size_t pool_cap0;         /* the pool's size below the PPM data */
+  /* PPM / PPT marker segments by their Z index (they may come in any order) */
+  uint32_t ppm_off[256], ppm_n[256], ppt_off[256], ppt_n[256];
+  uint8_t ppm_set[256], ppt_set[256];
+  bool has_ppt;
+  uint8_t tp_mode;          /* how the tile-part header being read is treated */
+  uint32_t tp_first_idx, next_idx, cur_idx; /* tile-parts' indices in codestream order */
   /* per-call buffers */
   int32_t *plane[3];          /* tile samples of the output components (int or float) */
   uint32_t plane_cap;         /* samples per plane */

@@ -327,30 +327,8 @@ static const char *packet_bytes(j2_dec_t *d) {
   return NULL;
 }
 
-static const char *read_packet(j2_dec_t *d, uint32_t c, uint32_t r, uint32_t p, uint32_t layer) {
-  const j2_res_t *res = &d->tc[c].res[r];
-  const j2_tccp_t *tp = &d->cur->tccp[c];
-  const char *why = packet_bytes(d);
-  if (why) return why;
-  const uint8_t *s = d->src;
-  if (d->cur->cod.sop && d->seg_end - d->seg_pos >= 6 && s[d->seg_pos] == 0xFF && s[d->seg_pos + 1] == 0x91) d->seg_pos += 6;
-  j2_bio_t bio, *b = &bio;
-  bio_init(b, s + d->seg_pos, s + d->seg_end);
-  uint32_t first = d->nchunks;
-  if (bio_bit(b)) {
-    for (uint32_t bi = 0; bi < res->nbands; bi++) {
-      const j2_pband_t *pb = &d->pb[res->pb0 + p * res->nbands + bi];
-      for (uint32_t i = 0; i < pb->ncx * pb->ncy; i++) {
-        why = block_header(d, b, pb, &res->band[bi], i, layer, tp);
-        if (why) return why;
-        if (b->overrun) return tile_data_ends;
-      }
-    }
-  }
-  bio_align(b);
-  if (b->overrun) return tile_data_ends;
-  size_t pos = (size_t)(b->p - s);
-  if (d->cur->cod.eph && d->seg_end - pos >= 2 && s[pos] == 0xFF && s[pos + 1] == 0x92) pos += 2;
+/* The packet's body: its chunks' offsets in the data stream, after the header. */
+static const char *packet_body(j2_dec_t *d, uint32_t first, size_t pos) {
   for (uint32_t k = first; k < d->nchunks; k++) {
     j2_chunk_t *ch = &d->chunks[k];
     if (ch->len > d->seg_end - pos) return "JPEG 2000: a packet's body runs past its tile-part";
@@ -359,6 +337,67 @@ static const char *read_packet(j2_dec_t *d, uint32_t c, uint32_t r, uint32_t p, 
   }
   d->seg_pos = pos;
   return NULL;
+}
+
+static const char *packet_header(j2_dec_t *d, j2_bio_t *b, const j2_res_t *res, uint32_t p, uint32_t layer,
+                                 const j2_tccp_t *tp) {
+  if (!bio_bit(b)) return NULL;
+  for (uint32_t bi = 0; bi < res->nbands; bi++) {
+    const j2_pband_t *pb = &d->pb[res->pb0 + p * res->nbands + bi];
+    for (uint32_t i = 0; i < pb->ncx * pb->ncy; i++) {
+      const char *why = block_header(d, b, pb, &res->band[bi], i, layer, tp);
+      if (why) return why;
+      if (b->overrun) return tile_data_ends;
+    }
+  }
+  return NULL;
+}
+
+/* With packed headers (PPM/PPT) the header comes from d->hdr and only the body (and SOP)
+ * from the tile-parts' data; the tile's packets stop where its headers do. */
+static const char *read_packet_packed(j2_dec_t *d, const j2_res_t *res, uint32_t p, uint32_t layer, const j2_tccp_t *tp) {
+  if (d->hdr_pos >= d->hdr_len) return k_stop;
+  const uint8_t *s = d->src;
+  const char *why = NULL;
+  if (d->seg_pos >= d->seg_end) (void)j2_next_tilepart(d, &why);
+  if (why) return why;
+  if (d->cur->cod.sop && d->seg_end - d->seg_pos >= 6 && s[d->seg_pos] == 0xFF && s[d->seg_pos + 1] == 0x91) d->seg_pos += 6;
+  j2_bio_t bio, *b = &bio;
+  bio_init(b, d->hdr + d->hdr_pos, d->hdr + d->hdr_len);
+  uint32_t first = d->nchunks;
+  why = packet_header(d, b, res, p, layer, tp);
+  if (why) return why;
+  bio_align(b);
+  if (b->overrun) return "JPEG 2000: packed packet headers end inside a packet header";
+  size_t hp = (size_t)(b->p - d->hdr);
+  if (d->cur->cod.eph && d->hdr_len - hp >= 2 && d->hdr[hp] == 0xFF && d->hdr[hp + 1] == 0x92) hp += 2;
+  d->hdr_pos = hp;
+  uint64_t body = 0;
+  for (uint32_t k = first; k < d->nchunks; k++) body += d->chunks[k].len;
+  while (body && d->seg_pos >= d->seg_end) {
+    if (!j2_next_tilepart(d, &why)) return why ? why : tile_data_ends;
+  }
+  return packet_body(d, first, d->seg_pos);
+}
+
+static const char *read_packet(j2_dec_t *d, uint32_t c, uint32_t r, uint32_t p, uint32_t layer) {
+  const j2_res_t *res = &d->tc[c].res[r];
+  const j2_tccp_t *tp = &d->cur->tccp[c];
+  if (d->hdr) return read_packet_packed(d, res, p, layer, tp);
+  const char *why = packet_bytes(d);
+  if (why) return why;
+  const uint8_t *s = d->src;
+  if (d->cur->cod.sop && d->seg_end - d->seg_pos >= 6 && s[d->seg_pos] == 0xFF && s[d->seg_pos + 1] == 0x91) d->seg_pos += 6;
+  j2_bio_t bio, *b = &bio;
+  bio_init(b, s + d->seg_pos, s + d->seg_end);
+  uint32_t first = d->nchunks;
+  why = packet_header(d, b, res, p, layer, tp);
+  if (why) return why;
+  bio_align(b);
+  if (b->overrun) return tile_data_ends;
+  size_t pos = (size_t)(b->p - s);
+  if (d->cur->cod.eph && d->seg_end - pos >= 2 && s[pos] == 0xFF && s[pos + 1] == 0x92) pos += 2;
+  return packet_body(d, first, pos);
 }
 
 /* ---- progression orders ---- */
