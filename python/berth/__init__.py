@@ -345,7 +345,7 @@ class Method:
         result = {}
         for j, (n, dt, shape) in enumerate(self.outputs):
             real = _c.Type()  # a bounded output (dynamic_bound) has its real extent: a packed prefix
-            d.check(_c.berth_method_output_shape(self._handle, j, ctypes.byref(real)))
+            d.check(_c.berth_method_output_shape(self._handle, j, ctypes.byref(real), d.ptr))
             real = tuple(real.dims[k] for k in range(real.rank))
             if outs:
                 result[n] = outs[j] if real == shape else outs[j].reshape(-1)[:int(np.prod(real, dtype=np.int64))].reshape(real)
