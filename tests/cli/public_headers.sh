@@ -15,10 +15,8 @@ tools/berth/cmd_onnx_test.c onnx/onnx_import.h
 tools/berth/cmd_run.c host/session.h
 tools/berth/cmd_run.c plan/plan.h
 tools/berth/cmd_run.c reference/reference.h
-tools/berth/npy.c host/file_out.h
 tools/berth/onnx_load.c onnx/onnx_import.h
 tools/berth/program_load.c writer/ir_section.h
-tools/berth/cli.h host/file_out.h
 tools/berth/cli.h plan/plan.h
 tools/berth/program_load.h format/read_program.h
 tools/berth/program_load.h ir/ir.h
