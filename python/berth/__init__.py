@@ -174,7 +174,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
         plan = []
         for m in range(_c.berth_compilation_method_count(handle)):
             s = _c.PlanSummary()
-            d.check(_c.berth_compilation_summary(handle, m, ctypes.byref(s)))
+            d.check(_c.berth_compilation_summary(handle, m, ctypes.byref(s), d.ptr))
             pools_ = [{"arena_bytes": s.arena_bytes[k], "lower_bound_bytes": s.lower_bound_bytes[k],
                        "buffers": s.buffers[k]} for k in range(s.n_pools)]
             plan.append({"method": s.method.decode(), "values": s.n_values, "copies": s.copies,

@@ -118,7 +118,7 @@ _fn("berth_compile", _st, _vp, _sz, ctypes.c_char_p, ctypes.POINTER(CompileOptio
 _fn("berth_compilation_destroy", None, _vp)
 _fn("berth_compilation_bytes", ctypes.POINTER(ctypes.c_uint8), _vp, ctypes.POINTER(_sz))
 _fn("berth_compilation_method_count", _i32, _vp)
-_fn("berth_compilation_summary", _st, _vp, _i32, ctypes.POINTER(PlanSummary))
+_fn("berth_compilation_summary", _st, _vp, _i32, ctypes.POINTER(PlanSummary), _D)
 _fn("berth_program_query", _st, _vp, _sz, ctypes.POINTER(ProgramSizes), _D)
 _fn("berth_program_load", _st, _vp, _sz, _vp, _sz, _vp, _sz, ctypes.POINTER(_vp), _D)
 _fn("berth_program_writer_version", VersionTriple, _vp)
