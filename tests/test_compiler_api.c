@@ -102,6 +102,24 @@ static void check_seed_values(const berth_compilation_t *c, const berth_plan_sum
       }
   }
   CHECK_MSG(state >= 1, "no value in the state region");
+  /* the seed's three conds: two in a row, one inside the second's then-branch; values of
+   * the bodies are deeper */
+  CHECK_MSG(s->n_hops == 3 && s->timeline_positions > 0 && s->time_ms >= 0, "%d HOPs, %lld positions", (int)s->n_hops,
+            (long long)s->timeline_positions);
+  berth_plan_hop_t h;
+  int32_t depths = 0;
+  for (int32_t k = 0; k < s->n_hops; k++) {
+    CHECK(berth_compilation_hop(c, 0, k, &h, NULL) == BERTH_OK);
+    CHECK_MSG(strcmp(h.kind, "cond") == 0 && h.begin <= h.split && h.split <= h.end && h.end < s->timeline_positions,
+              "HOP %d: %s [%lld,%lld] split %lld", (int)k, h.kind, (long long)h.begin, (long long)h.end, (long long)h.split);
+    depths |= 1 << h.depth;
+  }
+  CHECK_MSG(depths == 3, "the HOPs' depths (bits) %d, want 0 and 1", (int)depths);
+  int32_t deeper = 0;
+  for (int32_t k = 0; k < n; k++)
+    if (berth_compilation_value(c, 0, k, &v, NULL) == BERTH_OK && v.depth > 0) deeper++;
+  CHECK_MSG(deeper > 0 && deeper < n, "%d of %d values in bodies", (int)deeper, (int)n);
+  CHECK(berth_compilation_hop(c, 0, s->n_hops, &h, NULL) == BERTH_ERR_INVALID_ARGUMENT);
   CHECK_MSG(timed >= n - 2, "%d of %d values are planned on the timeline", (int)timed, (int)n);
   CHECK_MSG(shared >= s->coalesced, "%d values share another's bytes; %d hand-overs are coalesced", (int)shared,
             (int)s->coalesced);

@@ -140,6 +140,11 @@ typedef struct berth_plan_summary {
   uint64_t lower_bound_bytes[BERTH_SUMMARY_MAX_POOLS]; /* per pool: no plan can be smaller */
   int32_t buffers[BERTH_SUMMARY_MAX_POOLS];            /* storage groups packed per pool */
   bool verified;
+  int32_t n_scratch;           /* kernel calls given scratch in the arena (values of their own) */
+  uint64_t scratch_bytes;      /* the bytes those calls asked for, summed (packed like any value) */
+  int64_t timeline_positions;  /* length of the method's timeline (every node of every nested graph) */
+  double time_ms;              /* planning time */
+  int32_t n_hops;              /* control-flow bodies on the timeline (berth_compilation_hop) */
 } berth_plan_summary_t;
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c);
@@ -187,6 +192,7 @@ typedef struct berth_plan_value {
   uint64_t bytes;                /* the type's size */
   int32_t window_of;             /* -1, or the value this one is a per-step slice of (a scan or
                                     map step reading or writing its stacked value in place) */
+  int32_t depth;                 /* nesting depth of the graph that defines it (0: the method's body) */
   int32_t n_intervals;           /* lifetime: n_intervals pairs of inclusive timeline positions,
                                     ascending (0 for CONST and STATE: they live for the whole
                                     method) */
@@ -201,6 +207,22 @@ int32_t berth_compilation_value_count(const berth_compilation_t *c, int32_t meth
  * range, with diag saying which); *out is written only on success and points into c. */
 berth_status_t berth_compilation_value(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_value_t *out,
                                        berth_diag_t *diag);
+
+/* One control-flow body on a method's timeline (what `berth plan --svg` shades): a HOP's
+ * span [begin, end] of inclusive positions, inside which its bodies' nodes sit. */
+typedef struct berth_plan_hop {
+  const char *kind; /* the HOP's op: "cond", "while_loop", "scan", "map" (static) */
+  int32_t depth;    /* nesting depth of the graph the HOP is in (0: the method's body) */
+  int64_t begin, end;
+  int64_t split;    /* cond: the first position of the else-body (the two sides are exclusive,
+                       DESIGN.md rule 4); -1 for the other HOPs */
+} berth_plan_hop_t;
+
+/* HOP k of method (0..berth_plan_summary_t.n_hops-1). Errors: BERTH_ERR_INVALID_ARGUMENT (c
+ * or out NULL, method or k out of range, with diag saying which); *out is written only on
+ * success. */
+berth_status_t berth_compilation_hop(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_hop_t *out,
+                                     berth_diag_t *diag);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,11 @@ class PlanSummary(ctypes.Structure):
         ("lower_bound_bytes", ctypes.c_uint64 * SUMMARY_MAX_POOLS),
         ("buffers", ctypes.c_int32 * SUMMARY_MAX_POOLS),
         ("verified", ctypes.c_bool),
+        ("n_scratch", ctypes.c_int32),
+        ("scratch_bytes", ctypes.c_uint64),
+        ("timeline_positions", ctypes.c_int64),
+        ("time_ms", ctypes.c_double),
+        ("n_hops", ctypes.c_int32),
     ]
 
 

@@ -26,6 +26,7 @@ _Static_assert((int)BERTH_PLAN_STORAGE_ARENA == (int)BERTH_STORAGE_ARENA &&
 typedef struct method_values {
   int32_t n;
   berth_plan_value_t *values;
+  berth_plan_hop_t *hops; /* berth_plan_summary_t.n_hops */
   int64_t (*ivs)[2]; /* every value's lifetime intervals, value by value */
   char *names;       /* value names, NUL-separated */
 } method_values_t;
@@ -302,7 +303,13 @@ static berth_status_t method_values(const berth_compiled_t *cp, int32_t m, metho
   out->values = calloc((size_t)em->n_values + 1, sizeof *out->values);
   out->ivs = malloc((n_ivs + 1) * sizeof *out->ivs);
   out->names = malloc(names + 1);
-  if (!out->values || !out->ivs || !out->names) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  out->hops = calloc((size_t)r->n_hops + 1, sizeof *out->hops);
+  if (!out->values || !out->ivs || !out->names || !out->hops)
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; k < r->n_hops; k++) {
+    const struct berth_plan_hop_span *h = &r->hops[k];
+    out->hops[k] = (berth_plan_hop_t){h->kind, h->depth, h->ts, h->te, h->split};
+  }
   char *at = out->names;
   size_t iv_at = 0;
   for (int32_t v = 0; v < em->n_values; v++) {
@@ -319,6 +326,7 @@ static berth_status_t method_values(const berth_compiled_t *cp, int32_t m, metho
     pv->offset = x->offset;
     pv->bytes = berth_type_bytes(&x->type);
     pv->window_of = x->window_parent;
+    pv->depth = r->depth ? r->depth[v] : 0;
     pv->n_intervals = r->n_ivs ? r->n_ivs[v] : 0;
     pv->intervals = pv->n_intervals ? (const int64_t(*)[2])&out->ivs[iv_at] : NULL;
     for (int32_t i = 0; i < pv->n_intervals; i++, iv_at++) {
@@ -358,6 +366,11 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
       s->buffers[k] = r->pools[k].n_buffers;
     }
     s->verified = r->verified;
+    s->n_scratch = r->n_scratch;
+    s->scratch_bytes = r->scratch_bytes;
+    s->timeline_positions = r->n_positions;
+    s->time_ms = r->time_ms;
+    s->n_hops = r->n_hops;
     BERTH_TRY(method_values(cp, m, &c->values[m], diag));
   }
   return BERTH_OK;
@@ -402,6 +415,7 @@ void berth_compilation_destroy(berth_compilation_t *c) {
     free(c->values[m].values);
     free(c->values[m].ivs);
     free(c->values[m].names);
+    free(c->values[m].hops);
   }
   free(c->values);
   free(c->summaries);
@@ -455,6 +469,16 @@ berth_status_t berth_compilation_value(const berth_compilation_t *c, int32_t met
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compilation_value: method %s has no value %d (%d values)",
                       c->summaries[method].method, (int)k, (int)mv->n);
   *out = mv->values[k];
+  return BERTH_OK;
+}
+
+berth_status_t berth_compilation_hop(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_hop_t *out,
+                                     berth_diag_t *diag) {
+  BERTH_TRY(check_method(c, method, out, "berth_compilation_hop", diag));
+  if (k < 0 || k >= c->summaries[method].n_hops)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compilation_hop: method %s has no HOP %d (%d HOPs)",
+                      c->summaries[method].method, (int)k, (int)c->summaries[method].n_hops);
+  *out = c->values[method].hops[k];
   return BERTH_OK;
 }
 
