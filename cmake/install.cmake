@@ -2,7 +2,8 @@
 #   bin/berth                          the command-line tool
 #   lib/libberth_runtime.a             the runtime (no heap, no stdio): link it to run .berth files
 #   lib/libberth.so                    compiler + runtime (berth/compiler.h, berth/runtime.h)
-#   include/berth/*.h                  the public headers (but testing.h: the tests' and fuzzers')
+#   include/berth/*.h                  the public headers (but testing.h and outfile.h: the tests',
+#                                      fuzzers' and tool's)
 #   lib/pkgconfig/berth.pc             pkg-config: compiler + runtime (shared)
 #   lib/pkgconfig/berth-runtime.pc     pkg-config: the runtime alone (static, -lm)
 #   lib/cmake/berth/                   find_package(berth): berth::runtime, berth::berth, berth::cli,
@@ -12,9 +13,10 @@ install(TARGETS berth berth_runtime berth_shared EXPORT berthTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# berth/testing.h is left out: its functions are in libberth_testing.a, which is not installed
+# berth/testing.h and berth/outfile.h are left out: their functions are in libberth_testing.a,
+# which is not installed
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/berth DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  PATTERN testing.h EXCLUDE)
+  PATTERN testing.h EXCLUDE PATTERN outfile.h EXCLUDE)
 set_target_properties(berth PROPERTIES EXPORT_NAME cli)
 set_target_properties(berth_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(berth_shared PROPERTIES EXPORT_NAME berth)
@@ -23,7 +25,8 @@ install(EXPORT berthTargets NAMESPACE berth:: DESTINATION ${CMAKE_INSTALL_LIBDIR
 # The runtime's sources and headers (what berth_runtime_sources() globs, and the headers they
 # include), so that an installed berth can build small runtimes.
 set(_berth_rt ${CMAKE_INSTALL_DATADIR}/berth/runtime)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include DESTINATION ${_berth_rt} PATTERN testing.h EXCLUDE)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include DESTINATION ${_berth_rt} PATTERN testing.h EXCLUDE
+  PATTERN outfile.h EXCLUDE)
 foreach(dir ${BERTH_RUNTIME_FOLDERS})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/${dir} DESTINATION ${_berth_rt}/src FILES_MATCHING PATTERN "*.[ch]")
 endforeach()

@@ -64,6 +64,74 @@ static void run_seed(const berth_compilation_t *c) {
   free(pmem);
 }
 
+/* The seed's plan value by value: every value where the summary says the pools and the
+ * state are, the state buffer in the state region, the nested conds' hand-overs at their
+ * results' bytes, and lifetimes that are ordered intervals. */
+static void check_seed_values(const berth_compilation_t *c, const berth_plan_summary_t *s) {
+  int32_t n = berth_compilation_value_count(c, 0);
+  CHECK_MSG(n == s->n_values && n > 0, "%d values, the summary says %d", (int)n, (int)s->n_values);
+  CHECK(berth_compilation_value_count(c, 1) == 0 && berth_compilation_value_count(NULL, 0) == 0);
+  int32_t state = 0, shared = 0, timed = 0;
+  berth_plan_value_t v, w;
+  for (int32_t k = 0; k < n; k++) {
+    CHECK(berth_compilation_value(c, 0, k, &v, NULL) == BERTH_OK);
+    CHECK_MSG(v.name && v.bytes == berth_type_bytes(&v.type), "value %d", (int)k);
+    CHECK_MSG(v.window_of >= -1 && v.window_of < n, "value %d window_of %d", (int)k, (int)v.window_of);
+    if (v.storage == BERTH_PLAN_STORAGE_ARENA && v.window_of < 0)
+      CHECK_MSG(v.pool == 0 && v.offset + v.bytes <= s->arena_bytes[0], "%%%s at [%llu,+%llu) outside the arena", v.name,
+                (unsigned long long)v.offset, (unsigned long long)v.bytes);
+    if (strcmp(v.name, "result1") == 0 || strcmp(v.name, "result2") == 0) /* live until the method returns both */
+      CHECK_MSG(v.storage == BERTH_PLAN_STORAGE_ARENA && v.n_intervals == 1, "%%%s", v.name);
+    if (v.storage == BERTH_PLAN_STORAGE_STATE) {
+      CHECK_MSG(strcmp(v.name, "state") == 0, "%%%s in the state region", v.name);
+      state++;
+      CHECK_MSG(v.offset + v.bytes <= s->state_bytes, "%%%s outside the state region", v.name);
+    }
+    for (int32_t i = 0; i < v.n_intervals; i++)
+      CHECK_MSG(v.intervals[i][0] <= v.intervals[i][1] && (i == 0 || v.intervals[i - 1][1] < v.intervals[i][0]),
+                "%%%s: interval %d is not ordered", v.name, (int)i);
+    bool planned = v.storage != BERTH_PLAN_STORAGE_CONST && v.storage != BERTH_PLAN_STORAGE_STATE;
+    CHECK_MSG(planned ? v.n_intervals > 0 : v.n_intervals == 0, "%%%s (%s): %d intervals", v.name,
+              berth_plan_storage_name(v.storage), (int)v.n_intervals);
+    timed += planned;
+    for (int32_t j = 0; j < k && v.storage == BERTH_PLAN_STORAGE_ARENA && v.bytes; j++)
+      if (berth_compilation_value(c, 0, j, &w, NULL) == BERTH_OK && w.storage == BERTH_PLAN_STORAGE_ARENA &&
+          w.window_of < 0 && v.window_of < 0 && w.offset == v.offset && w.bytes == v.bytes) {
+        shared++;
+        break;
+      }
+  }
+  CHECK_MSG(state >= 1, "no value in the state region");
+  /* the seed's three conds: two in a row, one inside the second's then-branch; values of
+   * the bodies are deeper */
+  CHECK_MSG(s->n_hops == 3 && s->timeline_positions > 0 && s->time_ms >= 0, "%d HOPs, %lld positions", (int)s->n_hops,
+            (long long)s->timeline_positions);
+  berth_plan_hop_t h;
+  int32_t depths = 0;
+  for (int32_t k = 0; k < s->n_hops; k++) {
+    CHECK(berth_compilation_hop(c, 0, k, &h, NULL) == BERTH_OK);
+    CHECK_MSG(strcmp(h.kind, "cond") == 0 && h.begin <= h.split && h.split <= h.end && h.end < s->timeline_positions,
+              "HOP %d: %s [%lld,%lld] split %lld", (int)k, h.kind, (long long)h.begin, (long long)h.end, (long long)h.split);
+    depths |= 1 << h.depth;
+  }
+  CHECK_MSG(depths == 3, "the HOPs' depths (bits) %d, want 0 and 1", (int)depths);
+  int32_t deeper = 0;
+  for (int32_t k = 0; k < n; k++)
+    if (berth_compilation_value(c, 0, k, &v, NULL) == BERTH_OK && v.depth > 0) deeper++;
+  CHECK_MSG(deeper > 0 && deeper < n, "%d of %d values in bodies", (int)deeper, (int)n);
+  CHECK(berth_compilation_hop(c, 0, s->n_hops, &h, NULL) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(timed >= n - 2, "%d of %d values are planned on the timeline", (int)timed, (int)n);
+  CHECK_MSG(shared >= s->coalesced, "%d values share another's bytes; %d hand-overs are coalesced", (int)shared,
+            (int)s->coalesced);
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_compilation_value(c, 0, n, &v, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "has no value"), "%s", msg);
+  CHECK(berth_compilation_value(c, 1, 0, &v, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "berth_compilation_value: no method 1"), "%s", msg);
+  CHECK(strcmp(berth_plan_storage_name(BERTH_PLAN_STORAGE_OUTPUT), "output") == 0);
+  CHECK(strcmp(berth_plan_storage_name((berth_plan_storage_t)9), "?") == 0);
+}
+
 static void test_seed(void) {
   berth_compile_options_t opt = berth_compile_options_default();
   berth_status_t st;
@@ -72,14 +140,19 @@ static void test_seed(void) {
   if (!c) return;
   CHECK(berth_compilation_method_count(c) == 1);
   berth_plan_summary_t s;
-  CHECK(berth_compilation_summary(c, 0, &s) == BERTH_OK);
+  CHECK(berth_compilation_summary(c, 0, &s, NULL) == BERTH_OK);
   /* the seed's headline plan: one copy, six hand-overs in place, 33 bytes = the lower bound */
   CHECK(strcmp(s.method, "forward") == 0);
   CHECK_MSG(s.copies == 1 && s.coalesced == 6, "copies %d coalesced %d", s.copies, s.coalesced);
   CHECK_MSG(s.n_pools == 1 && s.arena_bytes[0] == 33 && s.lower_bound_bytes[0] == 33, "arena %llu lower bound %llu",
             (unsigned long long)s.arena_bytes[0], (unsigned long long)s.lower_bound_bytes[0]);
   CHECK(s.state_bytes == 8 && s.verified);
-  CHECK(berth_compilation_summary(c, 1, &s) == BERTH_ERR_INVALID_ARGUMENT);
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_compilation_summary(c, 1, &s, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "berth_compilation_summary: no method 1 (1 methods)"), "%s", msg);
+  CHECK(berth_compilation_summary(c, 0, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "berth_compilation_summary: out is NULL"), "%s", msg);
+  check_seed_values(c, &s);
   run_seed(c);
   berth_compilation_destroy(c);
 

@@ -134,17 +134,25 @@ static void test_runtime_api(int alloc_outputs) {
   CHECK(berth_program_output_info(l.prog, 0, 1, &info) == BERTH_OK && info.bounded_axis == -1);
   CHECK(berth_program_input_info(l.prog, 0, 0, &info) == BERTH_OK && info.bounded_axis == -1);
   berth_type_t t;
-  CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_ERR_INVALID_ARGUMENT); /* no call yet */
   char msg[1024];
+  berth_diag_t sd = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_method_output_shape(l.m, 0, &t, &sd) == BERTH_ERR_INVALID_ARGUMENT); /* no call yet */
+  CHECK_MSG(strstr(msg, "has no outputs yet: it has not been executed"), "%s", msg);
+  CHECK(berth_method_output_shape(l.m, 0, NULL, &sd) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "berth_method_output_shape: type is NULL"), "%s", msg);
+  CHECK(berth_method_output_shape(NULL, 0, &t, &sd) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "berth_method_output_shape: not a method handle"), "%s", msg);
   int64_t idx_buf[8];
   float y_buf[6];
   bool caller = !alloc_outputs;
   memset(idx_buf, 0x7F, sizeof idx_buf);
   const float x[6] = {0, 1, 0, 2, 0, 3};
   CHECK_MSG(call(&l, x, caller ? idx_buf : NULL, caller ? y_buf : NULL, msg, sizeof msg) == BERTH_OK, "%s", msg);
-  CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_OK && t.rank == 2 && t.dims[0] == 2 && t.dims[1] == 3);
-  CHECK(berth_method_output_shape(l.m, 1, &t) == BERTH_OK && t.rank == 2 && t.dims[0] == 2 && t.dims[1] == 3);
-  CHECK(berth_method_output_shape(l.m, 2, &t) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_method_output_shape(l.m, 0, &t, NULL) == BERTH_OK && t.rank == 2 && t.dims[0] == 2 && t.dims[1] == 3);
+  CHECK(berth_method_output_shape(l.m, 1, &t, NULL) == BERTH_OK && t.rank == 2 && t.dims[0] == 2 && t.dims[1] == 3);
+  sd = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_method_output_shape(l.m, 2, &t, &sd) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "has no output 2 (2 outputs)"), "%s", msg);
   const void *data;
   size_t bytes;
   CHECK(berth_method_output(l.m, 0, &data, &bytes, NULL) == BERTH_OK && bytes == 6 * sizeof(int64_t));
@@ -153,12 +161,14 @@ static void test_runtime_api(int alloc_outputs) {
   CHECK(berth_method_output(l.m, 1, &data, &bytes, NULL) == BERTH_OK && bytes == 6 * sizeof(float));
   const float none[6] = {0};
   CHECK(call(&l, none, caller ? idx_buf : NULL, caller ? y_buf : NULL, msg, sizeof msg) == BERTH_OK);
-  CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_OK && t.dims[1] == 0);
+  CHECK(berth_method_output_shape(l.m, 0, &t, NULL) == BERTH_OK && t.dims[1] == 0);
   CHECK(berth_method_output(l.m, 0, &data, &bytes, NULL) == BERTH_OK && bytes == 0);
   const float five[6] = {1, 1, 1, 0, 1, 1};
   CHECK(call(&l, five, caller ? idx_buf : NULL, caller ? y_buf : NULL, msg, sizeof msg) == BERTH_ERR_CHECK_FAILED);
   CHECK_MSG(strstr(msg, "NonZero 'nz': yields more than --dynamic-bound 4 results"), "%s", msg);
-  CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_ERR_INVALID_ARGUMENT); /* no outputs after a failure */
+  sd = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_method_output_shape(l.m, 0, &t, &sd) == BERTH_ERR_INVALID_ARGUMENT); /* no outputs after a failure */
+  CHECK_MSG(strstr(msg, "its last execute failed"), "%s", msg);
   unload(&l);
 
   /* without the importer's assert (a hand-written program), the runtime's own check refuses
@@ -284,7 +294,7 @@ static void test_unique(void) {
     CHECK_MSG(st == BERTH_OK, "path %d: %s", path, msg);
     berth_type_t t[4];
     for (int k = 0; k < 4 && !st; k++)
-      CHECK((path ? berth_ref_output_shape(r, 0, k, &t[k]) : berth_session_output_shape(s, 0, k, &t[k])) == BERTH_OK);
+      CHECK((path ? berth_ref_output_shape(r, 0, k, &t[k]) : berth_session_output_shape(s, 0, k, &t[k], NULL)) == BERTH_OK);
     if (!st) {
       CHECK(t[0].dims[0] == 4 && t[1].dims[0] == 4 && t[2].dims[0] == 6 && t[3].dims[0] == 4); /* 4 distinct */
       const int64_t y4[4] = {2, 1, 3, 4}, f4[4] = {0, 1, 3, 4}, c4[4] = {1, 2, 2, 1};

@@ -13,7 +13,9 @@
  *   size_t len;
  *   const uint8_t *file = berth_compilation_bytes(c, &len);  // write it, or load it
  *   berth_plan_summary_t s;
- *   berth_compilation_summary(c, 0, &s);                     // arena, lower bound, copies...
+ *   berth_compilation_summary(c, 0, &s, &diag);              // arena, lower bound, copies...
+ *   berth_plan_value_t v;
+ *   berth_compilation_value(c, 0, 3, &v, &diag);             // value 3: storage, bytes, lifetime
  *   berth_compilation_destroy(c);
  *
  * The source kind is told by content: an ONNX ModelProto, else the text IR (a `.berth` file
@@ -138,11 +140,89 @@ typedef struct berth_plan_summary {
   uint64_t lower_bound_bytes[BERTH_SUMMARY_MAX_POOLS]; /* per pool: no plan can be smaller */
   int32_t buffers[BERTH_SUMMARY_MAX_POOLS];            /* storage groups packed per pool */
   bool verified;
+  int32_t n_scratch;           /* kernel calls given scratch in the arena (values of their own) */
+  uint64_t scratch_bytes;      /* the bytes those calls asked for, summed (packed like any value) */
+  int64_t timeline_positions;  /* length of the method's timeline (every node of every nested graph) */
+  double time_ms;              /* planning time */
+  int32_t n_hops;              /* control-flow bodies on the timeline (berth_compilation_hop) */
 } berth_plan_summary_t;
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c);
-/* BERTH_ERR_INVALID_ARGUMENT when method is out of range. */
-berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out);
+/* The plan of method (0..berth_compilation_method_count(c)-1). Errors:
+ * BERTH_ERR_INVALID_ARGUMENT (c or out NULL, method out of range, with diag saying which);
+ * *out is written only on success. */
+berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out,
+                                         berth_diag_t *diag);
+
+/* ---- the plan of every value ------------------------------------------------------------ */
+
+/* Where a value's bytes live (the program file's storage classes, docs/format.md). */
+typedef enum berth_plan_storage {
+  BERTH_PLAN_STORAGE_ARENA = 0,  /* planned in an arena pool of the method */
+  BERTH_PLAN_STORAGE_CONST = 1,  /* the file's constant section (read-only) */
+  BERTH_PLAN_STORAGE_STATE = 2,  /* the method's state region (mutable buffers) */
+  BERTH_PLAN_STORAGE_INPUT = 3,  /* a buffer the caller binds (inputs not planned) */
+  BERTH_PLAN_STORAGE_OUTPUT = 4, /* a buffer the caller binds (outputs not planned) */
+} berth_plan_storage_t;
+
+/* "arena", "const", "state", "input", "output"; "?" outside the enum. Static storage. */
+const char *berth_plan_storage_name(berth_plan_storage_t s);
+
+/* One value of a method's plan, as `berth plan --json` lists it under "values":
+ *
+ *   berth_plan_value_t v;
+ *   for (int32_t k = 0; k < berth_compilation_value_count(c, 0); k++) {
+ *     berth_compilation_value(c, 0, k, &v, &diag);
+ *     printf("%%%s %s pool %d [%llu,+%llu)\n", v.name, berth_plan_storage_name(v.storage), v.pool,
+ *            (unsigned long long)v.offset, (unsigned long long)v.bytes);
+ *   }
+ *
+ * Values are numbered as in the program file (`berth dis`). Coalesced hand-overs (a branch or
+ * loop-body result planned at its HOP result's storage) show as values with the same bytes
+ * whose lifetimes do not overlap; a value's lifetime is a set of intervals on the method's
+ * timeline (DESIGN.md rules 3 and 4), not their hull. */
+typedef struct berth_plan_value {
+  const char *name;              /* owned by c */
+  berth_type_t type;
+  berth_plan_storage_t storage;
+  int32_t pool;                  /* ARENA: the pool; else 0 */
+  int32_t index;                 /* INPUT, OUTPUT: the caller's input or output index; else 0 */
+  uint64_t offset;               /* ARENA, CONST, STATE: the first byte in the pool, section or
+                                    region (a window: in its parent); else 0 */
+  uint64_t bytes;                /* the type's size */
+  int32_t window_of;             /* -1, or the value this one is a per-step slice of (a scan or
+                                    map step reading or writing its stacked value in place) */
+  int32_t depth;                 /* nesting depth of the graph that defines it (0: the method's body) */
+  int32_t n_intervals;           /* lifetime: n_intervals pairs of inclusive timeline positions,
+                                    ascending (0 for CONST and STATE: they live for the whole
+                                    method) */
+  const int64_t (*intervals)[2]; /* owned by c; NULL when n_intervals is 0 */
+} berth_plan_value_t;
+
+/* The number of values of method (those with storage: berth_plan_summary_t.n_values); 0 when
+ * c is NULL or method is out of range. */
+int32_t berth_compilation_value_count(const berth_compilation_t *c, int32_t method);
+
+/* Value k of method. Errors: BERTH_ERR_INVALID_ARGUMENT (c or out NULL, method or k out of
+ * range, with diag saying which); *out is written only on success and points into c. */
+berth_status_t berth_compilation_value(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_value_t *out,
+                                       berth_diag_t *diag);
+
+/* One control-flow body on a method's timeline (what `berth plan --svg` shades): a HOP's
+ * span [begin, end] of inclusive positions, inside which its bodies' nodes sit. */
+typedef struct berth_plan_hop {
+  const char *kind; /* the HOP's op: "cond", "while_loop", "scan", "map" (static) */
+  int32_t depth;    /* nesting depth of the graph the HOP is in (0: the method's body) */
+  int64_t begin, end;
+  int64_t split;    /* cond: the first position of the else-body (the two sides are exclusive,
+                       DESIGN.md rule 4); -1 for the other HOPs */
+} berth_plan_hop_t;
+
+/* HOP k of method (0..berth_plan_summary_t.n_hops-1). Errors: BERTH_ERR_INVALID_ARGUMENT (c
+ * or out NULL, method or k out of range, with diag saying which); *out is written only on
+ * success. */
+berth_status_t berth_compilation_hop(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_hop_t *out,
+                                     berth_diag_t *diag);
 
 #ifdef __cplusplus
 }

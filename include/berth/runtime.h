@@ -219,8 +219,12 @@ berth_status_t berth_method_output(const berth_method_t *m, int32_t j, const voi
  * a bounded output's axis, where it is the extent this execute produced (0..capacity; a
  * call whose extent would exceed the capacity fails in berth_method_execute, naming the
  * node and the bound). Valid as long as berth_method_output's bytes. Errors:
- * BERTH_ERR_INVALID_ARGUMENT (out of range, NULL type, or no successful execute yet). */
-berth_status_t berth_method_output_shape(const berth_method_t *m, int32_t j, berth_type_t *type);
+ * BERTH_ERR_INVALID_ARGUMENT, with diag saying which, as berth_method_output does: not a
+ * method handle, type NULL, no output j, or no outputs to read (not executed yet, the last
+ * execute failed, reset since, a planned input or an output buffer bound since). *type is
+ * written only on success. */
+berth_status_t berth_method_output_shape(const berth_method_t *m, int32_t j, berth_type_t *type,
+                                         berth_diag_t *diag);
 
 /* Copies the state's initial values in again (as at init). Outputs become unavailable. */
 void berth_method_reset(berth_method_t *m);

@@ -174,7 +174,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
         plan = []
         for m in range(_c.berth_compilation_method_count(handle)):
             s = _c.PlanSummary()
-            d.check(_c.berth_compilation_summary(handle, m, ctypes.byref(s)))
+            d.check(_c.berth_compilation_summary(handle, m, ctypes.byref(s), d.ptr))
             pools_ = [{"arena_bytes": s.arena_bytes[k], "lower_bound_bytes": s.lower_bound_bytes[k],
                        "buffers": s.buffers[k]} for k in range(s.n_pools)]
             plan.append({"method": s.method.decode(), "values": s.n_values, "copies": s.copies,
@@ -345,7 +345,7 @@ class Method:
         result = {}
         for j, (n, dt, shape) in enumerate(self.outputs):
             real = _c.Type()  # a bounded output (dynamic_bound) has its real extent: a packed prefix
-            d.check(_c.berth_method_output_shape(self._handle, j, ctypes.byref(real)))
+            d.check(_c.berth_method_output_shape(self._handle, j, ctypes.byref(real), d.ptr))
             real = tuple(real.dims[k] for k in range(real.rank))
             if outs:
                 result[n] = outs[j] if real == shape else outs[j].reshape(-1)[:int(np.prod(real, dtype=np.int64))].reshape(real)

@@ -81,6 +81,11 @@ class PlanSummary(ctypes.Structure):
         ("lower_bound_bytes", ctypes.c_uint64 * SUMMARY_MAX_POOLS),
         ("buffers", ctypes.c_int32 * SUMMARY_MAX_POOLS),
         ("verified", ctypes.c_bool),
+        ("n_scratch", ctypes.c_int32),
+        ("scratch_bytes", ctypes.c_uint64),
+        ("timeline_positions", ctypes.c_int64),
+        ("time_ms", ctypes.c_double),
+        ("n_hops", ctypes.c_int32),
     ]
 
 
@@ -118,7 +123,7 @@ _fn("berth_compile", _st, _vp, _sz, ctypes.c_char_p, ctypes.POINTER(CompileOptio
 _fn("berth_compilation_destroy", None, _vp)
 _fn("berth_compilation_bytes", ctypes.POINTER(ctypes.c_uint8), _vp, ctypes.POINTER(_sz))
 _fn("berth_compilation_method_count", _i32, _vp)
-_fn("berth_compilation_summary", _st, _vp, _i32, ctypes.POINTER(PlanSummary))
+_fn("berth_compilation_summary", _st, _vp, _i32, ctypes.POINTER(PlanSummary), _D)
 _fn("berth_program_query", _st, _vp, _sz, ctypes.POINTER(ProgramSizes), _D)
 _fn("berth_program_load", _st, _vp, _sz, _vp, _sz, _vp, _sz, ctypes.POINTER(_vp), _D)
 _fn("berth_program_writer_version", VersionTriple, _vp)
@@ -139,6 +144,6 @@ _fn("berth_method_set_output", _st, _vp, _i32, _vp, _sz, _D)
 _fn("berth_method_set_max_steps", None, _vp, _u64)
 _fn("berth_method_execute", _st, _vp, _D)
 _fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)
-_fn("berth_method_output_shape", _st, _vp, _i32, ctypes.POINTER(Type))
+_fn("berth_method_output_shape", _st, _vp, _i32, ctypes.POINTER(Type), _D)
 _fn("berth_method_reset", None, _vp)
 _fn("berth_method_state", _st, _vp, ctypes.c_char_p, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)

@@ -3,6 +3,7 @@
 #include "berth/compiler.h"
 
 #include "berth/runtime.h"
+#include "base/try.h"
 #include "writer/write_program.h"
 #include "ir/ir.h"
 #include "onnx/onnx_import.h"
@@ -14,12 +15,28 @@
 #include <string.h>
 
 _Static_assert(BERTH_SUMMARY_MAX_POOLS == BERTH_MAX_POOLS, "the summary holds every pool");
+_Static_assert((int)BERTH_PLAN_STORAGE_ARENA == (int)BERTH_STORAGE_ARENA &&
+                   (int)BERTH_PLAN_STORAGE_CONST == (int)BERTH_STORAGE_CONST &&
+                   (int)BERTH_PLAN_STORAGE_STATE == (int)BERTH_STORAGE_STATE &&
+                   (int)BERTH_PLAN_STORAGE_INPUT == (int)BERTH_STORAGE_INPUT &&
+                   (int)BERTH_PLAN_STORAGE_OUTPUT == (int)BERTH_STORAGE_OUTPUT,
+               "the public storage classes are the program file's");
+
+/* The plan of every value of one method (berth_compilation_value). */
+typedef struct method_values {
+  int32_t n;
+  berth_plan_value_t *values;
+  berth_plan_hop_t *hops; /* berth_plan_summary_t.n_hops */
+  int64_t (*ivs)[2]; /* every value's lifetime intervals, value by value */
+  char *names;       /* value names, NUL-separated */
+} method_values_t;
 
 struct berth_compilation {
   uint8_t *bytes;
   size_t len;
   int32_t n_methods;
   berth_plan_summary_t *summaries;
+  method_values_t *values; /* one per method */
   char *names; /* method names, NUL-separated */
 };
 
@@ -272,13 +289,63 @@ static berth_status_t load_check(const uint8_t *bytes, size_t len, berth_diag_t 
   return st;
 }
 
+/* The plan of every value of method m (its exec values, with the report's lifetimes) into
+ * out, which owns copies of the names and intervals. */
+static berth_status_t method_values(const berth_compiled_t *cp, int32_t m, method_values_t *out, berth_diag_t *diag) {
+  const berth_exec_method_t *em = &cp->exec.methods[m];
+  const berth_plan_method_report_t *r = &cp->reports[m];
+  size_t names = 0, n_ivs = 0;
+  for (int32_t v = 0; v < em->n_values; v++) {
+    names += strlen(em->values[v].name ? em->values[v].name : "") + 1;
+    if (r->n_ivs) n_ivs += (size_t)r->n_ivs[v];
+  }
+  out->n = em->n_values;
+  out->values = calloc((size_t)em->n_values + 1, sizeof *out->values);
+  out->ivs = malloc((n_ivs + 1) * sizeof *out->ivs);
+  out->names = malloc(names + 1);
+  out->hops = calloc((size_t)r->n_hops + 1, sizeof *out->hops);
+  if (!out->values || !out->ivs || !out->names || !out->hops)
+    return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; k < r->n_hops; k++) {
+    const struct berth_plan_hop_span *h = &r->hops[k];
+    out->hops[k] = (berth_plan_hop_t){h->kind, h->depth, h->ts, h->te, h->split};
+  }
+  char *at = out->names;
+  size_t iv_at = 0;
+  for (int32_t v = 0; v < em->n_values; v++) {
+    const berth_exec_value_t *x = &em->values[v];
+    berth_plan_value_t *pv = &out->values[v];
+    size_t l = strlen(x->name ? x->name : "") + 1;
+    memcpy(at, x->name ? x->name : "", l);
+    pv->name = at;
+    at += l;
+    pv->type = x->type;
+    pv->storage = (berth_plan_storage_t)x->storage;
+    pv->pool = x->storage == BERTH_STORAGE_ARENA ? (int32_t)x->pool : 0;
+    pv->index = x->storage == BERTH_STORAGE_INPUT || x->storage == BERTH_STORAGE_OUTPUT ? (int32_t)x->index : 0;
+    pv->offset = x->offset;
+    pv->bytes = berth_type_bytes(&x->type);
+    pv->window_of = x->window_parent;
+    pv->depth = r->depth ? r->depth[v] : 0;
+    pv->n_intervals = r->n_ivs ? r->n_ivs[v] : 0;
+    pv->intervals = pv->n_intervals ? (const int64_t(*)[2])&out->ivs[iv_at] : NULL;
+    for (int32_t i = 0; i < pv->n_intervals; i++, iv_at++) {
+      out->ivs[iv_at][0] = r->ivs[r->iv_first[v] + i][0];
+      out->ivs[iv_at][1] = r->ivs[r->iv_first[v] + i][1];
+    }
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t *c, berth_diag_t *diag) {
   int32_t n = cp->exec.n_methods;
   size_t names = 0;
   for (int32_t m = 0; m < n; m++) names += strlen(cp->exec.methods[m].name) + 1;
   c->summaries = calloc((size_t)n + 1, sizeof *c->summaries);
+  c->values = calloc((size_t)n + 1, sizeof *c->values);
   c->names = malloc(names + 1);
-  if (!c->summaries || !c->names) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!c->summaries || !c->values || !c->names) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  c->n_methods = n; /* from here on berth_compilation_destroy frees every method's values */
   char *at = c->names;
   for (int32_t m = 0; m < n; m++) {
     const berth_plan_method_report_t *r = &cp->reports[m];
@@ -299,8 +366,13 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
       s->buffers[k] = r->pools[k].n_buffers;
     }
     s->verified = r->verified;
+    s->n_scratch = r->n_scratch;
+    s->scratch_bytes = r->scratch_bytes;
+    s->timeline_positions = r->n_positions;
+    s->time_ms = r->time_ms;
+    s->n_hops = r->n_hops;
+    BERTH_TRY(method_values(cp, m, &c->values[m], diag));
   }
-  c->n_methods = n;
   return BERTH_OK;
 }
 
@@ -339,6 +411,13 @@ berth_status_t berth_compile(const void *source, size_t len, const char *source_
 void berth_compilation_destroy(berth_compilation_t *c) {
   if (!c) return;
   free(c->bytes);
+  for (int32_t m = 0; c->values && m < c->n_methods; m++) {
+    free(c->values[m].values);
+    free(c->values[m].ivs);
+    free(c->values[m].names);
+    free(c->values[m].hops);
+  }
+  free(c->values);
   free(c->summaries);
   free(c->names);
   free(c);
@@ -351,9 +430,55 @@ const uint8_t *berth_compilation_bytes(const berth_compilation_t *c, size_t *len
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c) { return c ? c->n_methods : 0; }
 
-berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out) {
-  if (!c || !out || method < 0 || method >= c->n_methods) return BERTH_ERR_INVALID_ARGUMENT;
+/* c, out and method checked for the berth_compilation_* getters named fn. */
+static berth_status_t check_method(const berth_compilation_t *c, int32_t method, const void *out, const char *fn,
+                                   berth_diag_t *diag) {
+  if (!c || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, c ? "out" : "the compilation");
+  if (method < 0 || method >= c->n_methods)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: no method %d (%d methods)", fn, (int)method, (int)c->n_methods);
+  return BERTH_OK;
+}
+
+berth_status_t berth_compilation_summary(const berth_compilation_t *c, int32_t method, berth_plan_summary_t *out,
+                                         berth_diag_t *diag) {
+  BERTH_TRY(check_method(c, method, out, "berth_compilation_summary", diag));
   *out = c->summaries[method];
+  return BERTH_OK;
+}
+
+const char *berth_plan_storage_name(berth_plan_storage_t s) {
+  switch (s) {
+    case BERTH_PLAN_STORAGE_ARENA: return "arena";
+    case BERTH_PLAN_STORAGE_CONST: return "const";
+    case BERTH_PLAN_STORAGE_STATE: return "state";
+    case BERTH_PLAN_STORAGE_INPUT: return "input";
+    case BERTH_PLAN_STORAGE_OUTPUT: return "output";
+  }
+  return "?";
+}
+
+int32_t berth_compilation_value_count(const berth_compilation_t *c, int32_t method) {
+  return c && method >= 0 && method < c->n_methods ? c->values[method].n : 0;
+}
+
+berth_status_t berth_compilation_value(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_value_t *out,
+                                       berth_diag_t *diag) {
+  BERTH_TRY(check_method(c, method, out, "berth_compilation_value", diag));
+  const method_values_t *mv = &c->values[method];
+  if (k < 0 || k >= mv->n)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compilation_value: method %s has no value %d (%d values)",
+                      c->summaries[method].method, (int)k, (int)mv->n);
+  *out = mv->values[k];
+  return BERTH_OK;
+}
+
+berth_status_t berth_compilation_hop(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_hop_t *out,
+                                     berth_diag_t *diag) {
+  BERTH_TRY(check_method(c, method, out, "berth_compilation_hop", diag));
+  if (k < 0 || k >= c->summaries[method].n_hops)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compilation_hop: method %s has no HOP %d (%d HOPs)",
+                      c->summaries[method].method, (int)k, (int)c->summaries[method].n_hops);
+  *out = c->values[method].hops[k];
   return BERTH_OK;
 }
 

@@ -614,117 +614,133 @@ static const char *vwhere(const mctx_t *c, uint32_t v, char *buf, size_t cap) {
   return buf;
 }
 
-static berth_status_t decode_values(mctx_t *c) {
+/* Value v's record up to its storage: name, storage class, type (checked against the caps;
+ * *bytes its size) and the storage fields, read but not yet checked. w receives "method M,
+ * value V (%NAME) at byte B" for the messages that follow. */
+static berth_status_t decode_value(mctx_t *c, uint32_t v, char *w, size_t wcap, uint64_t *bytes) {
+  rd_t *r = c->r;
+  uint64_t at = val_at(c, v);
+  const uint8_t *p = r->b + at;
+  berth_exec_value_t *x = &c->values[v];
+  memset(x, 0, sizeof *x);
+  berth_format(w, wcap, "method %s, value %u", c->mn, (unsigned)v);
+  BERTH_TRY(get_str(r, berth_load_le32(p + BERTH_FORMAT_VALUE_NAME), w, at + BERTH_FORMAT_VALUE_NAME, &x->name));
+  vwhere(c, v, w, wcap);
+  uint8_t storage = p[BERTH_FORMAT_VALUE_STORAGE], dtype = p[BERTH_FORMAT_VALUE_DTYPE], rank = p[BERTH_FORMAT_VALUE_RANK];
+  if (p[BERTH_FORMAT_VALUE_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + BERTH_FORMAT_VALUE_RESERVED));
+  if (storage > BERTH_STORAGE_OUTPUT)
+    return rfail(r, CORRUPT, "%s: unknown storage class %u (0..4)", w, (unsigned)storage);
+  if (dtype >= BERTH_DTYPE_COUNT)
+    return rfail(r, CORRUPT, "%s: dtype %u is not a dtype (0..%d)", w, (unsigned)dtype, BERTH_DTYPE_COUNT - 1);
+  if (rank > BERTH_MAX_RANK)
+    return rfail(r, CORRUPT, "%s: rank %u exceeds the maximum rank %d", w, (unsigned)rank, BERTH_MAX_RANK);
+  x->storage = storage;
+  x->type.dtype = (berth_dtype_t)dtype;
+  x->type.rank = rank;
+  uint64_t numel = 1, esz = berth_dtype_size(x->type.dtype);
+  for (int k = 0; k < BERTH_MAX_RANK; k++) {
+    int64_t d = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_DIM(k)));
+    if (k >= rank) {
+      if (d != 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is %lld beyond rank %u; expected 0", w, k,
+                               (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d, (unsigned)rank);
+      continue; /* dims past the rank */
+    }
+    if (d < 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is negative (%lld)", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d);
+    if (d > BERTH_MAX_DIM)
+      return rfail(r, RANGE, "%s: dim %d (byte %llu) is %lld, above the cap of 2^40", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)),
+                   (long long)d);
+    x->type.dims[k] = d;
+    if (!berth_mul_u64(numel, (uint64_t)d, &numel) || numel > (uint64_t)BERTH_MAX_TENSOR_BYTES)
+      return rfail(r, RANGE, "%s: the tensor's byte size overflows the cap of 2^40 bytes", w);
+  }
+  if (!berth_mul_u64(numel, esz, bytes) || *bytes > (uint64_t)BERTH_MAX_TENSOR_BYTES || !berth_type_check(&x->type))
+    return rfail(r, RANGE, "%s: %llu elements of %llu bytes exceed the tensor cap of 2^40 bytes", w, (ull)numel, (ull)esz);
+  x->pool = berth_load_le32(p + BERTH_FORMAT_VALUE_POOL);
+  x->index = berth_load_le32(p + BERTH_FORMAT_VALUE_INDEX);
+  x->offset = berth_load_le64(p + BERTH_FORMAT_VALUE_OFFSET);
+  x->window_parent = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_PARENT));
+  x->window_reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_REG));
+  x->window_stride = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_WINDOW_STRIDE));
+  return BERTH_OK;
+}
+
+/* Value v's storage fields against its class: a window names a parent (checked by
+ * check_windows), the fields its class does not use are zero, and its bytes lie inside their
+ * region at an aligned offset. */
+static berth_status_t check_value_storage(mctx_t *c, uint32_t v, const char *w, uint64_t bytes) {
   rd_t *r = c->r;
   const berth_exec_method_t *em = c->em;
-  char w[256];
-  for (uint32_t v = 0; v < c->rec.n_values; v++) {
-    uint64_t at = val_at(c, v);
-    const uint8_t *p = r->b + at;
-    berth_exec_value_t *x = &c->values[v];
-    memset(x, 0, sizeof *x);
-    berth_format(w, sizeof w, "method %s, value %u", c->mn, (unsigned)v);
-    BERTH_TRY(get_str(r, berth_load_le32(p + BERTH_FORMAT_VALUE_NAME), w, at + BERTH_FORMAT_VALUE_NAME, &x->name));
-    vwhere(c, v, w, sizeof w);
-    uint8_t storage = p[BERTH_FORMAT_VALUE_STORAGE], dtype = p[BERTH_FORMAT_VALUE_DTYPE], rank = p[BERTH_FORMAT_VALUE_RANK];
-    if (p[BERTH_FORMAT_VALUE_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + BERTH_FORMAT_VALUE_RESERVED));
-    if (storage > BERTH_STORAGE_OUTPUT)
-      return rfail(r, CORRUPT, "%s: unknown storage class %u (0..4)", w, (unsigned)storage);
-    if (dtype >= BERTH_DTYPE_COUNT)
-      return rfail(r, CORRUPT, "%s: dtype %u is not a dtype (0..%d)", w, (unsigned)dtype, BERTH_DTYPE_COUNT - 1);
-    if (rank > BERTH_MAX_RANK)
-      return rfail(r, CORRUPT, "%s: rank %u exceeds the maximum rank %d", w, (unsigned)rank, BERTH_MAX_RANK);
-    x->storage = storage;
-    x->type.dtype = (berth_dtype_t)dtype;
-    x->type.rank = rank;
-    uint64_t numel = 1, esz = berth_dtype_size(x->type.dtype);
-    for (int k = 0; k < BERTH_MAX_RANK; k++) {
-      int64_t d = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_DIM(k)));
-      if (k >= rank) {
-        if (d != 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is %lld beyond rank %u; expected 0", w, k,
-                                 (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d, (unsigned)rank);
-        continue;
-      }
-      if (d < 0) return rfail(r, CORRUPT, "%s: dim %d (byte %llu) is negative (%lld)", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)), (long long)d);
-      if (d > BERTH_MAX_DIM)
-        return rfail(r, RANGE, "%s: dim %d (byte %llu) is %lld, above the cap of 2^40", w, k, (ull)(at + BERTH_FORMAT_VALUE_DIM(k)),
-                     (long long)d);
-      x->type.dims[k] = d;
-      if (!berth_mul_u64(numel, (uint64_t)d, &numel) || numel > (uint64_t)BERTH_MAX_TENSOR_BYTES)
-        return rfail(r, RANGE, "%s: the tensor's byte size overflows the cap of 2^40 bytes", w);
-    }
-    uint64_t bytes;
-    if (!berth_mul_u64(numel, esz, &bytes) || bytes > (uint64_t)BERTH_MAX_TENSOR_BYTES || !berth_type_check(&x->type))
-      return rfail(r, RANGE, "%s: %llu elements of %llu bytes exceed the tensor cap of 2^40 bytes", w, (ull)numel, (ull)esz);
-    x->pool = berth_load_le32(p + BERTH_FORMAT_VALUE_POOL);
-    x->index = berth_load_le32(p + BERTH_FORMAT_VALUE_INDEX);
-    x->offset = berth_load_le64(p + BERTH_FORMAT_VALUE_OFFSET);
-    x->window_parent = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_PARENT));
-    x->window_reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_VALUE_WINDOW_REG));
-    x->window_stride = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_VALUE_WINDOW_STRIDE));
-    if (x->window_parent >= 0) {
-      if ((uint32_t)x->window_parent >= c->rec.n_values)
-        return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is out of range (%u values)", w, (int)x->window_parent,
-                     (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT), (unsigned)c->rec.n_values);
-      continue; /* checked once every value is decoded */
-    }
-    if (x->window_parent != -1)
-      return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is neither -1 nor a value id", w, (int)x->window_parent,
-                   (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT));
-    if (x->window_reg != -1 || x->window_stride != 0)
-      return rfail(r, CORRUPT, "%s: not windowed, but its window register is %d and stride %lld (expected -1 and 0)", w,
-                   (int)x->window_reg, (long long)x->window_stride);
-    /* storage: the fields it does not use are zero; the bytes lie inside their region */
-    bool use_pool = storage == BERTH_STORAGE_ARENA;
-    bool use_index = storage == BERTH_STORAGE_INPUT || storage == BERTH_STORAGE_OUTPUT;
-    if ((!use_pool && x->pool) || (!use_index && x->index) || (use_index && x->offset))
-      return rfail(r, CORRUPT, "%s: a field its storage class does not use is not 0 (pool %u, index %u, offset %llu)", w,
-                   (unsigned)x->pool, (unsigned)x->index, (ull)x->offset);
-    uint64_t cap = 0, align = esz;
-    const char *region = "";
-    char rbuf[32];
-    switch (storage) {
-      case BERTH_STORAGE_ARENA:
-        if (x->pool >= (uint32_t)em->n_pools)
-          return rfail(r, CORRUPT, "%s: arena pool %u (byte %llu) is out of range (%d pools)", w, (unsigned)x->pool,
-                       (ull)(at + BERTH_FORMAT_VALUE_POOL), (int)em->n_pools);
-        cap = em->pool_sizes[x->pool];
-        berth_format(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
-        region = rbuf;
-        break;
-      case BERTH_STORAGE_CONST:
-        cap = r->s[BERTH_SECTION_CONSTANTS].size;
-        region = "the constant section";
-        break;
-      case BERTH_STORAGE_STATE:
-        cap = em->state_size;
-        region = "the state region";
-        break;
-      case BERTH_STORAGE_INPUT:
-      case BERTH_STORAGE_OUTPUT: {
-        bool in = storage == BERTH_STORAGE_INPUT;
-        uint32_t n = in ? c->rec.n_inputs : c->rec.n_outputs;
-        if (x->index >= n)
-          return rfail(r, CORRUPT, "%s: caller %s index %u (byte %llu) is out of range (%u %ss)", w, in ? "input" : "output",
-                       (unsigned)x->index, (ull)(at + BERTH_FORMAT_VALUE_INDEX), (unsigned)n, in ? "input" : "output");
-        continue;
-      }
-    }
-    if (bytes > cap || x->offset > cap - bytes)
-      return rfail(r, CORRUPT, "%s: bytes [%llu,+%llu) lie outside %s (%llu bytes)", w, (ull)x->offset, (ull)bytes, region,
-                   (ull)cap);
-    if (storage == BERTH_STORAGE_ARENA && bytes > 0 && x->offset % em->alignment)
-      return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the method's alignment %u", w,
-                   (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (unsigned)em->alignment);
-    if (bytes > 0 && x->offset % align)
-      return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the element size %llu", w,
-                   (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (ull)align);
+  berth_exec_value_t *x = &c->values[v];
+  uint64_t at = val_at(c, v);
+  if (x->window_parent >= 0) {
+    if ((uint32_t)x->window_parent >= c->rec.n_values)
+      return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is out of range (%u values)", w, (int)x->window_parent,
+                   (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT), (unsigned)c->rec.n_values);
+    return BERTH_OK; /* checked once every value is decoded (check_windows) */
   }
-  /* windows: one slice of a non-windowed parent (so windows never chain or cycle) */
+  if (x->window_parent != -1)
+    return rfail(r, CORRUPT, "%s: window parent %d (byte %llu) is neither -1 nor a value id", w, (int)x->window_parent,
+                 (ull)(at + BERTH_FORMAT_VALUE_WINDOW_PARENT));
+  if (x->window_reg != -1 || x->window_stride != 0)
+    return rfail(r, CORRUPT, "%s: not windowed, but its window register is %d and stride %lld (expected -1 and 0)", w,
+                 (int)x->window_reg, (long long)x->window_stride);
+  /* storage: the fields it does not use are zero; the bytes lie inside their region */
+  uint8_t storage = x->storage;
+  bool use_pool = storage == BERTH_STORAGE_ARENA;
+  bool use_index = storage == BERTH_STORAGE_INPUT || storage == BERTH_STORAGE_OUTPUT;
+  if ((!use_pool && x->pool) || (!use_index && x->index) || (use_index && x->offset))
+    return rfail(r, CORRUPT, "%s: a field its storage class does not use is not 0 (pool %u, index %u, offset %llu)", w,
+                 (unsigned)x->pool, (unsigned)x->index, (ull)x->offset);
+  uint64_t cap = 0, align = berth_dtype_size(x->type.dtype);
+  const char *region = "";
+  char rbuf[32];
+  switch (storage) {
+    case BERTH_STORAGE_ARENA:
+      if (x->pool >= (uint32_t)em->n_pools)
+        return rfail(r, CORRUPT, "%s: arena pool %u (byte %llu) is out of range (%d pools)", w, (unsigned)x->pool,
+                     (ull)(at + BERTH_FORMAT_VALUE_POOL), (int)em->n_pools);
+      cap = em->pool_sizes[x->pool];
+      berth_format(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
+      region = rbuf;
+      break;
+    case BERTH_STORAGE_CONST:
+      cap = r->s[BERTH_SECTION_CONSTANTS].size;
+      region = "the constant section";
+      break;
+    case BERTH_STORAGE_STATE:
+      cap = em->state_size;
+      region = "the state region";
+      break;
+    case BERTH_STORAGE_INPUT:
+    case BERTH_STORAGE_OUTPUT: {
+      bool in = storage == BERTH_STORAGE_INPUT;
+      uint32_t n = in ? c->rec.n_inputs : c->rec.n_outputs;
+      if (x->index >= n)
+        return rfail(r, CORRUPT, "%s: caller %s index %u (byte %llu) is out of range (%u %ss)", w, in ? "input" : "output",
+                     (unsigned)x->index, (ull)(at + BERTH_FORMAT_VALUE_INDEX), (unsigned)n, in ? "input" : "output");
+      return BERTH_OK;
+    }
+  }
+  if (bytes > cap || x->offset > cap - bytes)
+    return rfail(r, CORRUPT, "%s: bytes [%llu,+%llu) lie outside %s (%llu bytes)", w, (ull)x->offset, (ull)bytes, region,
+                 (ull)cap);
+  if (storage == BERTH_STORAGE_ARENA && bytes > 0 && x->offset % em->alignment)
+    return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the method's alignment %u", w,
+                 (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (unsigned)em->alignment);
+  if (bytes > 0 && x->offset % align)
+    return rfail(r, CORRUPT, "%s: offset %llu (byte %llu) in %s is not a multiple of the element size %llu", w,
+                 (ull)x->offset, (ull)(at + BERTH_FORMAT_VALUE_OFFSET), region, (ull)align);
+  return BERTH_OK;
+}
+
+/* Windows: one slice of a non-windowed parent (so windows never chain or cycle), of the
+ * parent's storage, inside its bytes. */
+static berth_status_t check_windows(mctx_t *c, char *w, size_t wcap) {
+  rd_t *r = c->r;
   for (uint32_t v = 0; v < c->rec.n_values; v++) {
     berth_exec_value_t *x = &c->values[v];
     if (x->window_parent < 0) continue;
-    vwhere(c, v, w, sizeof w);
+    vwhere(c, v, w, wcap);
     const berth_exec_value_t *par = &c->values[x->window_parent];
     if ((uint32_t)x->window_parent == v || par->window_parent >= 0)
       return rfail(r, CORRUPT, "%s: window parent %d (%%%s) is itself windowed; windows cannot nest", w,
@@ -747,6 +763,16 @@ static berth_status_t decode_values(mctx_t *c) {
                    (ull)size, par->name, (ull)psize);
   }
   return BERTH_OK;
+}
+
+static berth_status_t decode_values(mctx_t *c) {
+  char w[256];
+  for (uint32_t v = 0; v < c->rec.n_values; v++) {
+    uint64_t bytes = 0;
+    BERTH_TRY(decode_value(c, v, w, sizeof w, &bytes));
+    BERTH_TRY(check_value_storage(c, v, w, bytes));
+  }
+  return check_windows(c, w, sizeof w);
 }
 
 static berth_status_t decode_attrs(mctx_t *c) {
@@ -792,6 +818,124 @@ static berth_status_t decode_n_scratch(rd_t *r, const char *w, uint8_t n, berth_
   return BERTH_OK;
 }
 
+/* Which fields instruction x's opcode uses (the others must be zero), after checking a
+ * kernel's op and operand counts against the op table. */
+typedef struct instr_use {
+  uint32_t nops, n_attrs;
+  bool target, reg, count;
+} instr_use_t;
+
+static berth_status_t instr_use(rd_t *r, const char *w, const berth_instr_t *x, instr_use_t *u) {
+  memset(u, 0, sizeof *u);
+  switch (x->opcode) {
+    case BERTH_I_KERNEL: {
+      const berth_op_def_t *def = berth_op_get(x->op);
+      if (!def && x->op < BERTH_OP_COUNT)
+        return rfail(r, BERTH_ERR_UNIMPLEMENTED,
+                     "%s: op %u is a kernel this runtime was built without (its BERTH_OPS_HEADER "
+                     "selection does not list it)",
+                     w, (unsigned)x->op);
+      if (!def || def->kind != BERTH_OPKIND_KERNEL || !def->infer || !def->run)
+        return rfail(r, CORRUPT, "%s: op %u (%s) is not a kernel", w, (unsigned)x->op, def ? def->name : "unknown op");
+      int32_t max_in = def->max_in < 0 || def->max_in > BERTH_MAX_KERNEL_OPERANDS ? BERTH_MAX_KERNEL_OPERANDS : def->max_in;
+      if ((int32_t)x->n_in < def->min_in || (int32_t)x->n_in > max_in)
+        return rfail(r, CORRUPT, "%s: kernel %s with %u inputs; expected %d to %d", w, def->name, (unsigned)x->n_in,
+                     (int)def->min_in, (int)max_in);
+      if (def->n_out < 0 || (int32_t)x->n_out != def->n_out)
+        return rfail(r, CORRUPT, "%s: kernel %s with %u outputs; expected %d", w, def->name, (unsigned)x->n_out,
+                     (int)def->n_out);
+      u->nops = (uint32_t)x->n_in + x->n_out + x->n_scratch;
+      u->n_attrs = def->n_attrs;
+      break;
+    }
+    case BERTH_I_COPY:
+    case BERTH_I_RENAME:
+      if (x->n_in != 1 || x->n_out != 1)
+        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 1 (src, dst)", w, (unsigned)x->n_in,
+                     (unsigned)x->n_out);
+      u->nops = 2;
+      break;
+    case BERTH_I_JUMP_IF_FALSE:
+      if (x->n_in != 1 || x->n_out != 0)
+        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,
+                     (unsigned)x->n_out);
+      u->nops = 1;
+      u->target = true;
+      break;
+    case BERTH_I_ASSERT: {
+      if (x->op != BERTH_OP_ASSERT)
+        return rfail(r, CORRUPT, "%s: op field is %u; an assert carries op %d (assert)", w, (unsigned)x->op,
+                     (int)BERTH_OP_ASSERT);
+      if (x->n_in != 1 || x->n_out != 0)
+        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,
+                     (unsigned)x->n_out);
+      u->nops = 1;
+      u->n_attrs = berth_op_get(x->op)->n_attrs;
+      break;
+    }
+    case BERTH_I_JUMP: u->target = true; break;
+    case BERTH_I_LOOP_NEXT:
+      u->target = u->count = true;
+      /* fall through */
+    case BERTH_I_LOOP_INIT: u->reg = true; break;
+    default: break;
+  }
+  return BERTH_OK;
+}
+
+/* The n_attrs attribute records of kernel or assert x against its op's attribute kinds. */
+static berth_status_t check_instr_attrs(mctx_t *c, const char *w, const berth_instr_t *x, uint32_t n_attrs) {
+  rd_t *r = c->r;
+  const berth_op_def_t *def = berth_op_get(x->op);
+  for (uint32_t k = 0; k < n_attrs; k++) {
+    const berth_attr_value_t *a = &c->attrs[x->attrs + k];
+    if (def->attrs[k].kind == BERTH_ATTR_INTS && (a->n < 0 || a->n > BERTH_MAX_ATTR_INTS))
+      return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) has %d integers (0..%d)", w, def->attrs[k].name,
+                   (unsigned)(x->attrs + k), (int)a->n, BERTH_MAX_ATTR_INTS);
+    if (def->attrs[k].kind == BERTH_ATTR_DTYPE && (a->i < 0 || a->i >= BERTH_DTYPE_COUNT))
+      return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is dtype %lld, not a dtype", w, def->attrs[k].name,
+                   (unsigned)(x->attrs + k), (long long)a->i);
+    if (def->attrs[k].kind != BERTH_ATTR_STRING && a->s)
+      return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) has a string but is not a string attribute "
+                   "(its string field must be 0)", w, def->attrs[k].name, (unsigned)(x->attrs + k));
+    if (def->attrs[k].kind == BERTH_ATTR_STRING && !string_attr_clean(a))
+      return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is a string; its other fields must be 0", w,
+                   def->attrs[k].name, (unsigned)(x->attrs + k));
+  }
+  return BERTH_OK;
+}
+
+/* The jump target, loop register and trip count of instruction x (at byte at): in range
+ * where its opcode uses them, zero where it does not. */
+static berth_status_t check_instr_control(mctx_t *c, const char *w, uint64_t at, const berth_instr_t *x,
+                                          const instr_use_t *u) {
+  rd_t *r = c->r;
+  const mrec_t *m = &c->rec;
+  if (u->target) {
+    if (x->target < 0 || (uint32_t)x->target >= m->n_instrs)
+      return rfail(r, CORRUPT, "%s: jump target %d (byte %llu) is out of range [0,%u)", w, (int)x->target, (ull)(at + BERTH_FORMAT_INSTR_TARGET),
+                   (unsigned)m->n_instrs);
+  } else if (x->target) {
+    return rfail(r, CORRUPT, "%s: target field is %d but it does not jump (expected 0)", w, (int)x->target);
+  }
+  if (u->reg) {
+    if (x->reg < 0 || (uint32_t)x->reg >= m->n_regs)
+      return rfail(r, CORRUPT, "%s: loop register %d (byte %llu) is out of range (%u registers)", w, (int)x->reg,
+                   (ull)(at + BERTH_FORMAT_INSTR_REG), (unsigned)m->n_regs);
+  } else if (x->reg) {
+    return rfail(r, CORRUPT, "%s: register field is %d but it uses no register (expected 0)", w, (int)x->reg);
+  }
+  if (u->count) {
+    if (x->count < 1) return rfail(r, CORRUPT, "%s: trip count %lld (byte %llu) is below 1", w, (long long)x->count, (ull)(at + BERTH_FORMAT_INSTR_COUNT));
+    if (x->count > BERTH_MAX_DIM)
+      return rfail(r, RANGE, "%s: trip count %lld (byte %llu) exceeds the cap of 2^40", w, (long long)x->count,
+                   (ull)(at + BERTH_FORMAT_INSTR_COUNT));
+  } else if (x->count) {
+    return rfail(r, CORRUPT, "%s: count field is %lld but it is not loop_next (expected 0)", w, (long long)x->count);
+  }
+  return BERTH_OK;
+}
+
 static berth_status_t decode_instrs(mctx_t *c) {
   rd_t *r = c->r;
   const mrec_t *m = &c->rec;
@@ -814,115 +958,23 @@ static berth_status_t decode_instrs(mctx_t *c) {
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
     BERTH_TRY(decode_n_scratch(r, w, p[BERTH_FORMAT_INSTR_N_SCRATCH], x));
-    /* which fields this opcode uses; the others must be zero */
-    uint32_t nops = 0, n_attrs = 0;
-    bool uses_target = false, uses_reg = false, uses_count = false;
-    switch (x->opcode) {
-      case BERTH_I_KERNEL: {
-        const berth_op_def_t *def = berth_op_get(x->op);
-        if (!def && x->op < BERTH_OP_COUNT)
-          return rfail(r, BERTH_ERR_UNIMPLEMENTED,
-                       "%s: op %u is a kernel this runtime was built without (its BERTH_OPS_HEADER "
-                       "selection does not list it)",
-                       w, (unsigned)x->op);
-        if (!def || def->kind != BERTH_OPKIND_KERNEL || !def->infer || !def->run)
-          return rfail(r, CORRUPT, "%s: op %u (%s) is not a kernel", w, (unsigned)x->op, def ? def->name : "unknown op");
-        int32_t max_in = def->max_in < 0 || def->max_in > BERTH_MAX_KERNEL_OPERANDS ? BERTH_MAX_KERNEL_OPERANDS : def->max_in;
-        if ((int32_t)x->n_in < def->min_in || (int32_t)x->n_in > max_in)
-          return rfail(r, CORRUPT, "%s: kernel %s with %u inputs; expected %d to %d", w, def->name, (unsigned)x->n_in,
-                       (int)def->min_in, (int)max_in);
-        if (def->n_out < 0 || (int32_t)x->n_out != def->n_out)
-          return rfail(r, CORRUPT, "%s: kernel %s with %u outputs; expected %d", w, def->name, (unsigned)x->n_out,
-                       (int)def->n_out);
-        nops = (uint32_t)x->n_in + x->n_out + x->n_scratch;
-        n_attrs = def->n_attrs;
-        break;
-      }
-      case BERTH_I_COPY:
-      case BERTH_I_RENAME:
-        if (x->n_in != 1 || x->n_out != 1)
-          return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 1 (src, dst)", w, (unsigned)x->n_in,
-                       (unsigned)x->n_out);
-        nops = 2;
-        break;
-      case BERTH_I_JUMP_IF_FALSE:
-        if (x->n_in != 1 || x->n_out != 0)
-          return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,
-                       (unsigned)x->n_out);
-        nops = 1;
-        uses_target = true;
-        break;
-      case BERTH_I_ASSERT: {
-        if (x->op != BERTH_OP_ASSERT)
-          return rfail(r, CORRUPT, "%s: op field is %u; an assert carries op %d (assert)", w, (unsigned)x->op,
-                       (int)BERTH_OP_ASSERT);
-        if (x->n_in != 1 || x->n_out != 0)
-          return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,
-                       (unsigned)x->n_out);
-        nops = 1;
-        n_attrs = berth_op_get(x->op)->n_attrs;
-        break;
-      }
-      case BERTH_I_JUMP: uses_target = true; break;
-      case BERTH_I_LOOP_NEXT:
-        uses_target = uses_count = true;
-        /* fall through */
-      case BERTH_I_LOOP_INIT: uses_reg = true; break;
-      default: break;
-    }
+    instr_use_t u;
+    BERTH_TRY(instr_use(r, w, x, &u));
     if (x->opcode != BERTH_I_KERNEL && x->opcode != BERTH_I_ASSERT && x->op)
       return rfail(r, CORRUPT, "%s: op field is %u; only kernels and asserts use it (expected 0)", w, (unsigned)x->op);
-    if (nops == 0 && (x->n_in || x->n_out || x->operands))
+    if (u.nops == 0 && (x->n_in || x->n_out || x->operands))
       return rfail(r, CORRUPT, "%s: operand fields are set (%u in, %u out, first %u) but it takes no operands", w,
                    (unsigned)x->n_in, (unsigned)x->n_out, (unsigned)x->operands);
-    if (nops > 0 && ((uint64_t)x->operands > m->n_operands || nops > m->n_operands - x->operands))
+    if (u.nops > 0 && ((uint64_t)x->operands > m->n_operands || u.nops > m->n_operands - x->operands))
       return rfail(r, CORRUPT, "%s: operands [%u,+%u) are out of range (%u operands)", w, (unsigned)x->operands,
-                   (unsigned)nops, (unsigned)m->n_operands);
-    if (n_attrs == 0 && x->attrs)
+                   (unsigned)u.nops, (unsigned)m->n_operands);
+    if (u.n_attrs == 0 && x->attrs)
       return rfail(r, CORRUPT, "%s: attribute index %u, but it has no attributes (expected 0)", w, (unsigned)x->attrs);
-    if (n_attrs > 0 && ((uint64_t)x->attrs > m->n_attrs || n_attrs > m->n_attrs - x->attrs))
+    if (u.n_attrs > 0 && ((uint64_t)x->attrs > m->n_attrs || u.n_attrs > m->n_attrs - x->attrs))
       return rfail(r, CORRUPT, "%s: attributes [%u,+%u) are out of range (%u attributes)", w, (unsigned)x->attrs,
-                   (unsigned)n_attrs, (unsigned)m->n_attrs);
-    if (n_attrs > 0) {
-      const berth_op_def_t *def = berth_op_get(x->op);
-      for (uint32_t k = 0; k < n_attrs; k++) {
-        const berth_attr_value_t *a = &c->attrs[x->attrs + k];
-        if (def->attrs[k].kind == BERTH_ATTR_INTS && (a->n < 0 || a->n > BERTH_MAX_ATTR_INTS))
-          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) has %d integers (0..%d)", w, def->attrs[k].name,
-                       (unsigned)(x->attrs + k), (int)a->n, BERTH_MAX_ATTR_INTS);
-        if (def->attrs[k].kind == BERTH_ATTR_DTYPE && (a->i < 0 || a->i >= BERTH_DTYPE_COUNT))
-          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is dtype %lld, not a dtype", w, def->attrs[k].name,
-                       (unsigned)(x->attrs + k), (long long)a->i);
-        if (def->attrs[k].kind != BERTH_ATTR_STRING && a->s)
-          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) has a string but is not a string attribute "
-                       "(its string field must be 0)", w, def->attrs[k].name, (unsigned)(x->attrs + k));
-        if (def->attrs[k].kind == BERTH_ATTR_STRING && !string_attr_clean(a))
-          return rfail(r, CORRUPT, "%s: attribute %s (attribute %u) is a string; its other fields must be 0", w,
-                       def->attrs[k].name, (unsigned)(x->attrs + k));
-      }
-    }
-    if (uses_target) {
-      if (x->target < 0 || (uint32_t)x->target >= m->n_instrs)
-        return rfail(r, CORRUPT, "%s: jump target %d (byte %llu) is out of range [0,%u)", w, (int)x->target, (ull)(at + BERTH_FORMAT_INSTR_TARGET),
-                     (unsigned)m->n_instrs);
-    } else if (x->target) {
-      return rfail(r, CORRUPT, "%s: target field is %d but it does not jump (expected 0)", w, (int)x->target);
-    }
-    if (uses_reg) {
-      if (x->reg < 0 || (uint32_t)x->reg >= m->n_regs)
-        return rfail(r, CORRUPT, "%s: loop register %d (byte %llu) is out of range (%u registers)", w, (int)x->reg,
-                     (ull)(at + BERTH_FORMAT_INSTR_REG), (unsigned)m->n_regs);
-    } else if (x->reg) {
-      return rfail(r, CORRUPT, "%s: register field is %d but it uses no register (expected 0)", w, (int)x->reg);
-    }
-    if (uses_count) {
-      if (x->count < 1) return rfail(r, CORRUPT, "%s: trip count %lld (byte %llu) is below 1", w, (long long)x->count, (ull)(at + BERTH_FORMAT_INSTR_COUNT));
-      if (x->count > BERTH_MAX_DIM)
-        return rfail(r, RANGE, "%s: trip count %lld (byte %llu) exceeds the cap of 2^40", w, (long long)x->count,
-                     (ull)(at + BERTH_FORMAT_INSTR_COUNT));
-    } else if (x->count) {
-      return rfail(r, CORRUPT, "%s: count field is %lld but it is not loop_next (expected 0)", w, (long long)x->count);
-    }
+                   (unsigned)u.n_attrs, (unsigned)m->n_attrs);
+    if (u.n_attrs > 0) BERTH_TRY(check_instr_attrs(c, w, x, u.n_attrs));
+    BERTH_TRY(check_instr_control(c, w, at, x, &u));
   }
   return BERTH_OK;
 }

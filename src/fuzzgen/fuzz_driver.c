@@ -3,7 +3,7 @@
 
 #include "program/exec_names.h"
 #include "program/verify.h"
-#include "host/file_out.h"
+#include "berth/outfile.h"
 #include "host/session.h"
 #include "plan/plan.h"
 #include "reference/reference.h"
@@ -797,7 +797,7 @@ static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_
                           const failure_t *f, char *path, size_t cap) {
   berth_format(path, cap, "%s/fuzz-fail-%llu.bir", o->out_dir, (unsigned long long)seed);
   char *text = berth_ir_print(p);
-  berth_outfile_t *of = NULL; /* complete or absent (host/file_out.h) */
+  berth_outfile_t *of = NULL; /* complete or absent (berth/outfile.h) */
   if (!text || berth_outfile_open(path, &of, NULL)) {
     free(text);
     return false;

@@ -1,6 +1,6 @@
-/* Output files that are complete or absent (see file_out.h for the rules). */
+/* Output files that are complete or absent (see berth/outfile.h for the rules). */
 #define _XOPEN_SOURCE 700
-#include "file_out.h"
+#include "berth/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -149,9 +149,11 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
   return st;
 }
 
-berth_status_t berth_session_output_shape(berth_session_t *s, int32_t method, int32_t j, berth_type_t *type) {
+berth_status_t berth_session_output_shape(berth_session_t *s, int32_t method, int32_t j, berth_type_t *type,
+                                          berth_diag_t *diag) {
   berth_method_t *h = berth_session_method(s, method);
-  return h ? berth_method_output_shape(h, j, type) : BERTH_ERR_INVALID_ARGUMENT;
+  if (!h) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_session_output_shape: no method %d", (int)method);
+  return berth_method_output_shape(h, j, type, diag);
 }
 
 const void *berth_session_state(berth_session_t *s, int32_t method, const char *name) {

@@ -35,7 +35,8 @@ berth_status_t berth_session_call(berth_session_t *s, int32_t method, const void
 
 /* The shape of output j of the last successful call of `method` (berth_method_output_shape:
  * the real extent of a bounded output; its bytes in outputs[j] are that tensor, packed). */
-berth_status_t berth_session_output_shape(berth_session_t *s, int32_t method, int32_t j, berth_type_t *type);
+berth_status_t berth_session_output_shape(berth_session_t *s, int32_t method, int32_t j, berth_type_t *type,
+                                          berth_diag_t *diag);
 
 /* The step limit of every later call (berth_method_set_max_steps; 0: the default). */
 void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps);

@@ -10,6 +10,7 @@
  *
  * So every byte is written on every call. Unique and nonmaxsuppression sort: their last
  * output, `work`, is scratch planned like any other value (nothing reads it afterwards). */
+#include "kernel_elem.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -40,26 +41,6 @@ static bool elem_nonzero(berth_dtype_t dt, const void *x, int64_t i) {
       for (size_t k = 0; k < es; k++)
         if (b[k]) return true;
       return false;
-    }
-  }
-}
-
-/* Elements i and j of x compared in their dtype (NaN above every number, equal to NaN). */
-static int elem_cmp(berth_dtype_t dt, const void *x, int64_t i, int64_t j) {
-  switch (dt) {
-#define CMP_INT(E, T)                                     \
-  case BERTH_DTYPE_##E: {                                 \
-    T a = ((const T *)x)[i], b = ((const T *)x)[j];       \
-    return a < b ? -1 : a > b;                            \
-  }
-    CMP_INT(BOOL, uint8_t) CMP_INT(I8, int8_t) CMP_INT(U8, uint8_t) CMP_INT(I16, int16_t) CMP_INT(U16, uint16_t)
-    CMP_INT(I32, int32_t) CMP_INT(U32, uint32_t) CMP_INT(I64, int64_t) CMP_INT(U64, uint64_t)
-#undef CMP_INT
-    default: {
-      double a = dt == BERTH_DTYPE_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
-      double b = dt == BERTH_DTYPE_F32 ? ((const float *)x)[j] : ((const double *)x)[j];
-      if (a != a || b != b) return (a != a) - (b != b);
-      return a < b ? -1 : a > b;
     }
   }
 }
@@ -273,7 +254,7 @@ typedef struct uq {
 static int uq_cmp(const uq_t *u, int64_t a, int64_t b) {
   for (int64_t o = 0; o < u->s.outer; o++)
     for (int64_t i = 0; i < u->s.inner; i++) {
-      int c = elem_cmp(u->dt, u->x, (o * u->s.n + a) * u->s.inner + i, (o * u->s.n + b) * u->s.inner + i);
+      int c = berth_elem_cmp(u->dt, u->x, (o * u->s.n + a) * u->s.inner + i, (o * u->s.n + b) * u->s.inner + i);
       if (c) return c;
     }
   return 0;

@@ -571,6 +571,63 @@ static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int3
   return BERTH_OK;
 }
 
+/* "'name'" or "with output 'y'": the Loop node being translated, for the message of its
+ * trip-count check. */
+static void loop_label(const ox_ctx_t *cx, char *buf, size_t cap) {
+  const Onnx__NodeProto *ln = cx->node;
+  if (ln && ln->name && ln->name[0]) berth_format(buf, cap, "'%s'", ln->name);
+  else if (ln && ln->n_output && ln->output[0] && ln->output[0][0]) berth_format(buf, cap, "with output '%s'", ln->output[0]);
+  else berth_format(buf, cap, "(unnamed)");
+}
+
+/* The then-graph gt of a bounded Loop's guard: the ONNX body on (i, true, v...), with
+ * results thn = (cond_out, v_out..., scan_out...) (n_all of them). */
+static berth_status_t guard_then(ox_ctx_t *cx, loop_t *L, int32_t gt, int32_t pi, const int32_t *params, int32_t *thn) {
+  int32_t K = L->K, S = L->S, n_all = 1 + K + S;
+  berth_status_t st = BERTH_OK;
+  cx->graph = gt;
+  int32_t *vals = malloc(sizeof(int32_t) * (size_t)(K + 2));
+  if (!vals) st = oom(cx);
+  if (!st) {
+    vals[0] = pi;
+    st = ox_const_bool(cx, true, &vals[1]);
+    for (int32_t k = 0; k < K; k++) vals[2 + k] = params[1 + k];
+    if (!st) st = ox_subgraph(cx, L->body, gt, vals, K + 2, L->outs, K + S + 1);
+  }
+  free(vals);
+  if (!st) {
+    if (L->C >= 0) st = to_scalar(cx, L->outs[0], &thn[0]);
+    else st = ox_const_bool(cx, true, &thn[0]);
+  }
+  for (int32_t k = 0; k < K + S && !st; k++) thn[1 + k] = L->outs[1 + k];
+  for (int32_t k = 0; k < K && !st; k++)
+    if (!berth_type_equal(&cx->vals[L->v_init[k]].type, &cx->vals[thn[1 + k]].type))
+      st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "loop-carried value %d changes type in the body", (int)k);
+  for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, gt, thn[k]);
+  return st;
+}
+
+/* The else-graph ge of a bounded Loop's guard: (false, v..., zeros shaped like thn's scan
+ * outputs) into els. */
+static berth_status_t guard_else(ox_ctx_t *cx, const loop_t *L, int32_t ge, const int32_t *params, const int32_t *thn,
+                                 int32_t *els) {
+  int32_t K = L->K, S = L->S, n_all = 1 + K + S;
+  berth_status_t st;
+  cx->graph = ge;
+  st = ox_const_bool(cx, false, &els[0]);
+  for (int32_t k = 0; k < K; k++) els[1 + k] = params[1 + k];
+  for (int32_t k = 0; k < S && !st; k++) {
+    berth_type_t t = cx->vals[thn[1 + K + k]].type;
+    berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+    ox_attrs_default(BERTH_OP_FULL, a);
+    st = ox_attr_ints(cx, BERTH_OP_FULL, a, "shape", t.dims, t.rank);
+    a[1].i = t.dtype;
+    if (!st) st = ox_emit1(cx, BERTH_OP_FULL, 0, NULL, a, &els[1 + K + k]);
+  }
+  for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, ge, els[k]);
+  return st;
+}
+
 /* Bounded by --max-trip-count N when the trip count is only known at run time:
  *   scan(active, v..., iota[N]) {carry = 1 + K}
  *     body(active, v..., i): cond(active [and i < M])
@@ -593,13 +650,8 @@ static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N, bool chec
   berth_status_t st = ox_const_i64(cx, iota, (int32_t)N, false, &xs);
   free(iota);
   if (st) return st;
-  /* "'name'" or "with output 'y'", for the message of the check */
   char loop_name[300];
-  const Onnx__NodeProto *ln = cx->node;
-  if (ln && ln->name && ln->name[0]) berth_format(loop_name, sizeof loop_name, "'%s'", ln->name);
-  else if (ln && ln->n_output && ln->output[0] && ln->output[0][0])
-    berth_format(loop_name, sizeof loop_name, "with output '%s'", ln->output[0]);
-  else berth_format(loop_name, sizeof loop_name, "(unnamed)");
+  loop_label(cx, loop_name, sizeof loop_name);
   int32_t n_all = 1 + K + S;
   int32_t *buf = malloc(sizeof(int32_t) * (size_t)(4 * n_all + 8));
   if (!buf) return oom(cx);
@@ -646,43 +698,8 @@ static berth_status_t loop_guarded(ox_ctx_t *cx, loop_t *L, int64_t N, bool chec
     ge = gt < 0 ? -1 : berth_ir_graph_add(cx->m, cn, "else");
     if (ge < 0) st = oom(cx);
   }
-  /* then: the body */
-  if (!st) {
-    cx->graph = gt;
-    int32_t *vals = malloc(sizeof(int32_t) * (size_t)(K + 2));
-    if (!vals) st = oom(cx);
-    if (!st) {
-      vals[0] = pi;
-      st = ox_const_bool(cx, true, &vals[1]);
-      for (int32_t k = 0; k < K; k++) vals[2 + k] = params[1 + k];
-      if (!st) st = ox_subgraph(cx, L->body, gt, vals, K + 2, L->outs, K + S + 1);
-    }
-    free(vals);
-    if (!st) {
-      if (L->C >= 0) st = to_scalar(cx, L->outs[0], &thn[0]);
-      else st = ox_const_bool(cx, true, &thn[0]);
-    }
-    for (int32_t k = 0; k < K + S && !st; k++) thn[1 + k] = L->outs[1 + k];
-    for (int32_t k = 0; k < K && !st; k++)
-      if (!berth_type_equal(&cx->vals[L->v_init[k]].type, &cx->vals[thn[1 + k]].type))
-        st = ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "loop-carried value %d changes type in the body", (int)k);
-    for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, gt, thn[k]);
-  }
-  /* else: unchanged carried values, zero rows */
-  if (!st) {
-    cx->graph = ge;
-    st = ox_const_bool(cx, false, &els[0]);
-    for (int32_t k = 0; k < K; k++) els[1 + k] = params[1 + k];
-    for (int32_t k = 0; k < S && !st; k++) {
-      berth_type_t t = cx->vals[thn[1 + K + k]].type;
-      berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
-      ox_attrs_default(BERTH_OP_FULL, a);
-      st = ox_attr_ints(cx, BERTH_OP_FULL, a, "shape", t.dims, t.rank);
-      a[1].i = t.dtype;
-      if (!st) st = ox_emit1(cx, BERTH_OP_FULL, 0, NULL, a, &els[1 + K + k]);
-    }
-    for (int32_t k = 0; k < n_all && !st; k++) st = add_result(cx, ge, els[k]);
-  }
+  if (!st) st = guard_then(cx, L, gt, pi, params, thn);
+  if (!st) st = guard_else(cx, L, ge, params, thn, els);
   /* the cond's results are the scan body's results */
   cx->graph = gb;
   for (int32_t k = 0; k < n_all && !st; k++) {

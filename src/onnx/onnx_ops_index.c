@@ -2,6 +2,7 @@
  * and the rest), and the index ops (ArgMin, TopK, CumSum, Trilu, GatherND, ScatterElements,
  * ScatterND, OneHot, EyeLike, ...). */
 #include "onnx_internal.h"
+#include "kernels/kernel_elem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -792,27 +793,9 @@ static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const in
 
 static bool use_bound(const ox_ctx_t *cx) { return cx->opt->dynamic_bound > 0; }
 
-/* Element i of a constant: compared exactly within its dtype (NaN above every number and
- * equal to NaN), tested against zero, read as a double. */
-static int cval_cmp(const ox_val_t *v, int64_t i, int64_t j) {
-  const void *d = v->data;
-  switch (v->type.dtype) {
-#define CMP_INT(E, T)                                         \
-  case BERTH_DTYPE_##E: {                                     \
-    T a = ((const T *)d)[i], b = ((const T *)d)[j];           \
-    return a < b ? -1 : a > b;                                \
-  }
-    CMP_INT(BOOL, uint8_t) CMP_INT(I8, int8_t) CMP_INT(U8, uint8_t) CMP_INT(I16, int16_t) CMP_INT(U16, uint16_t)
-    CMP_INT(I32, int32_t) CMP_INT(U32, uint32_t) CMP_INT(I64, int64_t) CMP_INT(U64, uint64_t)
-#undef CMP_INT
-    default: {
-      double a = v->type.dtype == BERTH_DTYPE_F32 ? ((const float *)d)[i] : ((const double *)d)[i];
-      double b = v->type.dtype == BERTH_DTYPE_F32 ? ((const float *)d)[j] : ((const double *)d)[j];
-      if (a != a || b != b) return (a != a) - (b != b);
-      return a < b ? -1 : a > b;
-    }
-  }
-}
+/* Element i of a constant: compared exactly as the Unique kernel compares (berth_elem_cmp),
+ * tested against zero, read as a double. */
+static int cval_cmp(const ox_val_t *v, int64_t i, int64_t j) { return berth_elem_cmp(v->type.dtype, v->data, i, j); }
 
 static double cval_f(const ox_val_t *v, int64_t i) {
   const void *d = v->data;

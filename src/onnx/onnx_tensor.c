@@ -231,14 +231,10 @@ static bool int32_range(int32_t elem, int64_t *lo, int64_t *hi) {
   return true;
 }
 
-berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, berth_type_t *type_out, void **data_out,
-                                berth_diag_t *diag) {
-  const char *name = t->name ? t->name : "";
-  int32_t elem = t->has_data_type ? t->data_type : BERTH_ONNX_UNDEFINED;
-  berth_dtype_t dt;
-  if (!berth_onnx_elem_dtype(elem, &dt))
-    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "tensor '%s' has element type %s (%d), which berth does not support",
-                      name, berth_onnx_elem_name(elem), (int)elem);
+/* The type of t (element type elem, berth dtype dt): its storage must be inline and whole,
+ * its rank and dims within berth's caps. */
+static berth_status_t tensor_type(const Onnx__TensorProto *t, const char *name, berth_dtype_t dt, berth_type_t *out,
+                                  berth_diag_t *diag) {
   if ((t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) || t->n_external_data)
     return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
                       "tensor '%s' keeps its data in an external file, which berth does not support (save the model "
@@ -260,6 +256,118 @@ berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, b
   if (!berth_type_check(&type))
     return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "tensor '%s' is larger than berth's cap of %lld bytes", name,
                       (long long)BERTH_MAX_TENSOR_BYTES);
+  *out = type;
+  return BERTH_OK;
+}
+
+/* The data fields disagree with the tensor's type: a corrupt file. */
+#define BAD(...) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, __VA_ARGS__)
+
+/* The n values of t's raw_data (little-endian, sub-byte types packed) into out. */
+static berth_status_t decode_raw(const Onnx__TensorProto *t, const char *name, int32_t elem, berth_dtype_t dt, int64_t n,
+                                 void *out, berth_diag_t *diag) {
+  unsigned bits = elem_info[elem].bits;
+  bool narrow = berth_onnx_elem_is_narrow(elem);
+  uint64_t need = bits >= 8 ? (uint64_t)n * (bits / 8) : ((uint64_t)n * bits + 7) / 8;
+  if (t->raw_data.len != need)
+    BAD("tensor '%s': raw_data has %zu bytes, expected %llu for %lld %s values", name, t->raw_data.len,
+        (unsigned long long)need, (long long)n, berth_onnx_elem_name(elem));
+  const uint8_t *r = t->raw_data.data;
+  for (int64_t i = 0; i < n; i++) {
+    if (bits >= 8) {
+      uint64_t v = read_le(r + (size_t)i * (bits / 8), bits / 8);
+      if (narrow) store_code(elem, (uint32_t)v, out, i);
+      else store_wide(dt, v, out, i);
+    } else {
+      uint64_t bit = (uint64_t)i * bits;
+      uint32_t code = (r[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+      store_code(elem, code, out, i);
+    }
+  }
+  return BERTH_OK;
+}
+
+/* The n values of t's int32_data (one element per entry, or 8 / bits elements packed in
+ * each) into out. */
+static berth_status_t decode_int32_data(const Onnx__TensorProto *t, const char *name, int32_t elem, berth_dtype_t dt,
+                                        int64_t n, void *out, berth_diag_t *diag) {
+  unsigned bits = elem_info[elem].bits;
+  bool narrow = berth_onnx_elem_is_narrow(elem);
+  /* int32_data: one element per value, or 8 / bits elements packed in each */
+  uint32_t per = bits < 8 ? 8 / bits : 1;
+  size_t want = (size_t)((n + per - 1) / per);
+  if (t->n_int32_data == want) {
+    /* one value per entry: it must be one of the type (an int8 of 300 is corrupt, not
+     * 44); a narrow float's code may be stored sign-extended */
+    int64_t lo = 0, hi = 0;
+    if (per == 1 && int32_range(elem, &lo, &hi))
+      for (int64_t i = 0; i < n; i++)
+        if (t->int32_data[i] < lo || t->int32_data[i] > hi)
+          BAD("tensor '%s': int32_data[%lld] is %d, which is no %s value", name, (long long)i,
+              (int)t->int32_data[i], berth_onnx_elem_name(elem));
+    for (int64_t i = 0; i < n; i++) {
+      uint32_t word = (uint32_t)t->int32_data[i / per];
+      uint32_t code = per > 1 ? (word >> ((i % per) * bits)) & ((1u << bits) - 1) : word;
+      if (narrow) store_code(elem, code, out, i);
+      else store_wide(dt, (uint64_t)(int64_t)t->int32_data[i], out, i);
+    }
+  } else if (per > 1 && t->n_int32_data == (size_t)n) {
+    int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << bits) - 1;
+    for (int64_t i = 0; i < n; i++) {
+      if (t->int32_data[i] < lo || t->int32_data[i] > hi)
+        BAD("tensor '%s': int32_data[%lld] is %d, which is no %s code", name, (long long)i, (int)t->int32_data[i],
+            berth_onnx_elem_name(elem));
+      store_code(elem, (uint32_t)t->int32_data[i], out, i);
+    }
+  } else {
+    BAD("tensor '%s': int32_data has %zu values, expected %zu for %lld %s values", name, t->n_int32_data, want,
+        (long long)n, berth_onnx_elem_name(elem));
+  }
+  return BERTH_OK;
+}
+
+/* The n values of t's typed data field for elem into out (bytes of them). */
+static berth_status_t decode_typed(const Onnx__TensorProto *t, const char *name, int32_t elem, berth_dtype_t dt, int64_t n,
+                                   void *out, size_t bytes, berth_diag_t *diag) {
+  switch (elem) {
+    case BERTH_ONNX_FLOAT:
+      if (t->n_float_data != (size_t)n) BAD("tensor '%s': float_data has %zu values, expected %lld", name, t->n_float_data, (long long)n);
+      memcpy(out, t->float_data, bytes);
+      break;
+    case BERTH_ONNX_DOUBLE:
+      if (t->n_double_data != (size_t)n) BAD("tensor '%s': double_data has %zu values, expected %lld", name, t->n_double_data, (long long)n);
+      memcpy(out, t->double_data, bytes);
+      break;
+    case BERTH_ONNX_INT64:
+      if (t->n_int64_data != (size_t)n) BAD("tensor '%s': int64_data has %zu values, expected %lld", name, t->n_int64_data, (long long)n);
+      memcpy(out, t->int64_data, bytes);
+      break;
+    case BERTH_ONNX_UINT32:
+    case BERTH_ONNX_UINT64:
+      if (t->n_uint64_data != (size_t)n) BAD("tensor '%s': uint64_data has %zu values, expected %lld", name, t->n_uint64_data, (long long)n);
+      for (int64_t i = 0; i < n; i++) {
+        if (elem == BERTH_ONNX_UINT32 && t->uint64_data[i] > UINT32_MAX)
+          BAD("tensor '%s': uint64_data[%lld] is %llu, which is no uint32 value", name, (long long)i,
+              (unsigned long long)t->uint64_data[i]);
+        store_wide(dt, t->uint64_data[i], out, i);
+      }
+      break;
+    default: return decode_int32_data(t, name, elem, dt, n, out, diag);
+  }
+  return BERTH_OK;
+}
+#undef BAD
+
+berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, berth_type_t *type_out, void **data_out,
+                                berth_diag_t *diag) {
+  const char *name = t->name ? t->name : "";
+  int32_t elem = t->has_data_type ? t->data_type : BERTH_ONNX_UNDEFINED;
+  berth_dtype_t dt;
+  if (!berth_onnx_elem_dtype(elem, &dt))
+    return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "tensor '%s' has element type %s (%d), which berth does not support",
+                      name, berth_onnx_elem_name(elem), (int)elem);
+  berth_type_t type;
+  OX_TRY(tensor_type(t, name, dt, &type, diag));
   int64_t n = berth_type_numel(&type);
   size_t bytes = berth_type_bytes(&type);
   /* Before allocating: the file must hold data for the values its dims declare (a few bytes
@@ -274,92 +382,9 @@ berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem_out, b
   void *out = malloc(bytes ? bytes : 1);
   if (!out) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "tensor '%s': out of memory (%zu bytes)", name, bytes);
   memset(out, 0, bytes ? bytes : 1);
-  unsigned bits = elem_info[elem].bits;
-  bool narrow = berth_onnx_elem_is_narrow(elem);
   berth_status_t st = BERTH_OK;
-#define BAD(...)                                                  \
-  do {                                                            \
-    st = berth_fail(diag, BERTH_ERR_CORRUPT_DATA, __VA_ARGS__);   \
-    goto done;                                                    \
-  } while (0)
-  if (t->has_raw_data && (t->raw_data.len > 0 || n == 0)) {
-    uint64_t need = bits >= 8 ? (uint64_t)n * (bits / 8) : ((uint64_t)n * bits + 7) / 8;
-    if (t->raw_data.len != need)
-      BAD("tensor '%s': raw_data has %zu bytes, expected %llu for %lld %s values", name, t->raw_data.len,
-          (unsigned long long)need, (long long)n, berth_onnx_elem_name(elem));
-    const uint8_t *r = t->raw_data.data;
-    for (int64_t i = 0; i < n; i++) {
-      if (bits >= 8) {
-        uint64_t v = read_le(r + (size_t)i * (bits / 8), bits / 8);
-        if (narrow) store_code(elem, (uint32_t)v, out, i);
-        else store_wide(dt, v, out, i);
-      } else {
-        uint64_t bit = (uint64_t)i * bits;
-        uint32_t code = (r[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
-        store_code(elem, code, out, i);
-      }
-    }
-  } else if (n > 0) {
-    switch (elem) {
-      case BERTH_ONNX_FLOAT:
-        if (t->n_float_data != (size_t)n) BAD("tensor '%s': float_data has %zu values, expected %lld", name, t->n_float_data, (long long)n);
-        memcpy(out, t->float_data, bytes);
-        break;
-      case BERTH_ONNX_DOUBLE:
-        if (t->n_double_data != (size_t)n) BAD("tensor '%s': double_data has %zu values, expected %lld", name, t->n_double_data, (long long)n);
-        memcpy(out, t->double_data, bytes);
-        break;
-      case BERTH_ONNX_INT64:
-        if (t->n_int64_data != (size_t)n) BAD("tensor '%s': int64_data has %zu values, expected %lld", name, t->n_int64_data, (long long)n);
-        memcpy(out, t->int64_data, bytes);
-        break;
-      case BERTH_ONNX_UINT32:
-      case BERTH_ONNX_UINT64:
-        if (t->n_uint64_data != (size_t)n) BAD("tensor '%s': uint64_data has %zu values, expected %lld", name, t->n_uint64_data, (long long)n);
-        for (int64_t i = 0; i < n; i++) {
-          if (elem == BERTH_ONNX_UINT32 && t->uint64_data[i] > UINT32_MAX)
-            BAD("tensor '%s': uint64_data[%lld] is %llu, which is no uint32 value", name, (long long)i,
-                (unsigned long long)t->uint64_data[i]);
-          store_wide(dt, t->uint64_data[i], out, i);
-        }
-        break;
-      default: {
-        /* int32_data: one element per value, or 8 / bits elements packed in each */
-        uint32_t per = bits < 8 ? 8 / bits : 1;
-        size_t want = (size_t)((n + per - 1) / per);
-        if (t->n_int32_data == want) {
-          /* one value per entry: it must be one of the type (an int8 of 300 is corrupt, not
-           * 44); a narrow float's code may be stored sign-extended */
-          int64_t lo = 0, hi = 0;
-          if (per == 1 && int32_range(elem, &lo, &hi))
-            for (int64_t i = 0; i < n; i++)
-              if (t->int32_data[i] < lo || t->int32_data[i] > hi)
-                BAD("tensor '%s': int32_data[%lld] is %d, which is no %s value", name, (long long)i,
-                    (int)t->int32_data[i], berth_onnx_elem_name(elem));
-          for (int64_t i = 0; i < n; i++) {
-            uint32_t word = (uint32_t)t->int32_data[i / per];
-            uint32_t code = per > 1 ? (word >> ((i % per) * bits)) & ((1u << bits) - 1) : word;
-            if (narrow) store_code(elem, code, out, i);
-            else store_wide(dt, (uint64_t)(int64_t)t->int32_data[i], out, i);
-          }
-        } else if (per > 1 && t->n_int32_data == (size_t)n) {
-          int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << bits) - 1;
-          for (int64_t i = 0; i < n; i++) {
-            if (t->int32_data[i] < lo || t->int32_data[i] > hi)
-              BAD("tensor '%s': int32_data[%lld] is %d, which is no %s code", name, (long long)i, (int)t->int32_data[i],
-                  berth_onnx_elem_name(elem));
-            store_code(elem, (uint32_t)t->int32_data[i], out, i);
-          }
-        } else {
-          BAD("tensor '%s': int32_data has %zu values, expected %zu for %lld %s values", name, t->n_int32_data, want,
-              (long long)n, berth_onnx_elem_name(elem));
-        }
-        break;
-      }
-    }
-  }
-#undef BAD
-done:
+  if (t->has_raw_data && (t->raw_data.len > 0 || n == 0)) st = decode_raw(t, name, elem, dt, n, out, diag);
+  else if (n > 0) st = decode_typed(t, name, elem, dt, n, out, bytes, diag);
   if (st) {
     free(out);
     return st;

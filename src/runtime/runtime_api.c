@@ -501,9 +501,15 @@ static berth_type_t output_type(const berth_method_t *h, int32_t j) {
   return t;
 }
 
-berth_status_t berth_method_output_shape(const berth_method_t *h, int32_t j, berth_type_t *type) {
-  if (!valid_method(h) || !type || j < 0 || j >= h->m->n_outputs || h->outputs_state != OUTPUTS_READY)
-    return BERTH_ERR_INVALID_ARGUMENT;
+berth_status_t berth_method_output_shape(const berth_method_t *h, int32_t j, berth_type_t *type,
+                                         berth_diag_t *diag) {
+  if (!valid_method(h))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_output_shape: not a method handle");
+  if (!type) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_output_shape: type is NULL");
+  if (j < 0 || j >= h->m->n_outputs)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s has no output %d (%d outputs)", h->m->name, (int)j,
+                      (int)h->m->n_outputs);
+  if (h->outputs_state != OUTPUTS_READY) return no_outputs(h, diag);
   *type = output_type(h, j);
   return BERTH_OK;
 }

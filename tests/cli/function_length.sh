@@ -6,10 +6,6 @@
 . "$(dirname "$0")/lib.inc"
 MAX=120
 KNOWN='
-src/format/read_program.c decode_values 134
-src/format/read_program.c decode_instrs 134
-src/onnx/onnx_control.c loop_guarded 139
-src/onnx/onnx_tensor.c ox_tensor_decode 138
 src/plan/alloc_dfs.c dfs_build 129
 src/plan/alloc_solve.c berth_alloc_solve 180
 '

@@ -2,7 +2,7 @@
 #ifndef BERTH_TOOLS_CLI_H
 #define BERTH_TOOLS_CLI_H
 
-#include "host/file_out.h"
+#include "berth/outfile.h"
 #include "plan/plan.h"
 
 #include <stdbool.h>

@@ -96,7 +96,7 @@ int berth_cmd_compile(int argc, char **argv) {
     }
   }
   /* both files are written and closed before either is put in place, so a failure leaves
-   * neither (each goes through a temporary file, see src/host/file_out.h) */
+   * neither (each goes through a temporary file, see berth/outfile.h) */
   berth_outfile_t *of = berth_cli_out_open(out), *hf = NULL;
   if (!of) goto done;
   FILE *summary = berth_outfile_is_stream(of) ? stderr : stdout; /* -o /dev/stdout carries only the program */

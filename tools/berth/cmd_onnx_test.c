@@ -584,8 +584,9 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     berth_dtype_t cdt;
     berth_onnx_elem_dtype(io->elem, &cdt);
     berth_type_t gt = io->type;
-    if (berth_session_output_shape(sess, 0, k, &gt) != BERTH_OK) { /* a bounded output's real extent */
-      snprintf(why, cap, "output %d '%s': no shape after the call", k, io->name);
+    berth_diag_t sd = berth_diag_make(reason, sizeof reason);
+    if (berth_session_output_shape(sess, 0, k, &gt, &sd) != BERTH_OK) { /* a bounded output's real extent */
+      snprintf(why, cap, "output %d '%s': no shape after the call: %s", k, io->name, reason);
       r = OT_FAIL;
       break;
     }

@@ -179,7 +179,7 @@ int berth_cmd_plan(int argc, char **argv) {
     }
   }
   int rc = 0;
-  if (svg) { /* complete or absent, and a failure says why (src/host/file_out.h) */
+  if (svg) { /* complete or absent, and a failure says why (berth/outfile.h) */
     berth_outfile_t *o = berth_cli_out_open(svg);
     if (!o) rc = 1;
     else {

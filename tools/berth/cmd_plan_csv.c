@@ -212,7 +212,7 @@ int berth_cmd_plan_csv(int argc, char **argv) {
   }
   uint64_t lb = r.lower_bound;
   double ratio = lb ? (double)r.arena / (double)lb : 1.0;
-  /* both files are written and closed before either is put in place (src/host/file_out.h) */
+  /* both files are written and closed before either is put in place (berth/outfile.h) */
   berth_outfile_t *of = NULL, *sf = NULL;
   if (!rc && out_path) {
     if (!(of = berth_cli_out_open(out_path))) rc = 1;

@@ -276,7 +276,7 @@ int berth_cmd_run(int argc, char **argv) {
       else printf("call %d:\n", ci + 1);
       for (int32_t k = 0; k < sig.n_out; k++) {
         berth_type_t real = *sig.out_type[k]; /* a bounded output's real extent (--dynamic-bound) */
-        if (reference ? berth_ref_output_shape(ref, mi, k, &real) : berth_session_output_shape(sess, mi, k, &real))
+        if (reference ? berth_ref_output_shape(ref, mi, k, &real) : berth_session_output_shape(sess, mi, k, &real, NULL))
           real = *sig.out_type[k];
         const berth_type_t *t = &real;
         if (ro.json) {

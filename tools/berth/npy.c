@@ -10,7 +10,7 @@
  * allocate more than the file holds. */
 #include "tensor_io.h"
 
-#include "host/file_out.h"
+#include "berth/outfile.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -87,8 +87,8 @@ berth_status_t berth_npy_read(const char *path, berth_host_tensor_t *out, char *
                               size_t err_cap);
 
 /* Writes a dense row-major tensor as a .npy file (format 1.0, C order, little-endian, header
- * padded so the data starts at a multiple of 64 bytes) through berth_outfile (src/host/
- * file_out.h): PATH is replaced only by a complete file, or left as it was.
+ * padded so the data starts at a multiple of 64 bytes) through berth_outfile
+ * (berth/outfile.h): PATH is replaced only by a complete file, or left as it was.
  * data may be NULL only for an empty tensor. Errors: BERTH_ERR_INVALID_ARGUMENT (invalid
  * type, NULL data, cannot create or write: "cannot write PATH: reason"),
  * BERTH_ERR_RESOURCE_EXHAUSTED. */

@@ -1,5 +1,6 @@
 /* Output files that are complete or absent: every file the berth tool (and the fuzzer) writes
- * goes through here.
+ * goes through here. Host side, in libberth_testing with the fuzzer and the host session (it
+ * is not installed, as berth/testing.h is not).
  *
  *   berth_outfile_t *o;
  *   if (berth_outfile_open("plan.svg", &o, &diag)) return fail(msg);
@@ -26,14 +27,18 @@
  * hidden temporary file behind, never a partial PATH.
  *
  * This is host-side code (stdio, malloc); it never prints: messages go into diag. */
-#ifndef BERTH_HOST_FILE_OUT_H
-#define BERTH_HOST_FILE_OUT_H
+#ifndef BERTH_OUTFILE_H
+#define BERTH_OUTFILE_H
 
 #include "berth/status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct berth_outfile berth_outfile_t;
 
@@ -70,4 +75,7 @@ void berth_outfile_discard(berth_outfile_t *o);
 /* Writes len bytes to PATH through the above (open, write, commit). */
 berth_status_t berth_file_write(const char *path, const void *bytes, size_t len, berth_diag_t *diag);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
