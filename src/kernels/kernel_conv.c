@@ -393,6 +393,35 @@ typedef struct conv_pack_ctx {
 
 #define CONV_PACK_MAX_NR 64
 
+#define CONV_PACK_TAB_K2 8 /* kernel widths up to this get conv_pack_panel's table */
+
+/* Elements o < n of a run whose window starts at input column i2 read column i2 + o * st2:
+ * valid for lo <= o < hi (lo <= hi <= n; no division at stride 1). */
+static inline void conv_pack_span(int64_t i2, int64_t st2, int64_t in2, int64_t n, int64_t *plo, int64_t *phi) {
+  int64_t lo, hi;
+  if (st2 == 1) {
+    lo = i2 >= 0 ? 0 : -i2;
+    hi = in2 - i2;
+  } else {
+    lo = i2 >= 0 ? 0 : (-i2 + st2 - 1) / st2;
+    hi = i2 >= in2 ? 0 : (in2 - 1 - i2) / st2 + 1;
+  }
+  if (lo > n) lo = n;
+  if (hi > n) hi = n;
+  if (hi < lo) hi = lo;
+  *plo = lo;
+  *phi = hi;
+}
+static inline void conv_fill0(float *restrict d, int64_t n) {
+  for (int64_t o = 0; o < n; o++) d[o] = 0;
+}
+static inline void conv_copy1(float *restrict d, const float *restrict s, int64_t n) {
+  for (int64_t o = 0; o < n; o++) d[o] = s[o];
+}
+static inline void conv_copys(float *restrict d, const float *restrict s, int64_t n, int64_t st) {
+  for (int64_t o = 0; o < n; o++) d[o] = s[o * st];
+}
+
 static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
   const conv_plan_t *p = ((const conv_pack_ctx_t *)ctx)->p;
   const float *xg = ((const conv_pack_ctx_t *)ctx)->xg;
@@ -412,44 +441,48 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
     o2 = 0;
     if (++o1 == O1) o1 = 0, o0++;
   }
+  /* the valid elements [lo, hi) of each run for each kernel column q2 (they depend on the run
+   * and q2 only: computed once per panel, not per row; uint8 since lo, hi <= nc <= 64) */
+  const int64_t k2 = p->k[2], dl2 = p->dil[2];
+  uint8_t lohi[CONV_PACK_MAX_NR][CONV_PACK_TAB_K2][2];
+  const int tab = k2 <= CONV_PACK_TAB_K2;
+  for (int r = 0; tab && r < nrun; r++)
+    for (int64_t c = 0; c < k2; c++) {
+      int64_t lo, hi;
+      conv_pack_span(s2[r] + c * dl2, st2, in2, len[r], &lo, &hi);
+      lohi[r][c][0] = (uint8_t)lo;
+      lohi[r][c][1] = (uint8_t)hi;
+    }
   /* row k is (ic, q0, q1, q2): split k0 once, then count up */
-  int64_t q2 = k0 % p->k[2], q1 = (k0 / p->k[2]) % p->k[1], q0 = (k0 / p->k[2] / p->k[1]) % p->k[0];
-  int64_t ic = k0 / p->k[2] / p->k[1] / p->k[0];
+  int64_t q2 = k0 % k2, q1 = (k0 / k2) % p->k[1], q0 = (k0 / k2 / p->k[1]) % p->k[0];
+  int64_t ic = k0 / k2 / p->k[1] / p->k[0];
   for (int64_t q = 0; q < kc; q++, dst += nr) {
     const float *xc = xg + ic * p->il;
-    const int64_t a0 = q0 * p->dil[0], a1 = q1 * p->dil[1], a2 = q2 * p->dil[2];
+    const int64_t a0 = q0 * p->dil[0], a1 = q1 * p->dil[1], a2 = q2 * dl2;
     for (int r = 0; r < nrun; r++) {
       float *d = dst + at[r];
       const int64_t n = len[r], i0 = s0[r] + a0, i1 = s1[r] + a1, i2 = s2[r] + a2;
       if (i0 < 0 || i0 >= in0 || i1 < 0 || i1 >= in1) {
-        memset(d, 0, (size_t)n * sizeof(float));
+        conv_fill0(d, n);
         continue;
       }
-      /* elements o < n read column i2 + o * st2: valid for lo <= o < hi (no division at stride 1) */
       int64_t lo, hi;
-      if (st2 == 1) {
-        lo = i2 >= 0 ? 0 : -i2;
-        hi = in2 - i2;
+      if (tab) {
+        lo = lohi[r][q2][0];
+        hi = lohi[r][q2][1];
       } else {
-        lo = i2 >= 0 ? 0 : (-i2 + st2 - 1) / st2;
-        hi = i2 >= in2 ? 0 : (in2 - 1 - i2) / st2 + 1;
+        conv_pack_span(i2, st2, in2, n, &lo, &hi);
       }
-      if (lo > n) lo = n;
-      if (hi > n) hi = n;
-      if (hi < lo) hi = lo;
-      int64_t o = 0;
-      for (; o < lo; o++) d[o] = 0;
-      if (lo < hi) {
-        const float *src = xc + (i0 * in1 + i1) * in2 + (i2 + lo * st2); /* element lo */
-        if (st2 == 1)
-          for (; o < hi; o++) d[o] = src[o - lo];
-        else
-          for (; o < hi; o++) d[o] = src[(o - lo) * st2];
-      }
-      for (; o < n; o++) d[o] = 0;
+      conv_fill0(d, lo);
+      const float *src = xc + (i0 * in1 + i1) * in2 + (i2 + lo * st2); /* element lo */
+      if (st2 == 1)
+        conv_copy1(d + lo, src, hi - lo);
+      else
+        conv_copys(d + lo, src, hi - lo, st2);
+      conv_fill0(d + hi, n - hi);
     }
     if (nc < nr) memset(dst + nc, 0, (size_t)(nr - nc) * sizeof(float));
-    if (++q2 == p->k[2]) {
+    if (++q2 == k2) {
       q2 = 0;
       if (++q1 == p->k[1]) {
         q1 = 0;

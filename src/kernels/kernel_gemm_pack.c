@@ -37,6 +37,11 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
   int64_t kmax = floats / NR < GEMM_PACK_KC ? floats / NR : GEMM_PACK_KC;
   const int64_t nblk = (K + kmax - 1) / kmax, kb = (K + nblk - 1) / nblk;
   const int64_t np = floats / (kb * NR);
+  /* M in ntile tiles of mbig or mbig - 1 rows (the first nbig of mbig): 64 rows at MR 12
+   * are 11, 11, 11, 11, 10, 10 rather than 12 x 5 + 4, whose last tile would run its
+   * multiply-adds at a third of the rate */
+  const int64_t ntile = (M + MR - 1) / MR, mbig = ntile ? (M + ntile - 1) / ntile : 0;
+  const int64_t nbig = ntile ? M - ntile * (mbig - 1) : 0;
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     const int load = k0 > 0;
@@ -46,14 +51,15 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
         const int64_t jp = j0 + npan * NR;
         pack(ctx, k0, kc, jp, N - jp < NR ? N - jp : NR, buf + npan * kc * NR, NR);
       }
-      for (int64_t i0 = 0; i0 < M; i0 += MR) {
-        const int64_t mr = M - i0 < MR ? M - i0 : MR;
-        gemm_prefetch_a(A, lda, k0, kc, i0 + MR, M - i0 - MR < MR ? M - i0 - MR : MR);
+      for (int64_t t = 0, i0 = 0; t < ntile; t++) {
+        const int64_t mr = t < nbig ? mbig : mbig - 1, i1 = i0 + mr;
+        gemm_prefetch_a(A, lda, k0, kc, i1, t + 1 < nbig ? mbig : t + 1 < ntile ? mbig - 1 : 0);
         for (int64_t p = 0; p < npan; p++) {
           const int64_t jp = j0 + p * NR;
           isa->gemm_ukr_f32(A + i0 * lda + k0, lda, buf + p * kc * NR, kc, C + i0 * ldc + jp, ldc, mr,
                             N - jp < NR ? N - jp : NR, bias ? bias + i0 : NULL, load);
         }
+        i0 = i1;
       }
     }
   }
