@@ -44,5 +44,6 @@ static inline void *berth_scratch_take(const berth_kernel_call_t *call, size_t e
 uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_matmul(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_gemm(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+uint64_t berth_scratch_conv_transpose(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 
 #endif
