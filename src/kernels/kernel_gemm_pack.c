@@ -26,6 +26,8 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
                            int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                            float *buf, int64_t floats) {
   const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr;
+  /* a last panel of at most NR / 2 columns is packed NR / 2 wide for the half-width tile */
+  const int half = isa->gemm_ukr_half_f32 != NULL && NR % 2 == 0;
   if (K == 0) { /* the bias alone */
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) C[i * ldc + j] = bias ? bias[i] : 0.0f;
@@ -48,16 +50,17 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
     for (int64_t j0 = 0; j0 < N; j0 += np * NR) {
       int64_t npan = 0;
       for (; npan < np && j0 + npan * NR < N; npan++) {
-        const int64_t jp = j0 + npan * NR;
-        pack(ctx, k0, kc, jp, N - jp < NR ? N - jp : NR, buf + npan * kc * NR, NR);
+        const int64_t jp = j0 + npan * NR, nc = N - jp < NR ? N - jp : NR;
+        pack(ctx, k0, kc, jp, nc, buf + npan * kc * NR, half && nc <= NR / 2 ? NR / 2 : NR);
       }
       for (int64_t t = 0, i0 = 0; t < ntile; t++) {
         const int64_t mr = t < nbig ? mbig : mbig - 1, i1 = i0 + mr;
         gemm_prefetch_a(A, lda, k0, kc, i1, t + 1 < nbig ? mbig : t + 1 < ntile ? mbig - 1 : 0);
         for (int64_t p = 0; p < npan; p++) {
-          const int64_t jp = j0 + p * NR;
-          isa->gemm_ukr_f32(A + i0 * lda + k0, lda, buf + p * kc * NR, kc, C + i0 * ldc + jp, ldc, mr,
-                            N - jp < NR ? N - jp : NR, bias ? bias + i0 : NULL, load);
+          const int64_t jp = j0 + p * NR, nc = N - jp < NR ? N - jp : NR;
+          (half && nc <= NR / 2 ? isa->gemm_ukr_half_f32 : isa->gemm_ukr_f32)(
+              A + i0 * lda + k0, lda, buf + p * kc * NR, kc, C + i0 * ldc + jp, ldc, mr, nc, bias ? bias + i0 : NULL,
+              load);
         }
         i0 = i1;
       }
