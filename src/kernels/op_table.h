@@ -185,7 +185,9 @@
   X(NONZERO_BOUNDED, nonzero_bounded)   \
   X(COMPRESS_BOUNDED, compress_bounded) \
   X(UNIQUE_BOUNDED, unique_bounded)     \
-  X(NMS_BOUNDED, nms_bounded)
+  X(NMS_BOUNDED, nms_bounded)           \
+  /* conv with weights packed at compile time (kernel_conv.c, src/passes/pack.c) */ \
+  X(CONV_PACKED, conv_packed)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every
