@@ -684,7 +684,8 @@ static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_t
                         (int)d, (long long)ws->ints[d]);
     tin[1].dims[d] = ws->ints[d];
   }
-  BERTH_TRY(conv_plan(attrs, tin, n_in, p, diag));
+  berth_status_t st = conv_plan(attrs, tin, n_in, p, diag);
+  if (st) return berth_fail_prefix(diag, st, "conv_packed (weights of wshape)");
   const int64_t ap = BERTH_GEMM_APANEL, np = (p->mg + ap - 1) / ap;
   const berth_type_t *w = &in[1];
   if (w->rank != 4 || w->dims[0] != p->group || w->dims[1] != np || w->dims[2] != p->ck || w->dims[3] != ap)
