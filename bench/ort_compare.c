@@ -459,106 +459,148 @@ static double measure_peak(const char **what) {
 typedef struct kclass {
   const char *name, *bir;
   double flops;
+  /* the same layer as conv_packed (weights pre-packed as the ONNX import packs them),
+   * timed interleaved with bir: NULL for none */
+  const char *packed_bir;
 } kclass_t;
+
+/* Compiles one kernel class's program and loads it with random inputs; 0 on success. */
+static int kclass_build(const char *bir, const char *src, const char *out, bprog_t *b, void **data) {
+  FILE *f = fopen(src, "w");
+  if (!f) return 1;
+  fprintf(f, "program {alloc_inputs = 0, alloc_outputs = 0}\n\n%s", bir);
+  fclose(f);
+  if (berth_compile(src, "", out) || bprog_load(b, out)) return 1;
+  for (int32_t k = 0; k < b->n_in; k++) {
+    data[k] = aligned_alloc(64, (b->in[k].bytes + 63) / 64 * 64 + 64);
+    fill_random(k, &b->in[k], data[k]);
+  }
+  return 0;
+}
+
+static void kclass_print(const char *name, double flops, stats_t s, double peak) {
+  double g = flops / (s.med * 1e3), gmin = flops / (s.min * 1e3);
+  printf("  %-55s %10.1f %10.1f %7.0f%% %7.0f%%\n", name, s.med, g, peak > 0 ? 100 * g / peak : 0,
+         peak > 0 ? 100 * gmin / peak : 0);
+}
 
 static void bench_kernels(double peak, const char *only) {
   static const kclass_t K[] = {
       {"conv 3x3, 64->64, 56x56 (ResNet-50 stage 1)",
        "func @forward(%x : f32[1,64,56,56], %w : f32[64,64,3,3]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
-       2.0 * 64 * 64 * 9 * 56 * 56},
+       2.0 * 64 * 64 * 9 * 56 * 56,
+       "func @forward(%x : f32[1,64,56,56], %w : f32[1,6,576,12]) -> (f32[1,64,56,56]) {\n"
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,64,56,56]\n  return %y\n}\n"},
       {"conv 3x3, 128->128, 28x28 (ResNet-50 stage 2)",
        "func @forward(%x : f32[1,128,28,28], %w : f32[128,128,3,3]) -> (f32[1,128,28,28]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,128,28,28]\n  return %y\n}\n",
-       2.0 * 128 * 128 * 9 * 28 * 28},
+       2.0 * 128 * 128 * 9 * 28 * 28,
+       "func @forward(%x : f32[1,128,28,28], %w : f32[1,11,1152,12]) -> (f32[1,128,28,28]) {\n"
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,128,28,28]\n  return %y\n}\n"},
       {"conv 3x3, 256->256, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[256,256,3,3]) -> (f32[1,256,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,256,14,14]\n  return %y\n}\n",
-       2.0 * 256 * 256 * 9 * 14 * 14},
+       2.0 * 256 * 256 * 9 * 14 * 14,
+       "func @forward(%x : f32[1,256,14,14], %w : f32[1,22,2304,12]) -> (f32[1,256,14,14]) {\n"
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,256,14,14]\n  return %y\n}\n"},
       {"conv 3x3, 512->512, 7x7 (ResNet-50 stage 4)",
        "func @forward(%x : f32[1,512,7,7], %w : f32[512,512,3,3]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,512,7,7]\n  return %y\n}\n",
-       2.0 * 512 * 512 * 9 * 7 * 7},
+       2.0 * 512 * 512 * 9 * 7 * 7,
+       "func @forward(%x : f32[1,512,7,7], %w : f32[1,43,4608,12]) -> (f32[1,512,7,7]) {\n"
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,512,7,7]\n  return %y\n}\n"},
       {"conv 1x1, 256->1024, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[1024,256,1,1]) -> (f32[1,1024,14,14]) {\n"
        "  %y = conv(%x, %w) : f32[1,1024,14,14]\n  return %y\n}\n",
-       2.0 * 256 * 1024 * 14 * 14},
+       2.0 * 256 * 1024 * 14 * 14,
+       "func @forward(%x : f32[1,256,14,14], %w : f32[1,86,256,12]) -> (f32[1,1024,14,14]) {\n"
+       "  %y = conv_packed(%x, %w) { wshape = [1024, 256, 1, 1]} : f32[1,1024,14,14]\n  return %y\n}\n"},
       {"conv 1x1, 256->64, 56x56",
        "func @forward(%x : f32[1,256,56,56], %w : f32[64,256,1,1]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) : f32[1,64,56,56]\n  return %y\n}\n",
-       2.0 * 256 * 64 * 56 * 56},
+       2.0 * 256 * 64 * 56 * 56,
+       "func @forward(%x : f32[1,256,56,56], %w : f32[1,6,256,12]) -> (f32[1,64,56,56]) {\n"
+       "  %y = conv_packed(%x, %w) { wshape = [64, 256, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n"},
       {"conv 1-D k3, 128->128, 8 positions (Silero encoder)",
        "func @forward(%x : f32[1,128,10], %w : f32[128,128,3]) -> (f32[1,128,8]) {\n"
        "  %y = conv(%x, %w) : f32[1,128,8]\n  return %y\n}\n",
-       2.0 * 128 * 128 * 3 * 8},
+       2.0 * 128 * 128 * 3 * 8, NULL},
       {"depthwise conv 3x3, 128 ch, 56x56",
        "func @forward(%x : f32[1,128,56,56], %w : f32[128,1,3,3]) -> (f32[1,128,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 128} : f32[1,128,56,56]\n  return %y\n}\n",
-       2.0 * 128 * 9 * 56 * 56},
+       2.0 * 128 * 9 * 56 * 56, NULL},
       {"depthwise conv 3x3, 32 ch, 112x112 (MobileNet)",
        "func @forward(%x : f32[1,32,112,112], %w : f32[32,1,3,3]) -> (f32[1,32,112,112]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 32} : f32[1,32,112,112]\n  return %y\n}\n",
-       2.0 * 32 * 9 * 112 * 112},
+       2.0 * 32 * 9 * 112 * 112, NULL},
       {"depthwise conv 3x3, 512 ch, 14x14 (MobileNet)",
        "func @forward(%x : f32[1,512,14,14], %w : f32[512,1,3,3]) -> (f32[1,512,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 512} : f32[1,512,14,14]\n  return %y\n}\n",
-       2.0 * 512 * 9 * 14 * 14},
+       2.0 * 512 * 9 * 14 * 14, NULL},
       {"depthwise conv 3x3 stride 2, 64 ch, 112x112 -> 56x56",
        "func @forward(%x : f32[1,64,112,112], %w : f32[64,1,3,3]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) {strides = [2, 2], pads = [1, 1, 1, 1], group = 64} : f32[1,64,56,56]\n"
        "  return %y\n}\n",
-       2.0 * 64 * 9 * 56 * 56},
+       2.0 * 64 * 9 * 56 * 56, NULL},
       {"depthwise conv 5x5, 240 ch, 14x14 (MobileNetV3)",
        "func @forward(%x : f32[1,240,14,14], %w : f32[240,1,5,5]) -> (f32[1,240,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [2, 2, 2, 2], group = 240} : f32[1,240,14,14]\n  return %y\n}\n",
-       2.0 * 240 * 25 * 14 * 14},
+       2.0 * 240 * 25 * 14 * 14, NULL},
       {"matmul 256x512 * 512x512",
        "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
        "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
-       2.0 * 256 * 512 * 512},
+       2.0 * 256 * 512 * 512, NULL},
       {"gemm 64x1024 * (1000x1024)^T (FC layer, batch 64)",
        "func @forward(%a : f32[64,1024], %b : f32[1000,1024]) -> (f32[64,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[64,1000]\n  return %y\n}\n",
-       2.0 * 64 * 1024 * 1000},
+       2.0 * 64 * 1024 * 1000, NULL},
       {"gemm 1x2048 * (1000x2048)^T (FC layer, one input: GEMV)",
        "func @forward(%a : f32[1,2048], %b : f32[1000,2048]) -> (f32[1,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[1,1000]\n  return %y\n}\n",
-       2.0 * 2048 * 1000},
+       2.0 * 2048 * 1000, NULL},
   };
   printf("\nkernel classes (berth, %s variant; peak %.1f GFLOP/s):\n", berth_kernels_isa_name(berth_kernels_active()),
          peak);
-  printf("  %-55s %10s %10s %8s\n", "", "median us", "GFLOP/s", "of peak");
+  printf("  %-55s %10s %10s %8s %8s\n", "", "median us", "GFLOP/s", "of peak", "(at min)");
   char src[256], out[256];
   snprintf(src, sizeof src, "/tmp/berth_ort_kernel_%d.bir", (int)getpid());
   snprintf(out, sizeof out, "/tmp/berth_ort_kernel_%d.berth", (int)getpid());
   for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
     if (only && !strstr(K[i].name, only)) continue;
-    FILE *f = fopen(src, "w");
-    if (!f) return;
-    fprintf(f, "program {alloc_inputs = 0, alloc_outputs = 0}\n\n%s", K[i].bir);
-    fclose(f);
-    bprog_t b;
-    if (berth_compile(src, "", out) || bprog_load(&b, out)) {
+    bprog_t b, bp;
+    void *data[MAX_IO], *pdata[MAX_IO];
+    if (kclass_build(K[i].bir, src, out, &b, data)) {
       printf("  %-55s (could not build)\n", K[i].name);
       continue;
     }
-    void *data[MAX_IO];
-    for (int32_t k = 0; k < b.n_in; k++) {
-      data[k] = aligned_alloc(64, (b.in[k].bytes + 63) / 64 * 64 + 64);
-      fill_random(k, &b.in[k], data[k]);
-    }
+    const int packed = K[i].packed_bir && !kclass_build(K[i].packed_bir, src, out, &bp, pdata);
+    if (packed) memcpy(pdata[0], data[0], b.in[0].bytes); /* the same input */
     int calls = K[i].flops > 1e8 ? 10 : K[i].flops > 1e6 ? 100 : 2000;
-    double *t = malloc((size_t)calls * sizeof *t);
+    if (calls < g_calls / 10) calls = g_calls / 10; /* --calls 1000: 100 calls of each class */
+    double *t = malloc((size_t)calls * sizeof *t), *tp = malloc((size_t)calls * sizeof *tp);
     bprog_run(&b, data);
-    for (int c = 0; c < calls; c++) {
+    if (packed) bprog_run(&bp, pdata);
+    for (int c = 0; c < calls; c++) { /* interleaved with the packed program, when there is one */
       double t0 = now_us();
       bprog_run(&b, data);
       t[c] = now_us() - t0;
+      if (!packed) continue;
+      t0 = now_us();
+      bprog_run(&bp, pdata);
+      tp[c] = now_us() - t0;
     }
     stats_t s = summarize(t, (size_t)calls);
-    double g = K[i].flops / (s.med * 1e3);
-    printf("  %-55s %10.1f %10.1f %7.0f%%\n", K[i].name, s.med, g, peak > 0 ? 100 * g / peak : 0);
+    kclass_print(K[i].name, K[i].flops, s, peak);
+    if (packed) {
+      stats_t sp = summarize(tp, (size_t)calls);
+      char name[160];
+      snprintf(name, sizeof name, "  same, weights pre-packed (time ratio %.2f)", sp.med / s.med);
+      kclass_print(name, K[i].flops, sp, peak);
+      for (int32_t k = 0; k < bp.n_in; k++) free(pdata[k]);
+    }
     free(t);
+    free(tp);
     for (int32_t k = 0; k < b.n_in; k++) free(data[k]);
   }
   unlink(src);

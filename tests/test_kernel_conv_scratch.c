@@ -1,4 +1,4 @@
-/* conv with less scratch than it asks for (berth_kernel_call_t.scratch, planned in the
+/* conv, and conv_packed (pre-packed weights), with less scratch than it asks for (berth_kernel_call_t.scratch, planned in the
  * arena; src/kernels/kernel_conv.c): a program compiled with a cap, or a hand-made one
  * without any. Each case runs with the request (berth_op_scratch_bytes), then 1024, 64, 16
  * and 0 usable bytes, against a plain loop in double and against the first: 1- to 3-D,
@@ -10,6 +10,7 @@
  * Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "conv_reference.h"
+#include "kernels/kernel_gemm_pack.h"
 #include "kernels/kernel_scratch.h"
 
 #define F32 BERTH_DTYPE_F32
@@ -32,7 +33,8 @@ static void *run_with_scratch(int line, tcall_t *c, berth_type_t want, int64_t u
   berth_status_t st = c->def->infer(c->attrs, c->in, c->n_in, &out, &d);
   CHECK_MSG(st == BERTH_OK && berth_type_equal(&out, &want), "line %d: conv infer: %s", line, msg);
   if (st != BERTH_OK || !berth_type_equal(&out, &want)) return NULL;
-  uint64_t bytes = usable < 0 ? berth_op_scratch_bytes(BERTH_OP_CONV, c->attrs, c->in, c->n_in)
+  const uint32_t op = (uint32_t)berth_op_find(c->def->name, strlen(c->def->name));
+  uint64_t bytes = usable < 0 ? berth_op_scratch_bytes(op, c->attrs, c->in, c->n_in)
                    : usable == 0 ? 0 : (uint64_t)usable + BERTH_SCRATCH_SLACK;
   unsigned char *raw = malloc((size_t)bytes + 128), *scratch = NULL;
   uintptr_t at = ((uintptr_t)raw + 63) & ~(uintptr_t)63;
@@ -73,6 +75,41 @@ static void *rnd_tensor(berth_dtype_t dt, int64_t n, double **as_double) {
   }
   *as_double = d;
   return p;
+}
+
+/* conv_packed (weights packed as src/passes/pack.c packs them) with every scratch variant:
+ * against the plain loop and conv's result. */
+static void check_packed(int line, const conv_case_t *g, berth_type_t tx, berth_type_t tw, berth_type_t tb,
+                         berth_type_t tyy, const int64_t *pads, const void *x, const void *w, const void *b,
+                         const void *want_t, const void *conv_out) {
+  tcall_t c = tc_op(&berth_op_def_conv);
+  tc_ints_arr(&c, "strides", g->stride, g->sp);
+  tc_ints_arr(&c, "dilations", g->dil, g->sp);
+  tc_ints_arr(&c, "pads", pads, 2 * g->sp);
+  tc_int(&c, "group", g->group);
+  berth_type_t in[3] = {tx, tw, tb};
+  const int64_t mg = g->m / g->group, ck = berth_type_numel(&tw) / (g->m ? g->m : 1);
+  const int64_t floats = berth_gemm_apacked_floats(mg, ck) * g->group;
+  float *wp = malloc((size_t)(floats ? floats : 1) * sizeof(float));
+  berth_type_t twp;
+  berth_conv_pack_weights(c.attrs, in, g->bias ? 3 : 2, w, wp, &twp);
+  tcall_t cp = tc_op(&berth_op_def_conv_packed);
+  memcpy(cp.attrs, c.attrs, sizeof c.attrs);
+  tc_ints_arr(&cp, "wshape", tw.dims, tw.rank);
+  tc_arg(&cp, tx, x);
+  tc_arg(&cp, twp, wp);
+  if (g->bias) tc_arg(&cp, tb, b);
+  const int64_t ny = berth_type_numel(&tyy);
+  for (int v = 0; v < N_VARIANTS; v++) {
+    float *got = run_with_scratch(line, &cp, tyy, variants[v].bytes);
+    if (!got) continue;
+    int64_t bad = -1;
+    bool ok = tc_values_equal(F32, ny, got, want_t, 2e-4, &bad) && tc_values_equal(F32, ny, got, conv_out, 2e-4, &bad);
+    CHECK_MSG(ok, "line %d: conv_packed %dd, scratch of %s: element %lld differs from the plain loop or conv (seed %llu)",
+              line, g->sp, variants[v].name, (long long)bad, (unsigned long long)rng_seed);
+    free(got);
+  }
+  free(wp);
 }
 
 static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
@@ -138,6 +175,7 @@ static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
     if (first) free(got);
     else first = got;
   }
+  if (dt == F32 && first) check_packed(line, g, tx, tw, tb, tyy, pads, x, w, b, want_t, first);
   free(first);
   free(x);
   free(w);

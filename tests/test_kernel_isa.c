@@ -167,12 +167,13 @@ static void test_gemm_nn(const berth_kernel_isa_t *k) {
 /* The packed GEMM (kernel_gemm_pack.h) over the variant's micro-kernel: every tile edge
  * (rows and columns short of a tile, K in several blocks through small scratch), with and
  * without bias; against double loops and the portable variant. */
-static float pk_scratch[4096 + 16], pk_ref_scratch[4096 + 16];
+static float pk_scratch[4096 + 16], pk_ref_scratch[4096 + 16], pk_full_out[BIG + 64];
 static void test_gemm_packed(const berth_kernel_isa_t *k) {
   static const int64_t ms[] = {0, 1, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 24, 25, 37};
   static const int64_t ns[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100};
   static const int64_t ks[] = {0, 1, 2, 5, 16, 17, 63, 129, 300};
   float bias[64];
+  CHECK(k->gemm_ukr_half_f32 != NULL);
   CHECK(k->gemm_ukr_f32 && k->gemm_mr >= 1 && k->gemm_mr <= 14 && k->gemm_nr >= 4 && k->gemm_nr <= 64);
   if (!k->gemm_ukr_f32) return;
   for (int it = 0; it < 300; it++) {
@@ -192,6 +193,15 @@ static void test_gemm_packed(const berth_kernel_isa_t *k) {
     berth_gemm_packed_f32(k, wbuf, lda, use_bias ? bias : NULL, obuf, ldc, M, N, K, pack, &b, pk_scratch, floats);
     berth_gemm_packed_f32(&berth_kernel_isa_portable, wbuf, lda, use_bias ? bias : NULL, ref_out, ldc, M, N, K, pack,
                           &b, pk_ref_scratch, ref_floats);
+    /* without the half-width tile (a narrow last panel through the full one): the same bits */
+    berth_kernel_isa_t full_only = *k;
+    full_only.gemm_ukr_half_f32 = NULL;
+    for (int64_t i = 0; i < M * ldc + 4; i++) pk_full_out[i] = 1234.5f;
+    berth_gemm_packed_f32(&full_only, wbuf, lda, use_bias ? bias : NULL, pk_full_out, ldc, M, N, K, pack, &b,
+                          pk_scratch, floats);
+    CHECK_MSG(memcmp(pk_full_out, obuf, (size_t)(M * ldc + 4) * sizeof(float)) == 0,
+              "%s packed gemm M=%lld N=%lld K=%lld: the half-width tile changes the result (seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < ldc; j++) {
         const float got = obuf[i * ldc + j];

@@ -393,6 +393,35 @@ typedef struct conv_pack_ctx {
 
 #define CONV_PACK_MAX_NR 64
 
+#define CONV_PACK_TAB_K2 8 /* kernel widths up to this get conv_pack_panel's table */
+
+/* Elements o < n of a run whose window starts at input column i2 read column i2 + o * st2:
+ * valid for lo <= o < hi (lo <= hi <= n; no division at stride 1). */
+static inline void conv_pack_span(int64_t i2, int64_t st2, int64_t in2, int64_t n, int64_t *plo, int64_t *phi) {
+  int64_t lo, hi;
+  if (st2 == 1) {
+    lo = i2 >= 0 ? 0 : -i2;
+    hi = in2 - i2;
+  } else {
+    lo = i2 >= 0 ? 0 : (-i2 + st2 - 1) / st2;
+    hi = i2 >= in2 ? 0 : (in2 - 1 - i2) / st2 + 1;
+  }
+  if (lo > n) lo = n;
+  if (hi > n) hi = n;
+  if (hi < lo) hi = lo;
+  *plo = lo;
+  *phi = hi;
+}
+static inline void conv_fill0(float *restrict d, int64_t n) {
+  for (int64_t o = 0; o < n; o++) d[o] = 0;
+}
+static inline void conv_copy1(float *restrict d, const float *restrict s, int64_t n) {
+  for (int64_t o = 0; o < n; o++) d[o] = s[o];
+}
+static inline void conv_copys(float *restrict d, const float *restrict s, int64_t n, int64_t st) {
+  for (int64_t o = 0; o < n; o++) d[o] = s[o * st];
+}
+
 static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
   const conv_plan_t *p = ((const conv_pack_ctx_t *)ctx)->p;
   const float *xg = ((const conv_pack_ctx_t *)ctx)->xg;
@@ -412,44 +441,48 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
     o2 = 0;
     if (++o1 == O1) o1 = 0, o0++;
   }
+  /* the valid elements [lo, hi) of each run for each kernel column q2 (they depend on the run
+   * and q2 only: computed once per panel, not per row; uint8 since lo, hi <= nc <= 64) */
+  const int64_t k2 = p->k[2], dl2 = p->dil[2];
+  uint8_t lohi[CONV_PACK_MAX_NR][CONV_PACK_TAB_K2][2];
+  const int tab = k2 <= CONV_PACK_TAB_K2;
+  for (int r = 0; tab && r < nrun; r++)
+    for (int64_t c = 0; c < k2; c++) {
+      int64_t lo, hi;
+      conv_pack_span(s2[r] + c * dl2, st2, in2, len[r], &lo, &hi);
+      lohi[r][c][0] = (uint8_t)lo;
+      lohi[r][c][1] = (uint8_t)hi;
+    }
   /* row k is (ic, q0, q1, q2): split k0 once, then count up */
-  int64_t q2 = k0 % p->k[2], q1 = (k0 / p->k[2]) % p->k[1], q0 = (k0 / p->k[2] / p->k[1]) % p->k[0];
-  int64_t ic = k0 / p->k[2] / p->k[1] / p->k[0];
+  int64_t q2 = k0 % k2, q1 = (k0 / k2) % p->k[1], q0 = (k0 / k2 / p->k[1]) % p->k[0];
+  int64_t ic = k0 / k2 / p->k[1] / p->k[0];
   for (int64_t q = 0; q < kc; q++, dst += nr) {
     const float *xc = xg + ic * p->il;
-    const int64_t a0 = q0 * p->dil[0], a1 = q1 * p->dil[1], a2 = q2 * p->dil[2];
+    const int64_t a0 = q0 * p->dil[0], a1 = q1 * p->dil[1], a2 = q2 * dl2;
     for (int r = 0; r < nrun; r++) {
       float *d = dst + at[r];
       const int64_t n = len[r], i0 = s0[r] + a0, i1 = s1[r] + a1, i2 = s2[r] + a2;
       if (i0 < 0 || i0 >= in0 || i1 < 0 || i1 >= in1) {
-        memset(d, 0, (size_t)n * sizeof(float));
+        conv_fill0(d, n);
         continue;
       }
-      /* elements o < n read column i2 + o * st2: valid for lo <= o < hi (no division at stride 1) */
       int64_t lo, hi;
-      if (st2 == 1) {
-        lo = i2 >= 0 ? 0 : -i2;
-        hi = in2 - i2;
+      if (tab) {
+        lo = lohi[r][q2][0];
+        hi = lohi[r][q2][1];
       } else {
-        lo = i2 >= 0 ? 0 : (-i2 + st2 - 1) / st2;
-        hi = i2 >= in2 ? 0 : (in2 - 1 - i2) / st2 + 1;
+        conv_pack_span(i2, st2, in2, n, &lo, &hi);
       }
-      if (lo > n) lo = n;
-      if (hi > n) hi = n;
-      if (hi < lo) hi = lo;
-      int64_t o = 0;
-      for (; o < lo; o++) d[o] = 0;
-      if (lo < hi) {
-        const float *src = xc + (i0 * in1 + i1) * in2 + (i2 + lo * st2); /* element lo */
-        if (st2 == 1)
-          for (; o < hi; o++) d[o] = src[o - lo];
-        else
-          for (; o < hi; o++) d[o] = src[(o - lo) * st2];
-      }
-      for (; o < n; o++) d[o] = 0;
+      conv_fill0(d, lo);
+      const float *src = xc + (i0 * in1 + i1) * in2 + (i2 + lo * st2); /* element lo */
+      if (st2 == 1)
+        conv_copy1(d + lo, src, hi - lo);
+      else
+        conv_copys(d + lo, src, hi - lo, st2);
+      conv_fill0(d + hi, n - hi);
     }
     if (nc < nr) memset(dst + nc, 0, (size_t)(nr - nc) * sizeof(float));
-    if (++q2 == p->k[2]) {
+    if (++q2 == k2) {
       q2 = 0;
       if (++q1 == p->k[1]) {
         q1 = 0;
@@ -617,3 +650,179 @@ static const berth_attr_spec_t conv_attrs[] = {
     {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0},
 };
 const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 7, conv_attrs, conv_infer, conv_run};
+
+/* ---- conv_packed: conv with pre-packed weights ----------------------------------------
+ * conv_packed(x, wp[, b]) {strides, pads, dilations, group, act, act_alpha, act_beta, wshape}:
+ * conv (above, the same attributes and result) with f32 weights packed at compile time
+ * (src/passes/pack.c) into the packed GEMM's A panels (kernel_gemm_pack.h's
+ * berth_gemm_pack_a): wshape is the weights' own shape [M, C/group, K...], and wp is
+ * [group, P, C/group * prod(K), BERTH_GEMM_APANEL] with P = ceil(M / group / APANEL): each
+ * group's M/group x (C/group * prod(K)) weight matrix in panels of APANEL rows, zeros past its
+ * last row. The micro-kernels read each tile's weights as one contiguous stream instead of
+ * MR rows far apart, and no call packs them. The file is the same for every kernel variant
+ * (APANEL 12 is a multiple of the AVX-512, AVX2 and portable MR and splits in two NEON
+ * tiles). Without scratch enough for a panel (a program compiled with a cap), in a build
+ * without kernel variants, or where the packed GEMM does not apply, a direct loop over the
+ * packed weights runs (slow; the pass packs only convs that take the GEMM path). */
+enum { CONVP_WSHAPE = 7 };
+
+/* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
+static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                  berth_type_t *tin, conv_plan_t *p, berth_diag_t *diag) {
+  char sa[160];
+  const berth_attr_value_t *ws = &attrs[CONVP_WSHAPE];
+  BERTH_TRY(berth_kernel_check_ints("conv_packed", "wshape", ws, diag));
+  if (in[0].dtype != BERTH_DTYPE_F32 || in[1].dtype != BERTH_DTYPE_F32 || ws->n != in[0].rank)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv_packed: input %s and packed weights must be f32, and wshape must have %d dims (has %d)",
+                      berth_type_format(&in[0], sa, sizeof sa), (int)in[0].rank, (int)ws->n);
+  for (int32_t i = 0; i < n_in; i++) tin[i] = in[i];
+  berth_kernel_type_init(&tin[1], BERTH_DTYPE_F32, in[0].rank);
+  for (int32_t d = 0; d < ws->n; d++) {
+    if (ws->ints[d] < 0 || ws->ints[d] > BERTH_MAX_DIM)
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_packed: wshape[%d] is %lld, expected 0 to 2^40",
+                        (int)d, (long long)ws->ints[d]);
+    tin[1].dims[d] = ws->ints[d];
+  }
+  berth_status_t st = conv_plan(attrs, tin, n_in, p, diag);
+  if (st) return berth_fail_prefix(diag, st, "conv_packed (weights of wshape)");
+  const int64_t ap = BERTH_GEMM_APANEL, np = (p->mg + ap - 1) / ap;
+  const berth_type_t *w = &in[1];
+  if (w->rank != 4 || w->dims[0] != p->group || w->dims[1] != np || w->dims[2] != p->ck || w->dims[3] != ap)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv_packed: packed weights %s, expected [%lld, %lld, %lld, %lld] for wshape of %lld output "
+                      "channels in %lld groups",
+                      berth_type_format(w, sa, sizeof sa), (long long)p->group, (long long)np, (long long)p->ck,
+                      (long long)ap, (long long)p->m, (long long)p->group);
+  return BERTH_OK;
+}
+
+static berth_status_t convp_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                  berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_conv_packed, in, n_in, diag));
+  for (int32_t i = 1; i < n_in; i++) BERTH_TRY(berth_kernel_check_same_dtype("conv_packed", in, 0, i, diag));
+  berth_type_t tin[3];
+  conv_plan_t p;
+  BERTH_TRY(convp_types(attrs, in, n_in, tin, &p, diag));
+  BERTH_TRY(berth_kernel_check_output("conv_packed", &p.out_type, diag));
+  out[0] = p.out_type;
+  return BERTH_OK;
+}
+
+/* yg = bg + conv of one group, reading the packed weights wp (the group's panels) directly:
+ * each output element a sum over (ic, q0, q1, q2) in order. */
+static void convp_direct(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg) {
+  const int64_t ap = BERTH_GEMM_APANEL;
+  for (int64_t m = 0; m < p->mg; m++) {
+    const float *wm = wp + (m / ap) * ap * p->ck + m % ap; /* element j at wm[j * ap] */
+    for (int64_t t = 0; t < p->l; t++) {
+      const int64_t o2 = t % p->out[2], o1 = (t / p->out[2]) % p->out[1], o0 = t / p->out[2] / p->out[1];
+      float s = bg ? bg[m] : 0.0f;
+      int64_t j = 0;
+      for (int64_t ic = 0; ic < p->cg; ic++)
+        for (int64_t q0 = 0; q0 < p->k[0]; q0++)
+          for (int64_t q1 = 0; q1 < p->k[1]; q1++)
+            for (int64_t q2 = 0; q2 < p->k[2]; q2++, j++) {
+              const int64_t i0 = o0 * p->stride[0] - p->pad[0] + q0 * p->dil[0];
+              const int64_t i1 = o1 * p->stride[1] - p->pad[1] + q1 * p->dil[1];
+              const int64_t i2 = o2 * p->stride[2] - p->pad[2] + q2 * p->dil[2];
+              if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= p->in[1] || i2 < 0 || i2 >= p->in[2]) continue;
+              s += wm[j * ap] * xg[ic * p->il + (i0 * p->in[1] + i1) * p->in[2] + i2];
+            }
+      yg[m * p->l + t] = s;
+    }
+  }
+}
+
+/* The packed GEMM over pre-packed weights (as conv_packed_f32); false where it does not apply. */
+static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
+                       float *buf, int64_t bufn) {
+#ifdef BERTH_KERNELS_SIMD
+  const berth_kernel_isa_t *isa = berth_kernel_isa();
+  if (!buf || !berth_gemm_packed_fits(isa, bufn) || !isa->gemm_ukr_pa_f32 || isa->gemm_nr > CONV_PACK_MAX_NR ||
+      p->l < isa->gemm_nr)
+    return false;
+  if (conv_is_1x1(p)) {
+    const berth_gemm_rows_t rows = {xg, p->l};
+    berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
+  } else {
+    const conv_pack_ctx_t ctx = {p, xg};
+    berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
+  }
+  return true;
+#else
+  (void)p, (void)xg, (void)wp, (void)bg, (void)yg, (void)buf, (void)bufn;
+  return false;
+#endif
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void convp_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
+  const float *x = call->in[0].data, *wp = call->in[1].data, *b = call->n_in == 3 ? call->in[2].data : NULL;
+  float *y = call->out[0].data;
+  int64_t bufn;
+  float *buf = berth_scratch_take(call, sizeof(float), &bufn);
+  const int64_t wg_floats = (p->mg + BERTH_GEMM_APANEL - 1) / BERTH_GEMM_APANEL * BERTH_GEMM_APANEL * p->ck;
+  for (int64_t n = 0; n < p->n; n++)
+    for (int64_t g = 0; g < p->group; g++) {
+      const float *xg = x + (n * p->c + g * p->cg) * p->il, *wg = wp + g * wg_floats, *bg = b ? b + g * p->mg : NULL;
+      float *yg = y + (n * p->m + g * p->mg) * p->l;
+      if (!convp_gemm(p, xg, wg, bg, yg, buf, bufn)) convp_direct(p, xg, wg, bg, yg);
+      if (p->act) conv_act_f32(yg, p->mg * p->l, p);
+    }
+}
+
+static void convp_run(const berth_kernel_call_t *call) {
+  berth_type_t in[3], tin[3];
+  for (int32_t i = 0; i < call->n_in; i++) in[i] = *call->in[i].type;
+  conv_plan_t p;
+  if (convp_types(call->attrs, in, call->n_in, tin, &p, NULL) != BERTH_OK) return; /* infer accepted it */
+  if (berth_kernel_is_empty(&p.out_type)) return;
+  convp_exec(&p, call);
+}
+
+uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  berth_type_t tin[3];
+  conv_plan_t p;
+  if (n_in < 2 || n_in > 3 || convp_types(attrs, in, n_in, tin, &p, NULL) != BERTH_OK) return 0;
+  if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
+  return berth_scratch_request(berth_gemm_scratch_floats(p.mg < 4 ? 4 : p.mg, p.l, p.ck), sizeof(float));
+}
+
+bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  conv_plan_t p;
+  if (n_in < 2 || n_in > 3 || in[0].dtype != BERTH_DTYPE_F32 || in[1].dtype != BERTH_DTYPE_F32) return false;
+  if (conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK || berth_kernel_is_empty(&p.out_type)) return false;
+  /* where conv takes the packed GEMM on every variant (NR <= 32): not depthwise (cg 1), at
+   * least 4 output channels per group and 32 positions */
+  return p.cg >= 2 && p.mg >= 4 && p.l >= 32 && p.ck > 0;
+}
+
+void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, const float *w,
+                             float *dst, berth_type_t *packed) {
+  conv_plan_t p;
+  (void)conv_plan(attrs, in, n_in, &p, NULL); /* berth_conv_packable accepted it */
+  const int64_t ap = BERTH_GEMM_APANEL, np = (p.mg + ap - 1) / ap;
+  for (int64_t g = 0; g < p.group; g++)
+    berth_gemm_pack_a(w + g * p.mg * p.ck, p.ck, p.mg, p.ck, dst + g * np * ap * p.ck);
+  berth_kernel_type_init(packed, BERTH_DTYPE_F32, 4);
+  packed->dims[0] = p.group;
+  packed->dims[1] = np;
+  packed->dims[2] = p.ck;
+  packed->dims[3] = ap;
+}
+
+static const berth_attr_spec_t convp_attrs[] = {
+    {"strides", BERTH_ATTR_INTS, false, 0, 0},
+    {"pads", BERTH_ATTR_INTS, false, 0, 0},
+    {"dilations", BERTH_ATTR_INTS, false, 0, 0},
+    {"group", BERTH_ATTR_INT, false, 1, 0},
+    {"act", BERTH_ATTR_INT, false, 0, 0},
+    {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},
+    {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0},
+    {"wshape", BERTH_ATTR_INTS, true, 0, 0},
+};
+const berth_op_def_t berth_op_def_conv_packed = {"conv_packed", BERTH_OPKIND_KERNEL, 2, 3, 1, 8, convp_attrs,
+                                                 convp_infer, convp_run};

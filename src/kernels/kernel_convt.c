@@ -9,10 +9,22 @@
  * output_shape into pad_end, which then grows the output). Empty attribute lists mean strides
  * 1, pads 0, dilations 1. f32 and f64, accumulating in the output's type.
  *
- * Method: the output starts as the bias; then for each output channel, input channel and
- * kernel position, every input row adds its scaled values into one output row (a strided
- * axpy over the range of positions that land inside the output): the arithmetic is exactly
- * the op's N * C * M/group * K * D multiply-adds, with no scratch memory. */
+ * Method (f32 with planned scratch, builds with kernel variants): per batch item and group, a
+ * GEMM and a col2im, as Caffe and MLAS do it: the group's weights transposed into the call's
+ * scratch, wt[mg * K][cg], times the input x[cg][D] (a block of whole input rows at a time)
+ * gives cols[mg * K][block] through the packed GEMM (kernel_gemm_pack.h, the micro-kernels of
+ * conv and matmul); then each row of cols (one output channel and kernel position) adds each
+ * input row's values into the output row they land on (stride apart). The output starts as
+ * the bias. Scratch (berth_scratch_conv_transpose): the transposed weights, cols for up to
+ * CT_COLS_FLOATS and the GEMM's panels; with less (or none, or f64, or a small runtime) the
+ * direct loop below runs, which is also the reference the tests hold the GEMM path to:
+ * for each output channel, input channel and kernel position, every input row adds its
+ * scaled values into one output row (a strided axpy over the range of positions that land
+ * inside the output), exactly the op's N * C * M/group * K * D multiply-adds. The two paths
+ * sum in different orders (their results differ by rounding); each depends on the scratch
+ * size at most, never on its address. */
+#include "kernel_gemm_pack.h"
+#include "kernel_scratch.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -179,6 +191,118 @@ static void ct_range(int64_t n, int64_t s, int64_t off, int64_t o, int64_t *lo, 
 CT_RUN_FN(f32, float)
 CT_RUN_FN(f64, double)
 
+/* ---- f32 as GEMM + col2im ----------------------------------------------------------- */
+
+#define CT_COLS_FLOATS (128 * 1024) /* cols per block at most (512 KiB: stays in L2) */
+
+/* How the scratch splits (floats): the transposed weights (wt), cols for `rows` input rows
+ * (of in[2] positions each: the outer spatial dims flattened), the GEMM's panels (the rest).
+ * Returns false where the GEMM path does not apply or `floats` is too small for it. */
+typedef struct ct_gemm_split {
+  int64_t mk, wt, rows, cols, panels;
+} ct_gemm_split_t;
+
+static bool ct_gemm_split(const ct_plan_t *p, int64_t floats, ct_gemm_split_t *s) {
+  s->mk = p->mg * p->kk;
+  s->wt = s->mk * p->cg;
+  const int64_t outer = p->in[0] * p->in[1], in2 = p->in[2];
+  if (s->mk < 4 || p->cg < 1 || in2 < 1 || outer < 1 || floats <= s->wt) return false;
+  const int64_t rest = floats - s->wt;
+  /* half of the rest for the panels, at most what the GEMM asks for */
+  int64_t panels = (int64_t)berth_gemm_scratch_floats(s->mk, outer * in2 < 2048 ? outer * in2 : 2048, p->cg);
+  if (panels > rest / 2) panels = rest / 2;
+  const int64_t row_floats = s->mk * in2;
+  int64_t rows = (rest - panels) / row_floats, cap = CT_COLS_FLOATS / row_floats;
+  if (cap < 1) cap = 1;
+  if (rows > cap) rows = cap;
+  if (rows > outer) rows = outer;
+  s->rows = rows;
+  s->cols = rows * row_floats;
+  s->panels = panels;
+  return rows >= 1 && panels > 0;
+}
+
+/* y (one group's planes, bias already in) += col2im(cols) for input rows r0..r0+rows of the
+ * flattened (i0, i1); cols[(mm * kk + k) * (rows * in2) + (r - r0) * in2 + i2]. */
+static void ct_col2im_f32(const ct_plan_t *p, const float *cols, int64_t r0, int64_t rows, float *yg) {
+  const int64_t in1 = p->in[1], in2 = p->in[2], nb = rows * in2, s2 = p->stride[2];
+  for (int64_t mm = 0; mm < p->mg; mm++) {
+    float *ym = yg + mm * p->ol;
+    for (int64_t k0 = 0; k0 < p->k[0]; k0++)
+      for (int64_t k1 = 0; k1 < p->k[1]; k1++)
+        for (int64_t k2 = 0; k2 < p->k[2]; k2++) {
+          const float *cr = cols + (mm * p->kk + (k0 * p->k[1] + k1) * p->k[2] + k2) * nb;
+          int64_t lo2, hi2, off2 = k2 * p->dil[2] - p->pad[2];
+          ct_range(in2, s2, off2, p->out[2], &lo2, &hi2);
+          if (lo2 > hi2) continue;
+          for (int64_t r = r0; r < r0 + rows; r++) {
+            const int64_t i0 = r / in1, i1 = r % in1;
+            const int64_t o0 = i0 * p->stride[0] + k0 * p->dil[0] - p->pad[0];
+            const int64_t o1 = i1 * p->stride[1] + k1 * p->dil[1] - p->pad[1];
+            if (o0 < 0 || o0 >= p->out[0] || o1 < 0 || o1 >= p->out[1]) continue;
+            const float *xr = cr + (r - r0) * in2;
+            float *yr = ym + (o0 * p->out[1] + o1) * p->out[2] + off2;
+            if (s2 == 1) {
+              for (int64_t i2 = lo2; i2 <= hi2; i2++) yr[i2] += xr[i2];
+            } else {
+              for (int64_t i2 = lo2; i2 <= hi2; i2++) yr[i2 * s2] += xr[i2];
+            }
+          }
+        }
+  }
+}
+
+/* The GEMM path for every batch item and group; false (nothing written) where it does not
+ * apply. */
+static bool ct_gemm_f32(const ct_plan_t *p, const float *x, const float *w, const float *b, float *y, float *buf,
+                        int64_t floats) {
+  ct_gemm_split_t s;
+  if (!buf || !ct_gemm_split(p, floats, &s)) return false;
+  const int64_t outer = p->in[0] * p->in[1], in2 = p->in[2];
+  float *wt = buf, *cols = buf + s.wt, *panels = cols + s.cols;
+  for (int64_t n = 0; n < p->n; n++)
+    for (int64_t g = 0; g < p->group; g++) {
+      /* wt[i][c] = w[g * cg + c][i], i = mm * kk + k */
+      const float *wg = w + g * p->cg * s.mk;
+      for (int64_t i = 0; i < s.mk; i++)
+        for (int64_t c = 0; c < p->cg; c++) wt[i * p->cg + c] = wg[c * s.mk + i];
+      float *yg = y + (n * p->m + g * p->mg) * p->ol;
+      for (int64_t mm = 0; mm < p->mg; mm++) {
+        const float bias = b ? b[g * p->mg + mm] : 0.0f;
+        for (int64_t i = 0; i < p->ol; i++) yg[mm * p->ol + i] = bias;
+      }
+      const float *xg = x + (n * p->c + g * p->cg) * p->il;
+      for (int64_t r0 = 0; r0 < outer; r0 += s.rows) {
+        const int64_t rows = outer - r0 < s.rows ? outer - r0 : s.rows, nb = rows * in2;
+        const berth_gemm_rows_t src = {xg + r0 * in2, p->il};
+        if (!berth_gemm_packed_try_f32(wt, p->cg, NULL, cols, nb, s.mk, nb, p->cg, berth_gemm_pack_rows, &src,
+                                       panels, s.panels))
+          BERTH_KCALL(gemm_nn_f32)(wt, p->cg, xg + r0 * in2, p->il, NULL, cols, nb, s.mk, nb, p->cg);
+        ct_col2im_f32(p, cols, r0, rows, yg);
+      }
+    }
+  return true;
+}
+
+uint64_t berth_scratch_conv_transpose(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  ct_plan_t p;
+  if (n_in < 2 || n_in > 3 || ct_plan(attrs, in, n_in, &p, NULL) != BERTH_OK) return 0;
+  if (p.out_type.dtype != BERTH_DTYPE_F32 || berth_kernel_is_empty(&p.out_type) || p.il == 0 || p.cg == 0) return 0;
+  const int64_t mk = p.mg * p.kk, outer = p.in[0] * p.in[1], in2 = p.in[2];
+  if (mk < 4) return 0;
+  const uint64_t cap = BERTH_SCRATCH_MAX_BYTES / sizeof(float) / 2;
+  if ((uint64_t)mk > cap / (uint64_t)p.cg) return 0;
+  int64_t rows = CT_COLS_FLOATS / (mk * in2 > 0 ? mk * in2 : 1);
+  if (rows < 1) rows = 1;
+  if (rows > outer) rows = outer;
+  uint64_t cols = (uint64_t)rows * (uint64_t)mk * (uint64_t)in2;
+  uint64_t panels = berth_gemm_scratch_floats(mk, outer * in2 < 2048 ? outer * in2 : 2048, p.cg);
+  if (panels == 0) return 0;
+  uint64_t want = (uint64_t)mk * (uint64_t)p.cg + cols + panels;
+  if (cols > cap || want > cap) return 0;
+  return berth_scratch_request(want, sizeof(float));
+}
+
 static void conv_transpose_run(const berth_kernel_call_t *call) {
   berth_type_t types[3];
   for (int32_t i = 0; i < call->n_in; i++) types[i] = *call->in[i].type;
@@ -186,10 +310,14 @@ static void conv_transpose_run(const berth_kernel_call_t *call) {
   if (ct_plan(call->attrs, types, call->n_in, &p, NULL) != BERTH_OK) return; /* infer accepted it */
   if (berth_kernel_is_empty(call->out[0].type)) return;
   const void *b = call->n_in == 3 ? call->in[2].data : NULL;
-  if (types[0].dtype == BERTH_DTYPE_F32)
-    ct_run_f32(&p, call->in[0].data, call->in[1].data, b, call->out[0].data);
-  else
+  if (types[0].dtype == BERTH_DTYPE_F32) {
+    int64_t floats;
+    float *buf = berth_scratch_take(call, sizeof(float), &floats);
+    if (!ct_gemm_f32(&p, call->in[0].data, call->in[1].data, b, call->out[0].data, buf, floats))
+      ct_run_f32(&p, call->in[0].data, call->in[1].data, b, call->out[0].data);
+  } else {
     ct_run_f64(&p, call->in[0].data, call->in[1].data, b, call->out[0].data);
+  }
 }
 
 static const berth_attr_spec_t conv_transpose_attrs[] = {

@@ -18,14 +18,37 @@ static inline void gemm_prefetch_a(const float *A, int64_t lda, int64_t k0, int6
 #endif
 }
 
+/* The same for a block of packed A: n floats in a row. */
+static inline void gemm_prefetch_run(const float *a, int64_t n) {
+#if defined(__GNUC__)
+  for (int64_t q = 0; q < n; q += 16) __builtin_prefetch(a + q, 0, 2);
+#else
+  (void)a, (void)n;
+#endif
+}
+
 bool berth_gemm_packed_fits(const berth_kernel_isa_t *isa, int64_t floats) {
   return isa->gemm_ukr_f32 && isa->gemm_nr > 0 && floats / isa->gemm_nr >= GEMM_PACK_MIN_KC;
 }
 
-void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, const float *bias, float *C,
-                           int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
-                           float *buf, int64_t floats) {
-  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr;
+/* Rows of the tile that starts at row i0: M in groups of `group` rows (the packed A's panels,
+ * or all of M), each group in ceil(rows / MR) tiles of mbig or mbig - 1 rows (the first
+ * nbig of mbig): 64 rows at MR 12 are 11, 11, 11, 11, 10, 10 rather than 12 x 5 + 4, whose
+ * last tile would run its multiply-adds at a third of the rate. */
+static int64_t gemm_tile_rows(int64_t M, int64_t MR, int64_t group, int64_t i0) {
+  const int64_t g0 = i0 - i0 % group, rows = M - g0 < group ? M - g0 : group;
+  const int64_t ntile = (rows + MR - 1) / MR, mbig = (rows + ntile - 1) / ntile, nbig = rows - ntile * (mbig - 1);
+  return i0 - g0 < nbig * mbig ? mbig : mbig - 1;
+}
+
+/* The loops; A in place (apk 0: row i at A + i * lda) or packed (apk 1: panels of
+ * BERTH_GEMM_APANEL rows, berth_gemm_pack_a). */
+static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int apk, const float *bias,
+                        float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
+                        const void *ctx, float *buf, int64_t floats) {
+  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, AP = BERTH_GEMM_APANEL;
+  /* a last panel of at most NR / 2 columns is packed NR / 2 wide for the half-width tile */
+  const int half = (apk ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_half_f32) != NULL && NR % 2 == 0;
   if (K == 0) { /* the bias alone */
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) C[i * ldc + j] = bias ? bias[i] : 0.0f;
@@ -36,27 +59,60 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
    * kc) serves them all while it is in L1 */
   int64_t kmax = floats / NR < GEMM_PACK_KC ? floats / NR : GEMM_PACK_KC;
   const int64_t nblk = (K + kmax - 1) / kmax, kb = (K + nblk - 1) / nblk;
-  const int64_t np = floats / (kb * NR);
+  const int64_t np = floats / (kb * NR), group = apk ? AP : M;
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     const int load = k0 > 0;
     for (int64_t j0 = 0; j0 < N; j0 += np * NR) {
       int64_t npan = 0;
       for (; npan < np && j0 + npan * NR < N; npan++) {
-        const int64_t jp = j0 + npan * NR;
-        pack(ctx, k0, kc, jp, N - jp < NR ? N - jp : NR, buf + npan * kc * NR, NR);
+        const int64_t jp = j0 + npan * NR, nc = N - jp < NR ? N - jp : NR;
+        pack(ctx, k0, kc, jp, nc, buf + npan * kc * NR, half && nc <= NR / 2 ? NR / 2 : NR);
       }
-      for (int64_t i0 = 0; i0 < M; i0 += MR) {
-        const int64_t mr = M - i0 < MR ? M - i0 : MR;
-        gemm_prefetch_a(A, lda, k0, kc, i0 + MR, M - i0 - MR < MR ? M - i0 - MR : MR);
-        for (int64_t p = 0; p < npan; p++) {
-          const int64_t jp = j0 + p * NR;
-          isa->gemm_ukr_f32(A + i0 * lda + k0, lda, buf + p * kc * NR, kc, C + i0 * ldc + jp, ldc, mr,
-                            N - jp < NR ? N - jp : NR, bias ? bias + i0 : NULL, load);
+      for (int64_t i0 = 0; i0 < M;) {
+        const int64_t mr = gemm_tile_rows(M, MR, group, i0), i1 = i0 + mr;
+        const float *a;
+        int64_t la;
+        if (apk) {
+          a = A + (i0 / AP) * AP * K + k0 * AP + i0 % AP;
+          la = AP;
+          /* the next panel's block (one run of kc * AP floats) while this panel's tiles run */
+          if (i0 % AP == 0 && i0 + AP < M) gemm_prefetch_run(a + AP * K, kc * AP);
+        } else {
+          a = A + i0 * lda + k0;
+          la = lda;
+          if (i1 < M) gemm_prefetch_a(A, lda, k0, kc, i1, gemm_tile_rows(M, MR, group, i1));
         }
+        for (int64_t p = 0; p < npan; p++) {
+          const int64_t jp = j0 + p * NR, nc = N - jp < NR ? N - jp : NR;
+          const int h = half && nc <= NR / 2;
+          (apk ? (h ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_pa_f32)
+               : (h ? isa->gemm_ukr_half_f32 : isa->gemm_ukr_f32))(a, la, buf + p * kc * NR, kc, C + i0 * ldc + jp,
+                                                                   ldc, mr, nc, bias ? bias + i0 : NULL, load);
+        }
+        i0 = i1;
       }
     }
   }
+}
+
+void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, const float *bias, float *C,
+                           int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
+                           float *buf, int64_t floats) {
+  gemm_packed(isa, A, lda, 0, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+}
+
+void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
+                              int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
+                              float *buf, int64_t floats) {
+  gemm_packed(isa, Apk, 0, 1, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+}
+
+void berth_gemm_pack_a(const float *A, int64_t lda, int64_t M, int64_t K, float *dst) {
+  const int64_t AP = BERTH_GEMM_APANEL;
+  for (int64_t p0 = 0; p0 < M; p0 += AP, dst += AP * K)
+    for (int64_t q = 0; q < K; q++)
+      for (int64_t r = 0; r < AP; r++) dst[q * AP + r] = p0 + r < M ? A[(p0 + r) * lda + q] : 0.0f;
 }
 
 void berth_gemm_pack_rows(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {

@@ -42,6 +42,23 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
                            int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                            float *buf, int64_t floats);
 
+/* Pre-packed A (constant weights, packed once at compile time): M rows in panels of
+ * BERTH_GEMM_APANEL rows, a multiple of every variant's gemm_mr (portable 4, AVX2 6, NEON 8,
+ * AVX-512 12), so a file packed once serves every variant. Panel p holds rows p * AP ..
+ * p * AP + AP - 1 column after column: element (i, q) at dst[(p * K + q) * AP + i - p * AP],
+ * zeros past row M; ceil(M / AP) * AP * K floats in all. */
+#define BERTH_GEMM_APANEL 12
+static inline int64_t berth_gemm_apacked_floats(int64_t M, int64_t K) {
+  return (M + BERTH_GEMM_APANEL - 1) / BERTH_GEMM_APANEL * BERTH_GEMM_APANEL * K;
+}
+void berth_gemm_pack_a(const float *A, int64_t lda, int64_t M, int64_t K, float *dst);
+
+/* berth_gemm_packed_f32 with A pre-packed (berth_gemm_pack_a); the same value for each
+ * element of C as with A in place (the same sums in the same order). */
+void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
+                              int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
+                              float *buf, int64_t floats);
+
 /* The packed path for a matmul or gemm where it pays (at least 4 rows and one full panel of
  * columns, in a build with kernel variants) and `floats` of scratch at buf hold a panel: runs
  * it and returns true, else returns false and does nothing. */

@@ -76,6 +76,23 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define UKR_NAME berth_portable_gemm_ukr_f32
 #define UKR_LINKAGE
 #include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 1 /* 4 x 4: the half-width tile of a narrow last panel */
+#define UKR_NAME portable_gemm_ukr_half_f32
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 2 /* A from packed panels (pre-packed weights) */
+#define UKR_NAME portable_gemm_ukr_pa_f32
+#define UKR_APACK
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 1
+#define UKR_NAME portable_gemm_ukr_pa_half_f32
+#define UKR_APACK
+#include "kernel_ukr.h"
 
 /* The depthwise plane kernel with 16-byte vectors. */
 #define DW_VB 16
@@ -92,6 +109,9 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .gemm_mr = 4,
     .gemm_nr = 8,
     .gemm_ukr_f32 = berth_portable_gemm_ukr_f32,
+    .gemm_ukr_half_f32 = portable_gemm_ukr_half_f32,
+    .gemm_ukr_pa_f32 = portable_gemm_ukr_pa_f32,
+    .gemm_ukr_pa_half_f32 = portable_gemm_ukr_pa_half_f32,
     .exp_f32 = berth_portable_exp_f32,
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,

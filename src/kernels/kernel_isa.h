@@ -70,6 +70,17 @@ typedef struct berth_kernel_isa {
   int gemm_mr, gemm_nr;
   void (*gemm_ukr_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
                        int64_t nc, const float *bias, int load);
+  /* The same with half the columns (nc <= gemm_nr / 2, bp rows of gemm_nr / 2 floats), for a
+   * last panel of at most that many columns: half the work of a full tile, the same value for
+   * each element. NULL where the variant has none. */
+  void (*gemm_ukr_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                            int64_t mr, int64_t nc, const float *bias, int load);
+  /* The two above with A from a packed panel (pre-packed weights, kernel_gemm_pack.h):
+   * element (r, q) at a[q * lda + r], lda the panel height. */
+  void (*gemm_ukr_pa_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                          int64_t mr, int64_t nc, const float *bias, int load);
+  void (*gemm_ukr_pa_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                               int64_t mr, int64_t nc, const float *bias, int load);
   /* y[i] = f(x[i]), i < n; x and y do not overlap (kernel_vmath.h gives the accuracy) */
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);

@@ -268,6 +268,23 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define UKR_NV ISA_GEMM_NV
 #define UKR_NAME ISA_FN(gemm_ukr_f32)
 #include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 1 /* the half-width tile of a narrow last panel */
+#define UKR_NAME ISA_FN(gemm_ukr_half_f32)
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV ISA_GEMM_NV /* A from packed panels (pre-packed weights) */
+#define UKR_NAME ISA_FN(gemm_ukr_pa_f32)
+#define UKR_APACK
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 1
+#define UKR_NAME ISA_FN(gemm_ukr_pa_half_f32)
+#define UKR_APACK
+#include "kernel_ukr.h"
 
 /* ---- the depthwise plane kernel (kernel_dw_ukr.h) ------------------------------------ */
 
@@ -284,6 +301,9 @@ const berth_kernel_isa_t ISA_TABLE = {
     .gemm_mr = ISA_GEMM_MR,
     .gemm_nr = ISA_GEMM_NV * ISA_VW,
     .gemm_ukr_f32 = ISA_FN(gemm_ukr_f32),
+    .gemm_ukr_half_f32 = ISA_FN(gemm_ukr_half_f32),
+    .gemm_ukr_pa_f32 = ISA_FN(gemm_ukr_pa_f32),
+    .gemm_ukr_pa_half_f32 = ISA_FN(gemm_ukr_pa_half_f32),
     .exp_f32 = ISA_FN(exp_f32),
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),

@@ -15,6 +15,7 @@
 
 #include "op_table.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,5 +46,15 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
 uint64_t berth_scratch_matmul(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_gemm(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_image_decoder(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+uint64_t berth_scratch_conv_transpose(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+
+/* Compiler side of conv_packed (kernel_conv.c; src/passes/pack.c): whether a conv call with
+ * these operand types and attributes has its weights packed (f32, and the packed GEMM
+ * applies on every variant), and the packing: dst gets the packed weights of w, *packed their
+ * type (kernel_gemm_pack.h: berth_gemm_apacked_floats(M / group, ...) * group floats). */
+bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, const float *w,
+                             float *dst, berth_type_t *packed);
 
 #endif

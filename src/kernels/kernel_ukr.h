@@ -16,7 +16,10 @@
  * Every tile sums in the order of q, from C or from the bias, so a result does not depend
  * on where a tile starts nor on the alignment of an operand. Edge tiles (mr < MR rows: a
  * kernel inlined per row count; nc < NR columns: C goes through a tile on the stack) give
- * the same value for each element as full tiles. No allocation, no stdio. */
+ * the same value for each element as full tiles. With UKR_APACK defined, A is read from a
+ * packed panel instead: element (r, q) at a[q * lda + r] (lda: the panel's height, a
+ * multiple of MR; kernel_gemm_pack.h's berth_gemm_pack_a), one contiguous stream. No
+ * allocation, no stdio. */
 #include <stdint.h>
 #include <string.h>
 
@@ -72,7 +75,11 @@ static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const floa
     vf b[UKR_NV];
     for (int v = 0; v < UKR_NV; v++) b[v] = UKR_F(ld)(bp + q * UKR_NR + v * UKR_VW);
     for (int r = 0; r < mr; r++) {
+#ifdef UKR_APACK
+      const vf av = UKR_F(splat)(a[q * lda + r]); /* A packed: column q of the tile at a + q * lda */
+#else
       const vf av = UKR_F(splat)(a[r * lda + q]);
+#endif
       for (int v = 0; v < UKR_NV; v++) acc[r][v] += av * b[v];
     }
   }
@@ -124,6 +131,7 @@ UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, int64_t 
 
 #undef UKR_CASE
 #undef UKR_LINKAGE
+#undef UKR_APACK
 #undef UKR_F
 #undef UKR_C
 #undef UKR_C2

@@ -1368,6 +1368,7 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
     if (!st) st = free_io_names(&cx);
   }
   if (!st) (void)berth_pass_fuse_act(cx.p); /* conv + relu / clip / leaky_relu; DCE drops the rest */
+  if (!st) (void)berth_pass_pack_weights(cx.p); /* conv weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {
     st = berth_ir_validate(cx.p, diag);

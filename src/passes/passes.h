@@ -25,6 +25,13 @@ berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_
  * next. Returns the number fused (0 also when out of memory: the program is unchanged). */
 int32_t berth_pass_fuse_act(berth_ir_program_t *p);
 
+/* Packs the f32 constant weights of each conv that takes the packed GEMM (and whose
+ * weights nothing else reads) into the micro-kernels' panels: the node becomes conv_packed
+ * (kernel_conv.c), in place; the old constant is left unused, so berth_pass_dce must run
+ * next. Returns the number packed (it stops early when out of memory, leaving a valid
+ * program). */
+int32_t berth_pass_pack_weights(berth_ir_program_t *p);
+
 /* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
  * assert, and every HOP with one in its bodies, are always kept) and constants no method
  * uses. Method signatures are unchanged. Rebuilds the
