@@ -138,6 +138,7 @@ typedef struct berth_plan_summary {
   uint64_t lower_bound_bytes[BERTH_SUMMARY_MAX_POOLS]; /* per pool: no plan can be smaller */
   int32_t buffers[BERTH_SUMMARY_MAX_POOLS];            /* storage groups packed per pool */
   bool verified;
+  int32_t views;               /* kernel calls that share their operand's bytes (DESIGN rule 7) */
 } berth_plan_summary_t;
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c);

@@ -79,6 +79,8 @@ typedef struct berth_plan_method_report {
   int32_t n_values;     /* values with storage */
   int32_t copies;       /* COPY instructions inserted (hand-overs, outputs, copy_) */
   int32_t coalesced;    /* hand-overs done in place (RENAME, windowed per-step outputs) */
+  int32_t views;        /* kernel calls that became views of their operand (VIEW, no work;
+                           DESIGN rule 7, plan/views.c) */
   int32_t state_in_place; /* copy_ writes of a buffer done in place (the new value computed in
                              the buffer's bytes: a RENAME, no copy per call) */
   uint64_t state_bytes;
