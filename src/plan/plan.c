@@ -25,6 +25,7 @@ berth_plan_options_t berth_plan_options_default(void) {
   o.alloc_inputs = -1;
   o.alloc_outputs = -1;
   o.verify = true;
+  o.views = true;
   return o;
 }
 

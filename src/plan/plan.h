@@ -56,6 +56,9 @@ typedef struct berth_plan_options {
   int alloc_inputs;  /* -1: as the program says; 0 or 1: override */
   int alloc_outputs; /* -1: as the program says; 0 or 1: override */
   bool verify;       /* run the verifier on the result (default true) */
+  bool views;        /* calls that only reproduce their operand's bytes (reshape, squeeze,
+                        unsqueeze, clone, contiguous slices) share its storage (DESIGN rule 7;
+                        default true; false: copy kernels, for comparison) */
 } berth_plan_options_t;
 
 berth_plan_options_t berth_plan_options_default(void);

@@ -86,6 +86,6 @@ static void decide_graph_views(lctx_t *c, int32_t g) {
 }
 
 berth_status_t berth_views_decide(lctx_t *c) {
-  if (c->opt->strategy != BERTH_STRATEGY_REGIONS) decide_graph_views(c, c->m->body);
+  if (c->opt->strategy != BERTH_STRATEGY_REGIONS && c->opt->views) decide_graph_views(c, c->m->body);
   return BERTH_OK;
 }
