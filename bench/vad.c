@@ -16,10 +16,17 @@
  *  - peak RSS: berth-vad on the same WAV (its ru_maxrss), and the Node process for
  *    onnxruntime (process.resourceUsage().maxRSS: includes Node itself, ~40 MB);
  *  - berth's arena bytes (the plan in the .berth) and the planner's lower bound (from
- *    `berth plan` on the model with the same input specs). */
+ *    `berth plan` on the model with the same input specs).
+ *
+ *   bench/vad --views-ab [--reps N]
+ * compares the v5 and v6 programs planned with views (DESIGN rule 7) and with --no-views
+ * (every reshape, squeeze, unsqueeze, clone and contiguous slice a copy kernel), alternating
+ * one pass of each N times (default 9) in this process: the median over the passes of each
+ * pass's median us per frame, and their ratio. */
 #define _DEFAULT_SOURCE /* wait4, popen */
 #include <berth/runtime.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,9 +204,43 @@ static int run_ort(const config_t *c, int reps, double *median, long *rss) {
   return !ok;
 }
 
+/* --views-ab: the same configurations planned with and without views, passes interleaved. */
+static int views_ab(int rounds) {
+  enum { NC = sizeof CONFIGS / sizeof CONFIGS[0] };
+  printf("Silero VAD, one thread, views against --no-views, %d interleaved passes each over the test audio\n", rounds);
+  printf("%-24s %12s %12s %9s\n", "config", "views us", "copies us", "ratio");
+  for (size_t i = 0; i < NC; i++) {
+    config_t c[2] = {CONFIGS[i], CONFIGS[i]};
+    char path[2][128], cmd[1024];
+    double med[2][64];
+    for (int k = 0; k < 2; k++) {
+      snprintf(path[k], sizeof path[k], "%s.%s", CONFIGS[i].program, k ? "noviews" : "views");
+      c[k].program = path[k];
+      snprintf(cmd, sizeof cmd, "'%s' compile '%s' %s --no-ir %s -o '%s' >/dev/null", BERTH_TOOL, c[k].model, c[k].specs,
+               k ? "--no-views" : "", path[k]);
+      if (system(cmd)) return fprintf(stderr, "bench/vad: %s failed\n", cmd), 1;
+    }
+    uint64_t arena;
+    for (int r = 0; r < rounds; r++)
+      for (int k = 0; k < 2; k++)
+        if (run_berth(&c[k], 1, &med[k][r], &arena)) return 1;
+    qsort(med[0], (size_t)rounds, sizeof med[0][0], cmp_d);
+    qsort(med[1], (size_t)rounds, sizeof med[1][0], cmp_d);
+    double a = med[0][rounds / 2], b = med[1][rounds / 2];
+    printf("%-24s %12.2f %12.2f %9.3f\n", CONFIGS[i].name, a, b, a / b);
+    fflush(stdout);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int reps = 5;
-  if (argc == 3 && !strcmp(argv[1], "--reps")) reps = atoi(argv[2]);
+  bool ab = argc >= 2 && !strcmp(argv[1], "--views-ab");
+  if (ab) {
+    reps = argc == 4 && !strcmp(argv[2], "--reps") ? atoi(argv[3]) : 9;
+    reps = reps > 64 ? 64 : reps;
+  }
+  if (!ab && argc == 3 && !strcmp(argv[1], "--reps")) reps = atoi(argv[2]);
   if (reps < 1) reps = 1;
   if (access(DIST "/silero_vad_v6.onnx", R_OK)) {
     fprintf(stderr, "bench/vad: needs %s (tools/vad/fetch-model.sh)\n", DIST "/silero_vad_v6.onnx");
@@ -209,6 +250,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench/vad: cannot make the audio (espeak-ng, sox)\n");
     return 77;
   }
+  if (ab) return views_ab(reps);
   enum { NC = sizeof CONFIGS / sizeof CONFIGS[0] };
   for (size_t i = 0; i < NC; i++) {
     char cmd[1024];

@@ -152,6 +152,14 @@ static inline int32_t ren(pb_t *b, int32_t src, int32_t dst) {
   int32_t ops[2] = {src, dst};
   return instr(b, BERTH_I_RENAME, ops, 2);
 }
+/* dst = view of src (DESIGN rule 7): dst's bytes lie inside src's, no work */
+static inline int32_t view(pb_t *b, int32_t src, int32_t dst) {
+  int32_t ops[2] = {src, dst};
+  int32_t i = instr(b, BERTH_I_VIEW, ops, 2);
+  b->ins[i].n_in = 1;
+  b->ins[i].n_out = 1;
+  return i;
+}
 static inline int32_t jmp(pb_t *b, int32_t target) {
   int32_t i = instr(b, BERTH_I_JUMP, NULL, 0);
   b->ins[i].target = target;

@@ -287,7 +287,67 @@ static void test_arena_cap(void) {
   berth_ir_program_destroy(p);
 }
 
+/* Views (DESIGN rule 7): reshape, squeeze, unsqueeze, clone and a contiguous slice share their
+ * operand's bytes (no kernel runs), a view of a constant reads the file's bytes, a branch
+ * result that is a view of a value the branch computed is coalesced, one that is a view of a
+ * parameter is copied, and results that are views of an input or of another result are copied
+ * into their own output. Fails when views are switched off (every call would be a kernel). */
+static void test_views(void) {
+  berth_ir_program_t *p = parse(
+      "const @k : f32[2,4] = [1, 2, 3, 4, 5, 6, 7, 8]\n"
+      "buffer @s : f32[8] = [0, 0, 0, 0, 0, 0, 0, 0]\n"
+      "func @forward(%x : f32[2,4], %p : bool[]) -> (f32[8], f32[4], f32[2,4], f32[1,8], f32[8]) {\n"
+      "  %t = add(%x, %x) : f32[2,4]\n"
+      "  %f = reshape(%t) {shape = [8]} : f32[8]\n"
+      "  %row = slice(%t) {axes = [0], starts = [1], ends = [2], steps = [1]} : f32[1,4]\n"
+      "  %r = squeeze(%row) {axes = [0]} : f32[4]\n"
+      "  %kv = reshape(@k) {shape = [8]} : f32[8]\n"
+      "  %sum = add(%f, %kv) : f32[8]\n"
+      "  %c = cond(%p, %t, %x) : f32[2,4]\n"
+      "    then(%a : f32[2,4], %b : f32[2,4]) {\n"
+      "      %m = mul(%a, %b) : f32[2,4]\n"
+      "      %mv = clone(%m) : f32[2,4]\n"
+      "      return %mv\n    }\n"
+      "    else(%a2 : f32[2,4], %b2 : f32[2,4]) {\n"
+      "      %bv = reshape(%b2) {shape = [2, 4]} : f32[2,4]\n"
+      "      return %bv\n    }\n"
+      "  %u = unsqueeze(%sum) {axes = [0]} : f32[1,8]\n"
+      "  %xv = reshape(%x) {shape = [8]} : f32[8]\n"
+      "  copy_(@s, %f)\n"
+      "  return %sum, %r, %c, %u, %xv\n}\n");
+  CHECK(p != NULL);
+  if (!p) return;
+  float x[8] = {1, -2, 3, -4, 5, -6, 7, -8};
+  bool yes = true, no = false;
+  const void *c0[] = {x, &yes}, *c1[] = {x, &no};
+  const void *const *ins[] = {c0, c1, c0};
+  CHECK(agree(p, 3, ins));
+  berth_compiled_t *c = compile(p, berth_plan_options_default());
+  CHECK(c != NULL);
+  if (c) {
+    const berth_exec_method_t *m = &c->exec.methods[0];
+    int32_t copy_kernels = 0, views = 0;
+    for (int32_t i = 0; i < m->n_instrs; i++) {
+      const berth_instr_t *in = &m->instrs[i];
+      views += in->opcode == BERTH_I_VIEW;
+      if (in->opcode == BERTH_I_KERNEL && (in->op == BERTH_OP_RESHAPE || in->op == BERTH_OP_SQUEEZE ||
+                                           in->op == BERTH_OP_UNSQUEEZE || in->op == BERTH_OP_CLONE ||
+                                           in->op == BERTH_OP_SLICE))
+        copy_kernels++;
+    }
+    /* f, row, r, kv, mv, bv, u, xv; copies: bv -> c (a parameter's view), copy_ of the view f,
+     * the outputs r (inside t), u (a view of the output sum) and xv (a view of the input) */
+    CHECK_MSG(views == 8 && copy_kernels == 0 && c->reports[0].views == 8, "views %d, copy kernels %d", (int)views,
+              (int)copy_kernels);
+    CHECK_MSG(c->reports[0].copies == 5 && c->reports[0].coalesced == 1, "copies %d, coalesced %d",
+              (int)c->reports[0].copies, (int)c->reports[0].coalesced);
+    berth_compiled_destroy(c);
+  }
+  berth_ir_program_destroy(p);
+}
+
 int main(void) {
+  test_views();
   test_arena_cap();
   test_pools();
   test_sibling_conds();

@@ -41,6 +41,46 @@ static berth_status_t verify(pb_t *b) {
 
 /* ---- programs --------------------------------------------------------------------------- */
 
+/* Views (DESIGN rule 7). a = x + x (f64[2] at 0); w = view a (all of it); h = view a (its second
+ * element, at 8); hh = view h; out = w + h + hh: accepted. The broken variants:
+ *  CLOBBER_SOURCE  z written over h's bytes, then a read of the source a;
+ *  OUTLIVE         z written over a's bytes (a's planned lifetime is over), then a read of w;
+ *  REWRITE_SOURCE  a written again by a copy after the view was made, then a read of w (the
+ *                  view names the old a: a carried value or a buffer rewritten in place);
+ *  RENAME_OVER     a hand-over renamed onto a's bytes (a coalesced HOP result) while w is live. */
+enum { VIEWS_OK, VIEWS_CLOBBER_SOURCE, VIEWS_OUTLIVE, VIEWS_REWRITE_SOURCE, VIEWS_RENAME_OVER };
+static void build_views(pb_t *b, int variant) {
+  pb_init(b, 48);
+  berth_type_t f2 = ty(BERTH_DTYPE_F64, 1, 2);
+  int32_t x = input(b, "x", f2, 0), y = input(b, "y", F64, 0);
+  int32_t out = output(b, "out", f2, 0);
+  int32_t a = arena(b, "a", f2, 0), w = arena(b, "w", f2, 0), h = arena(b, "h", F64, 8), hh = arena(b, "hh", F64, 8);
+  int32_t z = arena(b, "z", F64, variant == VIEWS_CLOBBER_SOURCE ? 8 : 0);
+  int32_t t = arena(b, "t", F64, 16), r = arena(b, "r", f2, 0), q = arena(b, "q", f2, 32);
+  kern(b, BERTH_OP_ADD, x, x, a);
+  view(b, a, w);
+  view(b, a, h);
+  view(b, h, hh);
+  if (variant == VIEWS_CLOBBER_SOURCE || variant == VIEWS_OUTLIVE) kern(b, BERTH_OP_NEG, y, -1, z);
+  if (variant == VIEWS_REWRITE_SOURCE) copy(b, x, a);
+  if (variant == VIEWS_RENAME_OVER) {
+    kern(b, BERTH_OP_NEG, x, -1, q);
+    copy(b, q, r);
+    ren(b, r, a);
+  }
+  kern(b, BERTH_OP_ADD, h, hh, t);
+  kern(b, BERTH_OP_NEG, variant == VIEWS_CLOBBER_SOURCE ? a : w, -1, q);
+  kern(b, BERTH_OP_ADD, q, t, out);
+  ret(b);
+}
+
+/* The id of the value called `name` (the builders number values as they make them). */
+static int32_t vid(const pb_t *b, const char *name) {
+  for (int32_t v = 0; v < b->nv; v++)
+    if (strcmp(b->v[v].name, name) == 0) return v;
+  return -1;
+}
+
 /* a = x + y; b = a + x; out = copy b */
 static void build_straight(pb_t *b) {
   pb_init(b, 16);
@@ -885,6 +925,7 @@ static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices
         pc++;
         break;
       case BERTH_I_RENAME: st = berth_sanitizer_on_rename(s, ops[0], ops[1], pc, regs, d); pc++; break;
+      case BERTH_I_VIEW: st = berth_sanitizer_on_view(s, ops[0], ops[1], pc, regs, d); pc++; break;
       case BERTH_I_JUMP: pc = in->target; break;
       case BERTH_I_JUMP_IF_FALSE:
         st = berth_sanitizer_on_read(s, ops[0], pc, regs, d);
@@ -943,6 +984,7 @@ static void while_ok(pb_t *b) { build_while(b, false); }
 static void diamond_ok(pb_t *b) { build_diamond(b, true); }
 static void straight_ok(pb_t *b) { build_straight(b); }
 static void scratch_ok(pb_t *b) { build_scratch(b); }
+static void views_ok(pb_t *b) { build_views(b, VIEWS_OK); }
 static void scan_arena(pb_t *b) {
   /* scan with its stacked output in the arena, next to the carried value */
   pb_init(b, 56);
@@ -1031,7 +1073,7 @@ static void test_scratch(void) {
 }
 
 static void test_differential(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok};
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok, views_ok};
   int agree = 0, static_only = 0, accepted = 0, rejected = 0, conservative = 0;
   for (size_t bi = 0; bi < sizeof builders / sizeof builders[0]; bi++) {
     pb_t base;
@@ -1187,7 +1229,7 @@ static void run_accepted(pb_t *b, uint64_t seed) {
 }
 
 static void test_random_mutations(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok};
+  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok, views_ok};
   uint64_t seed0 = 0x5eed;
   const char *env = getenv("BERTH_TEST_SEED");
   if (env) seed0 = strtoull(env, NULL, 0);
@@ -1216,8 +1258,67 @@ static void test_random_mutations(void) {
           (unsigned long long)seed0);
 }
 
+/* The memory rule with views: a view is a definition that does not end its source's; a real
+ * write over the bytes ends both. */
+static void test_views(void) {
+  pb_t b;
+  build_views(&b, VIEWS_OK);
+  EXPECT_OK(&b);
+  build_views(&b, VIEWS_CLOBBER_SOURCE);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %h (arena pool 0 [8,16)) at instruction 5 (kernel add) may see %z");
+  b.ins[5] = b.ins[4]; /* without the reads of the views: the read of the source a is caught */
+  b.ins[5].opcode = BERTH_I_JUMP;
+  b.ins[5].target = 6;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %a (arena pool 0 [0,16)) at instruction 6 (kernel neg) may see %z");
+  build_views(&b, VIEWS_OUTLIVE);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %w (arena pool 0 [0,16)) at instruction 6 (kernel neg) may see %z");
+  build_views(&b, VIEWS_REWRITE_SOURCE);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %h (arena pool 0 [8,16)) at instruction 5 (kernel add) may see %a");
+  build_views(&b, VIEWS_RENAME_OVER);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %h (arena pool 0 [8,16)) at instruction 7 (kernel add) may see %a");
+  /* each of them trips the sanitizer too, on every path */
+  for (int variant = VIEWS_CLOBBER_SOURCE; variant <= VIEWS_RENAME_OVER; variant++) {
+    char why[512];
+    build_views(&b, variant);
+    CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why), "views variant %d: the sanitizer finds nothing", variant);
+    if (variant == VIEWS_REWRITE_SOURCE) /* the bytes carry a's tag, but not the a the views name */
+      CHECK_MSG(strstr(why, "read of %h at instruction 5 (kernel add): it is a view of %a, which was written again (at "
+                            "instruction 4)") != NULL, "%s", why);
+  }
+  build_views(&b, VIEWS_OK);
+  {
+    char why[512];
+    CHECK_MSG(!sanitizer_finds(&b, 0, why, sizeof why), "views: the sanitizer rejects the good program: %s", why);
+  }
+  /* structure: a view outside its source, a windowed view, a view of another dtype, a view
+   * that a kernel also writes (a view is defined by views only), a view of a constant written */
+  build_views(&b, VIEWS_OK);
+  b.v[vid(&b, "h")].offset = 16;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (view): %h (arena pool 0 [16,24)) does not lie inside its source %a");
+  build_views(&b, VIEWS_OK);
+  b.v[vid(&b, "w")].type.dtype = BERTH_DTYPE_I64;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (view): %a -> %w; a view's source and destination are two values of one dtype");
+  build_views(&b, VIEWS_OK);
+  b.ops[b.ins[3].operands + 1] = vid(&b, "w"); /* hh = view h becomes w = view h: w is bigger */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "does not lie inside its source %h");
+  pb_init(&b, 16);
+  b.consts_size = 16;
+  {
+    int32_t x = input(&b, "x", F64, 0), out = output(&b, "out", F64, 0);
+    int32_t c = cnst(&b, "c", F64, 8), cv = cnst(&b, "cv", F64, 8);
+    view(&b, c, cv);
+    kern(&b, BERTH_OP_NEG, x, -1, cv);
+    kern(&b, BERTH_OP_ADD, cv, c, out);
+    ret(&b);
+  }
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (kernel neg) writes %cv, which instruction 0 makes a view");
+  b.ins[0].opcode = BERTH_I_COPY; /* without the view: a write into a constant */
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "writes %cv into constant bytes");
+}
+
 int main(void) {
   test_accepted();
+  test_views();
   test_seed_bug();
   test_overlapping_temporaries();
   test_illegal_coalescing();

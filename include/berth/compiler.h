@@ -145,6 +145,7 @@ typedef struct berth_plan_summary {
   int64_t timeline_positions;  /* length of the method's timeline (every node of every nested graph) */
   double time_ms;              /* planning time */
   int32_t n_hops;              /* control-flow bodies on the timeline (berth_compilation_hop) */
+  int32_t views;               /* kernel calls that share their operand's bytes (DESIGN rule 7) */
 } berth_plan_summary_t;
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c);

@@ -211,6 +211,7 @@ typedef struct berth_fuzz_stats {
   int64_t body_results[6];
   int64_t method_results_io; /* method results that are inputs, constants or buffers */
   int64_t nodes;         /* nodes in all programs */
+  int64_t plan_views;    /* VIEW instructions in the plans run (calls sharing their operand's bytes) */
   uint64_t first_failed_seed; /* seed of the first failing program (valid when failed > 0) */
   double seconds;
 } berth_fuzz_stats_t;

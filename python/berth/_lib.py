@@ -86,6 +86,7 @@ class PlanSummary(ctypes.Structure):
         ("timeline_positions", ctypes.c_int64),
         ("time_ms", ctypes.c_double),
         ("n_hops", ctypes.c_int32),
+        ("views", ctypes.c_int32),
     ]
 
 

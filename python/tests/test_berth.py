@@ -80,8 +80,10 @@ def test_plan_summary():
     assert len(plan) == 1
     p = plan[0]
     assert p["method"] == "forward" and p["verified"]
-    assert (p["copies"], p["coalesced"], p["state_bytes"]) == (1, 6, 8)
-    assert p["pools"] == [{"arena_bytes": 33, "lower_bound_bytes": 33, "buffers": 7}]
+    # views (DESIGN rule 7): select, unsqueeze and two clones share bytes; the clones of a
+    # branch parameter are then handed over by copy
+    assert (p["copies"], p["coalesced"], p["state_bytes"]) == (3, 4, 8)
+    assert p["pools"][0]["arena_bytes"] == 24 and p["pools"][0]["lower_bound_bytes"] == 24
     naive = berth.compile(SEED, algo="naive").plan[0]
     assert naive["arena_bytes"] > p["arena_bytes"]
 

@@ -357,6 +357,7 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
     s->n_values = r->n_values;
     s->copies = r->copies;
     s->coalesced = r->coalesced;
+    s->views = r->views;
     s->state_bytes = r->state_bytes;
     s->state_in_place = r->state_in_place;
     s->n_pools = r->n_pools;

@@ -165,6 +165,7 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
         break;
       case BERTH_I_COPY:
       case BERTH_I_RENAME:
+      case BERTH_I_VIEW:
         out(s, " ");
         print_value_ref(s, m, ops[0]);
         out(s, " -> ");

@@ -850,6 +850,7 @@ static berth_status_t instr_use(rd_t *r, const char *w, const berth_instr_t *x, 
     }
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
+    case BERTH_I_VIEW:
       if (x->n_in != 1 || x->n_out != 1)
         return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 1 (src, dst)", w, (unsigned)x->n_in,
                      (unsigned)x->n_out);

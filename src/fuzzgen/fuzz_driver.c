@@ -539,6 +539,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
       break;
     }
     st->plans++;
+    for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_views += c->reports[mi].views;
     kind = run_plan(c, p, &ora, o, cfg, algo, io, st, f);
     bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;
     if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &ora, o, &lay, mutants, &rng, algo, io, st, f);

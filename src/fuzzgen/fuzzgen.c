@@ -321,6 +321,54 @@ static int32_t gen_unary_of(gen_t *g, int32_t graph, int32_t x) {
   return x < 0 ? -1 : kernel(g, graph, ops[rnd(g, 4)], 1, &x, NULL);
 }
 
+/* One view-like call on x (the planner makes these views of x, DESIGN rule 7): reshape to
+ * one axis, unsqueeze, squeeze of a leading 1, a slice of rows (contiguous: a view at an
+ * offset) or, now and then, of the last axis (strided: stays a copy), or clone. */
+static int32_t gen_view_step(gen_t *g, int32_t graph, int32_t x) {
+  berth_type_t t = vtype(g, x);
+  int64_t n = berth_type_numel(&t), zero = 0, one = 1;
+  switch (rnd(g, 5)) {
+    case 0: {
+      berth_attr_value_t shape = a_ints(&n, 1);
+      return kernel(g, graph, BERTH_OP_RESHAPE, 1, &x, &shape);
+    }
+    case 1: {
+      int64_t axis = rnd(g, (uint32_t)t.rank + 1);
+      berth_attr_value_t axes = a_ints(&axis, 1);
+      return kernel(g, graph, BERTH_OP_UNSQUEEZE, 1, &x, &axes);
+    }
+    case 2: {
+      berth_attr_value_t axes = a_ints(&zero, 1);
+      if (t.rank > 0 && t.dims[0] == 1) return kernel(g, graph, BERTH_OP_SQUEEZE, 1, &x, &axes);
+      return kernel(g, graph, BERTH_OP_UNSQUEEZE, 1, &x, &axes);
+    }
+    case 3: {
+      if (t.rank == 0) break;
+      int64_t axis = pct(g, 80) ? 0 : t.rank - 1, d = t.dims[axis];
+      int64_t start = d ? (int64_t)rnd(g, (uint32_t)d) : 0, end = start + (d ? 1 + (int64_t)rnd(g, (uint32_t)(d - start)) : 0);
+      berth_attr_value_t a[4] = {a_ints(&axis, 1), a_ints(&start, 1), a_ints(&end, 1), a_ints(&one, 1)};
+      return kernel(g, graph, BERTH_OP_SLICE, 1, &x, a);
+    }
+    default: break;
+  }
+  return kernel(g, graph, BERTH_OP_CLONE, 1, &x, NULL);
+}
+
+/* A chain of one to three views of a visible f32 value (an input, a constant or buffer, a HOP
+ * result, a body or loop parameter, a value computed here), half the time ending in the
+ * source's own type (reshaped back), so it can be returned as a body or method result. */
+static int32_t gen_view(gen_t *g, int32_t graph, int32_t x) {
+  if (x < 0) return -1;
+  berth_type_t xt = vtype(g, x);
+  int32_t v = x, steps = 1 + (int32_t)rnd(g, 3);
+  for (int32_t k = 0; k < steps && v >= 0; k++) v = gen_view_step(g, graph, v);
+  if (v < 0 || !pct(g, 50)) return v;
+  berth_type_t vt = vtype(g, v);
+  if (berth_type_numel(&vt) != berth_type_numel(&xt) || berth_type_equal(&vt, &xt)) return v;
+  berth_attr_value_t shape = a_ints(xt.dims, xt.rank);
+  return kernel(g, graph, BERTH_OP_RESHAPE, 1, &v, &shape);
+}
+
 /* a (op) b with b of a's type, a scalar, or anything that broadcasts; falls back to a (op) a. */
 static int32_t gen_binary_with(gen_t *g, int32_t graph, int32_t a) {
   static const berth_op_t ops[] = {BERTH_OP_ADD, BERTH_OP_SUB, BERTH_OP_MUL, BERTH_OP_MAXIMUM};
@@ -835,7 +883,8 @@ static void gen_node(gen_t *g, int32_t graph, int32_t depth) {
     return;
   }
   uint32_t r = rnd(g, 100);
-  if (r < 22) gen_unary_of(g, graph, any_f32(g, graph));
+  if (r < 15) gen_unary_of(g, graph, any_f32(g, graph));
+  else if (r < 22) gen_view(g, graph, any_f32(g, graph));
   else if (r < 52) gen_binary_with(g, graph, any_f32(g, graph));
   else if (r < 62) gen_copy(g, graph);
   else if (r < 67) {
@@ -852,7 +901,9 @@ static void gen_node(gen_t *g, int32_t graph, int32_t depth) {
       if (match(g, v, &f)) c = v;
     }
     if (c < 0) c = any_f32(g, graph);
-    if (pct(g, 50)) gen_unary_of(g, graph, c);
+    uint32_t how = rnd(g, 3);
+    if (how == 0) gen_unary_of(g, graph, c);
+    else if (how == 1) gen_view(g, graph, c);
     else gen_binary_with(g, graph, c);
   }
 }

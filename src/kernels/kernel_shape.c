@@ -461,3 +461,39 @@ const berth_op_def_t berth_op_def_reshape = {"reshape", BERTH_OPKIND_KERNEL, 1, 
 const berth_op_def_t berth_op_def_transpose = {"transpose", BERTH_OPKIND_KERNEL, 1, 1, 1, 1, transpose_attrs, transpose_infer, transpose_run};
 const berth_op_def_t berth_op_def_concat = {"concat", BERTH_OPKIND_KERNEL, 1, -1, 1, 1, concat_attrs, concat_infer, concat_run};
 const berth_op_def_t berth_op_def_expand = {"expand", BERTH_OPKIND_KERNEL, 1, 1, 1, 1, expand_attrs, expand_infer, expand_run};
+
+/* ==== which calls are views (berth_op_view_offset) ==================================== */
+
+/* A strided view is one contiguous run when every axis of extent > 1 has the row-major stride
+ * of the output shape (axes of extent 1 never move). */
+static bool view_is_contiguous(const view_t *v) {
+  int64_t want = 1;
+  for (int32_t k = v->type.rank - 1; k >= 0; k--) {
+    if (v->type.dims[k] == 0) return true; /* no bytes at all */
+    if (v->type.dims[k] != 1 && v->strides[k] != want) return false;
+    want *= v->type.dims[k];
+  }
+  return true;
+}
+
+bool berth_op_view_offset(uint32_t op, const berth_attr_value_t *attrs, const berth_type_t *x, uint64_t *byte_offset) {
+  *byte_offset = 0;
+  view_t v;
+  switch (op) {
+    case BERTH_OP_CLONE:
+    case BERTH_OP_RESHAPE:
+    case BERTH_OP_SQUEEZE:
+    case BERTH_OP_UNSQUEEZE: return true;
+    case BERTH_OP_SLICE:
+      if (slice_plan(attrs, x, &v, NULL) != BERTH_OK) return false;
+      break;
+    case BERTH_OP_SELECT:
+      if (select_plan(attrs, x, &v, NULL) != BERTH_OK) return false;
+      break;
+    default: return false;
+  }
+  if (!view_is_contiguous(&v) || v.base < 0) return false;
+  if (berth_type_numel(&v.type) == 0) return true; /* empty: no bytes to share, offset 0 */
+  *byte_offset = (uint64_t)v.base * berth_dtype_size(x->dtype);
+  return true;
+}

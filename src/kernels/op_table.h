@@ -317,4 +317,11 @@ void berth_op_attrs_default(const berth_op_def_t *def, berth_attr_value_t *attrs
 #define BERTH_SCRATCH_MAX_BYTES ((uint64_t)1 << 24)
 uint64_t berth_op_scratch_bytes(uint32_t op, const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 
+/* Whether a call of kernel `op` on the one input type `x` (attributes that infer accepted)
+ * only reproduces a contiguous run of x's bytes: then its output may share x's storage (a view,
+ * DESIGN rule 7), starting *byte_offset bytes into x. True for clone, reshape, squeeze,
+ * unsqueeze, and a slice or select whose result is contiguous in x (kernel_shape.c). Compiler
+ * side: the planner asks, the runtime never needs it. */
+bool berth_op_view_offset(uint32_t op, const berth_attr_value_t *attrs, const berth_type_t *x, uint64_t *byte_offset);
+
 #endif

@@ -29,6 +29,19 @@ static bool computed_in(const lctx_t *c, int32_t v, int32_t g, const berth_ir_gr
   return true;
 }
 
+/* True if body result v (resolved) may be coalesced with the storage it is handed to: its view
+ * root (v itself when v is no view) is computed by graph g and is the root of no earlier
+ * result of the body, and v sits at its group's base. A view of a parameter, an outer value, a
+ * constant or an input is a pass-through: copied (views.c). */
+static bool handover_ok(const lctx_t *c, int32_t v, int32_t g, const berth_ir_graph_t *body, int32_t index) {
+  int32_t root = lctx_view_root(c, v);
+  const lval_t *x = &c->vals[root];
+  if (c->vals[v].voff != 0 || x->ir < 0 || c->m->values[x->ir].kind != BERTH_IR_NODE || x->graph != g) return false;
+  for (int32_t j = 0; j < index; j++)
+    if (lctx_view_root(c, body->results[j]) == root) return false;
+  return true;
+}
+
 static bool group_is_plain(lctx_t *c, int32_t v) {
   const lval_t *r = &c->vals[lctx_group(c, v)];
   return r->cls == LV_ARENA && !r->is_input && !r->is_output;
@@ -52,7 +65,7 @@ static void decide_cond(lctx_t *c, int32_t ni) {
       int32_t R = n->out[i], br = lctx_resolve(c, body->results[i]);
       int64_t k = lctx_handover_index(c, ni, b, i);
       bool regions = c->opt->strategy == BERTH_STRATEGY_REGIONS;
-      if (computed_in(c, br, g, body, i) && group_is_plain(c, br) && (!regions || b == 0) &&
+      if (handover_ok(c, br, g, body, i) && group_is_plain(c, br) && (!regions || b == 0) &&
           (regions || !lctx_groups_conflict(c, br, R))) {
         lctx_group_merge(c, R, br);
         c->handover[k] = HANDOVER_RENAME;
@@ -95,7 +108,7 @@ static berth_status_t decide_carried(lctx_t *c, int32_t ni, int32_t gb, int32_t 
      * definition to the hand-over */
     lval_t saved = c->vals[p];
     lctx_add_iv(c, p, h->th[0] + 1, h->te);
-    if (computed_in(c, cv, gb, body, k) && group_is_plain(c, cv) && !lctx_groups_conflict(c, cv, p) &&
+    if (handover_ok(c, cv, gb, body, k) && group_is_plain(c, cv) && !lctx_groups_conflict(c, cv, p) &&
         c->opt->strategy == BERTH_STRATEGY_GLOBAL) {
       lctx_group_merge(c, p, cv);
       c->handover[idx] = HANDOVER_RENAME;
@@ -107,10 +120,10 @@ static berth_status_t decide_carried(lctx_t *c, int32_t ni, int32_t gb, int32_t 
     c->vals[p].next = keep_next;
     lctx_add_iv(c, p, h->th[0], h->te);
     c->handover[idx] = HANDOVER_COPY;
-    /* the source is another carried value of this loop: it may be overwritten by its own
-     * hand-over, so it goes through a temporary first */
+    /* the source is another carried value of this loop (or a view of one): it may be
+     * overwritten by its own hand-over, so it goes through a temporary first */
     for (int32_t j = 0; j < n_carry; j++) {
-      if (j != k && body->params[j] == cv) {
+      if (j != k && body->params[j] == lctx_view_root(c, cv)) {
         int32_t t = lctx_new_value(c, c->vals[cv].name, &c->vals[cv].type, gb);
         if (t < 0) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
         lctx_add_iv(c, t, h->th[0], h->th[0]);
@@ -134,7 +147,9 @@ static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32
     lctx_add_iv(c, ys, h->ts, c->last_pos[ys] > h->te ? c->last_pos[ys] : h->te);
     int64_t idx = lctx_handover_index(c, ni, 0, j);
     int64_t stride = (int64_t)berth_type_bytes(&c->vals[y].type);
-    if (computed_in(c, y, gb, body, j) && group_is_plain(c, y) && !c->vals[lctx_group(c, y)].has_windows) {
+    /* a group with views keeps its own storage: a window slice has one offset and size */
+    if (computed_in(c, y, gb, body, j) && group_is_plain(c, y) && !c->vals[lctx_group(c, y)].has_windows &&
+        !c->vals[lctx_group(c, y)].has_views) {
       lval_t *r = &c->vals[lctx_group(c, y)];
       r->cls = LV_WINDOW;
       r->win_parent = ys;
@@ -281,7 +296,7 @@ static void state_in_place(lctx_t *c) {
       continue;
     int32_t root = lctx_group(c, v);
     const lval_t *r = &c->vals[root];
-    if (r->has_windows || r->is_carried) continue;
+    if (r->has_windows || r->is_carried || r->has_views) continue; /* views: see views.c */
     /* the group's bytes are first written at `first`; after the RENAME they are the
      * buffer's, so no member may be read after the copy_ (a method result would be) */
     int64_t first = INT64_MAX, at = c->node_pos[ni];
@@ -349,7 +364,10 @@ berth_status_t berth_coalesce(lctx_t *c) {
     int32_t v = lctx_resolve(c, body->results[k]);
     c->out_value[k] = -1;
     c->out_copy[k] = -1;
-    if (computed_in(c, v, m->body, body, k) && group_is_plain(c, v)) {
+    /* in place only when the output's bytes are the whole group, every member at its base
+     * (a caller's output buffer has no offsets) */
+    if (handover_ok(c, v, m->body, body, k) && group_is_plain(c, v) && lctx_group_at_base(c, v) &&
+        lctx_group_bytes(c, v) == berth_type_bytes(&c->vals[v].type)) {
       lval_t *r = &c->vals[lctx_group(c, v)];
       r->is_output = true;
       r->io_index = k;

@@ -145,6 +145,12 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
   berth_status_t st = BERTH_OK;
   switch (def->kind) {
     case BERTH_OPKIND_KERNEL: {
+      if (n->n_out == 1 && c->vals[n->out[0]].view_src >= 0) { /* a view: no work (views.c) */
+        int32_t vops[2] = {n->in[0], n->out[0]};
+        EMIT_OR_FAIL(emit(c, BERTH_I_VIEW, vops, 1, 1));
+        c->views++;
+        return BERTH_OK;
+      }
       int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS + 1];
       if (n->n_in + n->n_out > 2 * BERTH_MAX_KERNEL_OPERANDS)
         return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");

@@ -42,6 +42,11 @@ typedef struct lval {
   int32_t parent, next;
   bool is_carried;        /* a loop-carried storage (body parameter of while/scan) */
   bool has_windows;       /* group: some window value is a slice of a member */
+  /* views (views.c, DESIGN rule 7): a view shares its source's storage group, at byte offset
+   * `voff` from the group's base (0 for every value that is not a view); its node emits a VIEW */
+  int32_t view_src;       /* the (resolved) source of a view, else -1 */
+  uint64_t voff;
+  bool has_views;         /* group: some member is a view */
   int32_t snap_src;       /* a body parameter bound to a mutable buffer: copied from it at
                              the HOP's start (operands are values, buffers change), else -1 */
   int32_t snap_node;
@@ -105,6 +110,7 @@ typedef struct lctx {
   int32_t n_operands, cap_operands;
   int32_t *operands;
   int32_t copies, renames, windows;
+  int32_t views;          /* kernel calls turned into views (views.c) */
   int32_t state_in_place; /* copy_ into a buffer turned into destination passing (coalesce.c) */
   int32_t scratch_values;  /* kernel scratch values made by the emitter */
   uint64_t scratch_bytes;  /* their bytes, summed */
@@ -120,8 +126,14 @@ void lctx_group_merge(lctx_t *c, int32_t a, int32_t b);
 
 /* stages */
 berth_status_t berth_timeline_build(lctx_t *c);  /* positions, aliases, lifetimes */
+berth_status_t berth_views_decide(lctx_t *c);    /* views join their source's storage group */
 berth_status_t berth_coalesce(lctx_t *c);        /* storage groups and hand-over decisions */
 berth_status_t berth_emit_method(lctx_t *c);     /* the instruction stream */
+
+/* views.c helpers */
+int32_t lctx_view_root(const lctx_t *c, int32_t v);        /* resolved, then the source of views, transitively */
+uint64_t lctx_group_bytes(lctx_t *c, int32_t v);           /* bytes of v's group: max over members of voff + size */
+bool lctx_group_at_base(lctx_t *c, int32_t v);             /* every member of v's group is at offset 0 */
 
 /* Coalescing decision codes stored per hand-over. */
 enum { HANDOVER_COPY = 0, HANDOVER_RENAME = 1, HANDOVER_WINDOW = 2, HANDOVER_NONE = 3 };

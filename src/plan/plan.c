@@ -25,6 +25,7 @@ berth_plan_options_t berth_plan_options_default(void) {
   o.alloc_inputs = -1;
   o.alloc_outputs = -1;
   o.verify = true;
+  o.views = true;
   return o;
 }
 
@@ -383,7 +384,7 @@ static berth_status_t plan_groups(lctx_t *c, owned_t *o, plan_groups_t *out) {
     if (c->vals[v].alias >= 0 || lctx_group(c, v) != v || c->vals[v].cls != LV_ARENA) continue;
     gbuf_t *b = &g.bufs[g.n];
     b->root = v;
-    b->size = berth_type_bytes(&c->vals[v].type);
+    b->size = lctx_group_bytes(c, v); /* views sit inside it (views.c) */
     BERTH_TRY(pool_of(c, &c->vals[v], &b->pool));
     if (b->pool + 1 > g.n_pools) g.n_pools = b->pool + 1;
     b->home = regions_home_of(c, v);
@@ -519,12 +520,13 @@ static void plan_value_storage(lctx_t *c, int32_t v, const int32_t *xid, const u
   const lval_t *x = &c->vals[rv], *r = &c->vals[root];
   e->window_parent = -1;
   e->window_reg = -1;
-  if (x->cls == LV_CONST) {
+  /* x->voff: a view's offset in its group (views.c); 0 for every other value */
+  if (x->cls == LV_CONST || r->cls == LV_CONST) {
     e->storage = BERTH_STORAGE_CONST;
-    e->offset = const_offsets[x->global];
+    e->offset = const_offsets[x->cls == LV_CONST ? x->global : r->global] + x->voff;
   } else if (x->cls == LV_STATE || r->cls == LV_STATE) {
     e->storage = BERTH_STORAGE_STATE;
-    e->offset = state->offsets[x->cls == LV_STATE ? x->global : r->global];
+    e->offset = state->offsets[x->cls == LV_STATE ? x->global : r->global] + x->voff;
   } else if (x->cls == LV_WINDOW || r->cls == LV_WINDOW) {
     const lval_t *w = x->cls == LV_WINDOW ? x : r;
     e->storage = BERTH_STORAGE_ARENA;
@@ -539,7 +541,7 @@ static void plan_value_storage(lctx_t *c, int32_t v, const int32_t *xid, const u
     int32_t b = g->buf_of[root];
     e->storage = BERTH_STORAGE_ARENA;
     e->pool = b >= 0 ? (uint32_t)g->bufs[b].pool : 0;
-    e->offset = b >= 0 ? pools->offsets[b] : 0;
+    e->offset = (b >= 0 ? pools->offsets[b] : 0) + x->voff;
   }
 }
 
@@ -671,6 +673,7 @@ static berth_status_t plan_report(const lctx_t *c, owned_t *o, const plan_values
   rep->n_values = n_exec;
   rep->copies = c->copies;
   rep->coalesced = c->renames + c->windows;
+  rep->views = c->views;
   rep->state_in_place = c->state_in_place;
   rep->state_bytes = state->size;
   rep->n_scratch = c->scratch_values;
@@ -737,6 +740,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   c.alloc_outputs = opt->alloc_outputs < 0 ? p->alloc_outputs : opt->alloc_outputs != 0;
   c.diag = diag;
   berth_status_t st = berth_timeline_build(&c);
+  if (!st) st = berth_views_decide(&c);
   if (!st) st = berth_coalesce(&c);
   if (!st) st = berth_emit_method(&c);
   if (!st) st = plan_stages(&c, o, const_offsets, em, rep);

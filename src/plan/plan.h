@@ -56,6 +56,9 @@ typedef struct berth_plan_options {
   int alloc_inputs;  /* -1: as the program says; 0 or 1: override */
   int alloc_outputs; /* -1: as the program says; 0 or 1: override */
   bool verify;       /* run the verifier on the result (default true) */
+  bool views;        /* calls that only reproduce their operand's bytes (reshape, squeeze,
+                        unsqueeze, clone, contiguous slices) share its storage (DESIGN rule 7;
+                        default true; false: copy kernels, for comparison) */
 } berth_plan_options_t;
 
 berth_plan_options_t berth_plan_options_default(void);
@@ -79,6 +82,8 @@ typedef struct berth_plan_method_report {
   int32_t n_values;     /* values with storage */
   int32_t copies;       /* COPY instructions inserted (hand-overs, outputs, copy_) */
   int32_t coalesced;    /* hand-overs done in place (RENAME, windowed per-step outputs) */
+  int32_t views;        /* kernel calls that became views of their operand (VIEW, no work;
+                           DESIGN rule 7, plan/views.c) */
   int32_t state_in_place; /* copy_ writes of a buffer done in place (the new value computed in
                              the buffer's bytes: a RENAME, no copy per call) */
   uint64_t state_bytes;

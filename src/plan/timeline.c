@@ -60,6 +60,7 @@ int32_t lctx_new_value(lctx_t *c, const char *name_in, const berth_type_t *type_
   v->regions_home = -1;
   v->snap_src = -1;
   v->snap_node = -1;
+  v->view_src = -1;
   c->n_vals++;
   return id;
 }
@@ -132,6 +133,7 @@ void lctx_group_merge(lctx_t *c, int32_t a, int32_t b) {
     A->win_stride = B->win_stride;
   }
   A->has_windows |= B->has_windows;
+  A->has_views |= B->has_views;
   A->is_input |= B->is_input;
   A->is_output |= B->is_output;
   if (A->op < 0) A->op = B->op;

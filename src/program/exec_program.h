@@ -23,7 +23,9 @@
  * a COPY may have src and dst on identical bytes (a no-op) but not partly overlapping; a
  * kernel's scratch value (berth_instr_t.n_scratch) is a plain ARENA u8[n] value named by no
  * other operand, disjoint from its instruction's inputs and outputs; to the memory rule it is
- * one more output of that instruction (it kills every value over its bytes). */
+ * one more output of that instruction (it kills every value over its bytes); a VIEW's src and
+ * dst are not windowed, dst's bytes lie inside src's (same storage), and no other instruction
+ * writes dst. */
 #ifndef BERTH_PROGRAM_EXEC_PROGRAM_H
 #define BERTH_PROGRAM_EXEC_PROGRAM_H
 
@@ -65,6 +67,10 @@ typedef enum berth_opcode {
   BERTH_I_RETURN = 7,
   BERTH_I_ASSERT = 8,    /* operands[0]: one-element bool; if false the call fails with
                             BERTH_ERR_CHECK_FAILED and the message of its one attribute */
+  BERTH_I_VIEW = 9,      /* operands[0] = src, operands[1] = dst: dst is a view of src (DESIGN
+                            rule 7), its bytes a sub-range of src's; no work at run time. A
+                            definition of dst that does not end src's: both are defined there
+                            until a real write over those bytes */
   BERTH_I_COUNT
 } berth_opcode_t;
 
@@ -74,7 +80,7 @@ typedef struct berth_instr {
                             (ARENA, u8[bytes], written by this instruction only and read by
                             none: the planner gives it the node's position only) */
   uint16_t op;           /* KERNEL: berth_op_t; ASSERT: BERTH_OP_ASSERT (its attribute specs) */
-  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in */
+  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME/VIEW: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in */
   uint32_t operands;     /* index of the first operand in the method's operand array */
   uint32_t attrs;        /* KERNEL, ASSERT: index of the first attribute value */
   int32_t target;        /* JUMP, JUMP_IF_FALSE, LOOP_NEXT: instruction index */
@@ -99,7 +105,7 @@ typedef struct berth_exec_method {
   int32_t n_instrs;
   const berth_instr_t *instrs;
   int32_t n_operands;
-  const int32_t *operands; /* value ids; COPY/RENAME store src then dst */
+  const int32_t *operands; /* value ids; COPY/RENAME/VIEW store src then dst */
   int32_t n_attrs;
   const berth_attr_value_t *attrs;
   int32_t n_inputs;

@@ -289,7 +289,7 @@ bool berth_verify_value_is_buffer(const berth_exec_method_t *m, int32_t v) {
   for (int32_t i = 0; i < m->n_instrs; i++) {
     const berth_instr_t *ins = &m->instrs[i];
     const int32_t *ops = m->operands + ins->operands;
-    if (ins->opcode == BERTH_I_RENAME && ops[0] == v) return false;
+    if ((ins->opcode == BERTH_I_RENAME && ops[0] == v) || (ins->opcode == BERTH_I_VIEW && ops[1] == v)) return false;
     if (ins->opcode == BERTH_I_KERNEL)
       for (int32_t k = 0; k < ins->n_out; k++)
         if (ops[ins->n_in + k] == v) return false;
@@ -308,12 +308,14 @@ static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t
     case BERTH_I_KERNEL: return ins->n_in;
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
+    case BERTH_I_VIEW:
     case BERTH_I_JUMP_IF_FALSE:
     case BERTH_I_ASSERT: return 1;
     default: return 0;
   }
 }
 
+/* Writes: a VIEW writes nothing (it defines its dst without ending anything, see transfer). */
 static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
   *out = ops_of(c, ins);
   switch (ins->opcode) {
@@ -328,7 +330,8 @@ static int32_t n_operands_of(const berth_instr_t *ins) {
   switch (ins->opcode) {
     case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out + (int32_t)ins->n_scratch;
     case BERTH_I_COPY:
-    case BERTH_I_RENAME: return 2;
+    case BERTH_I_RENAME:
+    case BERTH_I_VIEW: return 2;
     case BERTH_I_JUMP_IF_FALSE:
     case BERTH_I_ASSERT: return 1;
     default: return 0;
@@ -631,6 +634,24 @@ static berth_status_t check_assert(vctx_t *c, int32_t i, const berth_instr_t *in
   return check_condition(c, i, ins);
 }
 
+/* A view's operands: neither windowed, one dtype, dst's bytes inside src's (same storage). That
+ * no other instruction writes dst is check_view_defs. */
+static berth_status_t check_view(vctx_t *c, int32_t i, const berth_instr_t *ins) {
+  const int32_t *ops = ops_of(c, ins);
+  int32_t src = ops[0], dst = ops[1];
+  const berth_exec_value_t *x = &c->m->values[src], *y = &c->m->values[dst];
+  name_buf_t sb, db;
+  bytes_buf_t b1, b2;
+  if (x->window_parent >= 0 || y->window_parent >= 0 || x->type.dtype != y->type.dtype || src == dst)
+    return CORRUPT("instruction %d (view): %s -> %s; a view's source and destination are two values of one "
+                   "dtype, neither windowed", (int)i, vname(c, src, &sb), vname(c, dst, &db));
+  const ext_t *e = &c->ext[src], *f = &c->ext[dst];
+  if (c->size[dst] > 0 && (f->key != e->key || f->start < e->start || f->end > e->end))
+    return CORRUPT("instruction %d (view): %s (%s) does not lie inside its source %s (%s)", (int)i,
+                   vname(c, dst, &db), fmt_bytes(c, dst, &b1), vname(c, src, &sb), fmt_bytes(c, src, &b2));
+  return BERTH_OK;
+}
+
 static berth_status_t check_instrs(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb, ib, sb;
@@ -671,6 +692,7 @@ static berth_status_t check_instrs(vctx_t *c) {
         break;
       }
       case BERTH_I_ASSERT: BERTH_TRY(check_assert(c, i, ins)); break;
+      case BERTH_I_VIEW: BERTH_TRY(check_view(c, i, ins)); break;
       case BERTH_I_JUMP_IF_FALSE: BERTH_TRY(check_condition(c, i, ins));
         /* fall through */
       case BERTH_I_JUMP:
@@ -698,6 +720,27 @@ static berth_status_t check_instrs(vctx_t *c) {
   if (last != BERTH_I_JUMP && last != BERTH_I_RETURN)
     return CORRUPT("instruction %d (%s) is the last one and can fall off the end; a method ends "
                    "with return or jump", (int)(c->n - 1), berth_exec_opcode_name(last));
+  return BERTH_OK;
+}
+
+/* A view's destination is defined by views only: no kernel, copy or rename writes it (its
+ * bytes may sit where a write of them would break an alignment or aliasing rule). */
+static berth_status_t check_view_defs(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib;
+  for (int32_t i = 0; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    if (ins->opcode != BERTH_I_VIEW) continue;
+    int32_t dst = ops_of(c, ins)[1];
+    for (int32_t j = 0; j < c->n; j++) {
+      const int32_t *w;
+      int32_t nwr = writes_of(c, &m->instrs[j], &w);
+      for (int32_t k = 0; k < nwr; k++)
+        if (w[k] == dst)
+          return CORRUPT("instruction %d (%s) writes %s, which instruction %d makes a view; a view is defined "
+                         "only by views", (int)j, iname(c, j, &ib), vname(c, dst, &nb), (int)i);
+    }
+  }
   return BERTH_OK;
 }
 
@@ -954,6 +997,12 @@ static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits
     }
     return;
   }
+  if (ins->opcode == BERTH_I_VIEW) {
+    /* dst is defined at its bytes and src stays defined: nothing is killed */
+    const int32_t *ops = ops_of(c, ins);
+    if ((c->size[ops[0]] == 0 || bit_get(bits, ident(c, ops[0]))) && c->size[ops[1]] > 0) bit_set(bits, ops[1]);
+    return;
+  }
   const int32_t *w;
   int32_t n = writes_of(c, ins, &w);
   for (int32_t k = 0; k < n; k++) apply_write(c, bits, nbits, w[k]);
@@ -1116,7 +1165,8 @@ static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_va
       int32_t q = c->iqueue[head++];
       const int32_t *w;
       int32_t nwr = writes_of(c, &c->m->instrs[q], &w);
-      bool stop = false;
+      /* a view of u defines u */
+      bool stop = c->m->instrs[q].opcode == BERTH_I_VIEW && ops_of(c, &c->m->instrs[q])[1] == u;
       for (int32_t k = 0; k < nwr; k++) {
         if (c->size[w[k]] == 0) continue;
         int32_t uw = ident(c, w[k]);
@@ -1285,6 +1335,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   BERTH_TRY(check_values(c));
   BERTH_TRY(check_io(c));
   BERTH_TRY(check_instrs(c));
+  BERTH_TRY(check_view_defs(c));
   BERTH_TRY(check_scratch(c));
   BERTH_TRY(check_readonly(c));
   for (int32_t v = 0; v < c->nv; v++)
@@ -1299,6 +1350,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
     int32_t nw = ins->opcode == BERTH_I_KERNEL ? writes_of(c, ins, &w) : 0;
     for (int32_t k = 0; k < nw; k++) c->flags[w[k]] &= ~F_STATE;
     if (ins->opcode == BERTH_I_RENAME) c->flags[ops_of(c, ins)[0]] &= ~F_STATE;
+    if (ins->opcode == BERTH_I_VIEW) c->flags[ops_of(c, ins)[1]] &= ~F_STATE; /* defined mid-call */
   }
   sort_values(c);
   BERTH_TRY(check_entry_disjoint(c));

@@ -16,6 +16,10 @@ struct berth_sanitizer {
   uint64_t *region_off;  /* first tag of each region */
   uint64_t *region_size; /* bytes of each region */
   int32_t *last_write;   /* per value identity: instruction of its latest write this call, or -1 */
+  uint64_t *write_gen;   /* per value identity: generation of its latest write this call (0: none) */
+  int32_t *view_root;    /* per value: the identity a VIEW made it name, or -1 (latest definition not a view) */
+  uint64_t *view_gen;    /* per value: write_gen of view_root when the view was made */
+  uint64_t gen;          /* the last generation given out */
   int32_t *tags;
 };
 
@@ -46,7 +50,7 @@ static uint64_t io_buffer_size(const berth_exec_method_t *m, uint8_t cls, uint32
 }
 
 typedef struct san_layout {
-  uint64_t n_regions, region_off, region_size, last_write, tags, n_tags, total;
+  uint64_t n_regions, region_off, region_size, last_write, write_gen, view_root, view_gen, tags, n_tags, total;
 } san_layout_t;
 
 static bool method_ok(const berth_exec_program_t *p, int32_t method) {
@@ -78,6 +82,12 @@ static bool compute_layout(const berth_exec_method_t *m, san_layout_t *l) {
   if (!berth_add_u64(off, bytes, &off)) return false;
   l->last_write = off;
   if (!berth_mul_u64((uint64_t)m->n_values, 4, &bytes) || !berth_add_u64(off, bytes, &off)) return false;
+  l->view_root = off;
+  if (!berth_add_u64(off, bytes, &off) || !berth_align_u64(off, 8, &off)) return false;
+  l->write_gen = off;
+  if (!berth_mul_u64((uint64_t)m->n_values, 8, &bytes) || !berth_add_u64(off, bytes, &off)) return false;
+  l->view_gen = off;
+  if (!berth_add_u64(off, bytes, &off)) return false;
   l->tags = off;
   if (!berth_mul_u64(tags, 4, &bytes) || !berth_add_u64(off, bytes, &off)) return false;
   /* slack for aligning the caller's pointer */
@@ -95,6 +105,14 @@ size_t berth_sanitizer_size(const berth_exec_program_t *p, int32_t method) {
 
 static void fill(int32_t *t, uint64_t n, int32_t tag) {
   for (uint64_t k = 0; k < n; k++) t[k] = tag;
+}
+
+/* Per-value records at the start of a call: nothing written, no view made. */
+static void reset_values(berth_sanitizer_t *s) {
+  uint64_t n = (uint64_t)s->m->n_values;
+  fill(s->last_write, n, -1);
+  fill(s->view_root, n, -1);
+  for (uint64_t k = 0; k < n; k++) s->write_gen[k] = s->view_gen[k] = 0;
 }
 
 /* Tags the bytes of a non-windowed value with its own id, if they are shadowed and in range. */
@@ -148,6 +166,10 @@ berth_status_t berth_sanitizer_init(void *mem, size_t size, const berth_exec_pro
   s->region_off = (uint64_t *)(void *)(base + l.region_off);
   s->region_size = (uint64_t *)(void *)(base + l.region_size);
   s->last_write = (int32_t *)(void *)(base + l.last_write);
+  s->write_gen = (uint64_t *)(void *)(base + l.write_gen);
+  s->view_root = (int32_t *)(void *)(base + l.view_root);
+  s->view_gen = (uint64_t *)(void *)(base + l.view_gen);
+  s->gen = 0;
   s->tags = (int32_t *)(void *)(base + l.tags);
   uint64_t off = 0;
   for (int32_t r = 0; r < s->n_regions; r++) {
@@ -161,7 +183,7 @@ berth_status_t berth_sanitizer_init(void *mem, size_t size, const berth_exec_pro
     off += rs;
   }
   fill(s->tags, l.n_tags, BERTH_SANITIZER_UNWRITTEN);
-  fill(s->last_write, (uint64_t)m->n_values, -1);
+  reset_values(s);
   /* the state region holds its initial contents: each state value owns its bytes */
   for (int32_t v = 0; v < m->n_values; v++)
     if (m->values[v].storage == BERTH_STORAGE_STATE && berth_verify_value_is_buffer(m, v)) tag_whole(s, v);
@@ -175,7 +197,7 @@ void berth_sanitizer_begin_call(berth_sanitizer_t *s) {
     if (r == region_state(m)) continue;
     fill(s->tags + s->region_off[r], s->region_size[r], BERTH_SANITIZER_UNWRITTEN);
   }
-  fill(s->last_write, (uint64_t)m->n_values, -1);
+  reset_values(s);
   for (int32_t i = 0; i < m->n_inputs; i++) {
     int32_t v = m->inputs[i];
     if (v >= 0 && v < m->n_values) tag_whole(s, v);
@@ -269,11 +291,30 @@ bad : {
 
 /* ---- the hooks ------------------------------------------------------------------------- */
 
+/* A read of view `value` whose source identity `root` was written again after the view was
+ * made: the view names bytes that no longer hold what it meant. */
+static berth_status_t stale_view(const berth_sanitizer_t *s, int32_t value, int32_t root, int32_t instr,
+                                 berth_diag_t *diag) {
+  char vn[96], rn[96], in[96];
+  berth_exec_value_name(s->m, value, vn, sizeof vn);
+  berth_exec_value_name(s->m, root, rn, sizeof rn);
+  berth_exec_instr_name(s->m, instr, in, sizeof in);
+  return berth_fail(diag, BERTH_ERR_VERIFY_FAILED,
+                    "read of %s at instruction %d (%s): it is a view of %s, which was written again (at "
+                    "instruction %d) after the view was made", vn, (int)instr, in, rn, (int)s->last_write[root]);
+}
+
 berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int32_t instr,
                                        const int64_t *regs, berth_diag_t *diag) {
   span_t sp;
   berth_status_t st = resolve(s, value, regs, &sp, diag);
   if (st != BERTH_OK || sp.region < 0 || sp.len == 0) return st;
+  /* a view (or a slice of one): its bytes belong to root, as written when the view was made */
+  int32_t root = s->view_root[sp.ident];
+  if (root >= 0) {
+    if (s->write_gen[root] != s->view_gen[sp.ident]) return stale_view(s, sp.ident, root, instr, diag);
+    sp.ident = root;
+  }
   const int32_t *t = s->tags + s->region_off[sp.region] + sp.start;
   uint64_t k = 0;
   while (k < sp.len && t[k] == sp.ident) k++;
@@ -317,6 +358,9 @@ berth_status_t berth_sanitizer_on_write(berth_sanitizer_t *s, int32_t value, int
   }
   fill(s->tags + s->region_off[sp.region] + sp.start, sp.len, sp.ident);
   s->last_write[sp.ident] = instr;
+  s->write_gen[sp.ident] = ++s->gen;
+  s->view_root[sp.ident] = -1;
+  s->view_root[value] = -1;
   return BERTH_OK;
 }
 
@@ -325,6 +369,19 @@ berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int3
   berth_status_t st = berth_sanitizer_on_read(s, src, instr, regs, diag);
   if (st != BERTH_OK) return st;
   return berth_sanitizer_on_write(s, dst, instr, regs, diag);
+}
+
+berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
+                                       const int64_t *regs, berth_diag_t *diag) {
+  berth_status_t st = berth_sanitizer_on_read(s, src, instr, regs, diag);
+  if (st != BERTH_OK) return st;
+  span_t sp;
+  if ((st = resolve(s, dst, regs, &sp, diag)) != BERTH_OK) return st;
+  int32_t u = s->m->values[src].window_parent >= 0 ? s->m->values[src].window_parent : src;
+  int32_t root = s->view_root[u] >= 0 ? s->view_root[u] : u;
+  s->view_root[dst] = root;
+  s->view_gen[dst] = s->write_gen[root];
+  return BERTH_OK;
 }
 
 berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, berth_diag_t *diag) {

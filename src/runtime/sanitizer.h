@@ -16,7 +16,13 @@
  * only the current slice, but with the parent's identity); a read checks that every byte it
  * touches still belongs to the value read (the parent, for a slice). The seed bug shows up as
  * "read of %result1 at instruction 17 (copy): bytes [0,8) of arena pool 0 were last written
- * by %add_1 (at instruction 12)". Constants have no shadow: they are read-only (the verifier
+ * by %add_1 (at instruction 12)".
+ *
+ * Views (DESIGN rule 7): a VIEW writes nothing; the view records the identity that owns its
+ * bytes (its source's, transitively) and that identity's write generation at that moment. A
+ * read of a view accepts bytes tagged with that identity only while no write of it happened
+ * since (every write of an identity starts a new generation), so a view read after its source
+ * was rewritten, or after its bytes were taken by another value, is caught like any read. Constants have no shadow: they are read-only (the verifier
  * rejects writes to them, and so does on_write).
  *
  * The state tags persist across calls (state must survive to the next call); the arena and
@@ -74,6 +80,10 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
 /* RENAME src -> dst: a read of src, then dst takes the bytes over (they are retagged). */
 berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
                                          const int64_t *regs, berth_diag_t *diag);
+
+/* VIEW src -> dst: a read of src; dst then names src's bytes of this generation (no retag). */
+berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
+                                       const int64_t *regs, berth_diag_t *diag);
 
 /* RETURN at `instr`: every method output and every state value must still own its bytes. */
 berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, berth_diag_t *diag);

@@ -244,6 +244,7 @@ static berth_instr_t instr_used_fields(const berth_instr_t *x) {
     }
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
+    case BERTH_I_VIEW:
       r.n_in = 1;
       r.n_out = 1;
       r.operands = x->operands;

@@ -37,6 +37,7 @@ for f in examples/*/*.bir tests/bir/*.bir; do
 done
 golden seed_alloc_io examples/seed/seed.bir --alloc-inputs 1 --alloc-outputs 1
 golden seed_align1 examples/seed/seed.bir --alignment 1
+golden seed_no_views examples/seed/seed.bir --no-views
 model=${BERTH_VAD_MODEL:-build/vad-deps/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx}
 if [ -f "$model" ]; then
   golden silero_v5_256_runtime_sr "$model" --input 'input:f32[1,256]' --input 'state:f32[2,1,128]' --input 'sr:i64[]'

@@ -12,8 +12,8 @@ check() { # NAME PYTHON-EXPRESSION-ON-d PROGRAM ARGS...
 }
 S=examples/seed/seed.bir
 check "schema and version" "d['schema'] == 'berth-plan' and d['schema_version'] == 2" $S
-check "seed headline: 33 bytes, 1 copy, 6 coalesced" \
-  "[(m['arena_bytes'], m['lower_bound_bytes'], m['copies'], m['coalesced']) for m in d['methods']] == [(33, 33, 1, 6)]" $S
+check "seed headline: 24 bytes, 3 copies, 4 coalesced, 4 views" \
+  "[(m['arena_bytes'], m['lower_bound_bytes'], m['copies'], m['coalesced'], m['views']) for m in d['methods']] == [(24, 24, 3, 4, 4)]" $S
 check "values carry id, dtype, shape and lifetime" \
   "all(v['id'] == i and v['dtype'] == 'f64' and v['shape'] in ([1], []) and isinstance(v['lifetime'], list) for i, v in enumerate(d['methods'][0]['values']) if v['dtype'] == 'f64')" $S
 check "arena values have a lifetime inside the timeline" \

@@ -58,6 +58,11 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
     }
     return 1;
   }
+  if (strcmp(a, "--no-views") == 0) { /* views planned as copy kernels (to measure views) */
+    if (!berth_cli_once(a)) return -1;
+    opt->views = false;
+    return 1;
+  }
   if (strcmp(a, "--no-verify") == 0) {
     if (!berth_cli_once(a)) return -1;
     opt->verify = false;

@@ -119,10 +119,10 @@ int berth_cmd_plan(int argc, char **argv) {
       const berth_exec_method_t *m = &c->exec.methods[mi];
       printf("%s{\"name\":", mi ? "," : "");
       berth_cli_json_string(stdout, m->name);
-      printf(",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,"
+      printf(",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,\"views\":%d,"
              "\"state_in_place\":%d,\"time_ms\":%.3f,\"verified\":%s,\"timeline_positions\":%lld,\"pools\":[",
              (unsigned long long)method_arena(r), (unsigned long long)method_bound(r), (unsigned long long)r->state_bytes,
-             (int)r->copies, (int)r->coalesced, (int)r->state_in_place, r->time_ms, r->verified ? "true" : "false",
+             (int)r->copies, (int)r->coalesced, (int)r->views, (int)r->state_in_place, r->time_ms, r->verified ? "true" : "false",
              (long long)r->n_positions);
       for (int32_t pl = 0; pl < r->n_pools; pl++)
         printf("%s{\"pool\":%d,\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"buffers\":%d}", pl ? "," : "", (int)pl,
@@ -161,6 +161,8 @@ int berth_cmd_plan(int argc, char **argv) {
       if (r->state_in_place)
         printf("  state updated in place: %d copy_ computed in the buffer's own bytes (a rename, no copy per call)\n",
                (int)r->state_in_place);
+      if (r->views)
+        printf("  views: %d kernel calls share their operand's bytes (no work at run time)\n", (int)r->views);
       if (r->n_scratch)
         printf("  kernel scratch: %d calls, %llu bytes (each a value of its own at its node's position, packed with the rest)\n",
                (int)r->n_scratch, (unsigned long long)r->scratch_bytes);

@@ -20,7 +20,9 @@
   "  --pools RULES                      key=pool,... with key an op name, input or output\n"      \
   "                                     (input=1,mul=1,add=3); pools 0..15\n"                     \
   "  --alloc-inputs 0|1, --alloc-outputs 0|1   plan inputs / outputs in the arena or not\n"      \
-  "  --no-verify                        skip the plan verifier (for experiments only)\n"
+  "  --no-verify                        skip the plan verifier (for experiments only)\n"          \
+  "  --no-views                         reshape, squeeze, unsqueeze, clone and contiguous slices\n" \
+  "                                     copy instead of sharing their operand's bytes (to measure)\n"
 
 #define PROGRAM_OPTIONS                                                                            \
   "  PROGRAM is a .bir text file, a .berth program file or an .onnx model (told apart by\n"       \
