@@ -463,7 +463,7 @@ static void test_two_axes_runtime(const char *text, size_t len) {
     berth_diag_t d = berth_diag_make(msg, sizeof msg);
     CHECK(berth_method_set_input(l.m, 0, png, n_png, &d) == BERTH_OK && berth_method_execute(l.m, &d) == BERTH_OK);
     berth_type_t t;
-    CHECK(berth_method_output_shape(l.m, 0, &t) == BERTH_OK && t.rank == 3 && t.dims[0] == 5 && t.dims[1] == 7 && t.dims[2] == 3);
+    CHECK(berth_method_output_shape(l.m, 0, &t, &d) == BERTH_OK && t.rank == 3 && t.dims[0] == 5 && t.dims[1] == 7 && t.dims[2] == 3);
     const void *data;
     size_t bytes;
     CHECK(berth_method_output(l.m, 0, &data, &bytes, NULL) == BERTH_OK && bytes == 105);

@@ -59,7 +59,6 @@ static berth_status_t fold(ox_ctx_t *cx, int32_t x, berth_image_pixels_t pf) {
   OX_TRY(decode_bounded(cx, src, n, pf, IMG_FOLD_SMALL, &d, &why));
   if (why && larger_than_bound(why)) OX_TRY(decode_bounded(cx, src, n, pf, IMG_FOLD_MAX, &d, &why));
   if (why) {
-    if (strstr(why, "decoder not in this build")) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s", why);
     if (larger_than_bound(why))
       return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s (berth decodes constant images up to %ux%u)", why, IMG_FOLD_MAX,
                      IMG_FOLD_MAX);

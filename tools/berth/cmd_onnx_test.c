@@ -43,15 +43,14 @@ typedef struct ot_opts {
 } ot_opts_t;
 
 /* Why a folder is unsupported, from a short fixed list (printed with each UNSUPPORTED line
- * and totalled before the summary). "image codecs" is an ImageDecoder whose stream's format has no
- * decoder in this build (a placeholder decoder refuses it), or ImageDecoder missing. "not
- * implemented" is the catch-all for anything else berth lacks. */
+ * and totalled before the summary). "not implemented" is the catch-all
+ * for anything else berth lacks. */
 enum {
-  OT_WHY_STRING, OT_WHY_SEQUENCE, OT_WHY_DOMAIN, OT_WHY_TRAINING, OT_WHY_RANDOM, OT_WHY_IMAGE, OT_WHY_NOT_IMPLEMENTED,
+  OT_WHY_STRING, OT_WHY_SEQUENCE, OT_WHY_DOMAIN, OT_WHY_TRAINING, OT_WHY_RANDOM, OT_WHY_NOT_IMPLEMENTED,
   OT_WHY_COUNT
 };
 static const char *const k_why_name[OT_WHY_COUNT] = {
-    "string tensors", "sequence/optional types", "a foreign domain", "training only", "randomness", "image codecs",
+    "string tensors", "sequence/optional types", "a foreign domain", "training only", "randomness",
     "not implemented",
 };
 
@@ -63,9 +62,6 @@ static int why_category(const char *why) {
   if (strstr(why, "sequence type") || strstr(why, "optional type") || strstr(why, "map type")) return OT_WHY_SEQUENCE;
   if (strstr(why, "domain '")) return OT_WHY_DOMAIN;
   if (strstr(why, "training")) return OT_WHY_TRAINING;
-  /* only when it is the one op missing: a model that also lacks another op is not implemented */
-  if (strstr(why, "berth lacks 1 op this model uses: ImageDecoder (")) return OT_WHY_IMAGE;
-  if (strstr(why, "(ImageDecoder, opset ") && strstr(why, "decoder not in this build")) return OT_WHY_IMAGE;
   const char *lacks = strstr(why, "this model uses: ");
   if (lacks) {
     lacks += strlen("this model uses: ");
