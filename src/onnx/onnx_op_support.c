@@ -86,7 +86,7 @@ const ox_op_support_t ox_op_support[] = {
     {"Hardmax", 7, 0, 0, "13", "float"},
     {"Identity", 128, 0, 7, "8-9,11,13,23-27", "float,int8,float16"},
     {"If", 1, 0, 3, "11", "bool"},
-    {"ImageDecoder", 4, 0, 5, "20", "uint8"},
+    {"ImageDecoder", 9, 0, 0, "20", "uint8"},
     {"InstanceNormalization", 3, 0, 0, "6,22", "float"},
     {"IsInf", 4, 0, 0, "20", "float,float16"},
     {"IsNaN", 2, 0, 0, "20", "float,float16"},

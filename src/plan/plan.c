@@ -665,6 +665,28 @@ static berth_status_t plan_assemble(const lctx_t *c, owned_t *o, const plan_grou
   em->alignment = c->opt->alignment;
   return BERTH_OK;
 }
+/* A value's lifetime for the report: its intervals sorted and those that touch or overlap
+ * merged (the timeline adds them in discovery order, and a view group's union can widen one
+ * interval into its neighbour). Returns how many it wrote to out (at most LV_MAX_IVS). */
+static int32_t report_ivs(const lval_t *x, int64_t (*out)[2]) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < x->n_ivs; i++) {
+    int32_t j = n++;
+    for (; j > 0 && out[j - 1][0] > x->ivs[i].lo; j--) out[j][0] = out[j - 1][0], out[j][1] = out[j - 1][1];
+    out[j][0] = x->ivs[i].lo, out[j][1] = x->ivs[i].hi;
+  }
+  int32_t m = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (m > 0 && out[i][0] <= out[m - 1][1] + 1) {
+      if (out[i][1] > out[m - 1][1]) out[m - 1][1] = out[i][1];
+    } else {
+      out[m][0] = out[i][0], out[m][1] = out[i][1];
+      m++;
+    }
+  }
+  return m;
+}
+
 
 /* The report: counts, and the timeline of every exec value and HOP for the plan drawing. */
 static berth_status_t plan_report(const lctx_t *c, owned_t *o, const plan_values_t *vals, const plan_state_t *state,
@@ -689,13 +711,9 @@ static berth_status_t plan_report(const lctx_t *c, owned_t *o, const plan_values
     int32_t e = vals->xid[v];
     if (e < 0) continue;
     rep->iv_first[e] = total_ivs;
-    rep->n_ivs[e] = c->vals[v].n_ivs;
+    rep->n_ivs[e] = report_ivs(&c->vals[v], &rep->ivs[total_ivs]);
     rep->depth[e] = c->vals[v].graph >= 0 ? berth_ir_graph_depth(c->m, c->vals[v].graph) : 0;
-    for (int32_t i = 0; i < c->vals[v].n_ivs; i++) {
-      rep->ivs[total_ivs][0] = c->vals[v].ivs[i].lo;
-      rep->ivs[total_ivs][1] = c->vals[v].ivs[i].hi;
-      total_ivs++;
-    }
+    total_ivs += rep->n_ivs[e];
   }
   for (int32_t ni = 0; ni < c->m->n_nodes; ni++) {
     const berth_op_def_t *def = berth_op_get(c->m->nodes[ni].op);
