@@ -25,6 +25,10 @@ expect_out "onnx-test --dynamic-bound runs the kernel" "$n" sh -c \
   "\"$BERTH\" onnx-test --dynamic-bound 64 --print-ir $dirs 2>&1 | grep -c '= image_decoder('"
 expect_out "onnx-test --dynamic-bound 16: every image is larger" "0 passed, $n failed, 0 unsupported" sh -c \
   "\"$BERTH\" onnx-test --dynamic-bound 16 $dirs | tail -1"
+# every decoder says "larger than the bound" in its own words the kernel recognizes, so each
+# format's oversized image is reported as such, not as a stream no decoder takes
+expect_out "onnx-test --dynamic-bound 16: each format reports the bound" "$n" sh -c \
+  "\"$BERTH\" onnx-test --dynamic-bound 16 $dirs | grep -c \"ImageDecoder with output 'output': the image is larger than --dynamic-bound 16 (16x16 pixels)\$\""
 
 # a 7x5 PNG padded to the model's 312-byte input (the decoder reads no further than IEND)
 T=/tmp/berth_imgdec.$$
