@@ -31,7 +31,8 @@
   "  bounds Loops with scan outputs whose trip count is dynamic, --state IN=OUT makes graph\n"     \
   "  input IN and the output OUT that updates it one mutable buffer (repeat it),\n"               \
   "  --dynamic-bound N gives NonZero, Compress, Unique and NonMaxSuppression results computed\n"  \
-  "  at run time N entries along their data-dependent axis (graph outputs only; more fails).\n"   \
+  "  at run time N entries along their data-dependent axis, and ImageDecoder's N x N pixels\n"   \
+  "  (graph outputs only; more fails).\n"                                                         \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
@@ -100,8 +101,9 @@ static const cmd_help_t helps[] = {
      "  --keep-control-flow   keep If nodes whose condition folds to a constant\n"
      "  --max-trip-count N    bound Loops with scan outputs whose trip count is dynamic\n"
      "  --dynamic-bound N     bound data-dependent results (NonZero, Compress, Unique,\n"
-     "                        NonMaxSuppression) to N entries instead of specializing the\n"
-     "                        model on the input values that set them\n"
+     "                        NonMaxSuppression; ImageDecoder's height and width) to N\n"
+     "                        entries instead of specializing the model on the input\n"
+     "                        values that set them\n"
      "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
      "  -v, --verbose         also print PASS lines\n"
      "  --per-op              before the totals, a table of folders passed, failed and\n"
@@ -170,10 +172,11 @@ static void usage(FILE *f) {
       "  branches build with one type), and --max-trip-count N bounds Loops with scan\n"
       "  outputs whose trip count is not known at compile time (a run that needs more\n"
       "  iterations fails), --dynamic-bound N gives data-dependent results (NonZero, Compress,\n"
-      "  Unique, NonMaxSuppression on run-time data) N entries (graph outputs only; a call\n"
-      "  that yields more fails), and --state IN=OUT makes a graph input and the output that\n"
-      "  updates it one mutable buffer (initialised from IN's initializer, its --input value\n"
-      "  or zeros; updated in place each call, read with the runtime's berth_method_state).\n"
+      "  Unique, NonMaxSuppression on run-time data; ImageDecoder's height and width) N\n"
+      "  entries (graph outputs only; a call that yields more fails), and --state IN=OUT\n"
+      "  makes a graph input and the output that updates it one mutable buffer (initialised\n"
+      "  from IN's initializer, its --input value or zeros; updated in place each call, read\n"
+      "  with the runtime's berth_method_state).\n"
       "  --max-steps N (run, onnx-test, fuzz) is the step limit: the loop iterations one call\n"
       "  may run, nested loops counted in full, in both interpreters (default 10^9; fuzz 10^5).\n"
       "  A: naive | greedy | search | exact   S: global | regions\n"
