@@ -15,8 +15,10 @@
  *     lossy formats (JPEG, WebP) reproduces libjpeg's / libwebp's integer arithmetic
  *     (IDCT, upsampling, colour conversion) exactly;
  *   - returns NULL on success, else a static one-line message saying what is wrong with the
- *     stream ("JPEG: Huffman code not in table"; "PNG: image 640x480 is larger than the
- *     bound 64x64"); it never crashes and never reads or writes outside its buffers;
+ *     stream ("JPEG: Huffman code not in table"); an image larger than the bound is refused
+ *     with exactly "<FORMAT>: image is larger than the bound" (berth_image_too_large in
+ *     image_sniff.h recognizes it); it never crashes and never reads or writes outside its
+ *     buffers;
  *   - uses no memory but dst->scratch (dst->scratch_bytes bytes, 16-byte aligned, at least
  *     what its *_scratch_bytes function asks for the same bound), no malloc, no stdio, no
  *     static mutable state, and no stack frame over 512 bytes (tables go in the scratch):

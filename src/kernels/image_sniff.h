@@ -6,6 +6,8 @@
 
 #include "image_codec.h"
 
+#include <stdbool.h>
+
 /* The format of src[0, n) by its magic bytes (BERTH_IMAGE_UNKNOWN when none matches). */
 berth_image_format_t berth_image_sniff(const uint8_t *src, size_t n);
 
@@ -20,5 +22,11 @@ uint64_t berth_image_scratch_bytes(uint32_t max_h, uint32_t max_w);
  * place to `pixels` (Grayscale: h*w bytes, L = (19595 R + 38470 G + 7471 B + 2^15) >> 16,
  * Pillow's convert('L')). NULL on success, else the decoder's one-line message. */
 const char *berth_image_decode(const uint8_t *src, size_t n, berth_image_pixels_t pixels, berth_image_dst_t *dst);
+
+/* True when a decoder's message is its refusal of an image larger than the bound: every
+ * decoder words it "<FORMAT>: image is larger than the bound" (image_codec.h), and the kernel
+ * and the importer tell it from a damaged stream by this one test
+ * (tests/cli/image_decoder.sh checks it for every format). */
+bool berth_image_too_large(const char *why);
 
 #endif

@@ -65,13 +65,10 @@ const char *berth_image_decode(const uint8_t *src, size_t n, berth_image_pixels_
   return NULL;
 }
 
-/* True when a decoder's message is its refusal of an image larger than the bound (the
- * decoders say "... is larger than the bound"). */
-static bool too_large(const char *why) {
-  static const char key[] = "larger than the bound";
-  for (const char *p = why; *p; p++)
-    if (strncmp(p, key, sizeof key - 1) == 0) return true;
-  return false;
+bool berth_image_too_large(const char *why) {
+  static const char key[] = ": image is larger than the bound";
+  size_t n = why ? strlen(why) : 0, k = sizeof key - 1;
+  return n >= k && strcmp(why + n - k, key) == 0;
 }
 
 /* ---- the kernel ------------------------------------------------------------------------------ */
@@ -130,7 +127,7 @@ static void image_decoder_run(const berth_kernel_call_t *call) {
                           : "image_decoder: no working memory";
   size_t used = 0;
   if (why) {
-    *status = too_large(why) ? 1 : 2;
+    *status = berth_image_too_large(why) ? 1 : 2;
     *h = *w = 0;
   } else {
     *status = 0;

@@ -48,7 +48,6 @@ static berth_status_t decode_bounded(ox_ctx_t *cx, const uint8_t *src, size_t n,
   return BERTH_OK;
 }
 
-static bool larger_than_bound(const char *why) { return strstr(why, "larger than the bound") != NULL; }
 
 /* A constant stream decoded now: the result is a constant [h, w, C]. */
 static berth_status_t fold(ox_ctx_t *cx, int32_t x, berth_image_pixels_t pf) {
@@ -57,9 +56,9 @@ static berth_status_t fold(ox_ctx_t *cx, int32_t x, berth_image_pixels_t pf) {
   berth_image_dst_t d;
   const char *why = NULL;
   OX_TRY(decode_bounded(cx, src, n, pf, IMG_FOLD_SMALL, &d, &why));
-  if (why && larger_than_bound(why)) OX_TRY(decode_bounded(cx, src, n, pf, IMG_FOLD_MAX, &d, &why));
+  if (why && berth_image_too_large(why)) OX_TRY(decode_bounded(cx, src, n, pf, IMG_FOLD_MAX, &d, &why));
   if (why) {
-    if (larger_than_bound(why))
+    if (berth_image_too_large(why))
       return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "%s (berth decodes constant images up to %ux%u)", why, IMG_FOLD_MAX,
                      IMG_FOLD_MAX);
     return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "%s", why);
