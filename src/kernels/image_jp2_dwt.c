@@ -30,32 +30,38 @@ static void idwt53_1d(int32_t *x, uint32_t n, int cas) {
   }
 }
 
-static void interleave53(const int32_t *src, size_t step, uint32_t sn, uint32_t dn, int cas, int32_t *tmp) {
-  for (uint32_t i = 0; i < sn; i++) tmp[2 * i + (uint32_t)cas] = src[i * step];
-  for (uint32_t i = 0; i < dn; i++) tmp[2 * i + (uint32_t)(cas ^ 1)] = src[(sn + i) * step];
-}
-
-void j2_idwt53(int32_t *a, uint32_t stride, const j2_tilec_t *tc, int32_t *tmp) {
-  for (uint32_t r = 1; r < tc->nres; r++) {
-    const j2_rect_t *lo = &tc->res[r - 1].r, *hi = &tc->res[r].r;
-    uint32_t rw = hi->x1 - hi->x0, rh = hi->y1 - hi->y0;
-    uint32_t snh = lo->x1 - lo->x0, snv = lo->y1 - lo->y0;
-    int cash = (int)(hi->x0 & 1), casv = (int)(hi->y0 & 1);
-    if (rw == 0 || rh == 0) continue;
-    for (uint32_t y = 0; y < rh; y++) {
-      int32_t *row = a + (size_t)y * stride;
-      interleave53(row, 1, snh, rw - snh, cash, tmp);
-      idwt53_1d(tmp, rw, cash);
-      for (uint32_t x = 0; x < rw; x++) row[x] = tmp[x];
-    }
-    for (uint32_t x = 0; x < rw; x++) {
-      int32_t *col = a + x;
-      interleave53(col, stride, snv, rh - snv, casv, tmp);
-      idwt53_1d(tmp, rh, casv);
-      for (uint32_t y = 0; y < rh; y++) col[(size_t)y * stride] = tmp[y];
-    }
+/* The 2-D inverse transform of one tile-component for sample type T: per resolution, the
+ * rows, then the columns, each de-interleaved into tmp (low-pass samples at the parity cas),
+ * transformed by ONE_D(tmp, sn, dn, cas) and written back. */
+#define J2_IDWT_2D(NAME, T, ONE_D)                                                                  \
+  static void NAME##_interleave(const T *src, size_t step, uint32_t sn, uint32_t dn, int cas, T *tmp) { \
+    for (uint32_t i = 0; i < sn; i++) tmp[2 * i + (uint32_t)cas] = src[i * step];                    \
+    for (uint32_t i = 0; i < dn; i++) tmp[2 * i + (uint32_t)(cas ^ 1)] = src[(sn + i) * step];       \
+  }                                                                                                  \
+  void NAME(T *a, uint32_t stride, const j2_tilec_t *tc, T *tmp) {                                   \
+    for (uint32_t r = 1; r < tc->nres; r++) {                                                        \
+      const j2_rect_t *lo = &tc->res[r - 1].r, *hi = &tc->res[r].r;                                   \
+      uint32_t rw = hi->x1 - hi->x0, rh = hi->y1 - hi->y0;                                           \
+      uint32_t snh = lo->x1 - lo->x0, snv = lo->y1 - lo->y0;                                         \
+      int cash = (int)(hi->x0 & 1), casv = (int)(hi->y0 & 1);                                        \
+      if (rw == 0 || rh == 0) continue;                                                              \
+      for (uint32_t y = 0; y < rh; y++) {                                                            \
+        T *row = a + (size_t)y * stride;                                                             \
+        NAME##_interleave(row, 1, snh, rw - snh, cash, tmp);                                         \
+        ONE_D(tmp, snh, rw - snh, cash);                                                             \
+        for (uint32_t x = 0; x < rw; x++) row[x] = tmp[x];                                           \
+      }                                                                                              \
+      for (uint32_t x = 0; x < rw; x++) {                                                            \
+        T *col = a + x;                                                                              \
+        NAME##_interleave(col, stride, snv, rh - snv, casv, tmp);                                    \
+        ONE_D(tmp, snv, rh - snv, casv);                                                             \
+        for (uint32_t y = 0; y < rh; y++) col[(size_t)y * stride] = tmp[y];                          \
+      }                                                                                              \
+    }                                                                                                \
   }
-}
+
+#define IDWT53_1D(w, sn, dn, cas) idwt53_1d(w, (sn) + (dn), cas)
+J2_IDWT_2D(j2_idwt53, int32_t, IDWT53_1D)
 
 /* ---- 9/7 ---- */
 
@@ -91,29 +97,4 @@ static void idwt97_1d(float *w, uint32_t sn, uint32_t dn, int cas) {
   lift97(w, a, b + 1, dn, mh, -k_alpha);
 }
 
-static void interleave97(const float *src, size_t step, uint32_t sn, uint32_t dn, int cas, float *tmp) {
-  for (uint32_t i = 0; i < sn; i++) tmp[2 * i + (uint32_t)cas] = src[i * step];
-  for (uint32_t i = 0; i < dn; i++) tmp[2 * i + (uint32_t)(cas ^ 1)] = src[(sn + i) * step];
-}
-
-void j2_idwt97(float *a, uint32_t stride, const j2_tilec_t *tc, float *tmp) {
-  for (uint32_t r = 1; r < tc->nres; r++) {
-    const j2_rect_t *lo = &tc->res[r - 1].r, *hi = &tc->res[r].r;
-    uint32_t rw = hi->x1 - hi->x0, rh = hi->y1 - hi->y0;
-    uint32_t snh = lo->x1 - lo->x0, snv = lo->y1 - lo->y0;
-    int cash = (int)(hi->x0 & 1), casv = (int)(hi->y0 & 1);
-    if (rw == 0 || rh == 0) continue;
-    for (uint32_t y = 0; y < rh; y++) {
-      float *row = a + (size_t)y * stride;
-      interleave97(row, 1, snh, rw - snh, cash, tmp);
-      idwt97_1d(tmp, snh, rw - snh, cash);
-      for (uint32_t x = 0; x < rw; x++) row[x] = tmp[x];
-    }
-    for (uint32_t x = 0; x < rw; x++) {
-      float *col = a + x;
-      interleave97(col, stride, snv, rh - snv, casv, tmp);
-      idwt97_1d(tmp, snv, rh - snv, casv);
-      for (uint32_t y = 0; y < rh; y++) col[(size_t)y * stride] = tmp[y];
-    }
-  }
-}
+J2_IDWT_2D(j2_idwt97, float, idwt97_1d)

@@ -640,15 +640,16 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
   return berth_scratch_request(want, es);
 }
 
-static const berth_attr_spec_t conv_attrs[] = {
-    {"strides", BERTH_ATTR_INTS, false, 0, 0},
-    {"pads", BERTH_ATTR_INTS, false, 0, 0},
-    {"dilations", BERTH_ATTR_INTS, false, 0, 0},
-    {"group", BERTH_ATTR_INT, false, 1, 0},
-    {"act", BERTH_ATTR_INT, false, 0, 0},
-    {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},
-    {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0},
-};
+/* conv's seven attributes, also the first seven of conv_packed (same order, same meaning) */
+#define CONV_ATTR_SPECS                              \
+  {"strides", BERTH_ATTR_INTS, false, 0, 0},         \
+  {"pads", BERTH_ATTR_INTS, false, 0, 0},            \
+  {"dilations", BERTH_ATTR_INTS, false, 0, 0},       \
+  {"group", BERTH_ATTR_INT, false, 1, 0},            \
+  {"act", BERTH_ATTR_INT, false, 0, 0},              \
+  {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},     \
+  {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0}
+static const berth_attr_spec_t conv_attrs[] = {CONV_ATTR_SPECS};
 const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 7, conv_attrs, conv_infer, conv_run};
 
 /* ---- conv_packed: conv with pre-packed weights ----------------------------------------
@@ -814,15 +815,6 @@ void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t
   packed->dims[3] = ap;
 }
 
-static const berth_attr_spec_t convp_attrs[] = {
-    {"strides", BERTH_ATTR_INTS, false, 0, 0},
-    {"pads", BERTH_ATTR_INTS, false, 0, 0},
-    {"dilations", BERTH_ATTR_INTS, false, 0, 0},
-    {"group", BERTH_ATTR_INT, false, 1, 0},
-    {"act", BERTH_ATTR_INT, false, 0, 0},
-    {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},
-    {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0},
-    {"wshape", BERTH_ATTR_INTS, true, 0, 0},
-};
+static const berth_attr_spec_t convp_attrs[] = {CONV_ATTR_SPECS, {"wshape", BERTH_ATTR_INTS, true, 0, 0}};
 const berth_op_def_t berth_op_def_conv_packed = {"conv_packed", BERTH_OPKIND_KERNEL, 2, 3, 1, 8, convp_attrs,
                                                  convp_infer, convp_run};
