@@ -186,98 +186,109 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Builds the conflict graph, sections, section ranges and hulls. Returns 0 on success,
- * 1 if the problem is too large, -1 if out of memory. */
-static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
-  memset(e, 0, sizeof *e);
-  e->p = p;
-  e->m = p->m;
+/* The sweep over the time line that finds the sections: ranges bucketed by start slot and by
+ * end slot, and the live set (live[0 .. n) with each range's place in it). */
+typedef struct dfs_sweep {
+  int32_t *st_first, *en_first; /* per slot: first range starting (ending) there */
+  int32_t *st_list, *en_list;
+  int32_t *range_buf; /* per range: its buffer */
+  int32_t *live, *live_pos;
+} dfs_sweep_t;
+
+static void dfs_sweep_free(dfs_sweep_t *w) {
+  free(w->st_first);
+  free(w->en_first);
+  free(w->st_list);
+  free(w->en_list);
+  free(w->range_buf);
+  free(w->live);
+  free(w->live_pos);
+}
+
+/* Buckets p's ranges by start and end slot. False if out of memory. */
+static bool dfs_sweep_init(dfs_sweep_t *w, const berth_alloc_prep_t *p) {
   int32_t m = p->m, nr = p->n_iv, T = p->n_slots;
-  if (m > DFS_MAX_BUFFERS) return 1;
-  int rc = berth_alloc_graph_init(&e->graph, p, DFS_MAX_PAIRS);
-  if (rc != 0) return rc;
-  rc = -1;
-  /* Ranges bucketed by start slot and by end slot. */
-  int32_t *st_first = calloc((size_t)T + 2, sizeof *st_first);
-  int32_t *en_first = calloc((size_t)T + 2, sizeof *en_first);
-  int32_t *st_list = malloc(((size_t)nr + 1) * sizeof *st_list);
-  int32_t *en_list = malloc(((size_t)nr + 1) * sizeof *en_list);
-  int32_t *range_buf = malloc(((size_t)nr + 1) * sizeof *range_buf);
+  w->st_first = calloc((size_t)T + 2, sizeof *w->st_first);
+  w->en_first = calloc((size_t)T + 2, sizeof *w->en_first);
+  w->st_list = malloc(((size_t)nr + 1) * sizeof *w->st_list);
+  w->en_list = malloc(((size_t)nr + 1) * sizeof *w->en_list);
+  w->range_buf = malloc(((size_t)nr + 1) * sizeof *w->range_buf);
   size_t lcap = (size_t)(nr > T ? nr : T) + 2;
-  int32_t *live = malloc(lcap * sizeof *live);
-  int32_t *live_pos = malloc(lcap * sizeof *live_pos);
-  if (!st_first || !en_first || !st_list || !en_list || !range_buf || !live || !live_pos) goto out;
+  w->live = malloc(lcap * sizeof *w->live);
+  w->live_pos = malloc(lcap * sizeof *w->live_pos);
+  if (!w->st_first || !w->en_first || !w->st_list || !w->en_list || !w->range_buf || !w->live || !w->live_pos)
+    return false;
   for (int32_t b = 0; b < m; b++)
-    for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++) range_buf[r] = b;
+    for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++) w->range_buf[r] = b;
   for (int32_t r = 0; r < nr; r++) {
-    st_first[p->lo[r] + 1]++;
-    en_first[p->hi[r] + 1]++;
+    w->st_first[p->lo[r] + 1]++;
+    w->en_first[p->hi[r] + 1]++;
   }
   for (int32_t t = 0; t <= T; t++) {
-    st_first[t + 1] += st_first[t];
-    en_first[t + 1] += en_first[t];
+    w->st_first[t + 1] += w->st_first[t];
+    w->en_first[t + 1] += w->en_first[t];
   }
-  memcpy(live, st_first, ((size_t)T + 1) * sizeof *live); /* borrowed as fill cursors */
-  memcpy(live_pos, en_first, ((size_t)T + 1) * sizeof *live_pos);
+  memcpy(w->live, w->st_first, ((size_t)T + 1) * sizeof *w->live); /* borrowed as fill cursors */
+  memcpy(w->live_pos, w->en_first, ((size_t)T + 1) * sizeof *w->live_pos);
   for (int32_t r = 0; r < nr; r++) {
-    st_list[live[p->lo[r]]++] = r;
-    en_list[live_pos[p->hi[r]]++] = r;
+    w->st_list[w->live[p->lo[r]]++] = r;
+    w->en_list[w->live_pos[p->hi[r]]++] = r;
   }
-  /* A section is emitted when something ends after something started: the live set is
-   * then a maximal clique. Pass 1 counts, pass 2 fills. */
-  int64_t n_sec = 0, n_ent = 0;
-  {
-    int32_t n_live = 0;
-    bool grown = false;
-    for (int32_t t = 0; t <= T; t++) {
-      if (grown && en_first[t] < en_first[t + 1]) {
-        n_sec++;
-        n_ent += n_live;
-        grown = false;
-      }
-      n_live -= en_first[t + 1] - en_first[t];
-      if (st_first[t] < st_first[t + 1]) grown = true;
-      n_live += st_first[t + 1] - st_first[t];
-      if (n_ent > DFS_MAX_SECTION_ENTRIES) {
-        rc = 1;
-        goto out;
-      }
+  return true;
+}
+
+/* A section is emitted when something ends after something started: the live set is then a
+ * maximal clique. Pass 1: counts sections and their entries; 1 if too many entries. */
+static int dfs_count_sections(const dfs_sweep_t *w, int32_t T, int64_t *n_sec, int64_t *n_ent) {
+  int32_t n_live = 0;
+  bool grown = false;
+  *n_sec = *n_ent = 0;
+  for (int32_t t = 0; t <= T; t++) {
+    if (grown && w->en_first[t] < w->en_first[t + 1]) {
+      (*n_sec)++;
+      *n_ent += n_live;
+      grown = false;
+    }
+    n_live -= w->en_first[t + 1] - w->en_first[t];
+    if (w->st_first[t] < w->st_first[t + 1]) grown = true;
+    n_live += w->st_first[t + 1] - w->st_first[t];
+    if (*n_ent > DFS_MAX_SECTION_ENTRIES) return 1;
+  }
+  return 0;
+}
+
+/* Pass 2: the sections' members and each range's first and last section. */
+static void dfs_fill_sections(exact_t *e, dfs_sweep_t *w, int32_t T) {
+  int32_t n_live = 0;
+  int64_t s = 0, ent = 0;
+  bool grown = false;
+  for (int32_t t = 0; t <= T; t++) {
+    if (grown && w->en_first[t] < w->en_first[t + 1]) {
+      e->sec_first[s] = (int32_t)ent;
+      for (int32_t k = 0; k < n_live; k++) e->sec_mem[ent++] = w->range_buf[w->live[k]];
+      s++;
+      grown = false;
+    }
+    for (int32_t k = w->en_first[t]; k < w->en_first[t + 1]; k++) {
+      int32_t r = w->en_list[k];
+      e->rs_hi[r] = (int32_t)s;
+      int32_t at = w->live_pos[r], last = w->live[--n_live];
+      w->live[at] = last;
+      w->live_pos[last] = at;
+    }
+    for (int32_t k = w->st_first[t]; k < w->st_first[t + 1]; k++) {
+      int32_t r = w->st_list[k];
+      e->rs_lo[r] = (int32_t)s;
+      w->live_pos[r] = n_live;
+      w->live[n_live++] = r;
+      grown = true;
     }
   }
-  e->S = (int32_t)n_sec;
-  e->sec_first = malloc(((size_t)n_sec + 1) * sizeof *e->sec_first);
-  e->sec_mem = malloc(((size_t)n_ent + 1) * sizeof *e->sec_mem);
-  e->rs_lo = malloc(((size_t)nr + 1) * sizeof *e->rs_lo);
-  e->rs_hi = malloc(((size_t)nr + 1) * sizeof *e->rs_hi);
-  if (!e->sec_first || !e->sec_mem || !e->rs_lo || !e->rs_hi) goto out;
-  {
-    int32_t n_live = 0;
-    int64_t s = 0, ent = 0;
-    bool grown = false;
-    for (int32_t t = 0; t <= T; t++) {
-      if (grown && en_first[t] < en_first[t + 1]) {
-        e->sec_first[s] = (int32_t)ent;
-        for (int32_t k = 0; k < n_live; k++) e->sec_mem[ent++] = range_buf[live[k]];
-        s++;
-        grown = false;
-      }
-      for (int32_t k = en_first[t]; k < en_first[t + 1]; k++) {
-        int32_t r = en_list[k];
-        e->rs_hi[r] = (int32_t)s;
-        int32_t at = live_pos[r], last = live[--n_live];
-        live[at] = last;
-        live_pos[last] = at;
-      }
-      for (int32_t k = st_first[t]; k < st_first[t + 1]; k++) {
-        int32_t r = st_list[k];
-        e->rs_lo[r] = (int32_t)s;
-        live_pos[r] = n_live;
-        live[n_live++] = r;
-        grown = true;
-      }
-    }
-    e->sec_first[s] = (int32_t)ent;
-  }
+  e->sec_first[s] = (int32_t)ent;
+}
+
+/* The search's per-buffer and per-section arrays. False if out of memory. */
+static bool dfs_alloc_search(exact_t *e, int32_t m) {
   e->hull_lo = malloc(((size_t)m + 1) * sizeof *e->hull_lo);
   e->hull_hi = malloc(((size_t)m + 1) * sizeof *e->hull_hi);
   e->width = malloc(((size_t)m + 1) * sizeof *e->width);
@@ -297,10 +308,38 @@ static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
   e->rescan = malloc(((size_t)e->S + 1) * sizeof *e->rescan);
   e->touched = malloc(((size_t)e->S + 1) * sizeof *e->touched);
   e->touched_mark = calloc((size_t)e->S + 1, 1);
-  if (!e->hull_lo || !e->hull_hi || !e->width || !e->off || !e->minoff || !e->sol || !e->rank || !e->lpos || !e->open_deg ||
-      !e->eff || !e->eff_at || !e->total || !e->cuts || !e->umin || !e->ucnt || !e->sec_stamp || !e->rescan ||
-      !e->touched || !e->touched_mark)
+  return e->hull_lo && e->hull_hi && e->width && e->off && e->minoff && e->sol && e->rank && e->lpos && e->open_deg &&
+         e->eff && e->eff_at && e->total && e->cuts && e->umin && e->ucnt && e->sec_stamp && e->rescan && e->touched &&
+         e->touched_mark;
+}
+
+/* Builds the conflict graph, sections, section ranges and hulls. Returns 0 on success,
+ * 1 if the problem is too large, -1 if out of memory. */
+static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
+  memset(e, 0, sizeof *e);
+  e->p = p;
+  e->m = p->m;
+  int32_t m = p->m, nr = p->n_iv, T = p->n_slots;
+  if (m > DFS_MAX_BUFFERS) return 1;
+  int rc = berth_alloc_graph_init(&e->graph, p, DFS_MAX_PAIRS);
+  if (rc != 0) return rc;
+  dfs_sweep_t w;
+  memset(&w, 0, sizeof w);
+  int64_t n_sec = 0, n_ent = 0;
+  rc = -1;
+  if (!dfs_sweep_init(&w, p)) goto out;
+  if (dfs_count_sections(&w, T, &n_sec, &n_ent)) {
+    rc = 1;
     goto out;
+  }
+  e->S = (int32_t)n_sec;
+  e->sec_first = malloc(((size_t)n_sec + 1) * sizeof *e->sec_first);
+  e->sec_mem = malloc(((size_t)n_ent + 1) * sizeof *e->sec_mem);
+  e->rs_lo = malloc(((size_t)nr + 1) * sizeof *e->rs_lo);
+  e->rs_hi = malloc(((size_t)nr + 1) * sizeof *e->rs_hi);
+  if (!e->sec_first || !e->sec_mem || !e->rs_lo || !e->rs_hi) goto out;
+  dfs_fill_sections(e, &w, T);
+  if (!dfs_alloc_search(e, m)) goto out;
   for (int32_t b = 0; b < m; b++) {
     e->hull_lo[b] = e->rs_lo[p->iv_first[b]];
     e->hull_hi[b] = e->rs_hi[p->iv_first[b + 1] - 1];
@@ -308,13 +347,7 @@ static int dfs_build(exact_t *e, const berth_alloc_prep_t *p) {
   }
   rc = 0;
 out:
-  free(st_first);
-  free(en_first);
-  free(st_list);
-  free(en_list);
-  free(range_buf);
-  free(live);
-  free(live_pos);
+  dfs_sweep_free(&w);
   return rc;
 }
 

@@ -1,5 +1,6 @@
 /* berth_alloc_solve: validates, prepares, runs the chosen algorithm and reports. */
 #include "plan/alloc_internal.h"
+#include "base/try.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,179 +106,230 @@ static void finish_result(berth_alloc_result_t *res, const berth_alloc_options_t
                          res->time_ms > (double)budget + budget_slack_ms(budget);
 }
 
+/* The state of one solve: the prepared problem, its parts and the seed they improve. */
+typedef struct solve_run {
+  const berth_alloc_options_t *opt;
+  berth_alloc_clock_t *clock;
+  berth_alloc_prep_t *prep;
+  berth_alloc_seed_t seed;
+  int32_t *list; /* the buffers of each part, part by part (only with several segments) */
+  uint64_t *loff;
+  part_plan_t *parts;
+  int32_t n_parts;
+  berth_alloc_result_t res;
+  berth_diag_t *diag;
+} solve_run_t;
+
+static berth_status_t solve_oom(const solve_run_t *s) {
+  return berth_fail(s->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)s->prep->n);
+}
+
+/* The options, checked. */
+static berth_status_t solve_check_options(const berth_alloc_problem_t *p, const berth_alloc_options_t *opt,
+                                          const uint64_t *offsets, berth_diag_t *diag) {
+  if ((unsigned)opt->algo > (unsigned)BERTH_ALLOC_EXACT)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown allocation algorithm %d", (int)opt->algo);
+  if (opt->fit < BERTH_ALLOC_FIT_AUTO || opt->fit > BERTH_ALLOC_FIT_BEST)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown fit %d; expected 0 (auto), 1 (first) or 2 (best)",
+                      opt->fit);
+  if (p && p->n > 0 && !offsets)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no offset array for %d buffers", (int)p->n);
+  return BERTH_OK;
+}
+
+/* The parts: the problem's time line split into independent segments (one for naive, the
+ * no-reuse baseline), each with the buffers it holds (s->list, a counting sort). */
+static berth_status_t solve_split(solve_run_t *s) {
+  const berth_alloc_prep_t *prep = s->prep;
+  size_t mm = (size_t)prep->m + 1;
+  int32_t *part = malloc(mm * sizeof *part);
+  int32_t *seg_first = malloc(((size_t)prep->n_slots + 2) * sizeof *seg_first);
+  int32_t n_seg = 0;
+  if (s->seed.off && s->seed.order && part && seg_first && prep->m > 0 && s->opt->algo == BERTH_ALLOC_NAIVE) {
+    /* naive is the no-reuse baseline: one part, no reuse across segments either */
+    for (int32_t i = 0; i < prep->m; i++) part[i] = 0;
+    seg_first[0] = 0;
+    seg_first[1] = prep->n_slots;
+    n_seg = 1;
+  } else if (s->seed.off && s->seed.order && part && seg_first) {
+    n_seg = prep->m > 0 ? berth_alloc_prep_split(prep, part, seg_first) : 0;
+  }
+  if (n_seg >= 0) s->parts = malloc(((size_t)n_seg + 1) * sizeof *s->parts);
+  if (n_seg > 1) {
+    s->list = malloc(mm * sizeof *s->list);
+    s->loff = malloc(mm * sizeof *s->loff);
+  }
+  if (!s->seed.off || !s->seed.order || !part || !seg_first || n_seg < 0 || !s->parts ||
+      (n_seg > 1 && (!s->list || !s->loff))) {
+    free(part);
+    free(seg_first);
+    return solve_oom(s);
+  }
+  /* The buffers of each segment, in index order (a counting sort). */
+  part_plan_t *parts = s->parts;
+  int32_t *count = seg_first; /* reuse: segment starts are copied into parts first */
+  for (int32_t k = 0; k < n_seg; k++) parts[k] = (part_plan_t){0, 0, seg_first[k], seg_first[k + 1], 0, 0, false, "none"};
+  for (int32_t i = 0; i < prep->m; i++) parts[part[i]].count++;
+  int32_t at = 0;
+  for (int32_t k = 0; k < n_seg; k++) {
+    parts[k].first = at;
+    at += parts[k].count;
+    count[k] = parts[k].first;
+  }
+  if (s->list)
+    for (int32_t i = 0; i < prep->m; i++) s->list[count[part[i]]++] = i;
+  int32_t kept = 0;
+  for (int32_t k = 0; k < n_seg; k++)
+    if (parts[k].count > 0) parts[kept++] = parts[k];
+  s->n_parts = kept;
+  free(part); /* 4 bytes a buffer and a slot, not needed while planning */
+  free(seg_first);
+  return BERTH_OK;
+}
+
+/* Greedy (or naive) on every part. A part only has to reach the whole problem's lower
+ * bound, so it gets that as its target; the seeds' orders are kept in seed.order (local
+ * indices, each part's slice). */
+static berth_status_t solve_greedy(solve_run_t *s) {
+  const berth_alloc_prep_t *prep = s->prep;
+  berth_status_t st = BERTH_OK;
+  for (int32_t k = 0; k < s->n_parts && !st; k++) {
+    part_plan_t *pp = &s->parts[k];
+    if (s->n_parts == 1) {
+      st = part_greedy(prep, prep->m, s->opt, s->clock, s->seed.off, s->seed.order, pp, s->diag);
+      continue;
+    }
+    berth_alloc_prep_t sp;
+    if (!berth_alloc_prep_sub(&sp, prep, s->list + pp->first, pp->count, pp->s0, pp->s1)) return solve_oom(s);
+    if (sp.lower_bound < prep->lower_bound) sp.lower_bound = prep->lower_bound;
+    st = part_greedy(&sp, prep->m, s->opt, s->clock, s->loff, s->seed.order + pp->first, pp, s->diag);
+    for (int32_t t = 0; !st && t < pp->count; t++) s->seed.off[s->list[pp->first + t]] = s->loff[t];
+    berth_alloc_prep_deinit(&sp);
+  }
+  if (st) return st;
+  s->seed.arena = 0;
+  for (int32_t k = 0; k < s->n_parts; k++)
+    if (s->parts[k].arena > s->seed.arena) {
+      s->seed.arena = s->parts[k].arena;
+      s->res.greedy_order = s->parts[k].greedy_order;
+    }
+  if (s->opt->algo != BERTH_ALLOC_NAIVE) s->res.greedy_arena = s->seed.arena;
+  return BERTH_OK;
+}
+
+/* The part that sets the arena among those not improved yet and above the lower bound, or
+ * -1 when there is none or an improved one is as large; *others: the largest of the rest. */
+static int32_t solve_worst_part(const solve_run_t *s, uint64_t *others) {
+  int32_t worst = -1;
+  uint64_t done_max = 0;
+  *others = 0;
+  for (int32_t k = 0; k < s->n_parts; k++) {
+    const part_plan_t *pk = &s->parts[k];
+    if (pk->improved && pk->arena > done_max) done_max = pk->arena;
+    if (pk->improved || pk->arena <= s->prep->lower_bound) continue;
+    if (worst < 0 || pk->arena > s->parts[worst].arena) worst = k;
+  }
+  if (worst < 0 || s->parts[worst].arena <= done_max) return -1;
+  for (int32_t k = 0; k < s->n_parts; k++)
+    if (k != worst && s->parts[k].arena > *others) *others = s->parts[k].arena;
+  return worst;
+}
+
+/* Search or exact on part pp of several, aiming one quantum below the others (search) or at
+ * the lower bound (exact). *stop: the part cannot go below the others, or time is out. */
+static berth_status_t solve_improve_part(solve_run_t *s, part_plan_t *pp, uint64_t others, bool *stop) {
+  const berth_alloc_prep_t *prep = s->prep;
+  bool search = s->opt->algo == BERTH_ALLOC_SEARCH;
+  berth_alloc_prep_t sp;
+  if (!berth_alloc_prep_sub(&sp, prep, s->list + pp->first, pp->count, pp->s0, pp->s1)) return solve_oom(s);
+  /* one quantum below the others: search rounds its target up to the quantum */
+  uint64_t q = berth_alloc_quantum(&sp);
+  uint64_t target = search && others > q ? others - q : prep->lower_bound;
+  if (target < prep->lower_bound) target = prep->lower_bound;
+  if (sp.lower_bound < target) sp.lower_bound = target;
+  berth_alloc_seed_t ps = {pp->arena, s->loff, s->seed.order + pp->first, pp->fit};
+  for (int32_t t = 0; t < pp->count; t++) s->loff[t] = s->seed.off[s->list[pp->first + t]];
+  berth_status_t st = part_improve(&sp, s->opt, s->clock, &ps, &s->res, s->diag);
+  if (!st && ps.arena < pp->arena) {
+    pp->arena = ps.arena;
+    for (int32_t t = 0; t < pp->count; t++) s->seed.off[s->list[pp->first + t]] = s->loff[t];
+  }
+  berth_alloc_prep_deinit(&sp);
+  /* out of time, or this part cannot go below the others (search proved it) */
+  *stop = search && (pp->arena > target || berth_alloc_clock_out(s->clock));
+  return st;
+}
+
+/* Search and exact: the parts above the lower bound, largest first, each with all the time
+ * left (the largest sets the arena; the next ones only matter once it is below them).
+ * Search: the part that sets the arena, until it is below the next largest (a target for the
+ * search only, not a bound), then that one, while time lasts. Exact: each part above the
+ * bound once, largest first, with the whole bound as its own (exact's proofs rest on it). */
+static berth_status_t solve_improve(solve_run_t *s) {
+  berth_status_t st = BERTH_OK;
+  for (int64_t round = 0; round < 4 * (int64_t)s->n_parts + 16; round++) {
+    uint64_t others;
+    int32_t worst = solve_worst_part(s, &others);
+    if (worst < 0) break;
+    part_plan_t *pp = &s->parts[worst];
+    if (s->opt->algo != BERTH_ALLOC_SEARCH) pp->improved = true;
+    if (s->n_parts == 1) {
+      s->seed.fit = pp->fit;
+      st = part_improve(s->prep, s->opt, s->clock, &s->seed, &s->res, s->diag);
+      break;
+    }
+    bool stop = false;
+    st = solve_improve_part(s, pp, others, &stop);
+    if (st || stop) break;
+  }
+  if (st) return st;
+  if (s->n_parts > 1) {
+    s->seed.arena = 0;
+    for (int32_t k = 0; k < s->n_parts; k++)
+      if (s->parts[k].arena > s->seed.arena) s->seed.arena = s->parts[k].arena;
+  }
+  return BERTH_OK;
+}
+
 berth_status_t berth_alloc_solve(const berth_alloc_problem_t *p, const berth_alloc_options_t *o, uint64_t *offsets,
                                  berth_alloc_result_t *r, berth_diag_t *diag) {
   double t0 = berth_alloc_now_ms();
   berth_alloc_options_t opt = o ? *o : berth_alloc_options_default();
-  if ((unsigned)opt.algo > (unsigned)BERTH_ALLOC_EXACT)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown allocation algorithm %d", (int)opt.algo);
-  if (opt.fit < BERTH_ALLOC_FIT_AUTO || opt.fit > BERTH_ALLOC_FIT_BEST)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown fit %d; expected 0 (auto), 1 (first) or 2 (best)",
-                      opt.fit);
-  if (p && p->n > 0 && !offsets)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no offset array for %d buffers", (int)p->n);
+  BERTH_TRY(solve_check_options(p, &opt, offsets, diag));
   int64_t budget = opt.budget_ms;
   if (budget <= 0)
     budget = opt.algo == BERTH_ALLOC_EXACT ? BERTH_ALLOC_DEFAULT_EXACT_MS : BERTH_ALLOC_DEFAULT_SEARCH_MS;
   berth_alloc_clock_t clock = {t0 + (double)budget, opt.budget_work > 0 ? opt.budget_work : 0, 0};
 
   berth_alloc_prep_t prep;
-  berth_status_t st = berth_alloc_prep_init(&prep, p, diag);
-  if (st) return st;
+  BERTH_TRY(berth_alloc_prep_init(&prep, p, diag));
+  solve_run_t s;
+  memset(&s, 0, sizeof s);
+  s.opt = &opt;
+  s.clock = &clock;
+  s.prep = &prep;
+  s.diag = diag;
   size_t mm = (size_t)prep.m + 1;
-  berth_alloc_seed_t seed;
-  memset(&seed, 0, sizeof seed);
-  seed.off = malloc(mm * sizeof *seed.off);
-  seed.order = malloc(mm * sizeof *seed.order);
-  int32_t *part = malloc(mm * sizeof *part);
-  int32_t *seg_first = malloc(((size_t)prep.n_slots + 2) * sizeof *seg_first);
-  int32_t *list = NULL; /* only with several segments */
-  uint64_t *loff = NULL;
-  part_plan_t *parts = NULL;
-  berth_alloc_result_t res;
-  memset(&res, 0, sizeof res);
-  res.lower_bound = prep.lower_bound;
-  res.proven_bound = prep.lower_bound;
-  res.greedy_order = "none";
-  int32_t n_seg = 0, n_parts = 0;
-  if (seed.off && seed.order && part && seg_first && prep.m > 0 && opt.algo == BERTH_ALLOC_NAIVE) {
-    /* naive is the no-reuse baseline: one part, no reuse across segments either */
-    for (int32_t i = 0; i < prep.m; i++) part[i] = 0;
-    seg_first[0] = 0;
-    seg_first[1] = prep.n_slots;
-    n_seg = 1;
-  } else if (seed.off && seed.order && part && seg_first) {
-    n_seg = prep.m > 0 ? berth_alloc_prep_split(&prep, part, seg_first) : 0;
+  s.seed.off = malloc(mm * sizeof *s.seed.off);
+  s.seed.order = malloc(mm * sizeof *s.seed.order);
+  s.res.lower_bound = prep.lower_bound;
+  s.res.proven_bound = prep.lower_bound;
+  s.res.greedy_order = "none";
+  berth_status_t st = solve_split(&s);
+  if (!st) st = solve_greedy(&s);
+  if (!st && (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT)) st = solve_improve(&s);
+  if (!st) {
+    s.res.arena = s.seed.arena;
+    s.res.segments = s.n_parts;
+    if (p->n > 0) berth_alloc_prep_scatter(&prep, s.seed.off, offsets);
+    finish_result(&s.res, &opt, &clock, budget, t0);
+    if (r) *r = s.res;
   }
-  if (n_seg >= 0) parts = malloc(((size_t)n_seg + 1) * sizeof *parts);
-  if (n_seg > 1) {
-    list = malloc(mm * sizeof *list);
-    loff = malloc(mm * sizeof *loff);
-  }
-  if (!seed.off || !seed.order || !part || !seg_first || n_seg < 0 || !parts || (n_seg > 1 && (!list || !loff))) {
-    st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)prep.n);
-    goto done;
-  }
-  /* The buffers of each segment, in index order (a counting sort). */
-  {
-    int32_t *count = seg_first; /* reuse: segment starts are copied into parts first */
-    for (int32_t k = 0; k < n_seg; k++) parts[k] = (part_plan_t){0, 0, seg_first[k], seg_first[k + 1], 0, 0, false, "none"};
-    for (int32_t i = 0; i < prep.m; i++) parts[part[i]].count++;
-    int32_t at = 0;
-    for (int32_t k = 0; k < n_seg; k++) {
-      parts[k].first = at;
-      at += parts[k].count;
-      count[k] = parts[k].first;
-    }
-    if (list)
-      for (int32_t i = 0; i < prep.m; i++) list[count[part[i]]++] = i;
-    int32_t kept = 0;
-    for (int32_t k = 0; k < n_seg; k++)
-      if (parts[k].count > 0) parts[kept++] = parts[k];
-    n_parts = kept;
-    free(part); /* 4 bytes a buffer and a slot, not needed while planning */
-    free(seg_first);
-    part = seg_first = NULL;
-  }
-
-  /* Greedy (or naive) on every part. A part only has to reach the whole problem's lower
-   * bound, so it gets that as its target; the seeds' orders are kept in seed.order (local
-   * indices, each part's slice). */
-  for (int32_t k = 0; k < n_parts && !st; k++) {
-    part_plan_t *pp = &parts[k];
-    if (n_parts == 1) {
-      st = part_greedy(&prep, prep.m, &opt, &clock, seed.off, seed.order, pp, diag);
-      continue;
-    }
-    berth_alloc_prep_t sp;
-    if (!berth_alloc_prep_sub(&sp, &prep, list + pp->first, pp->count, pp->s0, pp->s1)) {
-      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)prep.n);
-      break;
-    }
-    if (sp.lower_bound < prep.lower_bound) sp.lower_bound = prep.lower_bound;
-    st = part_greedy(&sp, prep.m, &opt, &clock, loff, seed.order + pp->first, pp, diag);
-    for (int32_t t = 0; !st && t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
-    berth_alloc_prep_deinit(&sp);
-  }
-  if (st) goto done;
-  seed.arena = 0;
-  for (int32_t k = 0; k < n_parts; k++)
-    if (parts[k].arena > seed.arena) {
-      seed.arena = parts[k].arena;
-      res.greedy_order = parts[k].greedy_order;
-    }
-  if (opt.algo != BERTH_ALLOC_NAIVE) res.greedy_arena = seed.arena;
-
-  /* Search and exact: the parts above the lower bound, largest first, each with all the
-   * time left (the largest sets the arena; the next ones only matter once it is below
-   * them). */
-  if (opt.algo == BERTH_ALLOC_SEARCH || opt.algo == BERTH_ALLOC_EXACT) {
-    /* Search: the part that sets the arena, until it is below the next largest (a target
-     * for the search only, not a bound), then that one, while time lasts. Exact: each
-     * part above the bound once, largest first, with the whole bound as its own (exact's
-     * proofs rest on it). */
-    for (int64_t round = 0; round < 4 * (int64_t)n_parts + 16; round++) {
-      int32_t worst = -1;
-      uint64_t others = 0, done_max = 0;
-      for (int32_t k = 0; k < n_parts; k++) {
-        if (parts[k].improved && parts[k].arena > done_max) done_max = parts[k].arena;
-        if (parts[k].improved || parts[k].arena <= prep.lower_bound) continue;
-        if (worst < 0 || parts[k].arena > parts[worst].arena) worst = k;
-      }
-      if (worst < 0 || parts[worst].arena <= done_max) break;
-      for (int32_t k = 0; k < n_parts; k++)
-        if (k != worst && parts[k].arena > others) others = parts[k].arena;
-      part_plan_t *pp = &parts[worst];
-      bool search = opt.algo == BERTH_ALLOC_SEARCH;
-      if (!search) pp->improved = true;
-      if (n_parts == 1) {
-        seed.fit = pp->fit;
-        st = part_improve(&prep, &opt, &clock, &seed, &res, diag);
-        break;
-      }
-      berth_alloc_prep_t sp;
-      if (!berth_alloc_prep_sub(&sp, &prep, list + pp->first, pp->count, pp->s0, pp->s1)) {
-        st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory planning %d buffers", (int)prep.n);
-        break;
-      }
-      /* one quantum below the others: search rounds its target up to the quantum */
-      uint64_t q = berth_alloc_quantum(&sp);
-      uint64_t target = search && others > q ? others - q : prep.lower_bound;
-      if (target < prep.lower_bound) target = prep.lower_bound;
-      if (sp.lower_bound < target) sp.lower_bound = target;
-      berth_alloc_seed_t ps = {pp->arena, loff, seed.order + pp->first, pp->fit};
-      for (int32_t t = 0; t < pp->count; t++) loff[t] = seed.off[list[pp->first + t]];
-      st = part_improve(&sp, &opt, &clock, &ps, &res, diag);
-      if (!st && ps.arena < pp->arena) {
-        pp->arena = ps.arena;
-        for (int32_t t = 0; t < pp->count; t++) seed.off[list[pp->first + t]] = loff[t];
-      }
-      berth_alloc_prep_deinit(&sp);
-      if (st) break;
-      /* out of time, or this part cannot go below the others (search proved it) */
-      if (search && (pp->arena > target || berth_alloc_clock_out(&clock))) break;
-    }
-    if (st) goto done;
-    if (n_parts > 1) {
-      seed.arena = 0;
-      for (int32_t k = 0; k < n_parts; k++)
-        if (parts[k].arena > seed.arena) seed.arena = parts[k].arena;
-    }
-  }
-  res.arena = seed.arena;
-  res.segments = n_parts;
-  if (p->n > 0) berth_alloc_prep_scatter(&prep, seed.off, offsets);
-  finish_result(&res, &opt, &clock, budget, t0);
-  if (r) *r = res;
-
-done:
-  free(seed.off);
-  free(seed.order);
-  free(part);
-  free(seg_first);
-  free(list);
-  free(loff);
-  free(parts);
+  free(s.seed.off);
+  free(s.seed.order);
+  free(s.list);
+  free(s.loff);
+  free(s.parts);
   berth_alloc_prep_deinit(&prep);
   return st;
 }
