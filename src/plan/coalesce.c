@@ -7,7 +7,12 @@
  * last test is what makes a loop's new carried value coalescable only if every read of the
  * old value comes before it is written. Otherwise the hand-over is a COPY. Per-step outputs
  * of scan and map are written in place into their slice of the stacked result (a window)
- * under the same conditions. */
+ * under the same conditions.
+ *
+ * Every choice is decided, then applied: the deciding functions (*_ok, handover_ok,
+ * group_is_plain, reads_first) take the context read-only; a choice that depends on a
+ * lifetime not applied yet (a carried value's renamed form) asks about that lifetime on a
+ * copy (lctx_groups_conflict_as). Only then are groups merged and lifetimes extended. */
 #include "lower_ctx.h"
 
 #include <stdlib.h>
@@ -42,9 +47,19 @@ static bool handover_ok(const lctx_t *c, int32_t v, int32_t g, const berth_ir_gr
   return true;
 }
 
-static bool group_is_plain(lctx_t *c, int32_t v) {
-  const lval_t *r = &c->vals[lctx_group(c, v)];
+static bool group_is_plain(const lctx_t *c, int32_t v) {
+  const lval_t *r = &c->vals[lctx_group_find(c, v)];
   return r->cls == LV_ARENA && !r->is_input && !r->is_output;
+}
+
+/* Whether cond node ni's body b (graph g) hands result i (resolved br) over by a RENAME into
+ * the HOP result R: a value the body computed, a plain group, and (global) never live with
+ * R's group; the regions baseline renames the then-branch's results only. */
+static bool cond_rename_ok(const lctx_t *c, int32_t b, int32_t g, int32_t i, int32_t br, int32_t R) {
+  const berth_ir_graph_t *body = &c->m->graphs[g];
+  bool regions = c->opt->strategy == BERTH_STRATEGY_REGIONS;
+  return handover_ok(c, br, g, body, i) && group_is_plain(c, br) && (!regions || b == 0) &&
+         (regions || !lctx_groups_conflict_as(c, br, R, -1, NULL));
 }
 
 static void decide_cond(lctx_t *c, int32_t ni) {
@@ -65,8 +80,7 @@ static void decide_cond(lctx_t *c, int32_t ni) {
       int32_t R = n->out[i], br = lctx_resolve(c, body->results[i]);
       int64_t k = lctx_handover_index(c, ni, b, i);
       bool regions = c->opt->strategy == BERTH_STRATEGY_REGIONS;
-      if (handover_ok(c, br, g, body, i) && group_is_plain(c, br) && (!regions || b == 0) &&
-          (regions || !lctx_groups_conflict(c, br, R))) {
+      if (cond_rename_ok(c, b, g, i, br, R)) {
         lctx_group_merge(c, R, br);
         c->handover[k] = HANDOVER_RENAME;
       } else {
@@ -81,6 +95,20 @@ static void decide_cond(lctx_t *c, int32_t ni) {
       }
     }
   }
+}
+
+/* Whether loop node ni (body gb) hands carried value k over by a RENAME: the new value cv
+ * (resolved, not the parameter p itself) is one the body computed, its group is plain, and
+ * it is never live with the carried storage in its renamed form, which is free from the new
+ * value's definition to the hand-over (p's lifetime plus (th0, te], asked on a copy). */
+static bool carried_rename_ok(const lctx_t *c, int32_t ni, int32_t gb, int32_t k, int32_t p, int32_t cv) {
+  const hop_pos_t *h = &c->hop[ni];
+  if (c->opt->strategy != BERTH_STRATEGY_GLOBAL || !handover_ok(c, cv, gb, &c->m->graphs[gb], k) ||
+      !group_is_plain(c, cv))
+    return false;
+  lval_t renamed = c->vals[p];
+  lval_add_iv(&renamed, h->th[0] + 1, h->te);
+  return !lctx_groups_conflict_as(c, cv, p, p, &renamed);
 }
 
 /* while_loop and scan: carried values. */
@@ -104,21 +132,13 @@ static berth_status_t decide_carried(lctx_t *c, int32_t ni, int32_t gb, int32_t 
       lctx_add_iv(c, p, h->th[0], h->te);
       continue;
     }
-    /* tentatively the renamed form: the carried storage is free from the new value's
-     * definition to the hand-over */
-    lval_t saved = c->vals[p];
-    lctx_add_iv(c, p, h->th[0] + 1, h->te);
-    if (handover_ok(c, cv, gb, body, k) && group_is_plain(c, cv) && !lctx_groups_conflict(c, cv, p) &&
-        c->opt->strategy == BERTH_STRATEGY_GLOBAL) {
+    if (carried_rename_ok(c, ni, gb, k, p, cv)) {
+      lctx_add_iv(c, p, h->th[0] + 1, h->te); /* the renamed form */
       lctx_group_merge(c, p, cv);
       c->handover[idx] = HANDOVER_RENAME;
       continue;
     }
-    int32_t keep_parent = c->vals[p].parent, keep_next = c->vals[p].next;
-    c->vals[p] = saved;
-    c->vals[p].parent = keep_parent;
-    c->vals[p].next = keep_next;
-    lctx_add_iv(c, p, h->th[0], h->te);
+    lctx_add_iv(c, p, h->th[0], h->te); /* copied at the hand-over: live up to it */
     c->handover[idx] = HANDOVER_COPY;
     /* the source is another carried value of this loop (or a view of one): it may be
      * overwritten by its own hand-over, so it goes through a temporary first */
@@ -135,6 +155,14 @@ static berth_status_t decide_carried(lctx_t *c, int32_t ni, int32_t gb, int32_t 
   return BERTH_OK;
 }
 
+/* Whether per-step output j (resolved y) of a scan/map with body gb is written in place into
+ * its window of the stacked result: computed by the body, returned once, a plain group with
+ * no windows and no views (a window slice has one offset and size). */
+static bool step_in_place_ok(const lctx_t *c, int32_t gb, int32_t j, int32_t y) {
+  const lval_t *r = &c->vals[lctx_group_find(c, y)];
+  return computed_in(c, y, gb, &c->m->graphs[gb], j) && group_is_plain(c, y) && !r->has_windows && !r->has_views;
+}
+
 /* scan and map: per-step outputs into windows of the stacked results, and the sources of
  * the scanned inputs. */
 static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32_t first_x, int32_t n_x) {
@@ -147,9 +175,7 @@ static berth_status_t decide_steps(lctx_t *c, int32_t ni, int32_t n_carry, int32
     lctx_add_iv(c, ys, h->ts, c->last_pos[ys] > h->te ? c->last_pos[ys] : h->te);
     int64_t idx = lctx_handover_index(c, ni, 0, j);
     int64_t stride = (int64_t)berth_type_bytes(&c->vals[y].type);
-    /* a group with views keeps its own storage: a window slice has one offset and size */
-    if (computed_in(c, y, gb, body, j) && group_is_plain(c, y) && !c->vals[lctx_group(c, y)].has_windows &&
-        !c->vals[lctx_group(c, y)].has_views) {
+    if (step_in_place_ok(c, gb, j, y)) {
       lval_t *r = &c->vals[lctx_group(c, y)];
       r->cls = LV_WINDOW;
       r->win_parent = ys;
@@ -245,7 +271,7 @@ static bool exclusive(const lctx_t *c, int64_t a, int64_t b) {
 /* True if a read of buffer s at position r may come after group `root` first writes its
  * bytes (an interval of a member that starts at or before r, not in the other branch of a
  * cond). */
-static bool read_clobbered(lctx_t *c, int32_t root, int64_t r) {
+static bool read_clobbered(const lctx_t *c, int32_t root, int64_t r) {
   int32_t x = root;
   do {
     const lval_t *X = &c->vals[x];
@@ -258,7 +284,7 @@ static bool read_clobbered(lctx_t *c, int32_t root, int64_t r) {
 
 /* True if every read of value s (a buffer), other than by copy_ node `skip` (which writes
  * it), happens before group `root` writes the buffer's bytes, and no other copy_ writes s. */
-static bool reads_first(lctx_t *c, int32_t s, int32_t skip, int32_t root) {
+static bool reads_first(const lctx_t *c, int32_t s, int32_t skip, int32_t root) {
   const berth_ir_method_t *m = c->m;
   for (int32_t ni = 0; ni < m->n_nodes; ni++) {
     const berth_ir_node_t *n = &m->nodes[ni];
@@ -283,6 +309,39 @@ static bool reads_first(lctx_t *c, int32_t s, int32_t skip, int32_t root) {
   return true;
 }
 
+/* Whether copy_ node ni (of buffer s, from the method's value v, both resolved) is done in
+ * place: v's group is planned in the buffer's bytes. */
+static bool state_in_place_ok(const lctx_t *c, int32_t ni, int32_t s, int32_t v) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_graph_t *body = &m->graphs[m->body];
+  if (c->vals[s].cls != LV_STATE || c->vals[v].ir < 0 || m->values[c->vals[v].ir].kind != BERTH_IR_NODE ||
+      !group_is_plain(c, v))
+    return false;
+  int32_t root = lctx_group_find(c, v);
+  const lval_t *r = &c->vals[root];
+  if (r->has_windows || r->is_carried || r->has_views) return false; /* views: see views.c */
+  /* the group's bytes are first written at `first`; after the RENAME they are the
+   * buffer's, so no member may be read after the copy_ (a method result would be) */
+  int64_t first = INT64_MAX, at = c->node_pos[ni];
+  int32_t x = root;
+  do {
+    const lval_t *X = &c->vals[x];
+    if (X->is_carried || X->snap_src >= 0 || X->cls != LV_ARENA) return false;
+    for (int32_t k = 0; k < X->n_ivs; k++) {
+      if (X->ivs[k].lo < first) first = X->ivs[k].lo;
+      if (X->ivs[k].hi > at) return false;
+    }
+    x = X->next;
+  } while (x != root);
+  for (int32_t k = 0; k < body->n_results; k++)
+    if (lctx_group_find(c, lctx_resolve(c, body->results[k])) == root) return false;
+  /* a call that fails an assert between the two leaves the buffer as it was */
+  for (int32_t a = 0; a < m->n_nodes; a++)
+    if (berth_op_get(m->nodes[a].op)->kind == BERTH_OPKIND_ASSERT && c->node_pos[a] >= first && c->node_pos[a] < at)
+      return false;
+  return first != INT64_MAX && reads_first(c, s, ni, root);
+}
+
 static void state_in_place(lctx_t *c) {
   const berth_ir_method_t *m = c->m;
   const berth_ir_graph_t *body = &m->graphs[m->body];
@@ -291,33 +350,8 @@ static void state_in_place(lctx_t *c) {
     const berth_ir_node_t *n = &m->nodes[ni];
     if (berth_op_get(n->op)->kind != BERTH_OPKIND_COPY_ || c->opt->strategy == BERTH_STRATEGY_REGIONS) continue;
     int32_t s = lctx_resolve(c, n->in[0]), v = lctx_resolve(c, n->in[1]);
-    if (c->vals[s].cls != LV_STATE || c->vals[v].ir < 0 || m->values[c->vals[v].ir].kind != BERTH_IR_NODE ||
-        !group_is_plain(c, v))
-      continue;
+    if (!state_in_place_ok(c, ni, s, v)) continue;
     int32_t root = lctx_group(c, v);
-    const lval_t *r = &c->vals[root];
-    if (r->has_windows || r->is_carried || r->has_views) continue; /* views: see views.c */
-    /* the group's bytes are first written at `first`; after the RENAME they are the
-     * buffer's, so no member may be read after the copy_ (a method result would be) */
-    int64_t first = INT64_MAX, at = c->node_pos[ni];
-    bool ok = true;
-    int32_t x = root;
-    do {
-      const lval_t *X = &c->vals[x];
-      if (X->is_carried || X->snap_src >= 0 || X->cls != LV_ARENA) ok = false;
-      for (int32_t k = 0; k < X->n_ivs; k++) {
-        if (X->ivs[k].lo < first) first = X->ivs[k].lo;
-        if (X->ivs[k].hi > at) ok = false;
-      }
-      x = X->next;
-    } while (x != root);
-    for (int32_t k = 0; k < body->n_results && ok; k++)
-      if (lctx_group(c, lctx_resolve(c, body->results[k])) == root) ok = false;
-    /* a call that fails an assert between the two leaves the buffer as it was */
-    for (int32_t a = 0; a < m->n_nodes && ok; a++)
-      if (berth_op_get(m->nodes[a].op)->kind == BERTH_OPKIND_ASSERT && c->node_pos[a] >= first && c->node_pos[a] < at)
-        ok = false;
-    if (!ok || first == INT64_MAX || !reads_first(c, s, ni, root)) continue;
     c->vals[root].cls = LV_STATE;
     c->vals[root].global = c->vals[s].global;
     c->state_in_place++;

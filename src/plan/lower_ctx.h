@@ -120,8 +120,13 @@ typedef struct lctx {
 int32_t lctx_new_value(lctx_t *c, const char *name, const berth_type_t *type, int32_t graph);
 int32_t lctx_resolve(const lctx_t *c, int32_t v);
 void lctx_add_iv(lctx_t *c, int32_t v, int64_t lo, int64_t hi);
-int32_t lctx_group(lctx_t *c, int32_t v);
+void lval_add_iv(lval_t *x, int64_t lo, int64_t hi); /* the same on a lifetime of one's own */
+int32_t lctx_group(lctx_t *c, int32_t v);            /* the group's root (compresses the path) */
+int32_t lctx_group_find(const lctx_t *c, int32_t v); /* the same, changing nothing */
 bool lctx_groups_conflict(lctx_t *c, int32_t a, int32_t b);
+/* Whether groups a and b are live at one time, with member v's lifetime read from *v_as
+ * (a decision on a lifetime not applied yet; v = -1: none). Changes nothing. */
+bool lctx_groups_conflict_as(const lctx_t *c, int32_t a, int32_t b, int32_t v, const lval_t *v_as);
 void lctx_group_merge(lctx_t *c, int32_t a, int32_t b);
 
 /* stages */

@@ -70,8 +70,7 @@ int32_t lctx_resolve(const lctx_t *c, int32_t v) {
   return v;
 }
 
-void lctx_add_iv(lctx_t *c, int32_t v, int64_t lo, int64_t hi) {
-  lval_t *x = &c->vals[v];
+void lval_add_iv(lval_t *x, int64_t lo, int64_t hi) {
   for (int32_t i = 0; i < x->n_ivs; i++) {
     /* extend an interval that touches or overlaps */
     if (lo <= x->ivs[i].hi + 1 && hi + 1 >= x->ivs[i].lo) {
@@ -92,6 +91,8 @@ void lctx_add_iv(lctx_t *c, int32_t v, int64_t lo, int64_t hi) {
   }
 }
 
+void lctx_add_iv(lctx_t *c, int32_t v, int64_t lo, int64_t hi) { lval_add_iv(&c->vals[v], lo, hi); }
+
 int32_t lctx_group(lctx_t *c, int32_t v) {
   while (c->vals[v].parent != v) {
     c->vals[v].parent = c->vals[c->vals[v].parent].parent;
@@ -100,15 +101,20 @@ int32_t lctx_group(lctx_t *c, int32_t v) {
   return v;
 }
 
-bool lctx_groups_conflict(lctx_t *c, int32_t a, int32_t b) {
-  a = lctx_group(c, a);
-  b = lctx_group(c, b);
+int32_t lctx_group_find(const lctx_t *c, int32_t v) {
+  while (c->vals[v].parent != v) v = c->vals[v].parent;
+  return v;
+}
+
+bool lctx_groups_conflict_as(const lctx_t *c, int32_t a, int32_t b, int32_t v, const lval_t *v_as) {
+  a = lctx_group_find(c, a);
+  b = lctx_group_find(c, b);
   if (a == b) return false;
   int32_t x = a;
   do {
     int32_t y = b;
     do {
-      const lval_t *X = &c->vals[x], *Y = &c->vals[y];
+      const lval_t *X = x == v ? v_as : &c->vals[x], *Y = y == v ? v_as : &c->vals[y];
       for (int32_t i = 0; i < X->n_ivs; i++)
         for (int32_t j = 0; j < Y->n_ivs; j++)
           if (X->ivs[i].lo <= Y->ivs[j].hi && Y->ivs[j].lo <= X->ivs[i].hi) return true;
@@ -117,6 +123,10 @@ bool lctx_groups_conflict(lctx_t *c, int32_t a, int32_t b) {
     x = c->vals[x].next;
   } while (x != a);
   return false;
+}
+
+bool lctx_groups_conflict(lctx_t *c, int32_t a, int32_t b) {
+  return lctx_groups_conflict_as(c, lctx_group(c, a), lctx_group(c, b), -1, NULL);
 }
 
 void lctx_group_merge(lctx_t *c, int32_t a, int32_t b) {
