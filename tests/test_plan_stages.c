@@ -69,7 +69,7 @@ static bool run_stages(staged_t *s, const char *text, const berth_plan_options_t
 }
 
 static void staged_free(staged_t *s) {
-  berth_plan_lower_free(&s->c);
+  berth_plan_lower_deinit(&s->c);
   berth_plan_owner_destroy(s->o);
   berth_ir_program_destroy(s->p);
 }

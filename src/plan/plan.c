@@ -127,7 +127,7 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
   berth_status_t st = berth_plan_lower(&c, p, mi, opt, diag);
   if (!st) st = plan_stages(&c, o, const_offsets, em, rep);
   if (!st) rep->time_ms = now_ms() - t0;
-  berth_plan_lower_free(&c);
+  berth_plan_lower_deinit(&c);
   return st;
 }
 

@@ -81,7 +81,8 @@ static int cmp_iv(const void *a, const void *b) {
 
 /* Collects the interval set of a group (sorted, merged, half-open). With `home` >= 0 only
  * members defined in that graph count (the regions baseline's local view). */
-static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, berth_plan_owner_t *o, berth_plan_group_t *b) {
+static berth_status_t group_intervals(lctx_t *c, int32_t root, int32_t home, berth_plan_owner_t *o,
+                                      berth_plan_group_t *b) {
   int32_t n = 0;
   int32_t x = root;
   do {
@@ -144,7 +145,8 @@ static berth_status_t lower_bound_of(lctx_t *c, const berth_plan_group_t *bufs, 
   return BERTH_OK;
 }
 
-static berth_status_t solve(lctx_t *c, berth_plan_group_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena, uint64_t *lb) {
+static berth_status_t solve(lctx_t *c, berth_plan_group_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena,
+                            uint64_t *lb) {
   berth_alloc_buffer_t *ab = to_buffers(c, bufs, n);
   if (!ab) return berth_fail(c->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_alloc_problem_t prob = {n, ab, NULL};
@@ -167,7 +169,8 @@ static berth_status_t solve(lctx_t *c, berth_plan_group_t *bufs, int32_t n, uint
 
 /* The regions baseline for one pool: each graph's groups are packed on their own; a graph's
  * nested bodies all start at offset 0 and its own values go after the largest of them. */
-static berth_status_t solve_regions(lctx_t *c, berth_plan_group_t *bufs, int32_t n, uint64_t *offsets, uint64_t *arena) {
+static berth_status_t solve_regions(lctx_t *c, berth_plan_group_t *bufs, int32_t n, uint64_t *offsets,
+                                    uint64_t *arena) {
   const berth_ir_method_t *m = c->m;
   uint64_t *local = calloc((size_t)m->n_graphs, sizeof *local);
   uint64_t *total = calloc((size_t)m->n_graphs, sizeof *total);
@@ -228,7 +231,7 @@ berth_status_t berth_plan_lower(berth_plan_lowered_t *c, const berth_ir_program_
   return berth_emit_method(c);
 }
 
-void berth_plan_lower_free(berth_plan_lowered_t *c) {
+void berth_plan_lower_deinit(berth_plan_lowered_t *c) {
   for (int32_t i = 0; i < c->n_vals; i++) free(c->vals[i].name);
   free(c->vals);
   free(c->node_pos);
@@ -294,8 +297,8 @@ berth_status_t berth_plan_groups(berth_plan_lowered_t *c, berth_plan_owner_t *o,
   return BERTH_OK;
 }
 
-berth_status_t berth_plan_assign_pools(const berth_plan_lowered_t *c, berth_plan_owner_t *o, const berth_plan_groups_t *g,
-                                       berth_plan_pools_t *out) {
+berth_status_t berth_plan_assign_pools(const berth_plan_lowered_t *c, berth_plan_owner_t *o,
+                                       const berth_plan_groups_t *g, berth_plan_pools_t *out) {
   berth_plan_pools_t r = {1, NULL};
   OWN(o, r.pool, (size_t)g->n, c->diag);
   for (int32_t i = 0; i < g->n; i++) {
@@ -307,8 +310,8 @@ berth_status_t berth_plan_assign_pools(const berth_plan_lowered_t *c, berth_plan
 }
 
 /* Packs the k groups of one pool (pb; their offsets into po); arena and lower bound. */
-static berth_status_t plan_one_pool(lctx_t *c, berth_plan_owner_t *o, berth_plan_group_t *pb, int32_t k, uint64_t *po, uint64_t *arena,
-                                    uint64_t *lb) {
+static berth_status_t plan_one_pool(lctx_t *c, berth_plan_owner_t *o, berth_plan_group_t *pb, int32_t k, uint64_t *po,
+                                    uint64_t *arena, uint64_t *lb) {
   *arena = *lb = 0;
   if (c->opt->strategy != BERTH_STRATEGY_REGIONS) return solve(c, pb, k, po, arena, lb);
   BERTH_TRY(solve_regions(c, pb, k, po, arena));
@@ -506,7 +509,8 @@ static berth_status_t plan_instr_attrs(const lctx_t *c, berth_plan_owner_t *o, i
 static bool has_attrs(uint8_t opcode) { return opcode == BERTH_I_KERNEL || opcode == BERTH_I_ASSERT; }
 
 /* Instructions, operands (exec ids) and attributes into em. */
-static berth_status_t plan_instrs(const lctx_t *c, berth_plan_owner_t *o, const plan_values_t *vals, berth_exec_method_t *em) {
+static berth_status_t plan_instrs(const lctx_t *c, berth_plan_owner_t *o, const plan_values_t *vals,
+                                  berth_exec_method_t *em) {
   berth_instr_t *ins;
   int32_t *ops;
   berth_attr_value_t *attrs;
@@ -579,11 +583,13 @@ berth_status_t berth_plan_assemble(berth_plan_lowered_t *c, berth_plan_owner_t *
                                    berth_plan_exec_t *out) {
   plan_inputs_t in = {const_offsets, g, pools, offsets, state};
   plan_values_t vals = {NULL, 0, NULL};
-  memset(out, 0, sizeof *out);
+  berth_plan_exec_t r;
+  memset(&r, 0, sizeof r);
   BERTH_TRY(plan_values(c, o, &in, &vals));
-  BERTH_TRY(plan_instrs(c, o, &vals, &out->method));
-  BERTH_TRY(plan_method_rest(c, o, &in, &vals, &out->method));
-  out->exec_id = vals.xid;
+  BERTH_TRY(plan_instrs(c, o, &vals, &r.method));
+  BERTH_TRY(plan_method_rest(c, o, &in, &vals, &r.method));
+  r.exec_id = vals.xid;
+  *out = r;
   return BERTH_OK;
 }
 
@@ -611,9 +617,9 @@ static int32_t report_ivs(const lval_t *x, int64_t (*out)[2]) {
 
 
 /* The report: counts, and the timeline of every exec value and HOP for the plan drawing. */
-berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner_t *o, const berth_plan_offsets_t *offsets,
-                                 const berth_plan_state_t *state, const berth_plan_exec_t *exec,
-                                 berth_plan_method_report_t *rep) {
+berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner_t *o,
+                                 const berth_plan_offsets_t *offsets, const berth_plan_state_t *state,
+                                 const berth_plan_exec_t *exec, berth_plan_method_report_t *rep) {
   int32_t n_exec = exec->method.n_values;
   rep->n_pools = offsets->n_pools;
   memcpy(rep->pools, offsets->pools, sizeof rep->pools);

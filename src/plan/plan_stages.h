@@ -19,7 +19,7 @@
  * One owner (berth_plan_owner_t) holds everything the results after the lowering point to,
  * and BERTH_PLAN_OWN is their one out-of-memory path: a stage that fails leaves nothing to
  * undo, and the compiled program frees it all at once. The lowered method's own arrays are
- * freed by berth_plan_lower_free. */
+ * freed by berth_plan_lower_deinit. */
 #ifndef BERTH_PLAN_PLAN_STAGES_H
 #define BERTH_PLAN_PLAN_STAGES_H
 
@@ -49,10 +49,10 @@ typedef lctx_t berth_plan_lowered_t;
 void berth_plan_lower_init(berth_plan_lowered_t *c, const berth_ir_program_t *p, int32_t mi,
                            const berth_plan_options_t *opt, berth_diag_t *diag);
 /* init, then timeline, views, coalescing and the instruction stream. Free it with
- * berth_plan_lower_free, also when it fails. */
+ * berth_plan_lower_deinit, also when it fails. */
 berth_status_t berth_plan_lower(berth_plan_lowered_t *c, const berth_ir_program_t *p, int32_t mi,
                                 const berth_plan_options_t *opt, berth_diag_t *diag);
-void berth_plan_lower_free(berth_plan_lowered_t *c);
+void berth_plan_lower_deinit(berth_plan_lowered_t *c);
 
 /* ---- storage groups ------------------------------------------------------------------- */
 
@@ -83,8 +83,8 @@ typedef struct berth_plan_pools {
 
 /* Each group's pool by the options' pool rules (the first that matches the group's root:
  * input, output, then the op of its defining node; else pool 0). */
-berth_status_t berth_plan_assign_pools(const berth_plan_lowered_t *c, berth_plan_owner_t *o, const berth_plan_groups_t *g,
-                                       berth_plan_pools_t *out);
+berth_status_t berth_plan_assign_pools(const berth_plan_lowered_t *c, berth_plan_owner_t *o,
+                                       const berth_plan_groups_t *g, berth_plan_pools_t *out);
 
 /* ---- offsets per pool ----------------------------------------------------------------- */
 
@@ -128,8 +128,8 @@ berth_status_t berth_plan_assemble(berth_plan_lowered_t *c, berth_plan_owner_t *
 
 /* Everything in rep but time_ms and verified: pools, counts, and the timeline of every exec
  * value and HOP for the plan drawing. */
-berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner_t *o, const berth_plan_offsets_t *offsets,
-                                 const berth_plan_state_t *state, const berth_plan_exec_t *exec,
-                                 berth_plan_method_report_t *rep);
+berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner_t *o,
+                                 const berth_plan_offsets_t *offsets, const berth_plan_state_t *state,
+                                 const berth_plan_exec_t *exec, berth_plan_method_report_t *rep);
 
 #endif
