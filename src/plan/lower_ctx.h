@@ -1,6 +1,8 @@
-/* State shared by the stages that turn one IR method into a planned instruction stream:
- * timeline.c (positions and lifetimes), coalesce.c (storage groups: destination passing),
- * emit.c (instructions) and plan.c (allocation and the exec program). Internal. */
+/* The lowered method: state shared by the stages that turn one IR method into a planned
+ * instruction stream: timeline.c (positions and lifetimes), views.c and coalesce.c (storage
+ * groups: views, destination passing), emit.c (instructions). The stages after it
+ * (plan_stages.h: groups, pools, offsets, state, exec method, report) change none of its
+ * decisions and return typed results. Internal. */
 #ifndef BERTH_PLAN_LOWER_CTX_H
 #define BERTH_PLAN_LOWER_CTX_H
 

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-/* The planner's driver: timeline -> storage groups -> instruction stream -> allocation
- * per pool -> the exec program, then the independent verifier. */
+/* The planner's driver: per method, the stages of plan_stages.h in order (the lowering:
+ * timeline, storage groups, instruction stream; then arena groups -> pools -> offsets per
+ * pool -> state -> the exec method -> report), then the independent verifier. */
 #include "plan.h"
 #include "base/try.h"
 
