@@ -17,7 +17,9 @@ static void store_le64(uint8_t *p, uint64_t v) {
 }
 
 /* The canonical text of p with every constant and buffer printed as an empty tensor of its
- * dtype (`const @w : f32[0] = []`): the text without the data, which the records carry. */
+ * dtype (`const @w : f32[0] = []`): the text without the data, which the records carry.
+ * Except one that a method returns as it is: the parser checks its type against the
+ * method's signature, so it is printed whole (rare, and then small). */
 static char *print_without_data(const berth_ir_program_t *p) {
   berth_ir_program_t q = *p;
   berth_ir_global_t *g = calloc((size_t)(p->n_globals ? p->n_globals : 1), sizeof *g);
@@ -27,6 +29,15 @@ static char *print_without_data(const berth_ir_program_t *p) {
     g[i].is_state = p->globals[i].is_state;
     g[i].type.dtype = p->globals[i].type.dtype;
     g[i].type.rank = 1; /* dims[0] = 0: no elements, no data */
+  }
+  for (int32_t mi = 0; mi < p->n_methods; mi++) {
+    const berth_ir_method_t *m = &p->methods[mi];
+    const berth_ir_graph_t *body = &m->graphs[m->body];
+    for (int32_t r = 0; r < body->n_results; r++) {
+      const berth_ir_value_t *v = &m->values[body->results[r]];
+      if ((v->kind == BERTH_IR_CONST || v->kind == BERTH_IR_STATE) && v->index >= 0 && v->index < p->n_globals)
+        g[v->index] = p->globals[v->index];
+    }
   }
   q.globals = g;
   char *text = berth_ir_print(&q);
@@ -193,7 +204,8 @@ static berth_status_t restore_globals(const berth_format_program_t *fp, const be
     berth_ir_global_t *g = &p->globals[k];
     berth_format_ir_global_t rec;
     berth_format_ir_ref_global(ir, k, &rec);
-    if (rec.is_state != g->is_state || rec.type.dtype != g->type.dtype || berth_type_numel(&g->type) != 0)
+    bool empty = g->type.rank == 1 && g->type.dims[0] == 0; /* printed without data, or printed whole */
+    if (rec.is_state != g->is_state || rec.type.dtype != g->type.dtype || (!empty && !berth_type_equal(&g->type, &rec.type)))
       return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "section ir_ref: record %u does not match @%s in the text",
                         (unsigned)k, g->name);
     if (rec.bytes > SIZE_MAX - 1) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
