@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "berth/runtime.h"
 #include "format/read_program.h"
+#include "writer/ir_section.h"
 #include "writer/write_program.h"
 #include "fuzzgen/fuzzgen.h"
 #include "host/session.h"
@@ -191,6 +192,33 @@ typedef struct rt_opts {
 
 static int rt_programs, rt_skipped;
 
+/* The IR section gives back the IR exactly (the same canonical text), and every constant is
+ * stored by reference into the constants section, not a second time. */
+static void check_ir_section(const char *label, const berth_ir_program_t *p, const berth_format_program_t *fp) {
+  char msg[1024], pools[1024];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *back = NULL;
+  CHECK_MSG(fp->ir_section == BERTH_SECTION_IR_REF, "%s: section %u, not ir_ref", label, (unsigned)fp->ir_section);
+  CHECK_MSG(berth_ir_section_program(fp, label, NULL, pools, sizeof pools, &back, &d) == BERTH_OK &&
+                berth_ir_validate(back, &d) == BERTH_OK,
+            "%s: IR section: %s", label, msg);
+  char *t1 = berth_ir_print(p), *t2 = back ? berth_ir_print(back) : NULL;
+  CHECK_MSG(t1 && t2 && strcmp(t1, t2) == 0, "%s: the IR section does not give back the IR", label);
+  free(t1);
+  free(t2);
+  berth_ir_program_destroy(back);
+  berth_format_ir_ref_t ir;
+  CHECK_MSG(berth_format_ir_ref_open(fp->ir, fp->ir_size, 0, fp->exec.constants_size, &ir, &d) == BERTH_OK, "%s: %s", label, msg);
+  CHECK_MSG(ir.n_globals == (uint32_t)p->n_globals, "%s: %u records for %d globals", label, (unsigned)ir.n_globals,
+            (int)p->n_globals);
+  for (uint32_t k = 0; k < ir.n_globals && k < (uint32_t)p->n_globals; k++) {
+    berth_format_ir_global_t g;
+    berth_format_ir_ref_global(&ir, k, &g);
+    CHECK_MSG(p->globals[k].is_state || g.where == BERTH_FORMAT_IR_IN_CONSTANTS,
+              "%s: constant %u is stored inline, not by reference", label, (unsigned)k);
+  }
+}
+
 static void round_trip(const char *label, const berth_ir_program_t *p, const rt_opts_t *o) {
   char msg[2048];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
@@ -228,6 +256,7 @@ static void round_trip(const char *label, const berth_ir_program_t *p, const rt_
   if (fp) {
     check_decoded(label, &c->exec, &fp->exec);
     CHECK_MSG(fp->verified && fp->ir != NULL, "%s: not verified or no IR section", label);
+    check_ir_section(label, p, fp);
   }
   free(fmem);
   free(fscratch);
@@ -1091,6 +1120,46 @@ static void api_sanitizer(void) {
   berth_ir_program_destroy(p);
 }
 
+/* A file written before section ir_ref (tests/format/seed-ir-text.berth: examples/seed
+ * compiled by berth 0.4.0 with its IR as text in section ir) still loads, and its IR decodes
+ * to the seed's. */
+static void old_text_ir_file(void) {
+  size_t len = 0;
+  char *raw = test_read_file(BERTH_SOURCE_DIR "/tests/format/seed-ir-text.berth", &len);
+  berth_ir_program_t *seed = parse_file(BERTH_SOURCE_DIR "/examples/seed/seed.bir");
+  CHECK(raw && seed);
+  if (!raw || !seed) goto out;
+  uint8_t *bytes = aligned_alloc(64, (len + 63) / 64 * 64);
+  memcpy(bytes, raw, len);
+  char msg[1024], pools[256];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_format_sizes_t fs;
+  const berth_format_program_t *fp = NULL;
+  void *mem = NULL, *scratch = NULL;
+  if (berth_format_read_size(bytes, len, &fs, &d) == BERTH_OK) {
+    mem = malloc(fs.program_bytes);
+    scratch = malloc(fs.scratch_bytes);
+    CHECK_MSG(berth_format_read(bytes, len, mem, fs.program_bytes, scratch, fs.scratch_bytes, 0, &fp, &d) == BERTH_OK,
+              "old file: %s", msg);
+  }
+  CHECK_MSG(fp && fp->ir_section == BERTH_SECTION_IR, "old file: not loaded, or not a text IR section: %s", msg);
+  berth_ir_program_t *back = NULL;
+  if (fp)
+    CHECK_MSG(berth_ir_section_program(fp, "seed-ir-text.berth", NULL, pools, sizeof pools, &back, &d) == BERTH_OK,
+              "old file: %s", msg);
+  char *t1 = berth_ir_print(seed), *t2 = back ? berth_ir_print(back) : NULL;
+  CHECK_MSG(t1 && t2 && strcmp(t1, t2) == 0, "old file: its IR is not the seed's");
+  free(t1);
+  free(t2);
+  berth_ir_program_destroy(back);
+  free(mem);
+  free(scratch);
+  free(bytes);
+out:
+  free(raw);
+  berth_ir_program_destroy(seed);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20240601;
 #ifndef FORMAT_NO_INTERPOSE
@@ -1113,6 +1182,7 @@ int main(int argc, char **argv) {
   step_limit();
   per_method_state();
   cli();
+  old_text_ir_file();
   fprintf(stderr, "test_format: %d round trips (%d ONNX node tests; %d plans the compiler rejected were skipped), seed %llu\n",
           rt_programs, onnx, rt_skipped, (unsigned long long)seed);
   return test_finish("test_format");

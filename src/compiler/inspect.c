@@ -205,9 +205,10 @@ static void print_header(sb_t *s, const berth_format_program_t *fp, const char *
     const char *text;
     size_t text_len;
     berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-    if (berth_ir_section_decode(fp->ir, fp->ir_size, &o, pools, sizeof pools, &text, &text_len, &diag) == BERTH_OK)
-      out(s, "IR section: %zu bytes of text; planned with --algo %s --strategy %s --alignment %u%s%s\n", text_len,
-          berth_alloc_algo_name(o.algo), berth_strategy_name(o.strategy), (unsigned)o.alignment,
+    if (berth_ir_section_decode(fp, &o, pools, sizeof pools, &text, &text_len, &diag) == BERTH_OK)
+      out(s, "IR section: %zu bytes of text, %llu in all (section %s); planned with --algo %s --strategy %s --alignment %u%s%s\n",
+          text_len, (ull)fp->ir_size, berth_format_section_name(fp->ir_section), berth_alloc_algo_name(o.algo),
+          berth_strategy_name(o.strategy), (unsigned)o.alignment,
           o.pools ? " --pools " : "", o.pools ? o.pools : "");
     else
       out(s, "IR section: %s\n", msg);

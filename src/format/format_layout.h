@@ -100,4 +100,23 @@ enum {
   BERTH_IR_SECTION_TEXT_LEN = 48,      /* u64 */
 };
 
+/* ---- the ir_ref section (id 13): the IR section's header fields above at the same offsets,
+ * then n_globals (BERTH_FORMAT_IR_REF_HEADER_SIZE bytes in all); the pool rules, the IR text
+ * (every constant and buffer printed empty), zero padding to a multiple of 8, n_globals
+ * records of BERTH_FORMAT_IR_GLOBAL_SIZE bytes, then the inline payloads, each at the next
+ * multiple of 8 (zero padding) ----------------------------------------------------------- */
+enum {
+  BERTH_IR_REF_N_GLOBALS = 56, /* u32, <= BERTH_FORMAT_IR_MAX_GLOBALS */
+  BERTH_IR_REF_RESERVED = 60,  /* u32, 0 */
+};
+enum {
+  BERTH_IR_GLOBAL_WHERE = 0,    /* u8 BERTH_FORMAT_IR_IN_CONSTANTS or BERTH_FORMAT_IR_INLINE */
+  BERTH_IR_GLOBAL_DTYPE = 1,    /* u8 */
+  BERTH_IR_GLOBAL_RANK = 2,     /* u8 0..8 */
+  BERTH_IR_GLOBAL_IS_STATE = 3, /* u8 0 constant, 1 buffer */
+  BERTH_IR_GLOBAL_RESERVED = 4, /* u32, 0 */
+  BERTH_IR_GLOBAL_OFFSET = 8,   /* u64 within the constants section, or within this section */
+  BERTH_IR_GLOBAL_DIMS = 16,    /* i64[8]: dims[k] for k < rank, the rest 0 */
+};
+
 #endif

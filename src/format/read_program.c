@@ -69,6 +69,7 @@ const char *berth_format_section_name(uint32_t id) {
     case BERTH_SECTION_CONSTANTS: return "constants";
     case BERTH_SECTION_IR: return "ir";
     case BERTH_SECTION_BOUNDS: return "bounds";
+    case BERTH_SECTION_IR_REF: return "ir_ref";
   }
   return "?";
 }
@@ -331,6 +332,15 @@ static berth_status_t read_header(rd_t *r) {
   r->n_pools = r->s[BERTH_SECTION_POOLS].size / 8;
   const sect_t *ir = &r->s[BERTH_SECTION_IR], *bd = &r->s[BERTH_SECTION_BOUNDS];
   if (ir->present) BERTH_TRY(check_ir_header(r, ir));
+  const sect_t *irr = &r->s[BERTH_SECTION_IR_REF];
+  if (irr->present) {
+    if (ir->present)
+      return rfail(r, CORRUPT, "section table entry %u: section ir_ref with section ir (entry %u); a file has at most one",
+                   (unsigned)irr->entry, (unsigned)ir->entry);
+    berth_format_ir_ref_t layout;
+    BERTH_TRY(berth_format_ir_ref_open(r->b + irr->off, irr->size, irr->off, r->s[BERTH_SECTION_CONSTANTS].size, &layout,
+                                       r->diag));
+  }
   if (bd->present && bd->size % BERTH_FORMAT_BOUND_SIZE)
     return rfail(r, CORRUPT, "section bounds (byte %llu): %llu bytes is not a whole number of %d-byte records",
                  (ull)bd->off, (ull)bd->size, BERTH_FORMAT_BOUND_SIZE);
@@ -1083,9 +1093,14 @@ static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
   fp->exec.n_methods = (int32_t)r->n_methods;
   fp->exec.constants_size = r->s[BERTH_SECTION_CONSTANTS].size;
   fp->exec.constants = r->b + r->s[BERTH_SECTION_CONSTANTS].off;
-  if (r->s[BERTH_SECTION_IR].present) {
-    fp->ir = r->b + r->s[BERTH_SECTION_IR].off;
-    fp->ir_size = r->s[BERTH_SECTION_IR].size;
+  static const uint32_t ir_ids[2] = {BERTH_SECTION_IR, BERTH_SECTION_IR_REF}; /* at most one is present */
+  for (int k = 0; k < 2; k++) {
+    uint32_t id = ir_ids[k];
+    if (r->s[id].present) {
+      fp->ir = r->b + r->s[id].off;
+      fp->ir_size = r->s[id].size;
+      fp->ir_section = id;
+    }
   }
 }
 

@@ -70,6 +70,13 @@ extern "C" {
  * deterministic work units (berth_plan_options_t.budget_work). */
 #define BERTH_FORMAT_IR_BUDGET_MS 0u
 #define BERTH_FORMAT_IR_BUDGET_WORK 1u
+/* The ir_ref section (docs/format.md): its header, one record per constant or buffer of the
+ * IR, and where a record's bytes are. */
+#define BERTH_FORMAT_IR_REF_HEADER_SIZE 64
+#define BERTH_FORMAT_IR_GLOBAL_SIZE 80
+#define BERTH_FORMAT_IR_MAX_GLOBALS (1u << 20)
+#define BERTH_FORMAT_IR_IN_CONSTANTS 0u /* the bytes are in the constants section */
+#define BERTH_FORMAT_IR_INLINE 1u       /* the bytes follow the records in this section */
 #define BERTH_FORMAT_SECTION_ALIGN 8
 #define BERTH_FORMAT_CONST_ALIGN 64 /* constants are used in place: align them in the file */
 #define BERTH_FORMAT_STATE_ALIGN 16
@@ -92,7 +99,9 @@ typedef enum berth_format_section {
   BERTH_SECTION_CONSTANTS = 10, /* the constant blob, 64-byte aligned in the file */
   BERTH_SECTION_IR = 11,       /* optional: planner options and canonical IR text */
   BERTH_SECTION_BOUNDS = 12,   /* optional: 16-byte records, outputs with a run-time extent */
-  BERTH_SECTION_MAX = 12
+  BERTH_SECTION_IR_REF = 13,   /* optional, instead of ir: planner options, the IR text without its
+                                  constants' data, and where each constant's bytes are */
+  BERTH_SECTION_MAX = 13
 } berth_format_section_t;
 
 /* ---- caps on what a file may declare (BERTH_ERR_OUT_OF_RANGE beyond them) --------------- */
@@ -123,6 +132,8 @@ typedef struct berth_format_program {
   const berth_format_method_t *methods;  /* parallel to exec.methods */
   const uint8_t *ir;                     /* the optional IR section (NULL when absent) */
   uint64_t ir_size;
+  uint32_t ir_section;                   /* which: BERTH_SECTION_IR (text, files before
+                                            ir_ref), BERTH_SECTION_IR_REF, or 0 */
   uint32_t version;
   uint16_t writer_version[3];            /* major, minor, patch; 0.0.0: not recorded */
   uint64_t file_size;
@@ -162,6 +173,37 @@ berth_status_t berth_format_read(const void *bytes, size_t len, void *mem, size_
  * BERTH_FORMAT_CHECKSUM_AT) taken as zero: what the writer stores there when it sets
  * BERTH_FORMAT_FLAG_CHECKSUM, and what the loader compares it with. */
 uint32_t berth_format_checksum(const void *bytes, size_t len);
+
+/* ---- the ir_ref section, for the compiler side's codec (writer/ir_section.h) ------------ */
+
+typedef struct berth_format_ir_ref {
+  const uint8_t *sec; /* the section's bytes */
+  uint64_t size;
+  const char *pools, *text; /* pools_len and text_len bytes, not NUL-terminated */
+  uint32_t pools_len, n_globals;
+  uint64_t text_len;
+  uint64_t records; /* offset of record 0 within the section */
+} berth_format_ir_ref_t;
+
+typedef struct berth_format_ir_global {
+  uint32_t where;      /* BERTH_FORMAT_IR_IN_CONSTANTS or BERTH_FORMAT_IR_INLINE */
+  bool is_state;       /* a buffer (its initial value) rather than a constant */
+  berth_type_t type;
+  uint64_t offset;     /* within the constants section, or within the ir_ref section */
+  uint64_t bytes;      /* numel * element size */
+} berth_format_ir_global_t;
+
+/* Checks an ir_ref section of size bytes at byte file_off of a file whose constants section
+ * has constants_size bytes: its header, every record (a dtype, a rank, dims and a byte size
+ * within the caps, unused fields zero, bytes inside the constants section or exactly where
+ * the next inline payload starts) and that the payloads and zero padding end the section.
+ * The loader runs it on every file that has the section; the codec again before it decodes.
+ * BERTH_ERR_CORRUPT_DATA or BERTH_ERR_OUT_OF_RANGE with the byte offset in the file. */
+berth_status_t berth_format_ir_ref_open(const uint8_t *sec, uint64_t size, uint64_t file_off, uint64_t constants_size,
+                                        berth_format_ir_ref_t *out, berth_diag_t *diag);
+
+/* Record k (< ir->n_globals) of a section that berth_format_ir_ref_open accepted. */
+void berth_format_ir_ref_global(const berth_format_ir_ref_t *ir, uint32_t k, berth_format_ir_global_t *out);
 
 /* Name of a section id ("strings", "methods", ...; "section <id>" style "?" if unknown). */
 const char *berth_format_section_name(uint32_t id);

@@ -144,6 +144,11 @@ berth_status_t ox_ir(ox_ctx_t *cx, int32_t val, int32_t *out_id) {
     snprintf(name, sizeof name, "k%d", (int)cx->p->n_globals);
     int32_t g = berth_ir_global_add(cx->p, name, &v->type, false, v->data);
     if (g < 0) return oom(cx);
+    if (!v->data_in_ir) { /* one copy of the bytes, not two: the value reads the constant's own */
+      free(v->data);
+      v->data = cx->p->globals[g].data;
+      v->data_in_ir = true;
+    }
     int32_t id = berth_ir_global_ref(cx->p, cx->m, g);
     if (id < 0) return oom(cx);
     cx->vals[val].id = id;
@@ -938,8 +943,18 @@ static char *dup_s(const char *s) {
   return d;
 }
 
+/* The importer's constant bytes, once the program holds everything it needs: the copies it
+ * owns are freed, the borrowed ones forgotten (the passes replace the program's constants). */
+static void release_const_data(ox_ctx_t *cx) {
+  for (int32_t i = 0; i < cx->n_vals; i++) {
+    if (!cx->vals[i].data_in_ir) free(cx->vals[i].data);
+    cx->vals[i].data = NULL;
+    cx->vals[i].data_in_ir = false;
+  }
+}
+
 static void ctx_free(ox_ctx_t *cx) {
-  for (int32_t i = 0; i < cx->n_vals; i++) free(cx->vals[i].data);
+  release_const_data(cx);
   free(cx->vals);
   ox_unbind_to(cx, 0);
   free(cx->binds);
@@ -1367,6 +1382,15 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
     if (!st) st = import_outputs(&cx, g, info);
     if (!st) st = free_io_names(&cx);
   }
+  /* the model and the importer's constants are not needed past here: free them before the
+   * passes make packed copies of the weights (the peak memory of an import) */
+  release_const_data(&cx);
+  onnx__model_proto__free_unpacked(mp, NULL);
+  mp = NULL;
+  /* dead code first: the nodes and constants translation left unused (the convs a BatchNorm
+   * was folded into, ...) are neither fused nor packed, and their bytes are freed before the
+   * packed copies are made */
+  if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) (void)berth_pass_fuse_act(cx.p); /* conv + relu / clip / leaky_relu; DCE drops the rest */
   if (!st) (void)berth_pass_pack_weights(cx.p); /* conv weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
@@ -1374,7 +1398,6 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
     st = berth_ir_validate(cx.p, diag);
     if (st) st = berth_fail_prefix(diag, BERTH_ERR_INTERNAL, "onnx: the imported program is invalid (a bug in berth's importer)");
   }
-  onnx__model_proto__free_unpacked(mp, NULL);
   if (st) {
     info->needs_value = cx.needs_value;
     cx.needs_value = NULL;

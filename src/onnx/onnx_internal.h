@@ -26,7 +26,8 @@ typedef struct ox_val {
    * narrow type holds only values of that type: see ox_narrow_round) */
   int32_t elem;
   int32_t id;     /* IR value id, -1 for a constant not yet materialized */
-  void *data;     /* constant bytes (owned) or NULL */
+  void *data;     /* constant bytes (owned unless data_in_ir) or NULL */
+  bool data_in_ir; /* data is the program constant's own bytes (materialized by ox_ir): not freed here */
   bool absent;
   /* A runtime one-element integer known to equal aff_base + aff_off (aff_base: a val, -1
    * when none), so that Slice bounds computed from a loop counter keep a static length. */

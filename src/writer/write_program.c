@@ -121,7 +121,8 @@ static const berth_ir_method_t *ir_method(const berth_format_write_options_t *o,
  * per method: check its tables (write_check_method), then its record and state
  * (write_method_record), pools, values, instructions, operands, attributes and io entries
  * into their sections; the optional IR section; then the file: header, section table and the
- * sections (write_assemble); then a 64-byte aligned copy with its checksum (write_finish). */
+ * sections into one 64-byte aligned buffer of the final size (write_assemble); then its
+ * checksum (write_finish). */
 
 enum { NS = BERTH_SECTION_MAX + 1 };
 
@@ -346,7 +347,7 @@ static berth_status_t write_method(wctx_t *w, int32_t mi) {
 
 /* The IR section only when stored, the bounds section only when some output has one. */
 static bool section_written(const wctx_t *w, uint32_t id) {
-  if (id == BERTH_SECTION_IR) return w->store_ir;
+  if (id == BERTH_SECTION_IR_REF) return w->store_ir;
   if (id == BERTH_SECTION_BOUNDS) return w->s[id].len > 0;
   return true;
 }
@@ -355,7 +356,7 @@ static bool section_written(const wctx_t *w, uint32_t id) {
 static const uint32_t section_order[] = {BERTH_SECTION_STRINGS, BERTH_SECTION_METHODS, BERTH_SECTION_VALUES,
                                          BERTH_SECTION_INSTRS,  BERTH_SECTION_OPERANDS, BERTH_SECTION_ATTRS,
                                          BERTH_SECTION_IO,      BERTH_SECTION_POOLS,   BERTH_SECTION_STATE,
-                                         BERTH_SECTION_BOUNDS,  BERTH_SECTION_IR,      BERTH_SECTION_CONSTANTS};
+                                         BERTH_SECTION_BOUNDS,  BERTH_SECTION_IR_REF,  BERTH_SECTION_CONSTANTS};
 #define N_ORDER (sizeof section_order / sizeof section_order[0])
 
 /* Header, section table, then the sections, into file. */
@@ -377,6 +378,11 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
     sizes[id] = size;
   }
   if (pos > SIZE_MAX - 64) return WFAIL("program too large");
+  /* the file in one 64-byte aligned allocation of its final size (rounded up to 64), so the
+   * constants can be used in place straight away and nothing is copied twice */
+  file->cap = ((size_t)pos + 63) / 64 * 64;
+  file->data = aligned_alloc(64, file->cap ? file->cap : 64);
+  if (!file->data) return berth_fail(w->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%llu bytes)", (unsigned long long)pos);
   wb_bytes(file, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE);
   wb_u16(file, BERTH_FORMAT_VERSION);
   wb_u32(file, BERTH_FORMAT_HEADER_SIZE);
@@ -409,20 +415,17 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   return BERTH_OK;
 }
 
-/* A 64-byte aligned copy of file, so the constants can be used in place straight away, with
- * its checksum. */
-static berth_status_t write_finish(wctx_t *w, const wbuf_t *file, uint8_t **out, size_t *out_len) {
-  size_t alloc = (file->len + 63) / 64 * 64;
-  uint8_t *res = aligned_alloc(64, alloc ? alloc : 64);
-  if (!res) return berth_fail(w->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  memcpy(res, file->data, file->len);
-  memset(res + file->len, 0, alloc - file->len);
+/* The file's checksum; hands the buffer to the caller. */
+static berth_status_t write_finish(wctx_t *w, wbuf_t *file, uint8_t **out, size_t *out_len) {
+  uint8_t *res = file->data;
+  memset(res + file->len, 0, file->cap - file->len);
   if (w->o.checksum) {
     uint32_t sum = berth_format_checksum(res, file->len); /* over the finished file, the field still 0 */
     for (int k = 0; k < 4; k++) res[BERTH_FORMAT_CHECKSUM_AT + k] = (uint8_t)(sum >> (8 * k));
   }
   *out = res;
   *out_len = file->len;
+  file->data = NULL;
   return BERTH_OK;
 }
 
@@ -438,9 +441,10 @@ static berth_status_t write_program(wctx_t *w, wbuf_t *file, uint8_t **out, size
   if (w->store_ir) {
     uint8_t *ir_sec = NULL;
     size_t ir_len;
-    BERTH_TRY(berth_ir_section_encode(w->o.ir, w->o.plan, &ir_sec, &ir_len, w->diag));
-    wb_bytes(&w->s[BERTH_SECTION_IR], ir_sec, ir_len);
-    free(ir_sec);
+    BERTH_TRY(berth_ir_section_encode(w->o.ir, w->o.plan, p->constants, p->constants_size, &ir_sec, &ir_len, w->diag));
+    wbuf_t *irb = &w->s[BERTH_SECTION_IR_REF]; /* takes the encoded section over */
+    irb->data = ir_sec;
+    irb->len = irb->cap = ir_len;
   }
   BERTH_TRY(write_assemble(w, file));
   return write_finish(w, file, out, out_len);

@@ -2,7 +2,7 @@
  *
  *   berth_format_write_options_t wo = berth_format_write_options_default();
  *   wo.ir = program;           // names inputs/outputs after the IR, and
- *   wo.store_ir = true;        // stores the canonical IR text so .berth files can be checked,
+ *   wo.store_ir = true;        // stores the IR (section ir_ref) so .berth files can be checked,
  *   wo.plan = &plan_options;   // re-planned and run with --reference
  *   uint8_t *bytes; size_t len;
  *   if (berth_format_write(&compiled->exec, &wo, &bytes, &len, &diag) == BERTH_OK) {

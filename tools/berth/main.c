@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #define PLANNER_OPTIONS                                                                            \
   "  --algo naive|greedy|search|exact   allocation algorithm (default greedy)\n"                  \
@@ -277,6 +280,13 @@ static int dispatch(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+#if defined(__GLIBC__)
+  /* A fixed mmap threshold: a model's constants (weights, their packed copies, the file
+   * buffer) are mapped and go back to the system when freed. glibc's default threshold
+   * slides up past the first large buffer freed, after which freed weights stay in the heap
+   * and a compile of ResNet-50 held ~470 MB after its import instead of ~130 MB. */
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   /* what went to stdout must have arrived: a full disk or a closed pipe is an error */
   return berth_cli_finish_stdout(dispatch(argc, argv));
 }

@@ -173,19 +173,21 @@ berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char 
     fprintf(stderr, "berth: %s has no IR source section (it was compiled with --no-ir); berth dis shows its plan\n", path);
     return NULL;
   }
-  char msg[512];
+  char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_plan_options_t o;
   char pools[1024];
-  const char *text;
-  size_t text_len;
-  if (berth_ir_section_decode(b->prog->ir, b->prog->ir_size, &o, pools_buf ? pools_buf : pools,
-                             pools_buf ? pools_cap : sizeof pools, &text, &text_len, &diag)) {
-    fprintf(stderr, "berth: %s: %s\n", path, msg);
+  berth_ir_program_t *p = NULL;
+  berth_status_t st = berth_ir_section_program(b->prog, path, &o, pools_buf ? pools_buf : pools,
+                                               pools_buf ? pools_cap : sizeof pools, &p, &diag);
+  if (!st) st = berth_ir_validate(p, &diag);
+  if (st) {
+    if (strncmp(msg, path, strlen(path)) == 0) fprintf(stderr, "berth: %s\n", msg); /* the parser names the file */
+    else fprintf(stderr, "berth: %s: %s\n", path, msg);
+    berth_ir_program_destroy(p);
     return NULL;
   }
-  berth_ir_program_t *p = parse_validate(text, text_len, path);
-  if (p && opt) *opt = o;
+  if (opt) *opt = o;
   return p;
 }
 
