@@ -279,26 +279,37 @@ POOL_SUM_FN(f64, double, pow, sqrt, fabs)
 #define POOL_MAX_UPD(m, v) (((v) > (m) || (m) != (m)) ? (v) : (m))
 
 /* y[o] for o < n from the taps r[o * S + q], q < K: max: the first row starts from its first
- * tap, later rows update y; avg: the first row starts from 0, later rows add to y. */
-#define POOL_ROW_FN(name, K, S)                                                                   \
-  static void pool_row_##name(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, \
-                              bool max, bool first) {                                             \
-    (void)k;                                                                                      \
-    (void)s;                                                                                      \
-    if (max && first) {                                                                           \
+ * tap, later rows update y; avg: the first row starts from 0, later rows add to y. Without
+ * NaNs in the plane (nan false), max's update is a plain compare-select (one max
+ * instruction), which equals POOL_MAX_UPD's there. */
+#define POOL_ROW_MAX(K, S, UPD)                                                                   \
+  do {                                                                                            \
+    if (first) {                                                                                  \
       for (int64_t o = 0; o < n; o++) {                                                           \
         const float *t = r + o * (S);                                                             \
         float m = t[0];                                                                           \
-        for (int64_t q = 1; q < (K); q++) m = POOL_MAX_UPD(m, t[q]);                              \
+        for (int64_t q = 1; q < (K); q++) m = UPD(m, t[q]);                                       \
         y[o] = m;                                                                                 \
       }                                                                                           \
-    } else if (max) {                                                                             \
+    } else {                                                                                      \
       for (int64_t o = 0; o < n; o++) {                                                           \
         const float *t = r + o * (S);                                                             \
         float m = y[o];                                                                           \
-        for (int64_t q = 0; q < (K); q++) m = POOL_MAX_UPD(m, t[q]);                              \
+        for (int64_t q = 0; q < (K); q++) m = UPD(m, t[q]);                                       \
         y[o] = m;                                                                                 \
       }                                                                                           \
+    }                                                                                             \
+  } while (0)
+#define POOL_MAX_NONAN(m, v) ((v) > (m) ? (v) : (m))
+#define POOL_ROW_FN(name, K, S)                                                                   \
+  static void pool_row_##name(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, \
+                              bool max, bool nan, bool first) {                                   \
+    (void)k;                                                                                      \
+    (void)s;                                                                                      \
+    if (max && nan) {                                                                             \
+      POOL_ROW_MAX(K, S, POOL_MAX_UPD);                                                           \
+    } else if (max) {                                                                             \
+      POOL_ROW_MAX(K, S, POOL_MAX_NONAN);                                                         \
     } else {                                                                                      \
       for (int64_t o = 0; o < n; o++) {                                                           \
         const float *t = r + o * (S);                                                             \
@@ -315,7 +326,14 @@ POOL_ROW_FN(k3s2, 3, 2)
 POOL_ROW_FN(any, k, s)
 
 typedef void (*pool_row_fn)(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, bool max,
-                            bool first);
+                            bool nan, bool first);
+
+/* True if x[0..n) holds a NaN. */
+static bool pool_any_nan(const float *x, int64_t n) {
+  int any = 0;
+  for (int64_t i = 0; i < n; i++) any |= x[i] != x[i];
+  return any != 0;
+}
 
 /* One output element of the 2-D plane xc by the per-element walk (POOL_WALK's body). */
 static float pool_elem_f32(const pool_plan_t *p, bool max, const float *xc, int64_t s1, int64_t lo1, int64_t hi1,
@@ -360,6 +378,7 @@ static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float 
   if (cb < ca) cb = ca;
   for (int64_t c = 0; c < p->nc; c++) {
     const float *xc = x + c * p->il;
+    const bool nan = max && cb > ca && pool_any_nan(xc, p->il);
     for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
       float *yr = y + c * p->l + o1 * ow;
       const int64_t s1 = o1 * p->stride[1] - p->pad[1];
@@ -367,7 +386,7 @@ static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float 
       pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
       if (cb > ca) {
         for (int64_t q1 = lo1; q1 < hi1; q1++)
-          fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, q1 == lo1);
+          fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, nan, q1 == lo1);
         if (!max) {
           const float n = (float)((count_pad ? pool_padded_taps(p, 1, s1) : hi1 - lo1) * kw);
           for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
