@@ -403,6 +403,55 @@ static void test_layer_rms_norm(void) {
   EXPECT_REJECT(&c, "axis");
 }
 
+/* LRN's f32 path for beta 0.75 (a vector square root twice instead of powf) and
+ * BatchNormalization's f32 path against double-precision transcriptions of the definitions,
+ * on odd inner sizes (vector body and tail) and values across magnitudes. */
+static void test_lrn_bn_f32(void) {
+  enum { N = 2, C = 7, IN = 13 };
+  static float x[N * C * IN], want[N * C * IN];
+  static const double betas[3] = {0.75, 0.5, 1.3};
+  uint32_t seed = 99;
+  for (int i = 0; i < N * C * IN; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    x[i] = (float)((double)(seed >> 8) / (1 << 24) - 0.5) * (i % 5 == 0 ? 400.0f : 3.0f);
+  }
+  for (int bi = 0; bi < 3; bi++) {
+    const int64_t size = 5;
+    const double alpha = 2e-3, bias = 0.8, beta = betas[bi];
+    for (int b = 0; b < N; b++)
+      for (int c = 0; c < C; c++)
+        for (int i = 0; i < IN; i++) {
+          double sum = 0;
+          for (int cc = c - 2; cc <= c + 2; cc++)
+            if (cc >= 0 && cc < C) sum += (double)x[(b * C + cc) * IN + i] * x[(b * C + cc) * IN + i];
+          want[(b * C + c) * IN + i] = (float)(x[(b * C + c) * IN + i] / pow(bias + alpha / size * sum, beta));
+        }
+    tcall_t c = tc_op(&berth_op_def_lrn);
+    tc_arg(&c, ty(F32, 3, N, C, IN), x);
+    tc_int(&c, "size", size);
+    tc_scalar(&c, "alpha", alpha);
+    tc_scalar(&c, "beta", beta);
+    tc_scalar(&c, "bias", bias);
+    EXPECT_TOL(&c, ty(F32, 3, N, C, IN), want, 3e-6);
+  }
+  static const float sc[C] = {1, -2, 0.5f, 3, 0, 1e-3f, 7}, bs[C] = {0, 1, -1, 2, 5, -3, 0.25f};
+  static const float mu[C] = {0, 0.5f, -1, 100, 2, 0, -0.125f}, va[C] = {1, 4, 0.25f, 9, 1, 1e-4f, 0};
+  const double eps = 1e-5;
+  for (int b = 0; b < N; b++)
+    for (int c = 0; c < C; c++)
+      for (int i = 0; i < IN; i++)
+        want[(b * C + c) * IN + i] =
+            (float)(sc[c] * ((double)x[(b * C + c) * IN + i] - mu[c]) / sqrt((double)va[c] + eps) + bs[c]);
+  tcall_t c = tc_op(&berth_op_def_batch_norm);
+  tc_arg(&c, ty(F32, 3, N, C, IN), x);
+  tc_arg(&c, ty(F32, 1, C), sc);
+  tc_arg(&c, ty(F32, 1, C), bs);
+  tc_arg(&c, ty(F32, 1, C), mu);
+  tc_arg(&c, ty(F32, 1, C), va);
+  tc_scalar(&c, "epsilon", eps);
+  EXPECT_TOL(&c, ty(F32, 3, N, C, IN), want, 2e-6);
+}
+
 static void test_group_norm_lrn(void) {
   tcall_t c = tc_op(&berth_op_def_group_norm);
   tc_arg(&c, ty(F32, 3, 1, 4, 1), (float[]){1, 3, 5, 9});
@@ -512,6 +561,7 @@ int main(void) {
   test_batch_norm();
   test_layer_rms_norm();
   test_group_norm_lrn();
+  test_lrn_bn_f32();
   test_batch_norm_fold();
   return test_finish("test_kernel_pool_norm");
 }
