@@ -335,15 +335,18 @@ static bool pool_any_nan(const float *x, int64_t n) {
   return any != 0;
 }
 
-/* One output element of the 2-D plane xc by the per-element walk (POOL_WALK's body). */
+/* One output element of the 2-D plane xc by the per-element walk (POOL_WALK's body), for
+ * dilation 1 along the columns: the valid taps are max(0, -s2) .. min(kw, iw - s2), those
+ * inside the padded row end at min(kw, iw + pad_end - s2); rows lo1..hi1 are valid, n1 of
+ * them count for the average. */
 static float pool_elem_f32(const pool_plan_t *p, bool max, const float *xc, int64_t s1, int64_t lo1, int64_t hi1,
-                           int64_t s2) {
-  int64_t lo2, hi2;
-  pool_taps(s2, 1, p->k[2], p->in[2], &lo2, &hi2);
+                           int64_t n1, int64_t s2) {
+  const int64_t kw = p->k[2], iw = p->in[2];
+  const int64_t lo2 = s2 < 0 ? -s2 : 0, hi2 = kw < iw - s2 ? kw : iw - s2;
   float m = 0;
   bool any = false;
   for (int64_t q1 = lo1; q1 < hi1; q1++) {
-    const float *r = xc + (s1 + q1 * p->dil[1]) * p->in[2] + s2;
+    const float *r = xc + (s1 + q1 * p->dil[1]) * iw + s2;
     for (int64_t q2 = lo2; q2 < hi2; q2++) {
       if (!max) m += r[q2];
       else if (!any || r[q2] > m || m != m) m = r[q2];
@@ -351,9 +354,8 @@ static float pool_elem_f32(const pool_plan_t *p, bool max, const float *xc, int6
     }
   }
   if (max) return m;
-  int64_t n = (p->flags & POOL_COUNT_PAD) ? pool_padded_taps(p, 1, s1) * pool_padded_taps(p, 2, s2)
-                                          : (hi1 - lo1) * (hi2 - lo2);
-  return m / (float)n;
+  const int64_t pe = iw + p->pad_end[2] - s2, n2 = (p->flags & POOL_COUNT_PAD) ? (kw < pe ? kw : pe) : hi2 - lo2;
+  return m / (float)(n1 * n2);
 }
 
 static bool pool_rows_apply(const pool_plan_t *p, pool_kind_t kind, const berth_kernel_call_t *call) {
@@ -384,16 +386,17 @@ static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float 
       const int64_t s1 = o1 * p->stride[1] - p->pad[1];
       int64_t lo1, hi1;
       pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
+      const int64_t n1 = count_pad ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
       if (cb > ca) {
         for (int64_t q1 = lo1; q1 < hi1; q1++)
           fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, nan, q1 == lo1);
         if (!max) {
-          const float n = (float)((count_pad ? pool_padded_taps(p, 1, s1) : hi1 - lo1) * kw);
+          const float n = (float)(n1 * kw);
           for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
         }
       }
-      for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, o * sw - pw);
-      for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, o * sw - pw);
+      for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+      for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
     }
   }
 }
