@@ -111,6 +111,116 @@ static void test_max_pool_values(void) {
   EXPECT(&c, ty(F32, 3, 1, 1, 2), ((float[]){3, 5}));
 }
 
+/* The f32 row path of max and average pooling (kernel_pool.c) against a direct transcription
+ * of ONNX's definition, on odd sizes, every kernel width and stride the row path specialises
+ * (and others), padding, ceil mode, count_include_pad and row dilations, with NaNs, signed
+ * zeros and ties in the data (and without NaNs, where max takes a cheaper update): the results must be bit-identical (the row path takes each
+ * window's taps in the same order as the per-element walk). */
+typedef struct pool_case {
+  int64_t h, w, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, flags;
+} pool_case_t;
+
+/* Output size of one dim (ONNX, with ceil mode's dropped last window), or -1 if none fits. */
+static int64_t naive_pool_out(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t d, bool ceil_mode) {
+  int64_t span = in + pa + pb - (d * (k - 1) + 1);
+  if (span < 0) return -1;
+  int64_t o = span / s + 1;
+  if (ceil_mode && span % s != 0 && o * s < in + pa) o++;
+  return o;
+}
+
+/* y (oh x ow per plane, nc planes); false if some window holds no input element. */
+static bool naive_pool(const pool_case_t *k, bool max, int64_t nc, const float *x, float *y, int64_t oh, int64_t ow) {
+  for (int64_t c = 0; c < nc; c++)
+    for (int64_t i = 0; i < oh; i++)
+      for (int64_t j = 0; j < ow; j++) {
+        float m = 0;
+        int64_t n = 0, npad = 0;
+        for (int64_t a = 0; a < k->kh; a++)
+          for (int64_t b = 0; b < k->kw; b++) {
+            int64_t r = i * k->sh - k->pt + a * k->dh, q = j * k->sw - k->pl + b * k->dw;
+            if (r >= -k->pt && r < k->h + k->pb && q >= -k->pl && q < k->w + k->pr) npad++;
+            if (r < 0 || r >= k->h || q < 0 || q >= k->w) continue;
+            float v = x[(c * k->h + r) * k->w + q];
+            if (!max) m += v;
+            else if (n == 0 || v > m || m != m) m = v;
+            n++;
+          }
+        if (n == 0) return false;
+        y[(c * oh + i) * ow + j] = max ? m : m / (float)((k->flags & 2) ? npad : n);
+      }
+  return true;
+}
+
+static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *seed) {
+  const int64_t nc = 3;
+  bool ceil_mode = (k->flags & 1) != 0;
+  int64_t oh = naive_pool_out(k->h, k->kh, k->sh, k->pt, k->pb, k->dh, ceil_mode);
+  int64_t ow = naive_pool_out(k->w, k->kw, k->sw, k->pl, k->pr, k->dw, ceil_mode);
+  if (oh < 1 || ow < 1) return;
+  int64_t nx = nc * k->h * k->w, ny = nc * oh * ow;
+  float *x = malloc((size_t)nx * sizeof *x), *want = malloc((size_t)ny * sizeof *want);
+  for (int64_t i = 0; i < nx; i++) {
+    *seed = *seed * 1664525u + 1013904223u;
+    uint32_t r = *seed >> 8;
+    x[i] = nans && r % 23 == 0 ? NAN : r % 11 == 0 ? -0.0f : r % 13 == 0 ? 0.0f : (float)((int)(r % 9) - 4) * 0.37f;
+  }
+  bool fits = naive_pool(k, max, nc, x, want, oh, ow);
+  tcall_t c = tc_op(max ? &berth_op_def_max_pool : &berth_op_def_avg_pool);
+  tc_arg(&c, ty(F32, 4, 1, nc, k->h, k->w), x);
+  TC_INTS(&c, "kernel_shape", k->kh, k->kw);
+  TC_INTS(&c, "strides", k->sh, k->sw);
+  TC_INTS(&c, "pads", k->pt, k->pl, k->pb, k->pr);
+  TC_INTS(&c, "dilations", k->dh, k->dw);
+  tc_int(&c, "flags", k->flags);
+  berth_type_t out;
+  berth_status_t st = c.def->infer(c.attrs, c.in, c.n_in, &out, NULL);
+  CHECK_MSG((st == BERTH_OK) == fits, "%s %lldx%lld k %lldx%lld s %lldx%lld: infer %d, windows fit %d",
+            c.def->name, (long long)k->h, (long long)k->w, (long long)k->kh, (long long)k->kw, (long long)k->sh,
+            (long long)k->sw, (int)st, (int)fits);
+  if (st == BERTH_OK && fits) {
+    float *got = tc_run(__LINE__, &c, ty(F32, 4, 1, nc, oh, ow));
+    if (got) {
+      int64_t bad = -1;
+      for (int64_t i = 0; i < ny && bad < 0; i++)
+        if (memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(got[i] != got[i] && want[i] != want[i])) bad = i;
+      CHECK_MSG(bad < 0,
+                "%s %lldx%lld k %lldx%lld s %lldx%lld pads %lld %lld %lld %lld dil %lld %lld flags %lld: element %lld "
+                "is %.9g, expected %.9g",
+                c.def->name, (long long)k->h, (long long)k->w, (long long)k->kh, (long long)k->kw, (long long)k->sh,
+                (long long)k->sw, (long long)k->pt, (long long)k->pl, (long long)k->pb, (long long)k->pr,
+                (long long)k->dh, (long long)k->dw, (long long)k->flags, (long long)bad, bad < 0 ? 0.0 : got[bad],
+                bad < 0 ? 0.0 : want[bad]);
+      free(got);
+    }
+  }
+  free(x);
+  free(want);
+}
+
+static void test_pool_rows(void) {
+  static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 18};
+  uint32_t seed = 12345;
+  for (int mx = 0; mx < 2; mx++)
+    for (size_t hi = 0; hi < sizeof sizes / sizeof *sizes; hi++)
+      for (size_t wi = 0; wi < sizeof sizes / sizeof *sizes; wi++)
+        for (int64_t kw = 1; kw <= 4; kw++)
+          for (int64_t sw = 1; sw <= 3; sw++)
+            for (int64_t v = 0; v < 6; v++) {
+              pool_case_t k = {sizes[hi], sizes[wi], 1 + (kw + v) % 3, kw, 1 + v % 2, sw, 0, 0, 0, 0, 1, 1, 0};
+              if (v & 1) k.pl = k.pt = kw > 1 ? kw - 1 : 0;
+              if (v & 2) k.pr = kw / 2, k.pb = 1;
+              if (v == 4) k.dh = 2, k.flags = 1;
+              if (v == 5) k.flags = 3, k.pr = kw - 1;
+              pool_row_case(&k, mx != 0, false, &seed);
+              pool_row_case(&k, mx != 0, true, &seed);
+            }
+  /* column dilation and 1x1 windows leave the row path */
+  pool_case_t k = {7, 9, 2, 3, 1, 2, 1, 1, 1, 1, 2, 2, 1};
+  pool_row_case(&k, true, true, &seed);
+  pool_row_case(&k, false, true, &seed);
+}
+
 static void test_avg_lp_pool(void) {
   /* kernel 3, stride 2, pads 1 and 1, ceil: windows at -1, 1 and 3; the last reaches position
    * 5, past the padded input, which never counts */
@@ -293,6 +403,55 @@ static void test_layer_rms_norm(void) {
   EXPECT_REJECT(&c, "axis");
 }
 
+/* LRN's f32 path for beta 0.75 (a vector square root twice instead of powf) and
+ * BatchNormalization's f32 path against double-precision transcriptions of the definitions,
+ * on odd inner sizes (vector body and tail) and values across magnitudes. */
+static void test_lrn_bn_f32(void) {
+  enum { N = 2, C = 7, IN = 13 };
+  static float x[N * C * IN], want[N * C * IN];
+  static const double betas[3] = {0.75, 0.5, 1.3};
+  uint32_t seed = 99;
+  for (int i = 0; i < N * C * IN; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    x[i] = (float)((double)(seed >> 8) / (1 << 24) - 0.5) * (i % 5 == 0 ? 400.0f : 3.0f);
+  }
+  for (int bi = 0; bi < 3; bi++) {
+    const int64_t size = 5;
+    const double alpha = 2e-3, bias = 0.8, beta = betas[bi];
+    for (int b = 0; b < N; b++)
+      for (int c = 0; c < C; c++)
+        for (int i = 0; i < IN; i++) {
+          double sum = 0;
+          for (int cc = c - 2; cc <= c + 2; cc++)
+            if (cc >= 0 && cc < C) sum += (double)x[(b * C + cc) * IN + i] * x[(b * C + cc) * IN + i];
+          want[(b * C + c) * IN + i] = (float)(x[(b * C + c) * IN + i] / pow(bias + alpha / size * sum, beta));
+        }
+    tcall_t c = tc_op(&berth_op_def_lrn);
+    tc_arg(&c, ty(F32, 3, N, C, IN), x);
+    tc_int(&c, "size", size);
+    tc_scalar(&c, "alpha", alpha);
+    tc_scalar(&c, "beta", beta);
+    tc_scalar(&c, "bias", bias);
+    EXPECT_TOL(&c, ty(F32, 3, N, C, IN), want, 3e-6);
+  }
+  static const float sc[C] = {1, -2, 0.5f, 3, 0, 1e-3f, 7}, bs[C] = {0, 1, -1, 2, 5, -3, 0.25f};
+  static const float mu[C] = {0, 0.5f, -1, 100, 2, 0, -0.125f}, va[C] = {1, 4, 0.25f, 9, 1, 1e-4f, 0};
+  const double eps = 1e-5;
+  for (int b = 0; b < N; b++)
+    for (int c = 0; c < C; c++)
+      for (int i = 0; i < IN; i++)
+        want[(b * C + c) * IN + i] =
+            (float)(sc[c] * ((double)x[(b * C + c) * IN + i] - mu[c]) / sqrt((double)va[c] + eps) + bs[c]);
+  tcall_t c = tc_op(&berth_op_def_batch_norm);
+  tc_arg(&c, ty(F32, 3, N, C, IN), x);
+  tc_arg(&c, ty(F32, 1, C), sc);
+  tc_arg(&c, ty(F32, 1, C), bs);
+  tc_arg(&c, ty(F32, 1, C), mu);
+  tc_arg(&c, ty(F32, 1, C), va);
+  tc_scalar(&c, "epsilon", eps);
+  EXPECT_TOL(&c, ty(F32, 3, N, C, IN), want, 2e-6);
+}
+
 static void test_group_norm_lrn(void) {
   tcall_t c = tc_op(&berth_op_def_group_norm);
   tc_arg(&c, ty(F32, 3, 1, 4, 1), (float[]){1, 3, 5, 9});
@@ -393,6 +552,7 @@ static void test_batch_norm_fold(void) {
 int main(void) {
   test_max_pool_indices();
   test_max_pool_values();
+  test_pool_rows();
   test_avg_lp_pool();
   test_pool_rejects();
   test_exact_attrs();
@@ -401,6 +561,7 @@ int main(void) {
   test_batch_norm();
   test_layer_rms_norm();
   test_group_norm_lrn();
+  test_lrn_bn_f32();
   test_batch_norm_fold();
   return test_finish("test_kernel_pool_norm");
 }

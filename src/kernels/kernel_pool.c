@@ -266,11 +266,150 @@ BERTH_KERNEL_NUM_LIST(BERTH_X)
 POOL_SUM_FN(f32, float, powf, sqrtf, fabsf)
 POOL_SUM_FN(f64, double, pow, sqrt, fabs)
 
+/* ---- f32 row path ----------------------------------------------------------------------
+ * Max (without indices) and average pooling of f32 with at most two spatial dims and
+ * dilation 1 along the last: each output row is built from its valid input rows, one row at
+ * a time, with the output row as the accumulator. The columns whose window lies inside the
+ * input row run in loops over the whole row segment (specialised for kernel widths 2 and 3
+ * and strides 1 and 2, which the compiler vectorises); the others, next to the padding, take
+ * the per-element walk. Every output element still takes its taps in the generic order (rows
+ * ascending, then columns ascending) with the same operations and the same divisor, so the
+ * result is bit-identical to POOL_WALK's. */
+
+#define POOL_MAX_UPD(m, v) (((v) > (m) || (m) != (m)) ? (v) : (m))
+
+/* y[o] for o < n from the taps r[o * S + q], q < K: max: the first row starts from its first
+ * tap, later rows update y; avg: the first row starts from 0, later rows add to y. Without
+ * NaNs in the plane (nan false), max's update is a plain compare-select (one max
+ * instruction), which equals POOL_MAX_UPD's there. */
+#define POOL_ROW_MAX(K, S, UPD)                                                                   \
+  do {                                                                                            \
+    if (first) {                                                                                  \
+      for (int64_t o = 0; o < n; o++) {                                                           \
+        const float *t = r + o * (S);                                                             \
+        float m = t[0];                                                                           \
+        for (int64_t q = 1; q < (K); q++) m = UPD(m, t[q]);                                       \
+        y[o] = m;                                                                                 \
+      }                                                                                           \
+    } else {                                                                                      \
+      for (int64_t o = 0; o < n; o++) {                                                           \
+        const float *t = r + o * (S);                                                             \
+        float m = y[o];                                                                           \
+        for (int64_t q = 0; q < (K); q++) m = UPD(m, t[q]);                                       \
+        y[o] = m;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+  } while (0)
+#define POOL_MAX_NONAN(m, v) ((v) > (m) ? (v) : (m))
+#define POOL_ROW_FN(name, K, S)                                                                   \
+  static void pool_row_##name(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, \
+                              bool max, bool nan, bool first) {                                   \
+    (void)k;                                                                                      \
+    (void)s;                                                                                      \
+    if (max && nan) {                                                                             \
+      POOL_ROW_MAX(K, S, POOL_MAX_UPD);                                                           \
+    } else if (max) {                                                                             \
+      POOL_ROW_MAX(K, S, POOL_MAX_NONAN);                                                         \
+    } else {                                                                                      \
+      for (int64_t o = 0; o < n; o++) {                                                           \
+        const float *t = r + o * (S);                                                             \
+        float a = first ? 0.0f : y[o];                                                            \
+        for (int64_t q = 0; q < (K); q++) a += t[q];                                              \
+        y[o] = a;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+  }
+POOL_ROW_FN(k2s1, 2, 1)
+POOL_ROW_FN(k2s2, 2, 2)
+POOL_ROW_FN(k3s1, 3, 1)
+POOL_ROW_FN(k3s2, 3, 2)
+POOL_ROW_FN(any, k, s)
+
+typedef void (*pool_row_fn)(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, bool max,
+                            bool nan, bool first);
+
+/* True if x[0..n) holds a NaN. */
+static bool pool_any_nan(const float *x, int64_t n) {
+  int any = 0;
+  for (int64_t i = 0; i < n; i++) any |= x[i] != x[i];
+  return any != 0;
+}
+
+/* One output element of the 2-D plane xc by the per-element walk (POOL_WALK's body), for
+ * dilation 1 along the columns: the valid taps are max(0, -s2) .. min(kw, iw - s2), those
+ * inside the padded row end at min(kw, iw + pad_end - s2); rows lo1..hi1 are valid, n1 of
+ * them count for the average. */
+static float pool_elem_f32(const pool_plan_t *p, bool max, const float *xc, int64_t s1, int64_t lo1, int64_t hi1,
+                           int64_t n1, int64_t s2) {
+  const int64_t kw = p->k[2], iw = p->in[2];
+  const int64_t lo2 = s2 < 0 ? -s2 : 0, hi2 = kw < iw - s2 ? kw : iw - s2;
+  float m = 0;
+  bool any = false;
+  for (int64_t q1 = lo1; q1 < hi1; q1++) {
+    const float *r = xc + (s1 + q1 * p->dil[1]) * iw + s2;
+    for (int64_t q2 = lo2; q2 < hi2; q2++) {
+      if (!max) m += r[q2];
+      else if (!any || r[q2] > m || m != m) m = r[q2];
+      any = true;
+    }
+  }
+  if (max) return m;
+  const int64_t pe = iw + p->pad_end[2] - s2, n2 = (p->flags & POOL_COUNT_PAD) ? (kw < pe ? kw : pe) : hi2 - lo2;
+  return m / (float)(n1 * n2);
+}
+
+static bool pool_rows_apply(const pool_plan_t *p, pool_kind_t kind, const berth_kernel_call_t *call) {
+  if (p->out_type.dtype != BERTH_DTYPE_F32 || (kind != POOL_MAX && kind != POOL_AVG) || call->n_out != 1 ||
+      p->in[0] != 1 || p->k[0] != 1 || p->pad[0] != 0 || p->pad_end[0] != 0 || p->dil[2] != 1)
+    return false;
+  return true;
+}
+
+static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
+  const int64_t iw = p->in[2], kw = p->k[2], sw = p->stride[2], pw = p->pad[2], ow = p->out[2];
+  const bool count_pad = (p->flags & POOL_COUNT_PAD) != 0;
+  pool_row_fn fn = kw == 2 && sw == 1   ? pool_row_k2s1
+                   : kw == 2 && sw == 2 ? pool_row_k2s2
+                   : kw == 3 && sw == 1 ? pool_row_k3s1
+                   : kw == 3 && sw == 2 ? pool_row_k3s2
+                                        : pool_row_any;
+  /* interior columns [ca, cb): o * sw - pw >= 0 and o * sw - pw + kw <= iw */
+  int64_t ca = (pw + sw - 1) / sw, cb = iw - kw + pw >= 0 ? (iw - kw + pw) / sw + 1 : 0;
+  if (ca > ow) ca = ow;
+  if (cb > ow) cb = ow;
+  if (cb < ca) cb = ca;
+  for (int64_t c = 0; c < p->nc; c++) {
+    const float *xc = x + c * p->il;
+    const bool nan = max && cb > ca && pool_any_nan(xc, p->il);
+    for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+      float *yr = y + c * p->l + o1 * ow;
+      const int64_t s1 = o1 * p->stride[1] - p->pad[1];
+      int64_t lo1, hi1;
+      pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
+      const int64_t n1 = count_pad ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
+      if (cb > ca) {
+        for (int64_t q1 = lo1; q1 < hi1; q1++)
+          fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, nan, q1 == lo1);
+        if (!max) {
+          const float n = (float)(n1 * kw);
+          for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
+        }
+      }
+      for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+      for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+    }
+  }
+}
+
 static void pool_run_common(const berth_kernel_call_t *call, pool_kind_t kind, const char *op) {
   pool_plan_t p;
   pool_plan(op, kind, call->attrs, call->in[0].type, &p, NULL);
   const void *x = call->in[0].data;
   void *y = call->out[0].data;
+  if (pool_rows_apply(&p, kind, call)) {
+    pool_rows_f32(&p, kind == POOL_MAX, (const float *)x, (float *)y);
+    return;
+  }
   if (kind != POOL_MAX) {
     if (p.out_type.dtype == BERTH_DTYPE_F32) pool_sum_f32(&p, kind, (const float *)x, (float *)y);
     else pool_sum_f64(&p, kind, (const double *)x, (double *)y);
