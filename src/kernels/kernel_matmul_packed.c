@@ -248,6 +248,11 @@ static void mmp_run(const berth_kernel_call_t *call) {
   const float *a = call->in[0].data, *wp = call->in[1].data, *c = call->n_in == 3 ? call->in[2].data : NULL;
   const float beta = (float)call->attrs[MMP_BETA].f;
   float *y = call->out[0].data;
+  if (p.k == 0) { /* empty sums: beta * c, or zeros */
+    if (c) mmp_fill_c(&p, beta, c, y);
+    else memset(y, 0, (size_t)(p.rows * p.n) * sizeof(float));
+    return;
+  }
   if (mmp_gemm(&p, a, wp, c, beta, y, call)) return;
   if (c) mmp_fill_c(&p, beta, c, y);
   for (int64_t i = 0; i < p.rows; i++) mmp_row(a + i * p.k, wp, p.k, p.n, y + i * p.n, c != NULL);
