@@ -6,7 +6,7 @@
  *    every height), K past one block of the micro-kernel loop (512), N with part-filled last
  *    panels, batch dims, a 1-D a, c of every broadcast shape with beta, K = 0.
  *  - The pass: which matmuls and gemms it packs (f32 constant B read by that node alone, 2-D,
- *    at least 16 columns; gemm without trans_a), that the packed program is valid, prints and
+ *    at least 16 columns, padding to whole panels at most a quarter more; gemm without trans_a), that the packed program is valid, prints and
  *    parses back, and computes what the unpacked one does under every variant (the reference
  *    interpreter runs both): trans_b, alpha, beta, a bias, a 3-D a.
  *  - infer's messages for bad calls.
@@ -155,25 +155,27 @@ static void test_pass(void) {
   size_t n = 0;
   char *src = malloc(64);
   n += (size_t)sprintf(src, "program {alloc_inputs = 1, alloc_outputs = 1}\n\n");
-  add_const(&src, &n, "w1", 24, 40);  /* matmul, 3-D a */
-  add_const(&src, &n, "w2", 50, 24);  /* gemm trans_b, alpha, beta, bias */
-  add_const(&src, &n, "w3", 24, 33);  /* gemm with a [M, N] c */
+  add_const(&src, &n, "w1", 24, 120); /* matmul, 3-D a (a part-filled panel) */
+  add_const(&src, &n, "w2", 60, 24);  /* gemm trans_b, alpha, beta, bias */
+  add_const(&src, &n, "w3", 24, 30);  /* gemm with a [M, N] c */
   add_const(&src, &n, "w4", 24, 20);  /* gemm trans_a: not packed */
   add_const(&src, &n, "w5", 24, 20);  /* read twice: not packed */
   add_const(&src, &n, "w6", 24, 15);  /* 15 columns: not packed */
-  add_const(&src, &n, "b2", 1, 50);
-  add_const(&src, &n, "c3", 5, 33);
+  add_const(&src, &n, "w7", 24, 40);  /* 40 columns, 24 of padding: not packed */
+  add_const(&src, &n, "b2", 1, 60);
+  add_const(&src, &n, "c3", 5, 30);
   static const char body[] =
-      "\nfunc @f(%x : f32[2,5,24], %y : f32[5,24], %z : f32[24,5]) -> (f32[2,5,40], f32[5,50], f32[5,33], f32[5,20], "
-      "f32[5,20], f32[5,20], f32[5,15]) {\n"
-      "  %a = matmul(%x, @w1) : f32[2,5,40]\n"
-      "  %b = gemm(%y, @w2, @b2) {trans_b = 1, alpha = 0.5, beta = 2} : f32[5,50]\n"
-      "  %c = gemm(%y, @w3, @c3) {beta = 0.25} : f32[5,33]\n"
+      "\nfunc @f(%x : f32[2,5,24], %y : f32[5,24], %z : f32[24,5]) -> (f32[2,5,120], f32[5,60], f32[5,30], f32[5,20], "
+      "f32[5,20], f32[5,20], f32[5,15], f32[5,40]) {\n"
+      "  %a = matmul(%x, @w1) : f32[2,5,120]\n"
+      "  %b = gemm(%y, @w2, @b2) {trans_b = 1, alpha = 0.5, beta = 2} : f32[5,60]\n"
+      "  %c = gemm(%y, @w3, @c3) {beta = 0.25} : f32[5,30]\n"
       "  %d = gemm(%z, @w4) {trans_a = 1} : f32[5,20]\n"
       "  %e = matmul(%y, @w5) : f32[5,20]\n"
       "  %g = gemm(%y, @w5) : f32[5,20]\n"
       "  %h = matmul(%y, @w6) : f32[5,15]\n"
-      "  return %a, %b, %c, %d, %e, %g, %h\n}\n";
+      "  %i = matmul(%y, @w7) : f32[5,40]\n"
+      "  return %a, %b, %c, %d, %e, %g, %h, %i\n}\n";
   src = realloc(src, n + sizeof body);
   memcpy(src + n, body, sizeof body);
   char msg[512];
@@ -188,9 +190,9 @@ static void test_pass(void) {
   CHECK_MSG(berth_pass_dce(&packed, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(packed, &d) == BERTH_OK, "%s", msg);
   CHECK(count_op(packed, BERTH_OP_MATMUL_PACKED) == 3 && count_op(packed, BERTH_OP_GEMM) == 2 &&
-        count_op(packed, BERTH_OP_MATMUL) == 2);
+        count_op(packed, BERTH_OP_MATMUL) == 3);
   char *text = berth_ir_print(packed);
-  CHECK_MSG(text && strstr(text, "matmul_packed(%y, @packed0_1, @b2) {wshape = [24, 50], beta = 2} : f32[5,50]"),
+  CHECK_MSG(text && strstr(text, "matmul_packed(%y, @packed0_1, @b2) {wshape = [24, 60], beta = 2} : f32[5,60]"),
             "no packed gemm in\n%s", text ? text : "");
   berth_ir_program_t *again = NULL;
   CHECK_MSG(text && berth_ir_parse(text, strlen(text), "packed.bir", &again, &d) == BERTH_OK, "%s", msg);
@@ -198,18 +200,18 @@ static void test_pass(void) {
   free(text);
   float *x = rnd_floats(240), *y = rnd_floats(120), *z = rnd_floats(120);
   const void *ins[3] = {x, y, z};
-  static const int64_t sizes[] = {400, 250, 165, 100, 100, 100, 75};
+  static const int64_t sizes[] = {1200, 300, 150, 100, 100, 100, 75, 200};
   for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
     if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
-    void *want[7] = {0}, *got[7] = {0};
+    void *want[8] = {0}, *got[8] = {0};
     if (run_ref(plain, ins, want) && run_ref(packed, ins, got))
-      for (int o = 0; o < 7; o++) {
+      for (int o = 0; o < 8; o++) {
         int64_t bad = -1;
         CHECK_MSG(tc_values_equal(F32, sizes[o], got[o], want[o], 1e-5, &bad),
                   "%s kernels: output %d element %lld differs with packed weights (seed %llu)",
                   berth_kernels_isa_name(isas[v]), o, (long long)bad, (unsigned long long)rng_seed);
       }
-    for (int o = 0; o < 7; o++) free(want[o]), free(got[o]);
+    for (int o = 0; o < 8; o++) free(want[o]), free(got[o]);
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
   free(x), free(y), free(z);

@@ -7,8 +7,8 @@
  * wshape attribute. The conv's other attributes (its fused activation included) carry over.
  * The old constant is left unused, for the DCE pass that must follow.
  *
- * Likewise a matmul or gemm whose B is such a constant (f32, 2-D, at least 16 columns; gemm
- * without trans_a) becomes matmul_packed (kernel_matmul_packed.c): B' (trans_b applied) times
+ * Likewise a matmul or gemm whose B is such a constant (f32, 2-D, at least 16 columns, whose
+ * padding to whole panels adds at most a quarter; gemm without trans_a) becomes matmul_packed (kernel_matmul_packed.c): B' (trans_b applied) times
  * alpha in column panels of BERTH_MM_BPANEL floats, the micro-kernels' B panels, the logical
  * [K, N] in wshape; gemm's C and beta carry over. */
 #include "kernels/kernel_gemm_pack.h"
@@ -55,7 +55,11 @@ static bool mm_packable(const berth_ir_method_t *m, const berth_ir_node_t *n, bo
   *trans = n->op == BERTH_OP_GEMM && n->attrs[3].i != 0;
   if (n->op == BERTH_OP_GEMM && (a->rank != 2 || n->attrs[2].i != 0)) return false; /* trans_a stays */
   const int64_t k = b->dims[*trans ? 1 : 0], cols = b->dims[*trans ? 0 : 1];
-  return k > 0 && cols >= BERTH_MM_BPANEL / 2 && a->dims[a->rank - 1] == k && berth_type_numel(a) > 0;
+  const int64_t pad = (cols + BERTH_MM_BPANEL - 1) / BERTH_MM_BPANEL * BERTH_MM_BPANEL - cols;
+  /* the panels' zero columns cost at most a quarter more bytes (a program's size matters on
+   * small targets): 120 columns pack (128), 40 do not (64) */
+  return k > 0 && cols >= BERTH_MM_BPANEL / 2 && 4 * pad <= cols && a->dims[a->rank - 1] == k &&
+         berth_type_numel(a) > 0;
 }
 
 /* Packs node ni's B (mm_packable); false (the node unchanged) when out of memory. */
