@@ -199,10 +199,22 @@ typedef struct mmp_ctx {
 } mmp_ctx_t;
 static void mmp_pack(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
   const mmp_ctx_t *g = (const mmp_ctx_t *)ctx;
+  const int64_t off = j0 % MMP_PW;
+  const float *s = g->wp + ((j0 / MMP_PW) * g->k + k0) * MMP_PW + off;
+  if (off + nc <= MMP_PW) { /* inside one panel of wp (always where NR divides 32): rows 32 floats apart */
+    if (nc == 16 && nr == 16) /* fixed-size copies, not a library call per row */
+      for (int64_t q = 0; q < kc; q++) memcpy(dst + q * 16, s + q * MMP_PW, 16 * sizeof(float));
+    else if (nc == 8 && nr == 8)
+      for (int64_t q = 0; q < kc; q++) memcpy(dst + q * 8, s + q * MMP_PW, 8 * sizeof(float));
+    else
+      for (int64_t q = 0; q < kc; q++)
+        for (int64_t c = 0; c < nr; c++) dst[q * nr + c] = c < nc ? s[q * MMP_PW + c] : 0.0f;
+    return;
+  }
   for (int64_t q = 0; q < kc; q++, dst += nr) {
     for (int64_t c = 0; c < nc;) {
-      const int64_t j = j0 + c, off = j % MMP_PW, run = nc - c < MMP_PW - off ? nc - c : MMP_PW - off;
-      memcpy(dst + c, g->wp + ((j / MMP_PW) * g->k + k0 + q) * MMP_PW + off, (size_t)run * sizeof(float));
+      const int64_t j = j0 + c, o = j % MMP_PW, run = nc - c < MMP_PW - o ? nc - c : MMP_PW - o;
+      memcpy(dst + c, g->wp + ((j / MMP_PW) * g->k + k0 + q) * MMP_PW + o, (size_t)run * sizeof(float));
       c += run;
     }
     if (nc < nr) memset(dst + nc, 0, (size_t)(nr - nc) * sizeof(float));
