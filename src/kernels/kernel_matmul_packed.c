@@ -16,14 +16,14 @@
  * straight from the constant (no packing per call: A read in place, MLAS's structure with B
  * pre-packed). The file is the same for every variant: the others (NR 8 or 16) take the
  * packed GEMM of kernel_gemm_pack.h with their panels copied out of wp into the call's
- * scratch, and one row (a batch-1 fully connected layer, memory-bound) streams each panel
- * once as four runs side by side, whatever the variant. Without scratch or kernel
- * variants, rows run one after the other through that same loop.
+ * scratch (fixed-size row copies), and one row (a batch-1 fully connected layer,
+ * memory-bound) streams each panel once as four runs side by side, prefetched ahead, whatever
+ * the variant (at the rate of a plain 4-stream read of as many bytes). Without scratch or
+ * kernel variants, rows run one after the other through that same loop.
  *
  * Each element of y sums its K products in order on the GEMM paths (from beta * c where the
  * variant's micro-kernel accumulates onto it), in four interleaved runs on the row path;
- * variants differ by rounding only. No allocation, no
- * stdio. */
+ * variants differ by rounding only. No allocation, no stdio. */
 #include "kernel_gemm_pack.h"
 #include "kernel_isa.h"
 #include "kernel_scratch.h"
