@@ -484,6 +484,31 @@ static void kclass_print(const char *name, double flops, stats_t s, double peak)
          peak > 0 ? 100 * gmin / peak : 0);
 }
 
+/* The plain read of n floats, four quarters side by side and prefetched ahead (four streams
+ * keep more of the memory's bandwidth busy than one): what a memory-bound kernel over as many bytes can
+ * reach, measured next to it. */
+typedef float rd_v4 __attribute__((vector_size(16)));
+__attribute__((noinline)) static float stream_read(const float *p, size_t n) {
+  rd_v4 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, x0, x1, x2, x3;
+  const size_t m = n / 16 * 4;
+  for (size_t i = 0; i < m; i += 4) {
+    if (i % 16 == 0) /* 2 KiB ahead in each stream, as matmul_packed's row path */
+      for (size_t r = 0; r < 4; r++) __builtin_prefetch(p + r * m + i + 512, 0, 3);
+    memcpy(&x0, p + i, 16), memcpy(&x1, p + m + i, 16), memcpy(&x2, p + 2 * m + i, 16), memcpy(&x3, p + 3 * m + i, 16);
+    s0 += x0, s1 += x1, s2 += x2, s3 += x3;
+  }
+  s0 += s1 + s2 + s3;
+  return s0[0] + s0[1] + s0[2] + s0[3];
+}
+
+/* GB/s of a GEMV over `bytes` of weights, plain and packed, and of stream_read over as many
+ * bytes timed interleaved with them (median, and at the minimum) */
+static void kclass_print_bw(double bytes, stats_t s, stats_t sp, stats_t r) {
+  printf("  %-55s %.1f (%.1f at min) GB/s plain, %.1f (%.1f) packed; a read of %.0f MB: %.1f (%.1f)\n",
+         "  weights streamed, median (min):", bytes / (s.med * 1e3), bytes / (s.min * 1e3), bytes / (sp.med * 1e3),
+         bytes / (sp.min * 1e3), bytes / 1048576.0, bytes / (r.med * 1e3), bytes / (r.min * 1e3));
+}
+
 static void bench_kernels(double peak, const char *only) {
   static const kclass_t K[] = {
       {"conv 3x3, 64->64, 56x56 (ResNet-50 stage 1)",
@@ -550,15 +575,57 @@ static void bench_kernels(double peak, const char *only) {
       {"matmul 256x512 * 512x512",
        "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
        "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
-       2.0 * 256 * 512 * 512, NULL},
+       2.0 * 256 * 512 * 512,
+       "func @forward(%a : f32[256,512], %w : f32[16,512,32]) -> (f32[256,512]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[256,512]\n  return %y\n}\n"},
+      {"matmul 512x512 * 512x512 (square)",
+       "func @forward(%a : f32[512,512], %b : f32[512,512]) -> (f32[512,512]) {\n"
+       "  %y = matmul(%a, %b) : f32[512,512]\n  return %y\n}\n",
+       2.0 * 512 * 512 * 512,
+       "func @forward(%a : f32[512,512], %w : f32[16,512,32]) -> (f32[512,512]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n"},
+      {"gemm 512x512 * (512x512)^T + bias (square, trans_b)",
+       "func @forward(%a : f32[512,512], %b : f32[512,512], %c : f32[512]) -> (f32[512,512]) {\n"
+       "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[512,512]\n  return %y\n}\n",
+       2.0 * 512 * 512 * 512,
+       "func @forward(%a : f32[512,512], %w : f32[16,512,32], %c : f32[512]) -> (f32[512,512]) {\n"
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n"},
+      {"matmul 40x120 * 120x6625 (PaddleOCR rec head)",
+       "func @forward(%a : f32[1,40,120], %b : f32[120,6625]) -> (f32[1,40,6625]) {\n"
+       "  %y = matmul(%a, %b) : f32[1,40,6625]\n  return %y\n}\n",
+       2.0 * 40 * 120 * 6625,
+       "func @forward(%a : f32[1,40,120], %w : f32[208,120,32]) -> (f32[1,40,6625]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [120, 6625]} : f32[1,40,6625]\n  return %y\n}\n"},
       {"gemm 64x1024 * (1000x1024)^T (FC layer, batch 64)",
        "func @forward(%a : f32[64,1024], %b : f32[1000,1024]) -> (f32[64,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[64,1000]\n  return %y\n}\n",
-       2.0 * 64 * 1024 * 1000, NULL},
+       2.0 * 64 * 1024 * 1000,
+       "func @forward(%a : f32[64,1024], %w : f32[32,1024,32]) -> (f32[64,1000]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [1024, 1000]} : f32[64,1000]\n  return %y\n}\n"},
       {"gemm 1x2048 * (1000x2048)^T (FC layer, one input: GEMV)",
        "func @forward(%a : f32[1,2048], %b : f32[1000,2048]) -> (f32[1,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[1,1000]\n  return %y\n}\n",
-       2.0 * 2048 * 1000, NULL},
+       2.0 * 2048 * 1000,
+       "func @forward(%a : f32[1,2048], %w : f32[32,2048,32]) -> (f32[1,1000]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [2048, 1000]} : f32[1,1000]\n  return %y\n}\n"},
+      {"matmul 1x4096 * 4096x4096 (GEMV)",
+       "func @forward(%a : f32[1,4096], %b : f32[4096,4096]) -> (f32[1,4096]) {\n"
+       "  %y = matmul(%a, %b) : f32[1,4096]\n  return %y\n}\n",
+       2.0 * 4096 * 4096,
+       "func @forward(%a : f32[1,4096], %w : f32[128,4096,32]) -> (f32[1,4096]) {\n"
+       "  %y = matmul_packed(%a, %w) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n"},
+      {"gemm 1x4096 * (4096x4096)^T + bias (AlexNet fc7, GEMV)",
+       "func @forward(%a : f32[1,4096], %b : f32[4096,4096], %c : f32[4096]) -> (f32[1,4096]) {\n"
+       "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
+       2.0 * 4096 * 4096,
+       "func @forward(%a : f32[1,4096], %w : f32[128,4096,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n"},
+      {"gemm 1x9216 * (4096x9216)^T + bias (AlexNet fc6, GEMV)",
+       "func @forward(%a : f32[1,9216], %b : f32[4096,9216], %c : f32[4096]) -> (f32[1,4096]) {\n"
+       "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
+       2.0 * 9216 * 4096,
+       "func @forward(%a : f32[1,9216], %w : f32[128,9216,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [9216, 4096]} : f32[1,4096]\n  return %y\n}\n"},
   };
   printf("\nkernel classes (berth, %s variant; peak %.1f GFLOP/s):\n", berth_kernels_isa_name(berth_kernels_active()),
          peak);
@@ -579,6 +646,13 @@ static void bench_kernels(double peak, const char *only) {
     int calls = K[i].flops > 1e8 ? 10 : K[i].flops > 1e6 ? 100 : 2000;
     if (calls < g_calls / 10) calls = g_calls / 10; /* --calls 1000: 100 calls of each class */
     double *t = malloc((size_t)calls * sizeof *t), *tp = malloc((size_t)calls * sizeof *tp);
+    /* a GEMV (one row) streams its f32 weights once (4 K N bytes, twice its flops): a plain
+     * read of as many bytes, interleaved too, is its ceiling */
+    const size_t rn = packed && strstr(K[i].name, "GEMV") ? (size_t)(K[i].flops / 2) : 0;
+    float *rbuf = rn ? aligned_alloc(64, (rn * sizeof(float) + 63) / 64 * 64) : NULL;
+    double *tr = rn ? malloc((size_t)calls * sizeof *tr) : NULL;
+    volatile float sink = 0;
+    for (size_t j = 0; j < rn; j++) rbuf[j] = (float)(j & 255);
     bprog_run(&b, data);
     if (packed) bprog_run(&bp, pdata);
     for (int c = 0; c < calls; c++) { /* interleaved with the packed program, when there is one */
@@ -589,7 +663,12 @@ static void bench_kernels(double peak, const char *only) {
       t0 = now_us();
       bprog_run(&bp, pdata);
       tp[c] = now_us() - t0;
+      if (!rbuf) continue;
+      t0 = now_us();
+      sink += stream_read(rbuf, rn);
+      tr[c] = now_us() - t0;
     }
+    (void)sink;
     stats_t s = summarize(t, (size_t)calls);
     kclass_print(K[i].name, K[i].flops, s, peak);
     if (packed) {
@@ -597,10 +676,13 @@ static void bench_kernels(double peak, const char *only) {
       char name[160];
       snprintf(name, sizeof name, "  same, weights pre-packed (time ratio %.2f)", sp.med / s.med);
       kclass_print(name, K[i].flops, sp, peak);
+      if (rbuf) kclass_print_bw(2.0 * K[i].flops, s, sp, summarize(tr, (size_t)calls));
       for (int32_t k = 0; k < bp.n_in; k++) free(pdata[k]);
     }
     free(t);
     free(tp);
+    free(tr);
+    free(rbuf);
     for (int32_t k = 0; k < b.n_in; k++) free(data[k]);
   }
   unlink(src);

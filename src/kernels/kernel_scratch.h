@@ -48,6 +48,7 @@ uint64_t berth_scratch_gemm(const berth_attr_value_t *attrs, const berth_type_t 
 uint64_t berth_scratch_image_decoder(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_conv_transpose(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+uint64_t berth_scratch_matmul_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 
 /* Compiler side of conv_packed (kernel_conv.c; src/passes/pack.c): whether a conv call with
  * these operand types and attributes has its weights packed (f32, and the packed GEMM
@@ -56,5 +57,11 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
 bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, const float *w,
                              float *dst, berth_type_t *packed);
+
+/* Compiler side of matmul_packed (kernel_matmul_packed.c; src/passes/pack.c): B' (B [K, N],
+ * or B [N, K] with trans) times alpha into column panels of BERTH_MM_BPANEL floats, dst
+ * f32[ceil(N / BERTH_MM_BPANEL), K, BERTH_MM_BPANEL], zeros past column N. */
+#define BERTH_MM_BPANEL 32
+void berth_mm_pack_weights(const float *b, int64_t K, int64_t N, bool trans, float alpha, float *dst);
 
 #endif
