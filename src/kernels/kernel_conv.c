@@ -389,9 +389,25 @@ static bool conv_is_1x1(const conv_plan_t *p) {
 typedef struct conv_pack_ctx {
   const conv_plan_t *p;
   const float *xg;
+  const berth_kernel_isa_t *isa; /* its im2col_f32, where it has one */
+  berth_im2col_geom_t g;         /* p's geometry for it */
 } conv_pack_ctx_t;
 
+static conv_pack_ctx_t conv_pack_ctx(const conv_plan_t *p, const float *xg, const berth_kernel_isa_t *isa) {
+  conv_pack_ctx_t c = {p, xg, isa, {.il = p->il}};
+  for (int d = 0; d < 3; d++) {
+    c.g.in[d] = p->in[d];
+    c.g.k[d] = p->k[d];
+    c.g.out[d] = p->out[d];
+    c.g.stride[d] = p->stride[d];
+    c.g.dil[d] = p->dil[d];
+    c.g.pad[d] = p->pad[d];
+  }
+  return c;
+}
+
 #define CONV_PACK_MAX_NR 64
+
 
 #define CONV_PACK_TAB_K2 8 /* kernel widths up to this get conv_pack_panel's table */
 
@@ -412,19 +428,41 @@ static inline void conv_pack_span(int64_t i2, int64_t st2, int64_t in2, int64_t 
   *plo = lo;
   *phi = hi;
 }
+/* Short runs (a panel row holds one to a few runs of at most NR floats): fixed-size chunks
+ * of 8 floats, the last one overlapping the one before, instead of a memset or memcpy call
+ * per run (the calls cost more than the copies here). */
 static inline void conv_fill0(float *restrict d, int64_t n) {
-  for (int64_t o = 0; o < n; o++) d[o] = 0;
+  static const float z[8];
+  if (n >= 8) {
+    for (int64_t o = 0; o + 8 < n; o += 8) memcpy(d + o, z, sizeof z);
+    memcpy(d + n - 8, z, sizeof z);
+  } else if (n >= 4) {
+    memcpy(d, z, 4 * sizeof(float));
+    memcpy(d + n - 4, z, 4 * sizeof(float));
+  } else {
+    for (int64_t o = 0; o < n; o++) d[o] = 0;
+  }
 }
 static inline void conv_copy1(float *restrict d, const float *restrict s, int64_t n) {
-  for (int64_t o = 0; o < n; o++) d[o] = s[o];
+  if (n >= 8) {
+    for (int64_t o = 0; o + 8 < n; o += 8) memcpy(d + o, s + o, 8 * sizeof(float));
+    memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+  } else if (n >= 4) {
+    memcpy(d, s, 4 * sizeof(float));
+    memcpy(d + n - 4, s + n - 4, 4 * sizeof(float));
+  } else {
+    for (int64_t o = 0; o < n; o++) d[o] = s[o];
+  }
 }
 static inline void conv_copys(float *restrict d, const float *restrict s, int64_t n, int64_t st) {
   for (int64_t o = 0; o < n; o++) d[o] = s[o * st];
 }
 
 static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
-  const conv_plan_t *p = ((const conv_pack_ctx_t *)ctx)->p;
-  const float *xg = ((const conv_pack_ctx_t *)ctx)->xg;
+  const conv_pack_ctx_t *cx = (const conv_pack_ctx_t *)ctx;
+  if (cx->isa->im2col_f32 && cx->isa->im2col_f32(&cx->g, cx->xg, k0, kc, j0, nc, dst, nr)) return;
+  const conv_plan_t *p = cx->p;
+  const float *xg = cx->xg;
   const int64_t O1 = p->out[1], O2 = p->out[2], in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
   /* runs: positions [at, at + len) of the panel in one output row, window start (s0, s1, s2) */
   int64_t at[CONV_PACK_MAX_NR], len[CONV_PACK_MAX_NR], s0[CONV_PACK_MAX_NR], s1[CONV_PACK_MAX_NR],
@@ -503,7 +541,7 @@ static bool conv_packed_f32(const conv_plan_t *p, const float *xg, const float *
     const berth_gemm_rows_t rows = {xg, p->l};
     berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
   } else {
-    const conv_pack_ctx_t ctx = {p, xg};
+    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
     berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
   }
   return true;
@@ -747,7 +785,7 @@ static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, c
     const berth_gemm_rows_t rows = {xg, p->l};
     berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
   } else {
-    const conv_pack_ctx_t ctx = {p, xg};
+    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
     berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
   }
   return true;
