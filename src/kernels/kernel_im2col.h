@@ -24,42 +24,50 @@
 #define IM2COL_C(a, b) IM2COL_C2(a, b)
 #define IM2COL_F(x) IM2COL_C(IM2COL_NAME, _##x)
 
-/* The rows of the panel (after the runs and their masks): nv registers per row, a constant
- * once inlined, so the row stays in registers. */
+/* The rows of the panel (after the runs and their masks), tap by tap: the rows of one kernel
+ * tap (q0, q1, q2) are every kk-th (one per input channel), and which runs read the input,
+ * from where and under which masks depends on the tap only, so the inner loop over the
+ * channels is just the masked loads (or gathers) and the stores. nv registers per row, a
+ * constant once inlined, so the row stays in registers. */
 static inline __attribute__((always_inline)) void IM2COL_F(rows)(
     const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, float *dst, int nv, int nrun,
     const int64_t *at, const int64_t *s0, const int64_t *s1, const int64_t *s2,
     const __mmask16 (*mk)[IM2COL_MAX_K2][IM2COL_MAX_NV]) {
   const int64_t in0 = g->in[0], in1 = g->in[1], in2 = g->in[2], st2 = g->stride[2], k2 = g->k[2], dl2 = g->dil[2];
+  const int64_t kk = g->k[0] * g->k[1] * k2, k1 = g->k[1], step = kk * nv * 16;
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i gidx = _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)st2));
-  /* row k is (ic, q0, q1, q2): split k0 once, then count up */
-  int64_t q2 = k0 % k2, q1 = (k0 / k2) % g->k[1], q0 = (k0 / k2 / g->k[1]) % g->k[0];
-  int64_t ic = k0 / k2 / g->k[1] / g->k[0];
-  for (int64_t q = 0; q < kc; q++, dst += nv * 16) {
-    const uintptr_t xc = (uintptr_t)(xg + ic * g->il);
-    const int64_t a0 = q0 * g->dil[0], a1 = q1 * g->dil[1], a2 = q2 * dl2;
-    __m512 row[IM2COL_MAX_NV];
-    for (int v = 0; v < nv; v++) row[v] = _mm512_setzero_ps();
+  const int64_t tap0 = k0 % kk, ic0 = k0 / kk; /* the block's first row */
+  for (int64_t tap = 0; tap < kk && tap < kc; tap++) {
+    /* the block's rows of this tap: channels ic0 + (tap < tap0) .. while inside the block */
+    const int64_t t = tap0 + tap < kk ? tap0 + tap : tap0 + tap - kk, ic_first = ic0 + (tap0 + tap >= kk);
+    const int64_t q2 = t % k2, q1 = t / k2 % k1, q0 = t / k2 / k1;
+    const int64_t nrow = (kc - tap + kk - 1) / kk; /* rows tap, tap + kk, ... of the block */
+    int64_t off[IM2COL_MAX_RUN];
+    __mmask16 m[IM2COL_MAX_RUN][IM2COL_MAX_NV];
+    int nvalid = 0;
     for (int r = 0; r < nrun; r++) {
-      const int64_t i0 = s0[r] + a0, i1 = s1[r] + a1;
+      const int64_t i0 = s0[r] + q0 * g->dil[0], i1 = s1[r] + q1 * g->dil[1];
       if (i0 < 0 || i0 >= in0 || i1 < 0 || i1 >= in1) continue;
-      /* the address lane 0 of register 0 would read (masked-off lanes are not read, so it
+      /* the element lane 0 of register 0 would read (masked-off lanes are not read, so it
        * may lie outside the input: integer arithmetic, not a pointer out of bounds) */
-      const int64_t e0 = (i0 * in1 + i1) * in2 + s2[r] + a2 - at[r] * st2;
-      for (int v = 0; v < nv; v++) {
-        const __mmask16 m = mk[r][q2][v];
-        const void *src = (const void *)(xc + (uintptr_t)((e0 + v * 16 * st2) * (int64_t)sizeof(float)));
-        row[v] = st2 == 1 ? _mm512_mask_loadu_ps(row[v], m, src) : _mm512_mask_i32gather_ps(row[v], m, gidx, src, 4);
-      }
+      off[nvalid] = (i0 * in1 + i1) * in2 + s2[r] + q2 * dl2 - at[r] * st2;
+      for (int v = 0; v < nv; v++) m[nvalid][v] = mk[r][q2][v];
+      nvalid++;
     }
-    for (int v = 0; v < nv; v++) _mm512_storeu_ps(dst + v * 16, row[v]);
-    if (++q2 == k2) {
-      q2 = 0;
-      if (++q1 == g->k[1]) {
-        q1 = 0;
-        if (++q0 == g->k[0]) q0 = 0, ic++;
-      }
+    float *d = dst + tap * nv * 16;
+    uintptr_t xc = (uintptr_t)(xg + ic_first * g->il);
+    const uintptr_t xstep = (uintptr_t)(g->il * (int64_t)sizeof(float));
+    for (int64_t i = 0; i < nrow; i++, d += step, xc += xstep) {
+      __m512 row[IM2COL_MAX_NV];
+      for (int v = 0; v < nv; v++) row[v] = _mm512_setzero_ps();
+      for (int j = 0; j < nvalid; j++)
+        for (int v = 0; v < nv; v++) {
+          const void *src = (const void *)(xc + (uintptr_t)((off[j] + v * 16 * st2) * (int64_t)sizeof(float)));
+          row[v] = st2 == 1 ? _mm512_mask_loadu_ps(row[v], m[j][v], src)
+                            : _mm512_mask_i32gather_ps(row[v], m[j][v], gidx, src, 4);
+        }
+      for (int v = 0; v < nv; v++) _mm512_storeu_ps(d + v * 16, row[v]);
     }
   }
 }
