@@ -465,22 +465,10 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
   if (cx->isa->im2col_f32 && cx->isa->im2col_f32(&cx->g, cx->xg, k0, kc, j0, nc, dst, nr)) return;
   const conv_plan_t *p = cx->p;
   const float *xg = cx->xg;
-  const int64_t O1 = p->out[1], O2 = p->out[2], in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
-  /* runs: positions [at, at + len) of the panel in one output row, window start (s0, s1, s2) */
+  const int64_t in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
   int64_t at[CONV_PACK_MAX_NR], len[CONV_PACK_MAX_NR], s0[CONV_PACK_MAX_NR], s1[CONV_PACK_MAX_NR],
       s2[CONV_PACK_MAX_NR];
-  int nrun = 0;
-  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
-  for (int64_t c = 0; c < nc; nrun++) {
-    at[nrun] = c;
-    len[nrun] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
-    s0[nrun] = o0 * p->stride[0] - p->pad[0];
-    s1[nrun] = o1 * p->stride[1] - p->pad[1];
-    s2[nrun] = o2 * st2 - p->pad[2];
-    c += len[nrun];
-    o2 = 0;
-    if (++o1 == O1) o1 = 0, o0++;
-  }
+  const int nrun = berth_im2col_runs(&cx->g, j0, nc, CONV_PACK_MAX_NR, at, len, s0, s1, s2); /* nc <= nr <= max */
   /* the valid elements [lo, hi) of each run for each kernel column q2 (they depend on the run
    * and q2 only: computed once per panel, not per row; uint8 since lo, hi <= nc <= 64) */
   const int64_t k2 = p->k[2], dl2 = p->dil[2];

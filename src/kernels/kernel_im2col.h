@@ -74,25 +74,12 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
 
 static bool IM2COL_NAME(const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, int64_t j0,
                         int64_t nc, float *dst, int64_t nr) {
-  const int64_t O1 = g->out[1], O2 = g->out[2], in2 = g->in[2];
+  const int64_t in2 = g->in[2];
   const int64_t st2 = g->stride[2], k2 = g->k[2], dl2 = g->dil[2], nv = nr / 16;
   if (nr % 16 != 0 || nv < 1 || nv > IM2COL_MAX_NV || k2 > IM2COL_MAX_K2 || nc > nr || st2 > (INT32_MAX / 16)) return false;
-  /* runs: positions [at, at + len) of the panel in one output row, window start (s0, s1, s2) */
-  int64_t at[IM2COL_MAX_RUN], s0[IM2COL_MAX_RUN], s1[IM2COL_MAX_RUN], s2[IM2COL_MAX_RUN];
-  int64_t len[IM2COL_MAX_RUN];
-  int nrun = 0;
-  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
-  for (int64_t c = 0; c < nc; nrun++) {
-    if (nrun == IM2COL_MAX_RUN) return false;
-    at[nrun] = c;
-    len[nrun] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
-    s0[nrun] = o0 * g->stride[0] - g->pad[0];
-    s1[nrun] = o1 * g->stride[1] - g->pad[1];
-    s2[nrun] = o2 * st2 - g->pad[2];
-    c += len[nrun];
-    o2 = 0;
-    if (++o1 == O1) o1 = 0, o0++;
-  }
+  int64_t at[IM2COL_MAX_RUN], len[IM2COL_MAX_RUN], s0[IM2COL_MAX_RUN], s1[IM2COL_MAX_RUN], s2[IM2COL_MAX_RUN];
+  const int nrun = berth_im2col_runs(g, j0, nc, IM2COL_MAX_RUN, at, len, s0, s1, s2);
+  if (nrun < 0) return false;
   /* per run and kernel column: the lanes of each register that read the input; lane L of
    * the row reads input column s2 + q2 * dl2 + (L - at) * st2 */
   __mmask16 mk[IM2COL_MAX_RUN][IM2COL_MAX_K2][IM2COL_MAX_NV];

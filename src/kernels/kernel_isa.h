@@ -56,6 +56,28 @@ typedef struct berth_im2col_geom {
   int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3], il;
 } berth_im2col_geom_t;
 
+/* The runs of an im2col panel of output positions j0 .. j0 + nc - 1: positions [at, at + len)
+ * of the panel lie in one output row, whose window starts at input (s0, s1, s2). Returns their
+ * number, or -1 if there are more than max. */
+static inline int berth_im2col_runs(const berth_im2col_geom_t *g, int64_t j0, int64_t nc, int max, int64_t *at,
+                                    int64_t *len, int64_t *s0, int64_t *s1, int64_t *s2) {
+  const int64_t O1 = g->out[1], O2 = g->out[2];
+  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
+  int n = 0;
+  for (int64_t c = 0; c < nc; n++) {
+    if (n == max) return -1;
+    at[n] = c;
+    len[n] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
+    s0[n] = o0 * g->stride[0] - g->pad[0];
+    s1[n] = o1 * g->stride[1] - g->pad[1];
+    s2[n] = o2 * g->stride[2] - g->pad[2];
+    c += len[n];
+    o2 = 0;
+    if (++o1 == O1) o1 = 0, o0++;
+  }
+  return n;
+}
+
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
   /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
