@@ -533,7 +533,7 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,512,7,7], %w : f32[512,512,3,3]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,512,7,7]\n  return %y\n}\n",
        2.0 * 512 * 512 * 9 * 7 * 7,
-       "func @forward(%x : f32[1,512,7,7], %w : f32[1,43,4608,12]) -> (f32[1,512,7,7]) {\n"
+       "func @forward(%x : f32[1,512,7,7], %w : f32[1,16,4608,32]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,512,7,7]\n  return %y\n}\n"},
       {"conv 1x1, 256->1024, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[1024,256,1,1]) -> (f32[1,1024,14,14]) {\n"

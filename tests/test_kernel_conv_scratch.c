@@ -88,8 +88,7 @@ static void check_packed(int line, const conv_case_t *g, berth_type_t tx, berth_
   tc_ints_arr(&c, "pads", pads, 2 * g->sp);
   tc_int(&c, "group", g->group);
   berth_type_t in[3] = {tx, tw, tb};
-  const int64_t mg = g->m / g->group, ck = berth_type_numel(&tw) / (g->m ? g->m : 1);
-  const int64_t floats = berth_gemm_apacked_floats(mg, ck) * g->group;
+  const int64_t floats = (int64_t)berth_conv_packed_floats(c.attrs, in, g->bias ? 3 : 2);
   float *wp = malloc((size_t)(floats ? floats : 1) * sizeof(float));
   berth_type_t twp;
   berth_conv_pack_weights(c.attrs, in, g->bias ? 3 : 2, w, wp, &twp);
@@ -259,6 +258,15 @@ static void test_shapes(void) {
   check(__LINE__, &p5, F32);
   conv_case_t p6 = {3, 1, 3, 5, 1, {4, 7, 9}, {2, 3, 3}, {1, 2, 1}, {1, 1, 2}, {1, 1, 2}, {0, 1, 1}, true};
   check(__LINE__, &p6, F32);
+  /* few positions, output channels a multiple of 32: the weights packed in panels of 32, which
+   * AVX-512 takes as its B panels with the positions as the GEMM's rows (kernel_conv.c's
+   * convp_narrow): two blocks of K, grouped 1x1 with stride, 1-D */
+  conv_case_t w1 = {2, 1, 40, 64, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  check(__LINE__, &w1, F32);
+  conv_case_t w2 = {2, 2, 6, 64, 2, {13, 11}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false};
+  check(__LINE__, &w2, F32);
+  conv_case_t w3 = {1, 1, 5, 32, 1, {40}, {3}, {1}, {1}, {1}, {1}, true};
+  check(__LINE__, &w3, F32);
   /* empty: no batch */
   conv_case_t s10 = {1, 0, 2, 3, 1, {7}, {3}, {1}, {1}, {1}, {1}, true};
   check(__LINE__, &s10, F32);

@@ -164,6 +164,68 @@ static void test_gemm_nn(const berth_kernel_isa_t *k) {
   }
 }
 
+/* The variant's im2col panel packer (kernel_isa.h's im2col_f32, where it has one) against the
+ * definition: random 1-, 2- and 3-D geometries with strides, dilations and windows over both
+ * edges, panels that start mid-row, half-width panels; the input sits at the end of a buffer
+ * (masked lanes past it must not be read) and nothing past the panel is written. */
+static void test_im2col(const berth_kernel_isa_t *k) {
+  if (!k->im2col_f32) return;
+  for (int it = 0; it < 3000; it++) {
+    berth_im2col_geom_t g;
+    const int sp = 1 + (int)(rnd() % 3);
+    g.il = 1;
+    int64_t kk = 1, l = 1;
+    for (int d = 0; d < 3; d++) {
+      const int on = d >= 3 - sp;
+      g.k[d] = on ? 1 + (int64_t)(rnd() % (d == 2 ? 9 : 4)) : 1;
+      g.dil[d] = on ? 1 + (int64_t)(rnd() % 2) : 1;
+      g.stride[d] = on ? 1 + (int64_t)(rnd() % 3) : 1;
+      g.pad[d] = on ? (int64_t)(rnd() % 3) : 0;
+      const int64_t span = g.dil[d] * (g.k[d] - 1) + 1;
+      g.in[d] = on ? (span > g.pad[d] ? span - g.pad[d] : 1) + (int64_t)(rnd() % 30) : 1;
+      const int64_t pe = on ? (int64_t)(rnd() % 3) : 0;
+      g.out[d] = (g.in[d] + g.pad[d] + pe - span) / g.stride[d] + 1;
+      g.il *= g.in[d];
+      kk *= g.k[d];
+      l *= g.out[d];
+    }
+    const int64_t cg = 1 + (int64_t)(rnd() % 3), K = cg * kk;
+    const int64_t nr = rnd() % 3 == 0 ? k->gemm_nr / 2 : k->gemm_nr;
+    if (cg * g.il > BIG || nr < 1) continue;
+    const int64_t j0 = (int64_t)(rnd() % (uint32_t)l), nc0 = l - j0 < nr ? l - j0 : nr;
+    const int64_t nc = 1 + (int64_t)(rnd() % (uint32_t)nc0);
+    const int64_t k0 = (int64_t)(rnd() % (uint32_t)K), kc = 1 + (int64_t)(rnd() % (uint32_t)(K - k0));
+    if (kc * nr + 16 > BIG) continue;
+    float *x = xbuf + BIG - cg * g.il; /* ends where the buffer ends */
+    for (int64_t i = 0; i < cg * g.il; i++) x[i] = rndf();
+    for (int64_t i = 0; i < kc * nr + 16; i++) obuf[i] = 1234.5f;
+    if (!k->im2col_f32(&g, x, k0, kc, j0, nc, obuf, nr)) continue;
+    for (int64_t q = 0; q < kc; q++) {
+      const int64_t row = k0 + q, q2 = row % g.k[2], q1 = row / g.k[2] % g.k[1], q0 = row / g.k[2] / g.k[1] % g.k[0];
+      const int64_t ic = row / kk;
+      for (int64_t c = 0; c < nr; c++) {
+        float want = 0.0f;
+        if (c < nc) {
+          const int64_t t = j0 + c, o2 = t % g.out[2], o1 = t / g.out[2] % g.out[1], o0 = t / g.out[2] / g.out[1];
+          const int64_t i0 = o0 * g.stride[0] - g.pad[0] + q0 * g.dil[0];
+          const int64_t i1 = o1 * g.stride[1] - g.pad[1] + q1 * g.dil[1];
+          const int64_t i2 = o2 * g.stride[2] - g.pad[2] + q2 * g.dil[2];
+          if (i0 >= 0 && i0 < g.in[0] && i1 >= 0 && i1 < g.in[1] && i2 >= 0 && i2 < g.in[2])
+            want = x[ic * g.il + (i0 * g.in[1] + i1) * g.in[2] + i2];
+        }
+        const float got = obuf[q * nr + c];
+        if (got != want) {
+          CHECK_MSG(got == want, "%s im2col (seed %llu, iteration %d) row %lld col %lld: %g, expected %g",
+                    berth_kernels_isa_name(k->id), seed, it, (long long)q, (long long)c, (double)got, (double)want);
+          return;
+        }
+      }
+    }
+    for (int64_t i = kc * nr; i < kc * nr + 16; i++)
+      CHECK_MSG(obuf[i] == 1234.5f, "%s im2col wrote past the panel (seed %llu)", berth_kernels_isa_name(k->id), seed);
+  }
+}
+
 /* The packed GEMM (kernel_gemm_pack.h) over the variant's micro-kernel: every tile edge
  * (rows and columns short of a tile, K in several blocks through small scratch), with and
  * without bias; against double loops and the portable variant. */
@@ -398,6 +460,7 @@ int main(void) {
     test_dot(k);
     test_gemm_nn(k);
     test_gemm_packed(k);
+    test_im2col(k);
     test_vmath_special(k);
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
   }

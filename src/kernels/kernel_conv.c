@@ -46,7 +46,8 @@ typedef struct conv_plan {
   int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
   int64_t kk, ck, l, il; /* kernel elements, patch length, output and input positions */
   berth_type_t out_type;
-  int act; /* CONV_ACT_*, with its parameters */
+  int64_t ap; /* conv_packed: the weight panels' height (BERTH_GEMM_APANEL or CONV_WPANEL_WIDE) */
+  int act;    /* CONV_ACT_*, with its parameters */
   double act_alpha, act_beta;
 } conv_plan_t;
 
@@ -90,6 +91,7 @@ static berth_status_t conv_plan(const berth_attr_value_t *attrs, const berth_typ
   p->c = x->dims[1];
   p->m = w->dims[0];
   p->group = attrs[CONV_GROUP].i;
+  p->ap = BERTH_GEMM_APANEL;
   if (p->group < 1 || p->group > BERTH_MAX_DIM)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: group is %lld, expected >= 1", (long long)p->group);
   if (p->c % p->group != 0 || p->m % p->group != 0)
@@ -389,9 +391,25 @@ static bool conv_is_1x1(const conv_plan_t *p) {
 typedef struct conv_pack_ctx {
   const conv_plan_t *p;
   const float *xg;
+  const berth_kernel_isa_t *isa; /* its im2col_f32, where it has one */
+  berth_im2col_geom_t g;         /* p's geometry for it */
 } conv_pack_ctx_t;
 
+static conv_pack_ctx_t conv_pack_ctx(const conv_plan_t *p, const float *xg, const berth_kernel_isa_t *isa) {
+  conv_pack_ctx_t c = {p, xg, isa, {.il = p->il}};
+  for (int d = 0; d < 3; d++) {
+    c.g.in[d] = p->in[d];
+    c.g.k[d] = p->k[d];
+    c.g.out[d] = p->out[d];
+    c.g.stride[d] = p->stride[d];
+    c.g.dil[d] = p->dil[d];
+    c.g.pad[d] = p->pad[d];
+  }
+  return c;
+}
+
 #define CONV_PACK_MAX_NR 64
+
 
 #define CONV_PACK_TAB_K2 8 /* kernel widths up to this get conv_pack_panel's table */
 
@@ -412,35 +430,45 @@ static inline void conv_pack_span(int64_t i2, int64_t st2, int64_t in2, int64_t 
   *plo = lo;
   *phi = hi;
 }
+/* Short runs (a panel row holds one to a few runs of at most NR floats): fixed-size chunks
+ * of 8 floats, the last one overlapping the one before, instead of a memset or memcpy call
+ * per run (the calls cost more than the copies here). */
 static inline void conv_fill0(float *restrict d, int64_t n) {
-  for (int64_t o = 0; o < n; o++) d[o] = 0;
+  static const float z[8];
+  if (n >= 8) {
+    for (int64_t o = 0; o + 8 < n; o += 8) memcpy(d + o, z, sizeof z);
+    memcpy(d + n - 8, z, sizeof z);
+  } else if (n >= 4) {
+    memcpy(d, z, 4 * sizeof(float));
+    memcpy(d + n - 4, z, 4 * sizeof(float));
+  } else {
+    for (int64_t o = 0; o < n; o++) d[o] = 0;
+  }
 }
 static inline void conv_copy1(float *restrict d, const float *restrict s, int64_t n) {
-  for (int64_t o = 0; o < n; o++) d[o] = s[o];
+  if (n >= 8) {
+    for (int64_t o = 0; o + 8 < n; o += 8) memcpy(d + o, s + o, 8 * sizeof(float));
+    memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+  } else if (n >= 4) {
+    memcpy(d, s, 4 * sizeof(float));
+    memcpy(d + n - 4, s + n - 4, 4 * sizeof(float));
+  } else {
+    for (int64_t o = 0; o < n; o++) d[o] = s[o];
+  }
 }
 static inline void conv_copys(float *restrict d, const float *restrict s, int64_t n, int64_t st) {
   for (int64_t o = 0; o < n; o++) d[o] = s[o * st];
 }
 
 static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr) {
-  const conv_plan_t *p = ((const conv_pack_ctx_t *)ctx)->p;
-  const float *xg = ((const conv_pack_ctx_t *)ctx)->xg;
-  const int64_t O1 = p->out[1], O2 = p->out[2], in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
-  /* runs: positions [at, at + len) of the panel in one output row, window start (s0, s1, s2) */
+  const conv_pack_ctx_t *cx = (const conv_pack_ctx_t *)ctx;
+  if (cx->isa->im2col_f32 && cx->isa->im2col_f32(&cx->g, cx->xg, k0, kc, j0, nc, dst, nr)) return;
+  const conv_plan_t *p = cx->p;
+  const float *xg = cx->xg;
+  const int64_t in0 = p->in[0], in1 = p->in[1], in2 = p->in[2], st2 = p->stride[2];
   int64_t at[CONV_PACK_MAX_NR], len[CONV_PACK_MAX_NR], s0[CONV_PACK_MAX_NR], s1[CONV_PACK_MAX_NR],
       s2[CONV_PACK_MAX_NR];
-  int nrun = 0;
-  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
-  for (int64_t c = 0; c < nc; nrun++) {
-    at[nrun] = c;
-    len[nrun] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
-    s0[nrun] = o0 * p->stride[0] - p->pad[0];
-    s1[nrun] = o1 * p->stride[1] - p->pad[1];
-    s2[nrun] = o2 * st2 - p->pad[2];
-    c += len[nrun];
-    o2 = 0;
-    if (++o1 == O1) o1 = 0, o0++;
-  }
+  const int nrun = berth_im2col_runs(&cx->g, j0, nc, CONV_PACK_MAX_NR, at, len, s0, s1, s2); /* nc <= nr <= max */
   /* the valid elements [lo, hi) of each run for each kernel column q2 (they depend on the run
    * and q2 only: computed once per panel, not per row; uint8 since lo, hi <= nc <= 64) */
   const int64_t k2 = p->k[2], dl2 = p->dil[2];
@@ -503,7 +531,7 @@ static bool conv_packed_f32(const conv_plan_t *p, const float *xg, const float *
     const berth_gemm_rows_t rows = {xg, p->l};
     berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
   } else {
-    const conv_pack_ctx_t ctx = {p, xg};
+    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
     berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
   }
   return true;
@@ -666,6 +694,9 @@ const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 
  * without kernel variants, or where the packed GEMM does not apply, a direct loop over the
  * packed weights runs (slow; the pass packs only convs that take the GEMM path). */
 enum { CONVP_WSHAPE = 7 };
+#define CONV_WPANEL_WIDE 32 /* the wide weight panels' height: AVX-512's NR */
+#define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
+#define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -687,14 +718,16 @@ static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_t
   }
   berth_status_t st = conv_plan(attrs, tin, n_in, p, diag);
   if (st) return berth_fail_prefix(diag, st, "conv_packed (weights of wshape)");
-  const int64_t ap = BERTH_GEMM_APANEL, np = (p->mg + ap - 1) / ap;
   const berth_type_t *w = &in[1];
+  const int64_t ap = w->rank == 4 && w->dims[3] == CONV_WPANEL_WIDE ? CONV_WPANEL_WIDE : BERTH_GEMM_APANEL;
+  const int64_t np = (p->mg + ap - 1) / ap;
   if (w->rank != 4 || w->dims[0] != p->group || w->dims[1] != np || w->dims[2] != p->ck || w->dims[3] != ap)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "conv_packed: packed weights %s, expected [%lld, %lld, %lld, %lld] for wshape of %lld output "
-                      "channels in %lld groups",
+                      "channels in %lld groups (panels of %d or %d rows)",
                       berth_type_format(w, sa, sizeof sa), (long long)p->group, (long long)np, (long long)p->ck,
-                      (long long)ap, (long long)p->m, (long long)p->group);
+                      (long long)ap, (long long)p->m, (long long)p->group, BERTH_GEMM_APANEL, CONV_WPANEL_WIDE);
+  p->ap = ap;
   return BERTH_OK;
 }
 
@@ -713,7 +746,7 @@ static berth_status_t convp_infer(const berth_attr_value_t *attrs, const berth_t
 /* yg = bg + conv of one group, reading the packed weights wp (the group's panels) directly:
  * each output element a sum over (ic, q0, q1, q2) in order. */
 static void convp_direct(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg) {
-  const int64_t ap = BERTH_GEMM_APANEL;
+  const int64_t ap = p->ap;
   for (int64_t m = 0; m < p->mg; m++) {
     const float *wm = wp + (m / ap) * ap * p->ck + m % ap; /* element j at wm[j * ap] */
     for (int64_t t = 0; t < p->l; t++) {
@@ -735,6 +768,39 @@ static void convp_direct(const conv_plan_t *p, const float *xg, const float *wp,
   }
 }
 
+/* Few output positions (ResNet-50's 7x7 stage): the positions are the rows of the GEMM and the
+ * output channels its columns, along the vector lanes, with the pre-packed weights as the
+ * vector operand (berth_gemm_packed_wb_f32), where the variant's panel width is the weights'
+ * panel height; a tile of positions wastes no lanes where a panel of 32 positions over 49
+ * would waste a quarter. The result comes out transposed, [positions, channels], in the
+ * scratch (started from the bias), then goes to y. */
+static uint64_t convp_wb_floats(const conv_plan_t *p) {
+  const int64_t w = CONV_WPANEL_WIDE, kc = p->ck < CONV_WB_KC ? p->ck : CONV_WB_KC;
+  return (uint64_t)(p->l * p->mg + (p->l + w - 1) / w * w * kc);
+}
+#ifdef BERTH_KERNELS_SIMD
+static bool convp_narrow(const conv_plan_t *p, const berth_kernel_isa_t *isa) {
+  return p->ap == CONV_WPANEL_WIDE && isa->gemm_nr == CONV_WPANEL_WIDE && p->l <= CONV_NARROW_L;
+}
+static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
+                          const float *bg, float *yg, float *buf, int64_t bufn) {
+  const int64_t L = p->l, Mg = p->mg, ct_n = L * Mg;
+  if (bufn <= ct_n || berth_gemm_packed_wb_kc(isa, L, p->ck, bufn - ct_n) == 0) return false;
+  float *ct = buf; /* [L, Mg] */
+  for (int64_t t = 0; t < L; t++)
+    for (int64_t m = 0; m < Mg; m++) ct[t * Mg + m] = bg ? bg[m] : 0.0f;
+  const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
+  berth_gemm_packed_wb_f32(isa, conv_pack_panel, &ctx, wp, ct, Mg, L, Mg, p->ck, buf + ct_n, bufn - ct_n);
+  /* y[m, t] = ct[t, m], eight positions at a time (eight rows of ct stream together) */
+  for (int64_t t0 = 0; t0 < L; t0 += 8) {
+    const int64_t tn = L - t0 < 8 ? L - t0 : 8;
+    for (int64_t m = 0; m < Mg; m++)
+      for (int64_t t = 0; t < tn; t++) yg[m * L + t0 + t] = ct[(t0 + t) * Mg + m];
+  }
+  return true;
+}
+#endif
+
 /* The packed GEMM over pre-packed weights (as conv_packed_f32); false where it does not apply. */
 static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
                        float *buf, int64_t bufn) {
@@ -743,12 +809,14 @@ static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, c
   if (!buf || !berth_gemm_packed_fits(isa, bufn) || !isa->gemm_ukr_pa_f32 || isa->gemm_nr > CONV_PACK_MAX_NR ||
       p->l < isa->gemm_nr)
     return false;
+  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return true;
   if (conv_is_1x1(p)) {
     const berth_gemm_rows_t rows = {xg, p->l};
-    berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
+    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
+                                bufn);
   } else {
-    const conv_pack_ctx_t ctx = {p, xg};
-    berth_gemm_packed_pa_f32(isa, wp, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
+    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
+    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
   }
   return true;
 #else
@@ -765,7 +833,7 @@ static void convp_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
   float *y = call->out[0].data;
   int64_t bufn;
   float *buf = berth_scratch_take(call, sizeof(float), &bufn);
-  const int64_t wg_floats = (p->mg + BERTH_GEMM_APANEL - 1) / BERTH_GEMM_APANEL * BERTH_GEMM_APANEL * p->ck;
+  const int64_t wg_floats = (p->mg + p->ap - 1) / p->ap * p->ap * p->ck;
   for (int64_t n = 0; n < p->n; n++)
     for (int64_t g = 0; g < p->group; g++) {
       const float *xg = x + (n * p->c + g * p->cg) * p->il, *wg = wp + g * wg_floats, *bg = b ? b + g * p->mg : NULL;
@@ -789,7 +857,10 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
   conv_plan_t p;
   if (n_in < 2 || n_in > 3 || convp_types(attrs, in, n_in, tin, &p, NULL) != BERTH_OK) return 0;
   if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
-  return berth_scratch_request(berth_gemm_scratch_floats(p.mg < 4 ? 4 : p.mg, p.l, p.ck), sizeof(float));
+  uint64_t want = berth_gemm_scratch_floats(p.mg < 4 ? 4 : p.mg, p.l, p.ck);
+  /* the narrow path where a variant could take it (the same request on every machine) */
+  if (p.ap == CONV_WPANEL_WIDE && p.l <= CONV_NARROW_L && convp_wb_floats(&p) > want) want = convp_wb_floats(&p);
+  return berth_scratch_request(want, sizeof(float));
 }
 
 bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
@@ -801,13 +872,28 @@ bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in
   return p.cg >= 2 && p.mg >= 4 && p.l >= 32 && p.ck > 0;
 }
 
+/* The panel height of the packed weights: 32 where AVX-512 takes them as its B panels
+ * (convp_narrow: few positions, and 32 divides the output channels of a group, so no
+ * padding), else 12 (the A panels of every variant; 32-row panels would cut AVX-512's A tiles
+ * to 11 and 10 rows, measured 8 % slower on the ResNet-50 3x3 stages 1-3). */
+static int64_t conv_wpanel(const conv_plan_t *p) {
+  return p->mg % CONV_WPANEL_WIDE == 0 && p->l <= CONV_NARROW_L ? CONV_WPANEL_WIDE : BERTH_GEMM_APANEL;
+}
+
+uint64_t berth_conv_packed_floats(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  conv_plan_t p;
+  if (conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK) return 0;
+  const int64_t ap = conv_wpanel(&p);
+  return (uint64_t)((p.mg + ap - 1) / ap * ap * p.ck * p.group);
+}
+
 void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, const float *w,
                              float *dst, berth_type_t *packed) {
   conv_plan_t p;
   (void)conv_plan(attrs, in, n_in, &p, NULL); /* berth_conv_packable accepted it */
-  const int64_t ap = BERTH_GEMM_APANEL, np = (p.mg + ap - 1) / ap;
+  const int64_t ap = conv_wpanel(&p), np = (p.mg + ap - 1) / ap;
   for (int64_t g = 0; g < p.group; g++)
-    berth_gemm_pack_a(w + g * p.mg * p.ck, p.ck, p.mg, p.ck, dst + g * np * ap * p.ck);
+    berth_gemm_pack_a_ap(w + g * p.mg * p.ck, p.ck, p.mg, p.ck, ap, dst + g * np * ap * p.ck);
   berth_kernel_type_init(packed, BERTH_DTYPE_F32, 4);
   packed->dims[0] = p.group;
   packed->dims[1] = np;

@@ -33,26 +33,10 @@
 #endif
 #define DW_MAX_KH 8 /* kernel rows (kernel_conv_dw.c accepts no more) */
 
-typedef float DW_F(vf) __attribute__((vector_size(DW_VB)));
+#define VEC_VB DW_VB
+#define VEC_F(x) DW_F(x)
+#include "kernel_vec.h"
 
-static inline DW_F(vf) DW_F(ld)(const float *p) {
-  DW_F(vf) v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline void DW_F(st)(float *p, DW_F(vf) v) { memcpy(p, &v, sizeof v); }
-/* x in every lane (a broadcast, not 0 + x: 0 + -0 is +0) */
-static inline DW_F(vf) DW_F(splat)(float x) {
-#if DW_VW == 4
-  return (DW_F(vf)){x, x, x, x};
-#elif DW_VW == 8
-  return (DW_F(vf)){x, x, x, x, x, x, x, x};
-#elif DW_VW == 16
-  return (DW_F(vf)){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
-#else
-#error "DW_VB must be 16, 32 or 64"
-#endif
-}
 /* the first n (0 < n < VW) lanes of v to p: a masked store where the target has
  * one */
 static inline void DW_F(st_part)(float *p, DW_F(vf) v, int64_t n) {

@@ -5,6 +5,7 @@
 
 #define GEMM_PACK_MIN_KC 16
 #define GEMM_PACK_KC 512 /* rows of K per block at most: a panel of 32 columns is 64 KiB */
+#define GEMM_PACK_WB_KC 256 /* berth_gemm_packed_wb_f32: a panel of W (32 columns: 32 KiB) stays in L1 */
 
 /* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
  * runs: its rows are short runs (kc floats) far apart, too short for the hardware
@@ -41,12 +42,12 @@ static int64_t gemm_tile_rows(int64_t M, int64_t MR, int64_t group, int64_t i0) 
   return i0 - g0 < nbig * mbig ? mbig : mbig - 1;
 }
 
-/* The loops; A in place (apk 0: row i at A + i * lda) or packed (apk 1: panels of
- * BERTH_GEMM_APANEL rows, berth_gemm_pack_a). */
+/* The loops; A in place (apk 0: row i at A + i * lda) or packed (apk > 0: panels of apk
+ * rows, berth_gemm_pack_a's layout). */
 static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int apk, const float *bias,
                         float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
                         const void *ctx, float *buf, int64_t floats) {
-  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, AP = BERTH_GEMM_APANEL;
+  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, AP = apk ? apk : BERTH_GEMM_APANEL;
   /* a last panel of at most NR / 2 columns is packed NR / 2 wide for the half-width tile */
   const int half = (apk ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_half_f32) != NULL && NR % 2 == 0;
   if (K == 0) { /* the bias alone */
@@ -105,11 +106,52 @@ void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_
 void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
                               int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                               float *buf, int64_t floats) {
-  gemm_packed(isa, Apk, 0, 1, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+  gemm_packed(isa, Apk, 0, BERTH_GEMM_APANEL, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+}
+
+void berth_gemm_packed_pa_ap_f32(const berth_kernel_isa_t *isa, const float *Apk, int64_t ap, const float *bias,
+                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
+                                 const void *ctx, float *buf, int64_t floats) {
+  gemm_packed(isa, Apk, 0, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+}
+
+int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_t K, int64_t floats) {
+  const int64_t NR = isa->gemm_nr, mp = (M + NR - 1) / NR * NR;
+  if (!isa->gemm_ukr_pa_f32 || NR < 1 || mp < 1) return 0;
+  const int64_t kmax = floats / mp < GEMM_PACK_WB_KC ? floats / mp : GEMM_PACK_WB_KC;
+  if (kmax < GEMM_PACK_MIN_KC && kmax < K) return 0;
+  const int64_t nblk = (K + kmax - 1) / kmax;
+  return (K + nblk - 1) / nblk;
+}
+
+void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx,
+                              const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,
+                              int64_t floats) {
+  const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, mp = (M + NR - 1) / NR * NR;
+  const int64_t kb = berth_gemm_packed_wb_kc(isa, M, K, floats);
+  for (int64_t k0 = 0; k0 < K; k0 += kb) {
+    const int64_t kc = K - k0 < kb ? K - k0 : kb;
+    /* every row of A for this block of K, in panels of NR rows (they stay in L2) */
+    for (int64_t i0 = 0; i0 < mp; i0 += NR) pack(ctx, k0, kc, i0, M - i0 < NR ? M - i0 : NR, buf + i0 * kc, NR);
+    /* each panel of W (kc x NR, from memory once) serves every tile of A from L1 */
+    for (int64_t j0 = 0; j0 < N; j0 += NR) {
+      const float *bp = Wpk + j0 * K + k0 * NR;
+      if (j0 + NR < N) gemm_prefetch_run(bp + NR * K, kc * NR); /* the next panel of W */
+      for (int64_t i0 = 0; i0 < M;) {
+        const int64_t mr = gemm_tile_rows(M, MR, NR, i0);
+        isa->gemm_ukr_pa_f32(buf + (i0 - i0 % NR) * kc + i0 % NR, NR, bp, kc, C + i0 * ldc + j0, ldc, mr, NR, NULL,
+                             1);
+        i0 += mr;
+      }
+    }
+  }
 }
 
 void berth_gemm_pack_a(const float *A, int64_t lda, int64_t M, int64_t K, float *dst) {
-  const int64_t AP = BERTH_GEMM_APANEL;
+  berth_gemm_pack_a_ap(A, lda, M, K, BERTH_GEMM_APANEL, dst);
+}
+
+void berth_gemm_pack_a_ap(const float *A, int64_t lda, int64_t M, int64_t K, int64_t AP, float *dst) {
   for (int64_t p0 = 0; p0 < M; p0 += AP, dst += AP * K)
     for (int64_t q = 0; q < K; q++)
       for (int64_t r = 0; r < AP; r++) dst[q * AP + r] = p0 + r < M ? A[(p0 + r) * lda + q] : 0.0f;

@@ -52,12 +52,35 @@ static inline int64_t berth_gemm_apacked_floats(int64_t M, int64_t K) {
   return (M + BERTH_GEMM_APANEL - 1) / BERTH_GEMM_APANEL * BERTH_GEMM_APANEL * K;
 }
 void berth_gemm_pack_a(const float *A, int64_t lda, int64_t M, int64_t K, float *dst);
+/* The same with panels of ap rows (ceil(M / ap) * ap * K floats). */
+void berth_gemm_pack_a_ap(const float *A, int64_t lda, int64_t M, int64_t K, int64_t ap, float *dst);
 
 /* berth_gemm_packed_f32 with A pre-packed (berth_gemm_pack_a); the same value for each
  * element of C as with A in place (the same sums in the same order). */
 void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
                               int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                               float *buf, int64_t floats);
+
+/* berth_gemm_packed_pa_f32 with panels of `ap` rows (berth_gemm_pack_a's layout with ap in
+ * place of BERTH_GEMM_APANEL; ap a multiple of nothing in particular: tiles never cross a panel). */
+void berth_gemm_packed_pa_ap_f32(const berth_kernel_isa_t *isa, const float *Apk, int64_t ap, const float *bias,
+                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
+                                 const void *ctx, float *buf, int64_t floats);
+
+/* The other way round, for a narrow result with pre-packed weights as the vector operand (MLAS
+ * puts a conv's output channels along the lanes the same way):
+ *   C[i * ldc + j] += sum_q A[i][q] W[q][j],   i < M, j < N, q in order,
+ * W pre-packed in panels of NR = isa->gemm_nr columns, berth_gemm_pack_a's layout of W^T with
+ * panel height NR (element (q, j) at Wpk[(j / NR * K + q) * NR + j % NR]), N a multiple of NR;
+ * A only seen through `pack`, called as pack(ctx, k0, kc, i0, mc, dst, NR) to write
+ * dst[q * NR + r] = A[i0 + r][k0 + q] for r < mc, zeros for mc <= r < NR (conv's im2col panel
+ * packer, with positions as the rows). C holds the start values (a bias per column, say).
+ * The scratch buf (`floats`) holds ceil(M / NR) * NR rows of A for one block of K:
+ * berth_gemm_packed_wb_kc says the block (0: too small a scratch, do not call). */
+int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_t K, int64_t floats);
+void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx,
+                              const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,
+                              int64_t floats);
 
 /* The packed path for a matmul or gemm where it pays (at least 4 rows and one full panel of
  * columns, in a build with kernel variants) and `floats` of scratch at buf hold a panel: runs

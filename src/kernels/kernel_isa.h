@@ -29,6 +29,7 @@
 
 #include "berth/kernels.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One channel plane of a depthwise 2-D convolution (kernel_conv_dw.c, kernel_dw_ukr.h):
@@ -46,6 +47,36 @@ typedef struct berth_dw_geom {
   int64_t row, slots;
 } berth_dw_geom_t;
 #define BERTH_DW_MAX_SLOTS 16
+
+/* The geometry of a convolution for its im2col panel packer (kernel_conv.c, kernel_im2col.h):
+ * three spatial dims (a 1- or 2-D conv has leading dims of size 1), input, kernel and output
+ * sizes, strides, dilations, padding at the start, and il = in[0] * in[1] * in[2] (the floats of
+ * one input channel). */
+typedef struct berth_im2col_geom {
+  int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3], il;
+} berth_im2col_geom_t;
+
+/* The runs of an im2col panel of output positions j0 .. j0 + nc - 1: positions [at, at + len)
+ * of the panel lie in one output row, whose window starts at input (s0, s1, s2). Returns their
+ * number, or -1 if there are more than max. */
+static inline int berth_im2col_runs(const berth_im2col_geom_t *g, int64_t j0, int64_t nc, int max, int64_t *at,
+                                    int64_t *len, int64_t *s0, int64_t *s1, int64_t *s2) {
+  const int64_t O1 = g->out[1], O2 = g->out[2];
+  int64_t o2 = j0 % O2, o1 = (j0 / O2) % O1, o0 = j0 / O2 / O1;
+  int n = 0;
+  for (int64_t c = 0; c < nc; n++) {
+    if (n == max) return -1;
+    at[n] = c;
+    len[n] = O2 - o2 < nc - c ? O2 - o2 : nc - c;
+    s0[n] = o0 * g->stride[0] - g->pad[0];
+    s1[n] = o1 * g->stride[1] - g->pad[1];
+    s2[n] = o2 * g->stride[2] - g->pad[2];
+    c += len[n];
+    o2 = 0;
+    if (++o1 == O1) o1 = 0, o0++;
+  }
+  return n;
+}
 
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
@@ -90,6 +121,13 @@ typedef struct berth_kernel_isa {
    * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
    * floats, zeros outside the columns [pw, pw + iw) of each slot. */
   void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
+  /* conv's im2col into one packed-GEMM B panel: dst[q * nr + c] = the input element under
+   * kernel tap k0 + q (taps in (ic, q0, q1, q2) order) for output position j0 + c (0 where the
+   * window hangs over the padding), c < nc, zeros for nc <= c < nr; returns false (writing
+   * nothing) where the variant does not handle the geometry, and the caller packs. NULL where
+   * the variant has none (kernel_conv.c's portable packer runs). */
+  bool (*im2col_f32)(const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                     float *dst, int64_t nr);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -292,6 +292,16 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define DW_NAME ISA_FN(dwconv_f32)
 #include "kernel_dw_ukr.h"
 
+/* ---- conv's im2col panel packer (kernel_im2col.h; AVX-512's masked loads) ------------- */
+
+#if ISA_X86 && ISA_VB == 64
+#define IM2COL_NAME ISA_FN(im2col_f32)
+#include "kernel_im2col.h"
+#define ISA_IM2COL ISA_FN(im2col_f32)
+#else
+#define ISA_IM2COL NULL
+#endif
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -308,4 +318,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
+    .im2col_f32 = ISA_IM2COL,
 };

@@ -52,9 +52,12 @@ uint64_t berth_scratch_matmul_packed(const berth_attr_value_t *attrs, const bert
 
 /* Compiler side of conv_packed (kernel_conv.c; src/passes/pack.c): whether a conv call with
  * these operand types and attributes has its weights packed (f32, and the packed GEMM
- * applies on every variant), and the packing: dst gets the packed weights of w, *packed their
- * type (kernel_gemm_pack.h: berth_gemm_apacked_floats(M / group, ...) * group floats). */
+ * applies on every variant), and the packing: dst gets the packed weights of w (panels of 32
+ * rows where 32 divides M / group, else of BERTH_GEMM_APANEL), *packed their type
+ * (berth_conv_packed_floats floats). */
 bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+/* The floats berth_conv_pack_weights writes for a packable conv. */
+uint64_t berth_conv_packed_floats(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, const float *w,
                              float *dst, berth_type_t *packed);
 

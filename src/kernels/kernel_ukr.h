@@ -33,26 +33,9 @@
 #define UKR_C(a, b) UKR_C2(a, b)
 #define UKR_F(x) UKR_C(UKR_NAME, _##x)
 
-typedef float UKR_F(vf) __attribute__((vector_size(UKR_VB)));
-
-static inline UKR_F(vf) UKR_F(ld)(const float *p) {
-  UKR_F(vf) v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline void UKR_F(st)(float *p, UKR_F(vf) v) { memcpy(p, &v, sizeof v); }
-/* x in every lane (a broadcast; (vf){0} + x would be an addition, since 0 + -0 is +0) */
-static inline UKR_F(vf) UKR_F(splat)(float x) {
-#if UKR_VW == 4
-  return (UKR_F(vf)){x, x, x, x};
-#elif UKR_VW == 8
-  return (UKR_F(vf)){x, x, x, x, x, x, x, x};
-#elif UKR_VW == 16
-  return (UKR_F(vf)){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
-#else
-#error "UKR_VB must be 16, 32 or 64"
-#endif
-}
+#define VEC_VB UKR_VB
+#define VEC_F(x) UKR_F(x)
+#include "kernel_vec.h"
 
 /* One tile of mr rows (a constant once inlined). */
 static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const float *a, int64_t lda,

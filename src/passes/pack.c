@@ -26,8 +26,7 @@ static bool pack_node(berth_ir_program_t *p, berth_ir_method_t *m, int32_t mi, i
   berth_type_t in[3];
   for (int32_t k = 0; k < n->n_in; k++) in[k] = m->values[n->in[k]].type;
   berth_ir_value_t *wv = &m->values[n->in[1]];
-  const int64_t mg = in[1].dims[0] / n->attrs[3].i, ck = berth_type_numel(&in[1]) / (in[1].dims[0] ? in[1].dims[0] : 1);
-  const size_t floats = (size_t)berth_gemm_apacked_floats(mg, ck) * (size_t)n->attrs[3].i;
+  const size_t floats = (size_t)berth_conv_packed_floats(n->attrs, in, n->n_in);
   float *dst = malloc(floats ? floats * sizeof(float) : 1);
   if (!dst) return false;
   berth_type_t packed;
