@@ -19,6 +19,7 @@
 #ifndef BERTH_TESTING_H
 #define BERTH_TESTING_H
 
+#include "berth/compiler.h"
 #include "berth/status.h"
 
 #include <stdbool.h>
@@ -233,9 +234,52 @@ berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t 
 berth_fuzz_kind_t berth_fuzz_check_program(const struct berth_ir_program *p, uint64_t seed, const berth_fuzz_options_t *o,
                                            berth_fuzz_stats_t *stats, char *msg, size_t cap);
 
+/* berth_fuzz_check_program of a source (berth/compiler.h; `berth fuzz --replay FILE`). */
+berth_fuzz_kind_t berth_fuzz_check_source(const berth_source_t *s, uint64_t seed, const berth_fuzz_options_t *o,
+                                          berth_fuzz_stats_t *stats, char *msg, size_t cap);
+
 /* The program of `seed` as canonical .bir text (berth fuzz --print): *text malloc'd, the
  * caller's to free. Errors: INVALID_ARGUMENT (gen or text NULL), RESOURCE_EXHAUSTED. */
 berth_status_t berth_fuzz_program_text(uint64_t seed, const berth_fuzzgen_options_t *gen, char **text);
+
+/* ---- running a program: a plan, or the reference interpreter -------------------------- */
+
+/* One handle that calls a program's methods, with heap-owned memory (`berth run`, `berth
+ * onnx-test`): a compiled plan through the host session (optionally with the arena
+ * sanitizer), a .berth file's stored plan, or the reference interpreter (the oracle):
+ *
+ *   berth_runner_t *r;
+ *   berth_runner_create(compilation, false, &r, &diag);    // or _file, or _reference
+ *   void *outs[2];
+ *   if (berth_runner_call(r, 0, inputs, outs, &diag) == BERTH_OK) ... free(outs[k]);
+ *   berth_runner_destroy(r);
+ *
+ * Calls of one runner share the methods' state (mutable buffers carry over). */
+typedef struct berth_runner berth_runner_t;
+
+/* The plan of c (c must outlive the runner). sanitize: check an owner tag per arena byte
+ * on every read. */
+berth_status_t berth_runner_create(const berth_compilation_t *c, bool sanitize, berth_runner_t **out, berth_diag_t *diag);
+/* The plan stored in a .berth file (loaded and verified; bytes must outlive the runner).
+ * Errors: the loader's. */
+berth_status_t berth_runner_create_file(const void *bytes, size_t len, bool sanitize, berth_runner_t **out,
+                                        berth_diag_t *diag);
+/* The reference interpreter over s (s must outlive the runner). */
+berth_status_t berth_runner_create_reference(const berth_source_t *s, berth_runner_t **out, berth_diag_t *diag);
+void berth_runner_destroy(berth_runner_t *r);
+
+/* The step limit (loop iterations one call may run; berth/runtime.h's meaning). */
+void berth_runner_set_max_steps(berth_runner_t *r, uint64_t max_steps);
+
+/* Calls method with its inputs in order (dense row-major data of the declared types).
+ * On success outputs[j] holds output j, malloc'd: the caller frees each. */
+berth_status_t berth_runner_call(berth_runner_t *r, int32_t method, const void *const *inputs, void **outputs,
+                                 berth_diag_t *diag);
+
+/* The real shape of output j after the last call (a bounded output's extent, under
+ * --dynamic-bound); the declared type otherwise. */
+berth_status_t berth_runner_output_shape(berth_runner_t *r, int32_t method, int32_t j, berth_type_t *type,
+                                         berth_diag_t *diag);
 
 #ifdef __cplusplus
 }
