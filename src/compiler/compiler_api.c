@@ -293,20 +293,9 @@ static berth_status_t program_file_ir(const void *src, size_t len, const char *n
                                       berth_diag_t *diag) {
   char msg[2048];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  berth_format_sizes_t sz;
-  void *mem = NULL, *scratch = NULL;
+  void *mem = NULL;
   const berth_format_program_t *prog = NULL;
-  berth_status_t st = berth_format_read_size(src, len, &sz, &d);
-  if (!st) {
-    mem = malloc(sz.program_bytes ? sz.program_bytes : 1);
-    scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
-    if (!mem || !scratch)
-      st = berth_fail(&d, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%zu + %zu bytes)", sz.program_bytes, sz.scratch_bytes);
-  }
-  if (!st)
-    st = berth_format_read(src, len, mem, sz.program_bytes, scratch, sz.scratch_bytes, BERTH_FORMAT_READ_CHECKSUM_CHECKED,
-                           &prog, &d);
-  free(scratch);
+  berth_status_t st = berth_compiler_load_file(src, len, true, &mem, &prog, &d);
   if (st) {
     free(mem);
     return named(st, name, msg, diag);

@@ -40,20 +40,8 @@ berth_status_t berth_runner_create_file(const void *bytes, size_t len, bool sani
   if (!bytes || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_runner_create_file: NULL argument");
   berth_runner_t *r;
   BERTH_TRY(runner_new(&r, diag));
-  berth_format_sizes_t sz;
-  void *scratch = NULL;
   const berth_format_program_t *prog = NULL;
-  berth_status_t st = berth_format_read_size(bytes, len, &sz, diag);
-  if (!st) {
-    r->mem = malloc(sz.program_bytes ? sz.program_bytes : 1);
-    scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
-    if (!r->mem || !scratch)
-      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%zu + %zu bytes)", sz.program_bytes, sz.scratch_bytes);
-  }
-  if (!st)
-    st = berth_format_read(bytes, len, r->mem, sz.program_bytes, scratch, sz.scratch_bytes,
-                           BERTH_FORMAT_READ_CHECKSUM_CHECKED, &prog, diag);
-  free(scratch);
+  berth_status_t st = berth_compiler_load_file(bytes, len, true, &r->mem, &prog, diag);
   if (!st) st = berth_session_create(&prog->exec, sanitize, &r->sess, diag);
   return runner_done(st, r, out);
 }
