@@ -111,6 +111,7 @@ static bool parse_value(const char **p, berth_dtype_t d, void *e) {
     else if (es == 4) *(uint32_t *)e = (uint32_t)v;
     else *(uint64_t *)e = (uint64_t)v;
   }
+  if (*end && *end != ',') return false; /* "2.5" is no integer, "1x" no number */
   *p = end;
   return true;
 }
@@ -163,9 +164,14 @@ static berth_status_t parse_spec(const char *s, berth_onnx_input_spec_t *spec, b
   spec->value = buf;
   p += 2;
   for (int64_t i = 0; i < n; i++) {
-    if (!parse_value(&p, t.dtype, buf + (size_t)i * es))
-      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': value %lld is not a %s", s, (long long)i,
-                        berth_dtype_name(t.dtype));
+    if (!parse_value(&p, t.dtype, buf + (size_t)i * es)) {
+      char v[64]; /* the value as written (berth_fail has no %.*s) */
+      size_t vl = strcspn(p, ",") < sizeof v - 1 ? strcspn(p, ",") : sizeof v - 1;
+      memcpy(v, p, vl);
+      v[vl] = '\0';
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': value %lld is not a %s ('%s')", s, (long long)i,
+                        berth_dtype_name(t.dtype), v);
+    }
     if (i + 1 < n && *p++ != ',')
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %lld values needed, separated by ','", s,
                         (long long)n);

@@ -9,20 +9,10 @@
 # entry that is gone must be removed, so the list only shrinks.
 . "$(dirname "$0")/lib.inc"
 KNOWN='
-tools/berth/cmd_compile.c writer/write_program.h
 tools/berth/cmd_onnx_test.c host/session.h
 tools/berth/cmd_onnx_test.c plan/plan.h
 tools/berth/cmd_onnx_test.c onnx/onnx.pb-c.h
 tools/berth/cmd_onnx_test.c onnx/onnx_import.h
-tools/berth/cmd_run.c host/session.h
-tools/berth/cmd_run.c plan/plan.h
-tools/berth/cmd_run.c reference/reference.h
-tools/berth/onnx_load.c onnx/onnx_import.h
-tools/berth/program_load.c writer/ir_section.h
-tools/berth/cli.h plan/plan.h
-tools/berth/program_load.h format/read_program.h
-tools/berth/program_load.h ir/ir.h
-tools/berth/program_load.h plan/plan.h
 '
 
 # internal_includes ROOT: "FILE HEADER" for every quoted include under tools/, bench/ and
