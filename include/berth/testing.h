@@ -281,6 +281,56 @@ berth_status_t berth_runner_call(berth_runner_t *r, int32_t method, const void *
 berth_status_t berth_runner_output_shape(berth_runner_t *r, int32_t method, int32_t j, berth_type_t *type,
                                          berth_diag_t *diag);
 
+/* ---- ONNX backend-test folders (berth onnx-test) ---------------------------------------- */
+
+/* Runs ONNX backend-test folders: model.onnx plus test_data_set_N/{input,output}_N.pb,
+ * imported (shapes from the input files; an input the importer needs at compile time is
+ * bound to its value), compiled with the default planner and verified, run once per set,
+ * and compared with the expected outputs as ONNX's runner does (same element type and
+ * shape; floats within rtol 1e-3 and atol 1e-7, NaN equal to NaN, narrow float types also
+ * within one unit in the last place; everything else exactly).
+ *
+ *   berth_onnx_test_options_t o = {0};
+ *   o.result = print_line;  o.ctx = &counts;
+ *   if (berth_onnx_test_path(&o, "onnx/backend/test/data/node") == 0) ...;  // no test found
+ *
+ * A result is PASS, FAIL (a wrong output, a failed compile or run, a malformed file, a
+ * test_data_set_* without model.onnx, an input file with no graph input to bind to) or
+ * UNSUPPORTED (what berth lacks: an op, a type, a sequence; why is the importer's message). */
+typedef enum berth_onnx_test_result {
+  BERTH_ONNX_TEST_PASS = 0,
+  BERTH_ONNX_TEST_FAIL = 1,
+  BERTH_ONNX_TEST_UNSUPPORTED = 2,
+} berth_onnx_test_result_t;
+
+typedef struct berth_onnx_test_options {
+  bool sanitize;          /* run with the arena sanitizer */
+  bool keep_control_flow; /* berth_compile_options_t's meaning */
+  int64_t max_trip_count; /* 0: none */
+  int64_t dynamic_bound;  /* 0: data-dependent shapes specialized on the input values */
+  uint64_t max_steps;     /* 0: the runtime's default */
+  /* Before each test folder (may be NULL). */
+  void (*start)(void *ctx, const char *folder);
+  /* Each folder's result; why is one line ("" for a pass). Required. */
+  void (*result)(void *ctx, const char *folder, berth_onnx_test_result_t r, const char *why);
+  /* Per folder, each default-domain op type its model uses (nested graphs included), once,
+   * with the folder's result, the model's ai.onnx opset and the ONNX element types (a bit
+   * per TensorProto type number) of its inputs that are inputs or initializers of the top
+   * graph. NULL: not reported. */
+  void (*op_used)(void *ctx, const char *op, berth_onnx_test_result_t r, int64_t opset, uint32_t elems);
+  /* Each imported program as .bir text (may be NULL). */
+  void (*ir)(void *ctx, const char *text);
+  void *ctx;
+} berth_onnx_test_options_t;
+
+/* Runs the test folder path (it holds model.onnx) or those below it, two levels down.
+ * Returns how many test folders it found (0: none; nothing was reported). */
+int berth_onnx_test_path(const berth_onnx_test_options_t *o, const char *path);
+
+/* An ONNX element type's name as TensorProto spells it in lower case ("float", "int64",
+ * "float16"); "?" for an unknown number. */
+const char *berth_onnx_element_type_name(int32_t elem);
+
 #ifdef __cplusplus
 }
 #endif
