@@ -328,7 +328,7 @@ typedef struct berth_onnx_test_options {
 int berth_onnx_test_path(const berth_onnx_test_options_t *o, const char *path);
 
 /* An ONNX element type's name as TensorProto spells it in lower case ("float", "int64",
- * "float16"); "?" for an unknown number. */
+ * "float16"); "unknown" for an unknown number. */
 const char *berth_onnx_element_type_name(int32_t elem);
 
 #ifdef __cplusplus

@@ -324,6 +324,90 @@ static void data_bind_free_inputs(ot_data_t *d, const Onnx__GraphProto *g) {
   d->n_in = free_at[n_free - 1] + 1;
 }
 
+/* Imports the model with the set's input shapes; specializes on an input's value when the
+ * importer needs it. info is always initialized (deinit it). */
+static berth_status_t import_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__GraphProto *g,
+                                 const ot_data_t *d, berth_onnx_input_spec_t *specs, int n_specs, berth_ir_program_t **pp,
+                                 berth_onnx_info_t *ip, char *msg, size_t msg_cap) {
+  berth_diag_t diag;
+  berth_onnx_options_t opt = berth_onnx_options_default();
+  opt.inputs = specs;
+  opt.n_inputs = n_specs;
+  opt.keep_control_flow = o->keep_control_flow;
+  opt.max_trip_count = o->max_trip_count;
+  opt.dynamic_bound = o->dynamic_bound;
+  berth_status_t st;
+  /* import; specialize on an input's value when the importer needs it */
+  for (int attempt = 0;; attempt++) {
+    diag = berth_diag_make(msg, msg_cap);
+    st = berth_onnx_import(model, model_len, &opt, pp, ip, &diag);
+    if (st == BERTH_OK || !ip->needs_value || attempt > n_specs) break;
+    bool bound = false;
+    for (int s = 0; s < n_specs; s++)
+      if (strcmp(specs[s].name, ip->needs_value) == 0 && !specs[s].value) {
+        for (int k = 0; k < d->n_in && k < (int)g->n_input; k++)
+          if (d->has_in[k] && g->input[k] && g->input[k]->name && strcmp(g->input[k]->name, specs[s].name) == 0)
+            specs[s].value = d->in[k].data;
+        bound = specs[s].value != NULL;
+      }
+    berth_onnx_info_deinit(ip);
+    if (!bound) {
+      diag = berth_diag_make(msg, msg_cap);
+      st = berth_onnx_import(model, model_len, &opt, pp, ip, &diag);
+      break;
+    }
+  }
+  return st;
+}
+
+/* Compares the call's outputs (each converted to its expected ONNX element type first)
+ * with the set's expected tensors. */
+static ot_result_t compare_outputs(const berth_onnx_info_t *ip, const ot_data_t *d, berth_session_t *sess, void **outputs,
+                                   char *why, size_t cap) {
+  ot_result_t r = OT_PASS;
+  for (int k = 0; k < ip->n_outputs && r == OT_PASS; k++) {
+    const berth_onnx_io_t *io = &ip->outputs[k];
+    const berth_onnx_tensor_t *want = &d->out[io->graph_index];
+    char reason[512];
+    if (want->elem != io->elem) {
+      snprintf(why, cap, "output %d '%s': expected element type %s, got %s", k, io->name, berth_onnx_elem_name(want->elem),
+               berth_onnx_elem_name(io->elem));
+      r = OT_FAIL;
+      break;
+    }
+    berth_dtype_t cdt;
+    berth_onnx_elem_dtype(io->elem, &cdt);
+    berth_type_t gt = io->type;
+    berth_diag_t sd = berth_diag_make(reason, sizeof reason);
+    if (berth_session_output_shape(sess, 0, k, &gt, &sd) != BERTH_OK) { /* a bounded output's real extent */
+      snprintf(why, cap, "output %d '%s': no shape after the call: %s", k, io->name, reason);
+      r = OT_FAIL;
+      break;
+    }
+    gt.dtype = cdt;
+    /* a result of a narrow type (float16, int4, ...) already holds values of that type, so it
+     * is compared as it is (no rounding here that could hide a missing one in the program) */
+    void *conv = NULL;
+    if (io->type.dtype != cdt) {
+      size_t bytes = berth_type_bytes(&gt);
+      conv = malloc(bytes ? bytes : 1);
+      if (!conv) {
+        snprintf(why, cap, "out of memory");
+        r = OT_FAIL;
+        break;
+      }
+      berth_onnx_convert_to_elem(io->type.dtype, outputs[k], io->elem, 1, BERTH_ONNX_ROUND_UP, conv,
+                                 berth_type_numel(&gt));
+    }
+    if (!compare(want, &gt, conv ? conv : outputs[k], reason, sizeof reason)) {
+      snprintf(why, cap, "output %d '%s': %s", k, io->name, reason);
+      r = OT_FAIL;
+    }
+    free(conv);
+  }
+  return r;
+}
+
 static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__ModelProto *mp,
                            const char *set, char *why, size_t cap) {
   ot_data_t d;
@@ -348,36 +432,10 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     memcpy(s->dims, d.in[k].type.dims, sizeof s->dims);
   }
   char msg[2048];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_onnx_options_t opt = berth_onnx_options_default();
-  opt.inputs = specs;
-  opt.n_inputs = n_specs;
-  opt.keep_control_flow = o->keep_control_flow;
-  opt.max_trip_count = o->max_trip_count;
-  opt.dynamic_bound = o->dynamic_bound;
+  berth_diag_t diag;
   berth_ir_program_t *p = NULL;
   berth_onnx_info_t info;
-  berth_status_t st;
-  /* import; specialize on an input's value when the importer needs it */
-  for (int attempt = 0;; attempt++) {
-    diag = berth_diag_make(msg, sizeof msg);
-    st = berth_onnx_import(model, model_len, &opt, &p, &info, &diag);
-    if (st == BERTH_OK || !info.needs_value || attempt > n_specs) break;
-    bool bound = false;
-    for (int s = 0; s < n_specs; s++)
-      if (strcmp(specs[s].name, info.needs_value) == 0 && !specs[s].value) {
-        for (int k = 0; k < d.n_in && k < (int)g->n_input; k++)
-          if (d.has_in[k] && g->input[k] && g->input[k]->name && strcmp(g->input[k]->name, specs[s].name) == 0)
-            specs[s].value = d.in[k].data;
-        bound = specs[s].value != NULL;
-      }
-    berth_onnx_info_deinit(&info);
-    if (!bound) {
-      diag = berth_diag_make(msg, sizeof msg);
-      st = berth_onnx_import(model, model_len, &opt, &p, &info, &diag);
-      break;
-    }
-  }
+  berth_status_t st = import_set(o, model, model_len, g, &d, specs, n_specs, &p, &info, msg, sizeof msg);
   if (st) {
     snprintf(why, cap, "%s", msg);
     berth_onnx_info_deinit(&info);
@@ -434,46 +492,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
     r = OT_FAIL;
     goto done;
   }
-  for (int k = 0; k < info.n_outputs && r == OT_PASS; k++) {
-    const berth_onnx_io_t *io = &info.outputs[k];
-    const berth_onnx_tensor_t *want = &d.out[io->graph_index];
-    char reason[512];
-    if (want->elem != io->elem) {
-      snprintf(why, cap, "output %d '%s': expected element type %s, got %s", k, io->name, berth_onnx_elem_name(want->elem),
-               berth_onnx_elem_name(io->elem));
-      r = OT_FAIL;
-      break;
-    }
-    berth_dtype_t cdt;
-    berth_onnx_elem_dtype(io->elem, &cdt);
-    berth_type_t gt = io->type;
-    berth_diag_t sd = berth_diag_make(reason, sizeof reason);
-    if (berth_session_output_shape(sess, 0, k, &gt, &sd) != BERTH_OK) { /* a bounded output's real extent */
-      snprintf(why, cap, "output %d '%s': no shape after the call: %s", k, io->name, reason);
-      r = OT_FAIL;
-      break;
-    }
-    gt.dtype = cdt;
-    /* a result of a narrow type (float16, int4, ...) already holds values of that type, so it
-     * is compared as it is (no rounding here that could hide a missing one in the program) */
-    void *conv = NULL;
-    if (io->type.dtype != cdt) {
-      size_t bytes = berth_type_bytes(&gt);
-      conv = malloc(bytes ? bytes : 1);
-      if (!conv) {
-        snprintf(why, cap, "out of memory");
-        r = OT_FAIL;
-        break;
-      }
-      berth_onnx_convert_to_elem(io->type.dtype, outputs[k], io->elem, 1, BERTH_ONNX_ROUND_UP, conv,
-                                 berth_type_numel(&gt));
-    }
-    if (!compare(want, &gt, conv ? conv : outputs[k], reason, sizeof reason)) {
-      snprintf(why, cap, "output %d '%s': %s", k, io->name, reason);
-      r = OT_FAIL;
-    }
-    free(conv);
-  }
+  r = compare_outputs(&info, &d, sess, outputs, why, cap);
 done:
   for (int k = 0; k < MAX_IO; k++) free(outputs[k]);
   berth_session_destroy(sess);
