@@ -276,7 +276,7 @@ static void test_onnx_specs(void) {
       {"x:i32[1]=3000000000", "value 0 is not a i32", BERTH_ERR_INVALID_ARGUMENT},
       {"x:u8[1]=-1", "value 0 is not a u8", BERTH_ERR_INVALID_ARGUMENT},
       {"x:i64[1]=9223372036854775808", "value 0 is not a i64", BERTH_ERR_INVALID_ARGUMENT},
-      {"x:i8[1]=1.5", "1 values", BERTH_ERR_INVALID_ARGUMENT},
+      {"x:i8[1]=1.5", "value 0 is not a i8 ('1.5')", BERTH_ERR_INVALID_ARGUMENT},
       {"x:bool[1]=2", "value 0 is not a bool", BERTH_ERR_INVALID_ARGUMENT},
       {"x:f32[1]junk", "expected NAME:DTYPE[DIMS]", BERTH_ERR_INVALID_ARGUMENT},
   };
