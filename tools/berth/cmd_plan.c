@@ -73,6 +73,7 @@ int berth_cmd_plan(int argc, char **argv) {
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_compilation_t *c = NULL;
+  opt.store_ir = false; /* the file is not kept: no IR text to print into it */
   berth_cli_planning_note(&opt);
   berth_status_t plan_st = berth_compile_source(p, &opt, &c, &diag);
   berth_cli_progress_end();

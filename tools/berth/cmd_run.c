@@ -238,6 +238,7 @@ int berth_cmd_run(int argc, char **argv) {
   if (reference) st = berth_runner_create_reference(p, &runner, &diag);
   else if (bf) st = berth_runner_create_file(bf->bytes, bf->len, sanitize, &runner, &diag);
   else {
+    opt.store_ir = false; /* the runner runs the plan itself, not the file */
     berth_cli_planning_note(&opt);
     st = berth_compile_source(p, &opt, &compiled, &diag);
     berth_cli_progress_end();
