@@ -19,6 +19,7 @@
 #include "host/session.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx/onnx_import.h"
+#include "onnx/onnx_internal.h"
 #include "plan/plan.h"
 
 #include <dirent.h>
@@ -542,11 +543,7 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
     size_t cnt = io ? mp->graph->n_output : mp->graph->n_input;
     for (size_t k = 0; k < cnt; k++) {
       const Onnx__ValueInfoProto *vi = io ? mp->graph->output[k] : mp->graph->input[k];
-      const char *kind = !vi || !vi->type ? NULL
-                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "a sequence"
-                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "an optional"
-                         : vi->type->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE     ? "a map"
-                                                                                         : NULL;
+      const char *kind = ox_non_tensor_kind(vi); /* the importer's own test, the same words */
       if (kind) {
         snprintf(why, cap, "onnx: graph %s '%s' has %s type; berth supports tensors only", io ? "output" : "input",
                  vi->name ? vi->name : "", kind);
