@@ -1,8 +1,10 @@
 /* The public compiler API (berth/compiler.h), used the way an embedder or a binding would:
  * compile the seed program, load the file with the runtime API and run it twice; the plan
  * summary; ONNX input specs (shapes, bound values, every malformed form refused with a
- * message); options checked; the ONNX op list with its verified opsets and types. */
+ * message); options checked; the ONNX op list with its verified opsets and types; sources
+ * (berth_source_*) parsed, printed, compiled and read back from a program file. */
 #include "berth/compiler.h"
+#include "berth/inspect.h"
 #include "berth/runtime.h"
 #include "test_util.h"
 
@@ -276,7 +278,7 @@ static void test_onnx_specs(void) {
       {"x:i32[1]=3000000000", "value 0 is not a i32", BERTH_ERR_INVALID_ARGUMENT},
       {"x:u8[1]=-1", "value 0 is not a u8", BERTH_ERR_INVALID_ARGUMENT},
       {"x:i64[1]=9223372036854775808", "value 0 is not a i64", BERTH_ERR_INVALID_ARGUMENT},
-      {"x:i8[1]=1.5", "1 values", BERTH_ERR_INVALID_ARGUMENT},
+      {"x:i8[1]=1.5", "value 0 is not a i8 ('1.5')", BERTH_ERR_INVALID_ARGUMENT},
       {"x:bool[1]=2", "value 0 is not a bool", BERTH_ERR_INVALID_ARGUMENT},
       {"x:f32[1]junk", "expected NAME:DTYPE[DIMS]", BERTH_ERR_INVALID_ARGUMENT},
   };
@@ -326,11 +328,101 @@ static void test_onnx_op_info(void) {
   CHECK(berth_onnx_op_info(0, NULL) == BERTH_ERR_INVALID_ARGUMENT);
 }
 
+/* Sources (berth_source_*): the seed parsed, inspected, printed, compiled to the same bytes
+ * as berth_compile, and read back from a program file's IR section. */
+static void test_sources(void) {
+  size_t len;
+  char *text = test_read_file("examples/seed/seed.bir", &len);
+  CHECK(text != NULL);
+  if (!text) return;
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_compile_options_t opt = berth_compile_options_default();
+  berth_source_t *src = NULL;
+  CHECK_MSG(berth_source_create(text, len, "seed.bir", BERTH_SOURCE_TEXT, &opt, &src, &diag) == BERTH_OK, "%s", msg);
+  if (!src) {
+    free(text);
+    return;
+  }
+  CHECK(!berth_source_is_onnx(text, len));
+  CHECK(berth_source_method_count(src) == 1 && strcmp(berth_source_method_name(src, 0), "forward") == 0);
+  CHECK(berth_source_method_find(src, "forward") == 0 && berth_source_method_find(src, "nope") == -1);
+  CHECK(berth_source_method_name(src, 1) == NULL);
+  const char *name = NULL;
+  berth_type_t t;
+  CHECK(berth_source_input_count(src, 0) == 1 && berth_source_output_count(src, 0) == 2);
+  CHECK(berth_source_input(src, 0, 0, &name, &t, &diag) == BERTH_OK && t.dtype == BERTH_DTYPE_F64 && t.rank == 1);
+  CHECK(berth_source_output(src, 0, 2, &name, &t, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  /* the same options give the same file as berth_compile */
+  berth_compilation_t *a = NULL, *b = NULL;
+  CHECK_MSG(berth_compile_source(src, &opt, &a, &diag) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_compile(text, len, "seed.bir", &opt, &b, &diag) == BERTH_OK, "%s", msg);
+  size_t la = 0, lb = 0;
+  const uint8_t *ba = berth_compilation_bytes(a, &la), *bb = berth_compilation_bytes(b, &lb);
+  CHECK(ba && bb && la == lb && memcmp(ba, bb, la) == 0);
+  /* totals and hand-overs agree with the summary: 24 arena bytes, 8 of state */
+  berth_plan_summary_t s;
+  CHECK(berth_compilation_summary(a, 0, &s, NULL) == BERTH_OK);
+  uint64_t arena = 0, state = 0, constants = 0;
+  berth_compilation_totals(a, &arena, &state, &constants);
+  CHECK_MSG(arena == 24 && state == 8, "arena %llu state %llu", (unsigned long long)arena, (unsigned long long)state);
+  int32_t copied = 0, in_place = 0;
+  for (int32_t v = 0; v < berth_compilation_value_count(a, 0); v++) {
+    berth_plan_handover_t h = berth_compilation_value_handover(a, 0, v);
+    copied += h == BERTH_PLAN_HANDOVER_COPY;
+    in_place += h == BERTH_PLAN_HANDOVER_IN_PLACE;
+  }
+  /* per value, not per instruction: both sides of a cond may hand over into one result */
+  CHECK_MSG(copied >= 1 && copied <= s.copies && in_place >= 1 && in_place <= s.coalesced, "copied %d in place %d",
+            (int)copied, (int)in_place);
+  CHECK(berth_compilation_value_handover(a, 1, 0) == BERTH_PLAN_HANDOVER_NONE);
+  /* the file's IR section is the source again; without it, an error saying so */
+  berth_program_file_info_t info;
+  CHECK(berth_program_file_info(ba, la, true, &info, &diag) == BERTH_OK && info.n_methods == 1 && info.has_ir);
+  berth_source_t *back = NULL;
+  CHECK_MSG(berth_source_create(ba, la, "seed.berth", BERTH_SOURCE_PROGRAM_FILE, NULL, &back, &diag) == BERTH_OK, "%s", msg);
+  char *p1 = berth_source_print(src), *p2 = berth_source_print(back);
+  CHECK(p1 && p2 && strcmp(p1, p2) == 0);
+  free(p1);
+  free(p2);
+  berth_source_destroy(back);
+  berth_compilation_destroy(b);
+  b = NULL;
+  opt.store_ir = false;
+  CHECK(berth_compile_source(src, &opt, &b, &diag) == BERTH_OK);
+  bb = berth_compilation_bytes(b, &lb);
+  CHECK(berth_program_file_info(bb, lb, true, &info, &diag) == BERTH_OK && !info.has_ir);
+  back = NULL;
+  CHECK(berth_source_create(bb, lb, "seed.berth", BERTH_SOURCE_PROGRAM_FILE, NULL, &back, &diag) == BERTH_ERR_INVALID_ARGUMENT &&
+        !back);
+  CHECK_MSG(strstr(msg, "seed.berth has no IR source section"), "%s", msg);
+  /* ONNX options on a text source, a bad planner option, a bad input spec: refused, named */
+  const char *in[] = {"x:f32[1]"};
+  opt.inputs = in;
+  opt.n_inputs = 1;
+  CHECK(berth_source_create(text, len, "seed.bir", BERTH_SOURCE_AUTO, &opt, &back, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "seed.bir is not an ONNX model"), "%s", msg);
+  opt = berth_compile_options_default();
+  opt.algo = "fastest";
+  CHECK(berth_compile_options_check(&opt, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "unknown algorithm 'fastest'"), "%s", msg);
+  opt.algo = NULL;
+  opt.pools = "add=99";
+  CHECK(berth_compile_options_check(&opt, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_onnx_input_spec_check("sr:i64[]=16000", &diag) == BERTH_OK);
+  CHECK(berth_onnx_input_spec_check("sr:i64[]=2.5", &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(msg, "value 0 is not a i64 ('2.5')"), "%s", msg);
+  berth_compilation_destroy(a);
+  berth_compilation_destroy(b);
+  berth_source_destroy(src);
+  free(text);
+}
+
 int main(void) {
   CHECK(strcmp(berth_version(), BERTH_VERSION_STRING) == 0);
   test_seed();
   test_bad_options();
   test_onnx_specs();
   test_onnx_op_info();
+  test_sources();
   return test_finish("test_compiler_api");
 }

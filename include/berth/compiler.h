@@ -106,10 +106,78 @@ typedef struct berth_compile_options {
    * gets that many entries along its data-dependent axis, and a call that yields more fails
    * (berth_method_output_shape gives the real shape) */
   int64_t dynamic_bound;
+  /* ---- planner, continued ---------------------------------------------------------- */
+  bool views; /* reshape, squeeze, unsqueeze, clone and contiguous slices share their
+                 operand's bytes (default true); false: they copy (to measure views) */
 } berth_compile_options_t;
 
 /* The defaults described above. */
 berth_compile_options_t berth_compile_options_default(void);
+
+/* Checks the planner options of opt (algo, strategy, budgets, alignment, pool rules,
+ * alloc_inputs/outputs) as berth_compile would, without compiling: a command line can
+ * refuse a bad option before it reads a program. Errors: INVALID_ARGUMENT (opt NULL, or
+ * the first bad option, e.g. "unknown algorithm 'x' (naive, greedy, search, exact)"). */
+berth_status_t berth_compile_options_check(const berth_compile_options_t *opt, berth_diag_t *diag);
+
+/* Checks one ONNX input spec ("NAME:DTYPE[D,...]" or "NAME:DTYPE[D,...]=V,...", the
+ * grammar of berth_compile_options_t.inputs) without a model. Errors: INVALID_ARGUMENT or
+ * OUT_OF_RANGE with the spec and what is wrong. */
+berth_status_t berth_onnx_input_spec_check(const char *spec, berth_diag_t *diag);
+
+/* ---- sources: a program before planning --------------------------------------------- */
+
+/* A parsed, validated program (berth's IR), to print, to inspect or to compile several ways:
+ *
+ *   berth_source_t *src;
+ *   if (berth_source_create(bytes, len, "model.onnx", BERTH_SOURCE_AUTO, &opt, &src, &diag)) fail(msg);
+ *   char *text = berth_source_print(src);              // canonical .bir text
+ *   berth_compilation_t *c;
+ *   berth_compile_source(src, &opt, &c, &diag);         // as often as wanted, any options
+ *   berth_source_destroy(src);
+ *
+ * Messages name the source (source_name) where the fault is not inside its text. */
+typedef struct berth_source berth_source_t;
+
+typedef enum berth_source_kind {
+  BERTH_SOURCE_AUTO = 0,         /* told by content: an ONNX ModelProto, else the text IR (a
+                                    .berth program file is refused: use PROGRAM_FILE) */
+  BERTH_SOURCE_TEXT = 1,         /* berth's text IR (.bir) */
+  BERTH_SOURCE_ONNX = 2,         /* an ONNX model, imported with opt's ONNX fields */
+  BERTH_SOURCE_PROGRAM_FILE = 3, /* a .berth program file: loaded and verified, then the IR
+                                    source section it carries (absent with store_ir off: an
+                                    INVALID_ARGUMENT error saying so) */
+} berth_source_kind_t;
+
+/* True when bytes hold an ONNX ModelProto (what BERTH_SOURCE_AUTO imports). */
+bool berth_source_is_onnx(const void *bytes, size_t len);
+
+/* Parses (TEXT), imports (ONNX: opt's inputs, states, keep_control_flow, max_trip_count and
+ * dynamic_bound; opt may be NULL for the defaults) or loads (PROGRAM_FILE) bytes into a
+ * validated program. ONNX import options given for a source that is not ONNX are an
+ * INVALID_ARGUMENT error. Errors as berth_compile's. The result is the caller's. */
+berth_status_t berth_source_create(const void *bytes, size_t len, const char *source_name, berth_source_kind_t kind,
+                                   const berth_compile_options_t *opt, berth_source_t **out, berth_diag_t *diag);
+void berth_source_destroy(berth_source_t *s);
+
+/* The canonical text form (`berth check`): malloc'd, the caller's to free; NULL when out of
+ * memory. */
+char *berth_source_print(const berth_source_t *s);
+
+/* Methods: count, name of method k (owned by s; NULL out of range), and the index of the
+ * method named name (-1 when none). */
+int32_t berth_source_method_count(const berth_source_t *s);
+const char *berth_source_method_name(const berth_source_t *s, int32_t method);
+int32_t berth_source_method_find(const berth_source_t *s, const char *name);
+
+/* Method's parameters and results: counts, and the name and type of parameter or result k
+ * (name owned by s). Errors: INVALID_ARGUMENT (NULL, method or k out of range). */
+int32_t berth_source_input_count(const berth_source_t *s, int32_t method);
+int32_t berth_source_output_count(const berth_source_t *s, int32_t method);
+berth_status_t berth_source_input(const berth_source_t *s, int32_t method, int32_t k, const char **name,
+                                  berth_type_t *type, berth_diag_t *diag);
+berth_status_t berth_source_output(const berth_source_t *s, int32_t method, int32_t k, const char **name,
+                                   berth_type_t *type, berth_diag_t *diag);
 
 typedef struct berth_compilation berth_compilation_t;
 
@@ -122,6 +190,17 @@ berth_status_t berth_compile(const void *source, size_t len, const char *source_
                              const berth_compile_options_t *opt, berth_compilation_t **out,
                              berth_diag_t *diag);
 void berth_compilation_destroy(berth_compilation_t *c);
+
+/* berth_compile of a source already made (its ONNX import options are not looked at
+ * again): plans, writes and checks the program file. s is not changed; compile it again
+ * with other planner options for a side-by-side comparison. Errors as berth_compile's. */
+berth_status_t berth_compile_source(const berth_source_t *s, const berth_compile_options_t *opt,
+                                    berth_compilation_t **out, berth_diag_t *diag);
+
+/* Totals over every method: arena bytes (all pools), state bytes, and the constant
+ * section's bytes. Any pointer may be NULL; all zero when c is NULL. */
+void berth_compilation_totals(const berth_compilation_t *c, uint64_t *arena_bytes, uint64_t *state_bytes,
+                              uint64_t *constant_bytes);
 
 /* The program file: *len bytes, 64-byte aligned, owned by c (valid until destroy). */
 const uint8_t *berth_compilation_bytes(const berth_compilation_t *c, size_t *len);
@@ -208,6 +287,17 @@ int32_t berth_compilation_value_count(const berth_compilation_t *c, int32_t meth
  * range, with diag saying which); *out is written only on success and points into c. */
 berth_status_t berth_compilation_value(const berth_compilation_t *c, int32_t method, int32_t k, berth_plan_value_t *out,
                                        berth_diag_t *diag);
+
+/* How value k of method gets its bytes written, beyond its producing kernel (what `berth
+ * plan --svg` marks): by a COPY instruction (a hand-over that could not be in place), or
+ * in place as a RENAME's result (a hand-over written by its producer). NONE for anything
+ * else, and for c NULL or method or k out of range. */
+typedef enum berth_plan_handover {
+  BERTH_PLAN_HANDOVER_NONE = 0,
+  BERTH_PLAN_HANDOVER_COPY = 1,
+  BERTH_PLAN_HANDOVER_IN_PLACE = 2,
+} berth_plan_handover_t;
+berth_plan_handover_t berth_compilation_value_handover(const berth_compilation_t *c, int32_t method, int32_t k);
 
 /* One control-flow body on a method's timeline (what `berth plan --svg` shades): a HOP's
  * span [begin, end] of inclusive positions, inside which its bodies' nodes sit. */

@@ -55,6 +55,17 @@ berth_status_t berth_program_check(const void *bytes, size_t len, bool verify, b
 berth_status_t berth_program_ops_used(const void *bytes, size_t len, bool verify, bool *used, int32_t n,
                                       berth_diag_t *diag);
 
+/* What a program file holds, loaded as berth_program_check loads it: its methods, and
+ * whether it carries the IR source section (what `berth check` prints and `berth run
+ * --reference` runs; berth/compiler.h's BERTH_SOURCE_PROGRAM_FILE reads it). Errors as
+ * berth_program_check's; *info is written only on success. */
+typedef struct berth_program_file_info {
+  int32_t n_methods;
+  bool has_ir;
+} berth_program_file_info_t;
+berth_status_t berth_program_file_info(const void *bytes, size_t len, bool verify, berth_program_file_info_t *info,
+                                       berth_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #ifndef BERTH_TESTING_H
 #define BERTH_TESTING_H
 
+#include "berth/compiler.h"
 #include "berth/status.h"
 
 #include <stdbool.h>
@@ -233,9 +234,102 @@ berth_status_t berth_fuzz_run(const berth_fuzz_options_t *o, berth_fuzz_stats_t 
 berth_fuzz_kind_t berth_fuzz_check_program(const struct berth_ir_program *p, uint64_t seed, const berth_fuzz_options_t *o,
                                            berth_fuzz_stats_t *stats, char *msg, size_t cap);
 
+/* berth_fuzz_check_program of a source (berth/compiler.h; `berth fuzz --replay FILE`). */
+berth_fuzz_kind_t berth_fuzz_check_source(const berth_source_t *s, uint64_t seed, const berth_fuzz_options_t *o,
+                                          berth_fuzz_stats_t *stats, char *msg, size_t cap);
+
 /* The program of `seed` as canonical .bir text (berth fuzz --print): *text malloc'd, the
  * caller's to free. Errors: INVALID_ARGUMENT (gen or text NULL), RESOURCE_EXHAUSTED. */
 berth_status_t berth_fuzz_program_text(uint64_t seed, const berth_fuzzgen_options_t *gen, char **text);
+
+/* ---- running a program: a plan, or the reference interpreter -------------------------- */
+
+/* One handle that calls a program's methods, with heap-owned memory (`berth run`, `berth
+ * onnx-test`): a compiled plan through the host session (optionally with the arena
+ * sanitizer), a .berth file's stored plan, or the reference interpreter (the oracle):
+ *
+ *   berth_runner_t *r;
+ *   berth_runner_create(compilation, false, &r, &diag);    // or _file, or _reference
+ *   void *outs[2];
+ *   if (berth_runner_call(r, 0, inputs, outs, &diag) == BERTH_OK) ... free(outs[k]);
+ *   berth_runner_destroy(r);
+ *
+ * Calls of one runner share the methods' state (mutable buffers carry over). */
+typedef struct berth_runner berth_runner_t;
+
+/* The plan of c (c must outlive the runner). sanitize: check an owner tag per arena byte
+ * on every read. */
+berth_status_t berth_runner_create(const berth_compilation_t *c, bool sanitize, berth_runner_t **out, berth_diag_t *diag);
+/* The plan stored in a .berth file (loaded and verified; bytes must outlive the runner).
+ * Errors: the loader's. */
+berth_status_t berth_runner_create_file(const void *bytes, size_t len, bool sanitize, berth_runner_t **out,
+                                        berth_diag_t *diag);
+/* The reference interpreter over s (s must outlive the runner). */
+berth_status_t berth_runner_create_reference(const berth_source_t *s, berth_runner_t **out, berth_diag_t *diag);
+void berth_runner_destroy(berth_runner_t *r);
+
+/* The step limit (loop iterations one call may run; berth/runtime.h's meaning). */
+void berth_runner_set_max_steps(berth_runner_t *r, uint64_t max_steps);
+
+/* Calls method with its inputs in order (dense row-major data of the declared types).
+ * On success outputs[j] holds output j, malloc'd: the caller frees each. */
+berth_status_t berth_runner_call(berth_runner_t *r, int32_t method, const void *const *inputs, void **outputs,
+                                 berth_diag_t *diag);
+
+/* The real shape of output j after the last call (a bounded output's extent, under
+ * --dynamic-bound); the declared type otherwise. */
+berth_status_t berth_runner_output_shape(berth_runner_t *r, int32_t method, int32_t j, berth_type_t *type,
+                                         berth_diag_t *diag);
+
+/* ---- ONNX backend-test folders (berth onnx-test) ---------------------------------------- */
+
+/* Runs ONNX backend-test folders: model.onnx plus test_data_set_N/{input,output}_N.pb,
+ * imported (shapes from the input files; an input the importer needs at compile time is
+ * bound to its value), compiled with the default planner and verified, run once per set,
+ * and compared with the expected outputs as ONNX's runner does (same element type and
+ * shape; floats within rtol 1e-3 and atol 1e-7, NaN equal to NaN, narrow float types also
+ * within one unit in the last place; everything else exactly).
+ *
+ *   berth_onnx_test_options_t o = {0};
+ *   o.result = print_line;  o.ctx = &counts;
+ *   if (berth_onnx_test_path(&o, "onnx/backend/test/data/node") == 0) ...;  // no test found
+ *
+ * A result is PASS, FAIL (a wrong output, a failed compile or run, a malformed file, a
+ * test_data_set_* without model.onnx, an input file with no graph input to bind to) or
+ * UNSUPPORTED (what berth lacks: an op, a type, a sequence; why is the importer's message). */
+typedef enum berth_onnx_test_result {
+  BERTH_ONNX_TEST_PASS = 0,
+  BERTH_ONNX_TEST_FAIL = 1,
+  BERTH_ONNX_TEST_UNSUPPORTED = 2,
+} berth_onnx_test_result_t;
+
+typedef struct berth_onnx_test_options {
+  bool sanitize;          /* run with the arena sanitizer */
+  bool keep_control_flow; /* berth_compile_options_t's meaning */
+  int64_t max_trip_count; /* 0: none */
+  int64_t dynamic_bound;  /* 0: data-dependent shapes specialized on the input values */
+  uint64_t max_steps;     /* 0: the runtime's default */
+  /* Before each test folder (may be NULL). */
+  void (*start)(void *ctx, const char *folder);
+  /* Each folder's result; why is one line ("" for a pass). Required. */
+  void (*result)(void *ctx, const char *folder, berth_onnx_test_result_t r, const char *why);
+  /* Per folder, each default-domain op type its model uses (nested graphs included), once,
+   * with the folder's result, the model's ai.onnx opset and the ONNX element types (a bit
+   * per TensorProto type number) of its inputs that are inputs or initializers of the top
+   * graph. NULL: not reported. */
+  void (*op_used)(void *ctx, const char *op, berth_onnx_test_result_t r, int64_t opset, uint32_t elems);
+  /* Each imported program as .bir text (may be NULL). */
+  void (*ir)(void *ctx, const char *text);
+  void *ctx;
+} berth_onnx_test_options_t;
+
+/* Runs the test folder path (it holds model.onnx) or those below it, two levels down.
+ * Returns how many test folders it found (0: none; nothing was reported). */
+int berth_onnx_test_path(const berth_onnx_test_options_t *o, const char *path);
+
+/* An ONNX element type's name as TensorProto spells it in lower case ("float", "int64",
+ * "float16"); "unknown" for an unknown number. */
+const char *berth_onnx_element_type_name(int32_t elem);
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,7 @@ class CompileOptions(ctypes.Structure):
         ("keep_control_flow", ctypes.c_bool),
         ("max_trip_count", ctypes.c_int64),
         ("dynamic_bound", ctypes.c_int64),
+        ("views", ctypes.c_bool),
     ]
 
 

@@ -4,6 +4,9 @@
 
 #include "berth/runtime.h"
 #include "base/try.h"
+#include "compiler_internal.h"
+#include "format/read_program.h"
+#include "writer/ir_section.h"
 #include "writer/write_program.h"
 #include "ir/ir.h"
 #include "onnx/onnx_import.h"
@@ -31,7 +34,12 @@ typedef struct method_values {
   char *names;       /* value names, NUL-separated */
 } method_values_t;
 
+struct berth_source {
+  berth_ir_program_t *ir;
+};
+
 struct berth_compilation {
+  berth_compiled_t *cp; /* the plan itself (the host runner executes its exec program) */
   uint8_t *bytes;
   size_t len;
   int32_t n_methods;
@@ -51,6 +59,7 @@ berth_compile_options_t berth_compile_options_default(void) {
   o.alloc_outputs = -1;
   o.verify = true;
   o.store_ir = true;
+  o.views = true;
   return o;
 }
 
@@ -102,6 +111,7 @@ static bool parse_value(const char **p, berth_dtype_t d, void *e) {
     else if (es == 4) *(uint32_t *)e = (uint32_t)v;
     else *(uint64_t *)e = (uint64_t)v;
   }
+  if (*end && *end != ',') return false; /* "2.5" is no integer, "1x" no number */
   *p = end;
   return true;
 }
@@ -154,9 +164,14 @@ static berth_status_t parse_spec(const char *s, berth_onnx_input_spec_t *spec, b
   spec->value = buf;
   p += 2;
   for (int64_t i = 0; i < n; i++) {
-    if (!parse_value(&p, t.dtype, buf + (size_t)i * es))
-      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': value %lld is not a %s", s, (long long)i,
-                        berth_dtype_name(t.dtype));
+    if (!parse_value(&p, t.dtype, buf + (size_t)i * es)) {
+      char v[64]; /* the value as written (berth_fail has no %.*s) */
+      size_t vl = strcspn(p, ",") < sizeof v - 1 ? strcspn(p, ",") : sizeof v - 1;
+      memcpy(v, p, vl);
+      v[vl] = '\0';
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': value %lld is not a %s ('%s')", s, (long long)i,
+                        berth_dtype_name(t.dtype), v);
+    }
     if (i + 1 < n && *p++ != ',')
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec '%s': %lld values needed, separated by ','", s,
                         (long long)n);
@@ -248,29 +263,93 @@ static berth_status_t plan_options(const berth_compile_options_t *o, berth_plan_
   }
   if (o->alloc_inputs < -1 || o->alloc_inputs > 1 || o->alloc_outputs < -1 || o->alloc_outputs > 1)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "alloc_inputs and alloc_outputs take -1, 0 or 1");
+  if (o->pools) BERTH_TRY(berth_plan_pools_check(o->pools, diag));
   p->pools = o->pools;
+  p->views = o->views;
   p->alloc_inputs = o->alloc_inputs;
   p->alloc_outputs = o->alloc_outputs;
   p->verify = o->verify;
   return BERTH_OK;
 }
 
-static berth_status_t source_ir(const void *src, size_t len, const char *name, const berth_compile_options_t *opt,
-                                berth_ir_program_t **out, berth_diag_t *diag) {
-  if (berth_program_is_berth(src, len))
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
-  if (berth_onnx_is_model(src, len)) return import_onnx(src, len, opt, out, diag);
-  if (opt->n_inputs || opt->n_states || opt->keep_control_flow || opt->max_trip_count || opt->dynamic_bound)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow, "
-                      "max_trip_count and dynamic_bound apply to ONNX models only", name);
-  if (memchr(src, '\0', len))
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is neither an ONNX model nor berth's text IR (it holds a NUL byte)", name);
-  berth_status_t st = berth_ir_parse(src, len, name, out, diag);
-  if (!st && (st = berth_ir_validate(*out, diag))) {
+static bool onnx_options_given(const berth_compile_options_t *opt) {
+  return opt->n_inputs || opt->n_states || opt->keep_control_flow || opt->max_trip_count || opt->dynamic_bound;
+}
+
+/* Re-fails with "NAME: message" (the messages of berth_source_create name the source). */
+static berth_status_t named(berth_status_t st, const char *name, const char *msg, berth_diag_t *diag) {
+  return st ? berth_fail(diag, st, "%s: %s", name, msg) : BERTH_OK;
+}
+
+static berth_status_t parse_text(const void *src, size_t len, const char *name, bool prefixed, berth_ir_program_t **out,
+                                 berth_diag_t *diag) {
+  char msg[2048];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_status_t st = berth_ir_parse(src, len, name, out, diag); /* the parser's messages name the file */
+  if (!st && (st = berth_ir_validate(*out, prefixed ? &d : diag))) {
     berth_ir_program_destroy(*out);
     *out = NULL;
+    if (prefixed) named(st, name, msg, diag);
   }
   return st;
+}
+
+/* The IR section of a .berth file, after loading it as `berth dis` would (verified). */
+static berth_status_t program_file_ir(const void *src, size_t len, const char *name, berth_ir_program_t **out,
+                                      berth_diag_t *diag) {
+  char msg[2048];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  void *mem = NULL;
+  const berth_format_program_t *prog = NULL;
+  berth_status_t st = berth_compiler_load_file(src, len, true, &mem, &prog, &d);
+  if (st) {
+    free(mem);
+    return named(st, name, msg, diag);
+  }
+  if (!prog->ir) {
+    free(mem);
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s has no IR source section (it was compiled with --no-ir); berth dis shows its plan", name);
+  }
+  char pools[1024];
+  berth_ir_program_t *p = NULL;
+  st = berth_ir_section_program(prog, name, NULL, pools, sizeof pools, &p, &d); /* text and ir_ref sections */
+  if (!st) st = berth_ir_validate(p, &d);
+  free(mem);
+  if (st) {
+    berth_ir_program_destroy(p);
+    if (strncmp(msg, name, strlen(name)) == 0) return berth_fail(diag, st, "%s", msg); /* the parser names the file */
+    return named(st, name, msg, diag);
+  }
+  *out = p;
+  return BERTH_OK;
+}
+
+/* The validated IR of src. prefixed: messages of the import, the validator and the loader
+ * start with the source's name (berth_source_create); else as berth_compile has always
+ * said them. */
+static berth_status_t source_ir(const void *src, size_t len, const char *name, berth_source_kind_t kind,
+                                const berth_compile_options_t *opt, bool prefixed, berth_ir_program_t **out,
+                                berth_diag_t *diag) {
+  if (kind == BERTH_SOURCE_AUTO) {
+    if (berth_program_is_berth(src, len))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
+    kind = berth_onnx_is_model(src, len) ? BERTH_SOURCE_ONNX : BERTH_SOURCE_TEXT;
+  }
+  if (kind == BERTH_SOURCE_ONNX) {
+    if (!prefixed) return import_onnx(src, len, opt, out, diag);
+    char msg[2048];
+    berth_diag_t d = berth_diag_make(msg, sizeof msg);
+    return named(import_onnx(src, len, opt, out, &d), name, msg, diag);
+  }
+  if (onnx_options_given(opt))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow, "
+                      "max_trip_count and dynamic_bound apply to ONNX models only", name);
+  if (kind == BERTH_SOURCE_PROGRAM_FILE) return program_file_ir(src, len, name, out, diag);
+  if (kind != BERTH_SOURCE_TEXT) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "unknown source kind %d", (int)kind);
+  if (!prefixed && memchr(src, '\0', len)) /* the tool's own files: the parser says where */
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is neither an ONNX model nor berth's text IR (it holds a NUL byte)", name);
+  return parse_text(src, len, name, prefixed, out, diag);
 }
 
 /* Loads the bytes as the runtime will, so that with verify on a file the loader rejects is
@@ -377,30 +456,23 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
   return BERTH_OK;
 }
 
-berth_status_t berth_compile(const void *source, size_t len, const char *source_name,
-                             const berth_compile_options_t *opt, berth_compilation_t **out, berth_diag_t *diag) {
-  if (!source || !opt || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compile: NULL argument");
-  const char *name = source_name ? source_name : "<source>";
+/* Plans ir and writes the program file into a new compilation. */
+static berth_status_t compile_ir(const berth_ir_program_t *ir, const berth_compile_options_t *opt,
+                                 berth_compilation_t **out, berth_diag_t *diag) {
   berth_plan_options_t popt;
-  berth_status_t st = plan_options(opt, &popt, diag);
-  if (st) return st;
-  berth_ir_program_t *ir = NULL;
-  if ((st = source_ir(source, len, name, opt, &ir, diag))) return st;
-  berth_compiled_t *cp = NULL;
+  BERTH_TRY(plan_options(opt, &popt, diag));
   berth_compilation_t *c = calloc(1, sizeof *c);
-  if (!c) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  if (!st) st = berth_plan_compile(ir, &popt, &cp, diag);
+  if (!c) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  berth_status_t st = berth_plan_compile(ir, &popt, &c->cp, diag);
   if (!st) {
     berth_format_write_options_t wo = berth_format_write_options_default();
     wo.ir = ir;
     wo.store_ir = opt->store_ir;
     wo.plan = &popt;
-    st = berth_format_write(&cp->exec, &wo, &c->bytes, &c->len, diag);
+    st = berth_format_write(&c->cp->exec, &wo, &c->bytes, &c->len, diag);
   }
   if (!st && popt.verify) st = load_check(c->bytes, c->len, diag); /* unverified plans: the loader would refuse them */
-  if (!st) st = summarize(cp, c, diag);
-  berth_compiled_destroy(cp);
-  berth_ir_program_destroy(ir);
+  if (!st) st = summarize(c->cp, c, diag);
   if (st) {
     berth_compilation_destroy(c);
     return st;
@@ -409,8 +481,150 @@ berth_status_t berth_compile(const void *source, size_t len, const char *source_
   return BERTH_OK;
 }
 
+berth_status_t berth_compile(const void *source, size_t len, const char *source_name,
+                             const berth_compile_options_t *opt, berth_compilation_t **out, berth_diag_t *diag) {
+  if (!source || !opt || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compile: NULL argument");
+  const char *name = source_name ? source_name : "<source>";
+  berth_plan_options_t popt;
+  BERTH_TRY(plan_options(opt, &popt, diag)); /* a bad option before any work */
+  berth_ir_program_t *ir = NULL;
+  BERTH_TRY(source_ir(source, len, name, BERTH_SOURCE_AUTO, opt, false, &ir, diag));
+  berth_status_t st = compile_ir(ir, opt, out, diag);
+  berth_ir_program_destroy(ir);
+  return st;
+}
+
+berth_status_t berth_compile_source(const berth_source_t *s, const berth_compile_options_t *opt,
+                                    berth_compilation_t **out, berth_diag_t *diag) {
+  if (!s || !opt || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compile_source: NULL argument");
+  return compile_ir(s->ir, opt, out, diag);
+}
+
+berth_status_t berth_compile_options_check(const berth_compile_options_t *opt, berth_diag_t *diag) {
+  if (!opt) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_compile_options_check: NULL options");
+  berth_plan_options_t popt;
+  return plan_options(opt, &popt, diag);
+}
+
+berth_status_t berth_onnx_input_spec_check(const char *spec, berth_diag_t *diag) {
+  if (!spec) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec is NULL");
+  berth_onnx_input_spec_t sp;
+  berth_status_t st = parse_spec(spec, &sp, diag);
+  free((void *)sp.name);
+  free((void *)sp.value);
+  return st;
+}
+
+/* ---- sources -------------------------------------------------------------------------- */
+
+bool berth_source_is_onnx(const void *bytes, size_t len) { return bytes && berth_onnx_is_model(bytes, len); }
+
+berth_status_t berth_source_create(const void *bytes, size_t len, const char *source_name, berth_source_kind_t kind,
+                                   const berth_compile_options_t *opt, berth_source_t **out, berth_diag_t *diag) {
+  if (!bytes || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_source_create: NULL argument");
+  berth_compile_options_t dflt = berth_compile_options_default();
+  berth_source_t *s = calloc(1, sizeof *s);
+  if (!s) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  berth_status_t st = source_ir(bytes, len, source_name ? source_name : "<source>", kind, opt ? opt : &dflt, true, &s->ir, diag);
+  if (st) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  return BERTH_OK;
+}
+
+void berth_source_destroy(berth_source_t *s) {
+  if (!s) return;
+  berth_ir_program_destroy(s->ir);
+  free(s);
+}
+
+char *berth_source_print(const berth_source_t *s) { return s ? berth_ir_print(s->ir) : NULL; }
+
+int32_t berth_source_method_count(const berth_source_t *s) { return s ? s->ir->n_methods : 0; }
+
+const char *berth_source_method_name(const berth_source_t *s, int32_t method) {
+  return s && method >= 0 && method < s->ir->n_methods ? s->ir->methods[method].name : NULL;
+}
+
+int32_t berth_source_method_find(const berth_source_t *s, const char *name) {
+  return s && name ? berth_ir_method_find(s->ir, name) : -1;
+}
+
+/* The body graph of method, or NULL. */
+static const berth_ir_graph_t *source_body(const berth_source_t *s, int32_t method) {
+  if (!s || method < 0 || method >= s->ir->n_methods) return NULL;
+  const berth_ir_method_t *m = &s->ir->methods[method];
+  return &m->graphs[m->body];
+}
+
+int32_t berth_source_input_count(const berth_source_t *s, int32_t method) {
+  const berth_ir_graph_t *g = source_body(s, method);
+  return g ? g->n_params : 0;
+}
+
+int32_t berth_source_output_count(const berth_source_t *s, int32_t method) {
+  const berth_ir_graph_t *g = source_body(s, method);
+  return g ? g->n_results : 0;
+}
+
+/* Parameter (results false) or result k of method. */
+static berth_status_t source_io(const berth_source_t *s, int32_t method, int32_t k, bool results, const char **name,
+                                berth_type_t *type, berth_diag_t *diag) {
+  const berth_ir_graph_t *g = source_body(s, method);
+  int32_t n = g ? (results ? g->n_results : g->n_params) : 0;
+  if (!g || k < 0 || k >= n)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_source_%s: no method %d or no %s %d", results ? "output" : "input",
+                      (int)method, results ? "result" : "parameter", (int)k);
+  const berth_ir_value_t *v = &s->ir->methods[method].values[results ? g->results[k] : g->params[k]];
+  if (name) *name = v->name;
+  if (type) *type = v->type;
+  return BERTH_OK;
+}
+
+berth_status_t berth_source_input(const berth_source_t *s, int32_t method, int32_t k, const char **name,
+                                  berth_type_t *type, berth_diag_t *diag) {
+  return source_io(s, method, k, false, name, type, diag);
+}
+
+berth_status_t berth_source_output(const berth_source_t *s, int32_t method, int32_t k, const char **name,
+                                   berth_type_t *type, berth_diag_t *diag) {
+  return source_io(s, method, k, true, name, type, diag);
+}
+
+const berth_ir_program_t *berth_source_ir(const berth_source_t *s) { return s ? s->ir : NULL; }
+
+const berth_exec_program_t *berth_compilation_exec(const berth_compilation_t *c) { return c ? &c->cp->exec : NULL; }
+
+void berth_compilation_totals(const berth_compilation_t *c, uint64_t *arena_bytes, uint64_t *state_bytes,
+                              uint64_t *constant_bytes) {
+  uint64_t arena = 0, state = 0;
+  const berth_exec_program_t *x = c ? &c->cp->exec : NULL;
+  for (int32_t mi = 0; x && mi < x->n_methods; mi++) {
+    for (int32_t k = 0; k < x->methods[mi].n_pools; k++) arena += x->methods[mi].pool_sizes[k];
+    state += x->methods[mi].state_size;
+  }
+  if (arena_bytes) *arena_bytes = arena;
+  if (state_bytes) *state_bytes = state;
+  if (constant_bytes) *constant_bytes = x ? x->constants_size : 0;
+}
+
+berth_plan_handover_t berth_compilation_value_handover(const berth_compilation_t *c, int32_t method, int32_t k) {
+  if (!c || method < 0 || method >= c->n_methods) return BERTH_PLAN_HANDOVER_NONE;
+  const berth_exec_method_t *m = &c->cp->exec.methods[method];
+  berth_plan_handover_t how = BERTH_PLAN_HANDOVER_NONE;
+  for (int32_t i = 0; k >= 0 && k < m->n_values && i < m->n_instrs; i++) {
+    const berth_instr_t *in = &m->instrs[i];
+    if ((in->opcode == BERTH_I_COPY || in->opcode == BERTH_I_RENAME) && m->operands[in->operands + 1] == k)
+      how = in->opcode == BERTH_I_COPY ? BERTH_PLAN_HANDOVER_COPY : BERTH_PLAN_HANDOVER_IN_PLACE;
+  }
+  return how;
+}
+
 void berth_compilation_destroy(berth_compilation_t *c) {
   if (!c) return;
+  berth_compiled_destroy(c->cp);
   free(c->bytes);
   for (int32_t m = 0; c->values && m < c->n_methods; m++) {
     free(c->values[m].values);

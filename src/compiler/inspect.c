@@ -3,6 +3,7 @@
  * storage, and the instruction stream) and the kernels a program calls. */
 #include "berth/inspect.h"
 
+#include "compiler_internal.h"
 #include "format/read_program.h"
 #include "program/exec_names.h"
 #include "writer/ir_section.h"
@@ -219,8 +220,8 @@ static void print_header(sb_t *s, const berth_format_program_t *fp, const char *
 
 /* Loads bytes as the runtime does (the checksum checked; the memory-plan verifier unless
  * verify is false) into *mem (the caller frees it). */
-static berth_status_t load(const void *bytes, size_t len, bool verify, void **mem, const berth_format_program_t **fp,
-                           berth_diag_t *diag) {
+berth_status_t berth_compiler_load_file(const void *bytes, size_t len, bool verify, void **mem,
+                                        const berth_format_program_t **fp, berth_diag_t *diag) {
   berth_format_sizes_t sz;
   berth_status_t st = berth_format_read_size(bytes, len, &sz, diag);
   if (st) return st;
@@ -240,7 +241,7 @@ berth_status_t berth_disassemble(const void *bytes, size_t len, const char *name
   if (!bytes || !text) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_disassemble: NULL argument");
   void *mem = NULL;
   const berth_format_program_t *fp = NULL;
-  berth_status_t st = load(bytes, len, verify, &mem, &fp, diag);
+  berth_status_t st = berth_compiler_load_file(bytes, len, verify, &mem, &fp, diag);
   sb_t s = {NULL, 0, 0, false};
   if (!st) {
     print_header(&s, fp, name ? name : "<program>");
@@ -264,7 +265,7 @@ berth_status_t berth_program_ops_used(const void *bytes, size_t len, bool verify
                       (int)n, (int)BERTH_OP_COUNT);
   void *mem = NULL;
   const berth_format_program_t *fp = NULL;
-  berth_status_t st = load(bytes, len, verify, &mem, &fp, diag);
+  berth_status_t st = berth_compiler_load_file(bytes, len, verify, &mem, &fp, diag);
   if (!st) {
     for (int32_t k = 0; k < n; k++) used[k] = false;
     for (int32_t mi = 0; mi < fp->exec.n_methods; mi++) {
@@ -281,7 +282,21 @@ berth_status_t berth_program_check(const void *bytes, size_t len, bool verify, b
   if (!bytes) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_program_check: NULL bytes");
   void *mem = NULL;
   const berth_format_program_t *fp = NULL;
-  berth_status_t st = load(bytes, len, verify, &mem, &fp, diag);
+  berth_status_t st = berth_compiler_load_file(bytes, len, verify, &mem, &fp, diag);
+  free(mem);
+  return st;
+}
+
+berth_status_t berth_program_file_info(const void *bytes, size_t len, bool verify, berth_program_file_info_t *info,
+                                       berth_diag_t *diag) {
+  if (!bytes || !info) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_program_file_info: NULL argument");
+  void *mem = NULL;
+  const berth_format_program_t *fp = NULL;
+  berth_status_t st = berth_compiler_load_file(bytes, len, verify, &mem, &fp, diag);
+  if (!st) {
+    info->n_methods = fp->exec.n_methods;
+    info->has_ir = fp->ir != NULL;
+  }
   free(mem);
   return st;
 }

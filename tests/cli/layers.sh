@@ -23,7 +23,7 @@ writer: base kernels program format ir plan
 compiler: base kernels program format runtime ir passes onnx plan writer
 reference: base kernels program runtime ir
 host: base kernels program format runtime
-fuzzgen: base kernels program format runtime ir passes onnx plan reference host
+fuzzgen: base kernels program format runtime ir passes onnx plan compiler reference host
 '
 
 # check_tree ROOT: prints one line per problem under ROOT/src; the last line is "problems N".

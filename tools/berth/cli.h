@@ -2,8 +2,8 @@
 #ifndef BERTH_TOOLS_CLI_H
 #define BERTH_TOOLS_CLI_H
 
+#include "berth/compiler.h"
 #include "berth/outfile.h"
-#include "plan/plan.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,9 +25,9 @@ int berth_cmd_dis(int argc, char **argv);
 int berth_cmd_onnx_test(int argc, char **argv);
 int berth_cmd_ops(int argc, char **argv);
 
-/* Parses a planner option at argv[*i] (advancing *i past its value). Returns 1 if it was
- * one, 0 if not, -1 after printing an error. */
-int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt);
+/* Parses a planner option at argv[*i] (advancing *i past its value) into opt (its strings
+ * point into argv). Returns 1 if it was one, 0 if not, -1 after printing an error. */
+int berth_cli_plan_option(int argc, char **argv, int *i, berth_compile_options_t *opt);
 
 /* Parses --max-steps N at argv[*i] (the step limit of both interpreters, loop iterations
  * per call: berth/runtime.h, BERTH_RUNTIME_DEFAULT_MAX_STEPS). Returns 1 if it was that
@@ -65,7 +65,7 @@ void berth_cli_progress(bool force, const char *fmt, ...) BERTH_PRINTF_LIKE(2, 3
 void berth_cli_progress_end(void);
 /* Before planning: says on a terminal that search or exact may take a while (budgets of a
  * second or more); clear it with berth_cli_progress_end. */
-void berth_cli_planning_note(const berth_plan_options_t *opt);
+void berth_cli_planning_note(const berth_compile_options_t *opt);
 
 /* Writes s as a JSON string literal (quotes, backslashes and control characters escaped). */
 void berth_cli_json_string(FILE *f, const char *s);

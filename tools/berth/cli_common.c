@@ -34,7 +34,9 @@ bool berth_cli_once(const char *opt) {
 bool berth_cli_check_pools(const char *opt, const char *rules) {
   char msg[512];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  if (berth_plan_pools_check(rules, &diag) == BERTH_OK) return true;
+  berth_compile_options_t o = berth_compile_options_default();
+  o.pools = rules;
+  if (berth_compile_options_check(&o, &diag) == BERTH_OK) return true;
   fprintf(stderr, "berth: %s: %s\n", opt, msg);
   return false;
 }
@@ -186,12 +188,10 @@ void berth_cli_progress_end(void) {
   g_progress_shown = false;
 }
 
-void berth_cli_planning_note(const berth_plan_options_t *opt) {
-  if (opt->algo != BERTH_ALLOC_SEARCH && opt->algo != BERTH_ALLOC_EXACT) return;
+void berth_cli_planning_note(const berth_compile_options_t *opt) {
+  if (!opt->algo || (strcmp(opt->algo, "search") != 0 && strcmp(opt->algo, "exact") != 0)) return;
   if (opt->budget_work > 0)
-    berth_cli_progress(true, "planning with %s, up to %lld work units...", berth_alloc_algo_name(opt->algo),
-                       (long long)opt->budget_work);
+    berth_cli_progress(true, "planning with %s, up to %lld work units...", opt->algo, (long long)opt->budget_work);
   else if (opt->budget_ms >= 1000)
-    berth_cli_progress(true, "planning with %s, up to %.1f s...", berth_alloc_algo_name(opt->algo),
-                       (double)opt->budget_ms / 1000.0);
+    berth_cli_progress(true, "planning with %s, up to %.1f s...", opt->algo, (double)opt->budget_ms / 1000.0);
 }

@@ -38,25 +38,23 @@ int berth_cli_max_steps_option(int argc, char **argv, int *i, uint64_t *max_step
   return 1;
 }
 
-int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *opt) {
+/* 1 when opt's planner options are valid; else -1 after printing the compiler's message
+ * ("berth: unknown algorithm 'x' (naive, ...)"), after "OPT: " when opt_name is given. */
+static int check(const char *opt_name, const berth_compile_options_t *opt) {
+  char msg[512];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  if (berth_compile_options_check(opt, &diag) == BERTH_OK) return 1;
+  fprintf(stderr, "berth: %s%s%s\n", opt_name ? opt_name : "", opt_name ? ": " : "", msg);
+  return -1;
+}
+
+int berth_cli_plan_option(int argc, char **argv, int *i, berth_compile_options_t *opt) {
   const char *a = argv[*i], *v;
-  if (strcmp(a, "--algo") == 0) {
+  if (strcmp(a, "--algo") == 0 || strcmp(a, "--strategy") == 0) {
     if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
-    if (!berth_alloc_algo_from_name(v, &opt->algo)) {
-      fprintf(stderr, "berth: unknown algorithm '%s' (naive, greedy, search, exact)\n", v);
-      return -1;
-    }
-    return 1;
-  }
-  if (strcmp(a, "--strategy") == 0) {
-    if (!berth_cli_once(a)) return -1;
-    if (!(v = value_of(argc, argv, i))) return -1;
-    if (!berth_strategy_from_name(v, &opt->strategy)) {
-      fprintf(stderr, "berth: unknown strategy '%s' (global, regions)\n", v);
-      return -1;
-    }
-    return 1;
+    *(a[2] == 'a' ? &opt->algo : &opt->strategy) = v;
+    return check(NULL, opt);
   }
   if (strcmp(a, "--no-views") == 0) { /* views planned as copy kernels (to measure views) */
     if (!berth_cli_once(a)) return -1;
@@ -107,9 +105,8 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_plan_options_t *o
   if (strcmp(a, "--pools") == 0) {
     if (!berth_cli_once(a)) return -1;
     if (!(v = value_of(argc, argv, i))) return -1;
-    if (!berth_cli_check_pools(a, v)) return -1;
     opt->pools = v;
-    return 1;
+    return check(a, opt);
   }
   if (strcmp(a, "--alloc-inputs") == 0) {
     if (!berth_cli_once(a)) return -1;

@@ -2,7 +2,6 @@
 #include "berth/inspect.h"
 #include "berth/ops.h"
 #include "cli.h"
-#include "writer/write_program.h"
 #include "ops_header.h"
 #include "program_load.h"
 
@@ -25,7 +24,7 @@ static int self_check(const uint8_t *bytes, size_t len, bool verify, const char 
 int berth_cmd_compile(int argc, char **argv) {
   const char *path = NULL, *out = NULL, *ops_header = NULL;
   bool store_ir = true;
-  berth_plan_options_t opt = berth_plan_options_default();
+  berth_compile_options_t opt = berth_compile_options_default();
   for (int i = 0; i < argc; i++) {
     int r = berth_cli_plan_option(argc, argv, &i, &opt);
     if (r < 0) return BERTH_EXIT_USAGE;
@@ -59,31 +58,24 @@ int berth_cmd_compile(int argc, char **argv) {
     fprintf(stderr, "berth compile: -o and --ops-header name the same file '%s'\n", out);
     return BERTH_EXIT_USAGE;
   }
-  berth_ir_program_t *p = berth_tool_load_program(path);
+  berth_source_t *p = berth_tool_load_program(path);
   if (!p) return 1;
   char msg[2048];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_compiled_t *c = NULL;
+  berth_compilation_t *c = NULL;
+  opt.store_ir = store_ir;
   berth_cli_planning_note(&opt);
-  berth_status_t plan_st = berth_plan_compile(p, &opt, &c, &diag);
+  berth_status_t plan_st = berth_compile_source(p, &opt, &c, &diag);
   berth_cli_progress_end();
+  berth_source_destroy(p);
   if (plan_st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
-    berth_ir_program_destroy(p);
     return 1;
   }
-  berth_format_write_options_t wo = berth_format_write_options_default();
-  wo.ir = p;
-  wo.store_ir = store_ir;
-  wo.plan = &opt;
-  uint8_t *bytes = NULL;
   size_t len = 0;
+  const uint8_t *bytes = berth_compilation_bytes(c, &len);
   bool *used = NULL;
   int rc = 1;
-  if (berth_format_write(&c->exec, &wo, &bytes, &len, &diag)) {
-    fprintf(stderr, "berth: %s: %s\n", path, msg);
-    goto done;
-  }
   if (!opt.verify)
     fprintf(stderr, "berth compile: warning: %s is not verified (--no-verify); the loader will verify it and may reject it\n", out);
   if (self_check(bytes, len, opt.verify, out)) goto done;
@@ -118,19 +110,15 @@ int berth_cmd_compile(int argc, char **argv) {
     goto done;
   }
   if (hf && berth_cli_out_commit(hf)) goto done;
-  uint64_t arena = 0, state = 0;
-  for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
-    for (int32_t k = 0; k < c->exec.methods[mi].n_pools; k++) arena += c->exec.methods[mi].pool_sizes[k];
-    state += c->exec.methods[mi].state_size;
-  }
+  uint64_t arena = 0, state = 0, constants = 0;
+  berth_compilation_totals(c, &arena, &state, &constants);
+  int32_t n_methods = berth_compilation_method_count(c);
   fprintf(summary, "wrote %s: %zu bytes, %d method%s, arenas %llu bytes, state %llu bytes, constants %llu bytes%s\n", out, len,
-         (int)c->exec.n_methods, c->exec.n_methods == 1 ? "" : "s", (unsigned long long)arena, (unsigned long long)state,
-         (unsigned long long)c->exec.constants_size, store_ir ? ", with IR" : "");
+         (int)n_methods, n_methods == 1 ? "" : "s", (unsigned long long)arena, (unsigned long long)state,
+         (unsigned long long)constants, store_ir ? ", with IR" : "");
   rc = 0;
 done:
   free(used);
-  free(bytes);
-  berth_compiled_destroy(c);
-  berth_ir_program_destroy(p);
+  berth_compilation_destroy(c);
   return rc;
 }

@@ -230,13 +230,13 @@ int berth_cmd_fuzz(int argc, char **argv) {
       fprintf(stderr, "berth fuzz: --replay %s: give --seed (neither the header nor the file name has one)\n", replay);
       return 2;
     }
-    berth_ir_program_t *p = berth_tool_load_program(replay);
+    berth_source_t *p = berth_tool_load_program(replay);
     if (!p) return 1;
     char msg[2048];
     berth_fuzz_stats_t st;
     memset(&st, 0, sizeof st);
-    berth_fuzz_kind_t k = berth_fuzz_check_program(p, o.seed, &o, &st, msg, sizeof msg);
-    berth_ir_program_destroy(p);
+    berth_fuzz_kind_t k = berth_fuzz_check_source(p, o.seed, &o, &st, msg, sizeof msg);
+    berth_source_destroy(p);
     if (k) printf("%s (seed %llu): %s: %s\n", replay, (unsigned long long)o.seed, berth_fuzz_kind_name(k), msg);
     else printf("%s (seed %llu): ok (%lld plans, %lld mutants: %lld rejected)\n", replay, (unsigned long long)o.seed,
                 (long long)st.plans, (long long)st.mutants, (long long)st.mutants_rejected);

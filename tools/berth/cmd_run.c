@@ -2,11 +2,10 @@
  * PROGRAM is a .bir or a .berth file; a .berth runs the plan stored in it, unless planner
  * options or --reference ask for its IR section (then it behaves as the .bir it holds). */
 #define _POSIX_C_SOURCE 200809L
+#include "berth/inspect.h"
+#include "berth/testing.h"
 #include "cli.h"
-#include "host/session.h"
-#include "plan/plan.h"
 #include "program_load.h"
-#include "reference/reference.h"
 #include "tensor_io.h"
 
 #include <errno.h>
@@ -18,12 +17,12 @@
 
 #define MAX_CALLS 4096
 
-/* The method's signature, from the IR or from a .berth file's own tables. */
+/* The method's signature, from the source or from a .berth file's own tables. */
 typedef struct run_sig {
   const char *method;
   int32_t n_in, n_out;
   const char **in_name, **out_name;
-  const berth_type_t **in_type, **out_type;
+  berth_type_t *in_type, *out_type;
 } run_sig_t;
 
 static void sig_free(run_sig_t *s) {
@@ -43,32 +42,27 @@ static bool sig_alloc(run_sig_t *s, int32_t n_in, int32_t n_out) {
   return s->in_name && s->in_type && s->out_name && s->out_type;
 }
 
-static bool sig_from_ir(run_sig_t *s, const berth_ir_method_t *m) {
-  const berth_ir_graph_t *body = &m->graphs[m->body];
-  if (!sig_alloc(s, body->n_params, body->n_results)) return false;
-  s->method = m->name;
-  for (int32_t k = 0; k < body->n_params; k++) {
-    s->in_name[k] = m->values[body->params[k]].name;
-    s->in_type[k] = &m->values[body->params[k]].type;
-  }
-  for (int32_t k = 0; k < body->n_results; k++) {
-    s->out_name[k] = m->values[body->results[k]].name;
-    s->out_type[k] = &m->values[body->results[k]].type;
-  }
+static bool sig_from_source(run_sig_t *s, const berth_source_t *src, int32_t mi) {
+  if (!sig_alloc(s, berth_source_input_count(src, mi), berth_source_output_count(src, mi))) return false;
+  s->method = berth_source_method_name(src, mi);
+  for (int32_t k = 0; k < s->n_in; k++) berth_source_input(src, mi, k, &s->in_name[k], &s->in_type[k], NULL);
+  for (int32_t k = 0; k < s->n_out; k++) berth_source_output(src, mi, k, &s->out_name[k], &s->out_type[k], NULL);
   return true;
 }
 
-static bool sig_from_berth(run_sig_t *s, const berth_format_program_t *fp, int32_t mi) {
-  const berth_exec_method_t *m = &fp->exec.methods[mi];
-  if (!sig_alloc(s, m->n_inputs, m->n_outputs)) return false;
-  s->method = m->name;
-  for (int32_t k = 0; k < m->n_inputs; k++) {
-    s->in_name[k] = fp->methods[mi].input_names[k];
-    s->in_type[k] = &m->values[m->inputs[k]].type;
+static bool sig_from_berth(run_sig_t *s, const berth_program_t *p, int32_t mi) {
+  if (!sig_alloc(s, berth_program_input_count(p, mi), berth_program_output_count(p, mi))) return false;
+  s->method = berth_program_method_name(p, mi);
+  berth_tensor_info_t info;
+  for (int32_t k = 0; k < s->n_in; k++) {
+    berth_program_input_info(p, mi, k, &info);
+    s->in_name[k] = info.name;
+    s->in_type[k] = info.type;
   }
-  for (int32_t k = 0; k < m->n_outputs; k++) {
-    s->out_name[k] = fp->methods[mi].output_names[k];
-    s->out_type[k] = &m->values[m->outputs[k]].type;
+  for (int32_t k = 0; k < s->n_out; k++) {
+    berth_program_output_info(p, mi, k, &info);
+    s->out_name[k] = info.name;
+    s->out_type[k] = info.type;
   }
   return true;
 }
@@ -118,7 +112,7 @@ static int parse_calls(const char *const *calls, int n_calls, const run_sig_t *s
         berth_call_free(args);
         return rc;
       }
-      const berth_type_t *want = sig->in_type[k];
+      const berth_type_t *want = &sig->in_type[k];
       if (!berth_type_equal(&t->type, want)) {
         char a[128], b[128];
         run_fail(ro, "call %d, argument %d (%%%s): expected %s, got %s", ci + 1, k + 1, sig->in_name[k],
@@ -139,7 +133,7 @@ int berth_cmd_run(int argc, char **argv) {
   bool reference = false, sanitize = false, plan_options = false;
   run_out_t ro;
   memset(&ro, 0, sizeof ro);
-  berth_plan_options_t opt = berth_plan_options_default();
+  berth_compile_options_t opt = berth_compile_options_default();
   uint64_t max_steps = 0;
   int rc = BERTH_EXIT_USAGE;
   if (!calls) return BERTH_EXIT_FAIL;
@@ -190,15 +184,14 @@ int berth_cmd_run(int argc, char **argv) {
   if (ro.json) printf("{\"calls\":[");
   int n_done = 0, failed_call = 0;
   berth_tool_berth_t *bf = NULL;
-  berth_ir_program_t *p = NULL;
+  berth_source_t *p = NULL;
   run_sig_t sig;
   memset(&sig, 0, sizeof sig);
   berth_host_tensor_t *ins = NULL;
   berth_outfile_t **outs_staged = NULL;
   size_t n_staged = 0;
-  berth_ref_t *ref = NULL;
-  berth_compiled_t *compiled = NULL;
-  berth_session_t *sess = NULL;
+  berth_compilation_t *compiled = NULL;
+  berth_runner_t *runner = NULL;
   char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   if (out_dir) {
@@ -211,23 +204,22 @@ int berth_cmd_run(int argc, char **argv) {
   /* a .berth runs its stored plan; planner options or --reference use its IR section */
   int32_t mi = -1, n_methods = 0;
   if (!reference && !plan_options && berth_tool_is_berth(path)) {
-    bf = berth_tool_load_berth(path, true);
+    bf = berth_tool_load_berth(path);
     if (!bf) goto load_failed;
-    n_methods = bf->prog->exec.n_methods;
-    for (int32_t k = 0; k < n_methods; k++)
-      if (strcmp(bf->prog->exec.methods[k].name, method_name ? method_name : "forward") == 0) mi = k;
+    n_methods = berth_program_method_count(bf->prog);
+    mi = berth_program_method_find(bf->prog, method_name ? method_name : "forward");
   } else {
     p = berth_tool_load_program(path);
     if (!p) goto load_failed;
-    n_methods = p->n_methods;
-    mi = berth_ir_method_find(p, method_name ? method_name : "forward");
+    n_methods = berth_source_method_count(p);
+    mi = berth_source_method_find(p, method_name ? method_name : "forward");
   }
   if (mi < 0 && !method_name && n_methods == 1) mi = 0;
   if (mi < 0) {
     run_fail(&ro, "%s has no method '%s'", path, method_name ? method_name : "forward");
     goto cleanup;
   }
-  if (!(bf ? sig_from_berth(&sig, bf->prog, mi) : sig_from_ir(&sig, &p->methods[mi]))) {
+  if (!(bf ? sig_from_berth(&sig, bf->prog, mi) : sig_from_source(&sig, p, mi))) {
     run_fail(&ro, "out of memory");
     goto cleanup;
   }
@@ -243,16 +235,16 @@ int berth_cmd_run(int argc, char **argv) {
     goto cleanup;
   }
   berth_status_t st;
-  if (reference) st = berth_ref_create(p, &ref, &diag);
-  else if (bf) st = berth_session_create(&bf->compiled.exec, sanitize, &sess, &diag);
+  if (reference) st = berth_runner_create_reference(p, &runner, &diag);
+  else if (bf) st = berth_runner_create_file(bf->bytes, bf->len, sanitize, &runner, &diag);
   else {
+    opt.store_ir = false; /* the runner runs the plan itself, not the file */
     berth_cli_planning_note(&opt);
-    st = berth_plan_compile(p, &opt, &compiled, &diag);
+    st = berth_compile_source(p, &opt, &compiled, &diag);
     berth_cli_progress_end();
-    if (!st) st = berth_session_create(&compiled->exec, sanitize, &sess, &diag);
+    if (!st) st = berth_runner_create(compiled, sanitize, &runner, &diag);
   }
-  if (ref) berth_ref_set_max_steps(ref, max_steps);
-  if (sess) berth_session_set_max_steps(sess, max_steps);
+  if (runner) berth_runner_set_max_steps(runner, max_steps);
   if (st) {
     run_fail(&ro, "%s: %s", path, msg);
     goto cleanup;
@@ -264,7 +256,7 @@ int berth_cmd_run(int argc, char **argv) {
     if (!ok) run_fail(&ro, "out of memory");
     for (int k = 0; ok && k < sig.n_in; k++) inptr[k] = ins[(size_t)ci * (size_t)sig.n_in + (size_t)k].data;
     if (ok) {
-      st = reference ? berth_ref_call(ref, mi, inptr, outs, &diag) : berth_session_call(sess, mi, inptr, outs, &diag);
+      st = berth_runner_call(runner, mi, inptr, outs, &diag);
       if (st) {
         run_fail(&ro, "call %d: %s", ci + 1, msg);
         failed_call = ci + 1;
@@ -275,9 +267,8 @@ int berth_cmd_run(int argc, char **argv) {
       if (ro.json) printf("%s{\"outputs\":[", ci ? "," : "");
       else printf("call %d:\n", ci + 1);
       for (int32_t k = 0; k < sig.n_out; k++) {
-        berth_type_t real = *sig.out_type[k]; /* a bounded output's real extent (--dynamic-bound) */
-        if (reference ? berth_ref_output_shape(ref, mi, k, &real) : berth_session_output_shape(sess, mi, k, &real, NULL))
-          real = *sig.out_type[k];
+        berth_type_t real = sig.out_type[k]; /* a bounded output's real extent (--dynamic-bound) */
+        if (berth_runner_output_shape(runner, mi, k, &real, NULL)) real = sig.out_type[k];
         const berth_type_t *t = &real;
         if (ro.json) {
           if (k) printf(",");
@@ -347,10 +338,9 @@ cleanup:
   fflush(stdout);
   for (size_t k = 0; ins && k < (size_t)n_calls * (size_t)sig.n_in; k++) berth_host_tensor_free(&ins[k]);
   free(ins);
-  berth_session_destroy(sess);
-  berth_compiled_destroy(compiled);
-  berth_ref_destroy(ref);
-  berth_ir_program_destroy(p);
+  berth_runner_destroy(runner);
+  berth_compilation_destroy(compiled);
+  berth_source_destroy(p);
   berth_tool_berth_free(bf);
   sig_free(&sig);
 out:
@@ -365,21 +355,29 @@ int berth_cmd_check(int argc, char **argv) {
   }
   if (berth_tool_is_berth(argv[0])) {
     /* a .berth prints the IR it carries; one compiled with --no-ir has none to print */
-    berth_tool_berth_t *b = berth_tool_load_berth(argv[0], true);
-    if (!b) return 1;
-    bool has_ir = b->has_ir;
-    int32_t n = b->prog->exec.n_methods;
-    berth_tool_berth_free(b);
-    if (!has_ir) {
+    size_t len = 0;
+    uint8_t *bytes = berth_tool_read_berth_file(argv[0], &len);
+    if (!bytes) return 1;
+    char msg[1024];
+    berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+    berth_program_file_info_t info;
+    berth_status_t st = berth_program_file_info(bytes, len, true, &info, &diag);
+    free(bytes);
+    if (st) {
+      fprintf(stderr, "berth: %s: %s\n", argv[0], msg);
+      return 1;
+    }
+    if (!info.has_ir) {
+      int32_t n = info.n_methods;
       fprintf(stderr, "berth check: %s is a valid program file (%d method%s) without an IR source section; nothing to print (berth dis shows its plan)\n",
               argv[0], (int)n, n == 1 ? "" : "s");
       return 0;
     }
   }
-  berth_ir_program_t *p = berth_tool_load_program(argv[0]);
+  berth_source_t *p = berth_tool_load_program(argv[0]);
   if (!p) return 1;
-  char *text = berth_ir_print(p);
-  berth_ir_program_destroy(p);
+  char *text = berth_source_print(p);
+  berth_source_destroy(p);
   if (!text) {
     fprintf(stderr, "berth: out of memory\n");
     return 1;

@@ -49,8 +49,9 @@ static void xml_text(FILE *f, const char *s) {
 
 typedef struct panel {
   FILE *f;
-  const berth_exec_method_t *m;
-  const berth_plan_method_report_t *r;
+  const berth_compilation_t *c;
+  int32_t method;
+  const berth_plan_summary_t *r;
   int32_t pool;
   double top;           /* y of the plot's top edge */
   double sx, sy;        /* pixels per position, per byte */
@@ -67,7 +68,7 @@ static void draw_axes(const panel_t *p) {
   double x1 = SVG_W - PLOT_R, y1 = p->top + PLOT_H;
   fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#fcfcfc\" stroke=\"#666\"/>\n", PLOT_L, p->top,
           x1 - PLOT_L, PLOT_H);
-  double n = (double)(p->r->n_positions ? p->r->n_positions : 1), st = tick_step(n, 10);
+  double n = (double)(p->r->timeline_positions ? p->r->timeline_positions : 1), st = tick_step(n, 10);
   for (double t = 0; t <= n + 1e-9; t += st) {
     double x = px(p, t);
     fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%g\" y2=\"%g\" stroke=\"#666\"/>", x, x, y1, y1 + 4);
@@ -91,12 +92,14 @@ static void draw_axes(const panel_t *p) {
 /* Control-flow bodies: shaded spans, darker with depth, the kind on top (one row per depth). */
 static void draw_hops(const panel_t *p) {
   for (int32_t i = 0; i < p->r->n_hops; i++) {
-    const struct berth_plan_hop_span *h = &p->r->hops[i];
-    double x0 = px(p, (double)h->ts), w = (double)(h->te + 1 - h->ts) * p->sx;
+    berth_plan_hop_t hop;
+    if (berth_compilation_hop(p->c, p->method, i, &hop, NULL)) continue;
+    const berth_plan_hop_t *h = &hop;
+    double x0 = px(p, (double)h->begin), w = (double)(h->end + 1 - h->begin) * p->sx;
     fprintf(p->f, "<rect x=\"%.2f\" y=\"%g\" width=\"%.2f\" height=\"%g\" fill=\"#5060a0\" fill-opacity=\"%.2f\" "
             "stroke=\"#8890b0\" stroke-dasharray=\"3 2\"><title>%s body, depth %d, positions [%lld,%lld]</title></rect>\n",
-            x0, p->top, w, PLOT_H, 0.05 + 0.03 * (h->depth < 5 ? h->depth : 5), h->kind, (int)h->depth, (long long)h->ts,
-            (long long)h->te);
+            x0, p->top, w, PLOT_H, 0.05 + 0.03 * (h->depth < 5 ? h->depth : 5), h->kind, (int)h->depth, (long long)h->begin,
+            (long long)h->end);
     /* the kind in the strip above the plot, one row per depth, the outermost on top */
     double ly = p->top - 3 - HOP_ROW * (double)(p->hop_rows - 1 - h->depth);
     fprintf(p->f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.2f\" y2=\"%g\" stroke=\"#8890b0\"/>", x0, x0, ly - 8, p->top);
@@ -113,10 +116,10 @@ static void draw_hops(const panel_t *p) {
 
 static const char *const k_fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
 
-static void draw_block(const panel_t *p, int32_t v, const int64_t *iv, uint64_t bytes) {
-  const berth_exec_value_t *x = &p->m->values[v];
+static void draw_block(const panel_t *p, int32_t v, const berth_plan_value_t *x, const int64_t *iv) {
   FILE *f = p->f;
-  int32_t d = p->r->depth[v] < 3 ? p->r->depth[v] : 3; /* the legend's four colours */
+  uint64_t bytes = x->bytes;
+  int32_t d = x->depth < 3 ? x->depth : 3; /* the legend's four colours */
   double x0 = px(p, (double)iv[0]), w = (double)(iv[1] + 1 - iv[0]) * p->sx;
   double y0 = py(p, (double)(x->offset + bytes)), h = (double)bytes * p->sy;
   if (h < 0.5) h = 0.5;
@@ -126,7 +129,7 @@ static void draw_block(const panel_t *p, int32_t v, const int64_t *iv, uint64_t 
   xml_text(f, x->name);
   fprintf(f, ": %llu bytes at [%llu, %llu), positions [%lld, %lld], depth %d%s</title></rect>\n",
           (unsigned long long)bytes, (unsigned long long)x->offset, (unsigned long long)(x->offset + bytes),
-          (long long)iv[0], (long long)iv[1], (int)p->r->depth[v], how);
+          (long long)iv[0], (long long)iv[1], (int)x->depth, how);
   if (p->mark[v] == 1)
     fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"url(#copy)\" pointer-events=\"none\"/>\n",
             x0, y0, w, h);
@@ -144,12 +147,11 @@ static void draw_block(const panel_t *p, int32_t v, const int64_t *iv, uint64_t 
 }
 
 static void draw_blocks(const panel_t *p) {
-  for (int32_t v = 0; v < p->m->n_values; v++) {
-    const berth_exec_value_t *x = &p->m->values[v];
-    if (x->storage != BERTH_STORAGE_ARENA || x->window_parent >= 0 || (int32_t)x->pool != p->pool) continue;
-    uint64_t bytes = berth_type_bytes(&x->type);
-    if (!bytes) continue;
-    for (int32_t i = 0; i < p->r->n_ivs[v]; i++) draw_block(p, v, p->r->ivs[p->r->iv_first[v] + i], bytes);
+  for (int32_t v = 0, n = berth_compilation_value_count(p->c, p->method); v < n; v++) {
+    berth_plan_value_t x;
+    if (berth_compilation_value(p->c, p->method, v, &x, NULL)) continue;
+    if (x.storage != BERTH_PLAN_STORAGE_ARENA || x.window_of >= 0 || x.pool != p->pool || !x.bytes) continue;
+    for (int32_t i = 0; i < x.n_intervals; i++) draw_block(p, v, &x, x.intervals[i]);
   }
 }
 
@@ -189,65 +191,69 @@ static void draw_legend(const panel_t *p) {
 }
 
 /* Per value of method m: 1 when a COPY writes it, 2 when it is a RENAME's result. */
-static uint8_t *value_marks(const berth_exec_method_t *m) {
-  uint8_t *mark = calloc((size_t)m->n_values + 1, 1);
-  if (!mark) return NULL;
-  for (int32_t i = 0; i < m->n_instrs; i++) {
-    const berth_instr_t *in = &m->instrs[i];
-    if (in->opcode != BERTH_I_COPY && in->opcode != BERTH_I_RENAME) continue;
-    int32_t dst = m->operands[in->operands + 1];
-    if (dst >= 0 && dst < m->n_values) mark[dst] = in->opcode == BERTH_I_COPY ? 1 : 2;
+static uint8_t *value_marks(const berth_compilation_t *c, int32_t m) {
+  int32_t n = berth_compilation_value_count(c, m);
+  uint8_t *mark = calloc((size_t)n + 1, 1);
+  for (int32_t v = 0; mark && v < n; v++) {
+    berth_plan_handover_t h = berth_compilation_value_handover(c, m, v);
+    mark[v] = h == BERTH_PLAN_HANDOVER_COPY ? 1 : h == BERTH_PLAN_HANDOVER_IN_PLACE ? 2 : 0;
   }
   return mark;
 }
 
-static int32_t hop_rows(const berth_plan_method_report_t *r) {
+static int32_t hop_rows(const berth_compilation_t *c, int32_t m) {
+  berth_plan_summary_t r;
   int32_t rows = 0;
-  for (int32_t i = 0; i < r->n_hops; i++)
-    if (r->hops[i].depth + 1 > rows) rows = r->hops[i].depth + 1;
+  if (berth_compilation_summary(c, m, &r, NULL)) return 0;
+  for (int32_t i = 0; i < r.n_hops; i++) {
+    berth_plan_hop_t h;
+    if (!berth_compilation_hop(c, m, i, &h, NULL) && h.depth + 1 > rows) rows = h.depth + 1;
+  }
   return rows;
 }
 
-bool berth_plan_svg_write(FILE *f, const berth_compiled_t *c) {
+bool berth_plan_svg_write(FILE *f, const berth_compilation_t *c) {
   double height = 8;
-  for (int32_t mi = 0; mi < c->exec.n_methods; mi++)
-    for (int32_t pl = 0; pl < c->reports[mi].n_pools; pl++)
-      height += c->reports[mi].pools[pl].arena_bytes ? PANEL_TITLE + HOP_ROW * hop_rows(&c->reports[mi]) + PLOT_H + PANEL_BOTTOM
-                                                     : EMPTY_PANEL_H;
+  int32_t n_methods = berth_compilation_method_count(c);
+  for (int32_t mi = 0; mi < n_methods; mi++) {
+    berth_plan_summary_t r;
+    berth_compilation_summary(c, mi, &r, NULL);
+    for (int32_t pl = 0; pl < r.n_pools; pl++)
+      height += r.arena_bytes[pl] ? PANEL_TITLE + HOP_ROW * hop_rows(c, mi) + PLOT_H + PANEL_BOTTOM : EMPTY_PANEL_H;
+  }
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" font-family=\"sans-serif\" "
           "font-size=\"10\">\n<title>berth memory plan</title>\n", SVG_W, height);
   fputs("<defs><pattern id=\"copy\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
         "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#000\" stroke-width=\"2\" "
         "stroke-opacity=\"0.45\"/></pattern></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", f);
   double top = 8;
-  for (int32_t mi = 0; mi < c->exec.n_methods; mi++) {
-    const berth_exec_method_t *m = &c->exec.methods[mi];
-    const berth_plan_method_report_t *r = &c->reports[mi];
-    uint8_t *mark = value_marks(m);
+  for (int32_t mi = 0; mi < n_methods; mi++) {
+    berth_plan_summary_t r;
+    berth_compilation_summary(c, mi, &r, NULL);
+    uint8_t *mark = value_marks(c, mi);
     if (!mark) return false;
-    for (int32_t pl = 0; pl < r->n_pools; pl++) {
-      const berth_plan_pool_report_t *pr = &r->pools[pl];
-      int32_t rows = hop_rows(r);
-      panel_t p = {f, m, r, pl, top + PANEL_TITLE + HOP_ROW * rows, 0, 0, pr->arena_bytes ? pr->arena_bytes : 1, mark, rows};
-      p.sx = (SVG_W - PLOT_L - PLOT_R) / (double)(r->n_positions ? r->n_positions : 1);
+    int32_t rows = hop_rows(c, mi);
+    for (int32_t pl = 0; pl < r.n_pools; pl++) {
+      uint64_t ab = r.arena_bytes[pl], lb = r.lower_bound_bytes[pl];
+      panel_t p = {f, c, mi, &r, pl, top + PANEL_TITLE + HOP_ROW * rows, 0, 0, ab ? ab : 1, mark, rows};
+      p.sx = (SVG_W - PLOT_L - PLOT_R) / (double)(r.timeline_positions ? r.timeline_positions : 1);
       p.sy = PLOT_H / (double)p.arena;
       fprintf(f, "<g><text x=\"%g\" y=\"%g\" font-size=\"13\" font-weight=\"bold\">method ", PLOT_L, top + 14);
-      xml_text(f, m->name);
-      fprintf(f, ", pool %d%s</text>\n", (int)pl, pr->arena_bytes ? "" : ": no tensors in the arena (0 bytes)");
-      if (!pr->arena_bytes) {
+      xml_text(f, r.method);
+      fprintf(f, ", pool %d%s</text>\n", (int)pl, ab ? "" : ": no tensors in the arena (0 bytes)");
+      if (!ab) {
         fputs("</g>\n", f);
         top += EMPTY_PANEL_H;
         continue;
       }
       fprintf(f, "<text x=\"%g\" y=\"%g\" fill=\"#333\">arena %llu bytes, lower bound %llu (ratio %.3f), %d tensors; "
               "method: %d copies, %d hand-overs in place</text>\n", PLOT_L, top + 27,
-              (unsigned long long)pr->arena_bytes, (unsigned long long)pr->lower_bound_bytes,
-              pr->lower_bound_bytes ? (double)pr->arena_bytes / (double)pr->lower_bound_bytes : 1.0, (int)pr->n_buffers,
-              (int)r->copies, (int)r->coalesced);
+              (unsigned long long)ab, (unsigned long long)lb, lb ? (double)ab / (double)lb : 1.0, (int)r.buffers[pl],
+              (int)r.copies, (int)r.coalesced);
       draw_axes(&p);
       draw_hops(&p);
       draw_blocks(&p);
-      draw_bounds(&p, pr->lower_bound_bytes);
+      draw_bounds(&p, lb);
       draw_legend(&p);
       fputs("</g>\n", f);
       top = p.top + PLOT_H + PANEL_BOTTOM;

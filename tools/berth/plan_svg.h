@@ -9,6 +9,6 @@
 
 /* Writes an SVG document with one panel per method and pool of c. False if out of memory
  * (the caller discards the file). */
-bool berth_plan_svg_write(FILE *f, const berth_compiled_t *c);
+bool berth_plan_svg_write(FILE *f, const berth_compilation_t *c);
 
 #endif

@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "program_load.h"
 
-#include "writer/ir_section.h"
+#include "berth/inspect.h"
 #include "tensor_io.h"
 
 #include <errno.h>
@@ -91,10 +91,10 @@ bool berth_tool_is_berth(const char *path) {
   if (is_pipe(path)) return false;
   FILE *f = fopen(path, "rb");
   if (!f) return false;
-  unsigned char magic[BERTH_FORMAT_MAGIC_SIZE];
+  unsigned char magic[16];
   size_t n = fread(magic, 1, sizeof magic, f);
   fclose(f);
-  return berth_format_is_program(magic, n);
+  return berth_program_is_berth(magic, n);
 }
 
 void berth_tool_berth_free(berth_tool_berth_t *b) {
@@ -110,7 +110,7 @@ uint8_t *berth_tool_read_berth_file(const char *path, size_t *len) {
   return berth_tool_read_file(path, len);
 }
 
-berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
+berth_tool_berth_t *berth_tool_load_berth(const char *path) {
   size_t len = 0;
   uint8_t *bytes = berth_tool_read_berth_file(path, &len);
   if (!bytes) return NULL;
@@ -124,88 +124,43 @@ berth_tool_berth_t *berth_tool_load_berth(const char *path, bool verify) {
   b->len = len;
   char msg[1024];
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_format_sizes_t sz;
+  berth_program_sizes_t sz;
   void *scratch = NULL;
-  berth_status_t st = berth_format_read_size(b->bytes, b->len, &sz, &diag);
+  berth_status_t st = berth_program_query(b->bytes, b->len, &sz, &diag);
   if (!st) {
-    b->mem = malloc(sz.program_bytes);
-    scratch = malloc(sz.scratch_bytes);
+    b->mem = malloc(sz.program_bytes ? sz.program_bytes : 1);
+    scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
     if (!b->mem || !scratch) st = berth_fail(&diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%zu + %zu bytes)",
                                              sz.program_bytes, sz.scratch_bytes);
   }
-  if (!st)
-    st = berth_format_read(b->bytes, b->len, b->mem, sz.program_bytes, scratch, sz.scratch_bytes,
-                           BERTH_FORMAT_READ_CHECKSUM_CHECKED | (verify ? 0 : BERTH_FORMAT_READ_NO_VERIFY), &b->prog, &diag);
+  if (!st) st = berth_program_load(b->bytes, b->len, b->mem, sz.program_bytes, scratch, sz.scratch_bytes, &b->prog, &diag);
   free(scratch);
   if (st) {
     fprintf(stderr, "berth: %s: %s\n", path, msg);
     berth_tool_berth_free(b);
     return NULL;
   }
-  b->compiled.exec = b->prog->exec;
-  b->compiled.reports = NULL;
-  b->compiled.owned = NULL;
-  b->has_ir = b->prog->ir != NULL;
   return b;
 }
 
-static berth_ir_program_t *parse_validate(const char *text, size_t len, const char *path) {
-  char msg[1024];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_ir_parse(text, len, path, &p, &diag);
-  if (st) {
-    fprintf(stderr, "berth: %s\n", msg);
-    return NULL;
-  }
-  st = berth_ir_validate(p, &diag);
-  if (st) {
-    fprintf(stderr, "berth: %s: %s\n", path, msg);
-    berth_ir_program_destroy(p);
-    return NULL;
-  }
-  return p;
-}
-
-berth_ir_program_t *berth_tool_berth_ir(const berth_tool_berth_t *b, const char *path, berth_plan_options_t *opt,
-                                        char *pools_buf, size_t pools_cap) {
-  if (!b->has_ir) {
-    fprintf(stderr, "berth: %s has no IR source section (it was compiled with --no-ir); berth dis shows its plan\n", path);
-    return NULL;
-  }
-  char msg[1024];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  berth_plan_options_t o;
-  char pools[1024];
-  berth_ir_program_t *p = NULL;
-  berth_status_t st = berth_ir_section_program(b->prog, path, &o, pools_buf ? pools_buf : pools,
-                                               pools_buf ? pools_cap : sizeof pools, &p, &diag);
-  if (!st) st = berth_ir_validate(p, &diag);
-  if (st) {
-    if (strncmp(msg, path, strlen(path)) == 0) fprintf(stderr, "berth: %s\n", msg); /* the parser names the file */
-    else fprintf(stderr, "berth: %s: %s\n", path, msg);
-    berth_ir_program_destroy(p);
-    return NULL;
-  }
-  if (opt) *opt = o;
-  return p;
-}
-
-berth_ir_program_t *berth_tool_load_program(const char *path) {
-  if (refuse_pipe(path)) return NULL;
-  if (berth_tool_is_onnx(path)) return berth_tool_load_onnx(path);
-  if (berth_tool_onnx_options_refused(path)) return NULL;
-  if (berth_tool_is_berth(path)) {
-    berth_tool_berth_t *b = berth_tool_load_berth(path, true);
-    if (!b) return NULL;
-    berth_ir_program_t *p = berth_tool_berth_ir(b, path, NULL, NULL, 0);
-    berth_tool_berth_free(b);
-    return p;
-  }
+/* The source of path's bytes, of kind; NULL after printing. */
+static berth_source_t *make_source(const char *path, berth_source_kind_t kind) {
   size_t len;
-  uint8_t *buf = berth_tool_read_file(path, &len);
+  uint8_t *buf = kind == BERTH_SOURCE_PROGRAM_FILE ? berth_tool_read_berth_file(path, &len) : berth_tool_read_file(path, &len);
   if (!buf) return NULL;
-  berth_ir_program_t *p = parse_validate((const char *)buf, len, path);
+  berth_compile_options_t opt = berth_compile_options_default();
+  if (kind == BERTH_SOURCE_ONNX) berth_tool_onnx_options(&opt);
+  char msg[2048];
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_source_t *s = NULL;
+  if (berth_source_create(buf, len, path, kind, &opt, &s, &diag)) fprintf(stderr, "berth: %s\n", msg);
   free(buf);
-  return p;
+  return s;
+}
+
+berth_source_t *berth_tool_load_program(const char *path) {
+  if (refuse_pipe(path)) return NULL;
+  if (berth_tool_is_onnx(path)) return make_source(path, BERTH_SOURCE_ONNX);
+  if (berth_tool_onnx_options_refused(path)) return NULL;
+  return make_source(path, berth_tool_is_berth(path) ? BERTH_SOURCE_PROGRAM_FILE : BERTH_SOURCE_TEXT);
 }
