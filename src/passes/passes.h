@@ -33,6 +33,13 @@ int32_t berth_pass_fold_affine(berth_ir_program_t *p);
  * next. Returns the number fused (0 also when out of memory: the program is unchanged). */
 int32_t berth_pass_fuse_act(berth_ir_program_t *p);
 
+/* Turns each run of f32 elementwise nodes of one graph, each the only reader of the one
+ * before, into one elementwise_chain node (fuse_chain.c, kernel_chain.h), in place: same
+ * results bit for bit. The nodes before the run's last are left dead, so berth_pass_dce must
+ * run next. Run after berth_pass_fuse_act. Returns the number of chains made (0 also when out
+ * of memory). */
+int32_t berth_pass_fuse_chains(berth_ir_program_t *p);
+
 /* Packs the f32 constant weights of each conv that takes the packed GEMM (and whose
  * weights nothing else reads) into the micro-kernels' panels: the node becomes conv_packed
  * (kernel_conv.c), in place; the old constant is left unused, so berth_pass_dce must run
