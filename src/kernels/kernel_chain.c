@@ -2,7 +2,7 @@
  * a time through two local buffers (the last instruction writes the output), so each element
  * is read and written once instead of once per op. Every instruction computes exactly what
  * its separate f32 kernel computes, the same float operations in the same order: add, sub,
- * mul, div as kernel_binary.c; relu, neg, abs, sqrt as kernel_unary.c, and exp, sigmoid and
+ * mul, div, minimum, maximum as kernel_binary.c; relu, neg, abs, sqrt as kernel_unary.c, and exp, sigmoid and
  * tanh through the active kernel variant's functions that kernel_unary.c calls (kernel_isa.h);
  * clip as kernel_clip.c; leaky_relu, hard_sigmoid and hard_swish as kernel_activation.c (its
  * parameters rounded to f32 first, hard_sigmoid and hard_swish in double). So the results
@@ -107,6 +107,8 @@ static void ch_binary_run(const ch_op_t *op, const float *restrict s, float *res
     case BERTH_CHAIN_OP_SUB: CH_BIN(A - K, K - A); break;
     case BERTH_CHAIN_OP_MUL: CH_BIN(A * K, K * A); break;
     case BERTH_CHAIN_OP_DIV: CH_BIN(A / K, K / A); break;
+    case BERTH_CHAIN_OP_MINIMUM: CH_BIN((A < K || A != A) ? A : K, (K < A || K != K) ? K : A); break;
+    case BERTH_CHAIN_OP_MAXIMUM: CH_BIN((A > K || A != A) ? A : K, (K > A || K != K) ? K : A); break;
     default: break;
   }
 }

@@ -2,7 +2,7 @@
  * of the one before (no other node at any depth, no graph result), becomes one
  * elementwise_chain node (kernel_chain.h) that computes the same values in one pass over the
  * data: relu, neg, abs, sqrt, exp, sigmoid, tanh, clip, leaky_relu, hard_sigmoid, hard_swish,
- * and add, sub, mul, div whose other operand broadcasts into the chain's shape along one run
+ * and add, sub, mul, div, minimum, maximum whose other operand broadcasts into the chain's shape along one run
  * of its dims (a scalar, a per-channel constant, a same-shape tensor such as ResNet's skip).
  * Every link keeps the chain's type. At most BERTH_CHAIN_MAX links per node; a longer run
  * is split. The last node of the run becomes the chain (it keeps its result; every operand is
@@ -32,6 +32,8 @@ static int fc_code(berth_op_t op) {
     case BERTH_OP_SUB: return BERTH_CHAIN_OP_SUB;
     case BERTH_OP_MUL: return BERTH_CHAIN_OP_MUL;
     case BERTH_OP_DIV: return BERTH_CHAIN_OP_DIV;
+    case BERTH_OP_MINIMUM: return BERTH_CHAIN_OP_MINIMUM;
+    case BERTH_OP_MAXIMUM: return BERTH_CHAIN_OP_MAXIMUM;
     default: return 0;
   }
 }
