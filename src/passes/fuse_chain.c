@@ -117,7 +117,8 @@ static bool fc_rewrite(berth_ir_method_t *m, const fc_chain_t *c) {
   return true;
 }
 
-static int32_t fc_method(berth_ir_method_t *m, int32_t *uses, int32_t *reader) {
+static int32_t fc_method(berth_ir_method_t *m, int32_t *uses, int32_t *reader, bool *taken) {
+  for (int32_t ni = 0; ni < m->n_nodes; ni++) taken[ni] = false;
   for (int32_t v = 0; v < m->n_values; v++) uses[v] = 0, reader[v] = -1;
   for (int32_t ni = 0; ni < m->n_nodes; ni++)
     for (int32_t i = 0; i < m->nodes[ni].n_in; i++) uses[m->nodes[ni].in[i]]++, reader[m->nodes[ni].in[i]] = ni;
@@ -127,7 +128,7 @@ static int32_t fc_method(berth_ir_method_t *m, int32_t *uses, int32_t *reader) {
   const int32_t n_nodes = m->n_nodes;
   for (int32_t h = 0; h < n_nodes; h++) {
     const berth_ir_node_t *n = &m->nodes[h];
-    if (fc_head_at(m, h) < 0) continue;
+    if (taken[h] || fc_head_at(m, h) < 0) continue;
     /* a head: not a link of a chain before it (that chain would have taken it) */
     bool linked = false;
     for (int32_t at = 0; at < n->n_in && !linked; at++) {
@@ -146,6 +147,7 @@ static int32_t fc_method(berth_ir_method_t *m, int32_t *uses, int32_t *reader) {
                       m->nodes[reader[v]].graph == n->graph
                   ? reader[v]
                   : -1;
+      for (int32_t i = 0; i < c.n; i++) taken[c.node[i]] = true;
       if (c.n < 2) continue;
       if (!fc_rewrite(m, &c)) return fused;
       fused++;
@@ -160,7 +162,9 @@ int32_t berth_pass_fuse_chains(berth_ir_program_t *p) {
     berth_ir_method_t *m = &p->methods[mi];
     const size_t nv = (size_t)(m->n_values ? m->n_values : 1);
     int32_t *uses = malloc(nv * sizeof *uses), *reader = malloc(nv * sizeof *reader);
-    if (uses && reader) fused += fc_method(m, uses, reader);
+    bool *taken = malloc((size_t)(m->n_nodes ? m->n_nodes : 1) * sizeof *taken);
+    if (uses && reader && taken) fused += fc_method(m, uses, reader, taken);
+    free(taken);
     free(uses);
     free(reader);
   }
