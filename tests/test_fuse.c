@@ -189,9 +189,17 @@ static const char *chain_src =
     "const @zero : f32[] = [0]\n"
     "const @six : f32[] = [6]\n"
     "const @w : f32[10] = [1.5, -2, 0.25, 3, -0.5, 1, 2.5, -1.75, 0.125, 4]\n"
+    "const @g4 : f32[4] = [1.1, 0.9, -1.2, 0.8]\n"
+    "const @h4 : f32[4] = [0.1, -0.2, 0.3, 0.4]\n"
+    "const @v4 : f32[4] = [0.9, 1.1, 0.5, 2]\n"
     "\n"
     "func @f(%x : f32[1,4,9,10], %s : f32[1,4,9,10], %p : bool[]) -> (f32[1,4,9,10], f32[1,4,9,10], "
-    "f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10]) {\n"
+    "f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10]) {\n"
+    /* DenseNet's pre-activation: batch_norm, mul, add, relu */
+    "  %f1 = batch_norm(%s, @g4, @h4, @h4, @v4) {epsilon = 0.001} : f32[1,4,9,10]\n"
+    "  %f2 = mul(%f1, @c4) : f32[1,4,9,10]\n"
+    "  %f3 = add(%f2, @c4) : f32[1,4,9,10]\n"
+    "  %f4 = relu(%f3) : f32[1,4,9,10]\n"
     /* twelve links: a chain of eight and one of four */
     "  %a1 = add(%x, %s) : f32[1,4,9,10]\n"
     "  %a2 = relu(%a1) : f32[1,4,9,10]\n"
@@ -230,7 +238,7 @@ static const char *chain_src =
     "    else(%u : f32[1,4,9,10]) {\n"
     "      return %u\n"
     "    }\n"
-    "  return %a12, %b5, %c3, %c4, %d1, %d2, %e\n"
+    "  return %a12, %b5, %c3, %c4, %d1, %d2, %e, %f4\n"
     "}\n";
 
 static int count_op_all(const berth_ir_program_t *p, berth_op_t op) {
@@ -250,23 +258,31 @@ static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **o
   return ok;
 }
 
+/* src parsed twice: the program as written and one for the passes */
+static bool parse_two(const char *src, berth_ir_program_t **a, berth_ir_program_t **b) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK_MSG(berth_ir_parse(src, strlen(src), "fuse.bir", a, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_parse(src, strlen(src), "fuse.bir", b, &d) == BERTH_OK, "%s", msg);
+  return *a && *b;
+}
+
 static void test_chain(void) {
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *plain = NULL, *fused = NULL;
-  CHECK_MSG(berth_ir_parse(chain_src, strlen(chain_src), "chain.bir", &plain, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_parse(chain_src, strlen(chain_src), "chain.bir", &fused, &d) == BERTH_OK, "%s", msg);
-  if (!plain || !fused) return;
+  if (!parse_two(chain_src, &plain, &fused)) return;
   const int32_t n = berth_pass_fuse_chains(fused);
-  CHECK_MSG(n == 5, "%d chains, expected 5", (int)n);
+  CHECK_MSG(n == 6, "%d chains, expected 6", (int)n);
   CHECK_MSG(berth_pass_dce(&fused, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(fused, &d) == BERTH_OK, "%s", msg);
-  CHECK(count_op_all(fused, BERTH_OP_ELEMENTWISE_CHAIN) == 5);
+  CHECK(count_op_all(fused, BERTH_OP_ELEMENTWISE_CHAIN) == 6); /* one in the body */
   char *text = berth_ir_print(fused);
   static const char *const want[] = {
       "%c3 = sqrt(%", "%c4 = exp(%", "%d1 = neg(%x)", "%d2 = relu(%d1)", "%e1 = sigmoid(%s)",
       "%b5 = elementwise_chain(%x, @three, @zero, @six, %x, @six) {code = [268, 529, 784, 66574, 1295]",
       "%e3 = elementwise_chain(%e1) {code = [1, 3]",
+      "%f4 = elementwise_chain(%s, @g4, @h4, @h4, @v4, @c4, @c4) {code = [274, 1294, 1548, 1]",
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     CHECK_MSG(text && strstr(text, want[i]), "after fusion, no line with\n  %s\nin\n%s", want[i], text ? text : "");
@@ -287,14 +303,14 @@ static void test_chain(void) {
   for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
     if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
     for (uint8_t pred = 0; pred < 2; pred++) {
-      void *a[7] = {0}, *b[7] = {0};
+      void *a[8] = {0}, *b[8] = {0};
       const void *in[] = {x, sk, &pred};
       if (run_ref(plain, in, a) && run_ref(fused, in, b))
-        for (int o = 0; o < 7; o++)
+        for (int o = 0; o < 8; o++)
           CHECK_MSG(memcmp(a[o], b[o], N * sizeof(float)) == 0,
                     "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
                     berth_kernels_isa_name(isas[v]), o, (unsigned long long)rng_seed);
-      for (int o = 0; o < 7; o++) free(a[o]), free(b[o]);
+      for (int o = 0; o < 8; o++) free(a[o]), free(b[o]);
     }
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
@@ -344,9 +360,7 @@ static void test_fold(void) {
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *plain = NULL, *folded = NULL;
-  CHECK_MSG(berth_ir_parse(fold_src, strlen(fold_src), "fold.bir", &plain, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_parse(fold_src, strlen(fold_src), "fold.bir", &folded, &d) == BERTH_OK, "%s", msg);
-  if (!plain || !folded) return;
+  if (!parse_two(fold_src, &plain, &folded)) return;
   const int32_t n = berth_pass_fold_affine(folded);
   CHECK_MSG(n == 3, "%d folded, expected 3", (int)n);
   CHECK(berth_pass_fuse_act(folded) == 1);
@@ -382,6 +396,8 @@ static void test_chain_infer(void) {
   EXPECT_REJECT(&c, "instruction 0 is 524");
   TC_INTS(&c, "code", 1 | 1 << 8);
   EXPECT_REJECT(&c, "instruction 0 is 257");
+  TC_INTS(&c, "code", 18 | 1 << 8);
+  EXPECT_REJECT(&c, "instruction 0 is batch_norm of operands 1 to 4 of 2 on f32[3,4]");
   TC_INTS(&c, "code", 1, 1);
   EXPECT_REJECT(&c, "code has 2 instructions and p0, p1 1 and 1");
 }

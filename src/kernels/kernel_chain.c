@@ -5,7 +5,8 @@
  * mul, div, minimum, maximum as kernel_binary.c; relu, neg, abs, sqrt as kernel_unary.c, and exp, sigmoid and
  * tanh through the active kernel variant's functions that kernel_unary.c calls (kernel_isa.h);
  * clip as kernel_clip.c; leaky_relu, hard_sigmoid and hard_swish as kernel_activation.c (its
- * parameters rounded to f32 first, hard_sigmoid and hard_swish in double). So the results
+ * parameters rounded to f32 first, hard_sigmoid and hard_swish in double); batch_norm as
+ * kernel_norm.c (a (x - mean) / sqrt(var + eps) + bias per channel, eps rounded to f32). So the results
  * equal the unfused program's bit for bit, on every variant. */
 #include "kernel_chain.h"
 #include "kernel_isa.h"
@@ -38,15 +39,7 @@ bool berth_chain_operand_ok(const berth_type_t *o, const berth_type_t *x, int64_
   return true;
 }
 
-/* kernel_activation.c's selects and clip */
-static inline float ch_sel(int c, float a, float b) {
-  uint32_t x, y;
-  memcpy(&x, &a, sizeof x);
-  memcpy(&y, &b, sizeof y);
-  const uint32_t m = (uint32_t)0 - (uint32_t)(c != 0), r = (x & m) | (y & ~m);
-  memcpy(&a, &r, sizeof a);
-  return a;
-}
+/* kernel_activation.c's clip to [0, 1] (it selects on the bits: the same values) */
 static inline double ch_clip01(double v) {
   double lo = v < 0 ? 0.0 : v;
   return lo > 1 ? 1.0 : lo;
@@ -78,7 +71,7 @@ static void ch_unary(const ch_op_t *op, const float *restrict s, float *restrict
     case BERTH_CHAIN_OP_SIGMOID: BERTH_KCALL(sigmoid_f32)(s, d, n); break;
     case BERTH_CHAIN_OP_TANH: BERTH_KCALL(tanh_f32)(s, d, n); break;
     case BERTH_CHAIN_OP_CLIP: BERTH_VLOOP(i, n, float v = s[i] < P0 ? P0 : s[i]; d[i] = v > P1 ? P1 : v;); break;
-    case BERTH_CHAIN_OP_LEAKY_RELU: BERTH_VLOOP(i, n, float x = s[i]; d[i] = ch_sel(x < 0, P0 * x, x);); break;
+    case BERTH_CHAIN_OP_LEAKY_RELU: BERTH_VLOOP(i, n, float x = s[i]; d[i] = x < 0 ? P0 * x : x;); break;
     case BERTH_CHAIN_OP_HARD_SIGMOID: {
       const double a = op->d0, b = op->d1;
       BERTH_VLOOP(i, n, float x = s[i]; d[i] = (float)ch_clip01(a * x + b););
@@ -132,6 +125,24 @@ static void ch_binary(const ch_op_t *op, const float *s, float *d, int64_t n, in
   }
 }
 
+/* batch_norm: the channel of element i is (i / inner) % span */
+static void ch_batch_norm(const ch_op_t *op, const berth_kernel_call_t *call, const float *s, float *d, int64_t n,
+                          int64_t start) {
+  const float *sc = (const float *)call->in[op->operand].data, *bi = (const float *)call->in[op->operand + 1].data;
+  const float *mu = (const float *)call->in[op->operand + 2].data, *va = (const float *)call->in[op->operand + 3].data;
+  const float eps = op->p0;
+  for (int64_t j = 0; j < n;) {
+    const int64_t g = start + j, c = (g / op->inner) % op->span;
+    int64_t run = op->inner - g % op->inner;
+    run = run < n - j ? run : n - j;
+    const float a = sc[c], m = mu[c], den = sqrtf(va[c] + eps), o = bi[c];
+    const float *restrict xr = s + j;
+    float *restrict yr = d + j;
+    BERTH_VLOOP(i, run, yr[i] = a * (xr[i] - m) / den + o;);
+    j += run;
+  }
+}
+
 static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
   const berth_attr_value_t *code = &call->attrs[0];
   for (int32_t i = 0; i < code->n; i++) {
@@ -145,7 +156,13 @@ static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
     op->p1 = (float)b;
     op->d0 = (double)op->p0;
     op->d1 = (double)op->p1;
-    if (op->code >= BERTH_CHAIN_OP_ADD) {
+    if (op->code == BERTH_CHAIN_OP_BATCH_NORM) {
+      const berth_type_t *x = call->in[0].type;
+      op->span = x->dims[1];
+      op->inner = 1;
+      for (int32_t a = 2; a < x->rank; a++) op->inner *= x->dims[a];
+      if (!op->inner) op->inner = 1;
+    } else if (op->code >= BERTH_CHAIN_OP_ADD) {
       op->k = (const float *)call->in[op->operand].data;
       berth_chain_operand_ok(call->in[op->operand].type, call->in[0].type, &op->inner, &op->span);
     }
@@ -165,11 +182,27 @@ static void chain_run(const berth_kernel_call_t *call) {
     const float *s = x + start;
     for (int32_t i = 0; i < n_ops; i++) {
       float *d = i == n_ops - 1 ? y + start : buf[i & 1];
-      if (ops[i].code >= BERTH_CHAIN_OP_ADD) ch_binary(&ops[i], s, d, len, start);
+      if (ops[i].code == BERTH_CHAIN_OP_BATCH_NORM) ch_batch_norm(&ops[i], call, s, d, len, start);
+      else if (ops[i].code >= BERTH_CHAIN_OP_ADD) ch_binary(&ops[i], s, d, len, start);
       else ch_unary(&ops[i], s, d, len);
       s = d;
     }
   }
+}
+
+/* batch_norm's operands k..k+3: f32 [C], C x's axis 1 (rank >= 2) */
+static berth_status_t ch_check_bn(const berth_type_t *in, int32_t n_in, int32_t i, int32_t k, berth_diag_t *diag) {
+  char sa[160];
+  if (in[0].rank < 2 || k + 3 >= n_in)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "elementwise_chain: instruction %d is batch_norm of operands %d to %d of %d on %s, expected "
+                      "rank >= 2",
+                      (int)i, (int)k, (int)k + 3, (int)n_in, berth_type_format(&in[0], sa, sizeof sa));
+  for (int32_t q = k; q < k + 4; q++)
+    if (in[q].dtype != BERTH_DTYPE_F32 || in[q].rank != 1 || in[q].dims[0] != in[0].dims[1])
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "elementwise_chain: operand %d is %s, expected f32[%lld]",
+                        (int)q, berth_type_format(&in[q], sa, sizeof sa), (long long)in[0].dims[1]);
+  return BERTH_OK;
 }
 
 static berth_status_t chain_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -190,6 +223,10 @@ static berth_status_t chain_infer(const berth_attr_value_t *attrs, const berth_t
                         "elementwise_chain: instruction %d is %lld, expected an op 1 to %d, a binary op's operand 1 to "
                         "%d (a unary op's 0) and swap 0 or 1",
                         (int)i, (long long)c, BERTH_CHAIN_OP_END - 1, (int)n_in - 1);
+    if (op == BERTH_CHAIN_OP_BATCH_NORM) {
+      BERTH_TRY(ch_check_bn(in, n_in, (int32_t)i, (int32_t)k, diag));
+      continue;
+    }
     if (binary && !berth_chain_operand_ok(&in[k], &in[0], NULL, NULL))
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                         "elementwise_chain: operand %d is %s, expected the dtype of %s and a shape that broadcasts "
@@ -205,5 +242,5 @@ static const berth_attr_spec_t chain_attrs[] = {
     {"p0", BERTH_ATTR_INTS, true, 0, 0},
     {"p1", BERTH_ATTR_INTS, true, 0, 0},
 };
-const berth_op_def_t berth_op_def_elementwise_chain = {"elementwise_chain", BERTH_OPKIND_KERNEL, 1, 1 + BERTH_CHAIN_MAX,
+const berth_op_def_t berth_op_def_elementwise_chain = {"elementwise_chain", BERTH_OPKIND_KERNEL, 1, 1 + 4 * BERTH_CHAIN_MAX,
                                                        1, 3, chain_attrs, chain_infer, chain_run};

@@ -6,8 +6,10 @@
  * code lists up to BERTH_CHAIN_MAX instructions applied in order to x's elements, each
  * BERTH_CHAIN_OP_* | operand << 8 | swap << 16: a unary op takes operand 0; a binary op
  * combines the running value A with operand k (1 <= k < n_in) as A op K, or K op A when swap
- * is 1. p0[i] and p1[i] are instruction i's parameters as the bits of an f64 (clip's min and
- * max, leaky_relu's alpha, hard_sigmoid's alpha and beta), as the separate op's attributes. */
+ * is 1; batch_norm takes operands k to k + 3 (scale, bias, mean, var, each [C] for x's axis 1).
+ * p0[i] and p1[i] are instruction i's parameters as the bits of an f64 (clip's min and
+ * max, leaky_relu's alpha, hard_sigmoid's alpha and beta, batch_norm's epsilon), as the separate
+ * op's attributes. At most 1 + 4 BERTH_CHAIN_MAX operands. */
 #ifndef BERTH_KERNELS_KERNEL_CHAIN_H
 #define BERTH_KERNELS_KERNEL_CHAIN_H
 
@@ -36,6 +38,7 @@ enum {
   BERTH_CHAIN_OP_DIV,
   BERTH_CHAIN_OP_MINIMUM,
   BERTH_CHAIN_OP_MAXIMUM,
+  BERTH_CHAIN_OP_BATCH_NORM, /* operands k..k+3: scale, bias, mean, var [C]; p0 epsilon */
   BERTH_CHAIN_OP_END
 };
 

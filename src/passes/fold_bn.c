@@ -180,10 +180,7 @@ int32_t berth_pass_fold_affine(berth_ir_program_t *p) {
     /* a fold adds at most one value (a bias): room for one per node */
     int32_t *uses = calloc((size_t)(m->n_values + m->n_nodes + 1), sizeof *uses);
     if (!uses) break; /* folding is an optimization: without memory, the program stays as it is */
-    for (int32_t ni = 0; ni < m->n_nodes; ni++)
-      for (int32_t i = 0; i < m->nodes[ni].n_in; i++) uses[m->nodes[ni].in[i]]++;
-    for (int32_t g = 0; g < m->n_graphs; g++)
-      for (int32_t r = 0; r < m->graphs[g].n_results; r++) uses[m->graphs[g].results[r]]++;
+    berth_pass_uses(m, uses, NULL);
     /* in program order, so conv -> mul -> add folds the mul, then the add into the result */
     for (int32_t ai = 0; ai < m->n_nodes; ai++)
       if (fb_try(p, m, mi, ai, uses, buf)) folded++;

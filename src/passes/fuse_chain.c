@@ -3,7 +3,8 @@
  * elementwise_chain node (kernel_chain.h) that computes the same values in one pass over the
  * data: relu, neg, abs, sqrt, exp, sigmoid, tanh, clip, leaky_relu, hard_sigmoid, hard_swish,
  * and add, sub, mul, div, minimum, maximum whose other operand broadcasts into the chain's shape along one run
- * of its dims (a scalar, a per-channel constant, a same-shape tensor such as ResNet's skip).
+ * of its dims (a scalar, a per-channel constant, a same-shape tensor such as ResNet's skip),
+ * and batch_norm (DenseNet's pre-activation batch_norm, mul, add, relu is one chain).
  * Every link keeps the chain's type. At most BERTH_CHAIN_MAX links per node; a longer run
  * is split. The last node of the run becomes the chain (it keeps its result; every operand is
  * defined before it), the others are left dead for the DCE pass that must follow. The
@@ -34,6 +35,7 @@ static int fc_code(berth_op_t op) {
     case BERTH_OP_DIV: return BERTH_CHAIN_OP_DIV;
     case BERTH_OP_MINIMUM: return BERTH_CHAIN_OP_MINIMUM;
     case BERTH_OP_MAXIMUM: return BERTH_CHAIN_OP_MAXIMUM;
+    case BERTH_OP_BATCH_NORM: return BERTH_CHAIN_OP_BATCH_NORM;
     default: return 0;
   }
 }
@@ -46,6 +48,7 @@ static bool fc_link(const berth_ir_method_t *m, int32_t ni, int32_t at) {
   if (!code || n->n_out != 1) return false;
   const berth_type_t *y = &m->values[n->out[0]].type;
   if (y->dtype != BERTH_DTYPE_F32 || at >= n->n_in || !berth_type_equal(&m->values[n->in[at]].type, y)) return false;
+  if (code == BERTH_CHAIN_OP_BATCH_NORM) return at == 0 && y->rank >= 2; /* params: infer checked them */
   if (code < BERTH_CHAIN_OP_ADD) return n->n_in == 1;
   return n->n_in == 2 && berth_chain_operand_ok(&m->values[n->in[1 - at]].type, y, NULL, NULL);
 }
@@ -87,7 +90,7 @@ static int64_t fc_bits(double d) {
 /* Turns the chain's last node into elementwise_chain; false (nothing changed) when out of
  * memory. */
 static bool fc_rewrite(berth_ir_method_t *m, const fc_chain_t *c) {
-  int32_t *in = malloc((size_t)(1 + c->n) * sizeof *in);
+  int32_t *in = malloc((size_t)(1 + 4 * c->n) * sizeof *in);
   if (!in) return false;
   berth_attr_value_t attrs[BERTH_MAX_OP_ATTRS];
   memset(attrs, 0, sizeof attrs);
@@ -97,12 +100,15 @@ static bool fc_rewrite(berth_ir_method_t *m, const fc_chain_t *c) {
     const berth_ir_node_t *n = &m->nodes[c->node[i]];
     const int code = fc_code(n->op);
     int64_t word = code;
-    if (code >= BERTH_CHAIN_OP_ADD) {
+    if (code == BERTH_CHAIN_OP_BATCH_NORM) {
+      word |= (int64_t)n_in << 8;
+      for (int32_t q = 1; q < 5; q++) in[n_in++] = n->in[q];
+    } else if (code >= BERTH_CHAIN_OP_ADD) {
       in[n_in] = n->in[1 - c->at[i]];
       word |= (int64_t)n_in++ << 8 | (int64_t)(c->at[i] == 1) << 16;
     }
     const bool p2 = code == BERTH_CHAIN_OP_CLIP || code == BERTH_CHAIN_OP_HARD_SIGMOID;
-    const bool p1 = p2 || code == BERTH_CHAIN_OP_LEAKY_RELU;
+    const bool p1 = p2 || code == BERTH_CHAIN_OP_LEAKY_RELU || code == BERTH_CHAIN_OP_BATCH_NORM;
     attrs[0].ints[i] = word;
     attrs[1].ints[i] = fc_bits(p1 ? n->attrs[0].f : 0.0);
     attrs[2].ints[i] = fc_bits(p2 ? n->attrs[1].f : 0.0);
@@ -119,11 +125,7 @@ static bool fc_rewrite(berth_ir_method_t *m, const fc_chain_t *c) {
 
 static int32_t fc_method(berth_ir_method_t *m, int32_t *uses, int32_t *reader, bool *taken) {
   for (int32_t ni = 0; ni < m->n_nodes; ni++) taken[ni] = false;
-  for (int32_t v = 0; v < m->n_values; v++) uses[v] = 0, reader[v] = -1;
-  for (int32_t ni = 0; ni < m->n_nodes; ni++)
-    for (int32_t i = 0; i < m->nodes[ni].n_in; i++) uses[m->nodes[ni].in[i]]++, reader[m->nodes[ni].in[i]] = ni;
-  for (int32_t g = 0; g < m->n_graphs; g++)
-    for (int32_t r = 0; r < m->graphs[g].n_results; r++) uses[m->graphs[g].results[r]]++;
+  berth_pass_uses(m, uses, reader);
   int32_t fused = 0;
   const int32_t n_nodes = m->n_nodes;
   for (int32_t h = 0; h < n_nodes; h++) {

@@ -19,6 +19,10 @@ berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs,
  * of nodes folded in *n_folded (may be NULL). *p is replaced when anything was folded. */
 berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_t *n_folded, berth_diag_t *diag);
 
+/* Counts the readers of each value of m (nodes at any depth, and graph results) into
+ * uses[n_values]; reader (may be NULL) gets a node that reads it (-1 if none). */
+void berth_pass_uses(const berth_ir_method_t *m, int32_t *uses, int32_t *reader);
+
 /* Folds each per-output-channel affine map of constants (batch_norm; mul, add, sub, div by
  * a constant that broadcasts along the channel axis) that is the only reader of a conv's
  * result (same graph, conv with constant weights and bias, no act) into the conv's weights
