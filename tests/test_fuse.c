@@ -6,6 +6,7 @@
  * f64, every kernel variant), and infer's check of act. Randomized: BERTH_TEST_SEED. */
 #include "berth/kernels.h"
 #include "passes/passes.h"
+#include "reference/reference.h"
 #include "test_kernel_util.h"
 
 static const char *src =
@@ -180,6 +181,227 @@ static void test_infer(void) {
   EXPECT_REJECT(&c, "act is -1");
 }
 
+/* ---- elementwise chains (fuse_chain.c, kernel_chain.c) and affine folding (fold_bn.c) ---- */
+
+static const char *chain_src =
+    "const @c4 : f32[4,1,1] = [0.5, -1.25, 2, 0.75]\n"
+    "const @three : f32[] = [3]\n"
+    "const @zero : f32[] = [0]\n"
+    "const @six : f32[] = [6]\n"
+    "const @w : f32[10] = [1.5, -2, 0.25, 3, -0.5, 1, 2.5, -1.75, 0.125, 4]\n"
+    "const @g4 : f32[4] = [1.1, 0.9, -1.2, 0.8]\n"
+    "const @h4 : f32[4] = [0.1, -0.2, 0.3, 0.4]\n"
+    "const @v4 : f32[4] = [0.9, 1.1, 0.5, 2]\n"
+    "\n"
+    "func @f(%x : f32[1,4,9,10], %s : f32[1,4,9,10], %p : bool[]) -> (f32[1,4,9,10], f32[1,4,9,10], "
+    "f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10], f32[1,4,9,10]) {\n"
+    /* DenseNet's pre-activation: batch_norm, mul, add, relu */
+    "  %f1 = batch_norm(%s, @g4, @h4, @h4, @v4) {epsilon = 0.001} : f32[1,4,9,10]\n"
+    "  %f2 = mul(%f1, @c4) : f32[1,4,9,10]\n"
+    "  %f3 = add(%f2, @c4) : f32[1,4,9,10]\n"
+    "  %f4 = relu(%f3) : f32[1,4,9,10]\n"
+    /* twelve links: a chain of eight and one of four */
+    "  %a1 = add(%x, %s) : f32[1,4,9,10]\n"
+    "  %a2 = relu(%a1) : f32[1,4,9,10]\n"
+    "  %a3 = mul(@c4, %a2) : f32[1,4,9,10]\n"
+    "  %a4 = sigmoid(%a3) : f32[1,4,9,10]\n"
+    "  %a5 = sub(@three, %a4) : f32[1,4,9,10]\n"
+    "  %a6 = tanh(%a5) : f32[1,4,9,10]\n"
+    "  %a7 = div(%a6, @w) : f32[1,4,9,10]\n"
+    "  %a8 = exp(%a7) : f32[1,4,9,10]\n"
+    "  %a9 = clip(%a8) {min = 0.25, max = 2} : f32[1,4,9,10]\n"
+    "  %a10 = leaky_relu(%a9) {alpha = 0.1} : f32[1,4,9,10]\n"
+    "  %a11 = hard_sigmoid(%a10) {alpha = 0.3, beta = 0.4} : f32[1,4,9,10]\n"
+    "  %a12 = hard_swish(%a11) : f32[1,4,9,10]\n"
+    /* PaddleOCR's hard swish: x min(max(x + 3, 0), 6) / 6, x read twice */
+    "  %b1 = add(%x, @three) : f32[1,4,9,10]\n"
+    "  %b2 = maximum(%b1, @zero) : f32[1,4,9,10]\n"
+    "  %b3 = minimum(%b2, @six) : f32[1,4,9,10]\n"
+    "  %b4 = mul(%x, %b3) : f32[1,4,9,10]\n"
+    "  %b5 = div(%b4, @six) : f32[1,4,9,10]\n"
+    /* c2 has two readers: neg, abs fuse; sqrt and exp stay */
+    "  %c1 = neg(%s) : f32[1,4,9,10]\n"
+    "  %c2 = abs(%c1) : f32[1,4,9,10]\n"
+    "  %c3 = sqrt(%c2) : f32[1,4,9,10]\n"
+    "  %c4 = exp(%c2) : f32[1,4,9,10]\n"
+    /* d1 is a graph result: nothing fuses */
+    "  %d1 = neg(%x) : f32[1,4,9,10]\n"
+    "  %d2 = relu(%d1) : f32[1,4,9,10]\n"
+    /* e1 is read in a body only: the chain stops at the body's edge, relu, abs fuse inside */
+    "  %e1 = sigmoid(%s) : f32[1,4,9,10]\n"
+    "  %e = cond(%p, %x) : f32[1,4,9,10]\n"
+    "    then(%t : f32[1,4,9,10]) {\n"
+    "      %e2 = relu(%e1) : f32[1,4,9,10]\n"
+    "      %e3 = abs(%e2) : f32[1,4,9,10]\n"
+    "      return %e3\n"
+    "    }\n"
+    "    else(%u : f32[1,4,9,10]) {\n"
+    "      return %u\n"
+    "    }\n"
+    "  return %a12, %b5, %c3, %c4, %d1, %d2, %e, %f4\n"
+    "}\n";
+
+static int count_op_all(const berth_ir_program_t *p, berth_op_t op) {
+  int k = 0;
+  for (int32_t i = 0; i < p->methods[0].n_nodes; i++) k += p->methods[0].nodes[i].op == op;
+  return k;
+}
+
+/* Runs method 0 under the reference interpreter; n_out outputs malloc'd into outs. */
+static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **outs) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ref_t *r = NULL;
+  bool ok = berth_ref_create(p, &r, &d) == BERTH_OK && berth_ref_call(r, 0, in, outs, &d) == BERTH_OK;
+  CHECK_MSG(ok, "reference run: %s", msg);
+  berth_ref_destroy(r);
+  return ok;
+}
+
+/* src parsed twice: the program as written and one for the passes */
+static bool parse_two(const char *src, berth_ir_program_t **a, berth_ir_program_t **b) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK_MSG(berth_ir_parse(src, strlen(src), "fuse.bir", a, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_parse(src, strlen(src), "fuse.bir", b, &d) == BERTH_OK, "%s", msg);
+  return *a && *b;
+}
+
+static void test_chain(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *plain = NULL, *fused = NULL;
+  if (!parse_two(chain_src, &plain, &fused)) return;
+  const int32_t n = berth_pass_fuse_chains(fused);
+  CHECK_MSG(n == 6, "%d chains, expected 6", (int)n);
+  CHECK_MSG(berth_pass_dce(&fused, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(fused, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op_all(fused, BERTH_OP_ELEMENTWISE_CHAIN) == 6); /* one in the body */
+  char *text = berth_ir_print(fused);
+  static const char *const want[] = {
+      "%c3 = sqrt(%", "%c4 = exp(%", "%d1 = neg(%x)", "%d2 = relu(%d1)", "%e1 = sigmoid(%s)",
+      "%b5 = elementwise_chain(%x, @three, @zero, @six, %x, @six) {code = [268, 529, 784, 66574, 1295]",
+      "%e3 = elementwise_chain(%e1) {code = [1, 3]",
+      "%f4 = elementwise_chain(%s, @g4, @h4, @h4, @v4, @c4, @c4) {code = [274, 1294, 1548, 1]",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    CHECK_MSG(text && strstr(text, want[i]), "after fusion, no line with\n  %s\nin\n%s", want[i], text ? text : "");
+  berth_ir_program_t *again = NULL;
+  CHECK_MSG(text && berth_ir_parse(text, strlen(text), "fused.bir", &again, &d) == BERTH_OK, "%s", msg);
+  berth_ir_program_destroy(again);
+  free(text);
+  enum { N = 360 };
+  float x[N], sk[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = (float)((double)(rnd() % 4001) / 500.0 - 4.0);
+    sk[i] = (float)((double)(rnd() % 4001) / 500.0 - 4.0);
+  }
+  x[7] = NAN;
+  sk[200] = -INFINITY;
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    for (uint8_t pred = 0; pred < 2; pred++) {
+      void *a[8] = {0}, *b[8] = {0};
+      const void *in[] = {x, sk, &pred};
+      if (run_ref(plain, in, a) && run_ref(fused, in, b))
+        for (int o = 0; o < 8; o++)
+          CHECK_MSG(memcmp(a[o], b[o], N * sizeof(float)) == 0,
+                    "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
+                    berth_kernels_isa_name(isas[v]), o, (unsigned long long)rng_seed);
+      for (int o = 0; o < 8; o++) free(a[o]), free(b[o]);
+    }
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(fused);
+}
+
+#define FOLD_W                                                                                                 \
+  "[0.5, -0.25, 1, 0.75, -1, 0.125, 0.3, -0.6, 0.9, 0.2, 0.1, -0.4, 0.8, -0.7, 0.6, 0.05, -0.15, 0.35, 1.5, -1.25, " \
+  "0.45, 0.55, -0.65, 0.85, 0.95, -0.05, 0.15, -0.35, 0.25, 0.65, -0.75, 0.4, -0.2, 0.7, -0.9, 0.1, 1, 1, -1, 0.5, " \
+  "0.5, -0.5, 0.25, 0.25, -0.25, 0.3, 0.3, -0.3, 0.6, 0.6, -0.6, 0.9, 0.9, -0.9, 0.2, 0.2, -0.2, 0.4, 0.4, -0.4, "  \
+  "0.8, 0.8, -0.8, 0.7, 0.7, -0.7, 0.1, 0.1, -0.1, 0.05, 0.05, -0.05]"
+static const char *fold_src =
+    "const @w1 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @w2 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @w3 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @w4 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @b : f32[4] = [0.1, -0.2, 0.3, -0.4]\n"
+    "const @sc : f32[1,4,1,1] = [1.5, -0.5, 2, 0.25]\n"
+    "const @sh : f32[4,1,1] = [0.2, 0.4, -0.6, 0.8]\n"
+    "const @bs : f32[4] = [1.1, 0.9, 1.2, 0.8]\n"
+    "const @bb : f32[4] = [0.1, 0.2, 0.3, 0.4]\n"
+    "const @bm : f32[4] = [-0.1, 0.05, 0.2, 0]\n"
+    "const @bv : f32[4] = [0.9, 1.1, 0.5, 2]\n"
+    "const @row : f32[6] = [1, 2, 3, 4, 5, 6]\n"
+    "\n"
+    "func @f(%x : f32[1,2,6,6]) -> (f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6]) {\n"
+    /* conv, mul, add, relu: mul and add fold, relu fuses */
+    "  %y = conv(%x, @w1, @b) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
+    "  %m = mul(%y, @sc) : f32[1,4,6,6]\n"
+    "  %a = add(@sh, %m) : f32[1,4,6,6]\n"
+    "  %r = relu(%a) : f32[1,4,6,6]\n"
+    /* conv without bias, batch_norm: folds */
+    "  %z = conv(%x, @w2) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
+    "  %n = batch_norm(%z, @bs, @bb, @bm, @bv) {epsilon = 0.001} : f32[1,4,6,6]\n"
+    /* a constant along the last axis: not per channel, stays */
+    "  %q = conv(%x, @w3) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
+    "  %qm = mul(%q, @row) : f32[1,4,6,6]\n"
+    /* the conv's result read twice: stays */
+    "  %t = conv(%x, @w4) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
+    "  %tm = sub(%t, @sh) : f32[1,4,6,6]\n"
+    "  %tt = add(%tm, %t) : f32[1,4,6,6]\n"
+    "  return %r, %n, %qm, %tt\n"
+    "}\n";
+
+static void test_fold(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *plain = NULL, *folded = NULL;
+  if (!parse_two(fold_src, &plain, &folded)) return;
+  const int32_t n = berth_pass_fold_affine(folded);
+  CHECK_MSG(n == 3, "%d folded, expected 3", (int)n);
+  CHECK(berth_pass_fuse_act(folded) == 1);
+  CHECK_MSG(berth_pass_dce(&folded, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(folded, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op_all(folded, BERTH_OP_CONV) == 4 && count_op_all(folded, BERTH_OP_BATCH_NORM) == 0);
+  CHECK(count_op_all(folded, BERTH_OP_MUL) == 1 && count_op_all(folded, BERTH_OP_ADD) == 1 &&
+        count_op_all(folded, BERTH_OP_RELU) == 0 && count_op_all(folded, BERTH_OP_SUB) == 1);
+  float x[72];
+  for (int i = 0; i < 72; i++) x[i] = (float)((double)(rnd() % 2001) / 500.0 - 2.0);
+  void *a[4] = {0}, *b[4] = {0};
+  const void *in[] = {x};
+  if (run_ref(plain, in, a) && run_ref(folded, in, b))
+    for (int o = 0; o < 4; o++) {
+      int64_t bad = -1;
+      CHECK_MSG(tc_values_equal(BERTH_DTYPE_F32, 144, b[o], a[o], 1e-5, &bad),
+                "output %d element %lld of the folded program is off by more than rounding", o, (long long)bad);
+    }
+  for (int o = 0; o < 4; o++) free(a[o]), free(b[o]);
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(folded);
+}
+
+static void test_chain_infer(void) {
+  tcall_t c = tc_op(&berth_op_def_elementwise_chain);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 2, 3, 4), NULL);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 1, 3), NULL);
+  TC_INTS(&c, "code", 12 | 1 << 8);
+  TC_INTS(&c, "p0", 0);
+  TC_INTS(&c, "p1", 0);
+  EXPECT_REJECT(&c, "elementwise_chain: operand 1 is f32[3], expected the dtype of f32[3,4]");
+  TC_INTS(&c, "code", 12 | 2 << 8);
+  EXPECT_REJECT(&c, "instruction 0 is 524");
+  TC_INTS(&c, "code", 1 | 1 << 8);
+  EXPECT_REJECT(&c, "instruction 0 is 257");
+  TC_INTS(&c, "code", 18 | 1 << 8);
+  EXPECT_REJECT(&c, "instruction 0 is batch_norm of operands 1 to 4 of 2 on f32[3,4]");
+  TC_INTS(&c, "code", 1, 1);
+  EXPECT_REJECT(&c, "code has 2 instructions and p0, p1 1 and 1");
+}
+
 int main(void) {
   const char *s = getenv("BERTH_TEST_SEED");
   rng_seed = s ? strtoull(s, NULL, 10) : 20261203u;
@@ -187,5 +409,8 @@ int main(void) {
   test_pass();
   test_epilogue();
   test_infer();
+  test_chain();
+  test_fold();
+  test_chain_infer();
   return test_finish("test_fuse");
 }

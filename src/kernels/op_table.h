@@ -191,7 +191,9 @@
   /* conv with weights packed at compile time (kernel_conv.c, src/passes/pack.c) */ \
   X(CONV_PACKED, conv_packed) \
   /* MatMul / Gemm with weights packed at compile time (kernel_matmul_packed.c, src/passes/pack.c) */ \
-  X(MATMUL_PACKED, matmul_packed)
+  X(MATMUL_PACKED, matmul_packed) \
+  /* a chain of f32 elementwise ops in one pass (kernel_chain.c, src/passes/fuse_chain.c) */ \
+  X(ELEMENTWISE_CHAIN, elementwise_chain)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -1391,7 +1391,9 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
    * was folded into, ...) are neither fused nor packed, and their bytes are freed before the
    * packed copies are made */
   if (!st) st = berth_pass_dce(&cx.p, diag);
+  if (!st) (void)berth_pass_fold_affine(cx.p); /* per-channel scale and shift of a conv into its weights */
   if (!st) (void)berth_pass_fuse_act(cx.p); /* conv + relu / clip / leaky_relu; DCE drops the rest */
+  if (!st) (void)berth_pass_fuse_chains(cx.p); /* runs of elementwise nodes as one pass */
   if (!st) (void)berth_pass_pack_weights(cx.p); /* conv weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {

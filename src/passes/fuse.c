@@ -22,11 +22,7 @@ static int fuse_act_of(berth_op_t op) {
 }
 
 static int32_t fuse_method(berth_ir_method_t *m, int32_t *uses) {
-  for (int32_t v = 0; v < m->n_values; v++) uses[v] = 0;
-  for (int32_t ni = 0; ni < m->n_nodes; ni++)
-    for (int32_t i = 0; i < m->nodes[ni].n_in; i++) uses[m->nodes[ni].in[i]]++;
-  for (int32_t g = 0; g < m->n_graphs; g++)
-    for (int32_t r = 0; r < m->graphs[g].n_results; r++) uses[m->graphs[g].results[r]]++;
+  berth_pass_uses(m, uses, NULL);
   const int act_idx = berth_op_attr_index(berth_op_get(BERTH_OP_CONV), "act", 3);
   const int alpha_idx = berth_op_attr_index(berth_op_get(BERTH_OP_CONV), "act_alpha", 9);
   const int beta_idx = berth_op_attr_index(berth_op_get(BERTH_OP_CONV), "act_beta", 8);

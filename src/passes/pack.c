@@ -102,10 +102,7 @@ int32_t berth_pass_pack_weights(berth_ir_program_t *p) {
     berth_ir_method_t *m = &p->methods[mi];
     int32_t *uses = calloc((size_t)(m->n_values ? m->n_values : 1), sizeof *uses);
     if (!uses) return packed;
-    for (int32_t ni = 0; ni < m->n_nodes; ni++)
-      for (int32_t i = 0; i < m->nodes[ni].n_in; i++) uses[m->nodes[ni].in[i]]++;
-    for (int32_t g = 0; g < m->n_graphs; g++)
-      for (int32_t r = 0; r < m->graphs[g].n_results; r++) uses[m->graphs[g].results[r]]++;
+    berth_pass_uses(m, uses, NULL);
     for (int32_t ni = 0; ni < m->n_nodes; ni++) {
       berth_ir_node_t *n = &m->nodes[ni];
       const bool conv = n->op == BERTH_OP_CONV, mm = n->op == BERTH_OP_MATMUL || n->op == BERTH_OP_GEMM;

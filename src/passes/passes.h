@@ -19,11 +19,30 @@ berth_status_t berth_fold_kernel(berth_op_t op, const berth_attr_value_t *attrs,
  * of nodes folded in *n_folded (may be NULL). *p is replaced when anything was folded. */
 berth_status_t berth_pass_fold(berth_ir_program_t **p, int64_t max_bytes, int32_t *n_folded, berth_diag_t *diag);
 
+/* Counts the readers of each value of m (nodes at any depth, and graph results) into
+ * uses[n_values]; reader (may be NULL) gets a node that reads it (-1 if none). */
+void berth_pass_uses(const berth_ir_method_t *m, int32_t *uses, int32_t *reader);
+
+/* Folds each per-output-channel affine map of constants (batch_norm; mul, add, sub, div by
+ * a constant that broadcasts along the channel axis) that is the only reader of a conv's
+ * result (same graph, conv with constant weights and bias, no act) into the conv's weights
+ * and bias (fold_bn.c), in place: results change by rounding only. The folded node is left
+ * dead, so berth_pass_dce must run next; run it before berth_pass_fuse_act and
+ * berth_pass_pack_weights. Returns the number folded (0 also when out of memory). */
+int32_t berth_pass_fold_affine(berth_ir_program_t *p);
+
 /* Fuses each relu, clip or leaky_relu that is the only reader of a conv's result (same
  * graph, not a graph result) into the conv's activation epilogue (kernel_conv.c's act
  * attributes), in place; the activation node is left dead, so berth_pass_dce must run
  * next. Returns the number fused (0 also when out of memory: the program is unchanged). */
 int32_t berth_pass_fuse_act(berth_ir_program_t *p);
+
+/* Turns each run of f32 elementwise nodes of one graph, each the only reader of the one
+ * before, into one elementwise_chain node (fuse_chain.c, kernel_chain.h), in place: same
+ * results bit for bit. The nodes before the run's last are left dead, so berth_pass_dce must
+ * run next. Run after berth_pass_fuse_act. Returns the number of chains made (0 also when out
+ * of memory). */
+int32_t berth_pass_fuse_chains(berth_ir_program_t *p);
 
 /* Packs the f32 constant weights of each conv that takes the packed GEMM (and whose
  * weights nothing else reads) into the micro-kernels' panels: the node becomes conv_packed

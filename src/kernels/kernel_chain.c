@@ -1,0 +1,246 @@
+/* elementwise_chain (kernel_chain.h): the chain runs block by block, CHAIN_BLOCK elements at
+ * a time through two local buffers (the last instruction writes the output), so each element
+ * is read and written once instead of once per op. Every instruction computes exactly what
+ * its separate f32 kernel computes, the same float operations in the same order: add, sub,
+ * mul, div, minimum, maximum as kernel_binary.c; relu, neg, abs, sqrt as kernel_unary.c, and exp, sigmoid and
+ * tanh through the active kernel variant's functions that kernel_unary.c calls (kernel_isa.h);
+ * clip as kernel_clip.c; leaky_relu, hard_sigmoid and hard_swish as kernel_activation.c (its
+ * parameters rounded to f32 first, hard_sigmoid and hard_swish in double); batch_norm as
+ * kernel_norm.c (a (x - mean) / sqrt(var + eps) + bias per channel, eps rounded to f32). So the results
+ * equal the unfused program's bit for bit, on every variant. */
+#include "kernel_chain.h"
+#include "kernel_isa.h"
+#include "kernel_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CHAIN_BLOCK 128
+
+bool berth_chain_operand_ok(const berth_type_t *o, const berth_type_t *x, int64_t *inner, int64_t *span) {
+  if (o->dtype != x->dtype || o->rank > x->rank) return false;
+  const int32_t off = x->rank - o->rank;
+  int32_t lo = -1, hi = -1; /* o's first and last dim other than 1, as x's axes */
+  for (int32_t k = 0; k < o->rank; k++)
+    if (o->dims[k] != 1) {
+      if (lo < 0) lo = off + k;
+      hi = off + k;
+    }
+  int64_t in = 1, sp = 1;
+  for (int32_t a = 0; a < x->rank; a++) {
+    if (lo >= 0 && a >= lo && a <= hi) {
+      if (o->dims[a - off] != x->dims[a]) return false;
+      sp *= x->dims[a];
+    } else if (lo >= 0 && a > hi) in *= x->dims[a];
+  }
+  if (lo < 0) in = berth_type_numel(x); /* one element for all */
+  if (inner) *inner = in ? in : 1;
+  if (span) *span = sp;
+  return true;
+}
+
+/* kernel_activation.c's clip to [0, 1] (it selects on the bits: the same values) */
+static inline double ch_clip01(double v) {
+  double lo = v < 0 ? 0.0 : v;
+  return lo > 1 ? 1.0 : lo;
+}
+
+typedef struct ch_op {
+  int code, operand, swap;
+  float p0, p1;       /* the parameters rounded to f32 */
+  double d0, d1;      /* hard_sigmoid's: (double)(float) */
+  const float *k;     /* a binary op's operand */
+  int64_t inner, span;
+} ch_op_t;
+
+static double ch_param(const berth_attr_value_t *a, int32_t i) {
+  double d;
+  int64_t b = i < a->n ? a->ints[i] : 0;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+static void ch_unary(const ch_op_t *op, const float *restrict s, float *restrict d, int64_t n) {
+  const float P0 = op->p0, P1 = op->p1;
+  switch (op->code) {
+    case BERTH_CHAIN_OP_RELU: BERTH_VLOOP(i, n, float A = s[i]; d[i] = A < 0 ? 0.0f : A;); break;
+    case BERTH_CHAIN_OP_NEG: BERTH_VLOOP(i, n, d[i] = -s[i];); break;
+    case BERTH_CHAIN_OP_ABS: BERTH_VLOOP(i, n, d[i] = fabsf(s[i]);); break;
+    case BERTH_CHAIN_OP_SQRT: BERTH_VLOOP(i, n, d[i] = sqrtf(s[i]);); break;
+    case BERTH_CHAIN_OP_EXP: BERTH_KCALL(exp_f32)(s, d, n); break;
+    case BERTH_CHAIN_OP_SIGMOID: BERTH_KCALL(sigmoid_f32)(s, d, n); break;
+    case BERTH_CHAIN_OP_TANH: BERTH_KCALL(tanh_f32)(s, d, n); break;
+    case BERTH_CHAIN_OP_CLIP: BERTH_VLOOP(i, n, float v = s[i] < P0 ? P0 : s[i]; d[i] = v > P1 ? P1 : v;); break;
+    case BERTH_CHAIN_OP_LEAKY_RELU: BERTH_VLOOP(i, n, float x = s[i]; d[i] = x < 0 ? P0 * x : x;); break;
+    case BERTH_CHAIN_OP_HARD_SIGMOID: {
+      const double a = op->d0, b = op->d1;
+      BERTH_VLOOP(i, n, float x = s[i]; d[i] = (float)ch_clip01(a * x + b););
+      break;
+    }
+    case BERTH_CHAIN_OP_HARD_SWISH:
+      BERTH_VLOOP(i, n, float x = s[i]; d[i] = (float)((double)x * ch_clip01(((double)x + 3.0) / 6.0)););
+      break;
+    default: break;
+  }
+}
+
+/* d = s op k over n elements; kv: k a vector (kp) or one value (kc) */
+#define CH_BIN(EXPR_AK, EXPR_KA)                                                  \
+  do {                                                                            \
+    if (kp && !op->swap) BERTH_VLOOP(i, n, float A = s[i]; float K = kp[i]; d[i] = EXPR_AK;); \
+    else if (kp) BERTH_VLOOP(i, n, float A = s[i]; float K = kp[i]; d[i] = EXPR_KA;);         \
+    else if (!op->swap) BERTH_VLOOP(i, n, float A = s[i]; float K = kc; d[i] = EXPR_AK;);      \
+    else BERTH_VLOOP(i, n, float A = s[i]; float K = kc; d[i] = EXPR_KA;);                     \
+  } while (0)
+
+static void ch_binary_run(const ch_op_t *op, const float *restrict s, float *restrict d, int64_t n,
+                          const float *restrict kp, float kc) {
+  switch (op->code) {
+    case BERTH_CHAIN_OP_ADD: CH_BIN(A + K, K + A); break;
+    case BERTH_CHAIN_OP_SUB: CH_BIN(A - K, K - A); break;
+    case BERTH_CHAIN_OP_MUL: CH_BIN(A * K, K * A); break;
+    case BERTH_CHAIN_OP_DIV: CH_BIN(A / K, K / A); break;
+    case BERTH_CHAIN_OP_MINIMUM: CH_BIN((A < K || A != A) ? A : K, (K < A || K != K) ? K : A); break;
+    case BERTH_CHAIN_OP_MAXIMUM: CH_BIN((A > K || A != A) ? A : K, (K > A || K != K) ? K : A); break;
+    default: break;
+  }
+}
+
+/* elements [start, start + n) of the chain value against the operand's matching elements */
+static void ch_binary(const ch_op_t *op, const float *s, float *d, int64_t n, int64_t start) {
+  int64_t j = 0;
+  while (j < n) {
+    const int64_t g = start + j, bi = (g / op->inner) % op->span;
+    int64_t run;
+    if (op->inner == 1) {
+      run = op->span - bi;
+      run = run < n - j ? run : n - j;
+      ch_binary_run(op, s + j, d + j, run, op->k + bi, 0.0f);
+    } else {
+      run = op->inner - g % op->inner;
+      run = run < n - j ? run : n - j;
+      ch_binary_run(op, s + j, d + j, run, NULL, op->k[bi]);
+    }
+    j += run;
+  }
+}
+
+/* batch_norm: the channel of element i is (i / inner) % span */
+static void ch_batch_norm(const ch_op_t *op, const berth_kernel_call_t *call, const float *s, float *d, int64_t n,
+                          int64_t start) {
+  const float *sc = (const float *)call->in[op->operand].data, *bi = (const float *)call->in[op->operand + 1].data;
+  const float *mu = (const float *)call->in[op->operand + 2].data, *va = (const float *)call->in[op->operand + 3].data;
+  const float eps = op->p0;
+  for (int64_t j = 0; j < n;) {
+    const int64_t g = start + j, c = (g / op->inner) % op->span;
+    int64_t run = op->inner - g % op->inner;
+    run = run < n - j ? run : n - j;
+    const float a = sc[c], m = mu[c], den = sqrtf(va[c] + eps), o = bi[c];
+    const float *restrict xr = s + j;
+    float *restrict yr = d + j;
+    BERTH_VLOOP(i, run, yr[i] = a * (xr[i] - m) / den + o;);
+    j += run;
+  }
+}
+
+static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
+  const berth_attr_value_t *code = &call->attrs[0];
+  for (int32_t i = 0; i < code->n; i++) {
+    ch_op_t *op = &ops[i];
+    memset(op, 0, sizeof *op);
+    op->code = (int)(code->ints[i] & 0xFF);
+    op->operand = (int)((code->ints[i] >> 8) & 0xFF);
+    op->swap = (int)((code->ints[i] >> 16) & 1);
+    const double a = ch_param(&call->attrs[1], i), b = ch_param(&call->attrs[2], i);
+    op->p0 = (float)a;
+    op->p1 = (float)b;
+    op->d0 = (double)op->p0;
+    op->d1 = (double)op->p1;
+    if (op->code == BERTH_CHAIN_OP_BATCH_NORM) {
+      const berth_type_t *x = call->in[0].type;
+      op->span = x->dims[1];
+      op->inner = 1;
+      for (int32_t a = 2; a < x->rank; a++) op->inner *= x->dims[a];
+      if (!op->inner) op->inner = 1;
+    } else if (op->code >= BERTH_CHAIN_OP_ADD) {
+      op->k = (const float *)call->in[op->operand].data;
+      berth_chain_operand_ok(call->in[op->operand].type, call->in[0].type, &op->inner, &op->span);
+    }
+  }
+  return (int32_t)code->n;
+}
+
+static void chain_run(const berth_kernel_call_t *call) {
+  ch_op_t ops[BERTH_CHAIN_MAX];
+  const int32_t n_ops = ch_decode(call, ops);
+  const int64_t n = berth_type_numel(call->in[0].type);
+  const float *x = (const float *)call->in[0].data;
+  float *y = (float *)call->out[0].data;
+  float buf[2][CHAIN_BLOCK];
+  for (int64_t start = 0; start < n; start += CHAIN_BLOCK) {
+    const int64_t len = n - start < CHAIN_BLOCK ? n - start : CHAIN_BLOCK;
+    const float *s = x + start;
+    for (int32_t i = 0; i < n_ops; i++) {
+      float *d = i == n_ops - 1 ? y + start : buf[i & 1];
+      if (ops[i].code == BERTH_CHAIN_OP_BATCH_NORM) ch_batch_norm(&ops[i], call, s, d, len, start);
+      else if (ops[i].code >= BERTH_CHAIN_OP_ADD) ch_binary(&ops[i], s, d, len, start);
+      else ch_unary(&ops[i], s, d, len);
+      s = d;
+    }
+  }
+}
+
+/* batch_norm's operands k..k+3: f32 [C], C x's axis 1 (rank >= 2) */
+static berth_status_t ch_check_bn(const berth_type_t *in, int32_t n_in, int32_t i, int32_t k, berth_diag_t *diag) {
+  char sa[160];
+  if (in[0].rank < 2 || k + 3 >= n_in)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "elementwise_chain: instruction %d is batch_norm of operands %d to %d of %d on %s, expected "
+                      "rank >= 2",
+                      (int)i, (int)k, (int)k + 3, (int)n_in, berth_type_format(&in[0], sa, sizeof sa));
+  for (int32_t q = k; q < k + 4; q++)
+    if (in[q].dtype != BERTH_DTYPE_F32 || in[q].rank != 1 || in[q].dims[0] != in[0].dims[1])
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "elementwise_chain: operand %d is %s, expected f32[%lld]",
+                        (int)q, berth_type_format(&in[q], sa, sizeof sa), (long long)in[0].dims[1]);
+  return BERTH_OK;
+}
+
+static berth_status_t chain_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                  berth_type_t *out, berth_diag_t *diag) {
+  char sa[160], sb[160];
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_elementwise_chain, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype("elementwise_chain", 0, in[0].dtype, 1u << BERTH_DTYPE_F32, diag));
+  const berth_attr_value_t *code = &attrs[0];
+  if (code->n < 1 || code->n > BERTH_CHAIN_MAX || attrs[1].n != code->n || attrs[2].n != code->n)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "elementwise_chain: code has %d instructions and p0, p1 %d and %d, expected 1 to %d each",
+                      (int)code->n, (int)attrs[1].n, (int)attrs[2].n, BERTH_CHAIN_MAX);
+  for (int32_t i = 0; i < code->n; i++) {
+    const int64_t c = code->ints[i], op = c & 0xFF, k = (c >> 8) & 0xFF;
+    const bool binary = op >= BERTH_CHAIN_OP_ADD;
+    if (op < 1 || op >= BERTH_CHAIN_OP_END || (c >> 17) != 0 || (binary ? k < 1 || k >= n_in : k != 0 || (c >> 16)))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "elementwise_chain: instruction %d is %lld, expected an op 1 to %d, a binary op's operand 1 to "
+                        "%d (a unary op's 0) and swap 0 or 1",
+                        (int)i, (long long)c, BERTH_CHAIN_OP_END - 1, (int)n_in - 1);
+    if (op == BERTH_CHAIN_OP_BATCH_NORM) {
+      BERTH_TRY(ch_check_bn(in, n_in, (int32_t)i, (int32_t)k, diag));
+      continue;
+    }
+    if (binary && !berth_chain_operand_ok(&in[k], &in[0], NULL, NULL))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                        "elementwise_chain: operand %d is %s, expected the dtype of %s and a shape that broadcasts "
+                        "along one run of its dims",
+                        (int)k, berth_type_format(&in[k], sa, sizeof sa), berth_type_format(&in[0], sb, sizeof sb));
+  }
+  out[0] = in[0];
+  return BERTH_OK;
+}
+
+static const berth_attr_spec_t chain_attrs[] = {
+    {"code", BERTH_ATTR_INTS, true, 0, 0},
+    {"p0", BERTH_ATTR_INTS, true, 0, 0},
+    {"p1", BERTH_ATTR_INTS, true, 0, 0},
+};
+const berth_op_def_t berth_op_def_elementwise_chain = {"elementwise_chain", BERTH_OPKIND_KERNEL, 1, 1 + 4 * BERTH_CHAIN_MAX,
+                                                       1, 3, chain_attrs, chain_infer, chain_run};
