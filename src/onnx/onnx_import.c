@@ -1394,7 +1394,8 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
   if (!st) (void)berth_pass_fold_affine(cx.p); /* per-channel scale and shift of a conv into its weights */
   if (!st) (void)berth_pass_fuse_act(cx.p); /* conv + relu / clip / leaky_relu; DCE drops the rest */
   if (!st) (void)berth_pass_fuse_chains(cx.p); /* runs of elementwise nodes as one pass */
-  if (!st) (void)berth_pass_pack_weights(cx.p); /* conv weights packed once, after the fusion */
+  if (!st) st = berth_pass_dce(&cx.p, diag);    /* the weights folding replaced, before packing */
+  if (!st) (void)berth_pass_pack_weights(cx.p); /* weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {
     st = berth_ir_validate(cx.p, diag);
