@@ -6,7 +6,8 @@
  * tanh through the active kernel variant's functions that kernel_unary.c calls (kernel_isa.h);
  * clip as kernel_clip.c; leaky_relu, hard_sigmoid and hard_swish as kernel_activation.c (its
  * parameters rounded to f32 first, hard_sigmoid and hard_swish in double); batch_norm as
- * kernel_norm.c (a (x - mean) / sqrt(var + eps) + bias per channel, eps rounded to f32). So the results
+ * kernel_norm.c ((x - mean) * k + bias, k = scale / sqrt(var + eps) once per channel, eps rounded
+ * to f32). So the results
  * equal the unfused program's bit for bit, on every variant. */
 #include "kernel_chain.h"
 #include "kernel_isa.h"
@@ -135,10 +136,10 @@ static void ch_batch_norm(const ch_op_t *op, const berth_kernel_call_t *call, co
     const int64_t g = start + j, c = (g / op->inner) % op->span;
     int64_t run = op->inner - g % op->inner;
     run = run < n - j ? run : n - j;
-    const float a = sc[c], m = mu[c], den = sqrtf(va[c] + eps), o = bi[c];
+    const float k = sc[c] / sqrtf(va[c] + eps), m = mu[c], o = bi[c]; /* as kernel_norm.c's batch_norm */
     const float *restrict xr = s + j;
     float *restrict yr = d + j;
-    BERTH_VLOOP(i, run, yr[i] = a * (xr[i] - m) / den + o;);
+    BERTH_VLOOP(i, run, yr[i] = (xr[i] - m) * k + o;);
     j += run;
   }
 }
