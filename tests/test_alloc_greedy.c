@@ -104,7 +104,8 @@ static void test_peak_order_shape(void) {
     for (int o = 0; o < BERTH_ALLOC_ORDER_COUNT; o++)
       for (int fit = BERTH_ALLOC_FIT_FIRST; fit <= BERTH_ALLOC_FIT_BEST; fit++) {
         CHECK(berth_alloc_greedy_order(g, (berth_alloc_order_t)o, order));
-        uint64_t a = berth_alloc_greedy_run(g, order, fit, UINT64_MAX, off);
+        uint64_t a = 0;
+        CHECK(berth_alloc_greedy_run(g, order, fit, UINT64_MAX, off, &a) == BERTH_ALLOC_RUN_DONE);
         uint64_t arena = berth_alloc_prep_scatter(&prep, off, offsets);
         CHECK(a == arena && a >= prep.lower_bound);
         berth_status_t st = berth_alloc_check(&r.p, offsets, arena, &diag);
@@ -143,11 +144,15 @@ static void test_peak_beats_size_orders(void) {
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (int fit = BERTH_ALLOC_FIT_FIRST; fit <= BERTH_ALLOC_FIT_BEST; fit++) {
       CHECK(berth_alloc_greedy_order(g, sizes[i], order));
-      CHECK(berth_alloc_greedy_run(g, order, fit, UINT64_MAX, off) >= 8);
+      uint64_t a = 0;
+      CHECK(berth_alloc_greedy_run(g, order, fit, UINT64_MAX, off, &a) == BERTH_ALLOC_RUN_DONE && a >= 8);
+      /* told to stop above 7, the same run gives up instead of reporting a number */
+      CHECK(berth_alloc_greedy_run(g, order, fit, 7, off, &a) == BERTH_ALLOC_RUN_STOPPED);
     }
   CHECK(berth_alloc_greedy_order(g, BERTH_ALLOC_ORDER_PEAK, order));
   CHECK(order[0] == 1 && order[1] == 0 && order[2] == 2 && order[3] == 3);
-  CHECK(berth_alloc_greedy_run(g, order, BERTH_ALLOC_FIT_FIRST, UINT64_MAX, off) == 7);
+  uint64_t a7 = 0;
+  CHECK(berth_alloc_greedy_run(g, order, BERTH_ALLOC_FIT_FIRST, 7, off, &a7) == BERTH_ALLOC_RUN_DONE && a7 == 7);
   berth_alloc_greedy_destroy(g);
   berth_alloc_prep_deinit(&prep);
 

@@ -382,7 +382,9 @@ static berth_ir_program_t *assert_prog(int variant) {
   int32_t b2 = param(m, 0, "b2", ty(BERTH_DTYPE_BOOL, 1, 2, 0));
   int32_t in[2] = {variant == 1 ? x : variant == 2 ? b2 : pr, pr};
   int32_t nd = node(m, 0, BERTH_OP_ASSERT, variant == 3 ? 2 : 1, in);
-  m->nodes[nd].attrs[0].i = variant == 5 ? 7 : berth_ir_string_add(p, "p holds", 7);
+  int32_t text = 7; /* variant 5: an index past the string table */
+  if (variant != 5) CHECK(berth_ir_string_add(p, "p holds", 7, &text) == BERTH_OK && text == 0);
+  m->nodes[nd].attrs[0].i = text;
   if (variant == 4) result(m, nd, "oops", BOOL_S);
   return p;
 }

@@ -547,8 +547,8 @@ static void gen_assert(gen_t *g, int32_t graph) {
   char msg[128];
   berth_format(msg, sizeof msg, "check %d on %%%s%s", (int)g->n_asserts++, g->m->values[c].name,
                pct(g, 15) ? extra[rnd(g, sizeof extra / sizeof *extra)] : "");
-  int32_t text = berth_ir_string_add(g->p, msg, strlen(msg));
-  int32_t nd = text < -1 ? -1 : berth_ir_node_add(g->m, graph, BERTH_OP_ASSERT, 1, &c);
+  int32_t text = -1;
+  int32_t nd = berth_ir_string_add(g->p, msg, strlen(msg), &text) ? -1 : berth_ir_node_add(g->m, graph, BERTH_OP_ASSERT, 1, &c);
   if (nd < 0) {
     g->oom = true;
     return;

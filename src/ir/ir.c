@@ -70,15 +70,20 @@ void berth_ir_program_destroy(berth_ir_program_t *p) {
 
 /* ---- strings of STRING attributes ----------------------------------------------- */
 
-int32_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len) {
-  if (len == 0) return -1;
-  if (!grow((void **)&p->strings, &p->cap_strings, p->n_strings + 1, sizeof *p->strings)) return -2;
+berth_status_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len, int32_t *index) {
+  if (len == 0) {
+    *index = -1;
+    return BERTH_OK;
+  }
+  if (!grow((void **)&p->strings, &p->cap_strings, p->n_strings + 1, sizeof *p->strings))
+    return BERTH_ERR_RESOURCE_EXHAUSTED;
   char *d = malloc(len + 1);
-  if (!d) return -2;
+  if (!d) return BERTH_ERR_RESOURCE_EXHAUSTED;
   memcpy(d, text, len);
   d[len] = '\0';
   p->strings[p->n_strings] = d;
-  return p->n_strings++;
+  *index = p->n_strings++;
+  return BERTH_OK;
 }
 
 const char *berth_ir_string(const berth_ir_program_t *p, int64_t i) {
@@ -88,8 +93,10 @@ const char *berth_ir_string(const berth_ir_program_t *p, int64_t i) {
 
 bool berth_ir_strings_copy(berth_ir_program_t *dst, const berth_ir_program_t *src) {
   if (dst->n_strings != 0) return false;
-  for (int32_t i = 0; i < src->n_strings; i++)
-    if (berth_ir_string_add(dst, src->strings[i], strlen(src->strings[i])) != i) return false;
+  for (int32_t i = 0; i < src->n_strings; i++) {
+    int32_t k;
+    if (berth_ir_string_add(dst, src->strings[i], strlen(src->strings[i]), &k) || k != i) return false;
+  }
   return true;
 }
 

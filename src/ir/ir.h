@@ -116,8 +116,9 @@ int32_t berth_ir_global_add(berth_ir_program_t *p, const char *name, const berth
 int32_t berth_ir_global_find(const berth_ir_program_t *p, const char *name, size_t len);
 
 /* Adds text[0, len) (len <= BERTH_MAX_ATTR_STRING, no NUL inside) to the string table and
- * returns its index; -1 for the empty string (not stored), -2 on allocation failure. */
-int32_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len);
+ * sets *index to its index, -1 for the empty string (not stored). Fails only when out of
+ * memory (BERTH_ERR_RESOURCE_EXHAUSTED, *index untouched; the caller names the context). */
+berth_status_t berth_ir_string_add(berth_ir_program_t *p, const char *text, size_t len, int32_t *index);
 /* The text of a STRING attribute value (i), "" for -1, NULL if i is not an index. */
 const char *berth_ir_string(const berth_ir_program_t *p, int64_t i);
 /* Copies src's string table into dst's, which must be empty, keeping the indices. */

@@ -524,8 +524,8 @@ static berth_status_t string_value(parser_t *ps, const token_t *t, const char *w
       return perr(ps, t, BERTH_ERR_OUT_OF_RANGE, "%s: a string longer than %d bytes", what, BERTH_MAX_ATTR_STRING);
     buf[n++] = ch;
   }
-  int32_t idx = berth_ir_string_add(ps->p, buf, n);
-  if (idx < -1) return oom(ps);
+  int32_t idx;
+  if (berth_ir_string_add(ps->p, buf, n, &idx)) return oom(ps);
   *index = idx;
   return BERTH_OK;
 }

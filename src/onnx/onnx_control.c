@@ -564,8 +564,10 @@ static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int3
   if (st) return st;
   char msg[600];
   berth_format(msg, sizeof msg, "Loop %s needs more than --max-trip-count %lld iterations", loop_name, (long long)N);
-  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
-  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
+  int32_t text = -1;
+  int32_t node = berth_ir_string_add(cx->p, msg, strlen(msg), &text)
+                     ? -1
+                     : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
   if (node < 0) return oom(cx);
   cx->m->nodes[node].attrs[0].i = text;
   return BERTH_OK;

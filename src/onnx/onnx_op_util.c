@@ -142,8 +142,10 @@ berth_status_t ox_assert_ok(ox_ctx_t *cx, int32_t ok, const char *what) {
   char label[300], msg[700];
   check_label(cx, label, sizeof label);
   berth_format(msg, sizeof msg, "%s %s: %s", cx->node->op_type ? cx->node->op_type : "", label, what);
-  int32_t text = berth_ir_string_add(cx->p, msg, strlen(msg));
-  int32_t node = text < -1 ? -1 : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
+  int32_t text = -1;
+  int32_t node = berth_ir_string_add(cx->p, msg, strlen(msg), &text)
+                     ? -1
+                     : berth_ir_node_add(cx->m, cx->graph, BERTH_OP_ASSERT, 1, &ok_id);
   if (node < 0) return berth_fail(cx->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory");
   cx->m->nodes[node].attrs[0].i = text;
   return BERTH_OK;

@@ -357,8 +357,8 @@ static uint64_t best_fit(berth_alloc_greedy_t *g, int32_t nq, uint64_t s, uint64
   return best_x != UINT64_MAX ? best_x : berth_alloc_align_up(x, align);
 }
 
-uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
-                                uint64_t *off) {
+berth_alloc_run_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
+                                         uint64_t *off, uint64_t *arena_out) {
   const berth_alloc_prep_t *p = g->prep;
   pool_reset(g);
   uint64_t arena = 0;
@@ -375,7 +375,7 @@ uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, i
     off[b] = x;
     if (x + s > arena) {
       arena = x + s;
-      if (arena > stop_above) return UINT64_MAX - 1;
+      if (arena > stop_above) return BERTH_ALLOC_RUN_STOPPED;
     }
     bool ok = true;
     for (int32_t r = p->iv_first[b]; r < p->iv_first[b + 1]; r++) {
@@ -384,9 +384,10 @@ uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, i
                            (node >= g->leaves || list_add(g, &g->sub[node], x, x + s)),
                       ok = ok && list_add(g, &g->sub[node], x, x + s));
     }
-    if (!ok) return UINT64_MAX;
+    if (!ok) return BERTH_ALLOC_RUN_NO_MEMORY;
   }
-  return arena;
+  *arena_out = arena;
+  return BERTH_ALLOC_RUN_DONE;
 }
 
 /* ---- orders -------------------------------------------------------------------------- */
@@ -646,11 +647,13 @@ static bool try_pair(berth_alloc_greedy_t *g, berth_alloc_order_t which, int fit
   bool wall = g->clock && g->clock->work_limit <= 0;
   double t0 = wall ? berth_alloc_now_ms() : 0;
   if (!berth_alloc_greedy_order(g, which, order)) return false;
-  uint64_t a = berth_alloc_greedy_run(g, order, fit, bs->arena == UINT64_MAX ? UINT64_MAX : bs->arena - 1, tmp);
+  uint64_t a = 0;
+  berth_alloc_run_t run =
+      berth_alloc_greedy_run(g, order, fit, bs->arena == UINT64_MAX ? UINT64_MAX : bs->arena - 1, tmp, &a);
   if (wall && berth_alloc_now_ms() - t0 > g->run_ms) g->run_ms = berth_alloc_now_ms() - t0;
   berth_alloc_clock_tick(g->clock, p->m);
-  if (a == UINT64_MAX) return false;
-  if (a < bs->arena) {
+  if (run == BERTH_ALLOC_RUN_NO_MEMORY) return false;
+  if (run == BERTH_ALLOC_RUN_DONE && a < bs->arena) {
     bs->arena = a;
     memcpy(bs->off, tmp, (size_t)p->m * sizeof *tmp);
     if (bs->best_order) memcpy(bs->best_order, order, (size_t)p->m * sizeof *order);

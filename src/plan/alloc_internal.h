@@ -138,12 +138,18 @@ void berth_alloc_greedy_destroy(berth_alloc_greedy_t *g);
  * of memory. */
 bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which, int32_t *order);
 
+/* How a greedy run ended. */
+typedef enum berth_alloc_run {
+  BERTH_ALLOC_RUN_DONE,      /* every buffer placed: off[] and the arena are set */
+  BERTH_ALLOC_RUN_STOPPED,   /* a buffer ended above stop_above: the run gave up */
+  BERTH_ALLOC_RUN_NO_MEMORY, /* out of memory */
+} berth_alloc_run_t;
+
 /* Places the active buffers in the given order, each at the lowest offset that fits
- * (first fit) or in the smallest gap that fits (best fit); writes off[m] and returns the
- * arena, or UINT64_MAX if out of memory. If stop_above is not UINT64_MAX the run gives
- * up (returning UINT64_MAX - 1) as soon as a buffer ends above it. */
-uint64_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
-                                uint64_t *off);
+ * (first fit) or in the smallest gap that fits (best fit); writes off[m] and *arena. If
+ * stop_above is not UINT64_MAX the run gives up as soon as a buffer ends above it. */
+berth_alloc_run_t berth_alloc_greedy_run(berth_alloc_greedy_t *g, const int32_t *order, int fit, uint64_t stop_above,
+                                         uint64_t *off, uint64_t *arena);
 
 /* Sets the budget (NULL for none) for berth_alloc_greedy_best: it then skips the orders
  * whose run would end past it, after the first, and adds each run's work to it. */

@@ -363,12 +363,13 @@ static int64_t order_search(const berth_alloc_prep_t *p, berth_alloc_greedy_t *g
       for (int32_t i = to; i <= at; i++) pos[order[i]] = i;
       moved++;
     }
-    uint64_t a = berth_alloc_greedy_run(g, order, seed->fit, seed->arena, off);
-    if (a == UINT64_MAX) {
+    uint64_t a = 0;
+    berth_alloc_run_t run = berth_alloc_greedy_run(g, order, seed->fit, seed->arena, off, &a);
+    if (run == BERTH_ALLOC_RUN_NO_MEMORY) {
       it = -1;
       break;
     }
-    if (a <= seed->arena) {
+    if (run == BERTH_ALLOC_RUN_DONE && a <= seed->arena) {
       seed->arena = a;
       memcpy(seed->off, off, (size_t)p->m * sizeof *off);
       memcpy(seed->order, order, (size_t)p->m * sizeof *order);
