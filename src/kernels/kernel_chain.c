@@ -7,8 +7,7 @@
  * clip as kernel_clip.c; leaky_relu, hard_sigmoid and hard_swish as kernel_activation.c (its
  * parameters rounded to f32 first, hard_sigmoid and hard_swish in double); batch_norm as
  * kernel_norm.c ((x - mean) * k + bias, k = scale / sqrt(var + eps) once per channel, eps rounded
- * to f32). So the results
- * equal the unfused program's bit for bit, on every variant. */
+ * to f32). So the results equal the unfused program's bit for bit, on every variant. */
 #include "kernel_chain.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
