@@ -328,6 +328,8 @@ static const char *fold_src =
     "const @w2 : f32[4,2,3,3] = " FOLD_W "\n"
     "const @w3 : f32[4,2,3,3] = " FOLD_W "\n"
     "const @w4 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @w5 : f32[4,2,3,3] = " FOLD_W "\n"
+    "const @dz : f32[4,1,1] = [1, 0, 2, 1]\n"
     "const @b : f32[4] = [0.1, -0.2, 0.3, -0.4]\n"
     "const @sc : f32[1,4,1,1] = [1.5, -0.5, 2, 0.25]\n"
     "const @sh : f32[4,1,1] = [0.2, 0.4, -0.6, 0.8]\n"
@@ -337,7 +339,7 @@ static const char *fold_src =
     "const @bv : f32[4] = [0.9, 1.1, 0.5, 2]\n"
     "const @row : f32[6] = [1, 2, 3, 4, 5, 6]\n"
     "\n"
-    "func @f(%x : f32[1,2,6,6]) -> (f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6]) {\n"
+    "func @f(%x : f32[1,2,6,6]) -> (f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6], f32[1,4,6,6]) {\n"
     /* conv, mul, add, relu: mul and add fold, relu fuses */
     "  %y = conv(%x, @w1, @b) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
     "  %m = mul(%y, @sc) : f32[1,4,6,6]\n"
@@ -353,7 +355,11 @@ static const char *fold_src =
     "  %t = conv(%x, @w4) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
     "  %tm = sub(%t, @sh) : f32[1,4,6,6]\n"
     "  %tt = add(%tm, %t) : f32[1,4,6,6]\n"
-    "  return %r, %n, %qm, %tt\n"
+    /* a division by 0 in one channel: folding would make that channel's weights inf and
+     * its outputs NaN where the division gives inf, so it stays */
+    "  %u = conv(%x, @w5) {pads = [1, 1, 1, 1]} : f32[1,4,6,6]\n"
+    "  %ud = div(%u, @dz) : f32[1,4,6,6]\n"
+    "  return %r, %n, %qm, %tt, %ud\n"
     "}\n";
 
 static void test_fold(void) {
@@ -366,12 +372,13 @@ static void test_fold(void) {
   CHECK(berth_pass_fuse_act(folded) == 1);
   CHECK_MSG(berth_pass_dce(&folded, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(folded, &d) == BERTH_OK, "%s", msg);
-  CHECK(count_op_all(folded, BERTH_OP_CONV) == 4 && count_op_all(folded, BERTH_OP_BATCH_NORM) == 0);
+  CHECK(count_op_all(folded, BERTH_OP_CONV) == 5 && count_op_all(folded, BERTH_OP_BATCH_NORM) == 0);
   CHECK(count_op_all(folded, BERTH_OP_MUL) == 1 && count_op_all(folded, BERTH_OP_ADD) == 1 &&
-        count_op_all(folded, BERTH_OP_RELU) == 0 && count_op_all(folded, BERTH_OP_SUB) == 1);
+        count_op_all(folded, BERTH_OP_RELU) == 0 && count_op_all(folded, BERTH_OP_SUB) == 1 &&
+        count_op_all(folded, BERTH_OP_DIV) == 1);
   float x[72];
   for (int i = 0; i < 72; i++) x[i] = (float)((double)(rnd() % 2001) / 500.0 - 2.0);
-  void *a[4] = {0}, *b[4] = {0};
+  void *a[5] = {0}, *b[5] = {0};
   const void *in[] = {x};
   if (run_ref(plain, in, a) && run_ref(folded, in, b))
     for (int o = 0; o < 4; o++) {
@@ -379,7 +386,7 @@ static void test_fold(void) {
       CHECK_MSG(tc_values_equal(BERTH_DTYPE_F32, 144, b[o], a[o], 1e-5, &bad),
                 "output %d element %lld of the folded program is off by more than rounding", o, (long long)bad);
     }
-  for (int o = 0; o < 4; o++) free(a[o]), free(b[o]);
+  for (int o = 0; o < 5; o++) free(a[o]), free(b[o]);
   berth_ir_program_destroy(plain);
   berth_ir_program_destroy(folded);
 }

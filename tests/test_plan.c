@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static berth_ir_program_t *parse(const char *text) {
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  if (berth_ir_parse(text, strlen(text), "test", &p, &d) || berth_ir_validate(p, &d)) {
-    fprintf(stderr, "parse: %s\n", msg);
-    berth_ir_program_destroy(p);
-    return NULL;
-  }
-  return p;
-}
 
 static berth_compiled_t *compile(const berth_ir_program_t *p, berth_plan_options_t o) {
   char msg[1024];
@@ -108,7 +97,7 @@ static uint64_t arena_of(const berth_ir_program_t *p, berth_alloc_algo_t algo, c
 }
 
 static void test_pools(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%a : f32[1]) -> (f32[1]) {\n"
       "  %b = add(%a, %a) : f32[1]\n  %c = mul(%a, %b) : f32[1]\n"
       "  %d = add(%c, %b) : f32[1]\n  %e = mul(%c, %d) : f32[1]\n  return %e\n}\n");
@@ -128,7 +117,7 @@ static void test_pools(void) {
 
 /* Two sibling conds, both results returned (ExecuTorch puts both at offset 0). */
 static void test_sibling_conds(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%p : bool[], %x : f32[4]) -> (f32[4], f32[4]) {\n"
       "  %first = cond(%p, %x) : f32[4]\n"
       "    then(%a : f32[4]) {\n      %a1 = add(%a, %a) : f32[4]\n      return %a1\n    }\n"
@@ -149,7 +138,7 @@ static void test_sibling_conds(void) {
 
 /* Two conds consumed immediately may share memory: smaller than with no sharing. */
 static void test_conds_share(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%p : bool[], %x : f32[64]) -> (f32[64]) {\n"
       "  %r1 = cond(%p, %x) : f32[64]\n"
       "    then(%a : f32[64]) {\n      %a1 = exp(%a) : f32[64]\n      return %a1\n    }\n"
@@ -177,7 +166,7 @@ static void test_conds_share(void) {
 
 /* A mutable buffer updated in place: one storage (state region), shared with nothing. */
 static void test_state_own_storage(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "buffer @acc : f32[4] = [0, 0, 0, 0]\n"
       "func @forward(%x : f32[4]) -> (f32[4]) {\n"
       "  %n = add(@acc, %x) : f32[4]\n  copy_(@acc, %n)\n  %t = mul(%n, %n) : f32[4]\n  return %t\n}\n");
@@ -204,7 +193,7 @@ static void test_state_own_storage(void) {
 /* A loop whose carried values swap, and one whose old carried value is read after the new
  * one is computed (coalescing would be illegal: the planner must copy). */
 static void test_loop_carried(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%n : i64[], %a : f32[2], %b : f32[2]) -> (f32[2], f32[2], f32[2]) {\n"
       "  %i_f, %a_f, %b_f, %c_f = while_loop(%n, %a, %b, %a) : i64[], f32[2], f32[2], f32[2]\n"
       "    cond(%ci : i64[], %ca : f32[2], %cb : f32[2], %cc : f32[2]) {\n"
@@ -230,7 +219,7 @@ static void test_loop_carried(void) {
 
 /* Nested scan inside map inside cond, reading outer values. */
 static void test_nested(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%p : bool[], %x : f32[3,4], %w : f32[4]) -> (f32[3,4], f32[3]) {\n"
       "  %r, %t = cond(%p, %x) : f32[3,4], f32[3]\n"
       "    then(%xt : f32[3,4]) {\n"
@@ -263,7 +252,7 @@ static void test_nested(void) {
  * `plan` and `compile` both go through), naming the pool and the size, instead of being
  * reported as verified and refused later when the written file is loaded. */
 static void test_arena_cap(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "func @forward(%x : f32[274877906944]) -> (f32[274877906944]) {\n"
       "  %a = neg(%x) : f32[274877906944]\n"
       "  %b = add(%a, %x) : f32[274877906944]\n"
@@ -293,7 +282,7 @@ static void test_arena_cap(void) {
  * parameter is copied, and results that are views of an input or of another result are copied
  * into their own output. Fails when views are switched off (every call would be a kernel). */
 static void test_views(void) {
-  berth_ir_program_t *p = parse(
+  berth_ir_program_t *p = test_parse_ir(
       "const @k : f32[2,4] = [1, 2, 3, 4, 5, 6, 7, 8]\n"
       "buffer @s : f32[8] = [0, 0, 0, 0, 0, 0, 0, 0]\n"
       "func @forward(%x : f32[2,4], %p : bool[]) -> (f32[8], f32[4], f32[2,4], f32[1,8], f32[8]) {\n"

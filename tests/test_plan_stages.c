@@ -14,17 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static berth_ir_program_t *parse(const char *text) {
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  if (berth_ir_parse(text, strlen(text), "test", &p, &d) || berth_ir_validate(p, &d)) {
-    fprintf(stderr, "parse: %s\n", msg);
-    berth_ir_program_destroy(p);
-    return NULL;
-  }
-  return p;
-}
 
 /* Every stage's result for method 0 of one program. */
 typedef struct staged {
@@ -51,7 +40,7 @@ static bool run_stages(staged_t *s, const char *text, const berth_plan_options_t
   memset(s, 0, sizeof *s);
   s->diag = berth_diag_make(s->msg, sizeof s->msg);
   s->opt = *opt;
-  s->p = parse(text);
+  s->p = test_parse_ir(text);
   s->o = berth_plan_owner_create();
   CHECK(s->p != NULL && s->o != NULL);
   if (!s->p || !s->o) return false;

@@ -56,6 +56,15 @@ typedef struct fb_fold {
   double *s, *t;           /* [M] */
 } fb_fold_t;
 
+/* Folding is exact up to rounding only while every factor and shift is finite: a division
+ * by 0, a variance below -epsilon or an infinite constant would turn the weights into inf
+ * and NaN (0 * inf), where the unfused program gives inf. Those stay unfused. */
+static bool fb_finite(const fb_fold_t *f, int64_t mc) {
+  for (int64_t c = 0; c < mc; c++)
+    if (!isfinite(f->s[c]) || !isfinite(f->t[c])) return false;
+  return true;
+}
+
 /* s and t of node f->node (its operand f->yin the conv's result y, of type yt); false if it
  * is no affine map of constants. */
 static bool fb_affine(const berth_ir_program_t *p, const berth_ir_method_t *m, fb_fold_t *f, const berth_type_t *yt) {
@@ -71,7 +80,7 @@ static bool fb_affine(const berth_ir_program_t *p, const berth_ir_method_t *m, f
       f->s[c] = fb_get(d[0], dt, c) / sqrt(fb_get(d[3], dt, c) + eps);
       f->t[c] = fb_get(d[1], dt, c) - fb_get(d[2], dt, c) * f->s[c];
     }
-    return true;
+    return fb_finite(f, mc);
   }
   const int32_t kid = a->in[1 - f->yin];
   const void *k = fb_const(p, m, kid, dt);
@@ -82,7 +91,7 @@ static bool fb_affine(const berth_ir_program_t *p, const berth_ir_method_t *m, f
     f->s[c] = a->op == BERTH_OP_MUL ? kv : a->op == BERTH_OP_DIV ? 1.0 / kv : 1.0;
     f->t[c] = a->op == BERTH_OP_ADD ? kv : a->op == BERTH_OP_SUB ? -kv : 0.0;
   }
-  return true;
+  return fb_finite(f, mc);
 }
 
 /* Which operand of node a may be the conv's result: -1 if a is no foldable op. */

@@ -147,8 +147,6 @@ static void op_table_print(ot_op_table_t *t) {
   free(t->rows);
 }
 
-
-/* snprintf that reports truncation (a path too long is a failure, not a silent cut). */
 static bool is_dir(const char *p) {
   struct stat sb;
   return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
