@@ -4,6 +4,7 @@
 #include "host/session.h"
 #include "plan/plan.h"
 #include "reference/reference.h"
+#include "test_ir.h"
 #include "test_util.h"
 
 #include <stdlib.h>

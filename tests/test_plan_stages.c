@@ -9,6 +9,7 @@
  *   report       the report's numbers               (test_report)
  * BERTH_STAGES_DUMP=1 prints every stage's result (to update an expectation on purpose). */
 #include "plan/plan_stages.h"
+#include "test_ir.h"
 #include "test_util.h"
 
 #include <stdlib.h>

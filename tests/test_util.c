@@ -2,7 +2,6 @@
 #include "test_util.h"
 
 #include "berth/kernels.h"
-#include "ir/ir.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -90,16 +89,4 @@ int test_replay_dir(const char *dir, const char *suffix, unsigned flags, test_re
   for (int i = 0; i < count; i++) free(names[i]);
   free(names);
   return n;
-}
-
-struct berth_ir_program *test_parse_ir(const char *text) {
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  berth_ir_program_t *p = NULL;
-  if (berth_ir_parse(text, strlen(text), "test", &p, &d) || berth_ir_validate(p, &d)) {
-    fprintf(stderr, "parse: %s\n", msg);
-    berth_ir_program_destroy(p);
-    return NULL;
-  }
-  return p;
 }

@@ -30,9 +30,6 @@ extern int test_checks;
 
 /* Prints a summary and returns 0 if every check passed, else 1. */
 int test_finish(const char *name);
-/* The IR program of .bir text, parsed and validated; NULL (the message printed) if either
- * fails. The caller destroys it (berth_ir_program_destroy). */
-struct berth_ir_program *test_parse_ir(const char *text);
 /* Reads a whole file into a malloc'd NUL-terminated buffer; NULL if unreadable. */
 char *test_read_file(const char *path, size_t *len);
 
