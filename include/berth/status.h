@@ -69,8 +69,8 @@ void berth_diag_one_line(berth_diag_t *diag);
 
 /* snprintf-like formatting with berth's formatter; always NUL-terminates when cap > 0.
  * Returns the length that the full message would have had. */
-size_t berth_format(char *buf, size_t cap, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
-size_t berth_vformat(char *buf, size_t cap, const char *fmt, va_list ap) BERTH_PRINTF_LIKE(3, 0);
+size_t berth_snprintf(char *buf, size_t cap, const char *fmt, ...) BERTH_PRINTF_LIKE(3, 4);
+size_t berth_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap) BERTH_PRINTF_LIKE(3, 0);
 
 #ifdef __cplusplus
 }

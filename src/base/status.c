@@ -101,7 +101,7 @@ static void put_double(sink_t *s, double v) {
   }
 }
 
-size_t berth_vformat(char *buf, size_t cap, const char *fmt, va_list ap) {
+size_t berth_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap) {
   sink_t s = {buf, cap, 0};
   for (const char *p = fmt; *p; p++) {
     if (*p != '%') {
@@ -147,10 +147,10 @@ size_t berth_vformat(char *buf, size_t cap, const char *fmt, va_list ap) {
   return s.len;
 }
 
-size_t berth_format(char *buf, size_t cap, const char *fmt, ...) {
+size_t berth_snprintf(char *buf, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  size_t n = berth_vformat(buf, cap, fmt, ap);
+  size_t n = berth_vsnprintf(buf, cap, fmt, ap);
   va_end(ap);
   return n;
 }
@@ -159,7 +159,7 @@ berth_status_t berth_fail(berth_diag_t *diag, berth_status_t status, const char 
   if (diag && diag->buf && diag->cap) {
     va_list ap;
     va_start(ap, fmt);
-    berth_vformat(diag->buf, diag->cap, fmt, ap);
+    berth_vsnprintf(diag->buf, diag->cap, fmt, ap);
     va_end(ap);
   }
   return status;
@@ -174,9 +174,9 @@ berth_status_t berth_fail_prefix(berth_diag_t *diag, berth_status_t status, cons
     old[n] = '\0';
     va_list ap;
     va_start(ap, fmt);
-    size_t len = berth_vformat(diag->buf, diag->cap, fmt, ap);
+    size_t len = berth_vsnprintf(diag->buf, diag->cap, fmt, ap);
     va_end(ap);
-    if (n && len + 2 < diag->cap) berth_format(diag->buf + len, diag->cap - len, ": %s", old);
+    if (n && len + 2 < diag->cap) berth_snprintf(diag->buf + len, diag->cap - len, ": %s", old);
   }
   return status;
 }

@@ -73,9 +73,9 @@ bool berth_type_check(const berth_type_t *t) {
 }
 
 char *berth_type_format(const berth_type_t *t, char *buf, size_t cap) {
-  size_t len = berth_format(buf, cap, "%s[", berth_dtype_name(t->dtype));
+  size_t len = berth_snprintf(buf, cap, "%s[", berth_dtype_name(t->dtype));
   for (int i = 0; i < t->rank && len < cap; i++)
-    len += berth_format(buf + len, cap - len, i ? ",%lld" : "%lld", (long long)t->dims[i]);
-  if (len < cap) berth_format(buf + len, cap - len, "]");
+    len += berth_snprintf(buf + len, cap - len, i ? ",%lld" : "%lld", (long long)t->dims[i]);
+  if (len < cap) berth_snprintf(buf + len, cap - len, "]");
   return buf;
 }

@@ -47,7 +47,7 @@ BERTH_PRINTF_LIKE(3, 4) static berth_status_t rfail(rd_t *r, berth_status_t st, 
   if (r->diag && r->diag->buf && r->diag->cap) {
     va_list ap;
     va_start(ap, fmt);
-    berth_vformat(r->diag->buf, r->diag->cap, fmt, ap);
+    berth_vsnprintf(r->diag->buf, r->diag->cap, fmt, ap);
     va_end(ap);
   }
   return st;
@@ -383,7 +383,7 @@ static const char *mname(rd_t *r, uint32_t i, char *buf, size_t cap) {
     while (n < 64 && str[n]) n++;
     if (n < 64) return str;
   }
-  berth_format(buf, cap, "#%u", (unsigned)i);
+  berth_snprintf(buf, cap, "#%u", (unsigned)i);
   return buf;
 }
 
@@ -419,7 +419,7 @@ static berth_status_t check_methods(rd_t *r) {
     read_mrec(r, i, &m);
     uint64_t at = rec_at(r, BERTH_SECTION_METHODS, i, BERTH_FORMAT_METHOD_SIZE);
     char what[48];
-    berth_format(what, sizeof what, "method %u record", (unsigned)i);
+    berth_snprintf(what, sizeof what, "method %u record", (unsigned)i);
     const char *name;
     BERTH_TRY(get_str(r, m.name, what, at, &name));
     char nb[24];
@@ -619,7 +619,7 @@ static uint64_t ins_at(const mctx_t *c, uint32_t i) {
 /* "method forward, value 3 (%d0) at byte 1234" */
 static const char *vwhere(const mctx_t *c, uint32_t v, char *buf, size_t cap) {
   const char *name = c->values[v].name;
-  berth_format(buf, cap, "method %s, value %u (%%%s) at byte %llu", c->mn, (unsigned)v, name ? name : "?",
+  berth_snprintf(buf, cap, "method %s, value %u (%%%s) at byte %llu", c->mn, (unsigned)v, name ? name : "?",
                (ull)val_at(c, v));
   return buf;
 }
@@ -633,7 +633,7 @@ static berth_status_t decode_value(mctx_t *c, uint32_t v, char *w, size_t wcap, 
   const uint8_t *p = r->b + at;
   berth_exec_value_t *x = &c->values[v];
   memset(x, 0, sizeof *x);
-  berth_format(w, wcap, "method %s, value %u", c->mn, (unsigned)v);
+  berth_snprintf(w, wcap, "method %s, value %u", c->mn, (unsigned)v);
   BERTH_TRY(get_str(r, berth_load_le32(p + BERTH_FORMAT_VALUE_NAME), w, at + BERTH_FORMAT_VALUE_NAME, &x->name));
   vwhere(c, v, w, wcap);
   uint8_t storage = p[BERTH_FORMAT_VALUE_STORAGE], dtype = p[BERTH_FORMAT_VALUE_DTYPE], rank = p[BERTH_FORMAT_VALUE_RANK];
@@ -710,7 +710,7 @@ static berth_status_t check_value_storage(mctx_t *c, uint32_t v, const char *w, 
         return rfail(r, CORRUPT, "%s: arena pool %u (byte %llu) is out of range (%d pools)", w, (unsigned)x->pool,
                      (ull)(at + BERTH_FORMAT_VALUE_POOL), (int)em->n_pools);
       cap = em->pool_sizes[x->pool];
-      berth_format(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
+      berth_snprintf(rbuf, sizeof rbuf, "arena pool %u", (unsigned)x->pool);
       region = rbuf;
       break;
     case BERTH_STORAGE_CONST:
@@ -800,7 +800,7 @@ static berth_status_t decode_attrs(mctx_t *c) {
     x->s = NULL;
     if (sref) {
       char w[128];
-      berth_format(w, sizeof w, "method %s, attribute %u", c->mn, (unsigned)a);
+      berth_snprintf(w, sizeof w, "method %s, attribute %u", c->mn, (unsigned)a);
       BERTH_TRY(get_str(c->r, sref, w, at + BERTH_FORMAT_ATTR_S, &x->s));
     }
     for (int k = 0; k < BERTH_MAX_ATTR_INTS; k++)
@@ -965,7 +965,7 @@ static berth_status_t decode_instrs(mctx_t *c) {
     x->reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_INSTR_REG));
     x->count = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_INSTR_COUNT));
     char w[160];
-    berth_format(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
+    berth_snprintf(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);
     if (x->opcode >= BERTH_I_COUNT) return rfail(r, CORRUPT, "%s: unknown opcode %u", w, (unsigned)x->opcode);
     BERTH_TRY(decode_n_scratch(r, w, p[BERTH_FORMAT_INSTR_N_SCRATCH], x));
@@ -1244,7 +1244,7 @@ static berth_status_t decode_program(const void *bytes, size_t len, void *mem, s
       bool in = k < m->n_inputs;
       uint32_t idx = in ? k : k - m->n_inputs;
       char w[128];
-      berth_format(w, sizeof w, "method %s, %s %u", c.mn, in ? "input" : "output", (unsigned)idx);
+      berth_snprintf(w, sizeof w, "method %s, %s %u", c.mn, in ? "input" : "output", (unsigned)idx);
       int32_t v = berth_u32_to_i32(berth_load_le32(b + iat + BERTH_FORMAT_IO_VALUE));
       if (v < 0 || (uint32_t)v >= m->n_values)
         return rfail(&r, CORRUPT, "%s (byte %llu): value id %d is out of range (%u values)", w, (ull)iat, (int)v,

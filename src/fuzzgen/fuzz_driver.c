@@ -57,7 +57,7 @@ BERTH_PRINTF_LIKE(2, 3) static void say(const berth_fuzz_options_t *o, const cha
   char line[2048];
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(line, sizeof line, fmt, ap);
+  berth_vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   o->log(o->log_ctx, line);
 }
@@ -77,7 +77,7 @@ BERTH_PRINTF_LIKE(6, 7) static berth_fuzz_kind_t fail(failure_t *f, berth_fuzz_k
   f->call = call;
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(f->msg, sizeof f->msg, fmt, ap);
+  berth_vsnprintf(f->msg, sizeof f->msg, fmt, ap);
   va_end(ap);
   return kind;
 }
@@ -121,10 +121,10 @@ static berth_plan_options_t config(const berth_fuzz_options_t *o, const layout_t
 static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l, int algo, int io, char *buf,
                                size_t cap) {
   char extra[128] = "";
-  if (l->alignment) berth_format(extra, sizeof extra, " --alignment %u", (unsigned)l->alignment);
+  if (l->alignment) berth_snprintf(extra, sizeof extra, " --alignment %u", (unsigned)l->alignment);
   size_t n = strlen(extra);
-  if (l->pools) berth_format(extra + n, sizeof extra - n, " --pools %s", l->pools);
-  berth_format(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
+  if (l->pools) berth_snprintf(extra + n, sizeof extra - n, " --pools %s", l->pools);
+  berth_snprintf(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
                berth_alloc_algo_name(k_algos[algo]), berth_strategy_name((berth_strategy_t)o->strategy), io & 1, (io >> 1) & 1,
                o->verify ? "" : " --no-verify", extra);
   return buf;
@@ -133,7 +133,7 @@ static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l,
 static const char *value_name(const berth_ir_method_t *m, int32_t v, char *buf, size_t cap) {
   const berth_ir_value_t *val = &m->values[v];
   bool global = val->kind == BERTH_IR_CONST || val->kind == BERTH_IR_STATE;
-  berth_format(buf, cap, "%c%s", global ? '@' : '%', val->name ? val->name : "");
+  berth_snprintf(buf, cap, "%c%s", global ? '@' : '%', val->name ? val->name : "");
   return buf;
 }
 
@@ -149,24 +149,24 @@ static const char *describe_diff(const berth_type_t *t, const void *want, const 
         float a, b;
         memcpy(&a, w + (size_t)i * es, 4);
         memcpy(&b, g + (size_t)i * es, 4);
-        berth_format(buf, cap, "element %lld: want %g, got %g", (long long)i, (double)a, (double)b);
+        berth_snprintf(buf, cap, "element %lld: want %g, got %g", (long long)i, (double)a, (double)b);
         break;
       }
       case BERTH_DTYPE_I64: {
         int64_t a, b;
         memcpy(&a, w + (size_t)i * es, 8);
         memcpy(&b, g + (size_t)i * es, 8);
-        berth_format(buf, cap, "element %lld: want %lld, got %lld", (long long)i, (long long)a, (long long)b);
+        berth_snprintf(buf, cap, "element %lld: want %lld, got %lld", (long long)i, (long long)a, (long long)b);
         break;
       }
       default:
-        berth_format(buf, cap, "element %lld: want byte %u, got %u", (long long)i, (unsigned)w[(size_t)i * es],
+        berth_snprintf(buf, cap, "element %lld: want byte %u, got %u", (long long)i, (unsigned)w[(size_t)i * es],
                      (unsigned)g[(size_t)i * es]);
         break;
     }
     return buf;
   }
-  berth_format(buf, cap, "(no element differs)");
+  berth_snprintf(buf, cap, "(no element differs)");
   return buf;
 }
 
@@ -477,7 +477,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
       continue;
     }
     st->mutants_accepted++;
-    berth_format(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
+    berth_snprintf(what, sizeof what, "mutant of %s: %s (%d value%s) moved from offset %llu to %llu of pool %u, onto %s",
                  config_name(o, l, algo, io, cfg, sizeof cfg),
                  em->values[a].name ? em->values[a].name : berth_exec_value_name(em, a, na, sizeof na), (int)moved,
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
@@ -796,7 +796,7 @@ out:
 /* Writes p as <out_dir>/fuzz-fail-<seed>.bir with a header saying how to reproduce it. */
 static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_t *p, uint64_t seed, int32_t calls,
                           const failure_t *f, char *path, size_t cap) {
-  berth_format(path, cap, "%s/fuzz-fail-%llu.bir", o->out_dir, (unsigned long long)seed);
+  berth_snprintf(path, cap, "%s/fuzz-fail-%llu.bir", o->out_dir, (unsigned long long)seed);
   char *text = berth_ir_print(p);
   berth_outfile_t *of = NULL; /* complete or absent (berth/outfile.h) */
   if (!text || berth_outfile_open(path, &of, NULL)) {
@@ -932,7 +932,7 @@ berth_fuzz_kind_t berth_fuzz_check_program(const berth_ir_program_t *p, uint64_t
     stats->failed++;
     stats->by_kind[kind]++;
   }
-  if (msg && cap) berth_format(msg, cap, "%s", kind ? f.msg : "ok");
+  if (msg && cap) berth_snprintf(msg, cap, "%s", kind ? f.msg : "ok");
   return kind;
 }
 

@@ -88,7 +88,7 @@ static berth_type_t stacked(const berth_type_t *t, int64_t T) {
 static berth_type_t sliced(const berth_type_t *t) { return make_type(t->dtype, t->rank - 1, t->dims + 1); }
 
 static const char *fresh(gen_t *g, char *buf, size_t cap, const char *prefix) {
-  berth_format(buf, cap, "%s%d", prefix, (int)g->names++);
+  berth_snprintf(buf, cap, "%s%d", prefix, (int)g->names++);
   return buf;
 }
 
@@ -545,7 +545,7 @@ static void gen_assert(gen_t *g, int32_t graph) {
   if (g->oom) return;
   static const char *const extra[] = {" \"quoted\"", " back\\slash", " tab\there", " caf\xc3\xa9 \xe2\x89\xa5 0"};
   char msg[128];
-  berth_format(msg, sizeof msg, "check %d on %%%s%s", (int)g->n_asserts++, g->m->values[c].name,
+  berth_snprintf(msg, sizeof msg, "check %d on %%%s%s", (int)g->n_asserts++, g->m->values[c].name,
                pct(g, 15) ? extra[rnd(g, sizeof extra / sizeof *extra)] : "");
   int32_t text = -1;
   int32_t nd = berth_ir_string_add(g->p, msg, strlen(msg), &text) ? -1 : berth_ir_node_add(g->m, graph, BERTH_OP_ASSERT, 1, &c);
@@ -969,7 +969,7 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
   int32_t n_const = (int32_t)rnd(&g, (uint32_t)g.o.max_globals + 1);
   for (int32_t i = 0; i < n_const && ok; i++) {
     berth_type_t t = global_type(&g);
-    berth_format(name, sizeof name, "c%d", (int)i);
+    berth_snprintf(name, sizeof name, "c%d", (int)i);
     ok = add_global(&g, name, &t, false, NULL);
   }
   berth_type_t i64 = scalar_type(BERTH_DTYPE_I64);
@@ -986,7 +986,7 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
   int32_t n_buf = (int32_t)rnd(&g, (uint32_t)g.o.max_globals + 1);
   for (int32_t i = 0; i < n_buf && ok; i++) {
     berth_type_t t = global_type(&g);
-    berth_format(name, sizeof name, "s%d", (int)i);
+    berth_snprintf(name, sizeof name, "s%d", (int)i);
     ok = add_global(&g, name, &t, true, NULL);
   }
   int32_t mi = ok ? berth_ir_method_add(g.p, "forward") : -1;
@@ -998,7 +998,7 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
   for (int32_t i = 0; i < n_in; i++) {
     uint32_t r = rnd(&g, 100);
     berth_type_t t = r < 60 ? g.base : r < 80 || g.base.rank > 3 ? scalar_type(BERTH_DTYPE_F32) : stacked(&g.base, 1 + rnd(&g, 3));
-    berth_format(name, sizeof name, "x%d", (int)i);
+    berth_snprintf(name, sizeof name, "x%d", (int)i);
     push(&g, berth_ir_param_add(g.m, 0, name, &t));
   }
   if (pct(&g, 40)) {

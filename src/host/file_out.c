@@ -98,8 +98,8 @@ static berth_status_t open_replace(berth_outfile_t *o, const struct stat *existi
   if (fd < 0) {
     int e = errno;
     char dir[PATH_MAX];
-    if (!slash) berth_format(dir, sizeof dir, ".");
-    else if (slash == o->target) berth_format(dir, sizeof dir, "/");
+    if (!slash) berth_snprintf(dir, sizeof dir, ".");
+    else if (slash == o->target) berth_snprintf(dir, sizeof dir, "/");
     else snprintf(dir, sizeof dir, "%.*s", (int)(dlen - 1), o->target);
     free(o->tmp);
     o->tmp = NULL;

@@ -223,18 +223,18 @@ static const char *describe(const token_t *t, char *buf, size_t cap) {
   text[n] = '\0';
   const char *more = t->len > 40 ? "..." : "";
   switch (t->kind) {
-    case TOK_EOF: berth_format(buf, cap, "end of file"); break;
-    case TOK_LOCAL: berth_format(buf, cap, "'%%%s%s'", text, more); break;
-    case TOK_GLOBAL: berth_format(buf, cap, "'@%s%s'", text, more); break;
-    case TOK_BAD_NUMBER: berth_format(buf, cap, "invalid number '%s%s'", text, more); break;
-    case TOK_BAD_STRING: berth_format(buf, cap, "a string without its closing '\"' on the same line"); break;
+    case TOK_EOF: berth_snprintf(buf, cap, "end of file"); break;
+    case TOK_LOCAL: berth_snprintf(buf, cap, "'%%%s%s'", text, more); break;
+    case TOK_GLOBAL: berth_snprintf(buf, cap, "'@%s%s'", text, more); break;
+    case TOK_BAD_NUMBER: berth_snprintf(buf, cap, "invalid number '%s%s'", text, more); break;
+    case TOK_BAD_STRING: berth_snprintf(buf, cap, "a string without its closing '\"' on the same line"); break;
     case TOK_BAD_CHAR: {
       unsigned char b = (unsigned char)t->s[0];
-      if (b >= 0x20 && b < 0x7f) berth_format(buf, cap, "unexpected character '%c'", (int)b);
-      else berth_format(buf, cap, "unexpected byte 0x%x", (unsigned)b);
+      if (b >= 0x20 && b < 0x7f) berth_snprintf(buf, cap, "unexpected character '%c'", (int)b);
+      else berth_snprintf(buf, cap, "unexpected byte 0x%x", (unsigned)b);
       break;
     }
-    default: berth_format(buf, cap, "'%s%s'", text, more); break;
+    default: berth_snprintf(buf, cap, "'%s%s'", text, more); break;
   }
   return buf;
 }
@@ -244,7 +244,7 @@ BERTH_PRINTF_LIKE(4, 5) static berth_status_t perr(parser_t *ps, const token_t *
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(msg, sizeof msg, fmt, ap);
+  berth_vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return berth_fail(ps->diag, code, "%s:%d:%d: %s", ps->file, (int)at->line, (int)at->col, msg);
 }
@@ -638,7 +638,7 @@ static berth_status_t parse_op_attrs(parser_t *ps, const berth_op_def_t *def, be
     lex(ps);
     BERTH_TRY(expect(ps, TOK_EQUAL, "'='"));
     char what[128];
-    berth_format(what, sizeof what, "attribute '%s' of %s", def->attrs[idx].name, def->name);
+    berth_snprintf(what, sizeof what, "attribute '%s' of %s", def->attrs[idx].name, def->name);
     BERTH_TRY(parse_attr_value(ps, def->attrs[idx].kind, what, &attrs[idx]));
     if (ps->tok.kind == TOK_RBRACE) break;
     BERTH_TRY(expect(ps, TOK_COMMA, "',' or '}'"));
@@ -1008,7 +1008,7 @@ static berth_status_t parse_node_inner(parser_t *ps, int32_t graph, int depth, v
   int n_regions = region_labels(def->kind, labels);
   for (int r = 0; r < n_regions; r++) {
     char what[64];
-    berth_format(what, sizeof what, "'%s' (a body of %s)", labels[r], def->name);
+    berth_snprintf(what, sizeof what, "'%s' (a body of %s)", labels[r], def->name);
     if (!tok_is(&ps->tok, labels[r])) return expected(ps, what);
     if (depth + 1 > PARSE_MAX_DEPTH)
       return perr(ps, &ps->tok, BERTH_ERR_OUT_OF_RANGE, "bodies nested deeper than %d", PARSE_MAX_DEPTH);

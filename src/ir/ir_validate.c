@@ -37,9 +37,9 @@ static const char *node_where(const vctx_t *c, int32_t node, char *buf, size_t c
   if (outs_ok && berth_op_get(n->op)) {
     berth_ir_node_describe(c->m, node, d, sizeof d);
   } else {
-    berth_format(d, sizeof d, "node #%d", (int)node);
+    berth_snprintf(d, sizeof d, "node #%d", (int)node);
   }
-  berth_format(buf, cap, "%s in func @%s", d, c->m->name ? c->m->name : "?");
+  berth_snprintf(buf, cap, "%s in func @%s", d, c->m->name ? c->m->name : "?");
   return buf;
 }
 
@@ -47,7 +47,7 @@ BERTH_PRINTF_LIKE(3, 4) static berth_status_t node_fail(const vctx_t *c, int32_t
   char where[384], msg[512];
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(msg, sizeof msg, fmt, ap);
+  berth_vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "%s: %s", node_where(c, node, where, sizeof where),
                     msg);
@@ -57,7 +57,7 @@ BERTH_PRINTF_LIKE(2, 3) static berth_status_t method_fail(const vctx_t *c, const
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(msg, sizeof msg, fmt, ap);
+  berth_vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return berth_fail(c->diag, BERTH_ERR_INVALID_ARGUMENT, "func @%s: %s", c->m->name ? c->m->name : "?", msg);
 }
@@ -66,11 +66,11 @@ BERTH_PRINTF_LIKE(2, 3) static berth_status_t method_fail(const vctx_t *c, const
 static const char *graph_where(const vctx_t *c, int32_t graph, char *buf, size_t cap) {
   const berth_ir_graph_t *g = &c->m->graphs[graph];
   if (g->parent_node < 0) {
-    berth_format(buf, cap, "func @%s", c->m->name ? c->m->name : "?");
+    berth_snprintf(buf, cap, "func @%s", c->m->name ? c->m->name : "?");
   } else {
     char where[384];
     bool plain = !g->label || strcmp(g->label, "body") == 0;
-    berth_format(buf, cap, "%s%s of %s", plain ? "body" : g->label, plain ? "" : " body",
+    berth_snprintf(buf, cap, "%s%s of %s", plain ? "body" : g->label, plain ? "" : " body",
                  node_where(c, g->parent_node, where, sizeof where));
   }
   return buf;
@@ -79,7 +79,7 @@ static const char *graph_where(const vctx_t *c, int32_t graph, char *buf, size_t
 /* berth_type_format for a type that may break the caps (rank out of range). */
 static const char *safe_type_format(const berth_type_t *t, char *buf, size_t cap) {
   if (t->rank < 0 || t->rank > BERTH_MAX_RANK || (unsigned)t->dtype >= BERTH_DTYPE_COUNT) {
-    berth_format(buf, cap, "dtype %d, rank %d", (int)t->dtype, (int)t->rank);
+    berth_snprintf(buf, cap, "dtype %d, rank %d", (int)t->dtype, (int)t->rank);
     return buf;
   }
   return berth_type_format(t, buf, cap);
@@ -209,7 +209,7 @@ static const berth_type_t *vtype(const vctx_t *c, int32_t v) { return &c->m->val
 
 static const char *vname(const vctx_t *c, int32_t v, char *buf, size_t cap) {
   const berth_ir_value_t *val = &c->m->values[v];
-  berth_format(buf, cap, "%c%s", value_sigil(val), val->name ? val->name : "");
+  berth_snprintf(buf, cap, "%c%s", value_sigil(val), val->name ? val->name : "");
   return buf;
 }
 
@@ -220,7 +220,7 @@ static bool is_one_bool(const berth_type_t *t) {
 /* "then body", "cond body", "body" for messages. */
 static const char *body_name(const char *label, char *buf, size_t cap) {
   if (!label || strcmp(label, "body") == 0) return "body";
-  berth_format(buf, cap, "%s body", label);
+  berth_snprintf(buf, cap, "%s body", label);
   return buf;
 }
 

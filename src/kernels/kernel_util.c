@@ -11,7 +11,7 @@ void berth_kernel_dtype_names(uint32_t mask, char *buf, size_t cap) {
   for (int d = 0; d < BERTH_DTYPE_COUNT; d++) {
     if (!(mask & (1u << d))) continue;
     if (len >= cap) break;
-    len += berth_format(buf + len, cap - len, len ? ", %s" : "%s", berth_dtype_name((berth_dtype_t)d));
+    len += berth_snprintf(buf + len, cap - len, len ? ", %s" : "%s", berth_dtype_name((berth_dtype_t)d));
   }
 }
 

@@ -174,8 +174,8 @@ berth_status_t ox_op_if(ox_ctx_t *cx) {
     /* a branch of a runtime If does not build at these shapes (onnxruntime fails there at
      * run time): name the input the condition depends on, which can be bound */
     char inner[1024], what[1100];
-    berth_format(inner, sizeof inner, "%s", strncmp(cx->diag->buf, "onnx: ", 6) == 0 ? cx->diag->buf + 6 : cx->diag->buf);
-    berth_format(what, sizeof what, "a branch does not build at these shapes (%s), so the condition", inner);
+    berth_snprintf(inner, sizeof inner, "%s", strncmp(cx->diag->buf, "onnx: ", 6) == 0 ? cx->diag->buf + 6 : cx->diag->buf);
+    berth_snprintf(what, sizeof what, "a branch does not build at these shapes (%s), so the condition", inner);
     (void)ox_need_const(cx, c, what);
   }
   for (int32_t k = 0; k < n && !st; k++) {
@@ -185,7 +185,7 @@ berth_status_t ox_op_if(ox_ctx_t *cx) {
       type_str(a, sa, sizeof sa);
       type_str(b, sb, sizeof sb);
       char what[512];
-      berth_format(what, sizeof what,
+      berth_snprintf(what, sizeof what,
                    "the condition (output %d is %s in then_branch but %s in else_branch; a runtime If needs "
                    "branches of one type in berth, whose shapes are static)", (int)k, sa, sb);
       st = ox_need_const(cx, c, what);
@@ -493,7 +493,7 @@ static berth_status_t loop_hop_or_unroll(ox_ctx_t *cx, loop_t *L, int64_t T, boo
   berth_status_t st = scan ? loop_scan(cx, L, T) : loop_while(cx, L);
   if (st != BERTH_ERR_UNIMPLEMENTED || T < 0 || T > MAX_UNROLL || !c_known) return st;
   char saved[1024] = "";
-  if (cx->diag && cx->diag->buf) berth_format(saved, sizeof saved, "%s", cx->diag->buf);
+  if (cx->diag && cx->diag->buf) berth_snprintf(saved, sizeof saved, "%s", cx->diag->buf);
   char *need = had_need ? NULL : cx->needs_value;
   if (!had_need) cx->needs_value = NULL;
   berth_status_t st2 = loop_unroll(cx, L, T);
@@ -563,7 +563,7 @@ static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int3
   if (!st) st = ox_ir(cx, ok, &ok_id);
   if (st) return st;
   char msg[600];
-  berth_format(msg, sizeof msg, "Loop %s needs more than --max-trip-count %lld iterations", loop_name, (long long)N);
+  berth_snprintf(msg, sizeof msg, "Loop %s needs more than --max-trip-count %lld iterations", loop_name, (long long)N);
   int32_t text = -1;
   int32_t node = berth_ir_string_add(cx->p, msg, strlen(msg), &text)
                      ? -1
@@ -577,9 +577,9 @@ static berth_status_t check_trip_bound(ox_ctx_t *cx, const char *loop_name, int3
  * trip-count check. */
 static void loop_label(const ox_ctx_t *cx, char *buf, size_t cap) {
   const Onnx__NodeProto *ln = cx->node;
-  if (ln && ln->name && ln->name[0]) berth_format(buf, cap, "'%s'", ln->name);
-  else if (ln && ln->n_output && ln->output[0] && ln->output[0][0]) berth_format(buf, cap, "with output '%s'", ln->output[0]);
-  else berth_format(buf, cap, "(unnamed)");
+  if (ln && ln->name && ln->name[0]) berth_snprintf(buf, cap, "'%s'", ln->name);
+  else if (ln && ln->n_output && ln->output[0] && ln->output[0][0]) berth_snprintf(buf, cap, "with output '%s'", ln->output[0]);
+  else berth_snprintf(buf, cap, "(unnamed)");
 }
 
 /* The then-graph gt of a bounded Loop's guard: the ONNX body on (i, true, v...), with

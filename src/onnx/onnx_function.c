@@ -162,8 +162,8 @@ static void format_cycle(const ox_ctx_t *cx, int32_t index, char *buf, size_t ca
     if (f->index == index) break;
   }
   size_t o = 0;
-  for (int32_t i = n - 1; i >= 0 && o < cap; i--) o += berth_format(buf + o, cap - o, "%s -> ", chain[i]->fn->name);
-  if (o < cap) berth_format(buf + o, cap - o, "%s", cx->functions[index]->name);
+  for (int32_t i = n - 1; i >= 0 && o < cap; i--) o += berth_snprintf(buf + o, cap - o, "%s -> ", chain[i]->fn->name);
+  if (o < cap) berth_snprintf(buf + o, cap - o, "%s", cx->functions[index]->name);
 }
 
 /* Nodes of a node list with every sub-graph they hold, counted up to cap (enough to refuse). */
@@ -251,8 +251,8 @@ static berth_status_t expand(ox_ctx_t *cx, int32_t index) {
     free(in);
     return oom(cx);
   }
-  if (nth == 1) berth_format(prefix, plen, "%s%s/", cx->name_prefix ? cx->name_prefix : "", fn->name);
-  else berth_format(prefix, plen, "%s%s.%lld/", cx->name_prefix ? cx->name_prefix : "", fn->name, (long long)nth);
+  if (nth == 1) berth_snprintf(prefix, plen, "%s%s/", cx->name_prefix ? cx->name_prefix : "", fn->name);
+  else berth_snprintf(prefix, plen, "%s%s.%lld/", cx->name_prefix ? cx->name_prefix : "", fn->name, (long long)nth);
 
   ox_fn_frame_t frame = {.fn = fn, .call = call, .up = cx->frame, .index = index, .depth = depth};
   int32_t saved_binds = cx->n_binds, saved_floor = cx->scope_floor;

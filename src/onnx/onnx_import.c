@@ -213,9 +213,9 @@ void ox_unbind_to(ox_ctx_t *cx, int32_t n_binds) {
 /* ==== messages ======================================================================== */
 
 static const char *node_label(const Onnx__NodeProto *n, char *buf, size_t cap) {
-  if (n->name && n->name[0]) berth_format(buf, cap, "node '%s'", n->name);
-  else if (n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "node -> '%s'", n->output[0]);
-  else berth_format(buf, cap, "node (unnamed)");
+  if (n->name && n->name[0]) berth_snprintf(buf, cap, "node '%s'", n->name);
+  else if (n->n_output && n->output[0] && n->output[0][0]) berth_snprintf(buf, cap, "node -> '%s'", n->output[0]);
+  else berth_snprintf(buf, cap, "node (unnamed)");
   return buf;
 }
 
@@ -223,11 +223,11 @@ berth_status_t ox_fail(ox_ctx_t *cx, berth_status_t st, const char *fmt, ...) {
   char msg[768], where[300];
   va_list ap;
   va_start(ap, fmt);
-  berth_vformat(msg, sizeof msg, fmt, ap);
+  berth_vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (cx->node) {
     char lab[256];
-    berth_format(where, sizeof where, "%s (%s, opset %lld)", node_label(cx->node, lab, sizeof lab),
+    berth_snprintf(where, sizeof where, "%s (%s, opset %lld)", node_label(cx->node, lab, sizeof lab),
                  cx->node->op_type ? cx->node->op_type : "?", (long long)cx->opset);
     return berth_fail(cx->diag, st, "onnx: %s: %s", where, msg);
   }
@@ -355,7 +355,7 @@ static const char *result_name(ox_ctx_t *cx) {
   else if (cx->node && cx->node->n_output && cx->node->output[0] && cx->node->output[0][0]) name = cx->node->output[0];
   if (!cx->name_prefix) return name;
   /* inside a function call: "call/name", so that two calls' values keep apart in reports */
-  berth_format(cx->name_buf, sizeof cx->name_buf, "%s%s", cx->name_prefix, name);
+  berth_snprintf(cx->name_buf, sizeof cx->name_buf, "%s%s", cx->name_prefix, name);
   return cx->name_buf;
 }
 
@@ -558,7 +558,7 @@ berth_status_t ox_in(ox_ctx_t *cx, int32_t k, int32_t *val) {
   /* Identity keeps the extent (the same value under another name); nothing else may read it */
   if (cx->vals[v].ext_count && !(cx->node->op_type && strcmp(cx->node->op_type, "Identity") == 0)) {
     char what[300];
-    berth_format(what, sizeof what, "input '%s'", name);
+    berth_snprintf(what, sizeof what, "input '%s'", name);
     return ox_check_static(cx, v, what);
   }
   *val = v;
@@ -963,12 +963,12 @@ static void ctx_free(ox_ctx_t *cx) {
 }
 
 static void fmt_declared(const berth_type_t *t, int32_t elem, char *buf, size_t cap) {
-  size_t o = berth_format(buf, cap, "%s[", berth_onnx_elem_name(elem));
+  size_t o = berth_snprintf(buf, cap, "%s[", berth_onnx_elem_name(elem));
   for (int32_t k = 0; k < t->rank && o < cap; k++) {
-    if (t->dims[k] < 0) o += berth_format(buf + o, cap - o, "%s?", k ? "," : "");
-    else o += berth_format(buf + o, cap - o, "%s%lld", k ? "," : "", (long long)t->dims[k]);
+    if (t->dims[k] < 0) o += berth_snprintf(buf + o, cap - o, "%s?", k ? "," : "");
+    else o += berth_snprintf(buf + o, cap - o, "%s%lld", k ? "," : "", (long long)t->dims[k]);
   }
-  if (o < cap) berth_format(buf + o, cap - o, "]");
+  if (o < cap) berth_snprintf(buf + o, cap - o, "]");
 }
 
 /* ==== what a model lacks, in one message ==============================================
@@ -1042,21 +1042,21 @@ static berth_status_t precheck(ox_ctx_t *cx, const Onnx__GraphProto *g) {
     if (fixed || complete) continue;
     char d[200];
     if (typed && decl.rank >= 0) fmt_declared(&decl, elem, d, sizeof d);
-    else berth_format(d, sizeof d, "of unknown shape");
-    if (io < sizeof ins) io += berth_format(ins + io, sizeof ins - io, "%s'%s' %s", n_unknown ? ", " : "", name, d);
+    else berth_snprintf(d, sizeof d, "of unknown shape");
+    if (io < sizeof ins) io += berth_snprintf(ins + io, sizeof ins - io, "%s'%s' %s", n_unknown ? ", " : "", name, d);
     n_unknown++;
   }
   if (l.n_ops == 0 && n_unknown < 2) return BERTH_OK; /* one unknown input: import_inputs says it */
   if (l.n_ops) {
-    o += berth_format(msg + o, sizeof msg - o, "berth lacks %d op%s this model uses:", l.n_ops + l.more_ops,
+    o += berth_snprintf(msg + o, sizeof msg - o, "berth lacks %d op%s this model uses:", l.n_ops + l.more_ops,
                       l.n_ops + l.more_ops > 1 ? "s" : "");
     for (int i = 0; i < l.n_ops && o < sizeof msg; i++)
-      o += berth_format(msg + o, sizeof msg - o, "%s %s (%d node%s)", i ? "," : "", l.ops[i][0] ? l.ops[i] : "(empty)",
+      o += berth_snprintf(msg + o, sizeof msg - o, "%s %s (%d node%s)", i ? "," : "", l.ops[i][0] ? l.ops[i] : "(empty)",
                         l.counts[i], l.counts[i] > 1 ? "s" : "");
-    if (l.more_ops && o < sizeof msg) o += berth_format(msg + o, sizeof msg - o, " and %d more", l.more_ops);
+    if (l.more_ops && o < sizeof msg) o += berth_snprintf(msg + o, sizeof msg - o, " and %d more", l.more_ops);
   }
   if (n_unknown && o < sizeof msg)
-    o += berth_format(msg + o, sizeof msg - o, "%sgraph input%s %s %s dynamic or unknown dims (fix them with --input NAME:DTYPE[DIMS])",
+    o += berth_snprintf(msg + o, sizeof msg - o, "%sgraph input%s %s %s dynamic or unknown dims (fix them with --input NAME:DTYPE[DIMS])",
                       o ? "; " : "", n_unknown > 1 ? "s" : "", ins, n_unknown > 1 ? "have" : "has");
   return berth_fail(cx->diag, l.n_ops ? BERTH_ERR_UNIMPLEMENTED : BERTH_ERR_INVALID_ARGUMENT, "onnx: %s", msg);
 }
@@ -1103,7 +1103,7 @@ static berth_status_t import_inputs(ox_ctx_t *cx, const Onnx__GraphProto *g, ber
     memset(&t, 0, sizeof t);
     char dbuf[200], sbuf[160];
     if (typed) fmt_declared(&decl, elem, dbuf, sizeof dbuf);
-    else berth_format(dbuf, sizeof dbuf, "untyped");
+    else berth_snprintf(dbuf, sizeof dbuf, "untyped");
     if (spec) {
       if (typed && spec->dtype != dt)
         return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --input %s: dtype %s does not match the model's %s (computed as %s)",
@@ -1332,7 +1332,7 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
       for (size_t k = 0; k < mp->n_opset_import && o < sizeof doms; k++) {
         const Onnx__OperatorSetIdProto *d = mp->opset_import[k];
         if (d && d->domain && d->domain[0])
-          o += berth_format(doms + o, sizeof doms - o, "%s'%s' (opset %lld)", o ? ", " : "", d->domain,
+          o += berth_snprintf(doms + o, sizeof doms - o, "%s'%s' (opset %lld)", o ? ", " : "", d->domain,
                             (long long)(d->has_version ? d->version : 0));
       }
       if (o) {

@@ -123,9 +123,9 @@ berth_status_t ox_axes_operand(ox_ctx_t *cx, const char *attr, int64_t input_fro
 /* "'NAME'" or "with output 'Y'": how a check's message names the node. */
 static void check_label(const ox_ctx_t *cx, char *buf, size_t cap) {
   const Onnx__NodeProto *n = cx->node;
-  if (n && n->name && n->name[0]) berth_format(buf, cap, "'%s'", n->name);
-  else if (n && n->n_output && n->output[0] && n->output[0][0]) berth_format(buf, cap, "with output '%s'", n->output[0]);
-  else berth_format(buf, cap, "(unnamed)");
+  if (n && n->name && n->name[0]) berth_snprintf(buf, cap, "'%s'", n->name);
+  else if (n && n->n_output && n->output[0] && n->output[0][0]) berth_snprintf(buf, cap, "with output '%s'", n->output[0]);
+  else berth_snprintf(buf, cap, "(unnamed)");
 }
 
 /* The one run-time check of every family: ok (a bool scalar that a kernel computes from data:
@@ -141,7 +141,7 @@ berth_status_t ox_assert_ok(ox_ctx_t *cx, int32_t ok, const char *what) {
   OX_TRY(ox_ir(cx, ok, &ok_id));
   char label[300], msg[700];
   check_label(cx, label, sizeof label);
-  berth_format(msg, sizeof msg, "%s %s: %s", cx->node->op_type ? cx->node->op_type : "", label, what);
+  berth_snprintf(msg, sizeof msg, "%s %s: %s", cx->node->op_type ? cx->node->op_type : "", label, what);
   int32_t text = -1;
   int32_t node = berth_ir_string_add(cx->p, msg, strlen(msg), &text)
                      ? -1

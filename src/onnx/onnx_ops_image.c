@@ -84,7 +84,7 @@ static berth_status_t name_val(ox_ctx_t *cx, int32_t v, const char *what) {
   const Onnx__NodeProto *nd = cx->node;
   if (cx->vals[v].id < 0) return BERTH_OK;
   char buf[300];
-  berth_format(buf, sizeof buf, "%s_%s", nd->n_output && nd->output[0] && nd->output[0][0] ? nd->output[0] : "r", what);
+  berth_snprintf(buf, sizeof buf, "%s_%s", nd->n_output && nd->output[0] && nd->output[0][0] ? nd->output[0] : "r", what);
   size_t len = strlen(buf) + 1;
   char *name = malloc(len);
   if (!name) return oom(cx);
@@ -123,7 +123,7 @@ static berth_status_t bounded(ox_ctx_t *cx, int32_t x, berth_image_pixels_t pf) 
   OX_TRY(name_val(cx, out[2], "width"));
   OX_TRY(name_val(cx, out[3], "status"));
   char what[160];
-  berth_format(what, sizeof what, "the image is larger than --dynamic-bound %lld (%lldx%lld pixels)", (long long)N,
+  berth_snprintf(what, sizeof what, "the image is larger than --dynamic-bound %lld (%lldx%lld pixels)", (long long)N,
                (long long)N, (long long)N);
   OX_TRY(check_status(cx, out[3], 1, what));
   OX_TRY(check_status(cx, out[3], 2, "no decoder accepts the stream (not an image berth decodes, or corrupt)"));

@@ -285,9 +285,9 @@ berth_status_t ox_index_check(ox_ctx_t *cx, int32_t idx, const int64_t *lo, cons
                                const char *what) {
   if (berth_type_numel(&cx->vals[idx].type) == 0) return BERTH_OK;
   char range[96], msg[200];
-  if (nb == 1) berth_format(range, sizeof range, "outside [%lld, %lld)", (long long)lo[0], (long long)hi[0]);
-  else berth_format(range, sizeof range, "outside the data's dims");
-  berth_format(msg, sizeof msg, "%s holds a value %s", what, range);
+  if (nb == 1) berth_snprintf(range, sizeof range, "outside [%lld, %lld)", (long long)lo[0], (long long)hi[0]);
+  else berth_snprintf(range, sizeof range, "outside the data's dims");
+  berth_snprintf(msg, sizeof msg, "%s holds a value %s", what, range);
   berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
   ox_attrs_default(BERTH_OP_INDEX_CHECK, a);
   OX_TRY(ox_attr_ints(cx, BERTH_OP_INDEX_CHECK, a, "lo", lo, nb));
@@ -747,7 +747,7 @@ typedef struct bounded_op {
 static berth_status_t name_val(ox_ctx_t *cx, int32_t v, const char *what) {
   const Onnx__NodeProto *n = cx->node;
   char buf[300];
-  berth_format(buf, sizeof buf, "%s_%s", n->n_output && n->output[0] && n->output[0][0] ? n->output[0] : "r", what);
+  berth_snprintf(buf, sizeof buf, "%s_%s", n->n_output && n->output[0] && n->output[0][0] ? n->output[0] : "r", what);
   size_t len = strlen(buf) + 1;
   if (cx->vals[v].id < 0) return BERTH_OK; /* folded: no IR value */
   char *name = malloc(len);
@@ -774,7 +774,7 @@ static berth_status_t emit_bounded(ox_ctx_t *cx, const bounded_op_t *b, const in
   cx->name_hint = saved_hint;
   OX_TRY(st);
   char what[120];
-  berth_format(what, sizeof what, "yields more than --dynamic-bound %lld results", (long long)N);
+  berth_snprintf(what, sizeof what, "yields more than --dynamic-bound %lld results", (long long)N);
   OX_TRY(ox_assert_ok(cx, le, what));
   for (int32_t k = 0; k < b->n_data && k < ox_n_out(cx); k++) {
     int32_t v = out[b->data[k]];

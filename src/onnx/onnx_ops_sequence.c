@@ -379,7 +379,7 @@ static berth_status_t loss_common(ox_ctx_t *cx, bool softmax_first) {
   in[1] = t;
   in[2] = w;
   char msg[160];
-  berth_format(msg, sizeof msg, "a target class index is outside 0..%lld and not ignore_index",
+  berth_snprintf(msg, sizeof msg, "a target class index is outside 0..%lld and not ignore_index",
                (long long)cx->vals[x].type.dims[1] - 1);
   OX_TRY(seq_const_range(cx, t, 0, cx->vals[x].type.dims[1] - 1, a[2].i != 0, a[1].i, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_NLL_LOSS, w >= 0 ? 3 : 2, in, a, 2, out));
@@ -405,7 +405,7 @@ static berth_status_t op_rotary_embedding(ox_ctx_t *cx) {
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "rotary_dim", ox_attr_int(cx, "rotary_embedding_dim", 0)));
   OX_TRY(ox_attr_i(cx, BERTH_OP_ROTARY_EMBEDDING, a, "num_heads", ox_attr_int(cx, "num_heads", 0)));
   char msg[160];
-  berth_format(msg, sizeof msg, "a position id is outside 0..%lld (the rows of cos_cache)",
+  berth_snprintf(msg, sizeof msg, "a position id is outside 0..%lld (the rows of cos_cache)",
                (long long)cx->vals[in[1]].type.dims[0] - 1);
   if (in[3] >= 0) OX_TRY(seq_const_range(cx, in[3], 0, cx->vals[in[1]].type.dims[0] - 1, false, 0, msg));
   OX_TRY(ox_emit(cx, BERTH_OP_ROTARY_EMBEDDING, in[3] >= 0 ? 4 : 3, in, a, 2, out));
@@ -458,7 +458,7 @@ static berth_status_t rnn_activations(ox_ctx_t *cx, berth_op_t op, berth_attr_va
       memcpy(name, s->data, len);
       name[len] = 0;
     } else {
-      berth_format(name, sizeof name, "%s", dflt[k % n_fn]);
+      berth_snprintf(name, sizeof name, "%s", dflt[k % n_fn]);
     }
     const rnn_act_name_t *e = NULL;
     for (size_t i = 0; i < sizeof rnn_act_names / sizeof rnn_act_names[0]; i++)

@@ -88,7 +88,7 @@ berth_status_t ox_state_input(ox_ctx_t *cx, const Onnx__ValueInfoProto *vi) {
   char gname[300];
   bool clash = name[0] == 'k' && name[1];
   for (const char *q = name + 1; clash && *q; q++) clash = isdigit((unsigned char)*q);
-  berth_format(gname, sizeof gname, "%s%s", clash ? "state_" : "", name);
+  berth_snprintf(gname, sizeof gname, "%s%s", clash ? "state_" : "", name);
   if (berth_ir_global_find(cx->p, gname, strlen(gname)) >= 0) {
     free(data);
     return berth_fail(cx->diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: --state: two buffers named '%s'", gname);

@@ -116,8 +116,8 @@ static int cmp_key(const void *a, const void *b) {
 }
 
 static const char *label(const berth_alloc_problem_t *p, int32_t i, char *buf, size_t cap) {
-  if (p->names && p->names[i]) berth_format(buf, cap, "buffer '%s'", p->names[i]);
-  else berth_format(buf, cap, "buffer %d", (int)i);
+  if (p->names && p->names[i]) berth_snprintf(buf, cap, "buffer '%s'", p->names[i]);
+  else berth_snprintf(buf, cap, "buffer %d", (int)i);
   return buf;
 }
 

@@ -20,8 +20,8 @@ double berth_alloc_now_ms(void) {
 
 /* Prints "buffer 'name'" or "buffer 12" into buf for messages. */
 static const char *buffer_label(const berth_alloc_problem_t *p, int32_t i, char *buf, size_t cap) {
-  if (p->names && p->names[i]) berth_format(buf, cap, "buffer '%s'", p->names[i]);
-  else berth_format(buf, cap, "buffer %d", (int)i);
+  if (p->names && p->names[i]) berth_snprintf(buf, cap, "buffer '%s'", p->names[i]);
+  else berth_snprintf(buf, cap, "buffer %d", (int)i);
   return buf;
 }
 

@@ -129,7 +129,7 @@ static int32_t scratch_value(lctx_t *c, int32_t ni) {
   t.dims[0] = (int64_t)bytes;
   char name[160];
   const char *base = n->n_out > 0 ? c->m->values[n->out[0]].name : NULL;
-  berth_format(name, sizeof name, "%s.scratch", base && base[0] ? base : berth_op_get(n->op)->name);
+  berth_snprintf(name, sizeof name, "%s.scratch", base && base[0] ? base : berth_op_get(n->op)->name);
   int32_t v = lctx_new_value(c, name, &t, n->graph);
   if (v < 0) return -2;
   c->vals[v].op = (int32_t)n->op;

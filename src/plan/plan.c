@@ -65,13 +65,13 @@ berth_status_t berth_plan_pools_check(const char *rules, berth_diag_t *diag) {
     const char *eq = memchr(p, '=', len);
     if (!eq || eq == p) {
       char rule[64];
-      berth_format(rule, sizeof rule, "%s", p);
+      berth_snprintf(rule, sizeof rule, "%s", p);
       rule[len < sizeof rule ? len : sizeof rule - 1] = '\0';
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "rule '%s' is not key=pool (key an op name, input or output)", rule);
     }
     size_t klen = (size_t)(eq - p);
     char key[64];
-    berth_format(key, sizeof key, "%s", p);
+    berth_snprintf(key, sizeof key, "%s", p);
     key[klen < sizeof key ? klen : sizeof key - 1] = '\0';
     bool io = (klen == 5 && !memcmp(p, "input", 5)) || (klen == 6 && !memcmp(p, "output", 6));
     if (!io && berth_op_find(p, klen) == BERTH_OP_COUNT)
@@ -86,7 +86,7 @@ berth_status_t berth_plan_pools_check(const char *rules, berth_diag_t *diag) {
     }
     if (!ok || id >= BERTH_MAX_POOLS) {
       char rule[64];
-      berth_format(rule, sizeof rule, "%s", p);
+      berth_snprintf(rule, sizeof rule, "%s", p);
       rule[len < sizeof rule ? len : sizeof rule - 1] = '\0';
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "rule '%s': pool must be 0..%d", rule, BERTH_MAX_POOLS - 1);
     }

@@ -28,23 +28,23 @@ const char *berth_exec_storage_name(uint32_t storage) {
 
 char *berth_exec_value_name(const berth_exec_method_t *m, int32_t v, char *buf, size_t cap) {
   const char *name = (m && v >= 0 && v < m->n_values && m->values) ? m->values[v].name : NULL;
-  if (name && name[0]) berth_format(buf, cap, name[0] == '%' ? "%s" : "%%%s", name);
-  else berth_format(buf, cap, "%%v%d", (int)v);
+  if (name && name[0]) berth_snprintf(buf, cap, name[0] == '%' ? "%s" : "%%%s", name);
+  else berth_snprintf(buf, cap, "%%v%d", (int)v);
   return buf;
 }
 
 char *berth_exec_instr_name(const berth_exec_method_t *m, int32_t i, char *buf, size_t cap) {
   if (!m || !m->instrs || i < 0 || i >= m->n_instrs) {
-    berth_format(buf, cap, "?");
+    berth_snprintf(buf, cap, "?");
     return buf;
   }
   const berth_instr_t *ins = &m->instrs[i];
   if (ins->opcode == BERTH_I_KERNEL) {
     const berth_op_def_t *def = berth_op_get(ins->op);
-    if (def) berth_format(buf, cap, "kernel %s", def->name);
-    else berth_format(buf, cap, "kernel op %u", (unsigned)ins->op);
+    if (def) berth_snprintf(buf, cap, "kernel %s", def->name);
+    else berth_snprintf(buf, cap, "kernel op %u", (unsigned)ins->op);
   } else {
-    berth_format(buf, cap, "%s", berth_exec_opcode_name(ins->opcode));
+    berth_snprintf(buf, cap, "%s", berth_exec_opcode_name(ins->opcode));
   }
   return buf;
 }

@@ -3,7 +3,7 @@
  * value or an instruction (runtime side: no stdio, no malloc).
  *
  *   char nb[96], ib[96];
- *   berth_format(msg, cap, "read of %s at instruction %d (%s)",
+ *   berth_snprintf(msg, cap, "read of %s at instruction %d (%s)",
  *                berth_exec_value_name(m, v, nb, sizeof nb), (int)i,
  *                berth_exec_instr_name(m, i, ib, sizeof ib));
  */

@@ -172,11 +172,11 @@ static const char *method_name(const berth_exec_method_t *m) {
 BERTH_PRINTF_LIKE(3, 4) static berth_status_t vfail(vctx_t *c, berth_status_t st, const char *fmt, ...) {
   berth_diag_t *d = c->diag;
   if (d && d->buf && d->cap) {
-    size_t len = berth_format(d->buf, d->cap, "method %s: ", method_name(c->m));
+    size_t len = berth_snprintf(d->buf, d->cap, "method %s: ", method_name(c->m));
     if (len < d->cap) {
       va_list ap;
       va_start(ap, fmt);
-      berth_vformat(d->buf + len, d->cap - len, fmt, ap);
+      berth_vsnprintf(d->buf + len, d->cap - len, fmt, ap);
       va_end(ap);
     }
   }
@@ -215,19 +215,19 @@ static const char *fmt_bytes(const vctx_t *c, int32_t v, bytes_buf_t *b) {
   size_t len = 0;
   if (u != v) {
     name_buf_t nb;
-    len = berth_format(b->s, sizeof b->s, "slice of %s in ", vname(c, u, &nb));
+    len = berth_snprintf(b->s, sizeof b->s, "slice of %s in ", vname(c, u, &nb));
     if (len >= sizeof b->s) return b->s;
   }
   char *s = b->s + len;
   size_t cap = sizeof b->s - len;
   unsigned long long lo = (unsigned long long)e->start, hi = (unsigned long long)e->end;
   switch (x->storage) {
-    case BERTH_STORAGE_ARENA: berth_format(s, cap, "arena pool %u [%llu,%llu)", (unsigned)x->pool, lo, hi); break;
-    case BERTH_STORAGE_CONST: berth_format(s, cap, "const [%llu,%llu)", lo, hi); break;
-    case BERTH_STORAGE_STATE: berth_format(s, cap, "state [%llu,%llu)", lo, hi); break;
-    case BERTH_STORAGE_INPUT: berth_format(s, cap, "input %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
-    case BERTH_STORAGE_OUTPUT: berth_format(s, cap, "output %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
-    default: berth_format(s, cap, "?"); break;
+    case BERTH_STORAGE_ARENA: berth_snprintf(s, cap, "arena pool %u [%llu,%llu)", (unsigned)x->pool, lo, hi); break;
+    case BERTH_STORAGE_CONST: berth_snprintf(s, cap, "const [%llu,%llu)", lo, hi); break;
+    case BERTH_STORAGE_STATE: berth_snprintf(s, cap, "state [%llu,%llu)", lo, hi); break;
+    case BERTH_STORAGE_INPUT: berth_snprintf(s, cap, "input %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
+    case BERTH_STORAGE_OUTPUT: berth_snprintf(s, cap, "output %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
+    default: berth_snprintf(s, cap, "?"); break;
   }
   return b->s;
 }
@@ -404,7 +404,7 @@ static berth_status_t check_values(vctx_t *c) {
         if (x->pool >= (uint32_t)m->n_pools)
           return CORRUPT("value %d (%s): arena pool %u out of range (%d pools)", (int)v,
                          vname(c, v, &nb), (unsigned)x->pool, (int)m->n_pools);
-        berth_format(where, sizeof where, "arena pool %u", (unsigned)x->pool);
+        berth_snprintf(where, sizeof where, "arena pool %u", (unsigned)x->pool);
         BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], m->alignment));
         BERTH_TRY(check_range(c, v, where, x->offset, size, m->pool_sizes[x->pool], esz));
         e->key = space_key(BERTH_STORAGE_ARENA, x->pool);

@@ -214,10 +214,10 @@ typedef struct span {
 
 static const char *region_desc(const berth_sanitizer_t *s, int32_t region, char *buf, size_t cap) {
   const berth_exec_method_t *m = s->m;
-  if (region < m->n_pools) berth_format(buf, cap, "arena pool %d", (int)region);
-  else if (region == region_state(m)) berth_format(buf, cap, "the state region");
-  else if (region < region_output(m, 0)) berth_format(buf, cap, "input buffer %d", (int)(region - region_input(m, 0)));
-  else berth_format(buf, cap, "output buffer %d", (int)(region - region_output(m, 0)));
+  if (region < m->n_pools) berth_snprintf(buf, cap, "arena pool %d", (int)region);
+  else if (region == region_state(m)) berth_snprintf(buf, cap, "the state region");
+  else if (region < region_output(m, 0)) berth_snprintf(buf, cap, "input buffer %d", (int)(region - region_input(m, 0)));
+  else berth_snprintf(buf, cap, "output buffer %d", (int)(region - region_output(m, 0)));
   return buf;
 }
 
