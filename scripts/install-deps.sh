@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh          what building berth needs (make run)
 #   scripts/install-deps.sh --test   also what the tests use (make test): pkg-config and
 #                                    Python (numpy, pytest, venv, pip) for the package tests,
+#                                    the AArch64 and Cortex-M cross compilers and QEMU,
 #                                    espeak-ng and sox for the VAD audio, and the Silero VAD
 #                                    model + onnxruntime-node from npm (about 450 MB, said
 #                                    before it is fetched), and the real models of
@@ -44,6 +45,12 @@ command -v pkg-config >/dev/null 2>&1 || opt="$opt pkg-config"
 command -v espeak-ng >/dev/null 2>&1 || opt="$opt espeak-ng"
 command -v sox >/dev/null 2>&1 || opt="$opt sox"
 command -v rsvg-convert >/dev/null 2>&1 || opt="$opt librsvg2-bin"
+# The cross builds: the NEON kernel variant under qemu-user (tests/cli/neon_qemu.sh) and the
+# runtime bare metal on a Cortex-M4 under qemu-system-arm (tests/cli/cortex_m.sh).
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || opt="$opt gcc-aarch64-linux-gnu"
+command -v qemu-aarch64 >/dev/null 2>&1 || opt="$opt qemu-user"
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || opt="$opt gcc-arm-none-eabi libnewlib-arm-none-eabi"
+command -v qemu-system-arm >/dev/null 2>&1 || opt="$opt qemu-system-arm"
 if [ -n "$opt" ] && [ "$(id -u)" = 0 ]; then
   echo "berth: installing (optional)$opt" >&2
   export DEBIAN_FRONTEND=noninteractive
