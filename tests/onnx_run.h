@@ -1,4 +1,4 @@
-/* The one way the ONNX tests run a model they built (onnx_build.h) or read: import with
+/* The one way the ONNX tests run a model they built (fuzzgen/onnx_build.h) or read: import with
  * options, plan with the verifier, run once planned under the sanitizer and, where asked,
  * in the reference interpreter; then compare outputs or the failure's message. Shared by
  * every tests/test_onnx_*.c and the ONNX part of tests/test_kernel_spatial.c, so a change

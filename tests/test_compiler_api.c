@@ -302,6 +302,63 @@ static void test_onnx_specs(void) {
   expect_fail(model, &o, BERTH_ERR_INVALID_ARGUMENT, "input 'x' is specified twice");
 }
 
+/* berth_onnx_model_*: a model decoded once, its boundary and ops as the file declares them,
+ * imported twice with different bindings, the sources outliving the model; bytes that are
+ * no model refused with a message. The model: tests/onnx/if_branch_shapes (inputs c: bool,
+ * x: float[2]; output y; an If whose then-branch Adds x and whose else-branch is a
+ * Constant). */
+static void test_onnx_model(void) {
+  size_t len;
+  char *bytes = test_read_file("tests/onnx/if_branch_shapes/model.onnx", &len);
+  CHECK(bytes != NULL);
+  if (!bytes) return;
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  berth_onnx_model_t *m = NULL;
+  CHECK_MSG(berth_onnx_model_create(bytes, len, &m, &diag) == BERTH_OK && m, "%s", msg);
+  free(bytes); /* the model keeps no reference to them */
+  if (!m) return;
+  berth_onnx_model_info_t mi;
+  berth_onnx_model_info(m, &mi);
+  CHECK(mi.n_inputs == 2 && mi.n_outputs == 1 && mi.opset > 0);
+  CHECK(strcmp(mi.inputs[0].name, "c") == 0 && mi.inputs[0].elem_type == 9 && !mi.inputs[0].initialized &&
+        !mi.inputs[0].non_tensor_kind);
+  CHECK(strcmp(mi.inputs[1].name, "x") == 0 && mi.inputs[1].elem_type == 1);
+  CHECK(strcmp(mi.outputs[0].name, "y") == 0 && mi.outputs[0].elem_type == 1);
+  /* first use order, a node before its branches; the types of top-graph inputs each reads */
+  CHECK_MSG(mi.n_ops == 3, "%d ops", (int)mi.n_ops);
+  if (mi.n_ops == 3) {
+    CHECK(strcmp(mi.ops[0].op_type, "If") == 0 && mi.ops[0].input_elems == 1u << 9);
+    CHECK(strcmp(mi.ops[1].op_type, "Add") == 0 && mi.ops[1].input_elems == 1u << 1);
+    CHECK(strcmp(mi.ops[2].op_type, "Constant") == 0 && mi.ops[2].input_elems == 0);
+  }
+  berth_compile_options_t o = berth_compile_options_default();
+  berth_source_t *src = NULL, *src2 = NULL;
+  CHECK(berth_onnx_model_import(m, &o, &src, &diag) != BERTH_OK && !src); /* c must be bound */
+  CHECK_MSG(strstr(msg, "depends on graph input 'c'") != NULL, "%s", msg);
+  const char *then_[] = {"c:bool[]=true"}, *else_[] = {"c:bool[]=false"};
+  o.inputs = then_;
+  o.n_inputs = 1;
+  CHECK_MSG(berth_onnx_model_import(m, &o, &src, &diag) == BERTH_OK, "%s", msg);
+  o.inputs = else_;
+  CHECK_MSG(berth_onnx_model_import(m, &o, &src2, &diag) == BERTH_OK, "%s", msg);
+  berth_onnx_model_destroy(m);
+  berth_type_t t;
+  const char *name;
+  CHECK(src && berth_source_output(src, 0, 0, &name, &t, &diag) == BERTH_OK && t.rank == 1 && t.dims[0] == 2);
+  CHECK(src2 && berth_source_output(src2, 0, 0, &name, &t, &diag) == BERTH_OK && t.rank == 1 && t.dims[0] == 3);
+  berth_compilation_t *c = NULL;
+  CHECK_MSG(src && berth_compile_source(src, &o, &c, &diag) == BERTH_OK, "%s", msg);
+  berth_compilation_destroy(c);
+  berth_source_destroy(src);
+  berth_source_destroy(src2);
+  CHECK(berth_onnx_model_create("method forward() {}", 19, &m, &diag) != BERTH_OK);
+  CHECK_MSG(strncmp(msg, "onnx:", 5) == 0, "%s", msg);
+  CHECK(berth_onnx_model_create(NULL, 0, &m, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  berth_onnx_model_info(NULL, &mi);
+  CHECK(mi.n_inputs == 0 && mi.n_ops == 0 && !mi.inputs);
+  berth_onnx_model_destroy(NULL);
+}
+
 /* berth_onnx_op_info: one entry per op of berth_onnx_op_name, the suite's verified opsets and
  * input types where it covers the op, "" where it does not, and the errors. */
 static void test_onnx_op_info(void) {
@@ -423,6 +480,7 @@ int main(void) {
   test_bad_options();
   test_onnx_specs();
   test_onnx_op_info();
+  test_onnx_model();
   test_sources();
   return test_finish("test_compiler_api");
 }

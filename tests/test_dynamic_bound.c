@@ -10,7 +10,7 @@
 #include "host/session.h"
 #include "ir/ir.h"
 #include "onnx/onnx_import.h"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "plan/plan.h"
 #include "program/verify.h"
 #include "reference/reference.h"

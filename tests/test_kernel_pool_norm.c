@@ -12,7 +12,7 @@
 #include "host/session.h"
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 
 #define F32 BERTH_DTYPE_F32
 #define F64 BERTH_DTYPE_F64

@@ -5,7 +5,7 @@
  * sum, grid_sample's padding modes, col2im's overlaps, and small ONNX models (a Resize whose
  * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
  * and the errors for operands that do not fold). */
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "test_kernel_util.h"
 

@@ -6,7 +6,7 @@
  *
  * `test_onnx --write-corpus DIR` writes the models as DIR/NAME.onnx (the fuzz corpus). */
 #define _POSIX_C_SOURCE 200809L
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "test_util.h"
 

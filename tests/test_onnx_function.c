@@ -21,7 +21,7 @@
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "reference/reference.h"
 #include "test_util.h"

@@ -11,7 +11,7 @@
 /* the model builder's helpers are static; this file uses only some */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #pragma GCC diagnostic pop
 #include "reference/reference.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 #include "host/session.h"
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "test_util.h"
 

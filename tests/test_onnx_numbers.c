@@ -7,7 +7,7 @@
  *
  * `test_onnx_numbers --write-corpus DIR` writes the models as DIR/num_NAME.onnx. */
 #define _POSIX_C_SOURCE 200809L
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "test_util.h"
 

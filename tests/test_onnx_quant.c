@@ -2,7 +2,7 @@
  * precision attribute (the division in float16), output_dtype against the zero point,
  * float8 zero points that are not zero, ConvInteger kernels whose int32 sums might
  * overflow, DFT's onesided on a complex signal, a window of integer type. */
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #include "test_util.h"
 

@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "onnx_build.h"
+#include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
 #pragma GCC diagnostic pop
 #include "test_util.h"

@@ -26,6 +26,7 @@
 #ifndef BERTH_COMPILER_H
 #define BERTH_COMPILER_H
 
+#include "berth/onnx_model.h"
 #include "berth/status.h"
 #include "berth/types.h"
 #include "berth/version.h"
@@ -178,6 +179,15 @@ berth_status_t berth_source_input(const berth_source_t *s, int32_t method, int32
                                   berth_type_t *type, berth_diag_t *diag);
 berth_status_t berth_source_output(const berth_source_t *s, int32_t method, int32_t k, const char **name,
                                    berth_type_t *type, berth_diag_t *diag);
+
+/* ---- ONNX models decoded once (berth/onnx_model.h), imported ------------------------- */
+
+/* Imports m as berth_source_create imports ONNX bytes (opt's inputs, states,
+ * keep_control_flow, max_trip_count and dynamic_bound; opt may be NULL for the defaults).
+ * m is not changed. Errors as berth_source_create's; messages start with "onnx:" or name the
+ * node. The result is the caller's. */
+berth_status_t berth_onnx_model_import(const berth_onnx_model_t *m, const berth_compile_options_t *opt,
+                                       berth_source_t **out, berth_diag_t *diag);
 
 typedef struct berth_compilation berth_compilation_t;
 

@@ -188,8 +188,47 @@ static void specs_free(berth_onnx_input_spec_t *specs, int32_t n) {
   free(specs);
 }
 
-static berth_status_t import_onnx(const void *src, size_t len, const berth_compile_options_t *opt,
-                                  berth_ir_program_t **out, berth_diag_t *diag) {
+/* berth_compile_options_t's ONNX fields as the importer's options (the strings parsed). */
+typedef struct onnx_opts {
+  berth_onnx_options_t o;
+  berth_onnx_input_spec_t *specs;
+  int32_t n_specs;
+  berth_onnx_state_pair_t *pairs;
+  char **names; /* opt->n_states copies "IN\0OUT" */
+  int32_t n_names;
+} onnx_opts_t;
+
+static void onnx_opts_free(onnx_opts_t *oo) {
+  for (int32_t k = 0; oo->names && k < oo->n_names; k++) free(oo->names[k]);
+  free(oo->names);
+  free(oo->pairs);
+  if (oo->specs) specs_free(oo->specs, oo->n_specs);
+  memset(oo, 0, sizeof *oo);
+}
+
+static berth_status_t state_pairs_make(const berth_compile_options_t *opt, onnx_opts_t *oo, berth_diag_t *diag) {
+  oo->pairs = calloc((size_t)opt->n_states + 1, sizeof *oo->pairs);
+  oo->names = calloc((size_t)opt->n_states + 1, sizeof *oo->names);
+  oo->n_names = opt->n_states;
+  if (!oo->pairs || !oo->names) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int32_t k = 0; k < opt->n_states; k++) {
+    const char *s = opt->states[k], *eq = s ? strchr(s, '=') : NULL;
+    if (!eq || eq == s || !eq[1] || strchr(eq + 1, '='))
+      return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "state pair '%s': expected INPUT=OUTPUT (state=stateN)",
+                        s ? s : "(null)");
+    if (!(oo->names[k] = malloc(strlen(s) + 1))) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    memcpy(oo->names[k], s, strlen(s) + 1);
+    oo->names[k][eq - s] = '\0';
+    oo->pairs[k].input = oo->names[k];
+    oo->pairs[k].output = oo->names[k] + (eq - s) + 1;
+  }
+  return BERTH_OK;
+}
+
+/* Checks and converts opt's ONNX fields into *oo (free it with onnx_opts_free, also after a
+ * failure). */
+static berth_status_t onnx_opts_make(const berth_compile_options_t *opt, onnx_opts_t *oo, berth_diag_t *diag) {
+  memset(oo, 0, sizeof *oo);
   if (opt->n_inputs < 0 || (opt->n_inputs > 0 && !opt->inputs))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "n_inputs %d without inputs", (int)opt->n_inputs);
   if (opt->n_states < 0 || (opt->n_states > 0 && !opt->states))
@@ -198,48 +237,40 @@ static berth_status_t import_onnx(const void *src, size_t len, const berth_compi
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "max_trip_count %lld is negative", (long long)opt->max_trip_count);
   if (opt->dynamic_bound < 0)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "dynamic_bound %lld is negative", (long long)opt->dynamic_bound);
-  berth_onnx_input_spec_t *specs = calloc((size_t)opt->n_inputs + 1, sizeof *specs);
-  if (!specs) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  oo->specs = calloc((size_t)opt->n_inputs + 1, sizeof *oo->specs);
+  if (!oo->specs) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_status_t st = BERTH_OK;
-  int32_t n = 0;
-  for (; n < opt->n_inputs && !st; n++) {
-    st = opt->inputs[n] ? parse_spec(opt->inputs[n], &specs[n], diag)
+  for (int32_t n = 0; n < opt->n_inputs && !st; n++) {
+    st = opt->inputs[n] ? parse_spec(opt->inputs[n], &oo->specs[n], diag)
                         : berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input spec %d is NULL", (int)n);
+    oo->n_specs = n + 1;
     for (int32_t k = 0; k < n && !st; k++)
-      if (strcmp(specs[k].name, specs[n].name) == 0)
-        st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input '%s' is specified twice", specs[n].name);
+      if (strcmp(oo->specs[k].name, oo->specs[n].name) == 0)
+        st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "input '%s' is specified twice", oo->specs[n].name);
   }
-  berth_onnx_state_pair_t *pairs = calloc((size_t)opt->n_states + 1, sizeof *pairs);
-  char **names = calloc((size_t)opt->n_states + 1, sizeof *names);
-  if (!st && (!pairs || !names)) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  for (int32_t k = 0; !st && k < opt->n_states; k++) {
-    const char *s = opt->states[k], *eq = s ? strchr(s, '=') : NULL;
-    if (!eq || eq == s || !eq[1] || strchr(eq + 1, '='))
-      st = berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "state pair '%s': expected INPUT=OUTPUT (state=stateN)", s ? s : "(null)");
-    else if (!(names[k] = malloc(strlen(s) + 1)))
-      st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    else {
-      memcpy(names[k], s, strlen(s) + 1);
-      names[k][eq - s] = '\0';
-      pairs[k].input = names[k];
-      pairs[k].output = names[k] + (eq - s) + 1;
-    }
-  }
-  if (!st) {
-    berth_onnx_options_t o = berth_onnx_options_default();
-    o.inputs = specs;
-    o.n_inputs = n;
-    o.states = pairs;
-    o.n_states = opt->n_states;
-    o.keep_control_flow = opt->keep_control_flow;
-    o.max_trip_count = opt->max_trip_count;
-    o.dynamic_bound = opt->dynamic_bound;
-    st = berth_onnx_import(src, len, &o, out, NULL, diag);
-  }
-  for (int32_t k = 0; names && k < opt->n_states; k++) free(names[k]);
-  free(names);
-  free(pairs);
-  specs_free(specs, n);
+  if (!st) st = state_pairs_make(opt, oo, diag);
+  if (st) return st;
+  oo->o = berth_onnx_options_default();
+  oo->o.inputs = oo->specs;
+  oo->o.n_inputs = oo->n_specs;
+  oo->o.states = oo->pairs;
+  oo->o.n_states = opt->n_states;
+  oo->o.keep_control_flow = opt->keep_control_flow;
+  oo->o.max_trip_count = opt->max_trip_count;
+  oo->o.dynamic_bound = opt->dynamic_bound;
+  return BERTH_OK;
+}
+
+/* Imports the ONNX model in src: m is that model decoded already (berth_compile's content
+ * test), or NULL to decode it here; a model file is decoded once, and m is destroyed here. */
+static berth_status_t import_onnx(const void *src, size_t len, berth_onnx_model_t *m, const berth_compile_options_t *opt,
+                                  berth_ir_program_t **out, berth_diag_t *diag) {
+  onnx_opts_t oo;
+  berth_status_t st = onnx_opts_make(opt, &oo, diag);
+  if (!st && !m) st = berth_onnx_model_create(src, len, &m, diag);
+  if (!st) st = berth_onnx_model_import_ir_once(m, &oo.o, out, NULL, diag);
+  onnx_opts_free(&oo);
+  berth_onnx_model_destroy(m);
   return st;
 }
 
@@ -331,16 +362,17 @@ static berth_status_t program_file_ir(const void *src, size_t len, const char *n
 static berth_status_t source_ir(const void *src, size_t len, const char *name, berth_source_kind_t kind,
                                 const berth_compile_options_t *opt, bool prefixed, berth_ir_program_t **out,
                                 berth_diag_t *diag) {
+  berth_onnx_model_t *model = NULL; /* the content test's decoding, imported: a model file is decoded once */
   if (kind == BERTH_SOURCE_AUTO) {
     if (berth_program_is_berth(src, len))
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is a compiled program file (.berth), not a source", name);
-    kind = berth_onnx_is_model(src, len) ? BERTH_SOURCE_ONNX : BERTH_SOURCE_TEXT;
+    kind = len && berth_onnx_model_create(src, len, &model, NULL) == BERTH_OK ? BERTH_SOURCE_ONNX : BERTH_SOURCE_TEXT;
   }
   if (kind == BERTH_SOURCE_ONNX) {
-    if (!prefixed) return import_onnx(src, len, opt, out, diag);
+    if (!prefixed) return import_onnx(src, len, model, opt, out, diag);
     char msg[2048];
     berth_diag_t d = berth_diag_make(msg, sizeof msg);
-    return named(import_onnx(src, len, opt, out, &d), name, msg, diag);
+    return named(import_onnx(src, len, model, opt, out, &d), name, msg, diag);
   }
   if (onnx_options_given(opt))
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s is not an ONNX model: inputs, states, keep_control_flow, "
@@ -516,6 +548,24 @@ berth_status_t berth_onnx_input_spec_check(const char *spec, berth_diag_t *diag)
 }
 
 /* ---- sources -------------------------------------------------------------------------- */
+
+berth_status_t berth_onnx_model_import(const berth_onnx_model_t *m, const berth_compile_options_t *opt,
+                                       berth_source_t **out, berth_diag_t *diag) {
+  if (!m || !out) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_onnx_model_import: NULL argument");
+  berth_compile_options_t dflt = berth_compile_options_default();
+  onnx_opts_t oo;
+  berth_source_t *s = NULL;
+  berth_status_t st = onnx_opts_make(opt ? opt : &dflt, &oo, diag);
+  if (!st && !(s = calloc(1, sizeof *s))) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!st) st = berth_onnx_model_import_ir(m, &oo.o, &s->ir, NULL, diag);
+  onnx_opts_free(&oo);
+  if (st) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  return BERTH_OK;
+}
 
 bool berth_source_is_onnx(const void *bytes, size_t len) { return bytes && berth_onnx_is_model(bytes, len); }
 

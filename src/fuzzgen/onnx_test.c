@@ -16,10 +16,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "berth/testing.h"
 
+#include "berth/compiler.h"
 #include "host/session.h"
-#include "onnx/onnx.pb-c.h"
 #include "onnx/onnx_import.h"
-#include "onnx/onnx_internal.h"
 #include "plan/plan.h"
 
 #include <dirent.h>
@@ -105,51 +104,6 @@ static char **list_dir(const char *dir, int *n) {
 static void free_list(char **l, int n) {
   for (int i = 0; i < n; i++) free(l[i]);
   free(l);
-}
-
-/* The ONNX element types of node nd's inputs that are inputs or initializers of the model's
- * top graph g0 (a bit per type). */
-static uint32_t node_elems(const Onnx__GraphProto *g0, const Onnx__NodeProto *nd) {
-  uint32_t m = 0;
-  for (size_t i = 0; i < nd->n_input; i++) {
-    const char *x = nd->input[i];
-    if (!x || !x[0]) continue;
-    for (size_t k = 0; k < g0->n_input; k++) {
-      const Onnx__ValueInfoProto *vi = g0->input[k];
-      if (vi && vi->name && strcmp(vi->name, x) == 0 && vi->type && vi->type->tensor_type &&
-          vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type->elem_type > 0 &&
-          vi->type->tensor_type->elem_type < 32)
-        m |= 1u << vi->type->tensor_type->elem_type;
-    }
-    for (size_t k = 0; k < g0->n_initializer; k++) {
-      const Onnx__TensorProto *tp = g0->initializer[k];
-      if (tp && tp->name && strcmp(tp->name, x) == 0 && tp->data_type > 0 && tp->data_type < 32) m |= 1u << tp->data_type;
-    }
-  }
-  return m;
-}
-
-/* Counts each op type of graph g (and of its sub-graphs) once for this folder's result. */
-static void op_count_graph(const ot_opts_t *o, const Onnx__GraphProto *g0, const Onnx__GraphProto *g, int64_t opset,
-                           ot_result_t result, char **seen, int *n_seen, int cap) {
-  for (size_t k = 0; g && k < g->n_node; k++) {
-    const Onnx__NodeProto *nd = g->node[k];
-    const char *dom = nd->domain ? nd->domain : "";
-    const char *ty = nd->op_type ? nd->op_type : "";
-    if ((!dom[0] || strcmp(dom, "ai.onnx") == 0) && ty[0]) {
-      bool dup = false;
-      for (int s = 0; s < *n_seen && !dup; s++) dup = strcmp(seen[s], ty) == 0;
-      if (!dup && *n_seen < cap) {
-        seen[(*n_seen)++] = (char *)ty;
-        o->op_used(o->ctx, ty, result, opset, node_elems(g0, nd));
-      }
-    }
-    for (size_t a = 0; a < nd->n_attribute; a++) {
-      op_count_graph(o, g0, nd->attribute[a]->g, opset, result, seen, n_seen, cap);
-      for (size_t j = 0; j < nd->attribute[a]->n_graphs; j++)
-        op_count_graph(o, g0, nd->attribute[a]->graphs[j], opset, result, seen, n_seen, cap);
-    }
-  }
 }
 
 /* ---- comparison ------------------------------------------------------------------------ */
@@ -301,18 +255,14 @@ static ot_result_t load_data(const char *set, ot_data_t *d, char *why, size_t ca
  * initializers, and their sets hold files for the other inputs only: ONNX's runner feeds
  * input_k to the k-th graph input without an initializer. When the files are exactly those,
  * they move to those graph inputs' positions. */
-static void data_bind_free_inputs(ot_data_t *d, const Onnx__GraphProto *g) {
+static void data_bind_free_inputs(ot_data_t *d, const berth_onnx_model_info_t *mi) {
   int free_at[MAX_IO], n_free = 0;
-  for (size_t k = 0; k < g->n_input; k++) {
-    const char *name = g->input[k] && g->input[k]->name ? g->input[k]->name : "";
-    bool init = false;
-    for (size_t i = 0; i < g->n_initializer && !init; i++)
-      init = g->initializer[i] && g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0;
-    if (init) continue;
+  for (int32_t k = 0; k < mi->n_inputs; k++) {
+    if (mi->inputs[k].initialized) continue;
     if (n_free == MAX_IO || (int)k >= MAX_IO) return;
     free_at[n_free++] = (int)k;
   }
-  if (n_free == (int)g->n_input || d->n_in != n_free) return;
+  if (n_free == (int)mi->n_inputs || d->n_in != n_free) return;
   for (int k = 0; k < d->n_in; k++)
     if (!d->has_in[k]) return;
   for (int k = d->n_in - 1; k >= 0; k--) { /* free_at[k] >= k: from the top, nothing is overwritten */
@@ -327,7 +277,7 @@ static void data_bind_free_inputs(ot_data_t *d, const Onnx__GraphProto *g) {
 
 /* Imports the model with the set's input shapes; specializes on an input's value when the
  * importer needs it. info is always initialized (deinit it). */
-static berth_status_t import_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__GraphProto *g,
+static berth_status_t import_set(const ot_opts_t *o, const berth_onnx_model_t *model, const berth_onnx_model_info_t *mi,
                                  const ot_data_t *d, berth_onnx_input_spec_t *specs, int n_specs, berth_ir_program_t **pp,
                                  berth_onnx_info_t *ip, char *msg, size_t msg_cap) {
   berth_diag_t diag;
@@ -341,20 +291,20 @@ static berth_status_t import_set(const ot_opts_t *o, const char *model, size_t m
   /* import; specialize on an input's value when the importer needs it */
   for (int attempt = 0;; attempt++) {
     diag = berth_diag_make(msg, msg_cap);
-    st = berth_onnx_import(model, model_len, &opt, pp, ip, &diag);
+    st = berth_onnx_model_import_ir(model, &opt, pp, ip, &diag);
     if (st == BERTH_OK || !ip->needs_value || attempt > n_specs) break;
     bool bound = false;
     for (int s = 0; s < n_specs; s++)
       if (strcmp(specs[s].name, ip->needs_value) == 0 && !specs[s].value) {
-        for (int k = 0; k < d->n_in && k < (int)g->n_input; k++)
-          if (d->has_in[k] && g->input[k] && g->input[k]->name && strcmp(g->input[k]->name, specs[s].name) == 0)
+        for (int k = 0; k < d->n_in && k < mi->n_inputs; k++)
+          if (d->has_in[k] && mi->inputs[k].name && strcmp(mi->inputs[k].name, specs[s].name) == 0)
             specs[s].value = d->in[k].data;
         bound = specs[s].value != NULL;
       }
     berth_onnx_info_deinit(ip);
     if (!bound) {
       diag = berth_diag_make(msg, msg_cap);
-      st = berth_onnx_import(model, model_len, &opt, pp, ip, &diag);
+      st = berth_onnx_model_import_ir(model, &opt, pp, ip, &diag);
       break;
     }
   }
@@ -409,25 +359,25 @@ static ot_result_t compare_outputs(const berth_onnx_info_t *ip, const ot_data_t 
   return r;
 }
 
-static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_len, const Onnx__ModelProto *mp,
-                           const char *set, char *why, size_t cap) {
+static ot_result_t run_set(const ot_opts_t *o, const berth_onnx_model_t *model, const char *set, char *why, size_t cap) {
+  berth_onnx_model_info_t mi;
+  berth_onnx_model_info(model, &mi);
   ot_data_t d;
   memset(&d, 0, sizeof d);
-  ot_result_t r = check_set_files(set, (int)mp->graph->n_input, why, cap);
+  ot_result_t r = check_set_files(set, mi.n_inputs, why, cap);
   if (r == OT_PASS) r = load_data(set, &d, why, cap);
   if (r != OT_PASS) {
     data_free(&d);
     return r;
   }
-  const Onnx__GraphProto *g = mp->graph;
-  data_bind_free_inputs(&d, g);
+  data_bind_free_inputs(&d, &mi);
   berth_onnx_input_spec_t specs[MAX_IO];
   int n_specs = 0;
-  for (int k = 0; k < d.n_in && k < (int)g->n_input; k++) {
-    if (!d.has_in[k] || !g->input[k] || !g->input[k]->name) continue;
+  for (int k = 0; k < d.n_in && k < mi.n_inputs; k++) {
+    if (!d.has_in[k] || !mi.inputs[k].name) continue;
     berth_onnx_input_spec_t *s = &specs[n_specs++];
     memset(s, 0, sizeof *s);
-    s->name = g->input[k]->name;
+    s->name = mi.inputs[k].name;
     s->dtype = d.in[k].type.dtype;
     s->rank = d.in[k].type.rank;
     memcpy(s->dims, d.in[k].type.dims, sizeof s->dims);
@@ -436,7 +386,7 @@ static ot_result_t run_set(const ot_opts_t *o, const char *model, size_t model_l
   berth_diag_t diag;
   berth_ir_program_t *p = NULL;
   berth_onnx_info_t info;
-  berth_status_t st = import_set(o, model, model_len, g, &d, specs, n_specs, &p, &info, msg, sizeof msg);
+  berth_status_t st = import_set(o, model, &mi, &d, specs, n_specs, &p, &info, msg, sizeof msg);
   if (st) {
     snprintf(why, cap, "%s", msg);
     berth_onnx_info_deinit(&info);
@@ -504,16 +454,12 @@ done:
   return r;
 }
 
-static void count_ops(const ot_opts_t *o, const Onnx__ModelProto *mp, ot_result_t r) {
+/* Tells the caller each op type the folder's model uses, with this folder's result. */
+static void count_ops(const ot_opts_t *o, const berth_onnx_model_t *model, ot_result_t r) {
   if (!o->op_used) return;
-  char *seen[512];
-  int n_seen = 0;
-  int64_t opset = 0;
-  for (size_t k = 0; k < mp->n_opset_import; k++) {
-    const char *dom = mp->opset_import[k]->domain ? mp->opset_import[k]->domain : "";
-    if (!dom[0] || strcmp(dom, "ai.onnx") == 0) opset = mp->opset_import[k]->version;
-  }
-  op_count_graph(o, mp->graph, mp->graph, opset, r, seen, &n_seen, 512);
+  berth_onnx_model_info_t mi;
+  berth_onnx_model_info(model, &mi);
+  for (int32_t k = 0; k < mi.n_ops; k++) o->op_used(o->ctx, mi.ops[k].op_type, r, mi.opset, mi.ops[k].input_elems);
 }
 
 static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, size_t cap) {
@@ -528,28 +474,25 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
     if (!fmt_ok(snprintf(why, cap, "cannot read %s: %s", path, strerror(errno)), cap)) why[0] = '\0';
     return OT_FAIL;
   }
-  char msg[512];
-  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
-  Onnx__ModelProto *mp = NULL;
-  if (berth_onnx_is_model(model, len)) mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)model);
-  if (!mp) {
-    (void)diag;
+  berth_onnx_model_t *mod = NULL;
+  berth_status_t st = berth_onnx_model_create(model, len, &mod, NULL); /* decoded once for every set and import */
+  free(model);
+  if (st) {
     snprintf(why, cap, "model.onnx is not a valid ONNX model");
-    free(model);
     return OT_FAIL;
   }
   /* sequence, optional and map values are outside berth's model: say so before reading data */
+  berth_onnx_model_info_t mi;
+  berth_onnx_model_info(mod, &mi);
   for (int io = 0; io < 2; io++) {
-    size_t cnt = io ? mp->graph->n_output : mp->graph->n_input;
-    for (size_t k = 0; k < cnt; k++) {
-      const Onnx__ValueInfoProto *vi = io ? mp->graph->output[k] : mp->graph->input[k];
-      const char *kind = ox_non_tensor_kind(vi); /* the importer's own test, the same words */
-      if (kind) {
+    int32_t cnt = io ? mi.n_outputs : mi.n_inputs;
+    for (int32_t k = 0; k < cnt; k++) {
+      const berth_onnx_model_value_t *v = io ? &mi.outputs[k] : &mi.inputs[k];
+      if (v->non_tensor_kind) { /* the importer's own test, the same words */
         snprintf(why, cap, "onnx: graph %s '%s' has %s type; berth supports tensors only", io ? "output" : "input",
-                 vi->name ? vi->name : "", kind);
-        count_ops(o, mp, OT_UNSUPPORTED);
-        onnx__model_proto__free_unpacked(mp, NULL);
-        free(model);
+                 v->name ? v->name : "", v->non_tensor_kind);
+        count_ops(o, mod, OT_UNSUPPORTED);
+        berth_onnx_model_destroy(mod);
         return OT_UNSUPPORTED;
       }
     }
@@ -562,16 +505,15 @@ static ot_result_t run_folder(const ot_opts_t *o, const char *dir, char *why, si
     if (strncmp(names[i], "test_data_set_", 14) != 0) continue;
     if (!fmt_ok(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) || !is_dir(path)) continue;
     sets++;
-    r = run_set(o, model, len, mp, path, why, cap);
+    r = run_set(o, mod, path, why, cap);
   }
   if (names) free_list(names, n);
   if (sets == 0 && r == OT_PASS) {
     snprintf(why, cap, "no test_data_set_* folder");
     r = OT_FAIL;
   }
-  count_ops(o, mp, r);
-  onnx__model_proto__free_unpacked(mp, NULL);
-  free(model);
+  count_ops(o, mod, r);
+  berth_onnx_model_destroy(mod);
   return r;
 }
 

@@ -1291,32 +1291,18 @@ static berth_status_t free_io_names(ox_ctx_t *cx) {
   return ok ? BERTH_OK : oom(cx);
 }
 
-bool berth_onnx_is_model(const void *bytes, size_t len) {
-  if (!bytes || len == 0) return false;
-  if (ox_wire_check_model((const uint8_t *)bytes, len, NULL) != BERTH_OK) return false;
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
-  if (!mp) return false;
-  bool ok = mp->graph != NULL;
-  onnx__model_proto__free_unpacked(mp, NULL);
-  return ok;
-}
-
-static berth_status_t import_model(const void *bytes, size_t len, const berth_onnx_options_t *opt_in,
-                                   berth_ir_program_t **out, berth_onnx_info_t *info_out, berth_diag_t *diag) {
+/* Imports the decoded model mp. release: NULL, or where mp is owned: then mp is freed (and
+ * *release cleared) as soon as translation no longer needs it, before the passes make packed
+ * copies of the weights (the peak memory of an import). */
+berth_status_t ox_import_decoded(const Onnx__ModelProto *mp, Onnx__ModelProto **release,
+                                 const berth_onnx_options_t *opt_in, berth_ir_program_t **out,
+                                 berth_onnx_info_t *info_out, berth_diag_t *diag) {
   berth_onnx_info_t info_local;
   berth_onnx_info_t *info = info_out ? info_out : &info_local;
   memset(info, 0, sizeof *info);
   berth_onnx_options_t dflt = berth_onnx_options_default();
   const berth_onnx_options_t *opt = opt_in ? opt_in : &dflt;
-  if (!bytes && len) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: no bytes");
-  berth_status_t st = ox_wire_check_model((const uint8_t *)bytes, len, diag);
-  if (st) return st;
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
-  if (!mp) return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "onnx: not a ModelProto (protobuf decoding failed)");
-  if (!mp->graph) {
-    onnx__model_proto__free_unpacked(mp, NULL);
-    return berth_fail(diag, BERTH_ERR_CORRUPT_DATA, "onnx: the model has no graph");
-  }
+  berth_status_t st = BERTH_OK;
   int64_t opset = -1;
   for (size_t k = 0; k < mp->n_opset_import; k++) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[k];
@@ -1336,13 +1322,11 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
                             (long long)(d->has_version ? d->version : 0));
       }
       if (o) {
-        onnx__model_proto__free_unpacked(mp, NULL);
         return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED,
                           "onnx: the model imports only domain %s, which berth does not implement (a foreign domain: "
                           "berth implements ai.onnx)", doms);
       }
     }
-    onnx__model_proto__free_unpacked(mp, NULL);
     if (opset < 0) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "onnx: the model imports no ai.onnx opset");
     return berth_fail(diag, BERTH_ERR_UNIMPLEMENTED, "onnx: the model uses ai.onnx opset %lld; berth supports opsets %d to %d",
                       (long long)opset, BERTH_ONNX_MIN_OPSET, BERTH_ONNX_MAX_OPSET);
@@ -1385,8 +1369,11 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
   /* the model and the importer's constants are not needed past here: free them before the
    * passes make packed copies of the weights (the peak memory of an import) */
   release_const_data(&cx);
-  onnx__model_proto__free_unpacked(mp, NULL);
-  mp = NULL;
+  if (release) {
+    onnx__model_proto__free_unpacked(*release, NULL);
+    *release = NULL;
+    mp = NULL;
+  }
   /* dead code first: the nodes and constants translation left unused (the convs a BatchNorm
    * was folded into, ...) are neither fused nor packed, and their bytes are freed before the
    * packed copies are made */
@@ -1418,7 +1405,11 @@ static berth_status_t import_model(const void *bytes, size_t len, const berth_on
 
 berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx_options_t *opt,
                                  berth_ir_program_t **out, berth_onnx_info_t *info, berth_diag_t *diag) {
-  berth_status_t st = import_model(bytes, len, opt, out, info, diag);
+  if (info) memset(info, 0, sizeof *info);
+  Onnx__ModelProto *mp = NULL;
+  berth_status_t st = ox_model_decode(bytes, len, &mp, diag);
+  if (!st) st = ox_import_decoded(mp, &mp, opt, out, info, diag);
+  if (mp) onnx__model_proto__free_unpacked(mp, NULL);
   if (st) berth_diag_one_line(diag); /* names in the file may hold newlines */
   return st;
 }

@@ -159,6 +159,17 @@ berth_status_t berth_onnx_import(const void *bytes, size_t len, const berth_onnx
                                  berth_ir_program_t **out, berth_onnx_info_t *info, berth_diag_t *diag);
 void berth_onnx_info_deinit(berth_onnx_info_t *info);
 
+/* Imports a model decoded once by berth_onnx_model_create (berth/compiler.h), as
+ * berth_onnx_import imports bytes; m is not changed, so it can be imported again (another
+ * spec, a value bound after info.needs_value). */
+typedef struct berth_onnx_model berth_onnx_model_t;
+berth_status_t berth_onnx_model_import_ir(const berth_onnx_model_t *m, const berth_onnx_options_t *opt,
+                                          berth_ir_program_t **out, berth_onnx_info_t *info, berth_diag_t *diag);
+/* The same, for an import that is the model's last use: its decoded form is freed as soon as
+ * translation is done (the peak memory of berth_compile); m can then only be destroyed. */
+berth_status_t berth_onnx_model_import_ir_once(berth_onnx_model_t *m, const berth_onnx_options_t *opt,
+                                               berth_ir_program_t **out, berth_onnx_info_t *info, berth_diag_t *diag);
+
 /* True if the bytes look like a serialized ModelProto (decodes, has a graph). */
 bool berth_onnx_is_model(const void *bytes, size_t len);
 

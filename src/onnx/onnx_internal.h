@@ -285,6 +285,16 @@ bool ox_narrow_format(int32_t elem, berth_narrow_format_t *out);
 berth_status_t ox_tensor_decode(const Onnx__TensorProto *t, int32_t *elem, berth_type_t *type, void **data,
                                 berth_diag_t *diag);
 
+/* ---- decoded models (onnx_model.c, onnx_import.c) ------------------------------------ */
+/* Checks the wire format and decodes bytes into a ModelProto with a graph (*out: free it
+ * with onnx__model_proto__free_unpacked). */
+berth_status_t ox_model_decode(const void *bytes, size_t len, Onnx__ModelProto **out, berth_diag_t *diag);
+/* Imports a decoded model. release: NULL, or the owner's pointer to mp: then mp is freed and
+ * *release cleared once translation is done (before the passes copy weights). */
+berth_status_t ox_import_decoded(const Onnx__ModelProto *mp, Onnx__ModelProto **release,
+                                 const berth_onnx_options_t *opt, berth_ir_program_t **out, berth_onnx_info_t *info,
+                                 berth_diag_t *diag);
+
 /* ---- wire format (onnx_wire.c) ------------------------------------------------------ */
 /* Checks that bytes are a well-formed ModelProto / TensorProto within the nesting cap. */
 berth_status_t ox_wire_check_model(const uint8_t *bytes, size_t len, berth_diag_t *diag);
