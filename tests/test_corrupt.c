@@ -330,22 +330,22 @@ static void generate_bounds(void) {
   base_t bd = decode(dyn);
   uint64_t rec = soff(&dyn, BERTH_SECTION_BOUNDS);
   buf_t m = copy(dyn);
-  w32(&m, rec, 1);
+  w32(&m, rec + BERTH_FORMAT_BOUND_METHOD, 1);
   CORRUPT_("bounds-method-out-of-range", "section bounds, record 0 (byte");
   m = copy(dyn);
-  w32(&m, rec + 4, 7);
+  w32(&m, rec + BERTH_FORMAT_BOUND_OUTPUT, 7);
   CORRUPT_("bounds-output-out-of-range", "method forward has no output 7 (2 outputs)");
   m = copy(dyn);
-  w32(&m, rec + 8, 2);
+  w32(&m, rec + BERTH_FORMAT_BOUND_AXIS, 2);
   CORRUPT_("bounds-axis-outside-rank", "axis 2 of method forward output 0 is outside its rank 2");
   m = copy(dyn);
-  w32(&m, rec + 12, 100000);
+  w32(&m, rec + BERTH_FORMAT_BOUND_EXTENT, 100000);
   CORRUPT_("bounds-extent-out-of-range", "extent value id 100000 is out of range (method forward has");
   m = copy(dyn);
-  w32(&m, rec + 12, value_named(&bd, "x"));
+  w32(&m, rec + BERTH_FORMAT_BOUND_EXTENT, value_named(&bd, "x"));
   CORRUPT_("bounds-extent-not-i64", "the extent of output 0, %x, is not an i64 scalar the method computes");
   m = copy(dyn);
-  w32(&m, rec + 12, value_named(&bd, "fits")); /* a bool: no extent either */
+  w32(&m, rec + BERTH_FORMAT_BOUND_EXTENT, value_named(&bd, "fits")); /* a bool: no extent either */
   CORRUPT_("bounds-extent-bool", "the extent of output 0, %fits, is not an i64 scalar the method computes");
   free(bd.mem);
   free(dyn.b);
@@ -355,11 +355,11 @@ static void generate_bounds(void) {
   if (!img.b) abort();
   rec = soff(&img, BERTH_SECTION_BOUNDS);
   m = copy(img);
-  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + 8, 0);
+  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + BERTH_FORMAT_BOUND_AXIS, 0);
   CORRUPT_("bounds-axis-twice", "record 1 (byte");
   m = copy(img);
-  w32(&m, rec + 8, 1);
-  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + 8, 0);
+  w32(&m, rec + BERTH_FORMAT_BOUND_AXIS, 1);
+  w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + BERTH_FORMAT_BOUND_AXIS, 0);
   CORRUPT_("bounds-axes-out-of-order", "method 0 output 0 axis 0 is not after the previous record's");
   free(img.b);
 }
@@ -588,13 +588,13 @@ static void generate(void) {
   m.b[ins_at(&m, sel)] = 200;
   CORRUPT_("bad-opcode", "unknown opcode 200");
   m = copy(seed); /* kernel scratch (byte 1): kernels only, at most one, plain arena bytes */
-  m.b[ins_at(&m, jmp) + 1] = 1;
+  m.b[ins_at(&m, jmp) + BERTH_FORMAT_INSTR_N_SCRATCH] = 1;
   CORRUPT_("scratch-on-jump", "byte 1 (n_scratch) is 1; only a kernel has scratch (expected 0)");
   m = copy(seed);
-  m.b[ins_at(&m, sel) + 1] = 2;
+  m.b[ins_at(&m, sel) + BERTH_FORMAT_INSTR_N_SCRATCH] = 2;
   CORRUPT_("two-scratches", "n_scratch (byte 1) is 2; a kernel has 0 or 1 scratch values");
   m = copy(seed);
-  m.b[ins_at(&m, sel) + 1] = 1; /* the next instruction's first operand becomes its scratch */
+  m.b[ins_at(&m, sel) + BERTH_FORMAT_INSTR_N_SCRATCH] = 1; /* the next instruction's first operand becomes its scratch */
   CORRUPT_("scratch-not-bytes", "is not plain arena bytes");
   m = copy(seed);
   w16(&m, ins_at(&m, sel) + BERTH_FORMAT_INSTR_OP, 999);

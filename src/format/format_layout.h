@@ -84,6 +84,12 @@
 #define BERTH_FORMAT_IO_VALUE 0 /* i32 value id */
 #define BERTH_FORMAT_IO_NAME 4  /* u32 */
 
+/* ---- bound record (BERTH_FORMAT_BOUND_SIZE bytes; section bounds) ---------------------- */
+#define BERTH_FORMAT_BOUND_METHOD 0 /* u32 */
+#define BERTH_FORMAT_BOUND_OUTPUT 4 /* u32 */
+#define BERTH_FORMAT_BOUND_AXIS 8   /* u32 */
+#define BERTH_FORMAT_BOUND_EXTENT 12 /* i32 value id of the extent */
+
 /* ---- the IR section's header (BERTH_FORMAT_IR_HEADER_SIZE bytes), then the pool rules
  * (pools_len bytes) and the IR text (text_len bytes) ------------------------------------- */
 enum {

@@ -1114,8 +1114,9 @@ static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth
   for (uint64_t k = 0; k < r->n_bounds; k++) {
     uint64_t at = at0 + k * BERTH_FORMAT_BOUND_SIZE;
     const uint8_t *p = r->b + at;
-    uint32_t mi = berth_load_le32(p), out = berth_load_le32(p + 4), axis = berth_load_le32(p + 8);
-    int32_t ext = berth_u32_to_i32(berth_load_le32(p + 12));
+    uint32_t mi = berth_load_le32(p + BERTH_FORMAT_BOUND_METHOD), out = berth_load_le32(p + BERTH_FORMAT_BOUND_OUTPUT);
+    uint32_t axis = berth_load_le32(p + BERTH_FORMAT_BOUND_AXIS);
+    int32_t ext = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_BOUND_EXTENT));
     if (mi >= r->n_methods)
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %u is out of range (%u methods)", (ull)k,
                    (ull)at, (unsigned)mi, (unsigned)r->n_methods);
@@ -1126,11 +1127,11 @@ static berth_status_t decode_bounds(rd_t *r, berth_exec_method_t *methods, berth
                    (unsigned)mi, (unsigned)out, (unsigned)axis);
     if (out >= (uint32_t)em->n_outputs)
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): method %s has no output %u (%d outputs)", (ull)k,
-                   (ull)(at + 4), em->name, (unsigned)out, (int)em->n_outputs);
+                   (ull)(at + BERTH_FORMAT_BOUND_OUTPUT), em->name, (unsigned)out, (int)em->n_outputs);
     int32_t rank = em->values[em->outputs[out]].type.rank;
     if (axis >= (uint32_t)rank)
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): axis %u of method %s output %u is outside its "
-                   "rank %d", (ull)k, (ull)(at + 8), (unsigned)axis, em->name, (unsigned)out, (int)rank);
+                   "rank %d", (ull)k, (ull)(at + BERTH_FORMAT_BOUND_AXIS), (unsigned)axis, em->name, (unsigned)out, (int)rank);
     if (ext < 0 || ext >= em->n_values)
       return rfail(r, CORRUPT, "section bounds, record %llu (byte %llu): extent value id %d is out of range (method %s "
                    "has %d values)", (ull)k, (ull)(at + 12), (int)ext, em->name, (int)em->n_values);
