@@ -237,7 +237,7 @@ static void test_import_consumers(void) {
                      "node 'tr' (Transpose, opset 13): input 'nz' has a data-dependent shape (--dynamic-bound); berth "
                      "supports data-dependent shapes only as graph outputs");
   expect_import_fail("no bound", m, len, 0, "--dynamic-bound N");
-  ob_free(&b);
+  ob_deinit(&b);
 
   /* Identity keeps the extent: the output is bounded and runs */
   ob_init(&b);
@@ -255,7 +255,7 @@ static void test_import_consumers(void) {
   CHECK_MSG(berth_onnx_import(m, len, &o, &p, NULL, &d) == BERTH_OK, "%s", msg);
   CHECK(p && p->methods[0].n_bounds == 1 && p->methods[0].bounds[0].axis == 1);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Unique (first-occurrence order) with a run-time input: all four outputs, planned with the
@@ -311,7 +311,7 @@ static void test_unique(void) {
   berth_session_destroy(s);
   berth_compiled_destroy(c);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* ---- the kernels (kernel_select.c) --------------------------------------------------------- */

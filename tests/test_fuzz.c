@@ -220,13 +220,13 @@ static void test_generator(void) {
       char *tc = berth_ir_print(c);
       CHECK_MSG(tc && strcmp(ta, tc) == 0, "seed %llu: print/parse/print differs", (unsigned long long)seed);
       void *ia[BERTH_FUZZGEN_MAX_PARAMS], *ic[BERTH_FUZZGEN_MAX_PARAMS];
-      CHECK(berth_fuzzgen_inputs(a, 0, seed, 1, ia) == BERTH_OK);
-      CHECK(berth_fuzzgen_inputs(c, 0, seed, 1, ic) == BERTH_OK);
+      CHECK(berth_fuzzgen_inputs_create(a, 0, seed, 1, ia) == BERTH_OK);
+      CHECK(berth_fuzzgen_inputs_create(c, 0, seed, 1, ic) == BERTH_OK);
       const berth_ir_method_t *m = &a->methods[0];
       for (int32_t i = 0; i < m->graphs[0].n_params; i++)
         CHECK(memcmp(ia[i], ic[i], berth_type_bytes(&m->values[m->graphs[0].params[i]].type)) == 0);
-      berth_fuzzgen_inputs_free(a, 0, ia);
-      berth_fuzzgen_inputs_free(c, 0, ic);
+      berth_fuzzgen_inputs_destroy(a, 0, ia);
+      berth_fuzzgen_inputs_destroy(c, 0, ic);
       free(tc);
     }
     free(ta);

@@ -508,7 +508,7 @@ static int bn_model(bool const_weights, int64_t training) {
   berth_ir_program_t *p = NULL;
   berth_onnx_options_t opt = berth_onnx_options_default();
   berth_status_t st = berth_onnx_import(bytes, len, &opt, &p, NULL, &diag);
-  ob_free(&b);
+  ob_deinit(&b);
   if (training == 1) {
     CHECK_MSG(st == BERTH_ERR_UNIMPLEMENTED && strstr(msg, "training_mode is 1"), "training: %s", msg);
     berth_ir_program_destroy(p);

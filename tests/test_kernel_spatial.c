@@ -361,7 +361,7 @@ static void test_onnx_gather_elements_check(void) {
   run_model("gather_elements_ok", m, len, in_ok, 0, (const float[]){2, 1, 3, 4}, 4);
   onnx_expect_check_fails("gather_elements_bad", m, len, NULL, in_bad,
                           "GatherElements 'pick': an index is out of range");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Resize whose sizes are computed in the graph from the input's shape: Shape -> Slice ->
@@ -394,7 +394,7 @@ static void test_onnx_resize_computed_sizes(void) {
   const void *in[1] = {x};
   run_model("resize_computed_sizes", m, len, in, 0,
             (const float[]){1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, 16);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Split at opset 18 by num_outputs: chunks of ceil(5 / 3) = 2, the last one smaller. */
@@ -414,7 +414,7 @@ static void test_onnx_split_uneven(void) {
   const void *in[1] = {x};
   run_model("split_uneven_b", m, len, in, 1, (const float[]){3, 4}, 2);
   run_model("split_uneven_c", m, len, in, 2, (const float[]){5}, 1);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Tile of a rank-3 tensor on two axes. */
@@ -431,7 +431,7 @@ static void test_onnx_tile(void) {
   const float x[2] = {7, 8};
   const void *in[1] = {x};
   run_model("tile", m, len, in, 0, (const float[]){7, 7, 7, 8, 8, 8, 7, 7, 7, 8, 8, 8}, 12);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Operands that must fold but come from the caller fail the import with one line. */
@@ -452,7 +452,7 @@ static void test_onnx_errors(void) {
   berth_status_t st = berth_onnx_import(m, len, &opt, &p, NULL, &diag);
   CHECK_MSG(st != BERTH_OK && strstr(msg, "scales") && !strchr(msg, '\n'), "resize runtime scales: %s", msg);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

@@ -66,7 +66,7 @@ static void test_add_initializer(void) {
   const float *want[] = {y};
   int64_t n[] = {2};
   run_f32("add_init", m, len, NULL, in, 1, want, n);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Shape -> Gather -> Mul -> Unsqueeze -> Reshape folds to one reshape; the dynamic batch dim
@@ -105,7 +105,7 @@ static void test_shape_folding(void) {
   run_f32("shape_fold", m, len, &opt, in, 1, want, n);
   /* without the spec: a clear error naming the input */
   onnx_expect_fail("shape_fold_nospec", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT, "graph input 'x'");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* If on a runtime condition; branches read outer values. */
@@ -138,7 +138,7 @@ static void test_if(void) {
   const void *in2[] = {&f, x};
   const float *w2[] = {yf};
   run_f32("if_else", m, len, NULL, in2, 1, w2, n2);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* If with a constant condition: inlined, unless keep_control_flow; branches of different
@@ -224,7 +224,7 @@ static void test_if_constant(void) {
     onnx_expect_fail("if_runtime_bad_else_input", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
         "depends on graph input 'cin'");
   }
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Three nested Ifs, each level reading values of every enclosing graph. */
@@ -275,7 +275,7 @@ static void test_if_nested(void) {
   const void *in2[] = {&f, x};
   const float *w2[] = {yf};
   run_f32("if_nested_f", m, len, NULL, in2, 1, w2, n2);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Loop bodies: (i, cond_in, v) -> (cond_out, v', scan...) */
@@ -332,7 +332,7 @@ static void test_loops(void) {
     int64_t n[] = {1, 3};
     run_f32("loop_for_scan", m, len, NULL, in, 2, w, n);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* while (cond only): doubles while 2v < 20 -> 1,2,4,8,16 then 32 stops */
   ob_init(&b);
   m = loop_model(&b, ",C,v0", false, "Less", NULL, "1", &len);
@@ -343,7 +343,7 @@ static void test_loops(void) {
     int64_t n[] = {1};
     run_f32("loop_while", m, len, NULL, in, 1, w, n);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* M and cond: early exit at 32 before M = 10 */
   ob_init(&b);
   m = loop_model(&b, "M,C,v0", false, "Less", "10", "1", &len);
@@ -354,7 +354,7 @@ static void test_loops(void) {
     int64_t n[] = {1};
     run_f32("loop_early_exit", m, len, NULL, in, 1, w, n);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* zero trips, with a scan output: stacked [0, 1] */
   ob_init(&b);
   m = loop_model(&b, "M,,v0", true, NULL, "0", NULL, &len);
@@ -365,7 +365,7 @@ static void test_loops(void) {
     int64_t n[] = {1, 0};
     run_f32("loop_zero_trip", m, len, NULL, in, 2, w, n);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* a runtime condition with scan outputs: a clear error */
   ob_init(&b);
   m = loop_model(&b, "M,C,v0", true, "Less", "10", "1", &len);
@@ -400,7 +400,7 @@ static void test_loops(void) {
     onnx_expect_check_fails("loop_scan_bound3", m, len, &opt, in,
         "Loop 'vf' needs more than --max-trip-count 3 iterations");
   }
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Scan over axis 1, reversed, output stacked along axis 1. */
@@ -435,7 +435,7 @@ static void test_scan_axes(void) {
   const float *w[] = {sf, ys};
   int64_t nn[] = {2, 6};
   run_f32("scan_axes", m, len, NULL, in, 2, w, nn);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* A float16 input: computed in f32, its ONNX type reported for the caller to convert. */
@@ -471,7 +471,7 @@ static void test_narrow(void) {
   int8_t i4[1];
   berth_onnx_convert_to_elem(BERTH_DTYPE_F32, &src[3], BERTH_ONNX_INT4, 1, 1, i4, 1);
   CHECK(i4[0] == 7);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 static void test_errors(void) {
@@ -496,7 +496,7 @@ static void test_errors(void) {
     if (st) CHECK_MSG(msg[0] != '\0', "truncated at %zu: no message", k);
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* unsupported opset and a tensor kept in an external file */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -511,7 +511,7 @@ static void test_errors(void) {
   onnx_expect_fail("external", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "external file");
   m = ob_model(&b, g, 99, &len);
   onnx_expect_fail("opset", m, len, NULL, BERTH_ERR_UNIMPLEMENTED, "opset 99");
-  ob_free(&b);
+  ob_deinit(&b);
   /* deep nesting: If inside If, 40 deep */
   ob_init(&b);
   Onnx__GraphProto *inner = branch(&b, "leaf", "Neg", "x", "r");
@@ -528,7 +528,7 @@ static void test_errors(void) {
   ob_input(&b, inner, "x", ONNX_F, "2");
   m = ob_model(&b, inner, 17, &len);
   onnx_expect_fail("deep", m, len, NULL, BERTH_ERR_OUT_OF_RANGE, "nest");
-  ob_free(&b);
+  ob_deinit(&b);
   /* garbage */
   const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01};
   onnx_expect_fail("junk", junk, sizeof junk, NULL, BERTH_ERR_CORRUPT_DATA, "onnx:");

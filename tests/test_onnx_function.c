@@ -96,7 +96,7 @@ static void test_errors(void) {
   size_t len;
   uint8_t *bytes = model_with(&b, g, fns, 2, &len);
   onnx_expect_fail("recursive pair", bytes, len, NULL, BERTH_OK, "function 'F' calls itself (F -> G -> F)");
-  ob_free(&b);
+  ob_deinit(&b);
 
   /* ops a function body lacks are listed with the graph's, each function looked at once
    * (F calls G twice, G calls F twice: no exponential walk), before any expansion */
@@ -116,7 +116,7 @@ static void test_errors(void) {
   bytes = model_with(&b, g, fns, 2, &len);
   onnx_expect_fail("ops a function lacks", bytes, len, NULL, BERTH_OK, "Twiddle");
   onnx_expect_fail("ops the graph lacks", bytes, len, NULL, BERTH_OK, "Frobnicate");
-  ob_free(&b);
+  ob_deinit(&b);
 
   /* a function's own opset is checked; a body cannot read the caller's values; outputs */
   const char *cases[][3] = {
@@ -136,7 +136,7 @@ static void test_errors(void) {
     if (c == 2) fn_node(&b, f, "", "Neg", "a", "s");
     bytes = model_with(&b, g, &f, 1, &len);
     onnx_expect_fail(cases[c][1], bytes, len, NULL, BERTH_OK, cases[c][2]);
-    ob_free(&b);
+    ob_deinit(&b);
   }
 
   /* defined twice */
@@ -150,7 +150,7 @@ static void test_errors(void) {
   fns[1] = fns[0];
   bytes = model_with(&b, g, fns, 2, &len);
   onnx_expect_fail("twice", bytes, len, NULL, BERTH_OK, "defines function 'F' (domain 't', overload '') twice");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* ---- the exported seed with a state pair ------------------------------------------- */
@@ -411,7 +411,7 @@ static void test_same_plan_as_inline(void) {
   berth_compiled_destroy(c2);
   berth_ir_program_destroy(p1);
   berth_ir_program_destroy(p2);
-  ob_free(&b);
+  ob_deinit(&b);
   free(exported);
 }
 

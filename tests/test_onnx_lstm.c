@@ -109,7 +109,7 @@ static void run_case(const char *name, p_kind_t kind, int want_operands) {
   berth_status_t st = berth_onnx_import(m, len, NULL, &p, NULL, &diag);
   CHECK_MSG(st == BERTH_OK, "%s: import: %s", name, msg);
   if (st) {
-    ob_free(&b);
+    ob_deinit(&b);
     return;
   }
   int lstm = 0;
@@ -152,7 +152,7 @@ static void run_case(const char *name, p_kind_t kind, int want_operands) {
   for (int k = 0; k < 3; k++) free(routs[k]);
   berth_ref_destroy(r);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 static void test_bad_shape(void) {
@@ -169,7 +169,7 @@ static void test_bad_shape(void) {
   const char *needle = "P (operand 6) is f32[1,3], expected f32[2,3] ([dirs, 3*hidden_size])";
   CHECK_MSG(strstr(msg, needle) != NULL, "bad P: message '%s' lacks '%s'", msg, needle);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

@@ -61,7 +61,7 @@ static void test_bitcast_f16(void) {
   const void *want[] = {bits, back, bff};
   const size_t sizes[] = {sizeof bits, sizeof back, sizeof bff};
   run_model("bitcast float16", m, len, in, 3, want, sizes);
-  ob_free(&b);
+  ob_deinit(&b);
 
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -71,7 +71,7 @@ static void test_bitcast_f16(void) {
   ob_output(&b, g, "y", ONNX_I32, "4");
   m = ob_model(&b, g, 26, &len);
   onnx_expect_fail("bitcast float16 to int32", m, len, NULL, BERTH_OK, "expected f32 to i16/u16");
-  ob_free(&b);
+  ob_deinit(&b);
 
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -81,7 +81,7 @@ static void test_bitcast_f16(void) {
   ob_output(&b, g, "z", ONNX_F, "4");
   m = ob_model(&b, g, 26, &len);
   onnx_expect_fail("bitcast to float8", m, len, NULL, BERTH_OK, "bitcasts only float16 and bfloat16");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* PRelu-6: a 1-D slope of X's channel count is per channel; PRelu-9 broadcasts as numpy */
@@ -101,7 +101,7 @@ static void test_prelu_forms(void) {
   const void *want[] = {y};
   const size_t sizes[] = {sizeof y};
   run_model("prelu-6 per channel", m, len, in, 1, want, sizes);
-  ob_free(&b);
+  ob_deinit(&b);
 
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -111,7 +111,7 @@ static void test_prelu_forms(void) {
   ob_output(&b, g, "y", ONNX_F, "2,2,3");
   m = ob_model(&b, g, 16, &len);
   onnx_expect_fail("prelu slope wider than X", m, len, NULL, BERTH_OK, "does not broadcast to X");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Hardmax-11 flattens from axis 1 (default); Hardmax-13 takes the last axis (default) */
@@ -131,7 +131,7 @@ static void test_hardmax_forms(void) {
     const void *want[] = {k ? y13 : y11};
     const size_t sizes[] = {sizeof y11};
     run_model(k ? "hardmax-13" : "hardmax-11", m, len, in, 1, want, sizes);
-    ob_free(&b);
+    ob_deinit(&b);
   }
 }
 
@@ -145,7 +145,7 @@ static void test_refusals(void) {
   size_t len;
   uint8_t *m = ob_model(&b, g, 11, &len);
   onnx_expect_fail("bitshift UP", m, len, NULL, BERTH_OK, "direction 'UP', expected 'LEFT' or 'RIGHT'");
-  ob_free(&b);
+  ob_deinit(&b);
 
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -154,7 +154,7 @@ static void test_refusals(void) {
   ob_output(&b, g, "y", ONNX_F, "2");
   m = ob_model(&b, g, 20, &len);
   onnx_expect_fail("gelu fast", m, len, NULL, BERTH_OK, "approximate 'fast', expected 'none' or 'tanh'");
-  ob_free(&b);
+  ob_deinit(&b);
 
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -163,7 +163,7 @@ static void test_refusals(void) {
   ob_output(&b, g, "y", ONNX_I32, "2");
   m = ob_model(&b, g, 13, &len);
   onnx_expect_fail("sin of int32", m, len, NULL, BERTH_OK, "(Sin, opset 13)");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

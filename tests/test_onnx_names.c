@@ -83,7 +83,7 @@ static void test_if_names(void) {
       onnx_outs_free(outs);
       berth_ir_program_destroy(p);
     }
-    ob_free(&b);
+    ob_deinit(&b);
   }
 }
 
@@ -122,7 +122,7 @@ static void test_topological_order(void) {
     onnx_outs_free(outs);
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   /* a cycle */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -138,7 +138,7 @@ static void test_topological_order(void) {
   CHECK_MSG(st == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "2 nodes depend on each other in a cycle, node 'p' (Add)"),
             "cycle: status %d, '%s'", (int)st, msg);
   CHECK(p == NULL);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 static void test_silero_v5(void) {
@@ -192,7 +192,7 @@ static void test_lacks(void) {
   onnx_expect_fail("lacks", m, len, NULL, BERTH_ERR_UNIMPLEMENTED,
               "berth lacks 2 ops this model uses: Foo (2 nodes), Bar (1 node); graph inputs 'x' float[?,2], 'z' "
               "float[3,?] have dynamic or unknown dims");
-  ob_free(&b);
+  ob_deinit(&b);
   /* two inputs of unknown dims, no op lacking */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -203,7 +203,7 @@ static void test_lacks(void) {
   m = ob_model(&b, g, 17, &len);
   onnx_expect_fail("unknown_dims", m, len, NULL, BERTH_ERR_INVALID_ARGUMENT,
                    "graph inputs 'x' float[?,2], 'z' float[?] have dynamic");
-  ob_free(&b);
+  ob_deinit(&b);
   /* only ai.onnx.ml */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -228,7 +228,7 @@ static void test_lacks(void) {
   onnx__model_proto__pack(&mm, m);
   onnx_expect_fail("foreign_domain", m, len, NULL, BERTH_ERR_UNIMPLEMENTED,
               "the model imports only domain 'ai.onnx.ml' (opset 3), which berth does not implement (a foreign domain");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* A translation's intermediate values do not take the graph's names: Clip-13 is max then
@@ -253,7 +253,7 @@ static void test_intermediate_names(void) {
   CHECK_MSG(!p || (text && strstr(text, "return %y, %y_1\n")), "clip_names: text form: %s", text ? text : "(none)");
   free(text);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

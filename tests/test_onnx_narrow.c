@@ -110,7 +110,7 @@ static void test_cast_roundtrip(void) {
   static const float y4[4] = {-8.0f, 7.0f, -3.0f, 2.0f};
   run_exact("cast_roundtrip", m, len, 4, (const void *[]){x, d, i}, 5, (const float *[]){y16, y16, yb, yd, y4},
             (const int[]){8, 8, 8, 2, 4});
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* float8e8m0 with each round_mode (opset 25). */
@@ -133,7 +133,7 @@ static void test_e8m0_round_mode(void) {
     char name[64];
     snprintf(name, sizeof name, "e8m0_%s", modes[k]);
     run_exact(name, m, len, 1, (const void *[]){x}, 1, (const float *[]){want[k]}, (const int[]){3});
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* an unknown round_mode is refused, naming the node */
   ob_t b;
@@ -153,7 +153,7 @@ static void test_e8m0_round_mode(void) {
   CHECK_MSG(st == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "node 'e' (Cast") && strstr(msg, "round_mode 'sideways'"),
             "bad round_mode: status %d, %s", (int)st, msg);
   berth_ir_program_destroy(p);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* float16 arithmetic rounds each node's result: z = (a + b) + b with a + b = 1 + 2^-11
@@ -188,7 +188,7 @@ static void test_f16_arithmetic(void) {
   /* the two inputs, two Adds, Sum's two steps, Mean's two steps and its division */
   run_exact("f16_arithmetic", m, len, 9, (const void *[]){a, bb}, 4, (const float *[]){z, z, mean, r},
             (const int[]){3, 3, 3, 3});
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* A Cast of a constant folds to the rounded constant (no narrow_cast left), and a float16
@@ -212,7 +212,7 @@ static void test_f16_constants(void) {
   static const float y[3] = {1.0f, INFINITY, 0x1.198p0f};
   static const float w[3] = {0.0f, 0.0f, 0x1p-24f};
   run_exact("f16_constants", m, len, 3, (const void *[]){a}, 2, (const float *[]){y, w}, (const int[]){3, 3});
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Pow with a float16 exponent and a float base gives a float, not rounded; with a float16
@@ -233,7 +233,7 @@ static void test_pow_types(void) {
   /* p = x^e, exact in f32 (as float16 the first would be 1); q = e^x = 1, 8 */
   static const float p[2] = {1.0f + 0x1p-20f, 9.0f}, q[2] = {1.0f, 8.0f};
   run_exact("pow_types", m, len, 2, (const void *[]){x, e}, 2, (const float *[]){p, q}, (const int[]){2, 2});
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* A float16 graph input is rounded on entry: the caller may pass any f32. */
@@ -248,7 +248,7 @@ static void test_f16_input(void) {
   uint8_t *m = ob_model(&b, g, 17, &len);
   static const float a[3] = {1.0f + 0x1p-11f, 70000.0f, 0.1f}, y[3] = {1.0f, INFINITY, 0x1.998p-4f};
   run_exact("f16_input", m, len, 1, (const void *[]){a}, 1, (const float *[]){y}, (const int[]){3});
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

@@ -68,26 +68,26 @@ static void test_clip6_int(void) {
   float big = 3e9f, nan_ = NAN, neg = -3e9f, lo = -2.5f, hi = 5.5f;
   uint8_t *m = clip6(&b, &big, NULL, &len);
   expect_fail("clip6_min_3e9", m, len, BERTH_ERR_OUT_OF_RANGE, "attribute 'min' is 3e9");
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   m = clip6(&b, NULL, &neg, &len);
   expect_fail("clip6_max_neg3e9", m, len, BERTH_ERR_OUT_OF_RANGE, "attribute 'max' is -3e9");
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   m = clip6(&b, &nan_, NULL, &len);
   expect_fail("clip6_min_nan", m, len, BERTH_ERR_INVALID_ARGUMENT, "attribute 'min' is NaN");
-  ob_free(&b);
+  ob_deinit(&b);
   /* bounds past the range on the side they do not clamp clamp nothing; fractions round
    * inward (min up, max down) */
   ob_init(&b);
   m = clip6(&b, &neg, &big, &len);
   expect_run("clip6_wide", m, len, in, x, sizeof x);
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   m = clip6(&b, &lo, &hi, &len);
   int32_t want[3] = {-2, 3, 5};
   expect_run("clip6_fraction", m, len, in, want, sizeof want);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Loop with a scan output (so its trip count must be known) and a constant M. */
@@ -118,17 +118,17 @@ static void test_loop_trip_count(void) {
   uint8_t *m = loop_m(&b, ONNX_I64, "9223372036854775807", &len);
   /* was: a double rounded to 2^63, converted with undefined behaviour, "not known" */
   expect_fail("loop_m_int64_max", m, len, BERTH_ERR_OUT_OF_RANGE, "trip count 9223372036854775807 is over berth's cap");
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   m = loop_m(&b, ONNX_F64, "nan", &len);
   expect_fail("loop_m_nan_double", m, len, BERTH_ERR_INVALID_ARGUMENT, "the trip count M has dtype f64, expected int64");
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   m = loop_m(&b, ONNX_I64, "3", &len);
   float v0 = 1, want = 8;
   const void *in[] = {&v0};
   expect_run("loop_m_3", m, len, in, &want, sizeof want);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* INT attributes written as floats: exact integers only. */
@@ -148,7 +148,7 @@ static void test_int_attr_as_float(void) {
     ob_output(&b, g, "y", ONNX_F, "?,?");
     uint8_t *m = ob_model(&b, g, 13, &len);
     expect_fail(names[k], m, len, BERTH_ERR_INVALID_ARGUMENT, needles[k]);
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* an exact integer as a float is accepted */
   ob_init(&b);
@@ -161,7 +161,7 @@ static void test_int_attr_as_float(void) {
   float x[2] = {1, 2}, want[4] = {1, 2, 1, 2};
   const void *in[] = {x};
   expect_run("concat_axis_1_0", m, len, in, want, sizeof want);
-  ob_free(&b);
+  ob_deinit(&b);
   /* Cast's 'to' past int32 (was: truncated to 1, a cast to float) */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -171,7 +171,7 @@ static void test_int_attr_as_float(void) {
   ob_output(&b, g, "y", ONNX_F, "2");
   m = ob_model(&b, g, 13, &len);
   expect_fail("cast_to_2p32", m, len, BERTH_ERR_INVALID_ARGUMENT, "attribute 'to' is 4294967297");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* int64 values past 2^53 stay exact (they went through a double). */
@@ -191,7 +191,7 @@ static void test_int64_exact(void) {
   int64_t x = 0, want[3] = {-4611686018427387904LL, -4611686018427387903LL, -4611686018427387902LL};
   const void *in[] = {&x};
   expect_run("range_int64_2p62", m, len, in, want, sizeof want);
-  ob_free(&b);
+  ob_deinit(&b);
   /* a Range over the whole int64 line: counted without overflow, then over the cap */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -203,7 +203,7 @@ static void test_int64_exact(void) {
   m = ob_model(&b, g, 13, &len);
   int64_t want4[4] = {INT64_MIN, -4611686018427387904LL, 0, 4611686018427387904LL};
   expect_run("range_int64_full", m, len, NULL, want4, sizeof want4);
-  ob_free(&b);
+  ob_deinit(&b);
   /* Pad with an int64 constant_value of 2^62 + 1 */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -216,7 +216,7 @@ static void test_int64_exact(void) {
   int64_t x1 = 7, want2[2] = {4611686018427387905LL, 7};
   const void *in1[] = {&x1};
   expect_run("pad_int64_2p62", m, len, in1, want2, sizeof want2);
-  ob_free(&b);
+  ob_deinit(&b);
   /* affine offsets of loop-counter-like values: no signed overflow at import (UBSan) */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -231,7 +231,7 @@ static void test_int64_exact(void) {
   int64_t x2 = 2, want1 = (int64_t)((uint64_t)2 + 2 * (uint64_t)INT64_MAX + ((uint64_t)1 << 63));
   const void *in2[] = {&x2};
   expect_run("affine_overflow", m, len, in2, &want1, sizeof want1);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 static void test_attr_ranges(void) {
@@ -251,7 +251,7 @@ static void test_attr_ranges(void) {
   ob_output(&b, g, "y", ONNX_F, "1,1,1");
   uint8_t *m = ob_model(&b, g, 13, &len);
   expect_fail("conv_stride_int64_max", m, len, BERTH_ERR_INVALID_ARGUMENT, "attribute 'strides' [0] is 9223372036854775807");
-  ob_free(&b);
+  ob_deinit(&b);
   /* LSTM hidden_size of 2^62 (8 * hidden_size overflowed) */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -263,7 +263,7 @@ static void test_attr_ranges(void) {
   ob_output(&b, g, "Y", ONNX_F, "1,1,1,1");
   m = ob_model(&b, g, 14, &len);
   expect_fail("lstm_hidden_2p62", m, len, BERTH_ERR_INVALID_ARGUMENT, "attribute 'hidden_size' is 4611686018427387904");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* TensorProto values that are no value of their type. */
@@ -277,7 +277,7 @@ static void test_tensor_values(void) {
   ob_output(&b, g, "y", ONNX_I8, "2");
   uint8_t *m = ob_model(&b, g, 13, &len);
   expect_fail("int8_int32_data_300", m, len, BERTH_ERR_CORRUPT_DATA, "int32_data[1] is 300, which is no int8 value");
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   g = ob_graph(&b, "main");
   Onnx__TensorProto *t = ob_tensor(&b, "k", ONNX_I8, "1", "0");
@@ -291,7 +291,7 @@ static void test_tensor_values(void) {
   ob_output(&b, g, "y", 12, "1");
   m = ob_model(&b, g, 13, &len);
   expect_fail("uint32_uint64_data_2p33", m, len, BERTH_ERR_CORRUPT_DATA, "uint64_data[0] is 8589934592, which is no uint32");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* Dropout in training mode draws random masks: refused, except with ratio 0 (the identity). */
@@ -311,7 +311,7 @@ static void test_dropout_training(void) {
     uint8_t *m = ob_model(&b, g, 13, &len);
     if (k == 0) expect_fail("dropout_training", m, len, BERTH_ERR_UNIMPLEMENTED, "training_mode is true with ratio 0.5");
     else expect_run(k == 1 ? "dropout_training_ratio0" : "dropout_inference", m, len, in, x, sizeof x);
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* Dropout-6 with is_test given as 0 */
   ob_init(&b);
@@ -322,7 +322,7 @@ static void test_dropout_training(void) {
   ob_output(&b, g, "y", ONNX_F, "2");
   uint8_t *m = ob_model(&b, g, 6, &len);
   expect_fail("dropout6_is_test_0", m, len, BERTH_ERR_UNIMPLEMENTED, "training_mode is true");
-  ob_free(&b);
+  ob_deinit(&b);
   /* Dropout-1..6 without is_test: its default 0 is training mode; is_test 1 is inference */
   for (int k = 0; k < 2; k++) {
     ob_init(&b);
@@ -334,7 +334,7 @@ static void test_dropout_training(void) {
     m = ob_model(&b, g, k ? 1 : 6, &len);
     if (k) expect_run("dropout1_is_test_1", m, len, in, x, sizeof x);
     else expect_fail("dropout6_no_is_test", m, len, BERTH_ERR_UNIMPLEMENTED, "is_test is 0, its default before opset 7");
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* the mask of Dropout-7 is of x's type (bool from Dropout-10 on) */
   for (int opset = 7; opset <= 22; opset += 3) {
@@ -349,7 +349,7 @@ static void test_dropout_training(void) {
     char name[32];
     snprintf(name, sizeof name, "dropout%d_mask", opset);
     expect_run(name, m, len, in, opset < 10 ? (const void *)ones : (const void *)bones, opset < 10 ? sizeof ones : 2);
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* training_mode computed from constants folds (Not(false) is training; Not(true) is not),
    * at opsets 12, 13 and 22; a training_mode graph input is refused */
@@ -377,7 +377,7 @@ static void test_dropout_training(void) {
                     k == 0 ? "training_mode is true with ratio 0.25" : "training_mode (Dropout in training mode drops at "
                                                                        "random) must be known at compile time, but it "
                                                                        "depends on graph input 't'");
-      ob_free(&b);
+      ob_deinit(&b);
     }
 }
 
@@ -395,7 +395,7 @@ static void test_reduce_edges(void) {
   uint8_t *m = ob_model(&b, g, 18, &len);
   float ninf[2] = {-INFINITY, -INFINITY};
   expect_run("reduce_max_empty", m, len, NULL, ninf, sizeof ninf);
-  ob_free(&b);
+  ob_deinit(&b);
   for (int mx = 0; mx < 2; mx++) {
     ob_init(&b);
     g = ob_graph(&b, "main");
@@ -408,7 +408,7 @@ static void test_reduce_edges(void) {
     uint8_t x[4] = {1, 0, 0, 0}, any[2] = {1, 0}, all[2] = {0, 0};
     const void *in[] = {x};
     expect_run(mx ? "reduce_max_bool" : "reduce_min_bool", m, len, in, mx ? any : all, 2);
-    ob_free(&b);
+    ob_deinit(&b);
   }
 }
 

@@ -30,7 +30,7 @@ static void test_precision(void) {
     uint8_t *m = ob_model(&b, g, 23, &len);
     int16_t want[1] = {k ? 2050 : 2049};
     onnx_expect_run(k ? "quantize_precision_f16" : "quantize_precision_f32", m, len, in, want, sizeof want);
-    ob_free(&b);
+    ob_deinit(&b);
   }
 }
 
@@ -49,7 +49,7 @@ static void test_refusals(void) {
   uint8_t *m = ob_model(&b, g, 21, &len);
   onnx_expect_fail("quantize_output_dtype", m, len, NULL, BERTH_OK,
       "output_dtype 3 does not match the zero point's type uint8");
-  ob_free(&b);
+  ob_deinit(&b);
   /* a float8 zero point of 1.0 (0x38) */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -61,7 +61,7 @@ static void test_refusals(void) {
   m = ob_model(&b, g, 21, &len);
   onnx_expect_fail("quantize_f8_zero_point", m, len, NULL, BERTH_OK,
       "the zero point of type float8e4m3fn is 1 at element 0; berth takes only zero");
-  ob_free(&b);
+  ob_deinit(&b);
   /* ConvInteger with 64 x 32 x 32 products per output: the int32 sum might overflow */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -72,7 +72,7 @@ static void test_refusals(void) {
   m = ob_model(&b, g, 10, &len);
   onnx_expect_fail("conv_integer_overflow", m, len, NULL, BERTH_OK,
       "65536 products per output may overflow the int32 sum");
-  ob_free(&b);
+  ob_deinit(&b);
   /* onesided on a complex signal */
   ob_init(&b);
   g = ob_graph(&b, "main");
@@ -82,7 +82,7 @@ static void test_refusals(void) {
   ob_output(&b, g, "y", ONNX_F, "1,3,2");
   m = ob_model(&b, g, 17, &len);
   onnx_expect_fail("dft_onesided_complex", m, len, NULL, BERTH_OK, "onesided is set for a complex signal");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* HannWindow of 4 as int32 (truncated toward zero, as the reference's astype): all 0 but the
@@ -100,7 +100,7 @@ static void test_int_window(void) {
   uint8_t *m = ob_model(&b, g, 17, &len);
   int32_t want[3] = {0, 1, 0};
   onnx_expect_run("hann_int32", m, len, NULL, want, sizeof want);
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

@@ -64,7 +64,7 @@ static void test_nll_range(void) {
     onnx_expect_check_fails("nll target -1", m, len, NULL, (const void *[]){x, neg}, "outside 0..2");
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   g = ob_graph(&b, "main");
   ob_input(&b, g, "x", ONNX_F, "2,3");
@@ -73,7 +73,7 @@ static void test_nll_range(void) {
   ob_output(&b, g, "loss", ONNX_F, "");
   m = ob_model(&b, g, 13, &len);
   onnx_expect_fail("nll_const_range", m, len, NULL, BERTH_OK, "outside 0..2");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* RotaryEmbedding: a position id past the caches fails the call. */
@@ -98,7 +98,7 @@ static void test_rotary_range(void) {
     onnx_expect_check_fails("rotary pos 2", m, len, NULL, (const void *[]){x, c, s, bad}, "position id");
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* RNN: a sequence length past X's fails the call; an unknown activation fails the import. */
@@ -124,7 +124,7 @@ static void test_rnn_range(void) {
     onnx_expect_check_fails("rnn length 3", m, len, NULL, (const void *[]){x, w, r, bad}, "sequence length");
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   g = ob_graph(&b, "main");
   ob_input(&b, g, "x", ONNX_F, "2,1,1");
@@ -139,7 +139,7 @@ static void test_rnn_range(void) {
   ob_output(&b, g, "y", ONNX_F, "2,1,1,1");
   m = ob_model(&b, g, 14, &len);
   onnx_expect_fail("rnn_activation", m, len, NULL, BERTH_OK, "activation 'Gelu' is not an ONNX RNN activation");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* float16: SoftmaxCrossEntropyLoss's loss reads the rounded log_prob, CausalConvWithState's
@@ -161,7 +161,7 @@ static void test_f16_rounding(void) {
     CHECK_MSG(nd && def_op(p, nd->in[0]) == BERTH_OP_NARROW_CAST, "sce_f16: nll_loss does not read a rounded log_prob");
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
   ob_init(&b);
   g = ob_graph(&b, "main");
   ob_input(&b, g, "x", ONNX_F16, "1,1,4");
@@ -177,7 +177,7 @@ static void test_f16_rounding(void) {
     CHECK_MSG(nd && def_op(p, nd->in[0]) == BERTH_OP_NARROW_CAST, "cconv_f16: the SiLU does not read a rounded conv");
     berth_ir_program_destroy(p);
   }
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* LinearAttention's update rule says which of decay and beta must be there. */
@@ -193,7 +193,7 @@ static void test_linear_attention_rule(void) {
   size_t len;
   uint8_t *m = ob_model(&b, g, 27, &len);
   onnx_expect_fail("la_rule", m, len, NULL, BERTH_OK, "update_rule 'gated_delta' needs the decay input");
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 /* TfIdfVectorizer: the importer checks every number of the pool's attributes, refuses
@@ -264,7 +264,7 @@ static void test_tfidf_import(void) {
     size_t len;
     uint8_t *m = tfv_model(&b, &bad[k], &len);
     onnx_expect_fail(bad[k].name, m, len, NULL, BERTH_OK, bad[k].want_err);
-    ob_free(&b);
+    ob_deinit(&b);
   }
   /* 10 -> coordinate 2 (twice), 20 -> 0, 30 -> 1; weights 0.25, 2, 8 belong to coordinates
    * 0, 1, 2 (by pool n-gram they would give 2, 8, 0.5 and 2, 8, 0.25) */
@@ -275,12 +275,12 @@ static void test_tfidf_import(void) {
   size_t len;
   uint8_t *m = tfv_model(&b, &c, &len);
   onnx_expect_run("tfidf weights", m, len, (const void *[]){x}, (float[]){0.25f, 2, 16}, 3 * sizeof(float));
-  ob_free(&b);
+  ob_deinit(&b);
   c.mode = "IDF";
   ob_init(&b);
   m = tfv_model(&b, &c, &len);
   onnx_expect_run("idf weights", m, len, (const void *[]){x}, (float[]){0.25f, 2, 8}, 3 * sizeof(float));
-  ob_free(&b);
+  ob_deinit(&b);
   /* bigrams only (min 2): the 1-grams' coordinates are skipped over, and a 1-gram given
    * twice is no error since it is never counted; i32 tokens */
   static const int32_t x4[4] = {1, 2, 2, 1};
@@ -288,7 +288,7 @@ static void test_tfidf_import(void) {
   ob_init(&b);
   m = tfv_model(&b, &d, &len);
   onnx_expect_run("tfidf bigrams", m, len, (const void *[]){x4}, (float[]){0, 0, 1, 1}, 4 * sizeof(float));
-  ob_free(&b);
+  ob_deinit(&b);
 }
 
 int main(void) {

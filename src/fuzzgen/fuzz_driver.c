@@ -246,7 +246,7 @@ static berth_fuzz_kind_t oracle_build(const berth_ir_program_t *p, uint64_t seed
   if (berth_ref_create(p, &ref, &d)) return fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, -1, "reference: %s", msg);
   berth_ref_set_max_steps(ref, max_steps);
   for (int32_t c = 0; c < calls && !kind; c++) {
-    if (berth_fuzzgen_inputs(p, 0, seed, c, &ora->in[c * ora->n_in])) {
+    if (berth_fuzzgen_inputs_create(p, 0, seed, c, &ora->in[c * ora->n_in])) {
       kind = fail(f, BERTH_FUZZ_REF_ERROR, -1, -1, c, "out of memory making inputs");
       break;
     }
@@ -804,7 +804,7 @@ static bool write_failure(const berth_fuzz_options_t *o, const berth_ir_program_
     return false;
   }
   FILE *fp = berth_outfile_stream(of);
-  fprintf(fp, "# berth fuzz: failing program (seed %llu; inputs from berth_fuzzgen_inputs with that seed, %d calls)\n",
+  fprintf(fp, "# berth fuzz: failing program (seed %llu; inputs from berth_fuzzgen_inputs_create with that seed, %d calls)\n",
           (unsigned long long)seed, (int)calls);
   fprintf(fp, "# replay: berth fuzz --replay %s --seed %llu --calls %d\n", path, (unsigned long long)seed, (int)calls);
   fprintf(fp, "# %s: ", berth_fuzz_kind_name(f->kind));

@@ -1047,8 +1047,8 @@ oom:
 
 /* ---- inputs ------------------------------------------------------------------------------- */
 
-berth_status_t berth_fuzzgen_inputs(const berth_ir_program_t *p, int32_t method, uint64_t seed, int32_t call,
-                                    void **inputs) {
+berth_status_t berth_fuzzgen_inputs_create(const berth_ir_program_t *p, int32_t method, uint64_t seed, int32_t call,
+                                           void **inputs) {
   if (!p || method < 0 || method >= p->n_methods) return BERTH_ERR_INVALID_ARGUMENT;
   const berth_ir_method_t *m = &p->methods[method];
   const berth_ir_graph_t *body = &m->graphs[m->body];
@@ -1076,7 +1076,7 @@ berth_status_t berth_fuzzgen_inputs(const berth_ir_program_t *p, int32_t method,
   return BERTH_OK;
 }
 
-void berth_fuzzgen_inputs_free(const berth_ir_program_t *p, int32_t method, void **inputs) {
+void berth_fuzzgen_inputs_destroy(const berth_ir_program_t *p, int32_t method, void **inputs) {
   if (!p || method < 0 || method >= p->n_methods) return;
   const berth_ir_method_t *m = &p->methods[method];
   int32_t n = m->graphs[m->body].n_params;

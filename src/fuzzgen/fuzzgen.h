@@ -5,9 +5,9 @@
  *   berth_ir_program_t *p;
  *   if (berth_fuzzgen_program(seed, &o, &p) == BERTH_OK) {
  *     void *in[BERTH_FUZZGEN_MAX_PARAMS];
- *     berth_fuzzgen_inputs(p, 0, seed, call, in);        // one malloc'd buffer per param
+ *     berth_fuzzgen_inputs_create(p, 0, seed, call, in);        // one malloc'd buffer per param
  *     ...
- *     berth_fuzzgen_inputs_free(p, 0, in);
+ *     berth_fuzzgen_inputs_destroy(p, 0, in);
  *     berth_ir_program_destroy(p);
  *   }
  *
@@ -53,9 +53,9 @@ berth_status_t berth_fuzzgen_program(uint64_t seed, const berth_fuzzgen_options_
  * re-parsed program gets the same inputs. The method may have at most
  * BERTH_FUZZGEN_MAX_PARAMS parameters. Returns RESOURCE_EXHAUSTED (nothing allocated) or
  * INVALID_ARGUMENT (too many parameters). */
-berth_status_t berth_fuzzgen_inputs(const berth_ir_program_t *p, int32_t method, uint64_t seed, int32_t call,
-                                    void **inputs);
-void berth_fuzzgen_inputs_free(const berth_ir_program_t *p, int32_t method, void **inputs);
+berth_status_t berth_fuzzgen_inputs_create(const berth_ir_program_t *p, int32_t method, uint64_t seed, int32_t call,
+                                           void **inputs);
+void berth_fuzzgen_inputs_destroy(const berth_ir_program_t *p, int32_t method, void **inputs);
 
 /* splitmix64: the generator's PRNG step, exposed for the driver's own random choices. */
 uint64_t berth_fuzzgen_rand(uint64_t *state);

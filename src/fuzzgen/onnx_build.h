@@ -9,10 +9,10 @@
  *   ob_output(&b, g, "y", ONNX_F, "2,3");
  *   size_t len;
  *   uint8_t *bytes = ob_model(&b, g, 17, &len);   // owned by b
- *   ob_free(&b);
+ *   ob_deinit(&b);
  *
  * Lists are comma-separated strings ("x,y"; "" for none; an empty entry is an omitted
- * optional input). Everything is allocated from b and freed by ob_free. */
+ * optional input). Everything is allocated from b and freed by ob_deinit. */
 #ifndef BERTH_FUZZGEN_ONNX_BUILD_H
 #define BERTH_FUZZGEN_ONNX_BUILD_H
 
@@ -43,7 +43,7 @@ static inline void *ob_alloc(ob_t *b, size_t n) {
   return p;
 }
 
-static inline void ob_free(ob_t *b) {
+static inline void ob_deinit(ob_t *b) {
   for (int i = 0; i < b->n; i++) free(b->ptrs[i]);
   free(b->ptrs);
   memset(b, 0, sizeof *b);

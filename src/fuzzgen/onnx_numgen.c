@@ -558,7 +558,7 @@ berth_status_t berth_fuzz_onnx_numbers_model(berth_fuzz_choices_t *c, uint8_t **
   size_t n = 0;
   uint8_t *m = ng_model(&b, c, &n), *copy = malloc(n ? n : 1);
   if (copy) memcpy(copy, m, n);
-  ob_free(&b);
+  ob_deinit(&b);
   if (!copy) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   *model = copy;
   *len = n;
