@@ -163,7 +163,11 @@ static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *s
   for (int64_t i = 0; i < nx; i++) {
     *seed = *seed * 1664525u + 1013904223u;
     uint32_t r = *seed >> 8;
-    x[i] = nans && r % 23 == 0 ? NAN : r % 11 == 0 ? -0.0f : r % 13 == 0 ? 0.0f : (float)((int)(r % 9) - 4) * 0.37f;
+    x[i] = nans && r % 23 == 0 ? NAN
+           : nans && r % 29 == 0 ? -INFINITY
+           : r % 11 == 0         ? -0.0f
+           : r % 13 == 0         ? 0.0f
+                                 : (float)((int)(r % 9) - 4) * 0.37f;
   }
   bool fits = naive_pool(k, max, nc, x, want, oh, ow);
   tcall_t c = tc_op(max ? &berth_op_def_max_pool : &berth_op_def_avg_pool);
@@ -219,6 +223,18 @@ static void test_pool_rows(void) {
   pool_case_t k = {7, 9, 2, 3, 1, 2, 1, 1, 1, 1, 2, 2, 1};
   pool_row_case(&k, true, true, &seed);
   pool_row_case(&k, false, true, &seed);
+  /* the CNNs' shapes (SqueezeNet's 3x3 stride 2 ceil mode, Inception's 3x3 stride 1 padded,
+   * DenseNet's 2x2 stride 2), and edges too wide for the padded copy (the per-element walk) */
+  static const pool_case_t cnn[] = {
+      {111, 111, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1}, {28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+      {28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   {56, 56, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0},
+      {3, 100, 2, 70, 1, 1, 1, 60, 0, 10, 1, 1, 0}, {3, 100, 2, 70, 1, 3, 1, 60, 0, 10, 1, 1, 3},
+  };
+  for (size_t i = 0; i < sizeof cnn / sizeof *cnn; i++)
+    for (int mx = 0; mx < 2; mx++) {
+      pool_row_case(&cnn[i], mx != 0, false, &seed);
+      pool_row_case(&cnn[i], mx != 0, true, &seed);
+    }
 }
 
 static void test_avg_lp_pool(void) {

@@ -271,45 +271,32 @@ POOL_SUM_FN(f64, double, pow, sqrt, fabs)
  * dilation 1 along the last: each output row is built from its valid input rows, one row at
  * a time, with the output row as the accumulator. The columns whose window lies inside the
  * input row run in loops over the whole row segment (specialised for kernel widths 2 and 3
- * and strides 1 and 2, which the compiler vectorises); the others, next to the padding, take
- * the per-element walk. Every output element still takes its taps in the generic order (rows
- * ascending, then columns ascending) with the same operations and the same divisor, so the
- * result is bit-identical to POOL_WALK's. */
+ * and strides 1 and 2, which the compiler vectorises); the columns next to the padding run
+ * the same loops on a short copy of the row's ends, padded with -inf (max) or 0 (average).
+ *
+ * Every output element equals POOL_WALK's bit for bit. Average: the taps are added in the
+ * generic order (rows ascending, then columns) starting from +0, and the padding adds +0,
+ * which changes no partial sum (a sum that starts at +0 is never -0), with the same divisor.
+ * Max: the running maximum starts at -inf and takes a tap only when it is greater (one max
+ * instruction), which keeps the first of equal values (so -0 and +0 come out as the generic
+ * walk's) and skips NaNs and the -inf padding; it differs from the generic update only for
+ * a window of NaNs alone (or NaNs and -infs), where it gives -inf: every -inf of the row is
+ * recomputed by the per-element walk at the end, so no pass looks for NaNs first. */
 
-#define POOL_MAX_UPD(m, v) (((v) > (m) || (m) != (m)) ? (v) : (m))
-
-/* y[o] for o < n from the taps r[o * S + q], q < K: max: the first row starts from its first
- * tap, later rows update y; avg: the first row starts from 0, later rows add to y. Without
- * NaNs in the plane (nan false), max's update is a plain compare-select (one max
- * instruction), which equals POOL_MAX_UPD's there. */
-#define POOL_ROW_MAX(K, S, UPD)                                                                   \
-  do {                                                                                            \
-    if (first) {                                                                                  \
-      for (int64_t o = 0; o < n; o++) {                                                           \
-        const float *t = r + o * (S);                                                             \
-        float m = t[0];                                                                           \
-        for (int64_t q = 1; q < (K); q++) m = UPD(m, t[q]);                                       \
-        y[o] = m;                                                                                 \
-      }                                                                                           \
-    } else {                                                                                      \
-      for (int64_t o = 0; o < n; o++) {                                                           \
-        const float *t = r + o * (S);                                                             \
-        float m = y[o];                                                                           \
-        for (int64_t q = 0; q < (K); q++) m = UPD(m, t[q]);                                       \
-        y[o] = m;                                                                                 \
-      }                                                                                           \
-    }                                                                                             \
-  } while (0)
-#define POOL_MAX_NONAN(m, v) ((v) > (m) ? (v) : (m))
+/* y[o] for o < n from the taps r[o * S + q], q < K: the first row starts from -inf (max) or
+ * +0 (average), later rows continue from y. */
 #define POOL_ROW_FN(name, K, S)                                                                   \
   static void pool_row_##name(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, \
-                              bool max, bool nan, bool first) {                                   \
+                              bool max, bool first) {                                             \
     (void)k;                                                                                      \
     (void)s;                                                                                      \
-    if (max && nan) {                                                                             \
-      POOL_ROW_MAX(K, S, POOL_MAX_UPD);                                                           \
-    } else if (max) {                                                                             \
-      POOL_ROW_MAX(K, S, POOL_MAX_NONAN);                                                         \
+    if (max) {                                                                                    \
+      for (int64_t o = 0; o < n; o++) {                                                           \
+        const float *t = r + o * (S);                                                             \
+        float m = first ? -INFINITY : y[o];                                                       \
+        for (int64_t q = 0; q < (K); q++) m = t[q] > m ? t[q] : m;                                \
+        y[o] = m;                                                                                 \
+      }                                                                                           \
     } else {                                                                                      \
       for (int64_t o = 0; o < n; o++) {                                                           \
         const float *t = r + o * (S);                                                             \
@@ -326,13 +313,18 @@ POOL_ROW_FN(k3s2, 3, 2)
 POOL_ROW_FN(any, k, s)
 
 typedef void (*pool_row_fn)(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, bool max,
-                            bool nan, bool first);
+                            bool first);
 
-/* True if x[0..n) holds a NaN. */
-static bool pool_any_nan(const float *x, int64_t n) {
-  int any = 0;
-  for (int64_t i = 0; i < n; i++) any |= x[i] != x[i];
-  return any != 0;
+/* The columns of the window starting at s2 (dilation 1) that count for the average: the valid
+ * ones, or with POOL_COUNT_PAD those inside the padded row. */
+static int64_t pool_avg_cols(const pool_plan_t *p, int64_t s2) {
+  const int64_t kw = p->k[2], iw = p->in[2];
+  if (p->flags & POOL_COUNT_PAD) {
+    const int64_t pe = iw + p->pad_end[2] - s2;
+    return kw < pe ? kw : pe;
+  }
+  const int64_t lo2 = s2 < 0 ? -s2 : 0, hi2 = kw < iw - s2 ? kw : iw - s2;
+  return hi2 - lo2;
 }
 
 /* One output element of the 2-D plane xc by the per-element walk (POOL_WALK's body), for
@@ -354,8 +346,7 @@ static float pool_elem_f32(const pool_plan_t *p, bool max, const float *xc, int6
     }
   }
   if (max) return m;
-  const int64_t pe = iw + p->pad_end[2] - s2, n2 = (p->flags & POOL_COUNT_PAD) ? (kw < pe ? kw : pe) : hi2 - lo2;
-  return m / (float)(n1 * n2);
+  return m / (float)(n1 * pool_avg_cols(p, s2));
 }
 
 static bool pool_rows_apply(const pool_plan_t *p, pool_kind_t kind, const berth_kernel_call_t *call) {
@@ -365,40 +356,81 @@ static bool pool_rows_apply(const pool_plan_t *p, pool_kind_t kind, const berth_
   return true;
 }
 
-static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
+/* The row path's column split of one plane: the row function, the interior columns [ca, cb)
+ * (o * sw - pw >= 0 and o * sw - pw + kw <= iw), and whether the edge columns [0, ca) and
+ * [cb, ow) fit a padded copy of POOL_EDGE floats. */
+#define POOL_EDGE 64
+typedef struct pool_cols {
+  pool_row_fn fn;
+  int64_t ca, cb;
+  bool edge_copy;
+} pool_cols_t;
+
+static void pool_cols_init(const pool_plan_t *p, pool_cols_t *c) {
   const int64_t iw = p->in[2], kw = p->k[2], sw = p->stride[2], pw = p->pad[2], ow = p->out[2];
-  const bool count_pad = (p->flags & POOL_COUNT_PAD) != 0;
-  pool_row_fn fn = kw == 2 && sw == 1   ? pool_row_k2s1
-                   : kw == 2 && sw == 2 ? pool_row_k2s2
-                   : kw == 3 && sw == 1 ? pool_row_k3s1
-                   : kw == 3 && sw == 2 ? pool_row_k3s2
-                                        : pool_row_any;
-  /* interior columns [ca, cb): o * sw - pw >= 0 and o * sw - pw + kw <= iw */
+  c->fn = kw == 2 && sw == 1   ? pool_row_k2s1
+          : kw == 2 && sw == 2 ? pool_row_k2s2
+          : kw == 3 && sw == 1 ? pool_row_k3s1
+          : kw == 3 && sw == 2 ? pool_row_k3s2
+                               : pool_row_any;
   int64_t ca = (pw + sw - 1) / sw, cb = iw - kw + pw >= 0 ? (iw - kw + pw) / sw + 1 : 0;
   if (ca > ow) ca = ow;
   if (cb > ow) cb = ow;
   if (cb < ca) cb = ca;
-  for (int64_t c = 0; c < p->nc; c++) {
-    const float *xc = x + c * p->il;
-    const bool nan = max && cb > ca && pool_any_nan(xc, p->il);
-    for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
-      float *yr = y + c * p->l + o1 * ow;
-      const int64_t s1 = o1 * p->stride[1] - p->pad[1];
-      int64_t lo1, hi1;
-      pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
-      const int64_t n1 = count_pad ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
-      if (cb > ca) {
-        for (int64_t q1 = lo1; q1 < hi1; q1++)
-          fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, nan, q1 == lo1);
-        if (!max) {
-          const float n = (float)(n1 * kw);
-          for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
-        }
-      }
-      for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
-      for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
-    }
+  c->ca = ca;
+  c->cb = cb;
+  /* the copies: columns [0, ca) read (ca - 1) * sw + kw floats, [cb, ow) (ow - 1 - cb) * sw + kw */
+  c->edge_copy = (ca == 0 || (ca - 1) * sw + kw <= POOL_EDGE) && (cb == ow || (ow - 1 - cb) * sw + kw <= POOL_EDGE);
+}
+
+/* The output columns [o0, o1) of one input row r (iw floats) by the row function on a copy of
+ * the input columns they read, o0 * sw - pw onwards, padded with `pad`. */
+static void pool_edge_row(const pool_plan_t *p, const pool_cols_t *c, const float *r, float *y, int64_t o0,
+                          int64_t o1, bool max, bool first) {
+  const int64_t iw = p->in[2], kw = p->k[2], sw = p->stride[2], s0 = o0 * sw - p->pad[2];
+  const int64_t len = (o1 - 1 - o0) * sw + kw;
+  float buf[POOL_EDGE];
+  for (int64_t i = 0; i < len; i++) buf[i] = s0 + i >= 0 && s0 + i < iw ? r[s0 + i] : max ? -INFINITY : 0.0f;
+  c->fn(buf, y + o0, o1 - o0, kw, sw, max, first);
+}
+
+/* One output row yr (output row o1) of plane xc. */
+static void pool_row_out(const pool_plan_t *p, const pool_cols_t *c, bool max, const float *xc, float *yr, int64_t o1) {
+  const int64_t iw = p->in[2], kw = p->k[2], sw = p->stride[2], pw = p->pad[2], ow = p->out[2];
+  const int64_t ca = c->ca, cb = c->cb;
+  const int64_t s1 = o1 * p->stride[1] - p->pad[1];
+  int64_t lo1, hi1;
+  pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
+  const int64_t n1 = (p->flags & POOL_COUNT_PAD) ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
+  for (int64_t q1 = lo1; q1 < hi1; q1++) {
+    const float *r = xc + (s1 + q1 * p->dil[1]) * iw;
+    if (cb > ca) c->fn(r + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, q1 == lo1);
+    if (c->edge_copy && ca > 0) pool_edge_row(p, c, r, yr, 0, ca, max, q1 == lo1);
+    if (c->edge_copy && cb < ow) pool_edge_row(p, c, r, yr, cb, ow, max, q1 == lo1);
   }
+  if (!c->edge_copy) {
+    for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+    for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+  }
+  const int64_t ea = c->edge_copy ? 0 : ca, eb = c->edge_copy ? ow : cb; /* the columns computed by rows */
+  if (max) {
+    for (int64_t o = ea; o < eb; o++)
+      if (yr[o] == -INFINITY) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+    return;
+  }
+  const float n = (float)(n1 * kw);
+  for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
+  if (!c->edge_copy) return;
+  for (int64_t o = 0; o < ca; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
+  for (int64_t o = cb; o < ow; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
+}
+
+static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
+  pool_cols_t c;
+  pool_cols_init(p, &c);
+  for (int64_t ch = 0; ch < p->nc; ch++)
+    for (int64_t o1 = 0; o1 < p->out[1]; o1++)
+      pool_row_out(p, &c, max, x + ch * p->il, y + ch * p->l + o1 * p->out[2], o1);
 }
 
 static void pool_run_common(const berth_kernel_call_t *call, pool_kind_t kind, const char *op) {
