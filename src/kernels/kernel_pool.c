@@ -271,40 +271,36 @@ POOL_SUM_FN(f64, double, pow, sqrt, fabs)
  * dilation 1 along the last: each output row is built from its valid input rows, one row at
  * a time, with the output row as the accumulator. The columns whose window lies inside the
  * input row run in loops over the whole row segment (specialised for kernel widths 2 and 3
- * and strides 1 and 2, which the compiler vectorises); the columns next to the padding run
- * the same loops on a short copy of the row's ends, padded with -inf (max) or 0 (average).
+ * and strides 1 and 2, which the compiler vectorises); the few next to the padding take the
+ * per-element walk (a padded copy of the row ends costs more calls than it saves).
  *
  * Every output element equals POOL_WALK's bit for bit. Average: the taps are added in the
- * generic order (rows ascending, then columns) starting from +0, and the padding adds +0,
- * which changes no partial sum (a sum that starts at +0 is never -0), with the same divisor.
+ * generic order (rows ascending, then columns) starting from +0, with the same divisor.
  * Max: the running maximum starts at -inf and takes a tap only when it is greater (one max
  * instruction), which keeps the first of equal values (so -0 and +0 come out as the generic
- * walk's) and skips NaNs and the -inf padding; it differs from the generic update only for
- * a window of NaNs alone (or NaNs and -infs), where it gives -inf: every -inf of the row is
- * recomputed by the per-element walk at the end, so no pass looks for NaNs first. */
+ * walk's) and skips NaNs; it differs from the generic update only for a window of NaNs
+ * alone (or NaNs and -infs), where it gives -inf: every -inf of the row is recomputed by the
+ * per-element walk at the end, so no pass looks for NaNs first. */
 
 /* y[o] for o < n from the taps r[o * S + q], q < K: the first row starts from -inf (max) or
- * +0 (average), later rows continue from y. */
+ * +0 (average), later rows continue from y. One loop per case, so that each vectorises
+ * (-O2 does not unswitch loops). */
+#define POOL_ROW_LOOP(K, S, INIT, STEP)                                                           \
+  for (int64_t o = 0; o < n; o++) {                                                               \
+    const float *t = r + o * (S);                                                                 \
+    float m = INIT;                                                                               \
+    for (int64_t q = 0; q < (K); q++) m = STEP;                                                   \
+    y[o] = m;                                                                                     \
+  }
 #define POOL_ROW_FN(name, K, S)                                                                   \
   static void pool_row_##name(const float *restrict r, float *restrict y, int64_t n, int64_t k, int64_t s, \
                               bool max, bool first) {                                             \
     (void)k;                                                                                      \
     (void)s;                                                                                      \
-    if (max) {                                                                                    \
-      for (int64_t o = 0; o < n; o++) {                                                           \
-        const float *t = r + o * (S);                                                             \
-        float m = first ? -INFINITY : y[o];                                                       \
-        for (int64_t q = 0; q < (K); q++) m = t[q] > m ? t[q] : m;                                \
-        y[o] = m;                                                                                 \
-      }                                                                                           \
-    } else {                                                                                      \
-      for (int64_t o = 0; o < n; o++) {                                                           \
-        const float *t = r + o * (S);                                                             \
-        float a = first ? 0.0f : y[o];                                                            \
-        for (int64_t q = 0; q < (K); q++) a += t[q];                                              \
-        y[o] = a;                                                                                 \
-      }                                                                                           \
-    }                                                                                             \
+    if (max && first) POOL_ROW_LOOP(K, S, -INFINITY, t[q] > m ? t[q] : m)                         \
+    else if (max) POOL_ROW_LOOP(K, S, y[o], t[q] > m ? t[q] : m)                                  \
+    else if (first) POOL_ROW_LOOP(K, S, 0.0f, m + t[q])                                           \
+    else POOL_ROW_LOOP(K, S, y[o], m + t[q])                                                      \
   }
 POOL_ROW_FN(k2s1, 2, 1)
 POOL_ROW_FN(k2s2, 2, 2)
@@ -356,14 +352,11 @@ static bool pool_rows_apply(const pool_plan_t *p, pool_kind_t kind, const berth_
   return true;
 }
 
-/* The row path's column split of one plane: the row function, the interior columns [ca, cb)
- * (o * sw - pw >= 0 and o * sw - pw + kw <= iw), and whether the edge columns [0, ca) and
- * [cb, ow) fit a padded copy of POOL_EDGE floats. */
-#define POOL_EDGE 64
+/* The row path's column split of one plane: the row function and the interior columns
+ * [ca, cb) (o * sw - pw >= 0 and o * sw - pw + kw <= iw); the others take the walk. */
 typedef struct pool_cols {
   pool_row_fn fn;
   int64_t ca, cb;
-  bool edge_copy;
 } pool_cols_t;
 
 static void pool_cols_init(const pool_plan_t *p, pool_cols_t *c) {
@@ -379,19 +372,6 @@ static void pool_cols_init(const pool_plan_t *p, pool_cols_t *c) {
   if (cb < ca) cb = ca;
   c->ca = ca;
   c->cb = cb;
-  /* the copies: columns [0, ca) read (ca - 1) * sw + kw floats, [cb, ow) (ow - 1 - cb) * sw + kw */
-  c->edge_copy = (ca == 0 || (ca - 1) * sw + kw <= POOL_EDGE) && (cb == ow || (ow - 1 - cb) * sw + kw <= POOL_EDGE);
-}
-
-/* The output columns [o0, o1) of one input row r (iw floats) by the row function on a copy of
- * the input columns they read, o0 * sw - pw onwards, padded with `pad`. */
-static void pool_edge_row(const pool_plan_t *p, const pool_cols_t *c, const float *r, float *y, int64_t o0,
-                          int64_t o1, bool max, bool first) {
-  const int64_t iw = p->in[2], kw = p->k[2], sw = p->stride[2], s0 = o0 * sw - p->pad[2];
-  const int64_t len = (o1 - 1 - o0) * sw + kw;
-  float buf[POOL_EDGE];
-  for (int64_t i = 0; i < len; i++) buf[i] = s0 + i >= 0 && s0 + i < iw ? r[s0 + i] : max ? -INFINITY : 0.0f;
-  c->fn(buf, y + o0, o1 - o0, kw, sw, max, first);
 }
 
 /* One output row yr (output row o1) of plane xc. */
@@ -402,27 +382,20 @@ static void pool_row_out(const pool_plan_t *p, const pool_cols_t *c, bool max, c
   int64_t lo1, hi1;
   pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
   const int64_t n1 = (p->flags & POOL_COUNT_PAD) ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
-  for (int64_t q1 = lo1; q1 < hi1; q1++) {
-    const float *r = xc + (s1 + q1 * p->dil[1]) * iw;
-    if (cb > ca) c->fn(r + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, q1 == lo1);
-    if (c->edge_copy && ca > 0) pool_edge_row(p, c, r, yr, 0, ca, max, q1 == lo1);
-    if (c->edge_copy && cb < ow) pool_edge_row(p, c, r, yr, cb, ow, max, q1 == lo1);
-  }
-  if (!c->edge_copy) {
-    for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
-    for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
-  }
-  const int64_t ea = c->edge_copy ? 0 : ca, eb = c->edge_copy ? ow : cb; /* the columns computed by rows */
+  for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+  for (int64_t o = cb; o < ow; o++) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
+  if (cb == ca) return;
+  for (int64_t q1 = lo1; q1 < hi1; q1++)
+    c->fn(xc + (s1 + q1 * p->dil[1]) * iw + ca * sw - pw, yr + ca, cb - ca, kw, sw, max, q1 == lo1);
   if (max) {
-    for (int64_t o = ea; o < eb; o++)
+    int any = 0; /* a branch-free scan first: it vectorises, and a -inf is rare */
+    for (int64_t o = ca; o < cb; o++) any |= yr[o] == -INFINITY;
+    for (int64_t o = ca; any && o < cb; o++)
       if (yr[o] == -INFINITY) yr[o] = pool_elem_f32(p, max, xc, s1, lo1, hi1, n1, o * sw - pw);
     return;
   }
   const float n = (float)(n1 * kw);
   for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
-  if (!c->edge_copy) return;
-  for (int64_t o = 0; o < ca; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
-  for (int64_t o = cb; o < ow; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
 }
 
 static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
