@@ -318,9 +318,9 @@ static void test_chain(void) {
   berth_ir_program_destroy(fused);
 }
 
-/* kernel_chain.c's plane mode: per-channel operands over planes longer than a block (13 x 13)
- * and shorter (3 x 5), two images, a same-shape operand in the same chain, and a scalar:
- * the fused program equals the unfused one bit for bit on every variant. */
+/* kernel_chain.c's per-channel runs: planes longer than its block (13 x 13) and shorter
+ * (3 x 5), two images, a same-shape operand and a scalar in the same chain: the fused program
+ * equals the unfused one bit for bit on every variant, and the formula's values. */
 static const char *chain_planes_src =
     "const @g3 : f32[3] = [1.1, -0.9, 0.7]\n"
     "const @h3 : f32[3] = [0.1, -0.2, 0.3]\n"

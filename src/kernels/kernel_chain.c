@@ -170,91 +170,12 @@ static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
   return (int32_t)code->n;
 }
 
-/* ---- plane mode ------------------------------------------------------------------------
- * A chain whose every operand is constant along runs of L elements (batch_norm, per-channel
- * operands of [N, C, H, W]: L = H * W) or the same shape as x runs plane by plane: each
- * operand's value for the plane (and batch_norm's k) is looked up once, not once per block
- * and op with a division each, which dominated short planes (7 x 7, 14 x 14). The same float
- * operations in the same order as the block walk, so the same bits. */
-
-/* Whether op takes one value per run of op->inner elements (batch_norm, a binary op whose
- * operand is not x's shape), not one per element. */
-static bool ch_per_run(const ch_op_t *op, int64_t n) {
-  if (op->code == BERTH_CHAIN_OP_BATCH_NORM) return true;
-  return op->code >= BERTH_CHAIN_OP_ADD && !(op->inner == 1 && op->span == n);
-}
-
-/* The plane length L (0 if the chain does not qualify): the smallest inner of the ops that
- * take one value per run, which every other such inner is a multiple of. */
-static int64_t ch_plane_len(const ch_op_t *ops, int32_t n_ops, int64_t n) {
-  int64_t L = 0;
-  for (int32_t i = 0; i < n_ops; i++) {
-    const ch_op_t *op = &ops[i];
-    if (!ch_per_run(op, n)) continue;
-    if (L == 0 || op->inner < L) L = op->inner;
-  }
-  if (L < 8 || n % L != 0) return 0;
-  for (int32_t i = 0; i < n_ops; i++) {
-    const ch_op_t *op = &ops[i];
-    if (!ch_per_run(op, n)) continue;
-    if (op->inner % L != 0) return 0;
-  }
-  return L;
-}
-
-/* d = (s - m) * k + o, batch_norm's formula (kernel_norm.c) */
-static void ch_affine(const float *restrict s, float *restrict d, int64_t n, float m, float k, float o) {
-  BERTH_VLOOP(i, n, d[i] = (s[i] - m) * k + o;);
-}
-
-static void chain_run_planes(const berth_kernel_call_t *call, const ch_op_t *ops, int32_t n_ops, int64_t n,
-                             int64_t L) {
-  const float *x = (const float *)call->in[0].data;
-  float *y = (float *)call->out[0].data;
-  float buf[2][CHAIN_BLOCK], kc[BERTH_CHAIN_MAX] = {0}, km[BERTH_CHAIN_MAX] = {0}, ko[BERTH_CHAIN_MAX] = {0};
-  for (int64_t p0 = 0; p0 < n; p0 += L) {
-    for (int32_t i = 0; i < n_ops; i++) {
-      const ch_op_t *op = &ops[i];
-      if (!ch_per_run(op, n)) continue;
-      const int64_t c = (p0 / op->inner) % op->span;
-      if (op->code != BERTH_CHAIN_OP_BATCH_NORM) {
-        kc[i] = op->k[c];
-        continue;
-      }
-      const float *sc = (const float *)call->in[op->operand].data, *bi = (const float *)call->in[op->operand + 1].data;
-      const float *mu = (const float *)call->in[op->operand + 2].data;
-      const float *va = (const float *)call->in[op->operand + 3].data;
-      kc[i] = sc[c] / sqrtf(va[c] + op->p0); /* as ch_batch_norm */
-      km[i] = mu[c];
-      ko[i] = bi[c];
-    }
-    for (int64_t b = 0; b < L; b += CHAIN_BLOCK) {
-      const int64_t len = L - b < CHAIN_BLOCK ? L - b : CHAIN_BLOCK, at = p0 + b;
-      const float *s = x + at;
-      for (int32_t i = 0; i < n_ops; i++) {
-        const ch_op_t *op = &ops[i];
-        float *d = i == n_ops - 1 ? y + at : buf[i & 1];
-        if (op->code == BERTH_CHAIN_OP_BATCH_NORM) ch_affine(s, d, len, km[i], kc[i], ko[i]);
-        else if (op->code < BERTH_CHAIN_OP_ADD) ch_unary(op, s, d, len);
-        else if (ch_per_run(op, n)) ch_binary_run(op, s, d, len, NULL, kc[i]);
-        else ch_binary_run(op, s, d, len, op->k + at, 0.0f);
-        s = d;
-      }
-    }
-  }
-}
-
 static void chain_run(const berth_kernel_call_t *call) {
   ch_op_t ops[BERTH_CHAIN_MAX];
   const int32_t n_ops = ch_decode(call, ops);
   const int64_t n = berth_type_numel(call->in[0].type);
   const float *x = (const float *)call->in[0].data;
   float *y = (float *)call->out[0].data;
-  const int64_t L = ch_plane_len(ops, n_ops, n);
-  if (L > 0) {
-    chain_run_planes(call, ops, n_ops, n, L);
-    return;
-  }
   float buf[2][CHAIN_BLOCK];
   for (int64_t start = 0; start < n; start += CHAIN_BLOCK) {
     const int64_t len = n - start < CHAIN_BLOCK ? n - start : CHAIN_BLOCK;
