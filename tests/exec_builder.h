@@ -153,11 +153,12 @@ static inline int32_t ren(pb_t *b, int32_t src, int32_t dst) {
   return instr(b, BERTH_I_RENAME, ops, 2);
 }
 /* dst = view of src (DESIGN rule 7): dst's bytes lie inside src's, no work */
-static inline int32_t view(pb_t *b, int32_t src, int32_t dst) {
+static inline int32_t view(pb_t *b, int32_t src, int32_t dst, uint64_t offset) {
   int32_t ops[2] = {src, dst};
   int32_t i = instr(b, BERTH_I_VIEW, ops, 2);
   b->ins[i].n_in = 1;
   b->ins[i].n_out = 1;
+  b->ins[i].view_offset = offset;
   return i;
 }
 static inline int32_t jmp(pb_t *b, int32_t target) {

@@ -9,7 +9,8 @@
  * tests/bir/dynamic_bound.bir,
  * by this program:
  *   build/tests/test_corrupt --write-corpus tests/corrupt
- * (the ir_ref cases alone, appended to MANIFEST: --append-ir-ref-corpus tests/corrupt)
+ * (the ir_ref cases alone, appended to MANIFEST: --append-ir-ref-corpus tests/corrupt; the
+ * view-offset cases alone: --append-view-corpus tests/corrupt)
  * (it checks every expectation before writing) and committed as regression inputs: the
  * test itself only reads them. Every byte it patches is named by the field offsets of
  * src/format/format_layout.h, the table the loader reads the file with. */
@@ -362,6 +363,27 @@ static void generate_bounds(void) {
   w32(&m, rec + BERTH_FORMAT_BOUND_SIZE + BERTH_FORMAT_BOUND_AXIS, 0);
   CORRUPT_("bounds-axes-out-of-order", "method 0 output 0 axis 0 is not after the previous record's");
   free(img.b);
+}
+
+/* A view's byte offset (tests/bir/view_offset.bir: %row is a view 128 bytes into %a): one that
+ * does not say where the view's bytes are, one past its source, one that is negative. */
+static void generate_views(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  buf_t vw = compile_example("tests/bir/view_offset.bir", &po);
+  if (!vw.b) abort();
+  base_t bv = decode(vw);
+  uint32_t vi = instr_where(&bv, BERTH_I_VIEW, -1);
+  if (r64(&vw, ins_at(&vw, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET) != 128) abort();
+  buf_t m = copy(vw);
+  w64(&m, ins_at(&m, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET, 64);
+  CORRUPT_("view-offset-wrong", "starts 128 bytes into its source %a (arena pool 0 [");
+  m = copy(vw);
+  w64(&m, ins_at(&m, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET, 256);
+  CORRUPT_("view-offset-past-source", "byte offset 256 with 64 bytes of %row runs past the 256 bytes of its source %a");
+  m = copy(vw);
+  w64(&m, ins_at(&m, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET, (uint64_t)-8);
+  RANGE_("view-offset-negative", "(view) at byte");
+  free(vw.b);
 }
 
 static void generate(void) {
@@ -818,6 +840,7 @@ static void generate(void) {
   free(regions.b);
   generate_bounds();
   generate_ir_ref();
+  generate_views();
 }
 
 int main(int argc, char **argv) {
@@ -843,6 +866,17 @@ int main(int argc, char **argv) {
     manifest = fopen(path, "a");
     if (!manifest) return 1;
     generate_ir_ref();
+    fclose(manifest);
+    fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
+    return gen_failures ? 1 : 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "--append-view-corpus") == 0) { /* only the view-offset cases */
+    out_dir = argv[2];
+    char path[2048];
+    snprintf(path, sizeof path, "%s/MANIFEST", out_dir);
+    manifest = fopen(path, "a");
+    if (!manifest) return 1;
+    generate_views();
     fclose(manifest);
     fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
     return gen_failures ? 1 : 0;

@@ -73,6 +73,10 @@ static void test_quick_batch(void) {
   CHECK_MSG(st.mutants_rejected * 2 > st.mutants, "only %lld of %lld mutants rejected", (long long)st.mutants_rejected,
             (long long)st.mutants);
   CHECK(st.mutation_misses == 0);
+  /* views: sources moved while they still cover their views (caught by the views' offsets) */
+  fprintf(stderr, "mutants on views: %lld tried, %lld rejected\n", (long long)st.mutants_on_views,
+          (long long)st.mutants_on_views_rejected);
+  CHECK(st.mutants_on_views > 0 && st.mutants_on_views_rejected == st.mutants_on_views);
   /* run-time checks: asserts at every depth; some calls fail one in the reference, and the
    * same one in every plan, with the same buffers after it */
   fprintf(stderr,

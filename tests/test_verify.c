@@ -58,9 +58,9 @@ static void build_views(pb_t *b, int variant) {
   int32_t z = arena(b, "z", F64, variant == VIEWS_CLOBBER_SOURCE ? 8 : 0);
   int32_t t = arena(b, "t", F64, 16), r = arena(b, "r", f2, 0), q = arena(b, "q", f2, 32);
   kern(b, BERTH_OP_ADD, x, x, a);
-  view(b, a, w);
-  view(b, a, h);
-  view(b, h, hh);
+  view(b, a, w, 0);
+  view(b, a, h, 8);
+  view(b, h, hh, 0);
   if (variant == VIEWS_CLOBBER_SOURCE || variant == VIEWS_OUTLIVE) kern(b, BERTH_OP_NEG, y, -1, z);
   if (variant == VIEWS_REWRITE_SOURCE) copy(b, x, a);
   if (variant == VIEWS_RENAME_OVER) {
@@ -925,7 +925,7 @@ static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices
         pc++;
         break;
       case BERTH_I_RENAME: st = berth_sanitizer_on_rename(s, ops[0], ops[1], pc, regs, d); pc++; break;
-      case BERTH_I_VIEW: st = berth_sanitizer_on_view(s, ops[0], ops[1], pc, regs, d); pc++; break;
+      case BERTH_I_VIEW: st = berth_sanitizer_on_view(s, ops[0], ops[1], in->view_offset, pc, regs, d); pc++; break;
       case BERTH_I_JUMP: pc = in->target; break;
       case BERTH_I_JUMP_IF_FALSE:
         st = berth_sanitizer_on_read(s, ops[0], pc, regs, d);
@@ -1301,12 +1301,31 @@ static void test_views(void) {
   build_views(&b, VIEWS_OK);
   b.ops[b.ins[3].operands + 1] = vid(&b, "w"); /* hh = view h becomes w = view h: w is bigger */
   EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "does not lie inside its source %h");
+  /* where inside: a view's bytes must start exactly its offset into its source's, so a source
+   * that a planner bug moved while it still covers the view is caught (the verifier and the
+   * sanitizer each) */
+  build_views(&b, VIEWS_OK);
+  b.ins[2].view_offset = 0; /* h is a's second element, the view says its first */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (view): %h (arena pool 0 [8,16)) starts 8 bytes into its "
+                                          "source %a (arena pool 0 [0,16)); the view says 0");
+  {
+    char why[512];
+    CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why), "views: the sanitizer misses a wrong view offset");
+    CHECK_MSG(strstr(why, "instruction 2 (view): %h is not the bytes of %a from byte 0 on") != NULL, "%s", why);
+  }
+  build_views(&b, VIEWS_OK);
+  b.ins[1].view_offset = 8; /* w (all 16 bytes of a) said to start at a's byte 8: past a's end */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 1 (view): byte offset 8 with 16 bytes of %w runs past the 16 "
+                                          "bytes of its source %a");
+  build_views(&b, VIEWS_OK);
+  b.ins[3].view_offset = UINT64_MAX - 3; /* no wrap-around in the bound */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 3 (view): byte offset");
   pb_init(&b, 16);
   b.consts_size = 16;
   {
     int32_t x = input(&b, "x", F64, 0), out = output(&b, "out", F64, 0);
     int32_t c = cnst(&b, "c", F64, 8), cv = cnst(&b, "cv", F64, 8);
-    view(&b, c, cv);
+    view(&b, c, cv, 0);
     kern(&b, BERTH_OP_NEG, x, -1, cv);
     kern(&b, BERTH_OP_ADD, cv, c, out);
     ret(&b);

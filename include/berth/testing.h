@@ -197,6 +197,8 @@ typedef struct berth_fuzz_stats {
   int64_t mutants, mutants_rejected, mutants_rejected_structural, mutants_accepted, mutation_misses;
   int64_t mutants_on_checks, mutants_on_checks_rejected; /* mutants that move an assert's operand
                                                             or move a value onto it */
+  int64_t mutants_on_views, mutants_on_views_rejected;   /* mutants that move a view's source
+                                                            while it still covers the view */
   /* run-time checks: reference calls, those that failed a check (an assert), and planned
    * calls that failed the same check as the reference (counted in `calls` too) */
   int64_t ref_calls, ref_traps, calls_trapped;

@@ -169,6 +169,7 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
       case BERTH_I_VIEW:
         out(s, " ");
         print_value_ref(s, m, ops[0]);
+        if (in->opcode == BERTH_I_VIEW && in->view_offset) out(s, " +%llu", (unsigned long long)in->view_offset);
         out(s, " -> ");
         print_value_ref(s, m, ops[1]);
         break;

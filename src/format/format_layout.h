@@ -71,7 +71,9 @@
 #define BERTH_FORMAT_INSTR_ATTRS 12   /* u32 first attribute */
 #define BERTH_FORMAT_INSTR_TARGET 16  /* i32 */
 #define BERTH_FORMAT_INSTR_REG 20     /* i32 */
-#define BERTH_FORMAT_INSTR_COUNT 24   /* i64 trip count */
+#define BERTH_FORMAT_INSTR_COUNT 24   /* i64 trip count (loop_next) */
+#define BERTH_FORMAT_INSTR_VIEW_OFFSET 24 /* i64 the same field: a view's byte offset inside its source */
+#define BERTH_MAX_VIEW_OFFSET ((int64_t)1 << 62) /* beyond any storage a file can describe */
 
 /* ---- attribute record (BERTH_FORMAT_ATTR_SIZE bytes) ------------------------------------ */
 #define BERTH_FORMAT_ATTR_I 0     /* i64 */

@@ -964,6 +964,14 @@ static berth_status_t decode_instrs(mctx_t *c) {
     x->target = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_INSTR_TARGET));
     x->reg = berth_u32_to_i32(berth_load_le32(p + BERTH_FORMAT_INSTR_REG));
     x->count = berth_u64_to_i64(berth_load_le64(p + BERTH_FORMAT_INSTR_COUNT));
+    if (x->opcode == BERTH_I_VIEW) { /* a view keeps its byte offset in the count field */
+      if (x->count < 0 || x->count > BERTH_MAX_VIEW_OFFSET)
+        return rfail(r, RANGE, "method %s, instruction %u (view) at byte %llu: byte offset %lld (byte %llu) is out "
+                     "of range [0,2^62]", c->mn, (unsigned)i, (ull)at, (long long)x->count,
+                     (ull)(at + BERTH_FORMAT_INSTR_VIEW_OFFSET));
+      x->view_offset = (uint64_t)x->count;
+      x->count = 0;
+    }
     char w[160];
     berth_snprintf(w, sizeof w, "method %s, instruction %u (%s) at byte %llu", c->mn, (unsigned)i, berth_exec_opcode_name(x->opcode),
                  (ull)at);

@@ -381,8 +381,96 @@ static bool lifetimes_overlap(const berth_plan_method_report_t *r, int32_t a, in
   return false;
 }
 
+typedef struct mutant {
+  int32_t a, b;     /* move a (and, when group, its coalesced group) to offset `to`, onto b */
+  uint64_t to;
+  bool group;
+  bool on_check;    /* a or b is an assert's operand */
+  bool on_view;     /* a is a view's source moved within reach of its view (b) */
+} mutant_t;
+
+/* A mutant that a view alone exposes: the source of a random arena VIEW moved by a multiple
+ * of `align` while it still covers its view's bytes (a planner that misplaces a view's source,
+ * or forgets the view's offset, makes exactly this). Every other value stays. Fills *mu;
+ * false when the method has no such view or the source cannot move. */
+/* Whether instruction `in` is a view that its source can move around (view_shift). */
+static bool shiftable_view(const berth_exec_method_t *em, const berth_instr_t *in) {
+  if (in->opcode != BERTH_I_VIEW) return false;
+  const berth_exec_value_t *s = &em->values[em->operands[in->operands]];
+  const berth_exec_value_t *d = &em->values[em->operands[in->operands + 1]];
+  return movable(s) && movable(d) && berth_type_bytes(&s->type) > berth_type_bytes(&d->type);
+}
+
+static bool view_shift(const berth_exec_method_t *em, uint64_t align, uint64_t *rng, mutant_t *mu) {
+  int32_t n_views = 0;
+  for (int32_t i = 0; i < em->n_instrs; i++) n_views += shiftable_view(em, &em->instrs[i]);
+  if (!n_views) return false;
+  int32_t pick = (int32_t)(berth_fuzzgen_rand(rng) % (uint64_t)n_views);
+  for (int32_t i = 0; i < em->n_instrs; i++) {
+    if (!shiftable_view(em, &em->instrs[i]) || pick-- > 0) continue;
+    int32_t src = em->operands[em->instrs[i].operands], dst = em->operands[em->instrs[i].operands + 1];
+    const berth_exec_value_t *s = &em->values[src], *d = &em->values[dst];
+    uint64_t ss = berth_type_bytes(&s->type), ds = berth_type_bytes(&d->type), pool = em->pool_sizes[s->pool];
+    /* source starts in [dst.end - ss, dst.offset], aligned, inside the pool, not where it is */
+    uint64_t lo = d->offset + ds > ss ? d->offset + ds - ss : 0, hi = d->offset;
+    if (hi + ss > pool) hi = pool - ss;
+    lo = (lo + align - 1) / align * align;
+    hi = hi / align * align;
+    if (lo >= hi) return false;
+    uint64_t at = lo + berth_fuzzgen_rand(rng) % ((hi - lo) / align + 1) * align;
+    if (at == s->offset) at = at == lo ? hi : lo;
+    mu->a = src;
+    mu->b = dst;
+    mu->to = at;
+    mu->on_view = true;
+    return true;
+  }
+  return false;
+}
+
+
+/* Chooses one mutant (false: none this time). cands: the movable values; preds: the movable
+ * operands of asserts; bs, near: scratch of n_c entries. Draws the same random numbers as
+ * before views existed when the method has none, so old seeds make the same mutants. */
+static bool pick_mutant(const berth_exec_method_t *em, const berth_plan_method_report_t *rep, const int32_t *cands,
+                        int32_t n_c, const int32_t *preds, int32_t n_p, int32_t *bs, int32_t *near, uint64_t align,
+                        bool has_shiftable_views, uint64_t *rng, mutant_t *mu) {
+  memset(mu, 0, sizeof *mu);
+  if (has_shiftable_views && berth_fuzzgen_rand(rng) % 4 == 0 && view_shift(em, align, rng, mu)) return true;
+  mu->on_check = n_p && berth_fuzzgen_rand(rng) % 3 == 0;
+  int32_t a = mu->on_check ? preds[berth_fuzzgen_rand(rng) % (uint64_t)n_p] : cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
+  const berth_exec_value_t *va = &em->values[a];
+  int32_t n_b = 0, n_near = 0;
+  for (int32_t i = 0; i < n_c; i++) {
+    const berth_exec_value_t *vb = &em->values[cands[i]];
+    if (cands[i] == a || vb->pool != va->pool || vb->offset == va->offset) continue;
+    bs[n_b++] = cands[i];
+    if (lifetimes_overlap(rep, a, cands[i])) near[n_near++] = cands[i];
+  }
+  if (!n_b) return false;
+  int32_t b = n_near && berth_fuzzgen_rand(rng) % 4 ? near[berth_fuzzgen_rand(rng) % (uint64_t)n_near]
+                                                     : bs[berth_fuzzgen_rand(rng) % (uint64_t)n_b];
+  if (mu->on_check && (berth_fuzzgen_rand(rng) & 1)) { /* b onto the check's operand instead */
+    int32_t t = a;
+    a = b;
+    b = t;
+    va = &em->values[a];
+  }
+  uint64_t size = berth_type_bytes(&va->type), pool_size = em->pool_sizes[va->pool];
+  uint64_t to = em->values[b].offset / align * align;
+  if (to + size > pool_size) to = (pool_size - size) / align * align;
+  if (to == va->offset) return false;
+  mu->a = a;
+  mu->b = b;
+  mu->to = to;
+  mu->group = berth_fuzzgen_rand(rng) & 1;
+  return true;
+}
+
 /* Moves one ARENA value of method 0 (or its whole coalesced group) onto another value of
- * the same pool, `n` times; runs the verifier on each mutant and runs those it accepts. */
+ * the same pool, `n` times; runs the verifier on each mutant and runs those it accepts. A
+ * quarter of the mutants of a method with views move a view's source within reach of the
+ * view instead (view_shift). */
 static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_program_t *p, const oracle_t *ora,
                                 const berth_fuzz_options_t *o, const layout_t *l, int32_t n, uint64_t *rng, int algo,
                                 int io, berth_fuzz_stats_t *st, failure_t *f) {
@@ -426,33 +514,18 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
   if (n_c < 2) goto done;
   uint64_t align = em->alignment > 8 ? em->alignment : 8; /* keeps element alignment too */
   char what[512], cfg[256], na[128], nb[128], msg[1024];
+  bool has_shiftable_views = false;
+  for (int32_t i = 0; i < em->n_instrs; i++) has_shiftable_views |= shiftable_view(em, &em->instrs[i]);
   for (int32_t k = 0; k < n && !kind; k++) {
-    bool on_check = n_p && berth_fuzzgen_rand(rng) % 3 == 0;
-    int32_t a = on_check ? preds[berth_fuzzgen_rand(rng) % (uint64_t)n_p]
-                         : cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
+    mutant_t mu;
+    if (!pick_mutant(em, rep, cands, n_c, preds, n_p, bs, near, align, has_shiftable_views, rng, &mu)) continue;
+    st->mutants_on_checks += mu.on_check;
+    st->mutants_on_views += mu.on_view;
+    int32_t a = mu.a, b = mu.b;
+    uint64_t to = mu.to;
     const berth_exec_value_t *va = &em->values[a];
-    int32_t n_b = 0, n_near = 0;
-    for (int32_t i = 0; i < n_c; i++) {
-      const berth_exec_value_t *vb = &em->values[cands[i]];
-      if (cands[i] == a || vb->pool != va->pool || vb->offset == va->offset) continue;
-      bs[n_b++] = cands[i];
-      if (lifetimes_overlap(rep, a, cands[i])) near[n_near++] = cands[i];
-    }
-    if (!n_b) continue;
-    int32_t b = n_near && berth_fuzzgen_rand(rng) % 4 ? near[berth_fuzzgen_rand(rng) % (uint64_t)n_near]
-                                                       : bs[berth_fuzzgen_rand(rng) % (uint64_t)n_b];
-    if (on_check && (berth_fuzzgen_rand(rng) & 1)) { /* b onto the check's operand instead */
-      int32_t t = a;
-      a = b;
-      b = t;
-      va = &em->values[a];
-    }
-    if (on_check) st->mutants_on_checks++;
-    uint64_t size = berth_type_bytes(&va->type), pool_size = em->pool_sizes[va->pool];
-    uint64_t to = em->values[b].offset / align * align;
-    if (to + size > pool_size) to = (pool_size - size) / align * align;
-    if (to == va->offset) continue;
-    bool group = berth_fuzzgen_rand(rng) & 1;
+    bool group = mu.group;
+    uint64_t pool_size = em->pool_sizes[va->pool];
     memcpy(vals, em->values, (size_t)nv * sizeof *vals);
     int32_t moved = 0;
     for (int32_t v = 0; v < nv; v++) {
@@ -472,7 +545,8 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
     berth_status_t vst = berth_verify_program(&cc.exec, scratch, scratch_size, &d);
     if (vst != BERTH_OK) {
       st->mutants_rejected++;
-      if (on_check) st->mutants_on_checks_rejected++;
+      st->mutants_on_checks_rejected += mu.on_check;
+      st->mutants_on_views_rejected += mu.on_view;
       if (vst != BERTH_ERR_VERIFY_FAILED) st->mutants_rejected_structural++;
       continue;
     }

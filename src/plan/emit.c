@@ -147,7 +147,10 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
     case BERTH_OPKIND_KERNEL: {
       if (n->n_out == 1 && c->vals[n->out[0]].view_src >= 0) { /* a view: no work (views.c) */
         int32_t vops[2] = {n->in[0], n->out[0]};
-        EMIT_OR_FAIL(emit(c, BERTH_I_VIEW, vops, 1, 1));
+        int32_t vi = emit(c, BERTH_I_VIEW, vops, 1, 1);
+        EMIT_OR_FAIL(vi);
+        const lval_t *dst = &c->vals[n->out[0]];
+        c->instrs[vi].in.view_offset = dst->voff - c->vals[dst->view_src].voff;
         c->views++;
         return BERTH_OK;
       }

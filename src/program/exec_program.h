@@ -24,8 +24,8 @@
  * kernel's scratch value (berth_instr_t.n_scratch) is a plain ARENA u8[n] value named by no
  * other operand, disjoint from its instruction's inputs and outputs; to the memory rule it is
  * one more output of that instruction (it kills every value over its bytes); a VIEW's src and
- * dst are not windowed, dst's bytes lie inside src's (same storage), and no other instruction
- * writes dst. */
+ * dst are not windowed, dst's bytes start exactly view_offset bytes into src's and end inside
+ * them (same storage), and no other instruction writes dst. */
 #ifndef BERTH_PROGRAM_EXEC_PROGRAM_H
 #define BERTH_PROGRAM_EXEC_PROGRAM_H
 
@@ -68,7 +68,8 @@ typedef enum berth_opcode {
   BERTH_I_ASSERT = 8,    /* operands[0]: one-element bool; if false the call fails with
                             BERTH_ERR_CHECK_FAILED and the message of its one attribute */
   BERTH_I_VIEW = 9,      /* operands[0] = src, operands[1] = dst: dst is a view of src (DESIGN
-                            rule 7), its bytes a sub-range of src's; no work at run time. A
+                            rule 7), its bytes src's from byte view_offset on (inside src's);
+                            no work at run time. A
                             definition of dst that does not end src's: both are defined there
                             until a real write over those bytes */
   BERTH_I_COUNT
@@ -86,6 +87,8 @@ typedef struct berth_instr {
   int32_t target;        /* JUMP, JUMP_IF_FALSE, LOOP_NEXT: instruction index */
   int32_t reg;           /* LOOP_*: register */
   int64_t count;         /* LOOP_NEXT: trip count (>= 1) */
+  uint64_t view_offset;  /* VIEW: byte offset of dst's bytes inside src's (the file stores it in
+                            the record's count field, which a view does not otherwise use) */
 } berth_instr_t;
 
 /* An output whose extent along `axis` is known only at run time: its static extent there is

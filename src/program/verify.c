@@ -649,6 +649,17 @@ static berth_status_t check_view(vctx_t *c, int32_t i, const berth_instr_t *ins)
   if (c->size[dst] > 0 && (f->key != e->key || f->start < e->start || f->end > e->end))
     return CORRUPT("instruction %d (view): %s (%s) does not lie inside its source %s (%s)", (int)i,
                    vname(c, dst, &db), fmt_bytes(c, dst, &b1), vname(c, src, &sb), fmt_bytes(c, src, &b2));
+  /* where inside: exactly view_offset bytes in, so a source moved by a planner bug (its bytes
+   * still covering the view's) is caught, not only a view outside its source */
+  uint64_t off = ins->view_offset;
+  if (off > c->size[src] || c->size[dst] > c->size[src] - off)
+    return CORRUPT("instruction %d (view): byte offset %llu with %llu bytes of %s runs past the %llu bytes of its "
+                   "source %s", (int)i, (unsigned long long)off, (unsigned long long)c->size[dst], vname(c, dst, &db),
+                   (unsigned long long)c->size[src], vname(c, src, &sb));
+  if (c->size[dst] > 0 && f->start != e->start + off)
+    return CORRUPT("instruction %d (view): %s (%s) starts %lld bytes into its source %s (%s); the view says %llu",
+                   (int)i, vname(c, dst, &db), fmt_bytes(c, dst, &b1), (long long)(f->start - e->start),
+                   vname(c, src, &sb), fmt_bytes(c, src, &b2), (unsigned long long)off);
   return BERTH_OK;
 }
 

@@ -371,12 +371,23 @@ berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int3
   return berth_sanitizer_on_write(s, dst, instr, regs, diag);
 }
 
-berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
-                                       const int64_t *regs, berth_diag_t *diag) {
+berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, uint64_t offset,
+                                       int32_t instr, const int64_t *regs, berth_diag_t *diag) {
   berth_status_t st = berth_sanitizer_on_read(s, src, instr, regs, diag);
   if (st != BERTH_OK) return st;
-  span_t sp;
+  span_t sp, ss;
   if ((st = resolve(s, dst, regs, &sp, diag)) != BERTH_OK) return st;
+  if ((st = resolve(s, src, regs, &ss, diag)) != BERTH_OK) return st;
+  /* the view's bytes are the source's from `offset` on, in the same region (an empty view may
+   * sit anywhere: it names no bytes) */
+  if (sp.len > 0 && (sp.region != ss.region || offset > ss.len || sp.len > ss.len - offset ||
+                     sp.start != ss.start + offset)) {
+    char nb[96], sb[96];
+    return berth_fail(diag, BERTH_ERR_INTERNAL,
+                      "sanitizer: instruction %d (view): %s is not the bytes of %s from byte %llu on", (int)instr,
+                      berth_exec_value_name(s->m, dst, nb, sizeof nb), berth_exec_value_name(s->m, src, sb, sizeof sb),
+                      (unsigned long long)offset);
+  }
   int32_t u = s->m->values[src].window_parent >= 0 ? s->m->values[src].window_parent : src;
   int32_t root = s->view_root[u] >= 0 ? s->view_root[u] : u;
   s->view_root[dst] = root;

@@ -81,9 +81,11 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
 berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
                                          const int64_t *regs, berth_diag_t *diag);
 
-/* VIEW src -> dst: a read of src; dst then names src's bytes of this generation (no retag). */
-berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, int32_t instr,
-                                       const int64_t *regs, berth_diag_t *diag);
+/* VIEW src -> dst at byte `offset` of src: a read of src; dst's bytes must be src's from
+ * `offset` on (else BERTH_ERR_INTERNAL); dst then names src's bytes of this generation (no
+ * retag). */
+berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, uint64_t offset,
+                                       int32_t instr, const int64_t *regs, berth_diag_t *diag);
 
 /* RETURN at `instr`: every method output and every state value must still own its bytes. */
 berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, berth_diag_t *diag);

@@ -243,9 +243,11 @@ static berth_instr_t instr_used_fields(const berth_instr_t *x) {
       r.attrs = def && def->n_attrs > 0 ? x->attrs : 0;
       break;
     }
+    case BERTH_I_VIEW:
+      r.view_offset = x->view_offset;
+      /* fall through */
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
-    case BERTH_I_VIEW:
       r.n_in = 1;
       r.n_out = 1;
       r.operands = x->operands;
@@ -286,7 +288,8 @@ static void write_instrs(wctx_t *w, const berth_exec_method_t *m) {
     wb_u32(ib, x.attrs);
     wb_i32(ib, x.target);
     wb_i32(ib, x.reg);
-    wb_i64(ib, x.count);
+    /* one i64 field: a loop_next's trip count, a view's byte offset (docs/format.md) */
+    wb_i64(ib, x.opcode == BERTH_I_VIEW ? (int64_t)x.view_offset : x.count);
   }
   for (int32_t k = 0; k < m->n_operands; k++) wb_i32(&w->s[BERTH_SECTION_OPERANDS], m->operands[k]);
 }

@@ -272,9 +272,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
            (long long)st.by_kind[BERTH_FUZZ_COMPILE_ERROR], (long long)st.by_kind[BERTH_FUZZ_REF_ERROR],
            (long long)st.by_kind[BERTH_FUZZ_INVALID]);
     printf("mutants: %lld tried, %lld rejected (%lld structurally), %lld accepted (all ran correctly unless a miss "
-           "is counted above)\n",
+           "is counted above); %lld moved a view's source within reach of the view, %lld of them rejected\n",
            (long long)st.mutants, (long long)st.mutants_rejected, (long long)st.mutants_rejected_structural,
-           (long long)st.mutants_accepted);
+           (long long)st.mutants_accepted, (long long)st.mutants_on_views, (long long)st.mutants_on_views_rejected);
     printf("coverage: %lld nodes, %lld cond, %lld while_loop, %lld scan, %lld map, %lld copy_; programs by depth:",
            (long long)st.nodes, (long long)st.hops[0], (long long)st.hops[1], (long long)st.hops[2],
            (long long)st.hops[3], (long long)st.copies);
