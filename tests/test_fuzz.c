@@ -444,8 +444,9 @@ static void test_shrink_keeps_asserts(void) {
   rmdir(dir);
 }
 
-/* Every kept failing program must pass now. The seed and the number of calls come from the
- * header's replay line (the seed else from the file name's last number). */
+/* Every kept failing program must pass now. The seed, the number of calls and of verifier
+ * mutants come from the header's replay line (the seed else from the file name's last
+ * number; 8 mutants unless it says --mutants). */
 static void replay_regression(const char *path, const char *name, const unsigned char *data, size_t len, void *ctx) {
   (void)ctx;
   const char *text = (const char *)data;
@@ -462,6 +463,8 @@ static void replay_regression(const char *path, const char *name, const unsigned
   const char *calls = strstr(text, "--calls ");
   if (calls) o.calls = atoi(calls + 8) > 0 ? atoi(calls + 8) : 3;
   o.mutants = 8;
+  const char *mutants = strstr(text, "--mutants "); /* a miss found by a later mutant of that program */
+  if (mutants && atoi(mutants + 10) > 0) o.mutants = atoi(mutants + 10);
   char msg[2048];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_ir_program_t *p = NULL;
