@@ -383,7 +383,7 @@ berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_
   if (sp.len > 0 && (sp.region != ss.region || offset > ss.len || sp.len > ss.len - offset ||
                      sp.start != ss.start + offset)) {
     char nb[96], sb[96];
-    return berth_fail(diag, BERTH_ERR_INTERNAL,
+    return berth_fail(diag, BERTH_ERR_VERIFY_FAILED,
                       "sanitizer: instruction %d (view): %s is not the bytes of %s from byte %llu on", (int)instr,
                       berth_exec_value_name(s->m, dst, nb, sizeof nb), berth_exec_value_name(s->m, src, sb, sizeof sb),
                       (unsigned long long)offset);

@@ -82,8 +82,8 @@ berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int3
                                          const int64_t *regs, berth_diag_t *diag);
 
 /* VIEW src -> dst at byte `offset` of src: a read of src; dst's bytes must be src's from
- * `offset` on (else BERTH_ERR_INTERNAL); dst then names src's bytes of this generation (no
- * retag). */
+ * `offset` on (else BERTH_ERR_VERIFY_FAILED, like a clobbered read); dst then names src's
+ * bytes of this generation (no retag). */
 berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, uint64_t offset,
                                        int32_t instr, const int64_t *regs, berth_diag_t *diag);
 
