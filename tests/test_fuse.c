@@ -600,6 +600,7 @@ static void test_residual_kernel(void) {
         check_res(__LINE__, dt, 3, 6, 3, 9, 5, act);   /* depthwise, multiplier 2 */
         check_res(__LINE__, dt, 8, 16, 1, 12, 3, act); /* packed GEMM (f32) */
         check_res(__LINE__, dt, 8, 40, 1, 14, 1, act); /* packed GEMM, 1x1 (pads 1: im2col) */
+        check_res(__LINE__, dt, 64, 16, 1, 10, 3, act); /* packed GEMM, two blocks of K (576) */
         check_res(__LINE__, dt, 4, 3, 1, 6, 3, act);   /* dot products */
         check_res(__LINE__, dt, 4, 4, 2, 7, 3, act);   /* grouped */
       }

@@ -15,9 +15,10 @@
  * r: a residual of the result's type, added before the activation: y = act((conv + b) + r),
  * the same bits as the separate add (and activation) kernels (the ONNX importer fuses an add
  * of a conv's only reader whose other operand is ready before the conv, see src/passes/fuse.c:
- * ResNet's shortcuts). It is added in the epilogue, one pass over each group's outputs
- * together with the activation, so the add's result never makes a round trip through memory
- * of its own.
+ * ResNet's shortcuts). It is added in the epilogue together with the activation: on the
+ * packed GEMM path on each tile of the result as soon as it is finished (still in L1), on the
+ * other paths in one pass over each group's outputs; so neither the add nor the activation
+ * makes a round trip through memory of its own.
  *
  * Method: every output element is a dot product of a weight row w[m] (C/group * K values,
  * contiguous) with the input patch under the kernel window. Patches for a block of output
@@ -310,18 +311,20 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     }                                                                                                          \
   }                                                                                                            \
                                                                                                                \
-  static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg,               \
+  /* The group's outputs; true if the epilogue (act, residual rg) was applied too. */                           \
+  static bool conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg, const T *rg, \
                              T *restrict buf, int64_t BUFN) {                                                  \
     const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
     if (p->cg == 1 && mg == 1) {                                                                               \
       conv_depthwise_##s(p, xg, wg, bg, yg);                                                                   \
-      return;                                                                                                  \
+      return false;                                                                                            \
     }                                                                                                          \
-    if (CONV_FAST_##s(p, xg, wg, bg, yg, buf, BUFN)) return;                                                   \
+    const int fast = CONV_FAST_##s(p, xg, wg, bg, yg, rg, buf, BUFN);                                          \
+    if (fast) return fast == 2;                                                                                \
     if (k2 > BUFN) { /* (also without scratch: BUFN 0) */                                                     \
       for (int64_t m = 0; m < mg; m++)                                                                         \
         for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
-      return;                                                                                                  \
+      return false;                                                                                            \
     }                                                                                                          \
     /* Chunk: up to 8 positions (so a weight row chunk is reused from cache), as many whole                    \
      * kernel rows as fit, then as many positions as fit with those rows. */                                   \
@@ -348,6 +351,7 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         }                                                                                                      \
       }                                                                                                        \
     }                                                                                                          \
+    return false;                                                                                              \
   }                                                                                                            \
                                                                                                                \
   static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, const T *r, T *y,       \
@@ -360,14 +364,16 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         const T *xg = x + (n * p->c + g * p->cg) * p->il;                                                      \
         const T *bg = b ? b + g * p->mg : NULL;                                                                \
         T *yg = y + (n * p->m + g * p->mg) * p->l;                                                             \
+        const T *rg = r ? r + (n * p->m + g * p->mg) * p->l : NULL;                                            \
+        bool done = false;                                                                                     \
         if (p->ck == 0) { /* no input channels: the bias alone */                                              \
           for (int64_t m = 0; m < p->mg; m++)                                                                  \
             for (int64_t t = 0; t < p->l; t++) yg[m * p->l + t] = bg ? bg[m] : 0;                              \
         } else {                                                                                               \
-          conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf, bufn);                                     \
+          done = conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, rg, buf, bufn);                          \
         }                                                                                                      \
-        /* the epilogue on the group's outputs, still in cache */                                             \
-        if (p->act || r) conv_epi_##s(yg, r ? r + (n * p->m + g * p->mg) * p->l : NULL, p->mg * p->l, p);      \
+        /* the epilogue on the group's outputs, still in cache (the packed GEMM's runs per tile) */           \
+        if ((p->act || r) && !done) conv_epi_##s(yg, rg, p->mg * p->l, p);                                     \
       }                                                                                                        \
     }                                                                                                          \
   }
@@ -391,6 +397,8 @@ static bool conv_is_1x1(const conv_plan_t *p) {
     if (p->k[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->out[d] != p->in[d]) return false;
   return true;
 }
+
+static void conv_epi_f32(float *restrict y, const float *restrict r, int64_t n, const conv_plan_t *p);
 
 #ifdef BERTH_KERNELS_SIMD
 /* ---- f32 as a packed GEMM (kernel_gemm_pack.h) ----------------------------------------
@@ -531,42 +539,69 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
   }
 }
 
-/* The packed path where it pays: at least one full panel of positions and four output
- * channels (audio models' short convolutions keep the dot4xn path below). */
-static bool conv_packed_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
-                            float *buf, int64_t bufn) {
-  const berth_kernel_isa_t *isa = berth_kernel_isa();
-  if (!berth_gemm_packed_fits(isa, bufn) || isa->gemm_nr > CONV_PACK_MAX_NR || p->l < isa->gemm_nr || p->mg < 4)
-    return false;
+/* The epilogue (act, residual) on each finished tile of the packed GEMM, while it is in L1,
+ * rather than a pass over the group's outputs (which a large layer has long evicted). */
+typedef struct conv_tile_epi {
+  const conv_plan_t *p;
+  float *y;
+  const float *r;
+} conv_tile_epi_t;
+static void conv_tile_epi(const void *ctx, int64_t i0, int64_t mr, int64_t j0, int64_t nc) {
+  const conv_tile_epi_t *e = (const conv_tile_epi_t *)ctx;
+  const int64_t l = e->p->l;
+  for (int64_t i = i0; i < i0 + mr; i++) conv_epi_f32(e->y + i * l + j0, e->r ? e->r + i * l + j0 : NULL, nc, e->p);
+}
+
+/* yg = bg + wg patches (then the epilogue, per tile) on the packed GEMM, A = the weights in
+ * place (ap 0) or pre-packed in panels of ap rows. */
+static void conv_gemm_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wg,
+                          int64_t ap, const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
+  const conv_tile_epi_t e = {p, yg, rg};
+  const berth_gemm_epilogue_fn epi = p->act || rg ? conv_tile_epi : NULL;
   if (conv_is_1x1(p)) {
     const berth_gemm_rows_t rows = {xg, p->l};
-    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
+    berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
+                              bufn, epi, &e);
   } else {
     const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
-    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
+    berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf,
+                              bufn, epi, &e);
   }
-  return true;
+}
+
+/* The packed path where it pays: at least one full panel of positions and four output
+ * channels (audio models' short convolutions keep the dot4xn path below). 2 (done with the
+ * epilogue) or 0 (does not apply). */
+static int conv_packed_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                           const float *rg, float *buf, int64_t bufn) {
+  const berth_kernel_isa_t *isa = berth_kernel_isa();
+  if (!berth_gemm_packed_fits(isa, bufn) || isa->gemm_nr > CONV_PACK_MAX_NR || p->l < isa->gemm_nr || p->mg < 4)
+    return 0;
+  conv_gemm_f32(p, isa, xg, wg, 0, bg, yg, rg, buf, bufn);
+  return 2;
 }
 #endif
 
-/* f32 fast paths: the packed GEMM (builds with kernel variants), else a 1x1 convolution with
- * unit strides and no padding as the variant's gemm_nn, y[mg, l] = w[mg, cg] x[cg, l], no
- * packing. Returns false where none applies (then the dot4xn path runs). */
-static bool conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
-                          float *buf, int64_t bufn) {
+/* f32 fast paths: the packed GEMM (builds with kernel variants; it applies the epilogue too),
+ * else a 1x1 convolution with unit strides and no padding as the variant's gemm_nn, y[mg, l] =
+ * w[mg, cg] x[cg, l], no packing. Returns 0 where none applies (then the dot4xn path runs), 1
+ * when the epilogue is left to the caller, 2 when it is done. */
+static int conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                         const float *rg, float *buf, int64_t bufn) {
 #ifdef BERTH_KERNELS_SIMD
-  if (conv_packed_f32(p, xg, wg, bg, yg, buf, bufn)) return true;
+  const int packed = conv_packed_f32(p, xg, wg, bg, yg, rg, buf, bufn);
+  if (packed) return packed;
 #else
-  (void)buf, (void)bufn;
+  (void)rg, (void)buf, (void)bufn;
 #endif
-  if (!conv_is_1x1(p)) return false;
+  if (!conv_is_1x1(p)) return 0;
   BERTH_KCALL(gemm_nn_f32)(wg, p->cg, xg, p->l, bg, yg, p->l, p->mg, p->l, p->cg);
-  return true;
+  return 1;
 }
-static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg,
-                          double *buf, int64_t bufn) {
-  (void)p, (void)xg, (void)wg, (void)bg, (void)yg, (void)buf, (void)bufn;
-  return false;
+static int conv_fast_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg,
+                         const double *rg, double *buf, int64_t bufn) {
+  (void)p, (void)xg, (void)wg, (void)bg, (void)yg, (void)rg, (void)buf, (void)bufn;
+  return 0;
 }
 #define CONV_FAST_f32 conv_fast_f32
 #define CONV_FAST_f64 conv_fast_f64
@@ -832,27 +867,21 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 }
 #endif
 
-/* The packed GEMM over pre-packed weights (as conv_packed_f32); false where it does not apply. */
-static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
-                       float *buf, int64_t bufn) {
+/* The packed GEMM over pre-packed weights (as conv_packed_f32): 0 where it does not apply, 1
+ * done (the epilogue left to the caller), 2 done with the epilogue. */
+static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
+                      const float *rg, float *buf, int64_t bufn) {
 #ifdef BERTH_KERNELS_SIMD
   const berth_kernel_isa_t *isa = berth_kernel_isa();
   if (!buf || !berth_gemm_packed_fits(isa, bufn) || !isa->gemm_ukr_pa_f32 || isa->gemm_nr > CONV_PACK_MAX_NR ||
       p->l < isa->gemm_nr)
-    return false;
-  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return true;
-  if (conv_is_1x1(p)) {
-    const berth_gemm_rows_t rows = {xg, p->l};
-    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
-                                bufn);
-  } else {
-    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
-    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
-  }
-  return true;
+    return 0;
+  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return 1;
+  conv_gemm_f32(p, isa, xg, wp, p->ap, bg, yg, rg, buf, bufn);
+  return 2;
 #else
-  (void)p, (void)xg, (void)wp, (void)bg, (void)yg, (void)buf, (void)bufn;
-  return false;
+  (void)p, (void)xg, (void)wp, (void)bg, (void)yg, (void)rg, (void)buf, (void)bufn;
+  return 0;
 #endif
 }
 
@@ -870,8 +899,10 @@ static void convp_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
     for (int64_t g = 0; g < p->group; g++) {
       const float *xg = x + (n * p->c + g * p->cg) * p->il, *wg = wp + g * wg_floats, *bg = b ? b + g * p->mg : NULL;
       float *yg = y + (n * p->m + g * p->mg) * p->l;
-      if (!convp_gemm(p, xg, wg, bg, yg, buf, bufn)) convp_direct(p, xg, wg, bg, yg);
-      if (p->act || r) conv_epi_f32(yg, r ? r + (n * p->m + g * p->mg) * p->l : NULL, p->mg * p->l, p);
+      const float *rg = r ? r + (n * p->m + g * p->mg) * p->l : NULL;
+      const int done = convp_gemm(p, xg, wg, bg, yg, rg, buf, bufn);
+      if (!done) convp_direct(p, xg, wg, bg, yg);
+      if ((p->act || r) && done != 2) conv_epi_f32(yg, rg, p->mg * p->l, p);
     }
 }
 
