@@ -456,6 +456,165 @@ static void test_fold(void) {
   berth_ir_program_destroy(folded);
 }
 
+/* ---- residual fusion (fuse.c) ----------------------------------------------------------- */
+
+#define RES_T "f32[1,4,6,6]"
+#define RES_CONV(y, x) "  %" y " = conv(%" x ", %w, %b) {pads = [1, 1, 1, 1]} : " RES_T "\n"
+static const char *res_src =
+    "func @f(%x : " RES_T ", %w : f32[4,4,3,3], %b : f32[4], %s : " RES_T ", %k : f32[4,1,1], %p : bool[]) -> ("
+    RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", " RES_T ", "
+    RES_T ", " RES_T ", " RES_T ") {\n"
+    /* add then relu: both fuse (residual, then act) */
+    RES_CONV("c1", "x") "  %a1 = add(%c1, %s) : " RES_T "\n  %r1 = relu(%a1) : " RES_T "\n"
+    /* the residual first, computed before the conv: fuses */
+    "  %s2 = neg(%x) : " RES_T "\n" RES_CONV("c2", "x") "  %a2 = add(%s2, %c2) : " RES_T "\n"
+    /* the residual computed after the conv: stays */
+    RES_CONV("c3", "x") "  %s3 = abs(%x) : " RES_T "\n  %a3 = add(%c3, %s3) : " RES_T "\n"
+    /* the conv's result read twice: stays */
+    RES_CONV("c4", "x") "  %a4 = add(%c4, %s) : " RES_T "\n  %n4 = neg(%c4) : " RES_T "\n"
+    /* the conv's result added to itself: stays */
+    RES_CONV("c5", "x") "  %a5 = add(%c5, %c5) : " RES_T "\n"
+    /* a residual that broadcasts: stays */
+    RES_CONV("c6", "x") "  %a6 = add(%c6, %k) : " RES_T "\n"
+    /* a conv without bias, and one with an act already: stay */
+    "  %c7 = conv(%x, %w) {pads = [1, 1, 1, 1]} : " RES_T "\n  %a7 = add(%c7, %s) : " RES_T "\n"
+    "  %c8 = conv(%x, %w, %b) {pads = [1, 1, 1, 1], act = 1} : " RES_T "\n  %a8 = add(%c8, %s) : " RES_T "\n"
+    /* two convs (a projection shortcut): the later one takes the earlier one's result */
+    RES_CONV("c9", "x") RES_CONV("d9", "s") "  %a9 = add(%c9, %d9) : " RES_T "\n"
+    /* in a body, the residual from the enclosing graph: fuses; the add in a body: stays */
+    RES_CONV("c10", "x")
+    "  %e = cond(%p, %x) : " RES_T "\n"
+    "    then(%t : " RES_T ") {\n"
+    "      %ct = conv(%t, %w, %b) {pads = [1, 1, 1, 1]} : " RES_T "\n"
+    "      %at = add(%ct, %s) : " RES_T "\n"
+    "      return %at\n"
+    "    }\n"
+    "    else(%u : " RES_T ") {\n"
+    "      %au = add(%c10, %u) : " RES_T "\n"
+    "      return %au\n"
+    "    }\n"
+    "  return %r1, %a2, %a3, %a4, %n4, %a5, %a6, %a7, %a8, %a9, %e, %s3, %s2\n"
+    "}\n";
+
+static void test_residual_pass(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *plain = NULL, *fused = NULL;
+  if (!parse_two(res_src, &plain, &fused)) return;
+  const int32_t n = berth_pass_fuse_act(fused);
+  CHECK_MSG(n == 5, "%d fused, expected 5 (4 residuals, 1 relu)", (int)n);
+  CHECK_MSG(berth_pass_dce(&fused, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(fused, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op_all(fused, BERTH_OP_RELU) == 0);
+  char *text = berth_ir_print(fused);
+  static const char *const want[] = {
+      "%r1 = conv(%x, %w, %b, %s) {strides = [], pads = [1, 1, 1, 1], dilations = [], group = 1, act = 1,",
+      "%a2 = conv(%x, %w, %b, %s2) {", "%a3 = add(%c3, %s3)", "%a4 = add(%c4, %s)", "%a5 = add(%c5, %c5)",
+      "%a6 = add(%c6, %k)", "%a7 = add(%c7, %s)", "%a8 = add(%c8, %s)", "%a9 = conv(%s, %w, %b, %c9) {",
+      "%at = conv(%t, %w, %b, %s) {", "%au = add(%c10, %u)",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    CHECK_MSG(text && strstr(text, want[i]), "after fusion, no line with\n  %s\nin\n%s", want[i], text ? text : "");
+  free(text);
+  enum { N = 144 };
+  float x[N], w[144], b[4], sk[N], k[4];
+  for (int i = 0; i < N; i++) x[i] = (float)((double)(rnd() % 2001) / 500.0 - 2.0);
+  for (int i = 0; i < N; i++) sk[i] = (float)((double)(rnd() % 2001) / 500.0 - 2.0);
+  for (int i = 0; i < 144; i++) w[i] = (float)((double)(rnd() % 2001) / 4000.0 - 0.25);
+  for (int i = 0; i < 4; i++) b[i] = (float)((double)(rnd() % 2001) / 1000.0 - 1.0), k[i] = (float)i - 1.5f;
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    for (uint8_t pred = 0; pred < 2; pred++) {
+      void *a[13] = {0}, *c[13] = {0};
+      const void *in[] = {x, w, b, sk, k, &pred};
+      if (run_ref(plain, in, a) && run_ref(fused, in, c))
+        for (int o = 0; o < 13; o++)
+          CHECK_MSG(memcmp(a[o], c[o], N * sizeof(float)) == 0,
+                    "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
+                    berth_kernels_isa_name(isas[v]), o, (unsigned long long)rng_seed);
+      for (int o = 0; o < 13; o++) free(a[o]), free(c[o]);
+    }
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(fused);
+}
+
+/* conv {group, pads 1, act} with a residual r against conv, add r, then the activation's kernel */
+static void check_res(int line, berth_dtype_t dt, int c, int m, int group, int h, int k, int act) {
+  berth_type_t tx = ty(dt, 4, 1, c, h, h), tw = ty(dt, 4, m, c / group, k, k), tb = ty(dt, 1, m);
+  berth_type_t tyy = ty(dt, 4, 1, m, h - k + 3, h - k + 3);
+  const int64_t ny = berth_type_numel(&tyy);
+  void *x = rnd_data(dt, berth_type_numel(&tx)), *w = rnd_data(dt, berth_type_numel(&tw)), *b = rnd_data(dt, m);
+  void *r = rnd_data(dt, ny);
+  tcall_t plain = tc_op(&berth_op_def_conv), fused;
+  TC_INTS(&plain, "pads", 1, 1, 1, 1);
+  tc_int(&plain, "group", group);
+  tc_arg(&plain, tx, x);
+  tc_arg(&plain, tw, w);
+  tc_arg(&plain, tb, b);
+  fused = plain;
+  tc_arg(&fused, tyy, r);
+  tc_int(&fused, "act", act);
+  tc_scalar(&fused, "act_alpha", act == 2 ? -0.5 : 0.1);
+  tc_scalar(&fused, "act_beta", 0.75);
+  void *y = tc_run(line, &plain, tyy), *got = tc_run(line, &fused, tyy), *z = NULL, *want = NULL;
+  if (y && got) {
+    tcall_t a = tc_op(&berth_op_def_add);
+    tc_arg(&a, tyy, y);
+    tc_arg(&a, tyy, r);
+    want = z = tc_run(line, &a, tyy);
+  }
+  if (z && act) {
+    tcall_t a = tc_op(act == 1 ? &berth_op_def_relu : act == 2 ? &berth_op_def_clip : &berth_op_def_leaky_relu);
+    if (act == 2) {
+      tc_scalar(&a, "min", -0.5);
+      tc_scalar(&a, "max", 0.75);
+    } else if (act == 3) {
+      tc_scalar(&a, "alpha", 0.1);
+    }
+    tc_arg(&a, tyy, z);
+    want = tc_run(line, &a, tyy);
+  }
+  if (want)
+    CHECK_MSG(memcmp(got, want, (size_t)ny * berth_dtype_size(dt)) == 0,
+              "line %d: conv %s %d->%d group %d %dx%d k%d act %d with a residual (%s kernels) differs from conv, add, "
+              "then the activation (seed %llu)",
+              line, berth_dtype_name(dt), c, m, group, h, h, k, act, berth_kernels_isa_name(berth_kernels_active()),
+              (unsigned long long)rng_seed);
+  if (want != z) free(want);
+  free(x), free(w), free(b), free(r), free(y), free(got), free(z);
+}
+
+static void test_residual_kernel(void) {
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    for (int act = 0; act <= 3; act++)
+      for (int f64 = 0; f64 < 2; f64++) {
+        const berth_dtype_t dt = f64 ? BERTH_DTYPE_F64 : BERTH_DTYPE_F32;
+        check_res(__LINE__, dt, 6, 6, 6, 17, 3, act);  /* depthwise */
+        check_res(__LINE__, dt, 3, 6, 3, 9, 5, act);   /* depthwise, multiplier 2 */
+        check_res(__LINE__, dt, 8, 16, 1, 12, 3, act); /* packed GEMM (f32) */
+        check_res(__LINE__, dt, 8, 40, 1, 14, 1, act); /* packed GEMM, 1x1 (pads 1: im2col) */
+        check_res(__LINE__, dt, 64, 16, 1, 10, 3, act); /* packed GEMM, two blocks of K (576) */
+        check_res(__LINE__, dt, 4, 3, 1, 6, 3, act);   /* dot products */
+        check_res(__LINE__, dt, 4, 4, 2, 7, 3, act);   /* grouped */
+      }
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  /* infer: the residual must have the result's type */
+  tcall_t c = tc_op(&berth_op_def_conv);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 4, 1, 1, 3, 3), NULL);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 4, 2, 1, 3, 3), NULL);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 1, 2), NULL);
+  tc_arg(&c, ty(BERTH_DTYPE_F32, 4, 1, 2, 1, 2), NULL);
+  EXPECT_REJECT(&c, "conv: residual f32[1,2,1,2], expected the result's type f32[1,2,1,1]");
+}
+
 static void test_chain_infer(void) {
   tcall_t c = tc_op(&berth_op_def_elementwise_chain);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 2, 3, 4), NULL);
@@ -484,6 +643,8 @@ int main(void) {
   test_chain();
   test_chain_planes();
   test_fold();
+  test_residual_pass();
+  test_residual_kernel();
   test_chain_infer();
   return test_finish("test_fuse");
 }

@@ -3,7 +3,7 @@
  * least 4 output channels per group and 32 positions), that the packed program is valid,
  * prints and parses back, and that it computes what the unpacked one does under every
  * kernel variant (the reference interpreter runs both; odd output channel counts that
- * leave a part-filled panel, groups, a fused activation, a 1x1 conv, stride 2). conv_packed's
+ * leave a part-filled panel, groups, a fused activation, a 1x1 conv, stride 2, a residual). conv_packed's
  * kernel against conv on every scratch size is in test_kernel_conv_scratch.c.
  * Randomized: BERTH_TEST_SEED. */
 #include "berth/kernels.h"
@@ -44,11 +44,12 @@ static char *make_source(void) {
   add_const(&s, &n, &cap, "wsh", (const int[]){8, 4, 3, 3}, 4);    /* read by two convs */
   add_const(&s, &n, &cap, "wdw", (const int[]){4, 1, 3, 3}, 4);    /* depthwise */
   add_const(&s, &n, &cap, "wsm", (const int[]){13, 4, 3, 3}, 4);   /* 25 positions */
+  add_const(&s, &n, &cap, "wres", (const int[]){13, 4, 3, 3}, 4); /* with a residual */
   add_const(&s, &n, &cap, "b13", (const int[]){13}, 1);
   add_const(&s, &n, &cap, "b30", (const int[]){30}, 1);
   const char *body =
       "\nfunc @f(%x : f32[1,4,11,11]) -> (f32[1,13,11,11], f32[1,26,6,6], f32[1,30,11,11], f32[1,8,11,11], "
-      "f32[1,8,11,11], f32[1,4,11,11], f32[1,13,5,5]) {\n"
+      "f32[1,8,11,11], f32[1,4,11,11], f32[1,13,5,5], f32[1,13,11,11]) {\n"
       "  %a = conv(%x, @w13, @b13) {pads = [1, 1, 1, 1], act = 1} : f32[1,13,11,11]\n"
       "  %b = conv(%x, @wg) {pads = [1, 1, 1, 1], strides = [2, 2], group = 2} : f32[1,26,6,6]\n"
       "  %c = conv(%x, @w1, @b30) {act = 3, act_alpha = 0.125} : f32[1,30,11,11]\n"
@@ -56,7 +57,9 @@ static char *make_source(void) {
       "  %e = conv(%x, @wsh) {pads = [1, 1, 1, 1], dilations = [1, 1]} : f32[1,8,11,11]\n"
       "  %g = conv(%x, @wdw) {pads = [1, 1, 1, 1], group = 4} : f32[1,4,11,11]\n"
       "  %h = conv(%x, @wsm) {strides = [2, 2]} : f32[1,13,5,5]\n"
-      "  return %a, %b, %c, %d, %e, %g, %h\n"
+      "  %k = conv(%x, @wres, @b13, %a) {pads = [1, 1, 1, 1], act = 2, act_alpha = -0.5, act_beta = 0.5} : "
+      "f32[1,13,11,11]\n"
+      "  return %a, %b, %c, %d, %e, %g, %h, %k\n"
       "}\n";
   if (n + strlen(body) + 1 > cap) s = realloc(s, n + strlen(body) + 1);
   strcpy(s + n, body);
@@ -69,7 +72,7 @@ static int count_op(const berth_ir_program_t *p, berth_op_t op) {
   return k;
 }
 
-/* Runs method 0 of p under the reference interpreter; outputs[7] malloc'd. */
+/* Runs method 0 of p under the reference interpreter; outputs[8] malloc'd. */
 static bool run_ref(const berth_ir_program_t *p, const float *x, void **outs) {
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
@@ -89,18 +92,20 @@ static void test_pass(void) {
   CHECK_MSG(berth_ir_parse(src, strlen(src), "pack.bir", &packed, &d) == BERTH_OK, "%s", msg);
   free(src);
   if (!plain || !packed) return;
-  /* w13 (with the act), wg (groups, stride 2), w1 (1x1); not wsh (two readers), wdw
-   * (depthwise) nor wsm (25 positions) */
+  /* w13 (with the act), wg (groups, stride 2), w1 (1x1), wres (a residual and clip); not wsh
+   * (two readers), wdw (depthwise) nor wsm (25 positions) */
   const int32_t npacked = berth_pass_pack_weights(packed);
-  CHECK_MSG(npacked == 3, "%d convs packed, expected 3", (int)npacked);
+  CHECK_MSG(npacked == 4, "%d convs packed, expected 4", (int)npacked);
   CHECK_MSG(berth_pass_dce(&packed, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(packed, &d) == BERTH_OK, "%s", msg);
-  CHECK(count_op(packed, BERTH_OP_CONV_PACKED) == 3 && count_op(packed, BERTH_OP_CONV) == 4);
+  CHECK(count_op(packed, BERTH_OP_CONV_PACKED) == 4 && count_op(packed, BERTH_OP_CONV) == 4);
   char *text = berth_ir_print(packed);
   CHECK_MSG(text && strstr(text, "conv_packed(%x, @packed0_1) {strides = [2, 2], pads = [1, 1, 1, 1], dilations = [], "
                                  "group = 2, act = 0, act_alpha = 0, act_beta = 0, wshape = [26, 2, 3, 3]} : "
                                  "f32[1,26,6,6]"),
             "no packed grouped conv in\n%s", text ? text : "");
+  CHECK_MSG(text && strstr(text, "%k = conv_packed(%x, @packed0_7, @b13, %a) {"), "no packed conv with a residual in\n%s",
+            text ? text : "");
   /* the text form parses back to a valid program */
   berth_ir_program_t *again = NULL;
   CHECK_MSG(text && berth_ir_parse(text, strlen(text), "packed.bir", &again, &d) == BERTH_OK, "%s", msg);
@@ -110,18 +115,18 @@ static void test_pass(void) {
   for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) x[i] = (float)((double)(rnd() % 2001) / 1000.0 - 1.0);
   static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
                                              BERTH_KERNELS_NEON};
-  static const int64_t sizes[] = {13 * 121, 26 * 36, 30 * 121, 8 * 121, 8 * 121, 4 * 121, 13 * 25};
+  static const int64_t sizes[] = {13 * 121, 26 * 36, 30 * 121, 8 * 121, 8 * 121, 4 * 121, 13 * 25, 13 * 121};
   for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
     if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
-    void *want[7] = {0}, *got[7] = {0};
+    void *want[8] = {0}, *got[8] = {0};
     if (run_ref(plain, x, want) && run_ref(packed, x, got))
-      for (int o = 0; o < 7; o++) {
+      for (int o = 0; o < 8; o++) {
         int64_t bad = -1;
         CHECK_MSG(tc_values_equal(BERTH_DTYPE_F32, sizes[o], got[o], want[o], 1e-5, &bad),
                   "%s kernels: output %d element %lld differs with packed weights (seed %llu)",
                   berth_kernels_isa_name(isas[v]), o, (long long)bad, (unsigned long long)rng_seed);
       }
-    for (int o = 0; o < 7; o++) free(want[o]), free(got[o]);
+    for (int o = 0; o < 8; o++) free(want[o]), free(got[o]);
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
   berth_ir_program_destroy(plain);

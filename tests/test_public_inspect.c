@@ -43,7 +43,7 @@ static void test_ops(void) {
     CHECK(strcmp(o.enum_name, "ADD") == 0 && strcmp(o.kind, "kernel") == 0 && o.min_inputs == 2 && o.max_inputs == 2 &&
           o.n_outputs == 1 && o.n_attrs == 0);
   if (conv >= 0 && berth_op_info(conv, &o) == BERTH_OK) {
-    CHECK(strcmp(o.enum_name, "CONV") == 0 && o.min_inputs == 2 && o.max_inputs == 3 && o.n_attrs == 7);
+    CHECK(strcmp(o.enum_name, "CONV") == 0 && o.min_inputs == 2 && o.max_inputs == 4 && o.n_attrs == 7);
     CHECK(strcmp(berth_op_attr_name(conv, 0), "strides") == 0 && strcmp(berth_op_attr_name(conv, 3), "group") == 0 &&
           strcmp(berth_op_attr_name(conv, 4), "act") == 0);
   }

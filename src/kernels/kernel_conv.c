@@ -1,4 +1,4 @@
-/* conv(x, w[, b]) {strides, pads, dilations, group}: ONNX Conv for 1-, 2- and 3-D inputs.
+/* conv(x, w[, b[, r]]) {strides, pads, dilations, group}: ONNX Conv for 1-, 2- and 3-D inputs.
  *
  * x is [N, C, D...], w [M, C/group, K...], b [M]; the result is [N, M, O...] with
  *   O = (D + pad_begin + pad_end - dilation * (K - 1) - 1) / stride + 1   (floor).
@@ -11,6 +11,14 @@
  * src/passes/fuse.c), with exactly the formulas of the separate kernels, in the dtype:
  *   0 none;  1 relu: y < 0 ? 0 : y;  2 clip: min(max(y, act_alpha), act_beta) (clip's loop);
  *   3 leaky_relu: y < 0 ? act_alpha * y : y.
+ *
+ * r: a residual of the result's type, added before the activation: y = act((conv + b) + r),
+ * the same bits as the separate add (and activation) kernels (the ONNX importer fuses an add
+ * of a conv's only reader whose other operand is ready before the conv, see src/passes/fuse.c:
+ * ResNet's shortcuts). It is added in the epilogue together with the activation: on the
+ * packed GEMM path on each tile of the result as soon as it is finished (still in L1), on the
+ * other paths in one pass over each group's outputs; so neither the add nor the activation
+ * makes a round trip through memory of its own.
  *
  * Method: every output element is a dot product of a weight row w[m] (C/group * K values,
  * contiguous) with the input patch under the kernel window. Patches for a block of output
@@ -115,7 +123,7 @@ static berth_status_t conv_plan(const berth_attr_value_t *attrs, const berth_typ
                       "groups)",
                       berth_type_format(w, sa, sizeof sa), (long long)w->dims[1], (long long)p->cg,
                       berth_type_format(x, sb, sizeof sb), (long long)p->c, (long long)p->group);
-  if (n_in == 3) {
+  if (n_in >= 3) {
     const berth_type_t *b = &in[2];
     if (b->rank != 1 || b->dims[0] != p->m)
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: bias %s has the wrong shape, expected [%lld]",
@@ -158,6 +166,9 @@ static berth_status_t conv_plan(const berth_attr_value_t *attrs, const berth_typ
   if (p->ck < 0)
     return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE, "conv: weights %s are too large (over 2^40 elements per channel)",
                       berth_type_format(w, sa, sizeof sa));
+  if (n_in == 4 && !berth_type_equal(&in[3], &p->out_type))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv: residual %s, expected the result's type %s",
+                      berth_type_format(&in[3], sa, sizeof sa), berth_type_format(&p->out_type, sb, sizeof sb));
   return BERTH_OK;
 }
 
@@ -300,18 +311,20 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
     }                                                                                                          \
   }                                                                                                            \
                                                                                                                \
-  static void conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg,               \
+  /* The group's outputs; true if the epilogue (act, residual rg) was applied too. */                           \
+  static bool conv_group_##s(const conv_plan_t *p, const T *xg, const T *wg, const T *bg, T *yg, const T *rg, \
                              T *restrict buf, int64_t BUFN) {                                                  \
     const int64_t k2 = p->k[2], rows = p->ck / k2, l = p->l, mg = p->mg, ck = p->ck;                           \
     if (p->cg == 1 && mg == 1) {                                                                               \
       conv_depthwise_##s(p, xg, wg, bg, yg);                                                                   \
-      return;                                                                                                  \
+      return false;                                                                                            \
     }                                                                                                          \
-    if (CONV_FAST_##s(p, xg, wg, bg, yg, buf, BUFN)) return;                                                   \
+    const int fast = CONV_FAST_##s(p, xg, wg, bg, yg, rg, buf, BUFN);                                          \
+    if (fast) return fast == 2;                                                                                \
     if (k2 > BUFN) { /* (also without scratch: BUFN 0) */                                                     \
       for (int64_t m = 0; m < mg; m++)                                                                         \
         for (int64_t t = 0; t < l; t++) yg[m * l + t] = (bg ? bg[m] : 0) + conv_point_##s(p, xg, wg + m * ck, t); \
-      return;                                                                                                  \
+      return false;                                                                                            \
     }                                                                                                          \
     /* Chunk: up to 8 positions (so a weight row chunk is reused from cache), as many whole                    \
      * kernel rows as fit, then as many positions as fit with those rows. */                                   \
@@ -338,25 +351,29 @@ static void conv_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo,
         }                                                                                                      \
       }                                                                                                        \
     }                                                                                                          \
+    return false;                                                                                              \
   }                                                                                                            \
                                                                                                                \
-  static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, T *y,                     \
+  static void conv_run_##s(const conv_plan_t *p, const T *x, const T *w, const T *b, const T *r, T *y,       \
                            T *restrict buf, int64_t bufn) {                                                    \
     for (int64_t n = 0; n < p->n; n++) {                                                                       \
-      if (p->cg == 1 && CONV_DW_##s(p, x + n * p->c * p->il, w, b, y + n * p->m * p->l, buf,                   \
-                                    bufn))                                                                       \
+      if (p->cg == 1 && CONV_DW_##s(p, x + n * p->c * p->il, w, b, y + n * p->m * p->l,                        \
+                                    r ? r + n * p->m * p->l : NULL, buf, bufn))                                \
         continue;                                                                                              \
       for (int64_t g = 0; g < p->group; g++) {                                                                 \
         const T *xg = x + (n * p->c + g * p->cg) * p->il;                                                      \
         const T *bg = b ? b + g * p->mg : NULL;                                                                \
         T *yg = y + (n * p->m + g * p->mg) * p->l;                                                             \
+        const T *rg = r ? r + (n * p->m + g * p->mg) * p->l : NULL;                                            \
+        bool done = false;                                                                                     \
         if (p->ck == 0) { /* no input channels: the bias alone */                                              \
           for (int64_t m = 0; m < p->mg; m++)                                                                  \
             for (int64_t t = 0; t < p->l; t++) yg[m * p->l + t] = bg ? bg[m] : 0;                              \
         } else {                                                                                               \
-          conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, buf, bufn);                                     \
+          done = conv_group_##s(p, xg, w + g * p->mg * p->ck, bg, yg, rg, buf, bufn);                          \
         }                                                                                                      \
-        if (p->act) conv_act_##s(yg, p->mg * p->l, p); /* the group's outputs, still in cache */              \
+        /* the epilogue on the group's outputs, still in cache (the packed GEMM's runs per tile) */           \
+        if ((p->act || r) && !done) conv_epi_##s(yg, rg, p->mg * p->l, p);                                     \
       }                                                                                                        \
     }                                                                                                          \
   }
@@ -380,6 +397,8 @@ static bool conv_is_1x1(const conv_plan_t *p) {
     if (p->k[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->out[d] != p->in[d]) return false;
   return true;
 }
+
+static void conv_epi_f32(float *restrict y, const float *restrict r, int64_t n, const conv_plan_t *p);
 
 #ifdef BERTH_KERNELS_SIMD
 /* ---- f32 as a packed GEMM (kernel_gemm_pack.h) ----------------------------------------
@@ -520,42 +539,69 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
   }
 }
 
-/* The packed path where it pays: at least one full panel of positions and four output
- * channels (audio models' short convolutions keep the dot4xn path below). */
-static bool conv_packed_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
-                            float *buf, int64_t bufn) {
-  const berth_kernel_isa_t *isa = berth_kernel_isa();
-  if (!berth_gemm_packed_fits(isa, bufn) || isa->gemm_nr > CONV_PACK_MAX_NR || p->l < isa->gemm_nr || p->mg < 4)
-    return false;
+/* The epilogue (act, residual) on each finished tile of the packed GEMM, while it is in L1,
+ * rather than a pass over the group's outputs (which a large layer has long evicted). */
+typedef struct conv_tile_epi {
+  const conv_plan_t *p;
+  float *y;
+  const float *r;
+} conv_tile_epi_t;
+static void conv_tile_epi(const void *ctx, int64_t i0, int64_t mr, int64_t j0, int64_t nc) {
+  const conv_tile_epi_t *e = (const conv_tile_epi_t *)ctx;
+  const int64_t l = e->p->l;
+  for (int64_t i = i0; i < i0 + mr; i++) conv_epi_f32(e->y + i * l + j0, e->r ? e->r + i * l + j0 : NULL, nc, e->p);
+}
+
+/* yg = bg + wg patches (then the epilogue, per tile) on the packed GEMM, A = the weights in
+ * place (ap 0) or pre-packed in panels of ap rows. */
+static void conv_gemm_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wg,
+                          int64_t ap, const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
+  const conv_tile_epi_t e = {p, yg, rg};
+  const berth_gemm_epilogue_fn epi = p->act || rg ? conv_tile_epi : NULL;
   if (conv_is_1x1(p)) {
     const berth_gemm_rows_t rows = {xg, p->l};
-    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf, bufn);
+    berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
+                              bufn, epi, &e);
   } else {
     const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
-    berth_gemm_packed_f32(isa, wg, p->ck, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
+    berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf,
+                              bufn, epi, &e);
   }
-  return true;
+}
+
+/* The packed path where it pays: at least one full panel of positions and four output
+ * channels (audio models' short convolutions keep the dot4xn path below). 2 (done with the
+ * epilogue) or 0 (does not apply). */
+static int conv_packed_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                           const float *rg, float *buf, int64_t bufn) {
+  const berth_kernel_isa_t *isa = berth_kernel_isa();
+  if (!berth_gemm_packed_fits(isa, bufn) || isa->gemm_nr > CONV_PACK_MAX_NR || p->l < isa->gemm_nr || p->mg < 4)
+    return 0;
+  conv_gemm_f32(p, isa, xg, wg, 0, bg, yg, rg, buf, bufn);
+  return 2;
 }
 #endif
 
-/* f32 fast paths: the packed GEMM (builds with kernel variants), else a 1x1 convolution with
- * unit strides and no padding as the variant's gemm_nn, y[mg, l] = w[mg, cg] x[cg, l], no
- * packing. Returns false where none applies (then the dot4xn path runs). */
-static bool conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
-                          float *buf, int64_t bufn) {
+/* f32 fast paths: the packed GEMM (builds with kernel variants; it applies the epilogue too),
+ * else a 1x1 convolution with unit strides and no padding as the variant's gemm_nn, y[mg, l] =
+ * w[mg, cg] x[cg, l], no packing. Returns 0 where none applies (then the dot4xn path runs), 1
+ * when the epilogue is left to the caller, 2 when it is done. */
+static int conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
+                         const float *rg, float *buf, int64_t bufn) {
 #ifdef BERTH_KERNELS_SIMD
-  if (conv_packed_f32(p, xg, wg, bg, yg, buf, bufn)) return true;
+  const int packed = conv_packed_f32(p, xg, wg, bg, yg, rg, buf, bufn);
+  if (packed) return packed;
 #else
-  (void)buf, (void)bufn;
+  (void)rg, (void)buf, (void)bufn;
 #endif
-  if (!conv_is_1x1(p)) return false;
+  if (!conv_is_1x1(p)) return 0;
   BERTH_KCALL(gemm_nn_f32)(wg, p->cg, xg, p->l, bg, yg, p->l, p->mg, p->l, p->cg);
-  return true;
+  return 1;
 }
-static bool conv_fast_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg,
-                          double *buf, int64_t bufn) {
-  (void)p, (void)xg, (void)wg, (void)bg, (void)yg, (void)buf, (void)bufn;
-  return false;
+static int conv_fast_f64(const conv_plan_t *p, const double *xg, const double *wg, const double *bg, double *yg,
+                         const double *rg, double *buf, int64_t bufn) {
+  (void)p, (void)xg, (void)wg, (void)bg, (void)yg, (void)rg, (void)buf, (void)bufn;
+  return 0;
 }
 #define CONV_FAST_f32 conv_fast_f32
 #define CONV_FAST_f64 conv_fast_f64
@@ -579,32 +625,52 @@ static inline double conv_sel_f64(int c, double x, double y) {
   memcpy(&x, &r, sizeof x);
   return x;
 }
-#define CONV_ACT_FN(s, T)                                                                          \
-  static void conv_act_##s(T *restrict y, int64_t n, const void *ctx) {                            \
-    const conv_plan_t *p = (const conv_plan_t *)ctx;                                               \
-    const T a = (T)p->act_alpha, b = (T)p->act_beta;                                               \
-    switch (p->act) {                                                                              \
-      case CONV_ACT_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = v < 0 ? (T)0 : v;); break;          \
-      case CONV_ACT_CLIP: BERTH_VLOOP(i, n, T v = y[i] < a ? a : y[i]; y[i] = v > b ? b : v;); break; \
-      case CONV_ACT_LEAKY_RELU: BERTH_VLOOP(i, n, T v = y[i]; y[i] = conv_sel_##s(v < 0, a * v, v);); break; \
-      default: break;                                                                              \
-    }                                                                                              \
+/* The cases of the epilogue, V the value before the activation. */
+#define CONV_ACT_CASES(T, V)                                                                                   \
+  switch (p->act) {                                                                                            \
+    case CONV_ACT_RELU: BERTH_VLOOP(i, n, T v = V; y[i] = v < 0 ? (T)0 : v;); break;                          \
+    case CONV_ACT_CLIP: BERTH_VLOOP(i, n, T u = V; T v = u < a ? a : u; y[i] = v > b ? b : v;); break;        \
+    case CONV_ACT_LEAKY_RELU: BERTH_VLOOP(i, n, T v = V; y[i] = conv_sel_##T(v < 0, a * v, v);); break;        \
+    default: BERTH_VLOOP(i, n, y[i] = V;); break;                                                              \
   }
-CONV_ACT_FN(f32, float)
-CONV_ACT_FN(f64, double)
+#define conv_sel_float conv_sel_f32
+#define conv_sel_double conv_sel_f64
+/* y = act(y + r) (r: the residual, or NULL for y = act(y)), n elements. */
+#define CONV_EPI_FN(s, T)                                                                                      \
+  static void conv_epi_##s(T *restrict y, const T *restrict r, int64_t n, const conv_plan_t *p) {             \
+    const T a = (T)p->act_alpha, b = (T)p->act_beta;                                                           \
+    if (r) {                                                                                                   \
+      CONV_ACT_CASES(T, y[i] + r[i])                                                                           \
+    } else if (p->act) {                                                                                       \
+      CONV_ACT_CASES(T, y[i])                                                                                  \
+    }                                                                                                          \
+  }
+CONV_EPI_FN(f32, float)
+CONV_EPI_FN(f64, double)
+
+/* The depthwise path's epilogue on one plane y of the batch item at y0 (residual at r0). */
+typedef struct conv_epi_ctx {
+  const conv_plan_t *p;
+  const float *y0, *r0;
+} conv_epi_ctx_t;
+static void conv_epi_plane_f32(float *y, int64_t n, const void *ctx) {
+  const conv_epi_ctx_t *c = (const conv_epi_ctx_t *)ctx;
+  conv_epi_f32(y, c->r0 ? c->r0 + (y - c->y0) : NULL, n, c->p);
+}
 
 /* Depthwise 2-D f32 (groups of one input channel, kernel_conv_dw.c) where it applies: every
  * group of one batch item, the activation applied to each plane as it is done. */
 static bool conv_dw_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
-                        float *buf, int64_t bufn) {
+                        const float *rg, float *buf, int64_t bufn) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1) return false;
   const berth_dw_geom_t g = {p->in[1],  p->in[2],     p->out[1], p->out[2], p->k[1],  p->k[2], p->stride[1],
                              p->stride[2], p->dil[1], p->dil[2], p->pad[1], p->pad[2], 0,      0};
+  const conv_epi_ctx_t ctx = {p, yg, rg};
   return p->ck > 0 && berth_conv_dw_f32(g, p->group, p->mg, xg, wg, bg, yg, buf, bufn,
-                                       p->act ? conv_act_f32 : NULL, p);
+                                       p->act || rg ? conv_epi_plane_f32 : NULL, &ctx);
 }
 #define CONV_DW_f32 conv_dw_f32
-#define CONV_DW_f64(p, xg, wg, bg, yg, buf, bufn) false
+#define CONV_DW_f64(p, xg, wg, bg, yg, rg, buf, bufn) false
 
 CONV_FN(f32, float)
 CONV_FN(f64, double)
@@ -615,22 +681,22 @@ CONV_FN(f64, double)
 __attribute__((noinline))
 #endif
 static void conv_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
-  const void *b = call->n_in == 3 ? call->in[2].data : NULL;
+  const void *b = call->n_in >= 3 ? call->in[2].data : NULL, *r = call->n_in == 4 ? call->in[3].data : NULL;
   int64_t n;
   if (p->out_type.dtype == BERTH_DTYPE_F32) {
     float *buf = berth_scratch_take(call, sizeof(float), &n);
     conv_run_f32(p, (const float *)call->in[0].data, (const float *)call->in[1].data, (const float *)b,
-                 (float *)call->out[0].data, buf, n);
+                 (const float *)r, (float *)call->out[0].data, buf, n);
   } else {
     double *buf = berth_scratch_take(call, sizeof(double), &n);
     conv_run_f64(p, (const double *)call->in[0].data, (const double *)call->in[1].data, (const double *)b,
-                 (double *)call->out[0].data, buf, n);
+                 (const double *)r, (double *)call->out[0].data, buf, n);
   }
 }
 
 static void conv_run(const berth_kernel_call_t *call) {
   conv_plan_t p;
-  berth_type_t in[3];
+  berth_type_t in[4];
   for (int32_t i = 0; i < call->n_in; i++) in[i] = *call->in[i].type;
   conv_plan(call->attrs, in, call->n_in, &p, NULL);
   if (berth_kernel_is_empty(&p.out_type)) return;
@@ -645,7 +711,7 @@ static uint64_t conv_mul_cap(uint64_t a, uint64_t b, uint64_t cap) {
 
 uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
   conv_plan_t p;
-  if (n_in < 2 || n_in > 3 || conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK) return 0;
+  if (n_in < 2 || n_in > 4 || conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK) return 0;
   if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
   const uint64_t es = berth_dtype_size(p.out_type.dtype), cap = BERTH_SCRATCH_MAX_BYTES / es;
   if (p.cg == 1 && p.out_type.dtype == BERTH_DTYPE_F32 && p.in[0] == 1 && p.k[0] == 1 && p.out[0] == 1) {
@@ -678,10 +744,10 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
   {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},     \
   {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0}
 static const berth_attr_spec_t conv_attrs[] = {CONV_ATTR_SPECS};
-const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 3, 1, 7, conv_attrs, conv_infer, conv_run};
+const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 4, 1, 7, conv_attrs, conv_infer, conv_run};
 
 /* ---- conv_packed: conv with pre-packed weights ----------------------------------------
- * conv_packed(x, wp[, b]) {strides, pads, dilations, group, act, act_alpha, act_beta, wshape}:
+ * conv_packed(x, wp[, b[, r]]) {strides, pads, dilations, group, act, act_alpha, act_beta, wshape}:
  * conv (above, the same attributes and result) with f32 weights packed at compile time
  * (src/passes/pack.c) into the packed GEMM's A panels (kernel_gemm_pack.h's
  * berth_gemm_pack_a): wshape is the weights' own shape [M, C/group, K...], and wp is
@@ -735,7 +801,7 @@ static berth_status_t convp_infer(const berth_attr_value_t *attrs, const berth_t
                                   berth_type_t *out, berth_diag_t *diag) {
   BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_conv_packed, in, n_in, diag));
   for (int32_t i = 1; i < n_in; i++) BERTH_TRY(berth_kernel_check_same_dtype("conv_packed", in, 0, i, diag));
-  berth_type_t tin[3];
+  berth_type_t tin[4];
   conv_plan_t p;
   BERTH_TRY(convp_types(attrs, in, n_in, tin, &p, diag));
   BERTH_TRY(berth_kernel_check_output("conv_packed", &p.out_type, diag));
@@ -801,27 +867,21 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 }
 #endif
 
-/* The packed GEMM over pre-packed weights (as conv_packed_f32); false where it does not apply. */
-static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
-                       float *buf, int64_t bufn) {
+/* The packed GEMM over pre-packed weights (as conv_packed_f32): 0 where it does not apply, 1
+ * done (the epilogue left to the caller), 2 done with the epilogue. */
+static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
+                      const float *rg, float *buf, int64_t bufn) {
 #ifdef BERTH_KERNELS_SIMD
   const berth_kernel_isa_t *isa = berth_kernel_isa();
   if (!buf || !berth_gemm_packed_fits(isa, bufn) || !isa->gemm_ukr_pa_f32 || isa->gemm_nr > CONV_PACK_MAX_NR ||
       p->l < isa->gemm_nr)
-    return false;
-  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return true;
-  if (conv_is_1x1(p)) {
-    const berth_gemm_rows_t rows = {xg, p->l};
-    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
-                                bufn);
-  } else {
-    const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
-    berth_gemm_packed_pa_ap_f32(isa, wp, p->ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf, bufn);
-  }
-  return true;
+    return 0;
+  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return 1;
+  conv_gemm_f32(p, isa, xg, wp, p->ap, bg, yg, rg, buf, bufn);
+  return 2;
 #else
-  (void)p, (void)xg, (void)wp, (void)bg, (void)yg, (void)buf, (void)bufn;
-  return false;
+  (void)p, (void)xg, (void)wp, (void)bg, (void)yg, (void)rg, (void)buf, (void)bufn;
+  return 0;
 #endif
 }
 
@@ -829,7 +889,8 @@ static bool convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, c
 __attribute__((noinline))
 #endif
 static void convp_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
-  const float *x = call->in[0].data, *wp = call->in[1].data, *b = call->n_in == 3 ? call->in[2].data : NULL;
+  const float *x = call->in[0].data, *wp = call->in[1].data, *b = call->n_in >= 3 ? call->in[2].data : NULL;
+  const float *r = call->n_in == 4 ? call->in[3].data : NULL;
   float *y = call->out[0].data;
   int64_t bufn;
   float *buf = berth_scratch_take(call, sizeof(float), &bufn);
@@ -838,13 +899,15 @@ static void convp_exec(const conv_plan_t *p, const berth_kernel_call_t *call) {
     for (int64_t g = 0; g < p->group; g++) {
       const float *xg = x + (n * p->c + g * p->cg) * p->il, *wg = wp + g * wg_floats, *bg = b ? b + g * p->mg : NULL;
       float *yg = y + (n * p->m + g * p->mg) * p->l;
-      if (!convp_gemm(p, xg, wg, bg, yg, buf, bufn)) convp_direct(p, xg, wg, bg, yg);
-      if (p->act) conv_act_f32(yg, p->mg * p->l, p);
+      const float *rg = r ? r + (n * p->m + g * p->mg) * p->l : NULL;
+      const int done = convp_gemm(p, xg, wg, bg, yg, rg, buf, bufn);
+      if (!done) convp_direct(p, xg, wg, bg, yg);
+      if ((p->act || r) && done != 2) conv_epi_f32(yg, rg, p->mg * p->l, p);
     }
 }
 
 static void convp_run(const berth_kernel_call_t *call) {
-  berth_type_t in[3], tin[3];
+  berth_type_t in[4], tin[4];
   for (int32_t i = 0; i < call->n_in; i++) in[i] = *call->in[i].type;
   conv_plan_t p;
   if (convp_types(call->attrs, in, call->n_in, tin, &p, NULL) != BERTH_OK) return; /* infer accepted it */
@@ -853,9 +916,9 @@ static void convp_run(const berth_kernel_call_t *call) {
 }
 
 uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
-  berth_type_t tin[3];
+  berth_type_t tin[4];
   conv_plan_t p;
-  if (n_in < 2 || n_in > 3 || convp_types(attrs, in, n_in, tin, &p, NULL) != BERTH_OK) return 0;
+  if (n_in < 2 || n_in > 4 || convp_types(attrs, in, n_in, tin, &p, NULL) != BERTH_OK) return 0;
   if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
   uint64_t want = berth_gemm_scratch_floats(p.mg < 4 ? 4 : p.mg, p.l, p.ck);
   /* the narrow path where a variant could take it (the same request on every machine) */
@@ -865,7 +928,7 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
 
 bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
   conv_plan_t p;
-  if (n_in < 2 || n_in > 3 || in[0].dtype != BERTH_DTYPE_F32 || in[1].dtype != BERTH_DTYPE_F32) return false;
+  if (n_in < 2 || n_in > 4 || in[0].dtype != BERTH_DTYPE_F32 || in[1].dtype != BERTH_DTYPE_F32) return false;
   if (conv_plan(attrs, in, n_in, &p, NULL) != BERTH_OK || berth_kernel_is_empty(&p.out_type)) return false;
   /* where conv takes the packed GEMM on every variant (NR <= 32): not depthwise (cg 1), at
    * least 4 output channels per group and 32 positions */
@@ -902,5 +965,5 @@ void berth_conv_pack_weights(const berth_attr_value_t *attrs, const berth_type_t
 }
 
 static const berth_attr_spec_t convp_attrs[] = {CONV_ATTR_SPECS, {"wshape", BERTH_ATTR_INTS, true, 0, 0}};
-const berth_op_def_t berth_op_def_conv_packed = {"conv_packed", BERTH_OPKIND_KERNEL, 2, 3, 1, 8, convp_attrs,
+const berth_op_def_t berth_op_def_conv_packed = {"conv_packed", BERTH_OPKIND_KERNEL, 2, 4, 1, 8, convp_attrs,
                                                  convp_infer, convp_run};

@@ -44,15 +44,17 @@ static int64_t gemm_tile_rows(int64_t M, int64_t MR, int64_t group, int64_t i0) 
 
 /* The loops; A in place (apk 0: row i at A + i * lda) or packed (apk > 0: panels of apk
  * rows, berth_gemm_pack_a's layout). */
-static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int apk, const float *bias,
+static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t apk, const float *bias,
                         float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
-                        const void *ctx, float *buf, int64_t floats) {
+                        const void *ctx, float *buf, int64_t floats, berth_gemm_epilogue_fn epi,
+                        const void *epi_ctx) {
   const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, AP = apk ? apk : BERTH_GEMM_APANEL;
   /* a last panel of at most NR / 2 columns is packed NR / 2 wide for the half-width tile */
   const int half = (apk ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_half_f32) != NULL && NR % 2 == 0;
   if (K == 0) { /* the bias alone */
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) C[i * ldc + j] = bias ? bias[i] : 0.0f;
+    if (epi && M > 0 && N > 0) epi(epi_ctx, 0, M, 0, N);
     return;
   }
   /* K in equal blocks of at most GEMM_PACK_KC rows (fewer if the scratch is smaller), then
@@ -63,7 +65,7 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
   const int64_t np = floats / (kb * NR), group = apk ? AP : M;
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
-    const int load = k0 > 0;
+    const int load = k0 > 0, last = k0 + kc == K;
     for (int64_t j0 = 0; j0 < N; j0 += np * NR) {
       int64_t npan = 0;
       for (; npan < np && j0 + npan * NR < N; npan++) {
@@ -90,6 +92,7 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
           (apk ? (h ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_pa_f32)
                : (h ? isa->gemm_ukr_half_f32 : isa->gemm_ukr_f32))(a, la, buf + p * kc * NR, kc, C + i0 * ldc + jp,
                                                                    ldc, mr, nc, bias ? bias + i0 : NULL, load);
+          if (epi && last) epi(epi_ctx, i0, mr, jp, nc); /* the tile, while it is in L1 */
         }
         i0 = i1;
       }
@@ -100,19 +103,26 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
 void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, const float *bias, float *C,
                            int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                            float *buf, int64_t floats) {
-  gemm_packed(isa, A, lda, 0, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+  gemm_packed(isa, A, lda, 0, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
 }
 
 void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
                               int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                               float *buf, int64_t floats) {
-  gemm_packed(isa, Apk, 0, BERTH_GEMM_APANEL, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+  gemm_packed(isa, Apk, 0, BERTH_GEMM_APANEL, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
 }
 
 void berth_gemm_packed_pa_ap_f32(const berth_kernel_isa_t *isa, const float *Apk, int64_t ap, const float *bias,
                                  float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
                                  const void *ctx, float *buf, int64_t floats) {
-  gemm_packed(isa, Apk, 0, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats);
+  gemm_packed(isa, Apk, 0, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
+}
+
+void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t ap,
+                               const float *bias, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
+                               berth_gemm_pack_fn pack, const void *ctx, float *buf, int64_t floats,
+                               berth_gemm_epilogue_fn epi, const void *epi_ctx) {
+  gemm_packed(isa, A, ap ? 0 : lda, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, epi, epi_ctx);
 }
 
 int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_t K, int64_t floats) {

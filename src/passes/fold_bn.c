@@ -161,7 +161,9 @@ static bool fb_try(berth_ir_program_t *p, berth_ir_method_t *m, int32_t mi, int3
   if (cv->kind != BERTH_IR_NODE || cv->node < 0 || uses[v] != 1) return false;
   f.conv = cv->node;
   const berth_ir_node_t *c = &m->nodes[f.conv];
-  if (c->op != BERTH_OP_CONV || c->graph != a->graph || c->n_out != 1 || c->attrs[act_idx].i != 0) return false;
+  /* (a fused residual, fuse.c, would be scaled too: n_in 4 stays) */
+  if (c->op != BERTH_OP_CONV || c->graph != a->graph || c->n_out != 1 || c->n_in > 3 || c->attrs[act_idx].i != 0)
+    return false;
   const berth_type_t yt = cv->type;
   if ((yt.dtype != BERTH_DTYPE_F32 && yt.dtype != BERTH_DTYPE_F64) || yt.rank < 3) return false;
   if (!berth_type_equal(&yt, &m->values[u].type) || yt.dims[1] > 4096) return false;

@@ -23,7 +23,7 @@
 /* Packs node ni's weights; false (the node unchanged) when out of memory. */
 static bool pack_node(berth_ir_program_t *p, berth_ir_method_t *m, int32_t mi, int32_t ni, const int wshape_idx) {
   berth_ir_node_t *n = &m->nodes[ni];
-  berth_type_t in[3];
+  berth_type_t in[4];
   for (int32_t k = 0; k < n->n_in; k++) in[k] = m->values[n->in[k]].type;
   berth_ir_value_t *wv = &m->values[n->in[1]];
   const size_t floats = (size_t)berth_conv_packed_floats(n->attrs, in, n->n_in);
@@ -106,7 +106,8 @@ int32_t berth_pass_pack_weights(berth_ir_program_t *p) {
     for (int32_t ni = 0; ni < m->n_nodes; ni++) {
       berth_ir_node_t *n = &m->nodes[ni];
       const bool conv = n->op == BERTH_OP_CONV, mm = n->op == BERTH_OP_MATMUL || n->op == BERTH_OP_GEMM;
-      if (!(conv || mm) || n->n_out != 1 || n->n_in < 2 || n->n_in > 3) continue;
+      /* (a conv's fourth operand is its fused residual, fuse.c) */
+      if (!(conv || mm) || n->n_out != 1 || n->n_in < 2 || n->n_in > (conv ? 4 : 3)) continue;
       const berth_ir_value_t *wv = &m->values[n->in[1]];
       if (wv->kind != BERTH_IR_CONST || uses[n->in[1]] != 1 || p->globals[wv->index].is_state) continue;
       bool trans;
@@ -116,7 +117,7 @@ int32_t berth_pass_pack_weights(berth_ir_program_t *p) {
         packed++;
         continue;
       }
-      berth_type_t in[3];
+      berth_type_t in[4];
       for (int32_t k = 0; k < n->n_in; k++) in[k] = m->values[n->in[k]].type;
       if (!berth_conv_packable(n->attrs, in, n->n_in)) continue;
       if (!pack_node(p, m, mi, ni, wshape_idx)) break;

@@ -31,10 +31,12 @@ void berth_pass_uses(const berth_ir_method_t *m, int32_t *uses, int32_t *reader)
  * berth_pass_pack_weights. Returns the number folded (0 also when out of memory). */
 int32_t berth_pass_fold_affine(berth_ir_program_t *p);
 
-/* Fuses each relu, clip or leaky_relu that is the only reader of a conv's result (same
- * graph, not a graph result) into the conv's activation epilogue (kernel_conv.c's act
- * attributes), in place; the activation node is left dead, so berth_pass_dce must run
- * next. Returns the number fused (0 also when out of memory: the program is unchanged). */
+/* Fuses each add that is the only reader of a conv's result (same graph, conv with a bias,
+ * the other operand of the result's type and ready before the conv) into the conv as its
+ * residual operand, then each relu, clip or leaky_relu that is the only reader of a conv's
+ * result (same graph, not a graph result) into the conv's activation epilogue (kernel_conv.c's
+ * act attributes), in place (fuse.c); the fused nodes are left dead, so berth_pass_dce must
+ * run next. Returns the number fused (0 also when out of memory: the program is unchanged). */
 int32_t berth_pass_fuse_act(berth_ir_program_t *p);
 
 /* Turns each run of f32 elementwise nodes of one graph, each the only reader of the one
