@@ -148,15 +148,20 @@ uint64_t berth_program_pool_size(const berth_program_t *p, int32_t method, int32
 size_t berth_program_arena_alignment(const berth_program_t *p, int32_t method);
 /* Bytes of the method's persistent state (mutable buffers). */
 uint64_t berth_program_state_size(const berth_program_t *p, int32_t method);
+/* Bytes of the method's hoist region: values the program computes from its constants alone
+ * (transposed or reshaped weights, say), once, when berth_method_init runs, and keeps for
+ * every call. Part of berth_method_memory_size and berth_method_handle_size (carved from the
+ * method's block like the state), never of an arena. 0 when nothing is hoisted. */
+uint64_t berth_program_hoist_size(const berth_program_t *p, int32_t method);
 
 /* ---- methods --------------------------------------------------------------------------- */
 
-/* Memory for berth_method_init with arenas == NULL: the handle, the state region and every
+/* Memory for berth_method_init with arenas == NULL: the handle, the state and hoist regions and every
  * arena pool, carved from one block (any alignment). 0 if method is out of range or the
  * size does not fit in size_t. */
 size_t berth_method_memory_size(const berth_program_t *p, int32_t method);
 /* Memory for berth_method_init when the caller places the arenas itself (the handle and the
- * state region only). */
+ * state and hoist regions only). */
 size_t berth_method_handle_size(const berth_program_t *p, int32_t method);
 
 /* One arena pool placed by the caller (berth_method_init): its bytes and how many there are. */
@@ -165,7 +170,8 @@ typedef struct berth_arena {
   size_t bytes; /* at least berth_program_pool_size of its pool (more is allowed and unused) */
 } berth_arena_t;
 
-/* Lays a method handle out in mem and copies the state's initial values in. arenas: NULL
+/* Lays a method handle out in mem, copies the state's initial values in and runs the
+ * once-stream into the hoist region (berth_program_hoist_size). arenas: NULL
  * (n_arenas 0) to carve every pool from mem (mem_size >= berth_method_memory_size), or one
  * entry per pool, n_arenas == berth_program_pool_count, each at least that pool's size and
  * aligned to berth_program_arena_alignment (they may live in different memories), with

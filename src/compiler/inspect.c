@@ -71,6 +71,7 @@ static void print_storage(sb_t *s, const berth_exec_method_t *m, int32_t v) {
     case BERTH_STORAGE_ARENA: out(s, "arena pool %u [%llu,%llu)", (unsigned)x->pool, (ull)x->offset, (ull)x->offset + bytes); break;
     case BERTH_STORAGE_CONST: out(s, "const [%llu,%llu)", (ull)x->offset, (ull)x->offset + bytes); break;
     case BERTH_STORAGE_STATE: out(s, "state [%llu,%llu)", (ull)x->offset, (ull)x->offset + bytes); break;
+    case BERTH_STORAGE_HOIST: out(s, "hoist [%llu,%llu)", (ull)x->offset, (ull)x->offset + bytes); break;
     case BERTH_STORAGE_INPUT: out(s, "caller input %u [0,%llu)", (unsigned)x->index, bytes); break;
     case BERTH_STORAGE_OUTPUT: out(s, "caller output %u [0,%llu)", (unsigned)x->index, bytes); break;
     default: out(s, "?"); break;
@@ -133,6 +134,7 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
   }
   for (int32_t k = 0; k < m->n_pools; k++) out(s, "  pool %d: %llu bytes\n", (int)k, (ull)m->pool_sizes[k]);
   out(s, "  state: %llu bytes\n", (ull)m->state_size);
+  if (m->n_once) out(s, "  hoist: %llu bytes, once-stream: instructions [0,%d)\n", (ull)m->hoist_size, (int)m->n_once);
   out(s, "  values:\n");
   for (int32_t v = 0; v < m->n_values; v++) {
     char name[128];

@@ -46,6 +46,11 @@
 #define BERTH_FORMAT_METHOD_STATE_OFFSET 64 /* u64 within the state section */
 #define BERTH_FORMAT_METHOD_STATE_BYTES 72  /* u64 */
 
+/* ---- hoist record (BERTH_FORMAT_HOIST_SIZE bytes, one per method, in method order) ------ */
+#define BERTH_FORMAT_HOIST_N_ONCE 0   /* u32 the once-stream: the method's first n_once instructions */
+#define BERTH_FORMAT_HOIST_RESERVED 4 /* u32, 0 */
+#define BERTH_FORMAT_HOIST_BYTES 8    /* u64 bytes of the hoist region */
+
 /* ---- value record (BERTH_FORMAT_VALUE_SIZE bytes) --------------------------------------- */
 #define BERTH_FORMAT_VALUE_NAME 0           /* u32 */
 #define BERTH_FORMAT_VALUE_STORAGE 4        /* u8 berth_storage_class_t */

@@ -70,6 +70,7 @@ const char *berth_format_section_name(uint32_t id) {
     case BERTH_SECTION_IR: return "ir";
     case BERTH_SECTION_BOUNDS: return "bounds";
     case BERTH_SECTION_IR_REF: return "ir_ref";
+    case BERTH_SECTION_HOIST: return "hoist";
   }
   return "?";
 }
@@ -345,6 +346,10 @@ static berth_status_t read_header(rd_t *r) {
     return rfail(r, CORRUPT, "section bounds (byte %llu): %llu bytes is not a whole number of %d-byte records",
                  (ull)bd->off, (ull)bd->size, BERTH_FORMAT_BOUND_SIZE);
   r->n_bounds = bd->present ? bd->size / BERTH_FORMAT_BOUND_SIZE : 0;
+  const sect_t *hs = &r->s[BERTH_SECTION_HOIST];
+  if (hs->present && hs->size != (uint64_t)nm * BERTH_FORMAT_HOIST_SIZE)
+    return rfail(r, CORRUPT, "section hoist (byte %llu): %llu bytes, expected %llu (one %d-byte record per method)",
+                 (ull)hs->off, (ull)hs->size, (ull)nm * BERTH_FORMAT_HOIST_SIZE, BERTH_FORMAT_HOIST_SIZE);
   return check_coverage(r, table_end);
 }
 
@@ -638,8 +643,8 @@ static berth_status_t decode_value(mctx_t *c, uint32_t v, char *w, size_t wcap, 
   vwhere(c, v, w, wcap);
   uint8_t storage = p[BERTH_FORMAT_VALUE_STORAGE], dtype = p[BERTH_FORMAT_VALUE_DTYPE], rank = p[BERTH_FORMAT_VALUE_RANK];
   if (p[BERTH_FORMAT_VALUE_RESERVED]) return rfail(r, CORRUPT, "%s: reserved byte %llu is not 0", w, (ull)(at + BERTH_FORMAT_VALUE_RESERVED));
-  if (storage > BERTH_STORAGE_OUTPUT)
-    return rfail(r, CORRUPT, "%s: unknown storage class %u (0..4)", w, (unsigned)storage);
+  if (storage > BERTH_STORAGE_HOIST)
+    return rfail(r, CORRUPT, "%s: unknown storage class %u (0..5)", w, (unsigned)storage);
   if (dtype >= BERTH_DTYPE_COUNT)
     return rfail(r, CORRUPT, "%s: dtype %u is not a dtype (0..%d)", w, (unsigned)dtype, BERTH_DTYPE_COUNT - 1);
   if (rank > BERTH_MAX_RANK)
@@ -720,6 +725,10 @@ static berth_status_t check_value_storage(mctx_t *c, uint32_t v, const char *w, 
     case BERTH_STORAGE_STATE:
       cap = em->state_size;
       region = "the state region";
+      break;
+    case BERTH_STORAGE_HOIST:
+      cap = em->hoist_size;
+      region = "the hoist region";
       break;
     case BERTH_STORAGE_INPUT:
     case BERTH_STORAGE_OUTPUT: {
@@ -1112,6 +1121,31 @@ static void decode_program_fields(const rd_t *r, berth_format_program_t *fp) {
   }
 }
 
+/* Method mi's record of the optional hoist section: its once-stream (shorter than the
+ * method, whose last instruction is a return or jump) and its hoist region (within the cap). */
+static berth_status_t decode_hoist(rd_t *r, uint32_t mi, const char *mn, berth_exec_method_t *em) {
+  em->n_once = 0;
+  em->hoist_size = 0;
+  if (!r->s[BERTH_SECTION_HOIST].present) return BERTH_OK;
+  uint64_t at = r->s[BERTH_SECTION_HOIST].off + (uint64_t)mi * BERTH_FORMAT_HOIST_SIZE;
+  const uint8_t *p = r->b + at;
+  uint32_t n_once = berth_load_le32(p + BERTH_FORMAT_HOIST_N_ONCE), reserved = berth_load_le32(p + BERTH_FORMAT_HOIST_RESERVED);
+  uint64_t bytes = berth_load_le64(p + BERTH_FORMAT_HOIST_BYTES);
+  if (reserved)
+    return rfail(r, CORRUPT, "section hoist, method %s (byte %llu): reserved field is %u, not 0", mn,
+                 (ull)(at + BERTH_FORMAT_HOIST_RESERVED), (unsigned)reserved);
+  if (n_once >= (uint32_t)em->n_instrs)
+    return rfail(r, CORRUPT, "section hoist, method %s (byte %llu): a once-stream of %u instructions is not shorter than "
+                 "the method (%d instructions)", mn, (ull)(at + BERTH_FORMAT_HOIST_N_ONCE), (unsigned)n_once,
+                 (int)em->n_instrs);
+  if (bytes > BERTH_FORMAT_MAX_ARENA_BYTES)
+    return rfail(r, RANGE, "section hoist, method %s (byte %llu): a hoist region of %llu bytes exceeds the cap of 2^40", mn,
+                 (ull)(at + BERTH_FORMAT_HOIST_BYTES), (ull)bytes);
+  em->n_once = (int32_t)n_once;
+  em->hoist_size = bytes;
+  return BERTH_OK;
+}
+
 /* The optional bounds section: per record (method, output, axis, extent value id), in
  * increasing (method, output, axis) order (an output may have several bounded axes), the axis inside the output's
  * rank, the extent a value of the method (the verifier checks its type and that it is
@@ -1229,6 +1263,7 @@ static berth_status_t decode_program(const void *bytes, size_t len, void *mem, s
     em->state_size = m->state_size;
     em->state_init = b + r.s[BERTH_SECTION_STATE].off + m->state_offset;
     em->alignment = m->alignment;
+    BERTH_TRY(decode_hoist(&r, i, c.mn, em));
     fmethods[i].input_names = io_names + m->first_io;
     fmethods[i].output_names = io_names + m->first_io + m->n_inputs;
     for (uint32_t k = 0; k < m->n_pools; k++) {

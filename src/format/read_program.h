@@ -65,6 +65,7 @@ extern "C" {
 #define BERTH_FORMAT_ATTR_SIZE 88
 #define BERTH_FORMAT_IO_SIZE 8
 #define BERTH_FORMAT_BOUND_SIZE 16 /* u32 method, u32 output, u32 axis, i32 extent value id */
+#define BERTH_FORMAT_HOIST_SIZE 16 /* per method: u32 n_once, u32 0, u64 hoist region bytes */
 #define BERTH_FORMAT_IR_HEADER_SIZE 56
 /* The IR section's budget unit (the u32 at offset 44): the i64 at 24 is milliseconds or
  * deterministic work units (berth_plan_options_t.budget_work). */
@@ -101,7 +102,9 @@ typedef enum berth_format_section {
   BERTH_SECTION_BOUNDS = 12,   /* optional: 16-byte records, outputs with a run-time extent */
   BERTH_SECTION_IR_REF = 13,   /* optional, instead of ir: planner options, the IR text without its
                                   constants' data, and where each constant's bytes are */
-  BERTH_SECTION_MAX = 13
+  BERTH_SECTION_HOIST = 14,    /* optional: one 16-byte record per method, its once-stream and
+                                  hoist region (when some method has them) */
+  BERTH_SECTION_MAX = 14
 } berth_format_section_t;
 
 /* ---- caps on what a file may declare (BERTH_ERR_OUT_OF_RANGE beyond them) --------------- */

@@ -17,6 +17,8 @@ enum {
   LV_INPUT,     /* caller memory for input io_index (inputs not planned) */
   LV_OUTPUT,    /* caller memory for output io_index (outputs not planned) */
   LV_WINDOW,    /* a slice of win_parent selected by register win_reg */
+  LV_HOIST,     /* as a group root: computed from constants by the once-stream, in the
+                   hoist region at hoist_off (hoist.c) */
 };
 
 typedef struct iv {
@@ -60,6 +62,7 @@ typedef struct lval {
    * and the only span that region's local view sees (the hand-over) */
   int32_t regions_home;
   iv_t regions_iv;
+  uint64_t hoist_off; /* LV_HOIST: the group's offset in the hoist region */
 } lval_t;
 
 /* Positions of one HOP node on the timeline. */
@@ -116,6 +119,11 @@ typedef struct lctx {
   int32_t state_in_place; /* copy_ into a buffer turned into destination passing (coalesce.c) */
   int32_t scratch_values;  /* kernel scratch values made by the emitter */
   uint64_t scratch_bytes;  /* their bytes, summed */
+  /* hoisting (hoist.c) */
+  int32_t n_once;          /* the once-stream: instructions [0, n_once) */
+  int32_t hoisted_kernels; /* kernel calls moved to it */
+  int32_t hoisted_values;  /* storage groups in the hoist region */
+  uint64_t hoist_size;     /* its bytes */
 } lctx_t;
 
 /* lower_ctx helpers (timeline.c) */
@@ -136,6 +144,7 @@ berth_status_t berth_timeline_build(lctx_t *c);  /* positions, aliases, lifetime
 berth_status_t berth_views_decide(lctx_t *c);    /* views join their source's storage group */
 berth_status_t berth_coalesce(lctx_t *c);        /* storage groups and hand-over decisions */
 berth_status_t berth_emit_method(lctx_t *c);     /* the instruction stream */
+berth_status_t berth_hoist(lctx_t *c);           /* constant-only work into the once-stream */
 
 /* views.c helpers */
 int32_t lctx_view_root(const lctx_t *c, int32_t v);        /* resolved, then the source of views, transitively */

@@ -27,6 +27,8 @@ berth_plan_options_t berth_plan_options_default(void) {
   o.alloc_outputs = -1;
   o.verify = true;
   o.views = true;
+  o.hoist = true;
+  o.hoist_min_bytes = 4096;
   return o;
 }
 

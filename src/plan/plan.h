@@ -59,6 +59,10 @@ typedef struct berth_plan_options {
   bool views;        /* calls that only reproduce their operand's bytes (reshape, squeeze,
                         unsqueeze, clone, contiguous slices) share its storage (DESIGN rule 7;
                         default true; false: copy kernels, for comparison) */
+  bool hoist;        /* work on constants alone runs once, into the hoist region (hoist.c;
+                        default true) */
+  uint64_t hoist_min_bytes; /* a kernel call is hoisted when it reads and writes at least
+                               this many bytes (default 4096) */
 } berth_plan_options_t;
 
 berth_plan_options_t berth_plan_options_default(void);
@@ -89,6 +93,8 @@ typedef struct berth_plan_method_report {
   uint64_t state_bytes;
   int32_t n_scratch;      /* kernel calls given scratch in the arena (their own values) */
   uint64_t scratch_bytes; /* the bytes those calls asked for, summed (packed like any value) */
+  int32_t hoisted;        /* kernel calls in the once-stream (run once, not per call) */
+  uint64_t hoist_bytes;   /* the hoist region: the bytes of their results */
   double time_ms;       /* planning time */
   bool verified;
   /* For the plan drawing: timeline interval sets of each exec value, inclusive

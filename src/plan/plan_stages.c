@@ -228,7 +228,8 @@ berth_status_t berth_plan_lower(berth_plan_lowered_t *c, const berth_ir_program_
   BERTH_TRY(berth_timeline_build(c));
   BERTH_TRY(berth_views_decide(c));
   BERTH_TRY(berth_coalesce(c));
-  return berth_emit_method(c);
+  BERTH_TRY(berth_emit_method(c));
+  return berth_hoist(c);
 }
 
 void berth_plan_lower_deinit(berth_plan_lowered_t *c) {
@@ -432,7 +433,10 @@ static void plan_value_storage(lctx_t *c, int32_t v, const int32_t *xid, const p
   e->window_parent = -1;
   e->window_reg = -1;
   /* x->voff: a view's offset in its group (views.c); 0 for every other value */
-  if (x->cls == LV_CONST || r->cls == LV_CONST) {
+  if (r->cls == LV_HOIST) {
+    e->storage = BERTH_STORAGE_HOIST;
+    e->offset = r->hoist_off + x->voff;
+  } else if (x->cls == LV_CONST || r->cls == LV_CONST) {
     e->storage = BERTH_STORAGE_CONST;
     e->offset = in->const_offsets[x->cls == LV_CONST ? x->global : r->global] + x->voff;
   } else if (x->cls == LV_STATE || r->cls == LV_STATE) {
@@ -574,6 +578,8 @@ static berth_status_t plan_method_rest(const lctx_t *c, berth_plan_owner_t *o, c
   em->state_size = in->state->size;
   em->state_init = in->state->init;
   em->alignment = c->opt->alignment;
+  em->n_once = c->n_once;
+  em->hoist_size = c->hoist_size;
   return BERTH_OK;
 }
 
@@ -631,6 +637,8 @@ berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner
   rep->state_bytes = state->size;
   rep->n_scratch = c->scratch_values;
   rep->scratch_bytes = c->scratch_bytes;
+  rep->hoisted = c->hoisted_kernels;
+  rep->hoist_bytes = c->hoist_size;
   rep->n_positions = c->n_positions;
   OWN(o, rep->n_ivs, (size_t)n_exec, c->diag);
   OWN(o, rep->iv_first, (size_t)n_exec, c->diag);

@@ -20,6 +20,7 @@ const char *berth_exec_storage_name(uint32_t storage) {
     case BERTH_STORAGE_ARENA: return "arena";
     case BERTH_STORAGE_CONST: return "constant";
     case BERTH_STORAGE_STATE: return "state";
+    case BERTH_STORAGE_HOIST: return "hoist";
     case BERTH_STORAGE_INPUT: return "caller input";
     case BERTH_STORAGE_OUTPUT: return "caller output";
   }

@@ -10,6 +10,8 @@
  *   STATE   bytes [offset, offset + size) of the method's state region (persists)
  *   INPUT   the caller's buffer for input `index` (when inputs are not planned)
  *   OUTPUT  the caller's buffer for output `index` (when outputs are not planned)
+ *   HOIST   bytes [offset, offset + size) of the method's hoist region: values computed from
+ *           constants alone by the once-stream (below), kept between calls
  * A windowed value (window_parent >= 0) is one slice of a stacked value: its bytes are
  *   storage(parent) + offset_in_parent + reg[window_reg] * window_stride
  * (for scan inputs read in place and per-step outputs written in place). Its identity for
@@ -25,7 +27,13 @@
  * other operand, disjoint from its instruction's inputs and outputs; to the memory rule it is
  * one more output of that instruction (it kills every value over its bytes); a VIEW's src and
  * dst are not windowed, dst's bytes start exactly view_offset bytes into src's and end inside
- * them (same storage), and no other instruction writes dst. */
+ * them (same storage), and no other instruction writes dst.
+ *
+ * The once-stream: the first n_once instructions of a method (src/plan/hoist.c) compute the
+ * HOIST values from constants, once, before the first call (berth_exec_run_once); every
+ * call runs from instruction n_once. Verified: the once-stream holds only kernels without
+ * scratch and views, reading CONST or HOIST values and writing HOIST values; no instruction
+ * from n_once on writes or defines a HOIST value, and no jump goes below n_once. */
 #ifndef BERTH_PROGRAM_EXEC_PROGRAM_H
 #define BERTH_PROGRAM_EXEC_PROGRAM_H
 
@@ -41,6 +49,7 @@ typedef enum berth_storage_class {
   BERTH_STORAGE_STATE = 2,
   BERTH_STORAGE_INPUT = 3,
   BERTH_STORAGE_OUTPUT = 4,
+  BERTH_STORAGE_HOIST = 5,
 } berth_storage_class_t;
 
 typedef struct berth_exec_value {
@@ -123,6 +132,8 @@ typedef struct berth_exec_method {
   uint64_t state_size;        /* bytes of the state region */
   const uint8_t *state_init;  /* its initial contents (state_size bytes) */
   uint32_t alignment;         /* every ARENA offset is a multiple of this */
+  int32_t n_once;             /* the once-stream: instructions [0, n_once) (0: none) */
+  uint64_t hoist_size;        /* bytes of the hoist region (HOIST values) */
 } berth_exec_method_t;
 
 typedef struct berth_exec_program {

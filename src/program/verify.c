@@ -225,6 +225,7 @@ static const char *fmt_bytes(const vctx_t *c, int32_t v, bytes_buf_t *b) {
     case BERTH_STORAGE_ARENA: berth_snprintf(s, cap, "arena pool %u [%llu,%llu)", (unsigned)x->pool, lo, hi); break;
     case BERTH_STORAGE_CONST: berth_snprintf(s, cap, "const [%llu,%llu)", lo, hi); break;
     case BERTH_STORAGE_STATE: berth_snprintf(s, cap, "state [%llu,%llu)", lo, hi); break;
+    case BERTH_STORAGE_HOIST: berth_snprintf(s, cap, "hoist [%llu,%llu)", lo, hi); break;
     case BERTH_STORAGE_INPUT: berth_snprintf(s, cap, "input %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
     case BERTH_STORAGE_OUTPUT: berth_snprintf(s, cap, "output %u [%llu,%llu)", (unsigned)x->index, lo, hi); break;
     default: berth_snprintf(s, cap, "?"); break;
@@ -360,6 +361,9 @@ static berth_status_t check_header(vctx_t *c) {
   if (m->state_size > 0 && !m->state_init)
     return CORRUPT("state region of %llu bytes has no initial contents",
                    (unsigned long long)m->state_size);
+  if (m->n_once < 0 || m->n_once >= m->n_instrs)
+    return CORRUPT("once-stream of %d instructions out of range [0,%d) (%d instructions, the last a return or jump)",
+                   (int)m->n_once, (int)m->n_instrs, (int)m->n_instrs);
   return BERTH_OK;
 }
 
@@ -418,6 +422,11 @@ static berth_status_t check_values(vctx_t *c) {
       case BERTH_STORAGE_STATE:
         BERTH_TRY(check_range(c, v, "state region", x->offset, size, m->state_size, esz));
         e->key = space_key(BERTH_STORAGE_STATE, 0);
+        e->start = x->offset;
+        break;
+      case BERTH_STORAGE_HOIST:
+        BERTH_TRY(check_range(c, v, "hoist region", x->offset, size, m->hoist_size, esz));
+        e->key = space_key(BERTH_STORAGE_HOIST, 0);
         e->start = x->offset;
         break;
       case BERTH_STORAGE_INPUT:
@@ -532,7 +541,7 @@ static berth_status_t check_io(vctx_t *c) {
                        "into its own output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb));
     c->flags[v] |= F_OUTPUT;
     if (x->storage == BERTH_STORAGE_CONST || x->storage == BERTH_STORAGE_STATE ||
-        x->storage == BERTH_STORAGE_INPUT)
+        x->storage == BERTH_STORAGE_INPUT || x->storage == BERTH_STORAGE_HOIST)
       return VIOLATION("output %d (%s) has %s storage; such a result must be copied into its own "
                        "output storage (DESIGN rule 2)", (int)j, vname(c, v, &nb), berth_exec_storage_name(x->storage));
     bool ok = c->p->alloc_outputs ? x->storage == BERTH_STORAGE_ARENA
@@ -788,6 +797,51 @@ static berth_status_t check_scratch(vctx_t *c) {
 }
 
 /* ---- rules that need no dataflow ------------------------------------------------------- */
+
+static bool is_hoist(const vctx_t *c, int32_t v) { return c->m->values[ident(c, v)].storage == BERTH_STORAGE_HOIST; }
+
+/* The once-stream [0, n_once) runs once, before the first call, into the hoist region, and
+ * every call starts at n_once (exec_program.h). So it may only compute: kernels without
+ * scratch and views, reading constants and hoisted values, defining hoisted values; it falls
+ * through into the call's stream, and the dataflow from instruction 0 is the first call. For
+ * every later call to see the same hoisted bytes, nothing from n_once on writes or defines a
+ * HOIST value, and no jump goes back below n_once. */
+static berth_status_t check_once_stream(vctx_t *c) {
+  const berth_exec_method_t *m = c->m;
+  name_buf_t nb, ib;
+  for (int32_t i = 0; i < m->n_once; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    if (!(ins->opcode == BERTH_I_KERNEL && !ins->n_scratch) && ins->opcode != BERTH_I_VIEW)
+      return CORRUPT("instruction %d (%s) is in the once-stream (the first %d instructions), which holds only "
+                     "kernels without scratch and views", (int)i, iname(c, i, &ib), (int)m->n_once);
+    const int32_t *ops = ops_of(c, ins);
+    int32_t n_in = ins->opcode == BERTH_I_KERNEL ? ins->n_in : 1, n = n_operands_of(ins);
+    for (int32_t k = 0; k < n; k++) {
+      uint8_t cls = m->values[ident(c, ops[k])].storage;
+      if (k < n_in ? (cls == BERTH_STORAGE_CONST || cls == BERTH_STORAGE_HOIST) : cls == BERTH_STORAGE_HOIST) continue;
+      return VIOLATION("instruction %d (%s) in the once-stream %s %s, which has %s storage; it may read only "
+                       "constants and hoisted values and write only hoisted values", (int)i, iname(c, i, &ib),
+                       k < n_in ? "reads" : "defines", vname(c, ops[k], &nb), berth_exec_storage_name(cls));
+    }
+  }
+  for (int32_t i = m->n_once; i < c->n; i++) {
+    const berth_instr_t *ins = &m->instrs[i];
+    if ((ins->opcode == BERTH_I_JUMP || ins->opcode == BERTH_I_JUMP_IF_FALSE || ins->opcode == BERTH_I_LOOP_NEXT) &&
+        ins->target < m->n_once)
+      return CORRUPT("instruction %d (%s): target %d lies in the once-stream (the first %d instructions)", (int)i,
+                     iname(c, i, &ib), (int)ins->target, (int)m->n_once);
+    const int32_t *w;
+    int32_t nwr = writes_of(c, ins, &w);
+    for (int32_t k = 0; k < nwr; k++)
+      if (is_hoist(c, w[k]))
+        return VIOLATION("instruction %d (%s) writes %s in the hoist region; hoisted values are computed once, "
+                         "before the first call, and only read by calls", (int)i, iname(c, i, &ib), vname(c, w[k], &nb));
+    if ((ins->opcode == BERTH_I_VIEW || ins->opcode == BERTH_I_RENAME) && is_hoist(c, ops_of(c, ins)[1]))
+      return VIOLATION("instruction %d (%s) defines %s in the hoist region; hoisted values are defined once, in the "
+                       "once-stream", (int)i, iname(c, i, &ib), vname(c, ops_of(c, ins)[1], &nb));
+  }
+  return BERTH_OK;
+}
 
 /* Writes into constants or caller inputs (checked before the dataflow: the direct reason). */
 static berth_status_t check_readonly(vctx_t *c) {
@@ -1349,6 +1403,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
   BERTH_TRY(check_view_defs(c));
   BERTH_TRY(check_scratch(c));
   BERTH_TRY(check_readonly(c));
+  BERTH_TRY(check_once_stream(c));
   for (int32_t v = 0; v < c->nv; v++)
     if (c->m->values[v].window_parent < 0 && c->m->values[v].storage == BERTH_STORAGE_STATE)
       c->flags[v] |= F_STATE;

@@ -16,6 +16,7 @@ static uint8_t *storage_addr(const berth_exec_program_t *p, const berth_exec_mem
     case BERTH_STORAGE_ARENA: return mem->pools[x->pool] + x->offset;
     case BERTH_STORAGE_CONST: return (uint8_t *)(uintptr_t)p->constants + x->offset;
     case BERTH_STORAGE_STATE: return mem->state + x->offset;
+    case BERTH_STORAGE_HOIST: return mem->hoist + x->offset;
     case BERTH_STORAGE_INPUT: return (uint8_t *)(uintptr_t)mem->inputs[x->index];
     case BERTH_STORAGE_OUTPUT: return (uint8_t *)mem->outputs[x->index];
   }
@@ -65,6 +66,41 @@ static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, 
   }
 }
 
+/* One kernel call. */
+static void run_kernel(const berth_exec_program_t *p, const berth_exec_method_t *m, const berth_exec_memory_t *mem,
+                       const berth_instr_t *in, const int32_t *ops, berth_tensor_ref_t *refs, bool poison_scratch) {
+  const berth_op_def_t *def = berth_op_get(in->op);
+  int32_t n = in->n_in + in->n_out;
+  for (int32_t i = 0; i < n; i++) {
+    refs[i].type = &m->values[ops[i]].type;
+    refs[i].data = berth_exec_addr(p, m, mem, ops[i]);
+  }
+  berth_kernel_call_t call = {m->attrs ? &m->attrs[in->attrs] : NULL, refs, in->n_in, refs + in->n_in, in->n_out,
+                              NULL, 0};
+  if (in->n_scratch) {
+    call.scratch = berth_exec_addr(p, m, mem, ops[n]);
+    call.scratch_bytes = berth_type_bytes(&m->values[ops[n]].type);
+    /* Sanitizer: the scratch starts as all-ones bytes (NaN as f32 and f64), so a kernel
+     * that reads scratch it did not write in this call shows in its results, which the
+     * differential tests compare with the reference interpreter's. */
+    if (poison_scratch) memset(call.scratch, 0xff, (size_t)call.scratch_bytes);
+  }
+  def->run(&call);
+}
+
+berth_status_t berth_exec_run_once(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                                   berth_tensor_ref_t *refs, berth_diag_t *diag) {
+  if (method < 0 || method >= p->n_methods)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "no method %d", (int)method);
+  const berth_exec_method_t *m = &p->methods[method];
+  /* verified: kernels without scratch and views only, reading constants and hoisted values */
+  for (int32_t pc = 0; pc < m->n_once; pc++) {
+    const berth_instr_t *in = &m->instrs[pc];
+    if (in->opcode == BERTH_I_KERNEL) run_kernel(p, m, mem, in, &m->operands[in->operands], refs, false);
+  }
+  return BERTH_OK;
+}
+
 /* The message of a failed assert: which check, where, and the program's own words. */
 static berth_status_t assert_failed(const berth_exec_method_t *m, const berth_instr_t *in, int32_t pc,
                                     berth_diag_t *diag) {
@@ -93,7 +129,7 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
   if (max_steps == 0) max_steps = BERTH_RUNTIME_DEFAULT_MAX_STEPS;
   berth_status_t st = BERTH_OK;
   if (san) berth_sanitizer_begin_call(san);
-  int32_t pc = 0;
+  int32_t pc = m->n_once; /* the once-stream ran before the first call (berth_exec_run_once) */
   /* A step is one finished loop iteration: every loop_next, and every jump taken backward
    * (a while loop's jump to its head). Code can only run forever through backward jumps,
    * so this bounds every call; the reference interpreter counts the same iterations. */
@@ -110,27 +146,10 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
     const int32_t *ops = &m->operands[in->operands];
     if (san && (st = sanitize(san, in, ops, pc, mem->regs, diag))) return st;
     switch (in->opcode) {
-      case BERTH_I_KERNEL: {
-        const berth_op_def_t *def = berth_op_get(in->op);
-        int32_t n = in->n_in + in->n_out;
-        for (int32_t i = 0; i < n; i++) {
-          refs[i].type = &m->values[ops[i]].type;
-          refs[i].data = berth_exec_addr(p, m, mem, ops[i]);
-        }
-        berth_kernel_call_t call = {m->attrs ? &m->attrs[in->attrs] : NULL, refs, in->n_in, refs + in->n_in, in->n_out,
-                                    NULL, 0};
-        if (in->n_scratch) {
-          call.scratch = berth_exec_addr(p, m, mem, ops[n]);
-          call.scratch_bytes = berth_type_bytes(&m->values[ops[n]].type);
-          /* Sanitizer: the scratch starts as all-ones bytes (NaN as f32 and f64), so a kernel
-           * that reads scratch it did not write in this call shows in its results, which the
-           * differential tests compare with the reference interpreter's. */
-          if (san) memset(call.scratch, 0xff, (size_t)call.scratch_bytes);
-        }
-        def->run(&call);
+      case BERTH_I_KERNEL:
+        run_kernel(p, m, mem, in, ops, refs, san != NULL);
         pc++;
         break;
-      }
       case BERTH_I_COPY: {
         void *src = berth_exec_addr(p, m, mem, ops[0]);
         void *dst = berth_exec_addr(p, m, mem, ops[1]);

@@ -4,7 +4,8 @@
  *
  *   uint8_t *pools[] = {arena0};                     // p->methods[m].pool_sizes[i] bytes each
  *   int64_t regs[8];                                  // p->methods[m].n_regs
- *   berth_exec_memory_t mem = {pools, state, inputs, outputs, regs};
+ *   berth_exec_memory_t mem = {pools, state, inputs, outputs, regs, hoist};
+ *   berth_exec_run_once(p, m, &mem, refs, &diag);    // fills hoist (hoist_size bytes)
  *   berth_exec_run(p, m, &mem, NULL, 0, &diag);
  */
 #ifndef BERTH_RUNTIME_INTERP_H
@@ -21,13 +22,20 @@ typedef struct berth_exec_memory {
   const void *const *inputs; /* caller input buffers (INPUT storage), may be NULL */
   void *const *outputs;      /* caller output buffers (OUTPUT storage), may be NULL */
   int64_t *regs;             /* n_regs loop registers */
+  uint8_t *hoist;            /* the method's hoist region (hoist_size bytes, persists) */
 } berth_exec_memory_t;
 
 /* The address of value v's bytes under mem (windows use the current registers). */
 void *berth_exec_addr(const berth_exec_program_t *p, const berth_exec_method_t *m,
                       const berth_exec_memory_t *mem, int32_t v);
 
-/* Runs method `method`. With a sanitizer, every read is checked against the owner tags
+/* Runs the once-stream of method `method` (instructions [0, n_once): exec_program.h), which
+ * fills the hoist region from the constants; once, before the first berth_exec_run of that
+ * memory. Reads only constants and mem->hoist. refs as for berth_exec_run_refs. */
+berth_status_t berth_exec_run_once(const berth_exec_program_t *p, int32_t method, const berth_exec_memory_t *mem,
+                                   berth_tensor_ref_t *refs, berth_diag_t *diag);
+
+/* Runs method `method` from instruction n_once (the once-stream must have run). With a sanitizer, every read is checked against the owner tags
  * (the first violation stops the run with BERTH_ERR_VERIFY_FAILED and names both values).
  * max_steps bounds the loop iterations of the call (BERTH_RUNTIME_DEFAULT_MAX_STEPS in
  * berth/runtime.h says what counts; 0: that default); exceeding it fails with

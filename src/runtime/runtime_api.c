@@ -4,6 +4,7 @@
 #include "berth/runtime.h"
 
 #include "base/checked.h"
+#include "base/try.h"
 #include "format/read_program.h"
 #include "program/verify.h"
 #include "runtime/interp.h"
@@ -36,6 +37,7 @@ struct berth_method {
   int64_t *regs;
   uint8_t *in_bound, *out_bound;
   uint8_t *state;
+  uint8_t *hoist;           /* the hoist region: filled by the once-stream at init */
   berth_tensor_ref_t *refs; /* one kernel call's operands: kept here, not on the stack */
   berth_sanitizer_t *san;   /* NULL unless berth_method_set_sanitizer */
   void *san_mem;
@@ -217,10 +219,15 @@ uint64_t berth_program_state_size(const berth_program_t *p, int32_t method) {
   return m ? m->state_size : 0;
 }
 
+uint64_t berth_program_hoist_size(const berth_program_t *p, int32_t method) {
+  const berth_exec_method_t *m = method_of(p, method);
+  return m ? m->hoist_size : 0;
+}
+
 /* ---- method handles ----------------------------------------------------------------------- */
 
 typedef struct mlay {
-  uint64_t handle, pools, inputs, outputs, regs, refs, in_bound, out_bound, state, arena[BERTH_FORMAT_MAX_POOLS], total;
+  uint64_t handle, pools, inputs, outputs, regs, refs, in_bound, out_bound, state, hoist, arena[BERTH_FORMAT_MAX_POOLS], total;
   bool bad;
 } mlay_t;
 
@@ -246,6 +253,7 @@ static bool method_layout(const berth_exec_method_t *m, bool with_arenas, mlay_t
   l->in_bound = mtake(l, (uint64_t)m->n_inputs, 1, 1);
   l->out_bound = mtake(l, (uint64_t)m->n_outputs, 1, 1);
   l->state = mtake(l, m->state_size, 1, CARVE_ALIGN);
+  l->hoist = mtake(l, m->hoist_size, 1, CARVE_ALIGN);
   if (with_arenas)
     for (int32_t k = 0; k < m->n_pools && k < BERTH_FORMAT_MAX_POOLS; k++) l->arena[k] = mtake(l, m->pool_sizes[k], 1, CARVE_ALIGN);
   if (!berth_add_u64(l->total, CARVE_ALIGN, &l->total)) l->bad = true;
@@ -263,6 +271,8 @@ size_t berth_method_handle_size(const berth_program_t *p, int32_t method) {
   mlay_t l;
   return m && method_layout(m, false, &l) ? (size_t)l.total : 0;
 }
+
+static berth_exec_memory_t exec_memory(const berth_method_t *h);
 
 berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void *mem, size_t mem_size,
                                  const berth_arena_t *arenas, int32_t n_arenas, berth_method_t **out,
@@ -311,12 +321,15 @@ berth_status_t berth_method_init(const berth_program_t *p, int32_t method, void 
   h->in_bound = base + l.in_bound;
   h->out_bound = base + l.out_bound;
   h->state = m->state_size ? base + l.state : (uint8_t *)empty_slot;
+  h->hoist = m->hoist_size ? base + l.hoist : (uint8_t *)empty_slot;
   for (int32_t k = 0; k < m->n_pools; k++) {
     uint8_t *a = arenas ? (uint8_t *)arenas[k].data : base + l.arena[k];
     h->pools[k] = m->pool_sizes[k] == 0 || !a ? (uint8_t *)empty_slot : a;
   }
   berth_method_reset(h);
   h->outputs_state = OUTPUTS_NOT_RUN;
+  berth_exec_memory_t xm = exec_memory(h);
+  BERTH_TRY(berth_exec_run_once(h->exec, method, &xm, h->refs, diag)); /* the hoist region, once */
   *out = h;
   return BERTH_OK;
 }
@@ -330,6 +343,7 @@ static berth_exec_memory_t exec_memory(const berth_method_t *h) {
   mem.inputs = h->inputs;
   mem.outputs = h->outputs;
   mem.regs = h->regs;
+  mem.hoist = h->hoist;
   return mem;
 }
 

@@ -257,6 +257,8 @@ static berth_status_t resolve(const berth_sanitizer_t *s, int32_t v, const int64
   sp->len = len;
   switch (ux->storage) {
     case BERTH_STORAGE_CONST: sp->region = -1; sp->start = ux->offset + rel; return BERTH_OK;
+    /* written once before the first call (the once-stream), read-only in a call: like a constant */
+    case BERTH_STORAGE_HOIST: sp->region = -2; sp->start = ux->offset + rel; return BERTH_OK;
     case BERTH_STORAGE_ARENA:
       if (ux->pool >= (uint32_t)m->n_pools) goto bad;
       sp->region = (int32_t)ux->pool;
@@ -354,7 +356,8 @@ berth_status_t berth_sanitizer_on_write(berth_sanitizer_t *s, int32_t value, int
     return berth_fail(diag, BERTH_ERR_VERIFY_FAILED, "write of %s at instruction %d (%s) into %s",
                       berth_exec_value_name(s->m, value, vn, sizeof vn), (int)instr,
                       berth_exec_instr_name(s->m, instr, in, sizeof in),
-                      sp.region < 0 ? "a constant" : "the caller's input buffer");
+                      sp.region == -2 ? "the hoist region (computed once before the first call, read-only in a call)"
+                      : sp.region < 0 ? "a constant" : "the caller's input buffer");
   }
   fill(s->tags + s->region_off[sp.region] + sp.start, sp.len, sp.ident);
   s->last_write[sp.ident] = instr;

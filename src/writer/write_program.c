@@ -132,6 +132,7 @@ typedef struct wctx {
   wbuf_t s[NS];       /* the sections, filled method by method */
   uint64_t first[NS]; /* records written so far per section: the next method's first index */
   bool store_ir;
+  bool hoists; /* some method has a once-stream or a hoist region: write the hoist section */
   berth_diag_t *diag;
 } wctx_t;
 
@@ -217,7 +218,8 @@ static berth_status_t write_values(wctx_t *w, const berth_exec_method_t *m, cons
     wb_u8(vb, 0);
     wb_u32(vb, cls == BERTH_STORAGE_ARENA ? home->pool : 0);
     wb_u32(vb, cls == BERTH_STORAGE_INPUT || cls == BERTH_STORAGE_OUTPUT ? home->index : 0);
-    bool use_off = win || cls == BERTH_STORAGE_ARENA || cls == BERTH_STORAGE_CONST || cls == BERTH_STORAGE_STATE;
+    bool use_off = win || cls == BERTH_STORAGE_ARENA || cls == BERTH_STORAGE_CONST || cls == BERTH_STORAGE_STATE ||
+                   cls == BERTH_STORAGE_HOIST;
     wb_u64(vb, use_off ? x->offset : 0);
     wb_i32(vb, win ? x->window_parent : -1);
     wb_i32(vb, win ? x->window_reg : -1);
@@ -345,13 +347,20 @@ static berth_status_t write_method(wctx_t *w, int32_t mi) {
     wb_u32(bb, (uint32_t)m->bounds[k].axis);
     wb_i32(bb, m->bounds[k].extent);
   }
+  wbuf_t *hb = &w->s[BERTH_SECTION_HOIST]; /* written only when some method hoists (section_written) */
+  wb_u32(hb, (uint32_t)m->n_once);
+  wb_u32(hb, 0);
+  wb_u64(hb, m->hoist_size);
+  if (m->n_once || m->hoist_size) w->hoists = true;
   return write_io(w, m, ir_method(&w->o, w->p, mi), mn);
 }
 
-/* The IR section only when stored, the bounds section only when some output has one. */
+/* The IR section only when stored, the bounds section only when some output has one, the
+ * hoist section only when some method hoists. */
 static bool section_written(const wctx_t *w, uint32_t id) {
   if (id == BERTH_SECTION_IR_REF) return w->store_ir;
   if (id == BERTH_SECTION_BOUNDS) return w->s[id].len > 0;
+  if (id == BERTH_SECTION_HOIST) return w->hoists;
   return true;
 }
 
@@ -359,7 +368,8 @@ static bool section_written(const wctx_t *w, uint32_t id) {
 static const uint32_t section_order[] = {BERTH_SECTION_STRINGS, BERTH_SECTION_METHODS, BERTH_SECTION_VALUES,
                                          BERTH_SECTION_INSTRS,  BERTH_SECTION_OPERANDS, BERTH_SECTION_ATTRS,
                                          BERTH_SECTION_IO,      BERTH_SECTION_POOLS,   BERTH_SECTION_STATE,
-                                         BERTH_SECTION_BOUNDS,  BERTH_SECTION_IR_REF,  BERTH_SECTION_CONSTANTS};
+                                         BERTH_SECTION_BOUNDS,  BERTH_SECTION_HOIST,   BERTH_SECTION_IR_REF,
+                                         BERTH_SECTION_CONSTANTS};
 #define N_ORDER (sizeof section_order / sizeof section_order[0])
 
 /* Header, section table, then the sections, into file. */
