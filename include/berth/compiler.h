@@ -110,6 +110,10 @@ typedef struct berth_compile_options {
   /* ---- planner, continued ---------------------------------------------------------- */
   bool views; /* reshape, squeeze, unsqueeze, clone and contiguous slices share their
                  operand's bytes (default true); false: they copy (to measure views) */
+  bool hoist; /* work on constants alone (a reshaped or filled weight) runs once, when a method
+                 is initialised, into its hoist region instead of on every call (default true) */
+  int64_t hoist_min_bytes; /* such a kernel call is hoisted when it reads and writes at least
+                              this many bytes (default 4096; negative: INVALID_ARGUMENT) */
 } berth_compile_options_t;
 
 /* The defaults described above. */
@@ -235,6 +239,8 @@ typedef struct berth_plan_summary {
   double time_ms;              /* planning time */
   int32_t n_hops;              /* control-flow bodies on the timeline (berth_compilation_hop) */
   int32_t views;               /* kernel calls that share their operand's bytes (DESIGN rule 7) */
+  int32_t hoisted;             /* kernel calls run once at init, not per call (the once-stream) */
+  uint64_t hoist_bytes;        /* the hoist region: their results, kept for every call */
 } berth_plan_summary_t;
 
 int32_t berth_compilation_method_count(const berth_compilation_t *c);
@@ -253,9 +259,10 @@ typedef enum berth_plan_storage {
   BERTH_PLAN_STORAGE_STATE = 2,  /* the method's state region (mutable buffers) */
   BERTH_PLAN_STORAGE_INPUT = 3,  /* a buffer the caller binds (inputs not planned) */
   BERTH_PLAN_STORAGE_OUTPUT = 4, /* a buffer the caller binds (outputs not planned) */
+  BERTH_PLAN_STORAGE_HOIST = 5,  /* the method's hoist region (computed once from constants) */
 } berth_plan_storage_t;
 
-/* "arena", "const", "state", "input", "output"; "?" outside the enum. Static storage. */
+/* "arena", "const", "state", "input", "output", "hoist"; "?" outside the enum. Static storage. */
 const char *berth_plan_storage_name(berth_plan_storage_t s);
 
 /* One value of a method's plan, as `berth plan --json` lists it under "values":

@@ -22,7 +22,8 @@ _Static_assert((int)BERTH_PLAN_STORAGE_ARENA == (int)BERTH_STORAGE_ARENA &&
                    (int)BERTH_PLAN_STORAGE_CONST == (int)BERTH_STORAGE_CONST &&
                    (int)BERTH_PLAN_STORAGE_STATE == (int)BERTH_STORAGE_STATE &&
                    (int)BERTH_PLAN_STORAGE_INPUT == (int)BERTH_STORAGE_INPUT &&
-                   (int)BERTH_PLAN_STORAGE_OUTPUT == (int)BERTH_STORAGE_OUTPUT,
+                   (int)BERTH_PLAN_STORAGE_OUTPUT == (int)BERTH_STORAGE_OUTPUT &&
+                   (int)BERTH_PLAN_STORAGE_HOIST == (int)BERTH_STORAGE_HOIST,
                "the public storage classes are the program file's");
 
 /* The plan of every value of one method (berth_compilation_value). */
@@ -60,6 +61,8 @@ berth_compile_options_t berth_compile_options_default(void) {
   o.verify = true;
   o.store_ir = true;
   o.views = true;
+  o.hoist = true;
+  o.hoist_min_bytes = 4096;
   return o;
 }
 
@@ -297,6 +300,10 @@ static berth_status_t plan_options(const berth_compile_options_t *o, berth_plan_
   if (o->pools) BERTH_TRY(berth_plan_pools_check(o->pools, diag));
   p->pools = o->pools;
   p->views = o->views;
+  if (o->hoist_min_bytes < 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "hoist_min_bytes %lld is negative", (long long)o->hoist_min_bytes);
+  p->hoist = o->hoist;
+  p->hoist_min_bytes = (uint64_t)o->hoist_min_bytes;
   p->alloc_inputs = o->alloc_inputs;
   p->alloc_outputs = o->alloc_outputs;
   p->verify = o->verify;
@@ -469,6 +476,8 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
     s->copies = r->copies;
     s->coalesced = r->coalesced;
     s->views = r->views;
+    s->hoisted = r->hoisted;
+    s->hoist_bytes = r->hoist_bytes;
     s->state_bytes = r->state_bytes;
     s->state_in_place = r->state_in_place;
     s->n_pools = r->n_pools;
@@ -718,6 +727,7 @@ const char *berth_plan_storage_name(berth_plan_storage_t s) {
     case BERTH_PLAN_STORAGE_STATE: return "state";
     case BERTH_PLAN_STORAGE_INPUT: return "input";
     case BERTH_PLAN_STORAGE_OUTPUT: return "output";
+    case BERTH_PLAN_STORAGE_HOIST: return "hoist";
   }
   return "?";
 }

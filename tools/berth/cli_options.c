@@ -61,6 +61,23 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_compile_options_t
     opt->views = false;
     return 1;
   }
+  if (strcmp(a, "--no-hoist") == 0) { /* constant-only work on every call (to measure hoisting) */
+    if (!berth_cli_once(a)) return -1;
+    opt->hoist = false;
+    return 1;
+  }
+  if (strcmp(a, "--hoist-min-bytes") == 0) {
+    if (!berth_cli_once(a)) return -1;
+    if (!(v = value_of(argc, argv, i))) return -1;
+    char *end;
+    long long b = strtoll(v, &end, 10);
+    if (*end || !*v || b < 0 || *v == '-' || *v == ' ') {
+      fprintf(stderr, "berth: --hoist-min-bytes takes a non-negative integer, not '%s'\n", v);
+      return -1;
+    }
+    opt->hoist_min_bytes = b;
+    return 1;
+  }
   if (strcmp(a, "--no-verify") == 0) {
     if (!berth_cli_once(a)) return -1;
     opt->verify = false;

@@ -128,9 +128,11 @@ int berth_cmd_plan(int argc, char **argv) {
       printf("%s{\"name\":", mi ? "," : "");
       berth_cli_json_string(stdout, r.method);
       printf(",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,\"views\":%d,"
-             "\"state_in_place\":%d,\"time_ms\":%.3f,\"verified\":%s,\"timeline_positions\":%lld,\"pools\":[",
+             "\"state_in_place\":%d,\"hoisted\":%d,\"hoist_bytes\":%llu,\"time_ms\":%.3f,\"verified\":%s,"
+             "\"timeline_positions\":%lld,\"pools\":[",
              (unsigned long long)sum(r.arena_bytes, r.n_pools), (unsigned long long)sum(r.lower_bound_bytes, r.n_pools),
-             (unsigned long long)r.state_bytes, (int)r.copies, (int)r.coalesced, (int)r.views, (int)r.state_in_place, r.time_ms,
+             (unsigned long long)r.state_bytes, (int)r.copies, (int)r.coalesced, (int)r.views, (int)r.state_in_place,
+             (int)r.hoisted, (unsigned long long)r.hoist_bytes, r.time_ms,
              r.verified ? "true" : "false", (long long)r.timeline_positions);
       for (int32_t pl = 0; pl < r.n_pools; pl++)
         printf("%s{\"pool\":%d,\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"buffers\":%d}", pl ? "," : "", (int)pl,
@@ -155,6 +157,9 @@ int berth_cmd_plan(int argc, char **argv) {
                (int)r.state_in_place);
       if (r.views)
         printf("  views: %d kernel calls share their operand's bytes (no work at run time)\n", (int)r.views);
+      if (r.hoisted)
+        printf("  hoisted: %d kernel calls on constants alone run once at init, into a hoist region of %llu bytes (not "
+               "in the arena)\n", (int)r.hoisted, (unsigned long long)r.hoist_bytes);
       if (r.n_scratch)
         printf("  kernel scratch: %d calls, %llu bytes (each a value of its own at its node's position, packed with the rest)\n",
                (int)r.n_scratch, (unsigned long long)r.scratch_bytes);

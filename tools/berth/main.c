@@ -25,7 +25,11 @@
   "  --alloc-inputs 0|1, --alloc-outputs 0|1   plan inputs / outputs in the arena or not\n"      \
   "  --no-verify                        skip the plan verifier (for experiments only)\n"          \
   "  --no-views                         reshape, squeeze, unsqueeze, clone and contiguous slices\n" \
-  "                                     copy instead of sharing their operand's bytes (to measure)\n"
+  "                                     copy instead of sharing their operand's bytes (to measure)\n" \
+  "  --no-hoist                         compute constant-only work on every call instead of once\n" \
+  "                                     into the hoist region (to measure)\n"                    \
+  "  --hoist-min-bytes N                hoist a constant-only kernel call when it reads and\n"   \
+  "                                     writes at least N bytes (default 4096)\n"
 
 #define PROGRAM_OPTIONS                                                                            \
   "  PROGRAM is a .bir text file, a .berth program file or an .onnx model (told apart by\n"       \
