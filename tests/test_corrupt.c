@@ -5,12 +5,13 @@
  * of the message. Each file is named after its error. They run through the same function
  * as the fuzz target (fuzz/fuzz_load.c), so the replay is exactly what the fuzzer checks.
  *
- * The corpus is generated from valid files compiled from examples/, tests/bir/assert.bir and
- * tests/bir/dynamic_bound.bir,
+ * The corpus is generated from valid files compiled from examples/, tests/bir/assert.bir,
+ * tests/bir/hoist.bir and tests/bir/dynamic_bound.bir,
  * by this program:
  *   build/tests/test_corrupt --write-corpus tests/corrupt
  * (the ir_ref cases alone, appended to MANIFEST: --append-ir-ref-corpus tests/corrupt; the
- * view-offset cases alone: --append-view-corpus tests/corrupt)
+ * view-offset cases alone: --append-view-corpus tests/corrupt; the hoist cases:
+ * --append-hoist-corpus tests/corrupt)
  * (it checks every expectation before writing) and committed as regression inputs: the
  * test itself only reads them. Every byte it patches is named by the field offsets of
  * src/format/format_layout.h, the table the loader reads the file with. */
@@ -384,6 +385,45 @@ static void generate_views(void) {
   w64(&m, ins_at(&m, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET, (uint64_t)-8);
   RANGE_("view-offset-negative", "(view) at byte");
   free(vw.b);
+}
+
+/* The optional hoist section (tests/bir/hoist.bir: the once-stream is full, add and two
+ * views; %g lies at [4096, 8192) of the 8192-byte hoist region): each field of its record,
+ * a storage class past hoist, and a once-stream that reads the method's input. */
+static void generate_hoist(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  buf_t h = compile_example("tests/bir/hoist.bir", &po);
+  if (!h.b) abort();
+  base_t bh = decode(h);
+  const berth_exec_method_t *em = &bh.fp->exec.methods[0];
+  uint64_t rec = soff(&h, BERTH_SECTION_HOIST);
+  if (em->n_once != 4 || em->hoist_size != 8192 || ssize(&h, BERTH_SECTION_HOIST) != BERTH_FORMAT_HOIST_SIZE) abort();
+  buf_t m = copy(h);
+  w64(&m, entry(&m, BERTH_SECTION_HOIST) + BERTH_FORMAT_ENTRY_BYTES, 8);
+  CORRUPT_("hoist-section-size", "section hoist (byte");
+  m = copy(h);
+  w32(&m, rec + BERTH_FORMAT_HOIST_RESERVED, 1);
+  CORRUPT_("hoist-reserved", "section hoist, method forward (byte");
+  m = copy(h);
+  w32(&m, rec + BERTH_FORMAT_HOIST_N_ONCE, (uint32_t)em->n_instrs);
+  CORRUPT_("hoist-once-stream-too-long", "is not shorter than the method");
+  m = copy(h);
+  w64(&m, rec + BERTH_FORMAT_HOIST_BYTES, (uint64_t)1 << 41);
+  RANGE_("hoist-region-over-cap", "exceeds the cap of 2^40");
+  m = copy(h);
+  w64(&m, rec + BERTH_FORMAT_HOIST_BYTES, 4096);
+  CORRUPT_("hoist-region-too-small", "lie outside the hoist region (4096 bytes)");
+  m = copy(h);
+  m.b[val_at(&m, value_named(&bh, "g")) + BERTH_FORMAT_VALUE_STORAGE] = 6;
+  CORRUPT_("hoist-storage-class-6", "unknown storage class 6 (0..5)");
+  m = copy(h);
+  w32(&m, rec + BERTH_FORMAT_HOIST_N_ONCE, 5); /* the matmul joins it */
+  LOAD("hoist-once-stream-reads-input", BERTH_ERR_VERIFY_FAILED, "in the once-stream reads %x");
+  m = copy(h);
+  w32(&m, rec + BERTH_FORMAT_HOIST_N_ONCE, 0); /* every call would write the hoist region */
+  LOAD("hoist-written-per-call", BERTH_ERR_VERIFY_FAILED, "in the hoist region");
+  free(bh.mem);
+  free(h.b);
 }
 
 static void generate(void) {
@@ -841,6 +881,7 @@ static void generate(void) {
   generate_bounds();
   generate_ir_ref();
   generate_views();
+  generate_hoist();
 }
 
 int main(int argc, char **argv) {
@@ -859,13 +900,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
     return gen_failures ? 1 : 0;
   }
-  if (argc == 3 && strcmp(argv[1], "--append-ir-ref-corpus") == 0) { /* only the ir_ref cases, added to MANIFEST */
+  if (argc == 3 && (strcmp(argv[1], "--append-ir-ref-corpus") == 0 || strcmp(argv[1], "--append-hoist-corpus") == 0)) {
+    /* only the ir_ref (or hoist) cases, added to MANIFEST */
     out_dir = argv[2];
     char path[2048];
     snprintf(path, sizeof path, "%s/MANIFEST", out_dir);
     manifest = fopen(path, "a");
     if (!manifest) return 1;
-    generate_ir_ref();
+    if (argv[1][9] == 'i') generate_ir_ref();
+    else generate_hoist();
     fclose(manifest);
     fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
     return gen_failures ? 1 : 0;
