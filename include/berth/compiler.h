@@ -284,7 +284,7 @@ typedef struct berth_plan_value {
   berth_plan_storage_t storage;
   int32_t pool;                  /* ARENA: the pool; else 0 */
   int32_t index;                 /* INPUT, OUTPUT: the caller's input or output index; else 0 */
-  uint64_t offset;               /* ARENA, CONST, STATE: the first byte in the pool, section or
+  uint64_t offset;               /* ARENA, CONST, STATE, HOIST: the first byte in the pool, section or
                                     region (a window: in its parent); else 0 */
   uint64_t bytes;                /* the type's size */
   int32_t window_of;             /* -1, or the value this one is a per-step slice of (a scan or

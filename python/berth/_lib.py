@@ -66,6 +66,8 @@ class CompileOptions(ctypes.Structure):
         ("max_trip_count", ctypes.c_int64),
         ("dynamic_bound", ctypes.c_int64),
         ("views", ctypes.c_bool),
+        ("hoist", ctypes.c_bool),
+        ("hoist_min_bytes", ctypes.c_int64),
     ]
 
 
@@ -88,6 +90,8 @@ class PlanSummary(ctypes.Structure):
         ("time_ms", ctypes.c_double),
         ("n_hops", ctypes.c_int32),
         ("views", ctypes.c_int32),
+        ("hoisted", ctypes.c_int32),
+        ("hoist_bytes", ctypes.c_uint64),
     ]
 
 
