@@ -66,6 +66,10 @@ static void test_quick_batch(void) {
             (long long)st.programs);
   for (int k = 0; k < 4; k++) CHECK_MSG(st.hops[k] > st.programs / 2, "HOP kind %d: %lld", k, (long long)st.hops[k]);
   CHECK(st.copies > st.programs / 2);
+  /* half the programs plan with --hoist-min-bytes 0: constant-only chains (full, ops on
+   * constants) run in the once-stream, compared with the reference interpreter like the rest */
+  CHECK_MSG(st.plan_hoisted > st.programs / 4, "%lld hoisted calls in %lld programs", (long long)st.plan_hoisted,
+            (long long)st.programs);
   /* mutation check: most mutants rejected, none accepted that then goes wrong */
   fprintf(stderr, "mutants: %lld tried, %lld rejected, %lld accepted\n", (long long)st.mutants,
           (long long)st.mutants_rejected, (long long)st.mutants_accepted);

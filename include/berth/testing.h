@@ -215,6 +215,7 @@ typedef struct berth_fuzz_stats {
   int64_t method_results_io; /* method results that are inputs, constants or buffers */
   int64_t nodes;         /* nodes in all programs */
   int64_t plan_views;    /* VIEW instructions in the plans run (calls sharing their operand's bytes) */
+  int64_t plan_hoisted;  /* kernel calls in the plans' once-streams (constant-only work run once) */
   uint64_t first_failed_seed; /* seed of the first failing program (valid when failed > 0) */
   double seconds;
 } berth_fuzz_stats_t;

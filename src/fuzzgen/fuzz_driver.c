@@ -90,11 +90,16 @@ static const berth_alloc_algo_t k_algos[4] = {BERTH_ALLOC_NAIVE, BERTH_ALLOC_GRE
 typedef struct layout {
   uint32_t alignment; /* 0: the planner's default */
   const char *pools;
+  int64_t hoist_min;  /* -1: the planner's default; 0: every constant-only kernel call is hoisted
+                         (the fuzzer's tensors are small: this is what exercises hoisting) */
 } layout_t;
 
 static layout_t layout_for(const berth_fuzz_options_t *o, uint64_t seed) {
-  layout_t l = {o->alignment, o->pools};
-  if (!o->vary_layout || o->alignment || o->pools) return l;
+  layout_t l = {o->alignment, o->pools, -1};
+  if (!o->vary_layout) return l;
+  uint64_t h = seed ^ 0x484F495354303031ull; /* its own stream: the layouts below stay as they were */
+  if (berth_fuzzgen_rand(&h) % 2) l.hoist_min = 0;
+  if (o->alignment || o->pools) return l;
   static const uint32_t aligns[] = {0, 0, 1, 8, 64};
   static const char *const rules[] = {NULL, NULL, NULL, "add=1,mul=2", "input=1,output=2", "tanh=1,neg=1,concat=2,full=3"};
   uint64_t r = seed ^ 0x4C41594F55543132ull;
@@ -114,6 +119,7 @@ static berth_plan_options_t config(const berth_fuzz_options_t *o, const layout_t
   po.alloc_outputs = (io >> 1) & 1;
   if (l->alignment) po.alignment = l->alignment;
   po.pools = l->pools;
+  if (l->hoist_min >= 0) po.hoist_min_bytes = (uint64_t)l->hoist_min;
   return po;
 }
 
@@ -124,6 +130,8 @@ static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l,
   if (l->alignment) berth_snprintf(extra, sizeof extra, " --alignment %u", (unsigned)l->alignment);
   size_t n = strlen(extra);
   if (l->pools) berth_snprintf(extra + n, sizeof extra - n, " --pools %s", l->pools);
+  n = strlen(extra);
+  if (l->hoist_min >= 0) berth_snprintf(extra + n, sizeof extra - n, " --hoist-min-bytes %lld", (long long)l->hoist_min);
   berth_snprintf(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
                berth_alloc_algo_name(k_algos[algo]), berth_strategy_name((berth_strategy_t)o->strategy), io & 1, (io >> 1) & 1,
                o->verify ? "" : " --no-verify", extra);
@@ -614,6 +622,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
     }
     st->plans++;
     for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_views += c->reports[mi].views;
+    for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_hoisted += c->reports[mi].hoisted;
     kind = run_plan(c, p, &ora, o, cfg, algo, io, st, f);
     bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;
     if (!kind && mutants > 0 && chosen) kind = mutate(c, p, &ora, o, &lay, mutants, &rng, algo, io, st, f);

@@ -293,8 +293,8 @@ int berth_cmd_fuzz(int argc, char **argv) {
            (long long)st.body_results[0], (long long)st.body_results[1], (long long)st.body_results[2],
            (long long)st.body_results[3], (long long)st.body_results[4], (long long)st.body_results[5],
            (long long)st.method_results_io);
-    printf("%lld plans (%lld views in them), %lld planned calls compared, %.1f s, %.1f programs/s\n", (long long)st.plans,
-           (long long)st.plan_views, (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
+    printf("%lld plans (%lld views, %lld hoisted calls in them), %lld planned calls compared, %.1f s, %.1f programs/s\n",
+           (long long)st.plans, (long long)st.plan_views, (long long)st.plan_hoisted, (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
     if (st.failed) printf("first failing seed: %llu\n", (unsigned long long)st.first_failed_seed);
   }
   return st.failed ? 1 : 0;
