@@ -148,11 +148,16 @@ static void check_act(int line, berth_dtype_t dt, int c, int m, int group, int h
   free(want);
 }
 
-static void test_epilogue(void) {
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+/* The kernel variants the fused-vs-unfused checks run under; select_isa(v) makes variant v
+ * the active one, false when this machine lacks it. */
+static const berth_kernels_isa_t k_isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
                                              BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+#define N_ISAS (sizeof k_isas / sizeof k_isas[0])
+static bool select_isa(size_t v) { return berth_kernels_available(k_isas[v]) && berth_kernels_select(k_isas[v]) == BERTH_OK; }
+
+static void test_epilogue(void) {
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
     for (int act = 1; act <= 3; act++)
       for (int f64 = 0; f64 < 2; f64++) {
         const berth_dtype_t dt = f64 ? BERTH_DTYPE_F64 : BERTH_DTYPE_F32;
@@ -258,6 +263,19 @@ static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **o
   return ok;
 }
 
+/* Runs plain and fused on the same inputs and requires their n_out outputs (bytes each) to
+ * be identical, bit for bit. */
+static void check_same_outputs(const berth_ir_program_t *plain, const berth_ir_program_t *fused, const void *const *in,
+                               int n_out, size_t bytes, berth_kernels_isa_t isa) {
+  void *a[16] = {0}, *b[16] = {0};
+  if (run_ref(plain, in, a) && run_ref(fused, in, b))
+    for (int o = 0; o < n_out; o++)
+      CHECK_MSG(memcmp(a[o], b[o], bytes) == 0,
+                "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
+                berth_kernels_isa_name(isa), o, (unsigned long long)rng_seed);
+  for (int o = 0; o < n_out; o++) free(a[o]), free(b[o]);
+}
+
 /* src parsed twice: the program as written and one for the passes */
 static bool parse_two(const char *src, berth_ir_program_t **a, berth_ir_program_t **b) {
   char msg[512];
@@ -298,19 +316,11 @@ static void test_chain(void) {
   }
   x[7] = NAN;
   sk[200] = -INFINITY;
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
     for (uint8_t pred = 0; pred < 2; pred++) {
-      void *a[8] = {0}, *b[8] = {0};
       const void *in[] = {x, sk, &pred};
-      if (run_ref(plain, in, a) && run_ref(fused, in, b))
-        for (int o = 0; o < 8; o++)
-          CHECK_MSG(memcmp(a[o], b[o], N * sizeof(float)) == 0,
-                    "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
-                    berth_kernels_isa_name(isas[v]), o, (unsigned long long)rng_seed);
-      for (int o = 0; o < 8; o++) free(a[o]), free(b[o]);
+      check_same_outputs(plain, fused, in, 8, N * sizeof(float), k_isas[v]);
     }
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
@@ -357,17 +367,15 @@ static void test_chain_planes(void) {
   for (int i = 0; i < M; i++) t[i] = (float)((double)(rnd() % 4001) / 500.0 - 4.0);
   x[300] = NAN;
   t[17] = -INFINITY;
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
     void *a[2] = {0}, *b[2] = {0};
     const void *in[] = {x, sk, t};
     if (run_ref(plain, in, a) && run_ref(fused, in, b)) {
       CHECK_MSG(memcmp(a[0], b[0], N * sizeof(float)) == 0, "%s kernels: the 13x13 chain differs (seed %llu)",
-                berth_kernels_isa_name(isas[v]), (unsigned long long)rng_seed);
+                berth_kernels_isa_name(k_isas[v]), (unsigned long long)rng_seed);
       CHECK_MSG(memcmp(a[1], b[1], M * sizeof(float)) == 0, "%s kernels: the 3x5 chain differs (seed %llu)",
-                berth_kernels_isa_name(isas[v]), (unsigned long long)rng_seed);
+                berth_kernels_isa_name(k_isas[v]), (unsigned long long)rng_seed);
       /* and the values are the formula's, not only the same in both */
       const float *y = (const float *)b[0];
       const float k0 = 1.1f / sqrtf(0.9f + 0.001f), k1 = -0.9f / sqrtf(1.1f + 0.001f);
@@ -522,19 +530,11 @@ static void test_residual_pass(void) {
   for (int i = 0; i < N; i++) sk[i] = (float)((double)(rnd() % 2001) / 500.0 - 2.0);
   for (int i = 0; i < 144; i++) w[i] = (float)((double)(rnd() % 2001) / 4000.0 - 0.25);
   for (int i = 0; i < 4; i++) b[i] = (float)((double)(rnd() % 2001) / 1000.0 - 1.0), k[i] = (float)i - 1.5f;
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
     for (uint8_t pred = 0; pred < 2; pred++) {
-      void *a[13] = {0}, *c[13] = {0};
       const void *in[] = {x, w, b, sk, k, &pred};
-      if (run_ref(plain, in, a) && run_ref(fused, in, c))
-        for (int o = 0; o < 13; o++)
-          CHECK_MSG(memcmp(a[o], c[o], N * sizeof(float)) == 0,
-                    "%s kernels: output %d of the fused program differs from the unfused one (seed %llu)",
-                    berth_kernels_isa_name(isas[v]), o, (unsigned long long)rng_seed);
-      for (int o = 0; o < 13; o++) free(a[o]), free(c[o]);
+      check_same_outputs(plain, fused, in, 13, N * sizeof(float), k_isas[v]);
     }
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
@@ -589,10 +589,8 @@ static void check_res(int line, berth_dtype_t dt, int c, int m, int group, int h
 }
 
 static void test_residual_kernel(void) {
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
     for (int act = 0; act <= 3; act++)
       for (int f64 = 0; f64 < 2; f64++) {
         const berth_dtype_t dt = f64 ? BERTH_DTYPE_F64 : BERTH_DTYPE_F32;
