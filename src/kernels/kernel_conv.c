@@ -37,6 +37,7 @@
  * (tests/test_kernel_conv_scratch.c runs every path with 0, 16, 64, 1024 bytes and the
  * request). */
 #include "kernel_conv_dw.h"
+#include "kernel_conv_small.h"
 #include "kernel_dot.h"
 #include "kernel_gemm_pack.h"
 #include "kernel_isa.h"
@@ -588,6 +589,10 @@ static int conv_packed_f32(const conv_plan_t *p, const float *xg, const float *w
  * when the epilogue is left to the caller, 2 when it is done. */
 static int conv_fast_f32(const conv_plan_t *p, const float *xg, const float *wg, const float *bg, float *yg,
                          const float *rg, float *buf, int64_t bufn) {
+  if (p->in[0] == 1 && p->in[1] == 1 && p->k[0] == 1 && p->k[1] == 1 && p->out[0] == 1 && p->out[1] == 1) {
+    const berth_conv_small_geom_t sg = {p->cg, p->mg, p->in[2], p->l, p->k[2], p->ck, p->stride[2], p->pad[2], p->dil[2]};
+    if (berth_conv_small_f32(&sg, xg, wg, bg, yg, buf, bufn)) return 1; /* 1-D, few positions */
+  }
 #ifdef BERTH_KERNELS_SIMD
   const int packed = conv_packed_f32(p, xg, wg, bg, yg, rg, buf, bufn);
   if (packed) return packed;
