@@ -36,6 +36,13 @@ static inline float berth_vm_float(uint32_t u) {
   return f;
 }
 
+/* c ? a : b on the bits: GCC keeps a float ?: in these functions a branch (and the loops
+ * that call them scalar, "control flow in loop"), a select on the bits vectorizes. */
+static inline float berth_vm_sel(int c, float a, float b) {
+  const uint32_t m = (uint32_t)0 - (uint32_t)(c != 0);
+  return berth_vm_float((berth_vm_bits(a) & m) | (berth_vm_bits(b) & ~m));
+}
+
 /* 2^k for -126 <= k <= 127 */
 static inline float berth_vm_pow2i(int32_t k) { return berth_vm_float((uint32_t)(k + 127) << 23); }
 
@@ -50,9 +57,9 @@ static inline int32_t berth_vm_reduce(float x, float *r) {
 }
 
 static inline float berth_vm_exp_f32(float x) {
-  float xc = x != x ? 0.0f : x;
-  xc = xc < -104.0f ? -104.0f : xc;
-  xc = xc > 89.0f ? 89.0f : xc;
+  float xc = berth_vm_sel(x != x, 0.0f, x);
+  xc = berth_vm_sel(xc < -104.0f, -104.0f, xc);
+  xc = berth_vm_sel(xc > 89.0f, 89.0f, xc);
   float r;
   int32_t n = berth_vm_reduce(xc, &r);
   float p = 1.9875691500e-4f;
@@ -64,7 +71,7 @@ static inline float berth_vm_exp_f32(float x) {
   p = p * (r * r) + r + 1.0f;
   int32_t n1 = n / 2, n2 = n - n1; /* n in [-151, 129]: both halves are normal exponents */
   float e = p * berth_vm_pow2i(n1) * berth_vm_pow2i(n2);
-  return x != x ? x : e;
+  return berth_vm_sel(x != x, x, e);
 }
 
 /* expm1(y) for -20.5 <= y <= 0 */
@@ -86,20 +93,20 @@ static inline float berth_vm_expm1_neg_f32(float y) {
 static inline float berth_vm_tanh_f32(float x) {
   uint32_t b = berth_vm_bits(x);
   float a = berth_vm_float(b & 0x7FFFFFFFu);
-  a = a != a ? 0.0f : a;
-  a = a > 10.0f ? 10.0f : a; /* tanh(10) rounds to 1 */
+  a = berth_vm_sel(a != a, 0.0f, a);
+  a = berth_vm_sel(a > 10.0f, 10.0f, a); /* tanh(10) rounds to 1 */
   float m = berth_vm_expm1_neg_f32(-2.0f * a);
   float t = -m / (2.0f + m);
   float s = berth_vm_float((berth_vm_bits(t) & 0x7FFFFFFFu) | (b & 0x80000000u));
-  return x != x ? x : s;
+  return berth_vm_sel(x != x, x, s);
 }
 
 static inline float berth_vm_sigmoid_f32(float x) {
   uint32_t b = berth_vm_bits(x);
   float e = berth_vm_exp_f32(-berth_vm_float(b & 0x7FFFFFFFu));
   float d = 1.0f + e;
-  float s = (b & 0x80000000u) ? e / d : 1.0f / d;
-  return x != x ? x : s;
+  float s = berth_vm_sel((b & 0x80000000u) != 0, e, 1.0f) / d; /* one division */
+  return berth_vm_sel(x != x, x, s);
 }
 
 #endif
