@@ -24,12 +24,25 @@ static void small_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo
   if (*hi < *lo) *hi = *lo;
 }
 
-/* buf[t * ck + ic * k + q] = x[ic * il + t * stride - pad + q * dil], zeros over the padding.
- * A short kernel (SMALL_TAPS taps at most: the encoder's 3) reads each tap through an index
- * made safe once per position and a select: a loop per channel over the valid taps would
- * be turned into memset and memcpy calls of one to three floats each, which cost more than
- * the whole conv's multiplications at 3 positions. */
+/* The channels of one position's patch for a short kernel (k <= SMALL_TAPS): tap q of
+ * channel ic is src[q][ic * step[q]], which is the input or, over the padding, a zero
+ * (step 0). No branch and no call per channel: a loop over the valid taps would be turned
+ * into memset and memcpy calls of one to three floats each, costing more than the whole
+ * conv's multiplications at 3 positions. k is a constant where it is inlined. */
 #define SMALL_TAPS 8
+static const float small_zero = 0.0f;
+#if defined(__GNUC__)
+#define SMALL_INLINE inline __attribute__((always_inline))
+#else
+#define SMALL_INLINE inline
+#endif
+static SMALL_INLINE void small_pack_taps(int64_t k, int64_t cg, const float *const *src,
+                                                                  const int64_t *step, float *restrict d) {
+  for (int64_t ic = 0; ic < cg; ic++, d += k)
+    for (int64_t q = 0; q < k; q++) d[q] = src[q][ic * step[q]];
+}
+
+/* buf[t * ck + ic * k + q] = x[ic * il + t * stride - pad + q * dil], zeros over the padding. */
 static void small_pack(const berth_conv_small_geom_t *g, const float *xg, float *restrict buf) {
   const int64_t k = g->k, il = g->il;
   for (int64_t t = 0; t < g->l; t++) {
@@ -38,15 +51,15 @@ static void small_pack(const berth_conv_small_geom_t *g, const float *xg, float 
     small_taps(s, g->dil, k, il, &lo, &hi);
     float *restrict d = buf + t * g->ck;
     if (k <= SMALL_TAPS) {
-      int64_t at[SMALL_TAPS];
-      int ok[SMALL_TAPS];
+      const float *src[SMALL_TAPS];
+      int64_t step[SMALL_TAPS];
       for (int64_t q = 0; q < k; q++) {
-        ok[q] = q >= lo && q < hi;
-        at[q] = ok[q] ? s + q * g->dil : 0;
+        const bool ok = q >= lo && q < hi;
+        src[q] = ok ? xg + s + q * g->dil : &small_zero;
+        step[q] = ok ? il : 0;
       }
-      const float *x = xg;
-      for (int64_t ic = 0; ic < g->cg; ic++, d += k, x += il)
-        for (int64_t q = 0; q < k; q++) d[q] = ok[q] ? x[at[q]] : 0.0f;
+      if (k == 3) small_pack_taps(3, g->cg, src, step, d); /* the encoder's kernels */
+      else small_pack_taps(k, g->cg, src, step, d);
       continue;
     }
     for (int64_t ic = 0; ic < g->cg; ic++, d += k) {
