@@ -5,9 +5,10 @@
  * (dilations, output channels not a multiple of 4, kernels wider than the input with padding);
  * nothing outside the output is written; it declines (writing nothing) more than
  * BERTH_CONV_SMALL_MAX_L positions, fewer than 4 output channels, and scratch too small for
- * the patches unless the patches are runs of the input; and the conv kernel gives the same
- * bits as the path called directly, so conv takes it. Randomized: BERTH_TEST_SEED replays a
- * seed (printed on failure). */
+ * the patches unless the patches are runs of the input; and the conv kernel gives the bits
+ * of the path called directly (the general path sums in the same order where the patches fit
+ * the scratch, so this pins the result, not which path ran). Randomized: BERTH_TEST_SEED
+ * replays a seed (printed on failure). */
 #include "berth/kernels.h"
 #include "conv_reference.h"
 #include "kernels/kernel_conv_small.h"
@@ -95,7 +96,7 @@ static void test_random(void) {
   }
 }
 
-/* conv (the kernel) gives the bits of the path, so it is the path that conv runs. */
+/* conv (the kernel) gives the bits of the path called directly. */
 static void test_conv_takes_it(void) {
   const int64_t cg = 20, mg = 12, il = 3;
   berth_conv_small_geom_t g = {cg, mg, il, 3, 3, cg * 3, 1, 1, 1};
