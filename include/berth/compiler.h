@@ -110,6 +110,11 @@ typedef struct berth_compile_options {
   /* ---- planner, continued ---------------------------------------------------------- */
   bool views; /* reshape, squeeze, unsqueeze, clone and contiguous slices share their
                  operand's bytes (default true); false: they copy (to measure views) */
+  /* Concats whose parts can be computed straight into their slots of the output (every dim
+   * before the axis 1; plan/views.c): 1 (default) in place unless that makes a method's arena
+   * larger (it is planned both ways), 2 in place wherever allowed, 0 never (to measure it);
+   * other values: INVALID_ARGUMENT */
+  int concat_in_place;
   bool hoist; /* work on constants alone (a reshaped or filled weight) runs once, when a method
                  is initialised, into its hoist region instead of on every call (default true) */
   int64_t hoist_min_bytes; /* such a kernel call is hoisted when it reads and writes at least
@@ -239,6 +244,7 @@ typedef struct berth_plan_summary {
   double time_ms;              /* planning time */
   int32_t n_hops;              /* control-flow bodies on the timeline (berth_compilation_hop) */
   int32_t views;               /* kernel calls that share their operand's bytes (DESIGN rule 7) */
+  int32_t concats_in_place;    /* Concat calls whose parts were computed in their slots (no work) */
   int32_t hoisted;             /* kernel calls run once at init, not per call (the once-stream) */
   uint64_t hoist_bytes;        /* the hoist region: their results, kept for every call */
 } berth_plan_summary_t;

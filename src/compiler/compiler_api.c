@@ -61,6 +61,7 @@ berth_compile_options_t berth_compile_options_default(void) {
   o.verify = true;
   o.store_ir = true;
   o.views = true;
+  o.concat_in_place = 1;
   o.hoist = true;
   o.hoist_min_bytes = 4096;
   return o;
@@ -300,6 +301,10 @@ static berth_status_t plan_options(const berth_compile_options_t *o, berth_plan_
   if (o->pools) BERTH_TRY(berth_plan_pools_check(o->pools, diag));
   p->pools = o->pools;
   p->views = o->views;
+  if (o->concat_in_place < 0 || o->concat_in_place > 2)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "concat_in_place %d: 0 (copy), 1 (auto) or 2 (always)",
+                      o->concat_in_place);
+  p->concat_in_place = (berth_concat_mode_t)o->concat_in_place;
   if (o->hoist_min_bytes < 0)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "hoist_min_bytes %lld is negative", (long long)o->hoist_min_bytes);
   p->hoist = o->hoist;
@@ -476,6 +481,7 @@ static berth_status_t summarize(const berth_compiled_t *cp, berth_compilation_t 
     s->copies = r->copies;
     s->coalesced = r->coalesced;
     s->views = r->views;
+    s->concats_in_place = r->concats_in_place;
     s->hoisted = r->hoisted;
     s->hoist_bytes = r->hoist_bytes;
     s->state_bytes = r->state_bytes;

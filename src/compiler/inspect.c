@@ -151,6 +151,7 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
     out(s, "    %-5d %-18s", (int)i, berth_exec_instr_name(m, i, what, sizeof what));
     switch (in->opcode) {
       case BERTH_I_KERNEL:
+      case BERTH_I_JOIN: /* the parts, then the output they fill in place */
         for (int32_t k = 0; k < in->n_in; k++) {
           out(s, "%s", k ? ", " : " ");
           print_value_ref(s, m, ops[k]);
@@ -160,6 +161,7 @@ static void print_method(sb_t *s, const berth_format_program_t *fp, int32_t mi) 
           out(s, "%s", k ? ", " : " ");
           print_value_ref(s, m, ops[in->n_in + k]);
         }
+        if (in->opcode == BERTH_I_JOIN) break;
         if (in->n_scratch) { /* the call's working memory: a value of its own */
           out(s, " scratch ");
           print_value_ref(s, m, ops[in->n_in + in->n_out]);

@@ -875,6 +875,12 @@ static berth_status_t instr_use(rd_t *r, const char *w, const berth_instr_t *x, 
                      (unsigned)x->n_out);
       u->nops = 2;
       break;
+    case BERTH_I_JOIN:
+      if (x->n_in < 1 || x->n_out != 1)
+        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected at least 1 and 1 (the parts, the output)", w,
+                     (unsigned)x->n_in, (unsigned)x->n_out);
+      u->nops = (uint32_t)x->n_in + 1;
+      break;
     case BERTH_I_JUMP_IF_FALSE:
       if (x->n_in != 1 || x->n_out != 0)
         return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 and 0 (the condition)", w, (unsigned)x->n_in,

@@ -154,6 +154,14 @@ static berth_status_t emit_node(lctx_t *c, int32_t ni) {
         c->views++;
         return BERTH_OK;
       }
+      if (n->n_out == 1 && c->vals[n->out[0]].is_join) { /* a Concat done in place (views.c) */
+        int32_t jops[BERTH_MAX_KERNEL_OPERANDS + 1];
+        if (n->n_in > BERTH_MAX_KERNEL_OPERANDS) return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
+        memcpy(jops, n->in, (size_t)n->n_in * sizeof *jops);
+        jops[n->n_in] = n->out[0];
+        EMIT_OR_FAIL(emit(c, BERTH_I_JOIN, jops, n->n_in, 1));
+        return BERTH_OK;
+      }
       int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS + 1];
       if (n->n_in + n->n_out > 2 * BERTH_MAX_KERNEL_OPERANDS)
         return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");

@@ -51,6 +51,8 @@ typedef struct lval {
   int32_t view_src;       /* the (resolved) source of a view, else -1 */
   uint64_t voff;
   bool has_views;         /* group: some member is a view */
+  bool is_join;           /* a Concat's output whose parts were placed in its slots (views.c):
+                             its node emits a JOIN; each part is a member at its slot's voff */
   int32_t snap_src;       /* a body parameter bound to a mutable buffer: copied from it at
                              the HOP's start (operands are values, buffers change), else -1 */
   int32_t snap_node;
@@ -116,6 +118,7 @@ typedef struct lctx {
   int32_t *operands;
   int32_t copies, renames, windows;
   int32_t views;          /* kernel calls turned into views (views.c) */
+  int32_t joins;          /* Concat calls done in place (views.c: JOIN) */
   int32_t state_in_place; /* copy_ into a buffer turned into destination passing (coalesce.c) */
   int32_t scratch_values;  /* kernel scratch values made by the emitter */
   uint64_t scratch_bytes;  /* their bytes, summed */

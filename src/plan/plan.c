@@ -27,6 +27,7 @@ berth_plan_options_t berth_plan_options_default(void) {
   o.alloc_outputs = -1;
   o.verify = true;
   o.views = true;
+  o.concat_in_place = BERTH_CONCAT_AUTO;
   o.hoist = true;
   o.hoist_min_bytes = 4096;
   return o;
@@ -122,15 +123,42 @@ static berth_status_t plan_stages(berth_plan_lowered_t *c, berth_plan_owner_t *o
   return berth_plan_report(c, o, &offsets, &state, &exec, rep);
 }
 
+static berth_status_t plan_method_once(const berth_ir_program_t *p, int32_t mi, const berth_plan_options_t *opt,
+                                       const uint64_t *const_offsets, berth_plan_owner_t *o, berth_exec_method_t *em,
+                                       berth_plan_method_report_t *rep, berth_diag_t *diag) {
+  berth_plan_lowered_t c;
+  berth_status_t st = berth_plan_lower(&c, p, mi, opt, diag);
+  if (!st) st = plan_stages(&c, o, const_offsets, em, rep);
+  berth_plan_lower_deinit(&c);
+  return st;
+}
+
+static uint64_t arena_total(const berth_plan_method_report_t *rep) {
+  uint64_t t = 0;
+  for (int32_t k = 0; k < rep->n_pools; k++) t += rep->pools[k].arena_bytes;
+  return t;
+}
+
+/* One method. With BERTH_CONCAT_AUTO, a plan with Concats done in place (views.c: they
+ * lengthen their parts' lifetimes) is kept only when its arena is no larger than the plan
+ * without them; the loser's memory stays with the owner until the compilation is freed. */
 static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const berth_plan_options_t *opt,
                                   const uint64_t *const_offsets, berth_plan_owner_t *o, berth_exec_method_t *em,
                                   berth_plan_method_report_t *rep, berth_diag_t *diag) {
   double t0 = now_ms();
-  berth_plan_lowered_t c;
-  berth_status_t st = berth_plan_lower(&c, p, mi, opt, diag);
-  if (!st) st = plan_stages(&c, o, const_offsets, em, rep);
+  berth_status_t st = plan_method_once(p, mi, opt, const_offsets, o, em, rep, diag);
+  if (!st && opt->concat_in_place == BERTH_CONCAT_AUTO && rep->concats_in_place > 0) {
+    berth_plan_options_t copy = *opt;
+    copy.concat_in_place = BERTH_CONCAT_COPY;
+    berth_exec_method_t em2;
+    berth_plan_method_report_t rep2;
+    st = plan_method_once(p, mi, &copy, const_offsets, o, &em2, &rep2, diag);
+    if (!st && arena_total(&rep2) < arena_total(rep)) {
+      *em = em2;
+      *rep = rep2;
+    }
+  }
   if (!st) rep->time_ms = now_ms() - t0;
-  berth_plan_lower_deinit(&c);
   return st;
 }
 

@@ -42,6 +42,12 @@ typedef enum berth_strategy {
 
 #define BERTH_MAX_POOLS 16
 
+typedef enum berth_concat_mode {
+  BERTH_CONCAT_COPY = 0,      /* every Concat runs its copy kernel */
+  BERTH_CONCAT_AUTO = 1,      /* in place unless that makes the method's arena larger */
+  BERTH_CONCAT_IN_PLACE = 2,  /* in place wherever allowed */
+} berth_concat_mode_t;
+
 typedef struct berth_plan_options {
   berth_alloc_algo_t algo;
   int fit;
@@ -59,6 +65,10 @@ typedef struct berth_plan_options {
   bool views;        /* calls that only reproduce their operand's bytes (reshape, squeeze,
                         unsqueeze, clone, contiguous slices) share its storage (DESIGN rule 7;
                         default true; false: copy kernels, for comparison) */
+  berth_concat_mode_t concat_in_place; /* Concats whose parts can be produced in their slots of
+                        the output (plan/views.c: JOIN, no work at run time): off, auto (the
+                        default: a method is planned with and without them and keeps the smaller
+                        arena, joins on a tie) or always */
   bool hoist;        /* work on constants alone runs once, into the hoist region (hoist.c;
                         default true) */
   uint64_t hoist_min_bytes; /* a kernel call is hoisted when it reads and writes at least
@@ -88,6 +98,8 @@ typedef struct berth_plan_method_report {
   int32_t coalesced;    /* hand-overs done in place (RENAME, windowed per-step outputs) */
   int32_t views;        /* kernel calls that became views of their operand (VIEW, no work;
                            DESIGN rule 7, plan/views.c) */
+  int32_t concats_in_place; /* Concat calls whose parts were produced in their slots of the output
+                               (JOIN, no work; plan/views.c) */
   int32_t state_in_place; /* copy_ writes of a buffer done in place (the new value computed in
                              the buffer's bytes: a RENAME, no copy per call) */
   uint64_t state_bytes;

@@ -633,6 +633,7 @@ berth_status_t berth_plan_report(const berth_plan_lowered_t *c, berth_plan_owner
   rep->copies = c->copies;
   rep->coalesced = c->renames + c->windows;
   rep->views = c->views;
+  rep->concats_in_place = c->joins;
   rep->state_in_place = c->state_in_place;
   rep->state_bytes = state->size;
   rep->n_scratch = c->scratch_values;

@@ -9,6 +9,7 @@ static const char *const opcode_names[BERTH_I_COUNT] = {
     [BERTH_I_JUMP_IF_FALSE] = "jump_if_false", [BERTH_I_LOOP_INIT] = "loop_init",
     [BERTH_I_LOOP_NEXT] = "loop_next", [BERTH_I_RETURN] = "return",
     [BERTH_I_ASSERT] = "assert",       [BERTH_I_VIEW] = "view",
+    [BERTH_I_JOIN] = "join",
 };
 
 const char *berth_exec_opcode_name(uint32_t opcode) {

@@ -27,7 +27,9 @@
  * other operand, disjoint from its instruction's inputs and outputs; to the memory rule it is
  * one more output of that instruction (it kills every value over its bytes); a VIEW's src and
  * dst are not windowed, dst's bytes start exactly view_offset bytes into src's and end inside
- * them (same storage), and no other instruction writes dst.
+ * them (same storage), and no other instruction writes dst; a JOIN's parts and output are not
+ * windowed, share one dtype, are distinct values, each part lies exactly at its slot of the
+ * output's bytes, the parts fill them, and no other instruction defines the output.
  *
  * The once-stream: the first n_once instructions of a method (src/plan/hoist.c) compute the
  * HOIST values from constants, once, before the first call (berth_exec_run_once); every
@@ -81,6 +83,12 @@ typedef enum berth_opcode {
                             no work at run time. A
                             definition of dst that does not end src's: both are defined there
                             until a real write over those bytes */
+  BERTH_I_JOIN = 10,     /* operands[0..n_in) = the parts, operands[n_in] = out (n_out = 1): a
+                            Concat done in place (DESIGN rule 7, plan/views.c): each part was
+                            written in its slot of out's bytes, part k at byte offset sum of
+                            the sizes of parts 0..k-1, and together they fill out's bytes. No
+                            work at run time: a read of the parts and a definition of out that
+                            ends none of theirs */
   BERTH_I_COUNT
 } berth_opcode_t;
 
@@ -90,7 +98,8 @@ typedef struct berth_instr {
                             (ARENA, u8[bytes], written by this instruction only and read by
                             none: the planner gives it the node's position only) */
   uint16_t op;           /* KERNEL: berth_op_t; ASSERT: BERTH_OP_ASSERT (its attribute specs) */
-  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME/VIEW: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in */
+  uint16_t n_in, n_out;  /* KERNEL: counts; COPY/RENAME/VIEW: 1 in (src), 1 out (dst); JUMP_IF_FALSE, ASSERT: 1 in;
+                            JOIN: n_in >= 1 parts, 1 out */
   uint32_t operands;     /* index of the first operand in the method's operand array */
   uint32_t attrs;        /* KERNEL, ASSERT: index of the first attribute value */
   int32_t target;        /* JUMP, JUMP_IF_FALSE, LOOP_NEXT: instruction index */
@@ -117,7 +126,7 @@ typedef struct berth_exec_method {
   int32_t n_instrs;
   const berth_instr_t *instrs;
   int32_t n_operands;
-  const int32_t *operands; /* value ids; COPY/RENAME/VIEW store src then dst */
+  const int32_t *operands; /* value ids; COPY/RENAME/VIEW store src then dst, JOIN the parts then out */
   int32_t n_attrs;
   const berth_attr_value_t *attrs;
   int32_t n_inputs;

@@ -290,7 +290,9 @@ bool berth_verify_value_is_buffer(const berth_exec_method_t *m, int32_t v) {
   for (int32_t i = 0; i < m->n_instrs; i++) {
     const berth_instr_t *ins = &m->instrs[i];
     const int32_t *ops = m->operands + ins->operands;
-    if ((ins->opcode == BERTH_I_RENAME && ops[0] == v) || (ins->opcode == BERTH_I_VIEW && ops[1] == v)) return false;
+    if ((ins->opcode == BERTH_I_RENAME && ops[0] == v) || (ins->opcode == BERTH_I_VIEW && ops[1] == v) ||
+        (ins->opcode == BERTH_I_JOIN && ops[ins->n_in] == v))
+      return false;
     if (ins->opcode == BERTH_I_KERNEL)
       for (int32_t k = 0; k < ins->n_out; k++)
         if (ops[ins->n_in + k] == v) return false;
@@ -306,7 +308,8 @@ static const int32_t *ops_of(const vctx_t *c, const berth_instr_t *ins) {
 static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
   *out = ops_of(c, ins);
   switch (ins->opcode) {
-    case BERTH_I_KERNEL: return ins->n_in;
+    case BERTH_I_KERNEL:
+    case BERTH_I_JOIN: return ins->n_in;
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
     case BERTH_I_VIEW:
@@ -316,7 +319,8 @@ static int32_t reads_of(const vctx_t *c, const berth_instr_t *ins, const int32_t
   }
 }
 
-/* Writes: a VIEW writes nothing (it defines its dst without ending anything, see transfer). */
+/* Writes: a VIEW or a JOIN writes nothing (it defines its dst without ending anything, see
+ * transfer). */
 static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_t **out) {
   *out = ops_of(c, ins);
   switch (ins->opcode) {
@@ -330,6 +334,7 @@ static int32_t writes_of(const vctx_t *c, const berth_instr_t *ins, const int32_
 static int32_t n_operands_of(const berth_instr_t *ins) {
   switch (ins->opcode) {
     case BERTH_I_KERNEL: return (int32_t)ins->n_in + (int32_t)ins->n_out + (int32_t)ins->n_scratch;
+    case BERTH_I_JOIN: return (int32_t)ins->n_in + 1;
     case BERTH_I_COPY:
     case BERTH_I_RENAME:
     case BERTH_I_VIEW: return 2;
@@ -672,6 +677,47 @@ static berth_status_t check_view(vctx_t *c, int32_t i, const berth_instr_t *ins)
   return BERTH_OK;
 }
 
+/* A join's operands: at least one part and one output, all plain arena values (not windowed)
+ * of one dtype, the output not among the parts; part k lies exactly at its slot of the
+ * output's bytes (byte offset: the sizes of parts 0..k-1 summed) and the parts fill them, so
+ * a part moved by a planner bug, even within the output, is caught. Two uses of one part
+ * cannot both sit at their slots unless it is empty. That only the join defines the output is
+ * check_view_defs. */
+static berth_status_t check_join(vctx_t *c, int32_t i, const berth_instr_t *ins) {
+  if (ins->n_in < 1 || ins->n_out != 1)
+    return CORRUPT("instruction %d (join): %u parts and %u outputs; a join has at least one part and one output",
+                   (int)i, (unsigned)ins->n_in, (unsigned)ins->n_out);
+  const int32_t *ops = ops_of(c, ins);
+  int32_t out = ops[ins->n_in];
+  const berth_exec_value_t *y = &c->m->values[out];
+  const ext_t *f = &c->ext[out];
+  name_buf_t pb, ob;
+  bytes_buf_t b1, b2;
+  uint64_t at = 0;
+  for (int32_t k = 0; k <= ins->n_in; k++) {
+    const berth_exec_value_t *x = &c->m->values[ops[k]];
+    if (x->window_parent >= 0 || x->storage != BERTH_STORAGE_ARENA || x->type.dtype != y->type.dtype ||
+        (k < ins->n_in && ops[k] == out))
+      return CORRUPT("instruction %d (join): %s -> %s; a join's parts and output are distinct arena values of one "
+                     "dtype, none windowed", (int)i, vname(c, ops[k], &pb), vname(c, out, &ob));
+    if (k == ins->n_in) break;
+    uint64_t n = c->size[ops[k]];
+    if (n > c->size[out] - at)
+      return CORRUPT("instruction %d (join): part %d %s (%llu bytes) runs past the %llu bytes of %s", (int)i, (int)k,
+                     vname(c, ops[k], &pb), (unsigned long long)n, (unsigned long long)c->size[out], vname(c, out, &ob));
+    const ext_t *e = &c->ext[ops[k]];
+    if (n > 0 && (e->key != f->key || e->start != f->start + at))
+      return VIOLATION("instruction %d (join): part %d %s (%s) is not at byte %llu of %s (%s), its slot; a join's "
+                       "parts are produced in place, one after the other", (int)i, (int)k, vname(c, ops[k], &pb),
+                       fmt_bytes(c, ops[k], &b1), (unsigned long long)at, vname(c, out, &ob), fmt_bytes(c, out, &b2));
+    at += n;
+  }
+  if (at != c->size[out])
+    return CORRUPT("instruction %d (join): the parts have %llu bytes but %s has %llu", (int)i, (unsigned long long)at,
+                   vname(c, out, &ob), (unsigned long long)c->size[out]);
+  return BERTH_OK;
+}
+
 static berth_status_t check_instrs(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb, ib, sb;
@@ -713,6 +759,7 @@ static berth_status_t check_instrs(vctx_t *c) {
       }
       case BERTH_I_ASSERT: BERTH_TRY(check_assert(c, i, ins)); break;
       case BERTH_I_VIEW: BERTH_TRY(check_view(c, i, ins)); break;
+      case BERTH_I_JOIN: BERTH_TRY(check_join(c, i, ins)); break;
       case BERTH_I_JUMP_IF_FALSE: BERTH_TRY(check_condition(c, i, ins));
         /* fall through */
       case BERTH_I_JUMP:
@@ -743,22 +790,37 @@ static berth_status_t check_instrs(vctx_t *c) {
   return BERTH_OK;
 }
 
+/* The value instruction j defines without writing it (a view's dst, a join's output), or -1. */
+static int32_t defined_in_place(const vctx_t *c, int32_t j) {
+  const berth_instr_t *ins = &c->m->instrs[j];
+  if (ins->opcode == BERTH_I_VIEW) return ops_of(c, ins)[1];
+  if (ins->opcode == BERTH_I_JOIN) return ops_of(c, ins)[ins->n_in];
+  return -1;
+}
+
 /* A view's destination is defined by views only: no kernel, copy or rename writes it (its
- * bytes may sit where a write of them would break an alignment or aliasing rule). */
+ * bytes may sit where a write of them would break an alignment or aliasing rule). A join's
+ * output is defined by that join only: nothing writes it and no view or other join defines it
+ * (its parts' producers wrote its bytes, each as its own value). */
 static berth_status_t check_view_defs(vctx_t *c) {
   const berth_exec_method_t *m = c->m;
   name_buf_t nb, ib;
   for (int32_t i = 0; i < c->n; i++) {
     const berth_instr_t *ins = &m->instrs[i];
-    if (ins->opcode != BERTH_I_VIEW) continue;
-    int32_t dst = ops_of(c, ins)[1];
+    int32_t dst = defined_in_place(c, i);
+    if (dst < 0) continue;
+    bool join = ins->opcode == BERTH_I_JOIN;
     for (int32_t j = 0; j < c->n; j++) {
       const int32_t *w;
       int32_t nwr = writes_of(c, &m->instrs[j], &w);
       for (int32_t k = 0; k < nwr; k++)
         if (w[k] == dst)
-          return CORRUPT("instruction %d (%s) writes %s, which instruction %d makes a view; a view is defined "
-                         "only by views", (int)j, iname(c, j, &ib), vname(c, dst, &nb), (int)i);
+          return CORRUPT("instruction %d (%s) writes %s, which instruction %d makes a %s; a %s", (int)j,
+                         iname(c, j, &ib), vname(c, dst, &nb), (int)i, join ? "join" : "view",
+                         join ? "join's output is defined only by its join" : "view is defined only by views");
+      if (join && j != i && defined_in_place(c, j) == dst)
+        return CORRUPT("instruction %d (%s) defines %s, which instruction %d joins; a join's output is defined only "
+                       "by its join", (int)j, iname(c, j, &ib), vname(c, dst, &nb), (int)i);
     }
   }
   return BERTH_OK;
@@ -836,9 +898,10 @@ static berth_status_t check_once_stream(vctx_t *c) {
       if (is_hoist(c, w[k]))
         return VIOLATION("instruction %d (%s) writes %s in the hoist region; hoisted values are computed once, "
                          "before the first call, and only read by calls", (int)i, iname(c, i, &ib), vname(c, w[k], &nb));
-    if ((ins->opcode == BERTH_I_VIEW || ins->opcode == BERTH_I_RENAME) && is_hoist(c, ops_of(c, ins)[1]))
+    int32_t d = ins->opcode == BERTH_I_RENAME ? ops_of(c, ins)[1] : defined_in_place(c, i);
+    if (d >= 0 && is_hoist(c, d))
       return VIOLATION("instruction %d (%s) defines %s in the hoist region; hoisted values are defined once, in the "
-                       "once-stream", (int)i, iname(c, i, &ib), vname(c, ops_of(c, ins)[1], &nb));
+                       "once-stream", (int)i, iname(c, i, &ib), vname(c, d, &nb));
   }
   return BERTH_OK;
 }
@@ -1068,6 +1131,14 @@ static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits
     if ((c->size[ops[0]] == 0 || bit_get(bits, ident(c, ops[0]))) && c->size[ops[1]] > 0) bit_set(bits, ops[1]);
     return;
   }
+  if (ins->opcode == BERTH_I_JOIN) {
+    /* out is defined at its bytes when every part is, and the parts stay defined */
+    const int32_t *ops = ops_of(c, ins);
+    bool all = true;
+    for (int32_t k = 0; k < ins->n_in && all; k++) all = c->size[ops[k]] == 0 || bit_get(bits, ident(c, ops[k]));
+    if (all && c->size[ops[ins->n_in]] > 0) bit_set(bits, ops[ins->n_in]);
+    return;
+  }
   const int32_t *w;
   int32_t n = writes_of(c, ins, &w);
   for (int32_t k = 0; k < n; k++) apply_write(c, bits, nbits, w[k]);
@@ -1230,8 +1301,8 @@ static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_va
       int32_t q = c->iqueue[head++];
       const int32_t *w;
       int32_t nwr = writes_of(c, &c->m->instrs[q], &w);
-      /* a view of u defines u */
-      bool stop = c->m->instrs[q].opcode == BERTH_I_VIEW && ops_of(c, &c->m->instrs[q])[1] == u;
+      /* a view of u, or the join of u's parts, defines u */
+      bool stop = defined_in_place(c, q) == u;
       for (int32_t k = 0; k < nwr; k++) {
         if (c->size[w[k]] == 0) continue;
         int32_t uw = ident(c, w[k]);
@@ -1416,7 +1487,7 @@ berth_status_t berth_verify_method(const berth_exec_program_t *p, int32_t method
     int32_t nw = ins->opcode == BERTH_I_KERNEL ? writes_of(c, ins, &w) : 0;
     for (int32_t k = 0; k < nw; k++) c->flags[w[k]] &= ~F_STATE;
     if (ins->opcode == BERTH_I_RENAME) c->flags[ops_of(c, ins)[0]] &= ~F_STATE;
-    if (ins->opcode == BERTH_I_VIEW) c->flags[ops_of(c, ins)[1]] &= ~F_STATE; /* defined mid-call */
+    if (defined_in_place(c, i) >= 0) c->flags[defined_in_place(c, i)] &= ~F_STATE; /* defined mid-call */
   }
   sort_values(c);
   BERTH_TRY(check_entry_disjoint(c));

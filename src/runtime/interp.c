@@ -59,6 +59,7 @@ static berth_status_t sanitize(berth_sanitizer_t *san, const berth_instr_t *in, 
       return st ? st : berth_sanitizer_on_write(san, ops[1], pc, regs, diag);
     case BERTH_I_RENAME: return berth_sanitizer_on_rename(san, ops[0], ops[1], pc, regs, diag);
     case BERTH_I_VIEW: return berth_sanitizer_on_view(san, ops[0], ops[1], in->view_offset, pc, regs, diag);
+    case BERTH_I_JOIN: return berth_sanitizer_on_join(san, ops, in->n_in, pc, regs, diag);
     case BERTH_I_JUMP_IF_FALSE:
     case BERTH_I_ASSERT: return berth_sanitizer_on_read(san, ops[0], pc, regs, diag);
     case BERTH_I_RETURN: return berth_sanitizer_on_return(san, pc, diag);
@@ -159,7 +160,8 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
         break;
       }
       case BERTH_I_RENAME:
-      case BERTH_I_VIEW: pc++; break;
+      case BERTH_I_VIEW:
+      case BERTH_I_JOIN: pc++; break;
       case BERTH_I_JUMP:
         if (in->target <= pc) STEP();
         pc = in->target;

@@ -317,6 +317,12 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
     if (s->write_gen[root] != s->view_gen[sp.ident]) return stale_view(s, sp.ident, root, instr, diag);
     sp.ident = root;
   }
+  /* a view made of a join's part before the join: the part is a view of the join's output now */
+  root = s->view_root[sp.ident];
+  if (root >= 0) {
+    if (s->write_gen[root] != s->view_gen[sp.ident]) return stale_view(s, sp.ident, root, instr, diag);
+    sp.ident = root;
+  }
   const int32_t *t = s->tags + s->region_off[sp.region] + sp.start;
   uint64_t k = 0;
   while (k < sp.len && t[k] == sp.ident) k++;
@@ -395,6 +401,36 @@ berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_
   int32_t root = s->view_root[u] >= 0 ? s->view_root[u] : u;
   s->view_root[dst] = root;
   s->view_gen[dst] = s->write_gen[root];
+  return BERTH_OK;
+}
+
+berth_status_t berth_sanitizer_on_join(berth_sanitizer_t *s, const int32_t *ops, int32_t n_parts, int32_t instr,
+                                       const int64_t *regs, berth_diag_t *diag) {
+  int32_t out = ops[n_parts];
+  span_t so, sp;
+  berth_status_t st = resolve(s, out, regs, &so, diag);
+  uint64_t at = 0;
+  for (int32_t k = 0; k < n_parts && !st; k++) {
+    st = berth_sanitizer_on_read(s, ops[k], instr, regs, diag);
+    if (!st) st = resolve(s, ops[k], regs, &sp, diag);
+    if (st) break;
+    if (sp.len > 0 && (sp.region != so.region || sp.start != so.start + at || sp.len > so.len - at)) {
+      char pb[96], ob[96];
+      return berth_fail(diag, BERTH_ERR_VERIFY_FAILED,
+                        "sanitizer: instruction %d (join): part %d %s is not the bytes of %s from byte %llu on", (int)instr,
+                        (int)k, berth_exec_value_name(s->m, ops[k], pb, sizeof pb),
+                        berth_exec_value_name(s->m, out, ob, sizeof ob), (unsigned long long)at);
+    }
+    at += sp.len;
+  }
+  if (st) return st;
+  /* the output owns its bytes from here; each part names them as a view of it */
+  if ((st = berth_sanitizer_on_write(s, out, instr, regs, diag)) != BERTH_OK) return st;
+  for (int32_t k = 0; k < n_parts; k++) {
+    int32_t u = s->m->values[ops[k]].window_parent >= 0 ? s->m->values[ops[k]].window_parent : ops[k];
+    s->view_root[u] = so.ident;
+    s->view_gen[u] = s->write_gen[so.ident];
+  }
   return BERTH_OK;
 }
 

@@ -87,6 +87,13 @@ berth_status_t berth_sanitizer_on_rename(berth_sanitizer_t *s, int32_t src, int3
 berth_status_t berth_sanitizer_on_view(berth_sanitizer_t *s, int32_t src, int32_t dst, uint64_t offset,
                                        int32_t instr, const int64_t *regs, berth_diag_t *diag);
 
+/* JOIN of parts ops[0..n_parts) into ops[n_parts]: a read of each part, which must lie at its
+ * slot of the output's bytes (else BERTH_ERR_VERIFY_FAILED); the output's bytes are then
+ * retagged as the output's, and each part becomes a view of the output (a later read of a
+ * part holds while the output is not written again, like a view's). */
+berth_status_t berth_sanitizer_on_join(berth_sanitizer_t *s, const int32_t *ops, int32_t n_parts, int32_t instr,
+                                       const int64_t *regs, berth_diag_t *diag);
+
 /* RETURN at `instr`: every method output and every state value must still own its bytes. */
 berth_status_t berth_sanitizer_on_return(berth_sanitizer_t *s, int32_t instr, berth_diag_t *diag);
 

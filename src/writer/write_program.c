@@ -254,6 +254,11 @@ static berth_instr_t instr_used_fields(const berth_instr_t *x) {
       r.n_out = 1;
       r.operands = x->operands;
       break;
+    case BERTH_I_JOIN:
+      r.n_in = x->n_in;
+      r.n_out = 1;
+      r.operands = x->operands;
+      break;
     case BERTH_I_JUMP_IF_FALSE:
       r.n_in = 1;
       r.operands = x->operands;

@@ -61,6 +61,12 @@ int berth_cli_plan_option(int argc, char **argv, int *i, berth_compile_options_t
     opt->views = false;
     return 1;
   }
+  if (strcmp(a, "--no-concat-in-place") == 0 || strcmp(a, "--concat-in-place-always") == 0) {
+    /* Concats as copy kernels (to measure joins), or joins even where the arena grows */
+    if (!berth_cli_once("--no-concat-in-place or --concat-in-place-always")) return -1;
+    opt->concat_in_place = a[2] == 'n' ? 0 : 2;
+    return 1;
+  }
   if (strcmp(a, "--no-hoist") == 0) { /* constant-only work on every call (to measure hoisting) */
     if (!berth_cli_once(a)) return -1;
     opt->hoist = false;

@@ -128,10 +128,11 @@ int berth_cmd_plan(int argc, char **argv) {
       printf("%s{\"name\":", mi ? "," : "");
       berth_cli_json_string(stdout, r.method);
       printf(",\"arena_bytes\":%llu,\"lower_bound_bytes\":%llu,\"state_bytes\":%llu,\"copies\":%d,\"coalesced\":%d,\"views\":%d,"
-             "\"state_in_place\":%d,\"hoisted\":%d,\"hoist_bytes\":%llu,\"time_ms\":%.3f,\"verified\":%s,"
+             "\"concats_in_place\":%d,\"state_in_place\":%d,\"hoisted\":%d,\"hoist_bytes\":%llu,\"time_ms\":%.3f,\"verified\":%s,"
              "\"timeline_positions\":%lld,\"pools\":[",
              (unsigned long long)sum(r.arena_bytes, r.n_pools), (unsigned long long)sum(r.lower_bound_bytes, r.n_pools),
-             (unsigned long long)r.state_bytes, (int)r.copies, (int)r.coalesced, (int)r.views, (int)r.state_in_place,
+             (unsigned long long)r.state_bytes, (int)r.copies, (int)r.coalesced, (int)r.views,
+             (int)r.concats_in_place, (int)r.state_in_place,
              (int)r.hoisted, (unsigned long long)r.hoist_bytes, r.time_ms,
              r.verified ? "true" : "false", (long long)r.timeline_positions);
       for (int32_t pl = 0; pl < r.n_pools; pl++)
@@ -157,6 +158,9 @@ int berth_cmd_plan(int argc, char **argv) {
                (int)r.state_in_place);
       if (r.views)
         printf("  views: %d kernel calls share their operand's bytes (no work at run time)\n", (int)r.views);
+      if (r.concats_in_place)
+        printf("  concats in place: %d Concat calls whose operands were computed in their slots of the result (no "
+               "work at run time)\n", (int)r.concats_in_place);
       if (r.hoisted)
         printf("  hoisted: %d kernel calls on constants alone run once at init, into a hoist region of %llu bytes (not "
                "in the arena)\n", (int)r.hoisted, (unsigned long long)r.hoist_bytes);

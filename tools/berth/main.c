@@ -26,6 +26,10 @@
   "  --no-verify                        skip the plan verifier (for experiments only)\n"          \
   "  --no-views                         reshape, squeeze, unsqueeze, clone and contiguous slices\n" \
   "                                     copy instead of sharing their operand's bytes (to measure)\n" \
+  "  --no-concat-in-place               Concats copy their operands instead of having them\n"    \
+  "                                     computed in their slots of the result (to measure)\n"    \
+  "  --concat-in-place-always           Concats in place even where that makes the arena larger\n" \
+  "                                     (default: a method is planned both ways, smaller kept)\n" \
   "  --no-hoist                         compute constant-only work on every call instead of once\n" \
   "                                     into the hoist region (to measure)\n"                    \
   "  --hoist-min-bytes N                hoist a constant-only kernel call when it reads and\n"   \
