@@ -199,6 +199,8 @@ typedef struct berth_fuzz_stats {
                                                             or move a value onto it */
   int64_t mutants_on_views, mutants_on_views_rejected;   /* mutants that move a view's source
                                                             while it still covers the view */
+  int64_t mutants_on_joins, mutants_on_joins_rejected;   /* mutants that move a join's part out of
+                                                            its slot (all must be rejected) */
   /* run-time checks: reference calls, those that failed a check (an assert), and planned
    * calls that failed the same check as the reference (counted in `calls` too) */
   int64_t ref_calls, ref_traps, calls_trapped;
@@ -215,6 +217,7 @@ typedef struct berth_fuzz_stats {
   int64_t method_results_io; /* method results that are inputs, constants or buffers */
   int64_t nodes;         /* nodes in all programs */
   int64_t plan_views;    /* VIEW instructions in the plans run (calls sharing their operand's bytes) */
+  int64_t plan_joins;    /* JOIN instructions in the plans run (Concats done in place) */
   int64_t plan_hoisted;  /* kernel calls in the plans' once-streams (constant-only work run once) */
   uint64_t first_failed_seed; /* seed of the first failing program (valid when failed > 0) */
   double seconds;

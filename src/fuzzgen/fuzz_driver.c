@@ -92,13 +92,17 @@ typedef struct layout {
   const char *pools;
   int64_t hoist_min;  /* -1: the planner's default; 0: every constant-only kernel call is hoisted
                          (the fuzzer's tensors are small: this is what exercises hoisting) */
+  bool concat_always; /* Concats in place wherever allowed (--concat-in-place-always): in the
+                         fuzzer's small programs the arena rule of the default often declines */
 } layout_t;
 
 static layout_t layout_for(const berth_fuzz_options_t *o, uint64_t seed) {
-  layout_t l = {o->alignment, o->pools, -1};
+  layout_t l = {o->alignment, o->pools, -1, true};
   if (!o->vary_layout) return l;
   uint64_t h = seed ^ 0x484F495354303031ull; /* its own stream: the layouts below stay as they were */
   if (berth_fuzzgen_rand(&h) % 2) l.hoist_min = 0;
+  uint64_t j = seed ^ 0x4A4F494E30303031ull; /* the same for joins: a quarter keep the default */
+  l.concat_always = berth_fuzzgen_rand(&j) % 4 != 0;
   if (o->alignment || o->pools) return l;
   static const uint32_t aligns[] = {0, 0, 1, 8, 64};
   static const char *const rules[] = {NULL, NULL, NULL, "add=1,mul=2", "input=1,output=2", "tanh=1,neg=1,concat=2,full=3"};
@@ -120,18 +124,21 @@ static berth_plan_options_t config(const berth_fuzz_options_t *o, const layout_t
   if (l->alignment) po.alignment = l->alignment;
   po.pools = l->pools;
   if (l->hoist_min >= 0) po.hoist_min_bytes = (uint64_t)l->hoist_min;
+  if (l->concat_always) po.concat_in_place = BERTH_CONCAT_IN_PLACE;
   return po;
 }
 
 /* The configuration as `berth run` options (so a person can reproduce it). */
 static const char *config_name(const berth_fuzz_options_t *o, const layout_t *l, int algo, int io, char *buf,
                                size_t cap) {
-  char extra[128] = "";
+  char extra[160] = "";
   if (l->alignment) berth_snprintf(extra, sizeof extra, " --alignment %u", (unsigned)l->alignment);
   size_t n = strlen(extra);
   if (l->pools) berth_snprintf(extra + n, sizeof extra - n, " --pools %s", l->pools);
   n = strlen(extra);
   if (l->hoist_min >= 0) berth_snprintf(extra + n, sizeof extra - n, " --hoist-min-bytes %lld", (long long)l->hoist_min);
+  n = strlen(extra);
+  if (l->concat_always) berth_snprintf(extra + n, sizeof extra - n, " --concat-in-place-always");
   berth_snprintf(buf, cap, "--algo %s --strategy %s --alloc-inputs %d --alloc-outputs %d%s%s",
                berth_alloc_algo_name(k_algos[algo]), berth_strategy_name((berth_strategy_t)o->strategy), io & 1, (io >> 1) & 1,
                o->verify ? "" : " --no-verify", extra);
@@ -395,6 +402,7 @@ typedef struct mutant {
   bool group;
   bool on_check;    /* a or b is an assert's operand */
   bool on_view;     /* a is a view's source moved within reach of its view (b) */
+  bool on_join;     /* a is a join's part moved out of its slot of the join's output (b) */
 } mutant_t;
 
 /* A mutant that a view alone exposes: the source of a random arena VIEW moved by a multiple
@@ -436,15 +444,62 @@ static bool view_shift(const berth_exec_method_t *em, uint64_t align, uint64_t *
   return false;
 }
 
+/* Whether instruction `in` is a join with a part that can move (join_shift). */
+static bool shiftable_join(const berth_exec_method_t *em, const berth_instr_t *in) {
+  if (in->opcode != BERTH_I_JOIN) return false;
+  for (int32_t k = 0; k < in->n_in; k++) {
+    const berth_exec_value_t *v = &em->values[em->operands[in->operands + k]];
+    if (movable(v) && berth_type_bytes(&v->type) > 0 && berth_type_bytes(&v->type) < em->pool_sizes[v->pool]) return true;
+  }
+  return false;
+}
+
+/* A mutant that a join alone exposes: one part of a random JOIN moved out of its slot, to
+ * any other aligned offset of its pool (often another slot of the same output, where a
+ * planner that mixed up the order would put it). The verifier must reject every one. */
+static bool join_shift(const berth_exec_method_t *em, uint64_t align, uint64_t *rng, mutant_t *mu) {
+  int32_t n_joins = 0;
+  for (int32_t i = 0; i < em->n_instrs; i++) n_joins += shiftable_join(em, &em->instrs[i]);
+  if (!n_joins) return false;
+  int32_t pick = (int32_t)(berth_fuzzgen_rand(rng) % (uint64_t)n_joins);
+  for (int32_t i = 0; i < em->n_instrs; i++) {
+    const berth_instr_t *in = &em->instrs[i];
+    if (!shiftable_join(em, in) || pick-- > 0) continue;
+    int32_t k = (int32_t)(berth_fuzzgen_rand(rng) % in->n_in), part = -1;
+    for (int32_t j = 0; j < in->n_in && part < 0; j++) {
+      int32_t v = em->operands[in->operands + (k + j) % in->n_in];
+      const berth_exec_value_t *x = &em->values[v];
+      if (movable(x) && berth_type_bytes(&x->type) > 0 && berth_type_bytes(&x->type) < em->pool_sizes[x->pool]) part = v;
+    }
+    const berth_exec_value_t *x = &em->values[part];
+    uint64_t size = berth_type_bytes(&x->type), room = (em->pool_sizes[x->pool] - size) / align;
+    int32_t out = em->operands[in->operands + in->n_in];
+    uint64_t base = em->values[out].offset, slots = berth_type_bytes(&em->values[out].type) / align;
+    /* half the time another aligned offset inside the output, else anywhere in the pool */
+    uint64_t at = (berth_fuzzgen_rand(rng) & 1) && slots > 1
+                      ? base + berth_fuzzgen_rand(rng) % slots * align
+                      : berth_fuzzgen_rand(rng) % (room + 1) * align;
+    if (at + size > em->pool_sizes[x->pool]) at = room * align;
+    if (at == x->offset) at = at >= align ? at - align : at + align;
+    if (at + size > em->pool_sizes[x->pool]) return false;
+    mu->a = part;
+    mu->b = out;
+    mu->to = at;
+    mu->on_join = true;
+    return true;
+  }
+  return false;
+}
 
 /* Chooses one mutant (false: none this time). cands: the movable values; preds: the movable
  * operands of asserts; bs, near: scratch of n_c entries. Draws the same random numbers as
  * before views existed when the method has none, so old seeds make the same mutants. */
 static bool pick_mutant(const berth_exec_method_t *em, const berth_plan_method_report_t *rep, const int32_t *cands,
                         int32_t n_c, const int32_t *preds, int32_t n_p, int32_t *bs, int32_t *near, uint64_t align,
-                        bool has_shiftable_views, uint64_t *rng, mutant_t *mu) {
+                        bool has_shiftable_views, bool has_shiftable_joins, uint64_t *rng, mutant_t *mu) {
   memset(mu, 0, sizeof *mu);
   if (has_shiftable_views && berth_fuzzgen_rand(rng) % 4 == 0 && view_shift(em, align, rng, mu)) return true;
+  if (has_shiftable_joins && berth_fuzzgen_rand(rng) % 4 == 0 && join_shift(em, align, rng, mu)) return true;
   mu->on_check = n_p && berth_fuzzgen_rand(rng) % 3 == 0;
   int32_t a = mu->on_check ? preds[berth_fuzzgen_rand(rng) % (uint64_t)n_p] : cands[berth_fuzzgen_rand(rng) % (uint64_t)n_c];
   const berth_exec_value_t *va = &em->values[a];
@@ -522,13 +577,18 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
   if (n_c < 2) goto done;
   uint64_t align = em->alignment > 8 ? em->alignment : 8; /* keeps element alignment too */
   char what[512], cfg[256], na[128], nb[128], msg[1024];
-  bool has_shiftable_views = false;
-  for (int32_t i = 0; i < em->n_instrs; i++) has_shiftable_views |= shiftable_view(em, &em->instrs[i]);
+  bool has_shiftable_views = false, has_shiftable_joins = false;
+  for (int32_t i = 0; i < em->n_instrs; i++) {
+    has_shiftable_views |= shiftable_view(em, &em->instrs[i]);
+    has_shiftable_joins |= shiftable_join(em, &em->instrs[i]);
+  }
   for (int32_t k = 0; k < n && !kind; k++) {
     mutant_t mu;
-    if (!pick_mutant(em, rep, cands, n_c, preds, n_p, bs, near, align, has_shiftable_views, rng, &mu)) continue;
+    if (!pick_mutant(em, rep, cands, n_c, preds, n_p, bs, near, align, has_shiftable_views, has_shiftable_joins, rng, &mu))
+      continue;
     st->mutants_on_checks += mu.on_check;
     st->mutants_on_views += mu.on_view;
+    st->mutants_on_joins += mu.on_join;
     int32_t a = mu.a, b = mu.b;
     uint64_t to = mu.to;
     const berth_exec_value_t *va = &em->values[a];
@@ -555,6 +615,7 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
       st->mutants_rejected++;
       st->mutants_on_checks_rejected += mu.on_check;
       st->mutants_on_views_rejected += mu.on_view;
+      st->mutants_on_joins_rejected += mu.on_join;
       if (vst != BERTH_ERR_VERIFY_FAILED) st->mutants_rejected_structural++;
       continue;
     }
@@ -564,6 +625,12 @@ static berth_fuzz_kind_t mutate(const berth_compiled_t *c, const berth_ir_progra
                  em->values[a].name ? em->values[a].name : berth_exec_value_name(em, a, na, sizeof na), (int)moved,
                  moved == 1 ? "" : "s", (unsigned long long)va->offset, (unsigned long long)to, (unsigned)va->pool,
                  em->values[b].name ? em->values[b].name : berth_exec_value_name(em, b, nb, sizeof nb));
+    if (mu.on_join) { /* a part out of its slot is wrong whatever the run shows */
+      st->mutation_misses++;
+      kind = fail(f, BERTH_FUZZ_MUTATION_MISS, algo, io, -1, "the verifier accepted a %s (a join's part out of its slot)",
+                  what);
+      break;
+    }
     failure_t mf;
     if (run_plan(&cc, p, ora, o, what, algo, io, st, &mf) != BERTH_FUZZ_OK) {
       st->mutation_misses++;
@@ -622,6 +689,7 @@ static berth_fuzz_kind_t check(const berth_ir_program_t *p, uint64_t seed, const
     }
     st->plans++;
     for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_views += c->reports[mi].views;
+    for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_joins += c->reports[mi].concats_in_place;
     for (int32_t mi = 0; mi < c->exec.n_methods; mi++) st->plan_hoisted += c->reports[mi].hoisted;
     kind = run_plan(c, p, &ora, o, cfg, algo, io, st, f);
     bool chosen = only_algo >= 0 || only_io >= 0 ? true : cfg_i == mutate_cfg;

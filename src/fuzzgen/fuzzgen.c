@@ -416,9 +416,11 @@ static void gen_copy(gen_t *g, int32_t graph) {
   g->budget--;
 }
 
-/* A value stacked T times along a new axis 0: unsqueeze + concat of T values of one type,
+/* A value stacked T times along a new axis 0: unsqueeze + concat of T values of one type
+ * (`computed` percent of the parts computed by a kernel call on the unsqueezed value, so the
+ * planner can do the concat in place, a JOIN; now and then one part twice, which it cannot),
  * or unsqueeze + expand. */
-static int32_t gen_stack(gen_t *g, int32_t graph, int64_t T) {
+static int32_t gen_stack(gen_t *g, int32_t graph, int64_t T, int32_t computed) {
   filt_t f = filt(F_STACKABLE);
   int32_t x = pick(g, graph, &f, true);
   if (x < 0) x = full(g, graph, &g->base, rval(g));
@@ -443,6 +445,10 @@ static int32_t gen_stack(gen_t *g, int32_t graph, int64_t T) {
       if (xi < 0) xi = x;
     }
     parts[i] = kernel(g, graph, BERTH_OP_UNSQUEEZE, 1, &xi, &axes0);
+    if (parts[i] < 0) return -1;
+    /* a part computed by a kernel call (not a view): the planner may compute it in its slot
+     * of the concat (a JOIN, plan/views.c); now and then the same part twice (it may not) */
+    if (T > 1 && pct(g, computed)) parts[i] = i > 0 && pct(g, 10) ? parts[i - 1] : gen_unary_of(g, graph, parts[i]);
     if (parts[i] < 0) return -1;
   }
   if (T == 1) return parts[0];
@@ -800,12 +806,12 @@ static int32_t gen_xs(gen_t *g, int32_t graph, int32_t *xs) {
   bool globals = !(g->o.avoid & BERTH_FUZZGEN_AVOID_STATE_OPERANDS);
   xs[0] = pct(g, 50) ? pick(g, graph, &f, globals) : -1;
   if (xs[0] >= 0) T = g->m->values[xs[0]].type.dims[0];
-  else xs[0] = gen_stack(g, graph, T);
+  else xs[0] = gen_stack(g, graph, T, pct(g, 40) ? 100 : 30);
   if (xs[0] < 0) return 0;
   if (!pct(g, 35)) return 1;
   f.lead = T;
   xs[1] = pct(g, 50) ? pick(g, graph, &f, globals) : -1;
-  if (xs[1] < 0) xs[1] = gen_stack(g, graph, T);
+  if (xs[1] < 0) xs[1] = gen_stack(g, graph, T, pct(g, 40) ? 100 : 30);
   return xs[1] < 0 ? 1 : 2;
 }
 
@@ -890,7 +896,14 @@ static void gen_node(gen_t *g, int32_t graph, int32_t depth) {
   else if (r < 67) {
     berth_type_t sc = scalar_type(BERTH_DTYPE_F32);
     full(g, graph, pct(g, 60) ? &g->base : &sc, rval(g));
-  } else if (r < 77) gen_stack(g, graph, pct(g, 10) ? 0 : 1 + rnd(g, 3));
+  } else if (r < 77) {
+    int32_t s = gen_stack(g, graph, pct(g, 10) ? 0 : 1 + rnd(g, 3), pct(g, 60) ? 100 : 30);
+    if (s >= 0 && pct(g, 70)) { /* read by a kernel call: a concat in place stays in use */
+      int64_t zero = 0;
+      berth_attr_value_t a[2] = {a_ints(&zero, 1), a_int(0)};
+      kernel(g, graph, BERTH_OP_SUM, 1, &s, a);
+    }
+  }
   else if (r < 85) gen_pred(g, graph);
   else if (r < 91) gen_reduce(g, graph);
   else { /* a constant or buffer read directly */

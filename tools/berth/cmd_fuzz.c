@@ -272,9 +272,11 @@ int berth_cmd_fuzz(int argc, char **argv) {
            (long long)st.by_kind[BERTH_FUZZ_COMPILE_ERROR], (long long)st.by_kind[BERTH_FUZZ_REF_ERROR],
            (long long)st.by_kind[BERTH_FUZZ_INVALID]);
     printf("mutants: %lld tried, %lld rejected (%lld structurally), %lld accepted (all ran correctly unless a miss "
-           "is counted above); %lld moved a view's source within reach of the view, %lld of them rejected\n",
+           "is counted above); %lld moved a view's source within reach of the view, %lld of them rejected; %lld "
+           "moved a join's part out of its slot, %lld of them rejected\n",
            (long long)st.mutants, (long long)st.mutants_rejected, (long long)st.mutants_rejected_structural,
-           (long long)st.mutants_accepted, (long long)st.mutants_on_views, (long long)st.mutants_on_views_rejected);
+           (long long)st.mutants_accepted, (long long)st.mutants_on_views, (long long)st.mutants_on_views_rejected,
+           (long long)st.mutants_on_joins, (long long)st.mutants_on_joins_rejected);
     printf("coverage: %lld nodes, %lld cond, %lld while_loop, %lld scan, %lld map, %lld copy_; programs by depth:",
            (long long)st.nodes, (long long)st.hops[0], (long long)st.hops[1], (long long)st.hops[2],
            (long long)st.hops[3], (long long)st.copies);
@@ -293,8 +295,9 @@ int berth_cmd_fuzz(int argc, char **argv) {
            (long long)st.body_results[0], (long long)st.body_results[1], (long long)st.body_results[2],
            (long long)st.body_results[3], (long long)st.body_results[4], (long long)st.body_results[5],
            (long long)st.method_results_io);
-    printf("%lld plans (%lld views, %lld hoisted calls in them), %lld planned calls compared, %.1f s, %.1f programs/s\n",
-           (long long)st.plans, (long long)st.plan_views, (long long)st.plan_hoisted, (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
+    printf("%lld plans (%lld views, %lld concats in place, %lld hoisted calls in them), %lld planned calls compared, "
+           "%.1f s, %.1f programs/s\n",
+           (long long)st.plans, (long long)st.plan_views, (long long)st.plan_joins, (long long)st.plan_hoisted, (long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.programs / st.seconds : 0.0);
     if (st.failed) printf("first failing seed: %llu\n", (unsigned long long)st.first_failed_seed);
   }
   return st.failed ? 1 : 0;
