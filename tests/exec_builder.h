@@ -161,6 +161,16 @@ static inline int32_t view(pb_t *b, int32_t src, int32_t dst, uint64_t offset) {
   b->ins[i].view_offset = offset;
   return i;
 }
+/* out = join of parts[0..n) (a Concat done in place): each part already in its slot of out */
+static inline int32_t join(pb_t *b, const int32_t *parts, int32_t n, int32_t out) {
+  int32_t ops[16];
+  for (int32_t k = 0; k < n; k++) ops[k] = parts[k];
+  ops[n] = out;
+  int32_t i = instr(b, BERTH_I_JOIN, ops, n + 1);
+  b->ins[i].n_in = (uint16_t)n;
+  b->ins[i].n_out = 1;
+  return i;
+}
 static inline int32_t jmp(pb_t *b, int32_t target) {
   int32_t i = instr(b, BERTH_I_JUMP, NULL, 0);
   b->ins[i].target = target;

@@ -74,6 +74,30 @@ static void build_views(pb_t *b, int variant) {
   ret(b);
 }
 
+/* Joins (a Concat done in place, DESIGN rule 7): p0 = neg x at 0 and p1 = abs x at 8 are
+ * produced in their slots of j (f64[2] at 0); j = join(p0, p1); out = neg j; out2 = p0 + p1
+ * (the parts are still valid after the join): accepted. The broken variants:
+ *  CLOBBER_PART   z written over p1's bytes between its production and the join;
+ *  CLOBBER_OUT    z written over j's bytes after the join, then a read of j. */
+enum { JOINS_OK, JOINS_CLOBBER_PART, JOINS_CLOBBER_OUT };
+static void build_joins(pb_t *b, int variant) {
+  pb_init(b, 48);
+  berth_type_t f2 = ty(BERTH_DTYPE_F64, 1, 2);
+  int32_t x = input(b, "x", F64, 0);
+  int32_t out = output(b, "out", f2, 0), out2 = output(b, "out2", F64, 0);
+  int32_t p0 = arena(b, "p0", F64, 0), p1 = arena(b, "p1", F64, 8), j = arena(b, "j", f2, 0);
+  int32_t z = arena(b, "z", F64, variant == JOINS_OK ? 32 : 8);
+  kern(b, BERTH_OP_NEG, x, -1, p0);
+  kern(b, BERTH_OP_ABS, x, -1, p1);
+  if (variant == JOINS_CLOBBER_PART) kern(b, BERTH_OP_NEG, x, -1, z);
+  int32_t parts[2] = {p0, p1};
+  join(b, parts, 2, j);
+  if (variant == JOINS_CLOBBER_OUT) kern(b, BERTH_OP_NEG, x, -1, z);
+  kern(b, BERTH_OP_NEG, j, -1, out);
+  kern(b, BERTH_OP_ADD, p0, p1, out2);
+  ret(b);
+}
+
 /* The id of the value called `name` (the builders number values as they make them). */
 static int32_t vid(const pb_t *b, const char *name) {
   for (int32_t v = 0; v < b->nv; v++)
@@ -926,6 +950,7 @@ static berth_status_t walk(const pb_t *b, berth_sanitizer_t *s, uint32_t choices
         break;
       case BERTH_I_RENAME: st = berth_sanitizer_on_rename(s, ops[0], ops[1], pc, regs, d); pc++; break;
       case BERTH_I_VIEW: st = berth_sanitizer_on_view(s, ops[0], ops[1], in->view_offset, pc, regs, d); pc++; break;
+      case BERTH_I_JOIN: st = berth_sanitizer_on_join(s, ops, in->n_in, pc, regs, d); pc++; break;
       case BERTH_I_JUMP: pc = in->target; break;
       case BERTH_I_JUMP_IF_FALSE:
         st = berth_sanitizer_on_read(s, ops[0], pc, regs, d);
@@ -985,6 +1010,7 @@ static void diamond_ok(pb_t *b) { build_diamond(b, true); }
 static void straight_ok(pb_t *b) { build_straight(b); }
 static void scratch_ok(pb_t *b) { build_scratch(b); }
 static void views_ok(pb_t *b) { build_views(b, VIEWS_OK); }
+static void joins_ok(pb_t *b) { build_joins(b, JOINS_OK); }
 static void scan_arena(pb_t *b) {
   /* scan with its stacked output in the arena, next to the carried value */
   pb_init(b, 56);
@@ -1073,7 +1099,8 @@ static void test_scratch(void) {
 }
 
 static void test_differential(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok, views_ok};
+  static const builder_fn builders[] = {seed_ok,    while_ok, diamond_ok, straight_ok,
+                                        scan_arena, scratch_ok, views_ok, joins_ok};
   int agree = 0, static_only = 0, accepted = 0, rejected = 0, conservative = 0;
   for (size_t bi = 0; bi < sizeof builders / sizeof builders[0]; bi++) {
     pb_t base;
@@ -1229,7 +1256,8 @@ static void run_accepted(pb_t *b, uint64_t seed) {
 }
 
 static void test_random_mutations(void) {
-  static const builder_fn builders[] = {seed_ok, while_ok, diamond_ok, straight_ok, scan_arena, scratch_ok, views_ok};
+  static const builder_fn builders[] = {seed_ok,    while_ok, diamond_ok, straight_ok,
+                                        scan_arena, scratch_ok, views_ok, joins_ok};
   uint64_t seed0 = 0x5eed;
   const char *env = getenv("BERTH_TEST_SEED");
   if (env) seed0 = strtoull(env, NULL, 0);
@@ -1256,6 +1284,66 @@ static void test_random_mutations(void) {
   }
   fprintf(stderr, "random mutations: %d of %d accepted and run (seed 0x%llx)\n", accepted, n,
           (unsigned long long)seed0);
+}
+
+/* The memory rule with joins: a join reads its parts in their slots and defines its output
+ * without ending them; a write between a part's production and the join, or over the output
+ * after it, is caught; a part out of its slot, a gap, another definition of the output are
+ * rejected outright. The sanitizer agrees. */
+static void test_joins(void) {
+  pb_t b;
+  char why[512];
+  build_joins(&b, JOINS_OK);
+  EXPECT_OK(&b);
+  CHECK_MSG(!sanitizer_finds(&b, 0, why, sizeof why), "joins: the sanitizer rejects the good program: %s", why);
+  build_joins(&b, JOINS_CLOBBER_PART);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %p1 (arena pool 0 [8,16)) at instruction 3 (join) may see %z");
+  CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why), "joins: the sanitizer misses a clobbered part");
+  CHECK_MSG(strstr(why, "read of %p1 at instruction 3 (join)") != NULL, "%s", why);
+  build_joins(&b, JOINS_CLOBBER_OUT);
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "read of %j (arena pool 0 [0,16)) at instruction 4 (kernel neg) may see %z");
+  CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why), "joins: the sanitizer misses a clobbered output");
+  /* a part moved out of its slot, to free bytes or to the other slot (the parts swapped) */
+  build_joins(&b, JOINS_OK);
+  b.v[vid(&b, "p1")].offset = 16;
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "instruction 2 (join): part 1 %p1 (arena pool 0 [16,24)) is not at byte 8 "
+                                           "of %j (arena pool 0 [0,16)), its slot");
+  CHECK_MSG(sanitizer_finds(&b, 0, why, sizeof why), "joins: the sanitizer misses a part out of its slot");
+  CHECK_MSG(strstr(why, "instruction 2 (join): part 1 %p1 is not the bytes of %j from byte 8 on") != NULL, "%s", why);
+  build_joins(&b, JOINS_OK);
+  b.ops[b.ins[2].operands] = vid(&b, "p1");
+  b.ops[b.ins[2].operands + 1] = vid(&b, "p0");
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "instruction 2 (join): part 0 %p1 (arena pool 0 [8,16)) is not at byte 0");
+  build_joins(&b, JOINS_OK);
+  b.ops[b.ins[2].operands + 1] = vid(&b, "p0"); /* one part twice */
+  EXPECT_FAIL(&b, BERTH_ERR_VERIFY_FAILED, "part 1 %p0 (arena pool 0 [0,8)) is not at byte 8");
+  /* structure: the parts do not fill the output, another dtype, the output also written by a
+   * kernel or defined by a view, no parts, a part in another storage class */
+  build_joins(&b, JOINS_OK);
+  b.v[vid(&b, "j")].type.dims[0] = 3;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (join): the parts have 16 bytes but %j has 24");
+  build_joins(&b, JOINS_OK);
+  b.ops[b.ins[2].operands + 1] = vid(&b, "j"); /* the output among its parts */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (join): %j -> %j; a join's parts and output are distinct "
+                                          "arena values of one dtype");
+  build_joins(&b, JOINS_OK);
+  b.ops[b.ins[3].operands + 1] = vid(&b, "j"); /* neg j -> j instead of out */
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 3 (kernel neg) writes %j, which instruction 2 makes a join");
+  build_joins(&b, JOINS_OK);
+  b.ins[0].opcode = BERTH_I_VIEW; /* view x -> p0 at 0: not a kernel; now a view defines p0 */
+  b.ins[0].n_in = b.ins[0].n_out = 1;
+  b.ins[0].op = 0;
+  b.ops[b.ins[0].operands] = vid(&b, "p1");
+  b.ops[b.ins[0].operands + 1] = vid(&b, "j");
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "");
+  build_joins(&b, JOINS_OK);
+  b.ins[2].n_in = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "instruction 2 (join): 0 parts and 1 outputs");
+  build_joins(&b, JOINS_OK);
+  b.v[vid(&b, "p0")].storage = BERTH_STORAGE_STATE;
+  b.state_size = 8;
+  b.v[vid(&b, "p0")].offset = 0;
+  EXPECT_FAIL(&b, BERTH_ERR_CORRUPT_DATA, "");
 }
 
 /* The memory rule with views: a view is a definition that does not end its source's; a real
@@ -1338,6 +1426,7 @@ static void test_views(void) {
 int main(void) {
   test_accepted();
   test_views();
+  test_joins();
   test_seed_bug();
   test_overlapping_temporaries();
   test_illegal_coalescing();

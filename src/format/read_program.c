@@ -876,9 +876,9 @@ static berth_status_t instr_use(rd_t *r, const char *w, const berth_instr_t *x, 
       u->nops = 2;
       break;
     case BERTH_I_JOIN:
-      if (x->n_in < 1 || x->n_out != 1)
-        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected at least 1 and 1 (the parts, the output)", w,
-                     (unsigned)x->n_in, (unsigned)x->n_out);
+      if (x->n_in < 1 || x->n_in > BERTH_MAX_KERNEL_OPERANDS || x->n_out != 1)
+        return rfail(r, CORRUPT, "%s: %u inputs and %u outputs; expected 1 to %d and 1 (the parts, the output)", w,
+                     (unsigned)x->n_in, (unsigned)x->n_out, BERTH_MAX_KERNEL_OPERANDS);
       u->nops = (uint32_t)x->n_in + 1;
       break;
     case BERTH_I_JUMP_IF_FALSE:

@@ -684,9 +684,9 @@ static berth_status_t check_view(vctx_t *c, int32_t i, const berth_instr_t *ins)
  * cannot both sit at their slots unless it is empty. That only the join defines the output is
  * check_view_defs. */
 static berth_status_t check_join(vctx_t *c, int32_t i, const berth_instr_t *ins) {
-  if (ins->n_in < 1 || ins->n_out != 1)
-    return CORRUPT("instruction %d (join): %u parts and %u outputs; a join has at least one part and one output",
-                   (int)i, (unsigned)ins->n_in, (unsigned)ins->n_out);
+  if (ins->n_in < 1 || ins->n_in > BERTH_MAX_KERNEL_OPERANDS || ins->n_out != 1)
+    return CORRUPT("instruction %d (join): %u parts and %u outputs; a join has 1 to %d parts and one output", (int)i,
+                   (unsigned)ins->n_in, (unsigned)ins->n_out, BERTH_MAX_KERNEL_OPERANDS);
   const int32_t *ops = ops_of(c, ins);
   int32_t out = ops[ins->n_in];
   const berth_exec_value_t *y = &c->m->values[out];
@@ -1132,11 +1132,27 @@ static void transfer(const vctx_t *c, int32_t i, uint64_t *bits, uint64_t *nbits
     return;
   }
   if (ins->opcode == BERTH_I_JOIN) {
-    /* out is defined at its bytes when every part is, and the parts stay defined */
+    /* out takes its bytes over like a write (every other value there ends: the sanitizer
+     * retags them), except that the parts stay defined; out is defined when every part is */
     const int32_t *ops = ops_of(c, ins);
-    bool all = true;
-    for (int32_t k = 0; k < ins->n_in && all; k++) all = c->size[ops[k]] == 0 || bit_get(bits, ident(c, ops[k]));
-    if (all && c->size[ops[ins->n_in]] > 0) bit_set(bits, ops[ins->n_in]);
+    int32_t out = ops[ins->n_in];
+    bool had[BERTH_MAX_KERNEL_OPERANDS], had_n[BERTH_MAX_KERNEL_OPERANDS], all = true;
+    for (int32_t k = 0; k < ins->n_in; k++) { /* verified: at most BERTH_MAX_KERNEL_OPERANDS, not windowed */
+      int32_t s = c->slot[ops[k]];
+      had[k] = bit_get(bits, ops[k]);
+      had_n[k] = s >= 0 && bit_get(nbits, s);
+      all = all && (c->size[ops[k]] == 0 || had[k]);
+    }
+    if (c->size[out] == 0) return;
+    apply_write(c, bits, nbits, out);
+    if (!all) {
+      bit_clear(bits, out);
+      if (c->slot[out] >= 0) bit_clear(nbits, c->slot[out]);
+    }
+    for (int32_t k = 0; k < ins->n_in; k++) {
+      if (had[k]) bit_set(bits, ops[k]);
+      if (had_n[k]) bit_set(nbits, c->slot[ops[k]]);
+    }
     return;
   }
   const int32_t *w;
@@ -1278,6 +1294,14 @@ static void build_preds(vctx_t *c) {
   }
 }
 
+/* Whether u is one of join instruction q's parts. */
+static bool join_part_of(const vctx_t *c, int32_t q, int32_t u) {
+  const berth_instr_t *ins = &c->m->instrs[q];
+  for (int32_t k = 0; k < ins->n_in; k++)
+    if (ops_of(c, ins)[k] == u) return true;
+  return false;
+}
+
 /* The nearest write (backwards from instruction i) over the bytes of identity u that is not
  * a write of u, or -1; *uninit is set when some path from entry reaches i with u unwritten. */
 static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_value, bool *uninit) {
@@ -1303,6 +1327,10 @@ static int32_t find_culprit(vctx_t *c, int32_t i, int32_t u, int32_t *culprit_va
       int32_t nwr = writes_of(c, &c->m->instrs[q], &w);
       /* a view of u, or the join of u's parts, defines u */
       bool stop = defined_in_place(c, q) == u;
+      if (!stop && c->m->instrs[q].opcode == BERTH_I_JOIN && !join_part_of(c, q, u)) {
+        w = ops_of(c, &c->m->instrs[q]) + c->m->instrs[q].n_in; /* a join takes its output's bytes over */
+        nwr = 1;
+      }
       for (int32_t k = 0; k < nwr; k++) {
         if (c->size[w[k]] == 0) continue;
         int32_t uw = ident(c, w[k]);

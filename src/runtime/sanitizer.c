@@ -317,12 +317,6 @@ berth_status_t berth_sanitizer_on_read(berth_sanitizer_t *s, int32_t value, int3
     if (s->write_gen[root] != s->view_gen[sp.ident]) return stale_view(s, sp.ident, root, instr, diag);
     sp.ident = root;
   }
-  /* a view made of a join's part before the join: the part is a view of the join's output now */
-  root = s->view_root[sp.ident];
-  if (root >= 0) {
-    if (s->write_gen[root] != s->view_gen[sp.ident]) return stale_view(s, sp.ident, root, instr, diag);
-    sp.ident = root;
-  }
   const int32_t *t = s->tags + s->region_off[sp.region] + sp.start;
   uint64_t k = 0;
   while (k < sp.len && t[k] == sp.ident) k++;
