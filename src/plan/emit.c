@@ -139,46 +139,50 @@ static int32_t scratch_value(lctx_t *c, int32_t ni) {
   return v;
 }
 
+/* A kernel node: a VIEW (views.c), a JOIN (a Concat done in place, views.c) or the call. */
+static berth_status_t emit_kernel(lctx_t *c, int32_t ni) {
+  const berth_ir_node_t *n = &c->m->nodes[ni];
+  if (n->n_out == 1 && c->vals[n->out[0]].view_src >= 0) { /* a view: no work (views.c) */
+    int32_t vops[2] = {n->in[0], n->out[0]};
+    int32_t vi = emit(c, BERTH_I_VIEW, vops, 1, 1);
+    EMIT_OR_FAIL(vi);
+    const lval_t *dst = &c->vals[n->out[0]];
+    c->instrs[vi].in.view_offset = dst->voff - c->vals[dst->view_src].voff;
+    c->views++;
+    return BERTH_OK;
+  }
+  if (n->n_out == 1 && c->vals[n->out[0]].is_join) { /* a Concat done in place (views.c) */
+    int32_t jops[BERTH_MAX_KERNEL_OPERANDS + 1];
+    if (n->n_in > BERTH_MAX_KERNEL_OPERANDS) return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
+    memcpy(jops, n->in, (size_t)n->n_in * sizeof *jops);
+    jops[n->n_in] = n->out[0];
+    EMIT_OR_FAIL(emit(c, BERTH_I_JOIN, jops, n->n_in, 1));
+    return BERTH_OK;
+  }
+  int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS + 1];
+  if (n->n_in + n->n_out > 2 * BERTH_MAX_KERNEL_OPERANDS)
+    return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
+  memcpy(ops, n->in, (size_t)n->n_in * sizeof *ops);
+  memcpy(ops + n->n_in, n->out, (size_t)n->n_out * sizeof *ops);
+  int32_t sv = scratch_value(c, ni);
+  EMIT_OR_FAIL(sv == -2 ? -1 : 0);
+  if (sv >= 0) ops[n->n_in + n->n_out] = sv;
+  /* the scratch operand follows the outputs (emit counts it as one more) */
+  int32_t i = emit(c, BERTH_I_KERNEL, ops, n->n_in, n->n_out + (sv >= 0));
+  EMIT_OR_FAIL(i);
+  c->instrs[i].in.n_out = (uint16_t)n->n_out;
+  c->instrs[i].in.n_scratch = sv >= 0;
+  c->instrs[i].in.op = (uint16_t)n->op;
+  c->instrs[i].attr_node = ni;
+  return BERTH_OK;
+}
+
 static berth_status_t emit_node(lctx_t *c, int32_t ni) {
   const berth_ir_node_t *n = &c->m->nodes[ni];
   const berth_op_def_t *def = berth_op_get(n->op);
   berth_status_t st = BERTH_OK;
   switch (def->kind) {
-    case BERTH_OPKIND_KERNEL: {
-      if (n->n_out == 1 && c->vals[n->out[0]].view_src >= 0) { /* a view: no work (views.c) */
-        int32_t vops[2] = {n->in[0], n->out[0]};
-        int32_t vi = emit(c, BERTH_I_VIEW, vops, 1, 1);
-        EMIT_OR_FAIL(vi);
-        const lval_t *dst = &c->vals[n->out[0]];
-        c->instrs[vi].in.view_offset = dst->voff - c->vals[dst->view_src].voff;
-        c->views++;
-        return BERTH_OK;
-      }
-      if (n->n_out == 1 && c->vals[n->out[0]].is_join) { /* a Concat done in place (views.c) */
-        int32_t jops[BERTH_MAX_KERNEL_OPERANDS + 1];
-        if (n->n_in > BERTH_MAX_KERNEL_OPERANDS) return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
-        memcpy(jops, n->in, (size_t)n->n_in * sizeof *jops);
-        jops[n->n_in] = n->out[0];
-        EMIT_OR_FAIL(emit(c, BERTH_I_JOIN, jops, n->n_in, 1));
-        return BERTH_OK;
-      }
-      int32_t ops[2 * BERTH_MAX_KERNEL_OPERANDS + 1];
-      if (n->n_in + n->n_out > 2 * BERTH_MAX_KERNEL_OPERANDS)
-        return berth_fail(c->diag, BERTH_ERR_OUT_OF_RANGE, "too many operands");
-      memcpy(ops, n->in, (size_t)n->n_in * sizeof *ops);
-      memcpy(ops + n->n_in, n->out, (size_t)n->n_out * sizeof *ops);
-      int32_t sv = scratch_value(c, ni);
-      EMIT_OR_FAIL(sv == -2 ? -1 : 0);
-      if (sv >= 0) ops[n->n_in + n->n_out] = sv;
-      /* the scratch operand follows the outputs (emit counts it as one more) */
-      int32_t i = emit(c, BERTH_I_KERNEL, ops, n->n_in, n->n_out + (sv >= 0));
-      EMIT_OR_FAIL(i);
-      c->instrs[i].in.n_out = (uint16_t)n->n_out;
-      c->instrs[i].in.n_scratch = sv >= 0;
-      c->instrs[i].in.op = (uint16_t)n->op;
-      c->instrs[i].attr_node = ni;
-      return BERTH_OK;
-    }
+    case BERTH_OPKIND_KERNEL: return emit_kernel(c, ni);
     case BERTH_OPKIND_COPY_: {
       /* the new value was computed in the buffer's bytes (coalesce.c state_in_place) */
       const lval_t *r = &c->vals[lctx_group(c, lctx_resolve(c, n->in[1]))];

@@ -152,6 +152,8 @@ static berth_status_t plan_method(const berth_ir_program_t *p, int32_t mi, const
     copy.concat_in_place = BERTH_CONCAT_COPY;
     berth_exec_method_t em2;
     berth_plan_method_report_t rep2;
+    memset(&em2, 0, sizeof em2); /* the stages fill what they own; the report counts up from 0 */
+    memset(&rep2, 0, sizeof rep2);
     st = plan_method_once(p, mi, &copy, const_offsets, o, &em2, &rep2, diag);
     if (!st && arena_total(&rep2) < arena_total(rep)) {
       *em = em2;
