@@ -166,6 +166,7 @@ static void w32(buf_t *m, uint64_t at, uint32_t v) {
 static void w64(buf_t *m, uint64_t at, uint64_t v) {
   for (int k = 0; k < 8; k++) m->b[at + (uint64_t)k] = (uint8_t)(v >> (8 * k));
 }
+static uint16_t r16(const buf_t *m, uint64_t at) { return berth_load_le16(m->b + at); }
 static uint32_t r32(const buf_t *m, uint64_t at) { return berth_load_le32(m->b + at); }
 static uint64_t r64(const buf_t *m, uint64_t at) { return berth_load_le64(m->b + at); }
 
@@ -385,6 +386,34 @@ static void generate_views(void) {
   w64(&m, ins_at(&m, vi) + BERTH_FORMAT_INSTR_VIEW_OFFSET, (uint64_t)-8);
   RANGE_("view-offset-negative", "(view) at byte");
   free(vw.b);
+}
+
+/* A join (tests/bir/concat_in_place.bir: %abc = join of %a, %b, %c, 128 bytes each): no
+ * parts, two outputs, more parts than a kernel may have, and two parts swapped (each out of
+ * its slot: the verifier's memory rule). */
+static void generate_joins(void) {
+  berth_plan_options_t po = berth_plan_options_default();
+  buf_t j = compile_example("tests/bir/concat_in_place.bir", &po);
+  if (!j.b) abort();
+  base_t bj = decode(j);
+  uint32_t ji = instr_where(&bj, BERTH_I_JOIN, -1);
+  if (r16(&j, ins_at(&j, ji) + BERTH_FORMAT_INSTR_N_IN) != 3) abort();
+  buf_t m = copy(j);
+  w16(&m, ins_at(&m, ji) + BERTH_FORMAT_INSTR_N_IN, 0);
+  CORRUPT_("join-no-parts", "(join) at byte");
+  m = copy(j);
+  w16(&m, ins_at(&m, ji) + BERTH_FORMAT_INSTR_N_OUT, 2);
+  CORRUPT_("join-two-outputs", "3 inputs and 2 outputs; expected 1 to 64 and 1 (the parts, the output)");
+  m = copy(j);
+  w16(&m, ins_at(&m, ji) + BERTH_FORMAT_INSTR_N_IN, 65);
+  CORRUPT_("join-65-parts", "65 inputs and 1 outputs; expected 1 to 64 and 1 (the parts, the output)");
+  m = copy(j);
+  uint64_t op = operand_of(&m, ji);
+  uint32_t p0 = r32(&m, op), p1 = r32(&m, op + 4);
+  w32(&m, op, p1);
+  w32(&m, op + 4, p0);
+  LOAD("join-parts-swapped", BERTH_ERR_VERIFY_FAILED, "(join): part 0 %b (arena pool 0 [");
+  free(j.b);
 }
 
 /* The optional hoist section (tests/bir/hoist.bir: the once-stream is full, add and two
@@ -882,6 +911,7 @@ static void generate(void) {
   generate_ir_ref();
   generate_views();
   generate_hoist();
+  generate_joins();
 }
 
 int main(int argc, char **argv) {
@@ -909,6 +939,17 @@ int main(int argc, char **argv) {
     if (!manifest) return 1;
     if (argv[1][9] == 'i') generate_ir_ref();
     else generate_hoist();
+    fclose(manifest);
+    fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
+    return gen_failures ? 1 : 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "--append-join-corpus") == 0) { /* only the join cases */
+    out_dir = argv[2];
+    char path[2048];
+    snprintf(path, sizeof path, "%s/MANIFEST", out_dir);
+    manifest = fopen(path, "a");
+    if (!manifest) return 1;
+    generate_joins();
     fclose(manifest);
     fprintf(stderr, "wrote %d corrupt files to %s, %d expectations failed\n", written, out_dir, gen_failures);
     return gen_failures ? 1 : 0;
