@@ -39,6 +39,7 @@ golden seed_alloc_io examples/seed/seed.bir --alloc-inputs 1 --alloc-outputs 1
 golden seed_align1 examples/seed/seed.bir --alignment 1
 golden seed_no_views examples/seed/seed.bir --no-views
 golden concat_copy tests/bir/concat_in_place.bir --no-concat-in-place
+golden concat_arena_always tests/bir/concat_arena.bir --concat-in-place-always
 model=${BERTH_VAD_MODEL:-build/vad-deps/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx}
 if [ -f "$model" ]; then
   golden silero_v5_256_runtime_sr "$model" --input 'input:f32[1,256]' --input 'state:f32[2,1,128]' --input 'sr:i64[]'
