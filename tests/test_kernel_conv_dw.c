@@ -172,6 +172,17 @@ static void test_shapes(void) {
    */
   conv_case_t i = {2, 1, 2, 2, 2, {3, 4}, {3, 3}, {1, 1}, {1, 1}, {4, 5}, {3, 6}, true};
   check(__LINE__, &i);
+  /* stride 2's deinterleaved rows: input widths around the copy's blocks of 8
+   * and 16 floats, odd and even, with an odd and an even left padding (the
+   * even input columns land in the odd half) and a dilation of 3 (taps in both
+   * halves) */
+  for (int64_t w = 7; w <= 19; w++)
+    for (int64_t pw = 1; pw <= 2; pw++) {
+      conv_case_t s2 = {2, 1, 1, 1, 1, {6, w}, {3, 3}, {2, 2}, {1, 1}, {1, pw}, {1, 1}, true};
+      check(__LINE__, &s2);
+      conv_case_t s2d = {2, 1, 1, 1, 1, {9, w + 6}, {3, 5}, {2, 2}, {1, 3}, {1, pw}, {1, pw}, false};
+      check(__LINE__, &s2d);
+    }
   /* one input pixel */
   conv_case_t j = {2, 1, 1, 1, 1, {1, 1}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
   check(__LINE__, &j);
@@ -220,11 +231,11 @@ static void test_direct(void) {
     g.kh = 9;
     CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, BUF, NULL, NULL));
     g = base;
-    /* rows of 64 floats (37 columns round up to 48, + 2 + 2, to a vector): two
-     * rows are too few for three kernel rows, three slots and the zero row
-     * enough */
-    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 3 * 64, NULL, NULL));
-    CHECK(berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 4 * 64, NULL, NULL));
+    /* rows of 80 floats (37 columns round up to 64, a pair of the widest
+     * vectors, + 2 for the taps, to a vector): three rows are too few for three
+     * kernel rows and the zero row, four enough */
+    CHECK(!berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 4 * 80 - 1, NULL, NULL));
+    CHECK(berth_conv_dw_f32(g, 1, 1, x, w, NULL, y, buf, 4 * 80, NULL, NULL));
   }
   berth_kernels_select(BERTH_KERNELS_AUTO);
 }

@@ -23,8 +23,13 @@ static int64_t dw_row(const berth_dw_geom_t *g) {
     return 0;
   /* every value here is at most about 2^43 (conv's plan caps dims, strides,
    * pads and dilations at 2^40): no overflow in int64 */
-  const int64_t cols = (g->ow + DW_VW_MAX - 1) / DW_VW_MAX * DW_VW_MAX;
-  int64_t row = (cols - 1) * g->sw + (g->kw - 1) * g->dw + 2;
+  const int64_t cols = (g->ow + 2 * DW_VW_MAX - 1) / (2 * DW_VW_MAX) * (2 * DW_VW_MAX); /* whole pairs of vectors */
+  if (g->sw == 2) { /* two halves, the even and the odd padded columns (kernel_dw_ukr.h's copy2) */
+    int64_t half = cols + (g->kw - 1) * g->dw / 2;
+    if (half < (g->pw + g->iw + 1) / 2) half = (g->pw + g->iw + 1) / 2;
+    return 2 * ((half + DW_VW_MAX - 1) / DW_VW_MAX * DW_VW_MAX);
+  }
+  int64_t row = cols + (g->kw - 1) * g->dw;
   if (row < g->pw + g->iw) row = g->pw + g->iw;
   return (row + DW_VW_MAX - 1) / DW_VW_MAX * DW_VW_MAX; /* rows start on a vector */
 }

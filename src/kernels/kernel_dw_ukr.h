@@ -11,9 +11,15 @@
  * row. The input rows a row of outputs reads are copied into zero-padded rows
  * of the caller's buffer (once per plane when the ring of rows fits,
  * kernel_isa.h's berth_dw_geom_t), so the left and right padding and the last
- * partial vector need no branches: every output column reads inside its padded
- * row, and only the store of the last vector is partial. Stride 2 loads two
- * vectors and keeps the even lanes. Each output sums from the bias, the kernel
+ * vectors need no branches: every output column reads inside its padded row.
+ * A plane's last vector starts at ow - VW (it overlaps the one before and
+ * writes the same values again), so no store is partial unless the plane is
+ * narrower than a vector. Stride 2 deinterleaves each input row once as it
+ * copies it (the even padded columns in the first half of the slot, the odd
+ * ones in the second), so every tap is one plain load, as with stride 1. The
+ * loops over kernel rows, taps and output rows are unrolled (GCC's unroll
+ * pragmas: without them GCC 12 keeps the sums and weights of the row blocks in
+ * memory and branches per tap). Each output sums from the bias, the kernel
  * rows in order (rows over the top and bottom padding are skipped), each row's
  * taps in order, so a result depends neither on where its vector starts nor on
  * alignment. The including file's flags decide the instructions (fused
@@ -53,149 +59,212 @@ static inline void DW_F(st_part)(float *p, DW_F(vf) v, int64_t n) {
   for (int64_t i = 0; i < n; i++) p[i] = v[i];
 #endif
 }
-/* n floats from x to row, vectors then the rest (rows are short: no memcpy
- * call) */
+/* n floats from x to row: vectors, the last one overlapping the one before
+ * (no masked moves: slow on AMD), or a masked move / two overlapping 16-byte
+ * moves / floats for a row shorter than a vector */
 static inline void DW_F(copy)(float *row, const float *x, int64_t n) {
-  int64_t c = 0;
-  for (; c + DW_VW <= n; c += DW_VW) DW_F(st)(row + c, DW_F(ld)(x + c));
-  if (c == n) return;
+  if (n >= DW_VW) {
+    int64_t c = 0;
+    for (; c + DW_VW <= n; c += DW_VW) DW_F(st)(row + c, DW_F(ld)(x + c));
+    if (c < n) DW_F(st)(row + n - DW_VW, DW_F(ld)(x + n - DW_VW));
+    return;
+  }
 #if DW_VB == 64 && defined(__AVX512F__)
-  const __mmask16 k = (__mmask16)((1u << (n - c)) - 1u);
-  _mm512_mask_storeu_ps(row + c, k, _mm512_maskz_loadu_ps(k, x + c));
-#elif DW_VB == 32 && defined(__AVX2__)
-  static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  const __m256i k = _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - (n - c)));
-  _mm256_maskstore_ps(row + c, k, _mm256_maskload_ps(x + c, k));
+  const __mmask16 k = (__mmask16)((1u << n) - 1u);
+  _mm512_mask_storeu_ps(row, k, _mm512_maskz_loadu_ps(k, x));
 #else
-  for (; c < n; c++) row[c] = x[c];
+  typedef float v4 __attribute__((vector_size(16)));
+  if (n >= 4) {
+    v4 a, b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, x + n - 4, sizeof b);
+    memcpy(row, &a, sizeof a);
+    memcpy(row + n - 4, &b, sizeof b);
+    return;
+  }
+  for (int64_t c = 0; c < n; c++) row[c] = x[c];
 #endif
 }
-/* p[0], p[2], ..., p[2 * VW - 2]: reads p[0 .. 2 * VW - 1] */
-static inline DW_F(vf) DW_F(ld_even)(const float *p) {
+/* x[c .. c + 8) (c even) deinterleaved: the even ones to xe + c / 2, the odd ones to
+ * xo + c / 2 */
+static inline void DW_F(deint8)(float *xe, float *xo, const float *x, int64_t c) {
+  typedef float v4 __attribute__((vector_size(16)));
+  v4 a, b, ev, od;
+  memcpy(&a, x + c, sizeof a);
+  memcpy(&b, x + c + 4, sizeof b);
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-  DW_F(vf) a = DW_F(ld)(p), b = DW_F(ld)(p + DW_VW);
+  ev = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+  od = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+#else
+  ev = (v4){a[0], a[2], b[0], b[2]};
+  od = (v4){a[1], a[3], b[1], b[3]};
+#endif
+  memcpy(xe + c / 2, &ev, sizeof ev);
+  memcpy(xo + c / 2, &od, sizeof od);
+}
+/* The deinterleaving copy of stride 2: padded column p = pw + i of an input row
+ * goes to half p & 1 of the slot (e: the even columns, o = e + half: the odd
+ * ones) at p >> 1, so that every tap of an output vector is one plain load. */
+static inline void DW_F(copy2)(float *e, float *o, const float *x, int64_t n, int64_t pw) {
+  float *xe = (pw & 1 ? o : e) + (pw >> 1), *xo = (pw & 1 ? e : o) + ((pw + 1) >> 1);
+  int64_t c = 0;
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+  for (; c + 2 * DW_VW <= n; c += 2 * DW_VW) {
+    const DW_F(vf) a = DW_F(ld)(x + c), b = DW_F(ld)(x + c + DW_VW);
 #if DW_VW == 4
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+    DW_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+    DW_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7));
 #elif DW_VW == 8
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+    DW_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    DW_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
 #else
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    DW_F(st)(xe + c / 2,
+             __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    DW_F(st)(xo + c / 2,
+             __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
 #endif
-#else
-  DW_F(vf) v;
-  for (int i = 0; i < DW_VW; i++) v[i] = p[2 * i];
-  return v;
+  }
 #endif
+  /* then blocks of 8 floats, the last one overlapping the one before at an even
+   * column (it writes the same values again) */
+  for (; c + 8 <= n; c += 8) DW_F(deint8)(xe, xo, x, c);
+  if (c < n && n >= 8) {
+    c = (n - 8) & ~(int64_t)1;
+    DW_F(deint8)(xe, xo, x, c);
+    c += 8;
+  }
+  for (; c + 1 < n; c += 2) xe[c / 2] = x[c], xo[c / 2] = x[c + 1];
+  if (c < n) xe[c / 2] = x[c];
 }
 
-/* One row of ow outputs: n kernel rows, r[q] the padded input row of kernel row
- * q (column 0 is input column -pw), wr[q] its KW weights. KW and SW are
- * constants once inlined. */
-static inline __attribute__((always_inline)) void DW_F(row)(int KW, int SW, const float *const *r,
-                                                            const float *const *wr, int n, int64_t dw, float bias,
-                                                            float *y, int64_t ow) {
+/* An input row into its slot: columns [pw, pw + iw) (stride 1), or
+ * deinterleaved into the slot's halves (stride 2). */
+static inline void DW_F(fill)(const berth_dw_geom_t *g, float *row, const float *x) {
+  if (g->sw == 1)
+    DW_F(copy)(row + g->pw, x, g->iw);
+  else
+    DW_F(copy2)(row, row + g->row / 2, x, g->iw, g->pw);
+}
+/* Where the vectors of output columns [j, ow) start: the pair j, *j2 (with
+ * *j2 = j + VW, or ow - VW where the plane ends sooner: it overlaps the first,
+ * whose values it recomputes with the same bits) when it returns 2; one vector
+ * at *j1 (ow - VW where the plane ends within it) when it returns 1; 0: the
+ * plane is narrower than a vector (one partial vector at j = 0). */
+static inline int DW_F(starts)(int64_t j, int64_t ow, int64_t *j1, int64_t *j2) {
+  const int64_t n = ow - j;
+  *j1 = j, *j2 = j + DW_VW;
+  if (n >= 2 * DW_VW) return 2;
+  if (n > DW_VW) return *j2 = ow - DW_VW, 2;
+  if (ow >= DW_VW) return *j1 = ow - DW_VW, 1;
+  return 0;
+}
+/* Where the taps of an output vector starting at column j read in a slot: at
+ * r + j * s1 + off[t] (stride 1: s1 = 1, off[t] = t * dw; stride 2: the
+ * deinterleaved slot of copy2, s1 = 1, off[t] = (t * dw & 1) * half + (t * dw >>
+ * 1)). */
+static inline void DW_F(taps)(const berth_dw_geom_t *g, int64_t off[5]) {
+  for (int64_t t = 0; t < g->kw && t < 5; t++)
+    off[t] = g->sw == 1 ? t * g->dw : (t * g->dw & 1) * (g->row / 2) + (t * g->dw >> 1);
+}
+
+/* One row of ow outputs: n kernel rows, r[q] the slot of kernel row q, wr[q]
+ * its KW weights. Vectors go in pairs (DW_F(starts)); the padded rows cover a
+ * whole last pair. KW is a constant once inlined. */
+static inline __attribute__((always_inline)) void DW_F(row)(int KW, const float *const *r, const float *const *wr,
+                                                            int n, const int64_t *off, float bias, float *y,
+                                                            int64_t ow) {
   typedef DW_F(vf) vf;
-#define DW_LD(p) (SW == 1 ? DW_F(ld)(p) : DW_F(ld_even)(p))
   const vf vb = DW_F(splat)(bias);
-  int64_t j = 0;
-  for (; j + 2 * DW_VW <= ow; j += 2 * DW_VW) {
+  for (int64_t j = 0; j < ow; j += 2 * DW_VW) {
+    int64_t j1, j2;
+    const int nv = DW_F(starts)(j, ow, &j1, &j2);
     vf a0 = vb, a1 = vb;
     for (int q = 0; q < n; q++) {
-      const float *x = r[q] + j * SW, *w = wr[q];
-      for (int t = 0; t < KW; t++) {
+      const float *x = r[q], *w = wr[q];
+      _Pragma("GCC unroll 8") for (int t = 0; t < KW; t++) {
         const vf wv = DW_F(splat)(w[t]);
-        a0 += wv * DW_LD(x + t * dw);
-        a1 += wv * DW_LD(x + t * dw + DW_VW * SW);
+        a0 += wv * DW_F(ld)(x + j1 + off[t]);
+        if (nv == 2) a1 += wv * DW_F(ld)(x + j2 + off[t]);
       }
     }
-    DW_F(st)(y + j, a0);
-    DW_F(st)(y + j + DW_VW, a1);
-  }
-  for (; j < ow; j += DW_VW) { /* the padded rows cover a whole last vector */
-    vf a0 = vb;
-    for (int q = 0; q < n; q++) {
-      const float *x = r[q] + j * SW, *w = wr[q];
-      for (int t = 0; t < KW; t++) a0 += DW_F(splat)(w[t]) * DW_LD(x + t * dw);
-    }
-    if (ow - j >= DW_VW)
-      DW_F(st)(y + j, a0);
+    if (nv == 0)
+      DW_F(st_part)(y, a0, ow);
     else
-      DW_F(st_part)(y + j, a0, ow - j);
+      DW_F(st)(y + j1, a0);
+    if (nv == 2) DW_F(st)(y + j2, a1);
   }
-#undef DW_LD
 }
 
 /* Four output rows (o = 0..3, input rows from r[o * SH]) of a KxK kernel with
- * row stride SH and row dilation 1: each loaded input vector serves every
- * output row whose window holds its row, and the K * K weights stay broadcast
- * in registers (or the compiler's spill slots) for the whole row block. The
- * terms of each output are added in the order of dw_row's: kernel rows, then
- * taps. K, SH and SW are constants once inlined. */
-static inline __attribute__((always_inline)) void DW_F(rows4)(int K, int SH, int SW, const float *const *r,
-                                                              const float *w, int64_t dw, float bias, float *y,
+ * row stride SH and row dilation 1, NV vectors (DW_F(starts)'s count) at j1,
+ * j2: each loaded input vector serves every output row whose window holds its
+ * row, and the K * K weights stay broadcast in registers (or the compiler's
+ * spill slots). The terms of each output are added in the order of row's:
+ * kernel rows, then taps. K, SH and NV are constants once inlined, and the
+ * loops unrolled, so the sums stay in registers. */
+static inline __attribute__((always_inline)) void DW_F(blk4)(int K, int SH, int NV, const float *const *r,
+                                                             const DW_F(vf) (*wv)[5], const int64_t *off,
+                                                             DW_F(vf) vb, float *y, int64_t ow, int64_t j1,
+                                                             int64_t j2) {
+  typedef DW_F(vf) vf;
+  enum { NR = 4 };
+  const int rows = (NR - 1) * SH + K;
+  vf a[NR][2];
+  _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) a[o][0] = a[o][1] = vb;
+  _Pragma("GCC unroll 16") for (int ii = 0; ii < rows; ii++) {
+    const float *x = r[ii];
+    _Pragma("GCC unroll 8") for (int t = 0; t < K; t++) {
+      const vf x0 = DW_F(ld)(x + j1 + off[t]), x1 = NV == 2 ? DW_F(ld)(x + j2 + off[t]) : vb;
+      _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) {
+        const int q = ii - o * SH;
+        if (q < 0 || q >= K) continue;
+        a[o][0] += wv[q][t] * x0;
+        if (NV == 2) a[o][1] += wv[q][t] * x1;
+      }
+    }
+  }
+  _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) {
+    if (NV == 0)
+      DW_F(st_part)(y + o * ow, a[o][0], ow);
+    else
+      DW_F(st)(y + o * ow + j1, a[o][0]);
+    if (NV == 2) DW_F(st)(y + o * ow + j2, a[o][1]);
+  }
+}
+static inline __attribute__((always_inline)) void DW_F(rows4)(int K, int SH, const float *const *r, const float *w,
+                                                              const int64_t *off, float bias, float *y,
                                                               int64_t ow) {
   typedef DW_F(vf) vf;
-#define DW_LD(p) (SW == 1 ? DW_F(ld)(p) : DW_F(ld_even)(p))
-  enum { NR = 4 };
   vf wv[5][5];
-  for (int q = 0; q < K; q++)
-    for (int t = 0; t < K; t++) wv[q][t] = DW_F(splat)(w[q * K + t]);
+  _Pragma("GCC unroll 8") for (int q = 0; q < K; q++) _Pragma("GCC unroll 8") for (int t = 0; t < K; t++)
+      wv[q][t] = DW_F(splat)(w[q * K + t]);
   const vf vb = DW_F(splat)(bias);
-  const int rows = (NR - 1) * SH + K;
-  int64_t j = 0;
-  for (; j + 2 * DW_VW <= ow; j += 2 * DW_VW) {
-    vf a[NR][2];
-    for (int o = 0; o < NR; o++) a[o][0] = a[o][1] = vb;
-    for (int ii = 0; ii < rows; ii++) {
-      const float *x = r[ii] + j * SW;
-      for (int t = 0; t < K; t++) {
-        const vf x0 = DW_LD(x + t * dw), x1 = DW_LD(x + t * dw + DW_VW * SW);
-        for (int o = 0; o < NR; o++) {
-          const int q = ii - o * SH;
-          if (q < 0 || q >= K) continue;
-          a[o][0] += wv[q][t] * x0;
-          a[o][1] += wv[q][t] * x1;
-        }
-      }
-    }
-    for (int o = 0; o < NR; o++) {
-      DW_F(st)(y + o * ow + j, a[o][0]);
-      DW_F(st)(y + o * ow + j + DW_VW, a[o][1]);
-    }
+  for (int64_t j = 0; j < ow; j += 2 * DW_VW) {
+    int64_t j1, j2;
+    const int nv = DW_F(starts)(j, ow, &j1, &j2);
+    if (nv == 2)
+      DW_F(blk4)(K, SH, 2, r, (const vf(*)[5])wv, off, vb, y, ow, j1, j2);
+    else if (nv == 1)
+      DW_F(blk4)(K, SH, 1, r, (const vf(*)[5])wv, off, vb, y, ow, j1, j2);
+    else
+      DW_F(blk4)(K, SH, 0, r, (const vf(*)[5])wv, off, vb, y, ow, j1, j2);
   }
-  for (; j < ow; j += DW_VW) { /* the padded rows cover a whole last vector */
-    vf a[NR];
-    for (int o = 0; o < NR; o++) a[o] = vb;
-    for (int ii = 0; ii < rows; ii++) {
-      const float *x = r[ii] + j * SW;
-      for (int t = 0; t < K; t++) {
-        const vf x0 = DW_LD(x + t * dw);
-        for (int o = 0; o < NR; o++) {
-          const int q = ii - o * SH;
-          if (q >= 0 && q < K) a[o] += wv[q][t] * x0;
-        }
-      }
-    }
-    for (int o = 0; o < NR; o++) {
-      if (ow - j >= DW_VW)
-        DW_F(st)(y + o * ow + j, a[o]);
-      else
-        DW_F(st_part)(y + o * ow + j, a[o], ow - j);
-    }
-  }
-#undef DW_LD
 }
 
 /* Row blocks of four (kernel_isa.h's berth_dw_geom_t says when): input rows
  * outside the plane read the zero row after the slots. Returns the first output
- * row not done. */
+ * row not done: all of them, or 0 for a plane of fewer than four rows. */
 static int64_t DW_F(blocks)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf,
-                            int64_t *tag) {
+                            int64_t *tag, const int64_t *off) {
   const int64_t R = g->row, S = g->slots, sh = g->sh, k = g->kh;
   const int rows = (int)(3 * sh + k);
   const float *zero = buf + S * R;
+  if (g->oh < 4) return 0;
   int64_t o0 = 0;
-  for (; o0 + 4 <= g->oh; o0 += 4) {
+  /* the last block ends at the last row, overlapping the one before where oh is
+   * not a multiple of 4 (it writes the same values again) */
+  for (; o0 < g->oh; o0 += 4) {
+    if (o0 + 4 > g->oh) o0 = g->oh - 4;
     const float *r[3 * 2 + 5];
     for (int ii = 0; ii < rows; ii++) {
       const int64_t i0 = o0 * sh - g->ph + ii;
@@ -206,33 +275,36 @@ static int64_t DW_F(blocks)(const berth_dw_geom_t *g, const float *x, const floa
       const int64_t slot = i0 & (S - 1);
       float *row = buf + slot * R;
       if (tag[slot] != i0) {
-        DW_F(copy)(row + g->pw, x + i0 * g->iw, g->iw);
+        DW_F(fill)(g, row, x + i0 * g->iw);
         tag[slot] = i0;
       }
       r[ii] = row;
     }
     float *yr = y + o0 * g->ow;
-    const int64_t dw = g->dw, ow = g->ow;
-#define DW_CASE(K, SH, SW) \
-  if (k == K && sh == SH && g->sw == SW) DW_F(rows4)(K, SH, SW, r, w, dw, bias, yr, ow);
-    DW_CASE(3, 1, 1)
-    else DW_CASE(3, 1, 2) else DW_CASE(3, 2, 1) else DW_CASE(3, 2, 2) else DW_CASE(5, 1, 1) else DW_CASE(
-        5, 1, 2) else DW_CASE(5, 2, 1) else DW_CASE(5, 2, 2)
-#undef DW_CASE
+    const int64_t ow = g->ow;
+    if (k == 3 && sh == 1)
+      DW_F(rows4)(3, 1, r, w, off, bias, yr, ow);
+    else if (k == 3)
+      DW_F(rows4)(3, 2, r, w, off, bias, yr, ow);
+    else if (sh == 1)
+      DW_F(rows4)(5, 1, r, w, off, bias, yr, ow);
+    else
+      DW_F(rows4)(5, 2, r, w, off, bias, yr, ow);
   }
-  return o0;
+  return g->oh;
 }
 
 DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf) {
-  const int64_t R = g->row, S = g->slots, iw = g->iw;
+  const int64_t R = g->row, S = g->slots;
   /* a ring of a power of two slots, else one slot per kernel row, copied per
    * output row */
   const int ring = (S & (S - 1)) == 0 && S >= (g->kh - 1) * g->dh + 1;
-  int64_t tag[BERTH_DW_MAX_SLOTS];
+  int64_t tag[BERTH_DW_MAX_SLOTS], off[5];
   for (int64_t s = 0; s < S && s < BERTH_DW_MAX_SLOTS; s++) tag[s] = -1;
+  DW_F(taps)(g, off);
   int64_t o0 = 0;
   if (ring && g->dh == 1 && g->kh == g->kw && (g->sh == 1 || g->sh == 2) && S >= 3 * g->sh + g->kh)
-    o0 = DW_F(blocks)(g, x, w, bias, y, buf, tag);
+    o0 = DW_F(blocks)(g, x, w, bias, y, buf, tag, off);
   for (; o0 < g->oh; o0++) {
     const float *r[DW_MAX_KH], *wr[DW_MAX_KH];
     int n = 0;
@@ -242,21 +314,17 @@ DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w
       const int64_t slot = ring ? i0 & (S - 1) : q0;
       float *row = buf + slot * R;
       if (!ring || tag[slot] != i0) {
-        DW_F(copy)(row + g->pw, x + i0 * iw, iw);
+        DW_F(fill)(g, row, x + i0 * g->iw);
         if (ring) tag[slot] = i0;
       }
       r[n] = row;
       wr[n++] = w + q0 * g->kw;
     }
     float *yr = y + o0 * g->ow;
-    if (g->kw == 3 && g->sw == 1)
-      DW_F(row)(3, 1, r, wr, n, g->dw, bias, yr, g->ow);
-    else if (g->kw == 3)
-      DW_F(row)(3, 2, r, wr, n, g->dw, bias, yr, g->ow);
-    else if (g->sw == 1)
-      DW_F(row)(5, 1, r, wr, n, g->dw, bias, yr, g->ow);
+    if (g->kw == 3)
+      DW_F(row)(3, r, wr, n, off, bias, yr, g->ow);
     else
-      DW_F(row)(5, 2, r, wr, n, g->dw, bias, yr, g->ow);
+      DW_F(row)(5, r, wr, n, off, bias, yr, g->ow);
   }
 }
 

@@ -36,9 +36,12 @@
  * input ih x iw, output oh x ow, kernel kh x kw (kh <= 8, kw 3 or 5), strides sh, sw (sw 1
  * or 2), dilations dh, dw, padding ph, pw at the start. Input rows are copied into `slots`
  * (kh to BERTH_DW_MAX_SLOTS) rows of `row` floats of a caller buffer, zero-padded so that
- * every output column reads inside its row (row >= pw + iw and >= (ow rounded up to 16 - 1)
- * * sw + (kw - 1) * dw + 2), followed by one row of zeros. The caller zeroes the slots and
- * the zero row once; the kernel writes only columns [pw, pw + iw) of the slots. When slots
+ * every output column reads inside its row, followed by one row of zeros. With ow rounded up
+ * to a multiple of 32 (two vectors of the widest variant) as c: stride 1, row >= pw + iw
+ * and >= c + (kw - 1) * dw, padded column p (input column p - pw) at p; stride 2, two
+ * halves of row / 2 floats each >= (pw + iw + 1) / 2 and >= c + (kw - 1) * dw / 2, padded
+ * column p at p / 2 in half p % 2. The caller zeroes the slots and the zero row once; the
+ * kernel writes only the places of input columns in the slots. When slots
  * is a power of two >= (kh - 1) * dh + 1, each input row is copied once per plane (a ring,
  * slot = row & (slots - 1)), and with kh == kw, dh 1, sh 1 or 2 and slots >= 3 * sh + kh,
  * four output rows are computed together; otherwise each output row copies its rows. */
