@@ -38,6 +38,14 @@
 #define DW_LINKAGE static
 #endif
 #define DW_MAX_KH 8 /* kernel rows (kernel_conv_dw.c accepts no more) */
+/* the unrolled loops, unless the including file asks for rolled ones (DW_ROLLED: the
+ * portable variant, whose frame counts in the small runtime's stack bound, tools/stack) */
+#define DW_PRAGMA(x) _Pragma(#x)
+#ifdef DW_ROLLED
+#define DW_UNROLL(n)
+#else
+#define DW_UNROLL(n) DW_PRAGMA(GCC unroll n)
+#endif
 
 #define VEC_VB DW_VB
 #define VEC_F(x) DW_F(x)
@@ -181,7 +189,7 @@ static inline __attribute__((always_inline)) void DW_F(row)(int KW, const float 
     vf a0 = vb, a1 = vb;
     for (int q = 0; q < n; q++) {
       const float *x = r[q], *w = wr[q];
-      _Pragma("GCC unroll 8") for (int t = 0; t < KW; t++) {
+      DW_UNROLL(8) for (int t = 0; t < KW; t++) {
         const vf wv = DW_F(splat)(w[t]);
         a0 += wv * DW_F(ld)(x + j1 + off[t]);
         if (nv == 2) a1 += wv * DW_F(ld)(x + j2 + off[t]);
@@ -210,12 +218,12 @@ static inline __attribute__((always_inline)) void DW_F(blk4)(int K, int SH, int 
   enum { NR = 4 };
   const int rows = (NR - 1) * SH + K;
   vf a[NR][2];
-  _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) a[o][0] = a[o][1] = vb;
-  _Pragma("GCC unroll 16") for (int ii = 0; ii < rows; ii++) {
+  DW_UNROLL(4) for (int o = 0; o < NR; o++) a[o][0] = a[o][1] = vb;
+  DW_UNROLL(16) for (int ii = 0; ii < rows; ii++) {
     const float *x = r[ii];
-    _Pragma("GCC unroll 8") for (int t = 0; t < K; t++) {
+    DW_UNROLL(8) for (int t = 0; t < K; t++) {
       const vf x0 = DW_F(ld)(x + j1 + off[t]), x1 = NV == 2 ? DW_F(ld)(x + j2 + off[t]) : vb;
-      _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) {
+      DW_UNROLL(4) for (int o = 0; o < NR; o++) {
         const int q = ii - o * SH;
         if (q < 0 || q >= K) continue;
         a[o][0] += wv[q][t] * x0;
@@ -223,7 +231,7 @@ static inline __attribute__((always_inline)) void DW_F(blk4)(int K, int SH, int 
       }
     }
   }
-  _Pragma("GCC unroll 4") for (int o = 0; o < NR; o++) {
+  DW_UNROLL(4) for (int o = 0; o < NR; o++) {
     if (NV == 0)
       DW_F(st_part)(y + o * ow, a[o][0], ow);
     else
@@ -236,7 +244,7 @@ static inline __attribute__((always_inline)) void DW_F(rows4)(int K, int SH, con
                                                               int64_t ow) {
   typedef DW_F(vf) vf;
   vf wv[5][5];
-  _Pragma("GCC unroll 8") for (int q = 0; q < K; q++) _Pragma("GCC unroll 8") for (int t = 0; t < K; t++)
+  DW_UNROLL(8) for (int q = 0; q < K; q++) DW_UNROLL(8) for (int t = 0; t < K; t++)
       wv[q][t] = DW_F(splat)(w[q * K + t]);
   const vf vb = DW_F(splat)(bias);
   for (int64_t j = 0; j < ow; j += 2 * DW_VW) {
@@ -294,17 +302,12 @@ static int64_t DW_F(blocks)(const berth_dw_geom_t *g, const float *x, const floa
   return g->oh;
 }
 
-DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf) {
+/* Output rows o0 .. oh - 1 one at a time (out of line: its frame and the row blocks' are
+ * not on the stack together). */
+static __attribute__((noinline)) void DW_F(rows)(const berth_dw_geom_t *g, const float *x, const float *w, float bias,
+                                                 float *y, float *buf, int64_t *tag, const int64_t *off, int ring,
+                                                 int64_t o0) {
   const int64_t R = g->row, S = g->slots;
-  /* a ring of a power of two slots, else one slot per kernel row, copied per
-   * output row */
-  const int ring = (S & (S - 1)) == 0 && S >= (g->kh - 1) * g->dh + 1;
-  int64_t tag[BERTH_DW_MAX_SLOTS], off[5];
-  for (int64_t s = 0; s < S && s < BERTH_DW_MAX_SLOTS; s++) tag[s] = -1;
-  DW_F(taps)(g, off);
-  int64_t o0 = 0;
-  if (ring && g->dh == 1 && g->kh == g->kw && (g->sh == 1 || g->sh == 2) && S >= 3 * g->sh + g->kh)
-    o0 = DW_F(blocks)(g, x, w, bias, y, buf, tag, off);
   for (; o0 < g->oh; o0++) {
     const float *r[DW_MAX_KH], *wr[DW_MAX_KH];
     int n = 0;
@@ -328,11 +331,28 @@ DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w
   }
 }
 
+DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf) {
+  const int64_t S = g->slots;
+  /* a ring of a power of two slots, else one slot per kernel row, copied per
+   * output row */
+  const int ring = (S & (S - 1)) == 0 && S >= (g->kh - 1) * g->dh + 1;
+  int64_t tag[BERTH_DW_MAX_SLOTS], off[5];
+  for (int64_t s = 0; s < S && s < BERTH_DW_MAX_SLOTS; s++) tag[s] = -1;
+  DW_F(taps)(g, off);
+  int64_t o0 = 0;
+  if (ring && g->dh == 1 && g->kh == g->kw && (g->sh == 1 || g->sh == 2) && S >= 3 * g->sh + g->kh)
+    o0 = DW_F(blocks)(g, x, w, bias, y, buf, tag, off);
+  if (o0 < g->oh) DW_F(rows)(g, x, w, bias, y, buf, tag, off, ring, o0);
+}
+
 #undef DW_VW
 #undef DW_C2
 #undef DW_C
 #undef DW_F
 #undef DW_LINKAGE
 #undef DW_MAX_KH
+#undef DW_PRAGMA
+#undef DW_UNROLL
+#undef DW_ROLLED
 #undef DW_VB
 #undef DW_NAME

@@ -94,8 +94,10 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define UKR_APACK
 #include "kernel_ukr.h"
 
-/* The depthwise plane kernel with 16-byte vectors. */
+/* The depthwise plane kernel with 16-byte vectors, its loops rolled (the small runtime's
+ * stack bound counts this frame; unrolled, GCC spills the row blocks' sums). */
 #define DW_VB 16
+#define DW_ROLLED
 #define DW_NAME berth_portable_dwconv_f32
 #define DW_LINKAGE
 #include "kernel_dw_ukr.h"
