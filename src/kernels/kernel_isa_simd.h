@@ -292,9 +292,10 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define DW_NAME ISA_FN(dwconv_f32)
 #include "kernel_dw_ukr.h"
 
-/* ---- conv's im2col panel packer (kernel_im2col.h; AVX-512's masked loads) ------------- */
+/* ---- conv's im2col panel packer (kernel_im2col.h; x86 masked loads) ------------------- */
 
-#if ISA_X86 && ISA_VB == 64
+#if ISA_X86 && (ISA_VB == 64 || ISA_VB == 32)
+#define IM2COL_VB ISA_VB
 #define IM2COL_NAME ISA_FN(im2col_f32)
 #include "kernel_im2col.h"
 #define ISA_IM2COL ISA_FN(im2col_f32)
