@@ -765,7 +765,7 @@ const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 4, 1, 
  * without kernel variants, or where the packed GEMM does not apply, a direct loop over the
  * packed weights runs (slow; the pass packs only convs that take the GEMM path). */
 enum { CONVP_WSHAPE = 7 };
-#define CONV_WPANEL_WIDE 32 /* the wide weight panels' height: AVX-512's NR */
+#define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
 
@@ -842,16 +842,17 @@ static void convp_direct(const conv_plan_t *p, const float *xg, const float *wp,
 /* Few output positions (ResNet-50's 7x7 stage): the positions are the rows of the GEMM and the
  * output channels its columns, along the vector lanes, with the pre-packed weights as the
  * vector operand (berth_gemm_packed_wb_f32), where the variant's panel width is the weights'
- * panel height; a tile of positions wastes no lanes where a panel of 32 positions over 49
- * would waste a quarter. The result comes out transposed, [positions, channels], in the
- * scratch (started from the bias), then goes to y. */
+ * panel height or half of it (AVX2: two 16-column tiles per panel); a tile of positions wastes
+ * no lanes where a panel of 32 positions over 49 would waste a quarter, and AVX2's 6-row tiles
+ * no longer split a 32-row weight panel into 6, 6, 5, 5, 5, 5. The result comes out
+ * transposed, [positions, channels], in the scratch (started from the bias), then goes to y. */
 static uint64_t convp_wb_floats(const conv_plan_t *p) {
   const int64_t w = CONV_WPANEL_WIDE, kc = p->ck < CONV_WB_KC ? p->ck : CONV_WB_KC;
   return (uint64_t)(p->l * p->mg + (p->l + w - 1) / w * w * kc);
 }
 #ifdef BERTH_KERNELS_SIMD
 static bool convp_narrow(const conv_plan_t *p, const berth_kernel_isa_t *isa) {
-  return p->ap == CONV_WPANEL_WIDE && isa->gemm_nr == CONV_WPANEL_WIDE && p->l <= CONV_NARROW_L;
+  return p->ap == CONV_WPANEL_WIDE && berth_gemm_packed_wb_ok(isa) && p->l <= CONV_NARROW_L;
 }
 static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
                           const float *bg, float *yg, float *buf, int64_t bufn) {

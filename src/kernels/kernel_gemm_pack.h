@@ -82,13 +82,19 @@ void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, in
 /* The other way round, for a narrow result with pre-packed weights as the vector operand (MLAS
  * puts a conv's output channels along the lanes the same way):
  *   C[i * ldc + j] += sum_q A[i][q] W[q][j],   i < M, j < N, q in order,
- * W pre-packed in panels of NR = isa->gemm_nr columns, berth_gemm_pack_a's layout of W^T with
- * panel height NR (element (q, j) at Wpk[(j / NR * K + q) * NR + j % NR]), N a multiple of NR;
- * A only seen through `pack`, called as pack(ctx, k0, kc, i0, mc, dst, NR) to write
- * dst[q * NR + r] = A[i0 + r][k0 + q] for r < mc, zeros for mc <= r < NR (conv's im2col panel
- * packer, with positions as the rows). C holds the start values (a bias per column, say).
- * The scratch buf (`floats`) holds ceil(M / NR) * NR rows of A for one block of K:
- * berth_gemm_packed_wb_kc says the block (0: too small a scratch, do not call). */
+ * W pre-packed in panels of BERTH_GEMM_WB_PANEL (32) columns, berth_gemm_pack_a's layout of
+ * W^T with panel height 32 (element (q, j) at Wpk[(j / 32 * K + q) * 32 + j % 32]), N a
+ * multiple of 32: a variant whose tile is 32 columns wide (AVX-512) takes each panel as its
+ * B panel, one whose tile is 16 wide and that has gemm_ukr_pa_b2_f32 (AVX2) takes it in two
+ * halves (berth_gemm_packed_wb_ok says whether the variant can). A is only seen through
+ * `pack`, called as pack(ctx, k0, kc, i0, mc, dst, h) to write dst[q * h + r] = A[i0 + r][k0 +
+ * q] for r < mc, zeros for mc <= r < h (conv's im2col panel packer, with positions as the
+ * rows; h is NR, or on AVX2 all of M <= 64 rounded up to 8). C holds the start values (a bias
+ * per column, say). The scratch buf (`floats`) holds ceil(M / 32) * 32 rows of A for one
+ * block of K: berth_gemm_packed_wb_kc says the block (0: too small a scratch or a variant
+ * that cannot, do not call). */
+#define BERTH_GEMM_WB_PANEL 32
+bool berth_gemm_packed_wb_ok(const berth_kernel_isa_t *isa);
 int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_t K, int64_t floats);
 void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx,
                               const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,

@@ -131,6 +131,11 @@ typedef struct berth_kernel_isa {
    * the variant has none (kernel_conv.c's portable packer runs). */
   bool (*im2col_f32)(const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
                      float *dst, int64_t nr);
+  /* gemm_ukr_pa_f32 with bp's rows 2 * gemm_nr floats apart: one half of a panel twice the
+   * variant's width (the 32-column pre-packed weight panels where gemm_nr is 16: AVX2).
+   * NULL where the variant has none. */
+  void (*gemm_ukr_pa_b2_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                             int64_t mr, int64_t nc, const float *bias, int load);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -285,6 +285,18 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define UKR_NAME ISA_FN(gemm_ukr_pa_half_f32)
 #define UKR_APACK
 #include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#if ISA_GEMM_NV * ISA_VW == 16 /* half of a 32-column panel (AVX2): B rows 32 floats apart */
+#define UKR_NV ISA_GEMM_NV
+#define UKR_NAME ISA_FN(gemm_ukr_pa_b2_f32)
+#define UKR_APACK
+#define UKR_LDB 32
+#include "kernel_ukr.h"
+#define ISA_UKR_PA_B2 ISA_FN(gemm_ukr_pa_b2_f32)
+#else
+#define ISA_UKR_PA_B2 NULL
+#endif
 
 /* ---- the depthwise plane kernel (kernel_dw_ukr.h) ------------------------------------ */
 
@@ -320,4 +332,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .tanh_f32 = ISA_FN(tanh_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
     .im2col_f32 = ISA_IM2COL,
+    .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
 };

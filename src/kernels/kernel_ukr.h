@@ -18,8 +18,10 @@
  * kernel inlined per row count; nc < NR columns: C goes through a tile on the stack) give
  * the same value for each element as full tiles. With UKR_APACK defined, A is read from a
  * packed panel instead: element (r, q) at a[q * lda + r] (lda: the panel's height, a
- * multiple of MR; kernel_gemm_pack.h's berth_gemm_pack_a), one contiguous stream. No
- * allocation, no stdio. */
+ * multiple of MR; kernel_gemm_pack.h's berth_gemm_pack_a), one contiguous stream. With
+ * UKR_LDB defined (a constant, at least NR), B's rows are UKR_LDB floats apart: the tile reads
+ * the first NR columns of a wider panel (AVX2's 16-column tiles over the 32-column pre-packed
+ * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). No allocation, no stdio. */
 #include <stdint.h>
 #include <string.h>
 
@@ -29,6 +31,9 @@
 
 #define UKR_VW (UKR_VB / 4)
 #define UKR_NR (UKR_NV * UKR_VW)
+#ifndef UKR_LDB
+#define UKR_LDB UKR_NR
+#endif
 #define UKR_C2(a, b) a##b
 #define UKR_C(a, b) UKR_C2(a, b)
 #define UKR_F(x) UKR_C(UKR_NAME, _##x)
@@ -56,7 +61,7 @@ static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const floa
       acc[r][v] = load ? UKR_F(ld)((full ? C + r * ldc : edge[r]) + v * UKR_VW) : UKR_F(splat)(bias ? bias[r] : 0.0f);
   for (int64_t q = 0; q < kc; q++) {
     vf b[UKR_NV];
-    for (int v = 0; v < UKR_NV; v++) b[v] = UKR_F(ld)(bp + q * UKR_NR + v * UKR_VW);
+    for (int v = 0; v < UKR_NV; v++) b[v] = UKR_F(ld)(bp + q * UKR_LDB + v * UKR_VW);
     for (int r = 0; r < mr; r++) {
 #ifdef UKR_APACK
       const vf av = UKR_F(splat)(a[q * lda + r]); /* A packed: column q of the tile at a + q * lda */
@@ -115,6 +120,7 @@ UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, int64_t 
 #undef UKR_CASE
 #undef UKR_LINKAGE
 #undef UKR_APACK
+#undef UKR_LDB
 #undef UKR_F
 #undef UKR_C
 #undef UKR_C2
