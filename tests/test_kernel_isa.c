@@ -166,8 +166,8 @@ static void test_gemm_nn(const berth_kernel_isa_t *k) {
 
 /* The variant's im2col panel packer (kernel_isa.h's im2col_f32, where it has one) against the
  * definition: random 1-, 2- and 3-D geometries with strides, dilations and windows over both
- * edges, panels that start mid-row, half-width panels; the input sits at the end of a buffer
- * (masked lanes past it must not be read) and nothing past the panel is written. */
+ * edges, panels that start mid-row, half-width and MR-high panels; the input sits at the end
+ * of a buffer (masked lanes past it must not be read) and nothing past the panel is written. */
 static void test_im2col(const berth_kernel_isa_t *k) {
   if (!k->im2col_f32) return;
   for (int it = 0; it < 3000; it++) {
@@ -190,7 +190,10 @@ static void test_im2col(const berth_kernel_isa_t *k) {
       l *= g.out[d];
     }
     const int64_t cg = 1 + (int64_t)(rnd() % 3), K = cg * kk;
-    const int64_t nr = rnd() % 3 == 0 ? k->gemm_nr / 2 : k->gemm_nr;
+    /* panels of NR and NR / 2 positions, and of MR (berth_gemm_packed_wb_f32's tiles on AVX2:
+     * short of a whole register, the last lanes stored under a mask) */
+    const uint32_t sel = rnd() % 4;
+    const int64_t nr = sel == 0 ? k->gemm_nr / 2 : sel == 1 ? k->gemm_mr : k->gemm_nr;
     if (cg * g.il > BIG || nr < 1) continue;
     const int64_t j0 = (int64_t)(rnd() % (uint32_t)l), nc0 = l - j0 < nr ? l - j0 : nr;
     const int64_t nc = 1 + (int64_t)(rnd() % (uint32_t)nc0);

@@ -10,7 +10,8 @@
  * in kernel_conv.c's generic packer), and each run's valid elements come in with one masked
  * load per register (stride 1) or one masked gather (larger strides) from the input row;
  * lanes outside every run's valid window stay zero (the padding, the columns past nc). Then
- * nr / VW full stores. The lane masks depend on the run and q2 only: computed once per panel.
+ * nr / VW full stores, and a masked one for the last nr % VW lanes (a panel of MR rows:
+ * berth_gemm_packed_wb_f32's 6-row tiles on AVX2). The lane masks depend on the run and q2 only: computed once per panel.
  * AVX-512 merges each masked load into the row; AVX2's vmaskmovps zeroes the masked-off
  * lanes, so its loads are or-ed into the row (the runs' lanes are disjoint, and a zero lane
  * has no bits set: the or is a copy). No allocation, no stdio; masked-off lanes are never
@@ -47,6 +48,7 @@ static inline IM2COL_F(vi) IM2COL_F(lanes)(int64_t st2) {
 #define IM2COL_LOAD(row, m, src) _mm512_mask_loadu_ps(row, m, src)
 #define IM2COL_GATHER(row, m, gidx, src) _mm512_mask_i32gather_ps(row, m, gidx, src, 4)
 #define IM2COL_STORE(d, row) _mm512_storeu_ps(d, row)
+#define IM2COL_STORE_PART(d, row, n, m) _mm512_mask_storeu_ps(d, m, row)
 #elif IM2COL_VB == 32
 typedef __m256 IM2COL_F(v);
 typedef __m256i IM2COL_F(m);
@@ -64,6 +66,7 @@ static inline IM2COL_F(vi) IM2COL_F(lanes)(int64_t st2) {
 #define IM2COL_GATHER(row, m, gidx, src)                                                                \
   _mm256_mask_i32gather_ps(row, (const float *)(src), gidx, _mm256_castsi256_ps(m), 4)
 #define IM2COL_STORE(d, row) _mm256_storeu_ps(d, row)
+#define IM2COL_STORE_PART(d, row, n, m) _mm256_maskstore_ps(d, m, row)
 #else
 #error "IM2COL_VB must be 64 or 32"
 #endif
@@ -74,12 +77,14 @@ static inline IM2COL_F(vi) IM2COL_F(lanes)(int64_t st2) {
  * channels is just the masked loads (or gathers) and the stores. nv registers per row, a
  * constant once inlined, so the row stays in registers. */
 static inline __attribute__((always_inline)) void IM2COL_F(rows)(
-    const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, float *dst, int nv, int nrun,
+    const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, float *dst, int64_t nr, int nv, int nrun,
     const int64_t *at, const int64_t *s0, const int64_t *s1, const int64_t *s2,
     const uint32_t (*mk)[IM2COL_MAX_K2][IM2COL_MAX_NV]) {
   const int64_t in0 = g->in[0], in1 = g->in[1], in2 = g->in[2], st2 = g->stride[2], k2 = g->k[2], dl2 = g->dil[2];
-  const int64_t kk = g->k[0] * g->k[1] * k2, k1 = g->k[1], step = kk * nv * IM2COL_VW;
+  const int64_t kk = g->k[0] * g->k[1] * k2, k1 = g->k[1], step = kk * nr;
   const IM2COL_F(vi) gidx = IM2COL_F(lanes)(st2);
+  const int64_t tail = nr % IM2COL_VW;
+  const IM2COL_F(m) tmask = IM2COL_F(mask)((1u << tail) - 1u);
   const int64_t tap0 = k0 % kk, ic0 = k0 / kk; /* the block's first row */
   for (int64_t tap = 0; tap < kk && tap < kc; tap++) {
     /* the block's rows of this tap: channels ic0 + (tap < tap0) .. while inside the block */
@@ -98,7 +103,7 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
       for (int v = 0; v < nv; v++) m[nvalid][v] = IM2COL_F(mask)(mk[r][q2][v]);
       nvalid++;
     }
-    float *d = dst + tap * nv * IM2COL_VW;
+    float *d = dst + tap * nr;
     uintptr_t xc = (uintptr_t)(xg + ic_first * g->il);
     const uintptr_t xstep = (uintptr_t)(g->il * (int64_t)sizeof(float));
     for (int64_t i = 0; i < nrow; i++, d += step, xc += xstep) {
@@ -110,7 +115,11 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
               (const void *)(xc + (uintptr_t)((off[j] + v * IM2COL_VW * st2) * (int64_t)sizeof(float)));
           row[v] = st2 == 1 ? IM2COL_LOAD(row[v], m[j][v], src) : IM2COL_GATHER(row[v], m[j][v], gidx, src);
         }
-      for (int v = 0; v < nv; v++) IM2COL_STORE(d + v * IM2COL_VW, row[v]);
+      for (int v = 0; v < nv - 1; v++) IM2COL_STORE(d + v * IM2COL_VW, row[v]);
+      if (tail) /* nr short of whole registers (a panel of MR rows): its last lanes only */
+        IM2COL_STORE_PART(d + (nv - 1) * IM2COL_VW, row[nv - 1], tail, tmask);
+      else
+        IM2COL_STORE(d + (nv - 1) * IM2COL_VW, row[nv - 1]);
     }
   }
 }
@@ -118,8 +127,8 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
 static bool IM2COL_NAME(const berth_im2col_geom_t *g, const float *xg, int64_t k0, int64_t kc, int64_t j0,
                         int64_t nc, float *dst, int64_t nr) {
   const int64_t in2 = g->in[2];
-  const int64_t st2 = g->stride[2], k2 = g->k[2], dl2 = g->dil[2], nv = nr / IM2COL_VW;
-  if (nr % IM2COL_VW != 0 || nv < 1 || nv > IM2COL_MAX_NV || k2 > IM2COL_MAX_K2 || nc > nr ||
+  const int64_t st2 = g->stride[2], k2 = g->k[2], dl2 = g->dil[2], nv = (nr + IM2COL_VW - 1) / IM2COL_VW;
+  if (nv < 1 || nv > IM2COL_MAX_NV || k2 > IM2COL_MAX_K2 || nc > nr ||
       st2 > (INT32_MAX / IM2COL_VW))
     return false;
   int64_t at[IM2COL_MAX_RUN], len[IM2COL_MAX_RUN], s0[IM2COL_MAX_RUN], s1[IM2COL_MAX_RUN], s2[IM2COL_MAX_RUN];
@@ -147,9 +156,9 @@ static bool IM2COL_NAME(const berth_im2col_geom_t *g, const float *xg, int64_t k
       }
     }
   if (nv == 1)
-    IM2COL_F(rows)(g, xg, k0, kc, dst, 1, nrun, at, s0, s1, s2, (const uint32_t(*)[IM2COL_MAX_K2][IM2COL_MAX_NV])mk);
+    IM2COL_F(rows)(g, xg, k0, kc, dst, nr, 1, nrun, at, s0, s1, s2, (const uint32_t(*)[IM2COL_MAX_K2][IM2COL_MAX_NV])mk);
   else
-    IM2COL_F(rows)(g, xg, k0, kc, dst, 2, nrun, at, s0, s1, s2, (const uint32_t(*)[IM2COL_MAX_K2][IM2COL_MAX_NV])mk);
+    IM2COL_F(rows)(g, xg, k0, kc, dst, nr, 2, nrun, at, s0, s1, s2, (const uint32_t(*)[IM2COL_MAX_K2][IM2COL_MAX_NV])mk);
   return true;
 }
 
@@ -157,6 +166,7 @@ static bool IM2COL_NAME(const berth_im2col_geom_t *g, const float *xg, int64_t k
 #undef IM2COL_LOAD
 #undef IM2COL_GATHER
 #undef IM2COL_STORE
+#undef IM2COL_STORE_PART
 #undef IM2COL_VW
 #undef IM2COL_VB
 #undef IM2COL_MAX_RUN
