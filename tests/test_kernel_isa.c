@@ -290,6 +290,46 @@ static void test_gemm_packed(const berth_kernel_isa_t *k) {
   }
 }
 
+/* gemm_ukr_ldb32_f32 (matmul_packed's weights read in place): each slice of gemm_nr columns
+ * of a 32-column panel, every tile height up to gemm_mr, nc from 1 to gemm_nr, from C (load)
+ * or from the bias, against a double loop; nothing past nc columns or mr rows written. */
+static void test_ukr_ldb32(const berth_kernel_isa_t *k) {
+  static const int64_t ks[] = {1, 2, 7, 16, 33, 130};
+  CHECK(k->gemm_ukr_ldb32_f32 != NULL && 32 % k->gemm_nr == 0);
+  if (!k->gemm_ukr_ldb32_f32 || 32 % k->gemm_nr != 0) return;
+  const int64_t NR = k->gemm_nr, ldc = 40;
+  for (int it = 0; it < 200; it++) {
+    const int64_t mr = 1 + rnd() % (uint32_t)k->gemm_mr, nc = 1 + rnd() % (uint32_t)NR, K = pick(ks, 6);
+    const int64_t s = rnd() % (uint32_t)(32 / NR), lda = K + rnd() % 3;
+    const int load = rnd() % 2;
+    float bias[16];
+    for (int i = 0; i < 16; i++) bias[i] = rndf();
+    for (int64_t i = 0; i < mr * lda; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < K * 32; i++) xbuf[i] = rndf();
+    for (int64_t i = 0; i < 16 * ldc; i++) obuf[i] = ref_out[i] = rndf();
+    k->gemm_ukr_ldb32_f32(wbuf, lda, xbuf + s * NR, K, obuf, ldc, mr, nc, load ? NULL : bias, load);
+    for (int64_t i = 0; i < 16; i++)
+      for (int64_t j = 0; j < ldc; j++) {
+        const float got = obuf[i * ldc + j];
+        if (i >= mr || j >= nc) {
+          CHECK_MSG(got == ref_out[i * ldc + j], "%s ukr_ldb32 mr=%lld nc=%lld K=%lld wrote outside C (seed %llu)",
+                    berth_kernels_isa_name(k->id), (long long)mr, (long long)nc, (long long)K, seed);
+          continue;
+        }
+        double want = load ? ref_out[i * ldc + j] : bias[i], mag = fabs(want) + 1;
+        for (int64_t q = 0; q < K; q++) {
+          const double prod = (double)wbuf[i * lda + q] * xbuf[q * 32 + s * NR + j];
+          want += prod;
+          mag += fabs(prod);
+        }
+        CHECK_MSG(close_to(got, want, mag),
+                  "%s ukr_ldb32 slice %lld mr=%lld nc=%lld K=%lld at (%lld, %lld): %.9g vs %.9g (seed %llu)",
+                  berth_kernels_isa_name(k->id), (long long)s, (long long)mr, (long long)nc, (long long)K,
+                  (long long)i, (long long)j, got, want, seed);
+      }
+  }
+}
+
 /* ---- elementwise: ulp distance to the correctly rounded result ---------------------- */
 
 static int64_t ordered(float f) {
@@ -463,6 +503,7 @@ int main(void) {
     test_dot(k);
     test_gemm_nn(k);
     test_gemm_packed(k);
+    test_ukr_ldb32(k);
     test_im2col(k);
     test_vmath_special(k);
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);

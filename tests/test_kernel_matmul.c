@@ -1,8 +1,8 @@
 /* MatMul and Gemm with pre-packed weights: matmul_packed (src/kernels/kernel_matmul_packed.c)
  * and its packing (src/passes/pack.c).
  *  - The kernel against a plain loop in double, under every kernel variant this CPU has
- *    (the AVX-512 micro-kernel straight over the panels, the others' copied panels, the row
- *    path of one row), with the scratch it asks for and with none: one to 70 rows (tiles of
+ *    (every variant's micro-kernel straight over slices of the panels, the row path of one
+ *    row), with the scratch it asks for and with none: one to 70 rows (tiles of
  *    every height), K past one block of the micro-kernel loop (512), N with part-filled last
  *    panels, batch dims, a 1-D a, c of every broadcast shape with beta, K = 0.
  *  - The pass: which matmuls and gemms it packs (f32 constant B read by that node alone, 2-D,
@@ -120,6 +120,11 @@ static void test_kernel(void) {
     }
     check_case(__LINE__, &g);
   }
+  /* the slices of wp's 32-column panels read in place (gemm_ukr_ldb32_f32): rows not a
+   * multiple of MR (4, 6, 8, 12), K in two and three blocks, N short of 8, 16 and 32 */
+  check_case(__LINE__, &(mm_case_t){1, 13, 600, 47, false, false, -1, {1, 1}, 1, 1});
+  check_case(__LINE__, &(mm_case_t){1, 7, 1100, 100, false, true, 1, {100}, 1, 1});
+  check_case(__LINE__, &(mm_case_t){2, 5, 513, 23, false, false, -1, {1, 1}, 0.5f, 1});
   check_case(__LINE__, &(mm_case_t){1, 1, 9, 40, true, false, -1, {1, 1}, 1, 1});   /* 1-D a */
   check_case(__LINE__, &(mm_case_t){1, 1, 4100, 33, true, true, 1, {33}, 2, 0.5}); /* a long row */
   check_case(__LINE__, &(mm_case_t){1, 3, 0, 20, false, false, 1, {20}, 1, 1});     /* K = 0: beta * c */

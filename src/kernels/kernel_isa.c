@@ -93,6 +93,12 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define UKR_NAME portable_gemm_ukr_pa_half_f32
 #define UKR_APACK
 #include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV 2 /* slices of 8 columns of matmul_packed's 32-column weight panels, read in place */
+#define UKR_NAME portable_gemm_ukr_ldb32_f32
+#define UKR_LDB 32
+#include "kernel_ukr.h"
 
 /* The depthwise plane kernel with 16-byte vectors, its loops rolled (the small runtime's
  * stack bound counts this frame; unrolled, GCC spills the row blocks' sums). */
@@ -118,6 +124,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
+    .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

@@ -136,6 +136,11 @@ typedef struct berth_kernel_isa {
    * NULL where the variant has none. */
   void (*gemm_ukr_pa_b2_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
                              int64_t mr, int64_t nc, const float *bias, int load);
+  /* gemm_ukr_f32 (A read in place) with bp's rows 32 floats apart: one slice of gemm_nr
+   * columns of a 32-column panel (the constant weights of matmul_packed, read in place by
+   * every variant whose gemm_nr divides 32). NULL where the variant has none. */
+  void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
+                             int64_t mr, int64_t nc, const float *bias, int load);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -297,6 +297,23 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #else
 #define ISA_UKR_PA_B2 NULL
 #endif
+#if 32 % (ISA_GEMM_NV * ISA_VW) == 0 /* slices of 32-column panels, A in place (matmul_packed) */
+#if ISA_GEMM_NV * ISA_VW == 32
+#define ISA_UKR_LDB32 ISA_FN(gemm_ukr_f32) /* the panel is the tile */
+#else
+#undef UKR_NV
+#undef UKR_NAME
+#define UKR_NV ISA_GEMM_NV
+#define UKR_NAME ISA_FN(gemm_ukr_ldb32_f32)
+#define UKR_LDB 32
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
+#define ISA_UKR_LDB32 ISA_FN(gemm_ukr_ldb32_f32)
+#endif
+#else
+#define ISA_UKR_LDB32 NULL
+#endif
 
 /* ---- the depthwise plane kernel (kernel_dw_ukr.h) ------------------------------------ */
 
@@ -333,4 +350,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .dwconv_f32 = ISA_FN(dwconv_f32),
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
+    .gemm_ukr_ldb32_f32 = ISA_UKR_LDB32,
 };

@@ -11,15 +11,16 @@
  *
  * Layout of wp: f32 [P, K, BERTH_MM_BPANEL], P = ceil(N / BERTH_MM_BPANEL): column panels of W,
  * each K rows of BERTH_MM_BPANEL (32) floats, zeros past column N: element (q, j) at
- * wp[((j / 32) * K + q) * 32 + j % 32]. That is the packed B panel of the micro-kernels of
- * kernel_isa.h (kernel_ukr.h) whose gemm_nr is 32 (AVX-512), so that variant multiplies
- * straight from the constant (no packing per call: A read in place, MLAS's structure with B
- * pre-packed). The file is the same for every variant: the others (NR 8 or 16) take the
- * packed GEMM of kernel_gemm_pack.h with their panels copied out of wp into the call's
- * scratch (fixed-size row copies), and one row (a batch-1 fully connected layer,
- * memory-bound) streams each panel once as four runs side by side, prefetched ahead, whatever
- * the variant (at the rate of a plain 4-stream read of as many bytes). Without scratch or
- * kernel variants, rows run one after the other through that same loop.
+ * wp[((j / 32) * K + q) * 32 + j % 32]. Every variant whose gemm_nr divides 32 (all of them:
+ * AVX-512 32, AVX2 16, portable and NEON 8) multiplies straight from the constant with its
+ * gemm_ukr_ldb32_f32 micro-kernel (kernel_isa.h, kernel_ukr.h's UKR_LDB: B rows 32 floats
+ * apart), each panel as 32 / NR slices: no packing per call, A read in place, MLAS's
+ * structure with B pre-packed. A variant without that entry would take the packed GEMM of
+ * kernel_gemm_pack.h with its panels copied out of wp into the call's scratch (fixed-size
+ * row copies). One row (a batch-1 fully connected layer, memory-bound) streams each panel
+ * once as four runs side by side, prefetched ahead, whatever the variant (at the rate of a
+ * plain 4-stream read of as many bytes). Without kernel variants (a small runtime), rows run
+ * one after the other through that same loop.
  *
  * Each element of y sums its K products in order on the GEMM paths (from beta * c where the
  * variant's micro-kernel accumulates onto it), in four interleaved runs on the row path;
@@ -177,12 +178,14 @@ static int64_t mmp_tile(int64_t M, int64_t MR, int64_t i0) {
   return i0 < nbig * (small + 1) ? small + 1 : small;
 }
 
-/* The micro-kernel straight over wp (its gemm_nr is MMP_PW): K in equal blocks of at most
- * MMP_KC, the panels in groups of MMP_GROUP, each group served to every tile of MR rows of
- * a (read in place). load: y holds beta * c. */
+/* The micro-kernel straight over wp (gemm_ukr_ldb32_f32: A read in place, B rows MMP_PW
+ * floats apart), no copy: K in equal blocks of at most MMP_KC, the panels in groups of
+ * MMP_GROUP, each group served to every tile of MR rows of a, each panel as MMP_PW / NR
+ * slices of NR columns (one where NR is 32: AVX-512; two on AVX2; four on portable and
+ * NEON), the last ones cut at column N. load: y holds beta * c. */
 static void mmp_direct(const berth_kernel_isa_t *isa, const mmp_plan_t *p, const float *a, const float *wp, float *y,
                        int load) {
-  const int64_t M = p->rows, K = p->k, N = p->n, MR = isa->gemm_mr;
+  const int64_t M = p->rows, K = p->k, N = p->n, MR = isa->gemm_mr, NR = isa->gemm_nr;
   const int64_t nblk = (K + MMP_KC - 1) / MMP_KC, kb = (K + nblk - 1) / nblk;
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
@@ -191,11 +194,12 @@ static void mmp_direct(const berth_kernel_isa_t *isa, const mmp_plan_t *p, const
       const int64_t p1 = p0 + MMP_GROUP < p->np ? p0 + MMP_GROUP : p->np;
       for (int64_t i0 = 0, mr; i0 < M; i0 += mr) {
         mr = mmp_tile(M, MR, i0);
-        for (int64_t q = p0; q < p1; q++) {
-          const int64_t jp = q * MMP_PW, nc = N - jp < MMP_PW ? N - jp : MMP_PW;
-          isa->gemm_ukr_f32(a + i0 * K + k0, K, wp + (q * K + k0) * MMP_PW, kc, y + i0 * N + jp, N, mr, nc, NULL,
-                            ld);
-        }
+        for (int64_t q = p0; q < p1; q++)
+          for (int64_t j0 = q * MMP_PW; j0 < N && j0 < (q + 1) * MMP_PW; j0 += NR) {
+            const int64_t nc = N - j0 < NR ? N - j0 : NR;
+            isa->gemm_ukr_ldb32_f32(a + i0 * K + k0, K, wp + (q * K + k0) * MMP_PW + j0 % MMP_PW, kc, y + i0 * N + j0,
+                                    N, mr, nc, NULL, ld);
+          }
       }
     }
   }
@@ -237,7 +241,7 @@ static bool mmp_gemm(const mmp_plan_t *p, const float *a, const float *wp, const
 #ifdef BERTH_KERNELS_SIMD
   const berth_kernel_isa_t *isa = berth_kernel_isa();
   if (p->rows < 2) return false;
-  if (isa->gemm_nr == MMP_PW && isa->gemm_ukr_f32) {
+  if (isa->gemm_ukr_ldb32_f32 && isa->gemm_nr > 0 && MMP_PW % isa->gemm_nr == 0) {
     if (c) mmp_fill_c(p, beta, c, y);
     mmp_direct(isa, p, a, wp, y, c != NULL);
     return true;
