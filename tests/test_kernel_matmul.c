@@ -1,8 +1,8 @@
 /* MatMul and Gemm with pre-packed weights: matmul_packed (src/kernels/kernel_matmul_packed.c)
  * and its packing (src/passes/pack.c).
  *  - The kernel against a plain loop in double, under every kernel variant this CPU has
- *    (every variant's micro-kernel straight over slices of the panels, the row path of one
- *    row), with the scratch it asks for and with none: one to 70 rows (tiles of
+ *    (AVX2's and AVX-512's micro-kernels straight over slices of the panels, the others'
+ *    copied panels, the row path of one row), with the scratch it asks for and with none: one to 70 rows (tiles of
  *    every height), K past one block of the micro-kernel loop (512), N with part-filled last
  *    panels, batch dims, a 1-D a, c of every broadcast shape with beta, K = 0.
  *  - The pass: which matmuls and gemms it packs (f32 constant B read by that node alone, 2-D,

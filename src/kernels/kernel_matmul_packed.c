@@ -11,13 +11,13 @@
  *
  * Layout of wp: f32 [P, K, BERTH_MM_BPANEL], P = ceil(N / BERTH_MM_BPANEL): column panels of W,
  * each K rows of BERTH_MM_BPANEL (32) floats, zeros past column N: element (q, j) at
- * wp[((j / 32) * K + q) * 32 + j % 32]. Every variant whose gemm_nr divides 32 (all of them:
- * AVX-512 32, AVX2 16, portable and NEON 8) multiplies straight from the constant with its
- * gemm_ukr_ldb32_f32 micro-kernel (kernel_isa.h, kernel_ukr.h's UKR_LDB: B rows 32 floats
- * apart), each panel as 32 / NR slices: no packing per call, A read in place, MLAS's
- * structure with B pre-packed. A variant without that entry would take the packed GEMM of
- * kernel_gemm_pack.h with its panels copied out of wp into the call's scratch (fixed-size
- * row copies). One row (a batch-1 fully connected layer, memory-bound) streams each panel
+ * wp[((j / 32) * K + q) * 32 + j % 32]. The variants whose gemm_nr is 16 or 32 (AVX2,
+ * AVX-512) multiply straight from the constant with their gemm_ukr_ldb32_f32 micro-kernel
+ * (kernel_isa.h, kernel_ukr.h's UKR_LDB: B rows 32 floats apart), each panel as 32 / NR
+ * slices of whole cache lines: no packing per call, A read in place, MLAS's structure with
+ * B pre-packed. The others (portable and NEON, NR 8: a slice is half a line) take the packed
+ * GEMM of kernel_gemm_pack.h with their panels copied out of wp into the call's scratch
+ * (fixed-size row copies), which measured faster than their ldb32 entry in place. One row (a batch-1 fully connected layer, memory-bound) streams each panel
  * once as four runs side by side, prefetched ahead, whatever the variant (at the rate of a
  * plain 4-stream read of as many bytes). Without kernel variants (a small runtime), rows run
  * one after the other through that same loop.
@@ -193,8 +193,8 @@ static inline void mmp_prefetch_a(const float *a, int64_t K, int64_t k0, int64_t
 /* The micro-kernel straight over wp (gemm_ukr_ldb32_f32: A read in place, B rows MMP_PW
  * floats apart), no copy: K in equal blocks of at most MMP_KC, the panels in groups of
  * MMP_GROUP, each group served to every tile of MR rows of a, each panel as MMP_PW / NR
- * slices of NR columns (one where NR is 32: AVX-512; two on AVX2; four on portable and
- * NEON), the last ones cut at column N. load: y holds beta * c. */
+ * slices of NR columns (one where NR is 32: AVX-512; two on AVX2), the last ones cut at
+ * column N. load: y holds beta * c. */
 static void mmp_direct(const berth_kernel_isa_t *isa, const mmp_plan_t *p, const float *a, const float *wp, float *y,
                        int load) {
   const int64_t M = p->rows, K = p->k, N = p->n, MR = isa->gemm_mr, NR = isa->gemm_nr;
@@ -254,7 +254,11 @@ static bool mmp_gemm(const mmp_plan_t *p, const float *a, const float *wp, const
 #ifdef BERTH_KERNELS_SIMD
   const berth_kernel_isa_t *isa = berth_kernel_isa();
   if (p->rows < 2) return false;
-  if (isa->gemm_ukr_ldb32_f32 && isa->gemm_nr > 0 && MMP_PW % isa->gemm_nr == 0) {
+  /* in place where each slice row is whole cache lines (NR >= 16: AVX2, AVX-512); slices of
+   * 8 (portable, NEON) share each line with the next slice and measured 5-10 % slower in
+   * place than with their panels copied contiguous (portable on the AVX2 EPYC) */
+  const int64_t NR = isa->gemm_nr;
+  if (isa->gemm_ukr_ldb32_f32 && NR >= 16 && MMP_PW % NR == 0) {
     if (c) mmp_fill_c(p, beta, c, y);
     mmp_direct(isa, p, a, wp, y, c != NULL);
     return true;
