@@ -8,19 +8,7 @@
 #define GEMM_PACK_WB_KC 256 /* berth_gemm_packed_wb_f32: a panel of W (32 columns: 32 KiB) stays in L1 */
 #define GEMM_PACK_WB_KC2 512 /* the same where each panel runs as two halves of 16 columns (the scratch caps it) */
 
-/* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
- * runs: its rows are short runs (kc floats) far apart, too short for the hardware
- * prefetchers to find when A comes from L3 or memory. */
-static inline void gemm_prefetch_a(const float *A, int64_t lda, int64_t k0, int64_t kc, int64_t i0, int64_t mr) {
-#if defined(__GNUC__)
-  for (int64_t r = 0; r < mr; r++)
-    for (int64_t q = 0; q < kc; q += 16) __builtin_prefetch(A + (i0 + r) * lda + k0 + q, 0, 2);
-#else
-  (void)A, (void)lda, (void)k0, (void)kc, (void)i0, (void)mr;
-#endif
-}
-
-/* The same for a block of packed A: n floats in a row. */
+/* A block of packed A (the next panel's): n floats in a row, as berth_gemm_prefetch_a. */
 static inline void gemm_prefetch_run(const float *a, int64_t n) {
 #if defined(__GNUC__)
   for (int64_t q = 0; q < n; q += 16) __builtin_prefetch(a + q, 0, 2);
@@ -91,7 +79,7 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
         } else {
           a = A + i0 * lda + k0;
           la = lda;
-          if (i1 < M) gemm_prefetch_a(A, lda, k0, kc, i1, gemm_tile_rows(M, MR, group, i1));
+          if (i1 < M) berth_gemm_prefetch_a(A, lda, k0, kc, i1, gemm_tile_rows(M, MR, group, i1));
         }
         for (int64_t p = 0; p < npan; p++) {
           const int64_t jp = j0 + p * NR, nc = N - jp < NR ? N - jp : NR;
@@ -189,7 +177,8 @@ void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn 
         for (int64_t i0 = 0, t = 0; i0 < M; t++) {
           const int64_t mr = gemm_tile_rows(M, MR, group, i0);
           /* two halves: the next panel of W a slice per tile, spread over this panel's calls */
-          if (halves == 2 && j0 + W < N) gemm_prefetch_slice(bp + W * K, kc * W, h * ((M + MR - 1) / MR) + t, 2 * ((M + MR - 1) / MR));
+          if (halves == 2 && j0 + W < N)
+            gemm_prefetch_slice(bp + W * K, kc * W, h * ((M + MR - 1) / MR) + t, 2 * ((M + MR - 1) / MR));
           const float *a = halves == 2 ? buf + t * ah * kc : buf + (i0 - i0 % ah) * kc + i0 % ah;
           ukr(a, ah, bp + h * NR, kc, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1);
           i0 += mr;

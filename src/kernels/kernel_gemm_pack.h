@@ -120,4 +120,17 @@ typedef struct berth_gemm_rows {
 } berth_gemm_rows_t;
 void berth_gemm_pack_rows(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst, int64_t nr);
 
+/* Asks for the next tile's block of A (rows i0..i0+mr, columns k0..k0+kc) while this tile
+ * runs (the packed GEMM's loops, matmul_packed's in-place panels): its rows are short runs
+ * (kc floats) far apart, too short for the hardware prefetchers to find when A comes from
+ * L3 or memory. */
+static inline void berth_gemm_prefetch_a(const float *A, int64_t lda, int64_t k0, int64_t kc, int64_t i0, int64_t mr) {
+#if defined(__GNUC__)
+  for (int64_t r = 0; r < mr; r++)
+    for (int64_t q = 0; q < kc; q += 16) __builtin_prefetch(A + (i0 + r) * lda + k0 + q, 0, 2);
+#else
+  (void)A, (void)lda, (void)k0, (void)kc, (void)i0, (void)mr;
+#endif
+}
+
 #endif

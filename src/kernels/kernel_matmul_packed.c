@@ -17,8 +17,9 @@
  * slices of whole cache lines: no packing per call, A read in place, MLAS's structure with
  * B pre-packed. The others (portable and NEON, NR 8: a slice is half a line) take the packed
  * GEMM of kernel_gemm_pack.h with their panels copied out of wp into the call's scratch
- * (fixed-size row copies), which measured faster than their ldb32 entry in place. One row (a batch-1 fully connected layer, memory-bound) streams each panel
- * once as four runs side by side, prefetched ahead, whatever the variant (at the rate of a
+ * (fixed-size row copies), which measured faster than their ldb32 entry in place. One row
+ * (a batch-1 fully connected layer, memory-bound) streams each panel once as four runs side
+ * by side, prefetched ahead, whatever the variant (at the rate of a
  * plain 4-stream read of as many bytes). Without kernel variants (a small runtime), rows run
  * one after the other through that same loop.
  *
@@ -178,18 +179,6 @@ static int64_t mmp_tile(int64_t M, int64_t MR, int64_t i0) {
   return i0 < nbig * (small + 1) ? small + 1 : small;
 }
 
-/* Asks for the next tile's block of a (rows i0..i0+mr, columns k0..k0+kc) while this tile
- * runs: short runs far apart, which the hardware prefetchers do not find (as
- * kernel_gemm_pack.c's gemm_prefetch_a). */
-static inline void mmp_prefetch_a(const float *a, int64_t K, int64_t k0, int64_t kc, int64_t i0, int64_t mr) {
-#if defined(__GNUC__)
-  for (int64_t r = 0; r < mr; r++)
-    for (int64_t q = 0; q < kc; q += 16) __builtin_prefetch(a + (i0 + r) * K + k0 + q, 0, 2);
-#else
-  (void)a, (void)K, (void)k0, (void)kc, (void)i0, (void)mr;
-#endif
-}
-
 /* The micro-kernel straight over wp (gemm_ukr_ldb32_f32: A read in place, B rows MMP_PW
  * floats apart), no copy: K in equal blocks of at most MMP_KC, the panels in groups of
  * MMP_GROUP, each group served to every tile of MR rows of a, each panel as MMP_PW / NR
@@ -206,7 +195,7 @@ static void mmp_direct(const berth_kernel_isa_t *isa, const mmp_plan_t *p, const
       const int64_t p1 = p0 + MMP_GROUP < p->np ? p0 + MMP_GROUP : p->np;
       for (int64_t i0 = 0, mr; i0 < M; i0 += mr) {
         mr = mmp_tile(M, MR, i0);
-        mmp_prefetch_a(a, K, k0, kc, i0 + mr, i0 + mr < M ? mmp_tile(M, MR, i0 + mr) : 0);
+        berth_gemm_prefetch_a(a, K, k0, kc, i0 + mr, i0 + mr < M ? mmp_tile(M, MR, i0 + mr) : 0);
         for (int64_t q = p0; q < p1; q++)
           for (int64_t j0 = q * MMP_PW; j0 < N && j0 < (q + 1) * MMP_PW; j0 += NR) {
             const int64_t nc = N - j0 < NR ? N - j0 : NR;
