@@ -232,6 +232,10 @@ static void test_im2col(const berth_kernel_isa_t *k) {
 /* The packed GEMM (kernel_gemm_pack.h) over the variant's micro-kernel: every tile edge
  * (rows and columns short of a tile, K in several blocks through small scratch), with and
  * without bias; against double loops and the portable variant. */
+static void pk_rows_by_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst,
+                             int64_t nr) {
+  berth_gemm_pack_rows(ctx, k0, kc, j0, nc, dst, nr);
+}
 static float pk_scratch[4096 + 16], pk_ref_scratch[4096 + 16], pk_full_out[BIG + 64];
 static void test_gemm_packed(const berth_kernel_isa_t *k) {
   static const int64_t ms[] = {0, 1, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 24, 25, 37};
@@ -267,6 +271,14 @@ static void test_gemm_packed(const berth_kernel_isa_t *k) {
     CHECK_MSG(memcmp(pk_full_out, obuf, (size_t)(M * ldc + 4) * sizeof(float)) == 0,
               "%s packed gemm M=%lld N=%lld K=%lld: the half-width tile changes the result (seed %llu)",
               berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
+    /* rows of B packed panel by panel (any other pack function) rather than a block of panels
+     * row by row (berth_gemm_pack_rows' own path): the same bits */
+    for (int64_t i = 0; i < M * ldc + 4; i++) pk_full_out[i] = 1234.5f;
+    berth_gemm_packed_f32(k, wbuf, lda, use_bias ? bias : NULL, pk_full_out, ldc, M, N, K, pk_rows_by_panel, &b,
+                          pk_scratch, floats);
+    CHECK_MSG(memcmp(pk_full_out, obuf, (size_t)(M * ldc + 4) * sizeof(float)) == 0,
+              "%s packed gemm M=%lld N=%lld K=%lld scratch %lld: rows packed by panel differ (seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, (long long)floats, seed);
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < ldc; j++) {
         const float got = obuf[i * ldc + j];

@@ -37,6 +37,61 @@ static int64_t gemm_tile_rows(int64_t M, int64_t MR, int64_t group, int64_t i0) 
   return i0 - g0 < nbig * mbig ? mbig : mbig - 1;
 }
 
+/* n floats (a panel's width), the usual widths as fixed-size copies (no call). */
+static inline void gemm_copy_nr(float *restrict d, const float *restrict s, int64_t n) {
+  if (n == 16)
+    memcpy(d, s, 16 * sizeof(float));
+  else if (n == 8)
+    memcpy(d, s, 8 * sizeof(float));
+  else if (n == 32)
+    memcpy(d, s, 32 * sizeof(float));
+  else
+    memcpy(d, s, (size_t)n * sizeof(float));
+}
+
+/* Rows k0 .. k0 + kn - 1, columns j0 .. j0 + nc - 1 of B in place (berth_gemm_pack_rows), asked
+ * for into L2: the next block of columns, a slice per tile of A while this block's tiles run
+ * (its rows are kc runs far apart, too many streams for the hardware prefetchers). */
+static void gemm_prefetch_rows(const void *ctx, int64_t k0, int64_t kn, int64_t j0, int64_t nc) {
+#if defined(__GNUC__)
+  const berth_gemm_rows_t *g = (const berth_gemm_rows_t *)ctx;
+  for (int64_t q = k0; q < k0 + kn; q++)
+    for (int64_t c = 0; c < nc; c += 16) __builtin_prefetch(g->b + q * g->ldb + j0 + c, 0, 2);
+#else
+  (void)ctx, (void)k0, (void)kn, (void)j0, (void)nc;
+#endif
+}
+
+/* Packs the panels of columns j0.. for one block of K (as many as np, up to N) into buf, panel p
+ * at buf + p * kc * NR (a last panel of at most NR / 2 columns NR / 2 wide where `half`);
+ * returns how many. Rows of B in place (berth_gemm_pack_rows): row by row across all the
+ * panels, one run of np * NR floats per row of K (a 1x1 conv's 256 rows, say), rather than
+ * panel by panel, one short run of NR floats from each of kc rows far apart per panel. */
+static int64_t gemm_pack_block(berth_gemm_pack_fn pack, const void *ctx, int64_t k0, int64_t kc, int64_t j0,
+                               int64_t N, int64_t np, int64_t NR, int half, float *buf) {
+  int64_t npan = 0;
+  while (npan < np && j0 + npan * NR < N) npan++;
+  const int64_t nlast = N - (j0 + (npan - 1) * NR) < NR ? N - (j0 + (npan - 1) * NR) : NR;
+  const int64_t wlast = half && nlast <= NR / 2 ? NR / 2 : NR;
+  if (pack != berth_gemm_pack_rows) {
+    for (int64_t p = 0; p < npan; p++) {
+      const int64_t jp = j0 + p * NR, nc = N - jp < NR ? N - jp : NR;
+      pack(ctx, k0, kc, jp, nc, buf + p * kc * NR, p == npan - 1 ? wlast : NR);
+    }
+    return npan;
+  }
+  const berth_gemm_rows_t *g = (const berth_gemm_rows_t *)ctx;
+  for (int64_t q = 0; q < kc; q++) {
+    const float *src = g->b + (k0 + q) * g->ldb + j0;
+    float *dst = buf + q * NR;
+    for (int64_t p = 0; p + 1 < npan; p++) gemm_copy_nr(dst + p * kc * NR, src + p * NR, NR);
+    float *dl = buf + (npan - 1) * kc * NR + q * wlast;
+    memcpy(dl, src + (npan - 1) * NR, (size_t)nlast * sizeof(float));
+    if (nlast < wlast) memset(dl + nlast, 0, (size_t)(wlast - nlast) * sizeof(float));
+  }
+  return npan;
+}
+
 /* The loops; A in place (apk 0: row i at A + i * lda) or packed (apk > 0: panels of apk
  * rows, berth_gemm_pack_a's layout). */
 static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t apk, const float *bias,
@@ -58,17 +113,19 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
   int64_t kmax = floats / NR < GEMM_PACK_KC ? floats / NR : GEMM_PACK_KC;
   const int64_t nblk = (K + kmax - 1) / kmax, kb = (K + nblk - 1) / nblk;
   const int64_t np = floats / (kb * NR), group = apk ? AP : M;
+  int64_t ntile = 0;
+  for (int64_t i0 = 0; i0 < M; ntile++) i0 += gemm_tile_rows(M, MR, group, i0);
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     const int load = k0 > 0, last = k0 + kc == K;
     for (int64_t j0 = 0; j0 < N; j0 += np * NR) {
-      int64_t npan = 0;
-      for (; npan < np && j0 + npan * NR < N; npan++) {
-        const int64_t jp = j0 + npan * NR, nc = N - jp < NR ? N - jp : NR;
-        pack(ctx, k0, kc, jp, nc, buf + npan * kc * NR, half && nc <= NR / 2 ? NR / 2 : NR);
-      }
-      for (int64_t i0 = 0; i0 < M;) {
+      const int64_t npan = gemm_pack_block(pack, ctx, k0, kc, j0, N, np, NR, half, buf);
+      const int64_t jn = j0 + np * NR; /* the next block of columns */
+      for (int64_t i0 = 0, t = 0; i0 < M; t++) {
         const int64_t mr = gemm_tile_rows(M, MR, group, i0), i1 = i0 + mr;
+        if (pack == berth_gemm_pack_rows && jn < N)
+          gemm_prefetch_rows(ctx, k0 + kc * t / ntile, kc * (t + 1) / ntile - kc * t / ntile, jn,
+                             N - jn < np * NR ? N - jn : np * NR);
         const float *a;
         int64_t la;
         if (apk) {
