@@ -187,12 +187,17 @@ static int gemm_wb_halves(const berth_kernel_isa_t *isa) {
 }
 
 /* The packed A's rows: in panels of NR rows on a variant whose tile is as wide as W's panels
- * (AVX-512); else (AVX2) each tile of the rows in a panel of its own, MR rows high, the tiles
- * an even split of M (49 positions at MR 6: 6 x 4 + 5 x 5, where panels of 16 would give
- * 6, 5, 5 three times and a tile of one), so a tile's block of A is one contiguous run. */
+ * (AVX-512); else (AVX2) each tile of the rows in a panel of its own, the tiles an even split
+ * of M (49 positions at MR 6: 6 x 4 + 5 x 5, where panels of 16 would give 6, 5, 5 three times
+ * and a tile of one), so a tile's block of A is one contiguous run. Such a panel is MR rounded
+ * up to 8 high (AVX2: 8 for 6 rows), so the im2col packer stores whole registers: panels of 6
+ * took a masked store per row (slow on AMD), measured 8-10 % of ResNet-50's 7x7 3x3 layer. */
+static int64_t gemm_wb_ah(const berth_kernel_isa_t *isa) {
+  return gemm_wb_halves(isa) == 2 ? (isa->gemm_mr + 7) / 8 * 8 : isa->gemm_nr;
+}
 static int64_t gemm_wb_rows(const berth_kernel_isa_t *isa, int64_t M) {
   const int64_t NR = isa->gemm_nr, MR = isa->gemm_mr;
-  return gemm_wb_halves(isa) == 2 ? (M + MR - 1) / MR * MR : (M + NR - 1) / NR * NR;
+  return gemm_wb_halves(isa) == 2 ? (M + MR - 1) / MR * gemm_wb_ah(isa) : (M + NR - 1) / NR * NR;
 }
 
 bool berth_gemm_packed_wb_ok(const berth_kernel_isa_t *isa) { return gemm_wb_halves(isa) != 0; }
@@ -212,7 +217,7 @@ void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn 
                               const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,
                               int64_t floats) {
   const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, W = BERTH_GEMM_WB_PANEL, halves = gemm_wb_halves(isa);
-  const int64_t ah = halves == 2 ? MR : NR, group = halves == 2 ? M : NR; /* panel height; tiles split groups */
+  const int64_t ah = gemm_wb_ah(isa), group = halves == 2 ? M : NR; /* panel height; tiles split groups */
   const int64_t kb = berth_gemm_packed_wb_kc(isa, M, K, floats);
   void (*ukr)(const float *, int64_t, const float *, int64_t, float *, int64_t, int64_t, int64_t, const float *,
               int) = halves == 2 ? isa->gemm_ukr_pa_b2_f32 : isa->gemm_ukr_pa_f32;

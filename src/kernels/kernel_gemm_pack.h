@@ -89,7 +89,7 @@ void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, in
  * halves (berth_gemm_packed_wb_ok says whether the variant can). A is only seen through
  * `pack`, called as pack(ctx, k0, kc, i0, mc, dst, h) to write dst[q * h + r] = A[i0 + r][k0 +
  * q] for r < mc, zeros for mc <= r < h (conv's im2col panel packer, with positions as the
- * rows; h is NR, or on AVX2 all of M <= 64 rounded up to 8). C holds the start values (a bias
+ * rows; h is NR, or on AVX2 one tile of MR rows in a panel MR rounded up to 8 high). C holds the start values (a bias
  * per column, say). The scratch buf (`floats`) holds ceil(M / 32) * 32 rows of A for one
  * block of K: berth_gemm_packed_wb_kc says the block (0: too small a scratch or a variant
  * that cannot, do not call). */
