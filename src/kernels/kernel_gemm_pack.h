@@ -113,7 +113,12 @@ bool berth_gemm_packed_try_f32(const float *A, int64_t lda, const float *bias, f
  * than 4 rows or 8 columns). The same for every kernel variant, so the compiler can plan it. */
 uint64_t berth_gemm_scratch_floats(int64_t M, int64_t N, int64_t K);
 
-/* B row-major: B[k][j] = b[k * ldb + j] (ctx: a berth_gemm_rows_t). */
+/* B row-major: B[k][j] = b[k * ldb + j] (ctx: a berth_gemm_rows_t). The packed GEMM knows
+ * this packer: it packs a whole block of panels row by row (one run of up to 128 floats per
+ * row of K instead of one of NR per row and panel: a 1x1 conv's rows are 256 runs far apart),
+ * and asks for the next block of columns into L2 a slice per tile of A while this block's
+ * tiles run (conv 1x1 256->64 at 56x56 on AVX2: memcpy calls were 18 % of the layer; the
+ * layer 10-20 % faster). */
 typedef struct berth_gemm_rows {
   const float *b;
   int64_t ldb;
