@@ -20,8 +20,8 @@
  * contender was set up and first run (both share a process, so a per-contender peak RSS is
  * this growth; the process's peak is printed at the end).
  *
- * Conv layers: the ResNet-50 shapes of the kernel classes as one-node ONNX models (written
- * here, weights an initializer), berth against onnxruntime like the networks above.
+ * Conv layers: the ResNet-50 and SqueezeNet shapes of the kernel classes as one-node ONNX
+ * models (written here, weights an initializer), berth against onnxruntime like the networks above.
  *
  * Kernel classes: one-op programs (large conv 3x3 and 1x1, depthwise conv, matmul, gemm, a
  * Silero-sized LSTM step) timed the same way, as GFLOP/s and as a fraction of this core's
@@ -690,7 +690,7 @@ static void bench_kernels(double peak, const char *only) {
 }
 
 /* ---- single-Conv ONNX models, berth against onnxruntime ------------------------------------
- * The ResNet-50 layer shapes of the kernel classes as one-node ONNX models (weights an
+ * The ResNet-50 and SqueezeNet layer shapes of the kernel classes as one-node ONNX models (weights an
  * initializer, so onnxruntime may prepack them), written with a few lines of protobuf
  * encoding: ModelProto{ir_version, graph{node Conv, initializer w, input x, output y},
  * opset_import{"" 13}}. */
@@ -799,6 +799,14 @@ static void bench_conv_layers(const char *only) {
       {"Conv 3x3, 512->512, 7x7", 512, 512, 7, 3, 1, 1},
       {"Conv 1x1, 256->1024, 14x14", 256, 1024, 14, 1, 1, 1},
       {"Conv 1x1, 256->64, 56x56", 256, 64, 56, 1, 1, 1},
+      {"Conv 3x3 stride 2, 3->64, 224x224 (SqueezeNet conv1, pads 1)", 3, 64, 224, 3, 1, 2},
+      {"Conv 1x1, 64->16, 55x55 (SqueezeNet squeeze)", 64, 16, 55, 1, 1, 1},
+      {"Conv 1x1, 16->64, 55x55 (SqueezeNet expand)", 16, 64, 55, 1, 1, 1},
+      {"Conv 3x3, 16->64, 55x55 (SqueezeNet expand)", 16, 64, 55, 3, 1, 1},
+      {"Conv 3x3, 32->128, 27x27 (SqueezeNet expand)", 32, 128, 27, 3, 1, 1},
+      {"Conv 1x1, 64->256, 13x13 (SqueezeNet expand)", 64, 256, 13, 1, 1, 1},
+      {"Conv 3x3, 64->256, 13x13 (SqueezeNet expand)", 64, 256, 13, 3, 1, 1},
+      {"Conv 1x1, 512->1000, 13x13 (SqueezeNet conv10)", 512, 1000, 13, 1, 1, 1},
       {"Conv depthwise 3x3, 32 ch, 112x112", 32, 32, 112, 3, 32, 1},
       {"Conv depthwise 3x3, 128 ch, 56x56", 128, 128, 56, 3, 128, 1},
       {"Conv depthwise 3x3, 512 ch, 14x14", 512, 512, 14, 3, 512, 1},

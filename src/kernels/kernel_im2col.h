@@ -8,7 +8,8 @@
  * A panel row (one kernel tap (ic, q0, q1, q2), nr positions) is built in nr / VW registers
  * (VW = IM2COL_VB / 4 lanes): the panel's positions split into runs along one output row (as
  * in kernel_conv.c's generic packer), and each run's valid elements come in with one masked
- * load per register (stride 1) or one masked gather (larger strides) from the input row;
+ * load per register (stride 1), two masked loads and a shuffle (stride 2 on AVX2) or one
+ * masked gather (larger strides) from the input row;
  * lanes outside every run's valid window stay zero (the padding, the columns past nc). Then
  * nr / VW full stores, and a masked one for the last nr % VW lanes (a panel of MR rows:
  * berth_gemm_packed_wb_f32's 6-row tiles on AVX2). The lane masks depend on the run and q2 only: computed once per panel.
@@ -67,8 +68,29 @@ static inline IM2COL_F(vi) IM2COL_F(lanes)(int64_t st2) {
   _mm256_mask_i32gather_ps(row, (const float *)(src), gidx, _mm256_castsi256_ps(m), 4)
 #define IM2COL_STORE(d, row) _mm256_storeu_ps(d, row)
 #define IM2COL_STORE_PART(d, row, n, m) _mm256_maskstore_ps(d, m, row)
+/* Stride 2 without a gather (vgatherdps is slow on AMD: it was a third of SqueezeNet's
+ * conv1, 3x3 stride 2 from 3 channels, on an AVX2-only EPYC): the 16 floats from src come in
+ * with two masked loads whose masks keep only the even elements of the valid lanes, and the
+ * even elements are moved into lane order (a copy, so bit for bit the gather's row). lo and
+ * hi: the masks of elements 0..7 and 8..15 (IM2COL_F(s2masks)). */
+#define IM2COL_HAS_S2 1
+static inline void IM2COL_F(s2masks)(uint32_t bits, IM2COL_F(m) * lo, IM2COL_F(m) * hi) {
+  uint32_t l = 0, h = 0;
+  for (int b = 0; b < 4; b++) l |= (bits >> b & 1u) << (2 * b), h |= (bits >> (b + 4) & 1u) << (2 * b);
+  *lo = IM2COL_F(mask)(l);
+  *hi = IM2COL_F(mask)(h);
+}
+static inline __m256 IM2COL_F(load_s2)(__m256 row, IM2COL_F(m) lo, IM2COL_F(m) hi, const void *src) {
+  const __m256 a = _mm256_maskload_ps((const float *)src, lo), b = _mm256_maskload_ps((const float *)src + 8, hi);
+  /* [a0 a2 b0 b2 | a4 a6 b4 b6], then its 64-bit quarters in the order 0 2 1 3 */
+  const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_or_ps(row, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+}
 #else
 #error "IM2COL_VB must be 64 or 32"
+#endif
+#ifndef IM2COL_HAS_S2
+#define IM2COL_HAS_S2 0
 #endif
 
 /* The rows of the panel (after the runs and their masks), tap by tap: the rows of one kernel
@@ -93,6 +115,9 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
     const int64_t nrow = (kc - tap + kk - 1) / kk; /* rows tap, tap + kk, ... of the block */
     int64_t off[IM2COL_MAX_RUN];
     IM2COL_F(m) m[IM2COL_MAX_RUN][IM2COL_MAX_NV];
+#if IM2COL_HAS_S2
+    IM2COL_F(m) m2[IM2COL_MAX_RUN][IM2COL_MAX_NV][2]; /* stride 2: the two loads' masks */
+#endif
     int nvalid = 0;
     for (int r = 0; r < nrun; r++) {
       const int64_t i0 = s0[r] + q0 * g->dil[0], i1 = s1[r] + q1 * g->dil[1];
@@ -101,6 +126,10 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
        * may lie outside the input: integer arithmetic, not a pointer out of bounds) */
       off[nvalid] = (i0 * in1 + i1) * in2 + s2[r] + q2 * dl2 - at[r] * st2;
       for (int v = 0; v < nv; v++) m[nvalid][v] = IM2COL_F(mask)(mk[r][q2][v]);
+#if IM2COL_HAS_S2
+      if (st2 == 2)
+        for (int v = 0; v < nv; v++) IM2COL_F(s2masks)(mk[r][q2][v], &m2[nvalid][v][0], &m2[nvalid][v][1]);
+#endif
       nvalid++;
     }
     float *d = dst + tap * nr;
@@ -113,6 +142,12 @@ static inline __attribute__((always_inline)) void IM2COL_F(rows)(
         for (int v = 0; v < nv; v++) {
           const void *src =
               (const void *)(xc + (uintptr_t)((off[j] + v * IM2COL_VW * st2) * (int64_t)sizeof(float)));
+#if IM2COL_HAS_S2
+          if (st2 == 2) {
+            row[v] = IM2COL_F(load_s2)(row[v], m2[j][v][0], m2[j][v][1], src);
+            continue;
+          }
+#endif
           row[v] = st2 == 1 ? IM2COL_LOAD(row[v], m[j][v], src) : IM2COL_GATHER(row[v], m[j][v], gidx, src);
         }
       for (int v = 0; v < nv - 1; v++) IM2COL_STORE(d + v * IM2COL_VW, row[v]);
@@ -167,6 +202,7 @@ static bool IM2COL_NAME(const berth_im2col_geom_t *g, const float *xg, int64_t k
 #undef IM2COL_GATHER
 #undef IM2COL_STORE
 #undef IM2COL_STORE_PART
+#undef IM2COL_HAS_S2
 #undef IM2COL_VW
 #undef IM2COL_VB
 #undef IM2COL_MAX_RUN
