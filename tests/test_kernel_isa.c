@@ -319,7 +319,7 @@ static void test_ukr_ldb32(const berth_kernel_isa_t *k) {
     for (int64_t i = 0; i < mr * lda; i++) wbuf[i] = rndf();
     for (int64_t i = 0; i < K * 32; i++) xbuf[i] = rndf();
     for (int64_t i = 0; i < 16 * ldc; i++) obuf[i] = ref_out[i] = rndf();
-    k->gemm_ukr_ldb32_f32(wbuf, lda, xbuf + s * NR, K, obuf, ldc, mr, nc, load ? NULL : bias, load);
+    k->gemm_ukr_ldb32_f32(wbuf, lda, xbuf + s * NR, K, obuf, ldc, mr, nc, load ? NULL : bias, load, NULL);
     for (int64_t i = 0; i < 16; i++)
       for (int64_t j = 0; j < ldc; j++) {
         const float got = obuf[i * ldc + j];

@@ -540,33 +540,31 @@ static void conv_pack_panel(const void *ctx, int64_t k0, int64_t kc, int64_t j0,
   }
 }
 
-/* The epilogue (act, residual) on each finished tile of the packed GEMM, while it is in L1,
- * rather than a pass over the group's outputs (which a large layer has long evicted). */
-typedef struct conv_tile_epi {
-  const conv_plan_t *p;
-  float *y;
-  const float *r;
-} conv_tile_epi_t;
-static void conv_tile_epi(const void *ctx, int64_t i0, int64_t mr, int64_t j0, int64_t nc) {
-  const conv_tile_epi_t *e = (const conv_tile_epi_t *)ctx;
-  const int64_t l = e->p->l;
-  for (int64_t i = i0; i < i0 + mr; i++) conv_epi_f32(e->y + i * l + j0, e->r ? e->r + i * l + j0 : NULL, nc, e->p);
+/* The epilogue (act, residual) of the packed GEMM: applied by the micro-kernel to each tile's
+ * accumulators at its last block of K, before the store (kernel_isa.h's berth_ukr_epi_t, the
+ * formulas of conv_epi below), rather than a pass over the group's outputs. */
+_Static_assert((int)CONV_ACT_RELU == (int)BERTH_UKR_ACT_RELU && (int)CONV_ACT_CLIP == (int)BERTH_UKR_ACT_CLIP &&
+                   (int)CONV_ACT_LEAKY_RELU == (int)BERTH_UKR_ACT_LEAKY_RELU,
+               "conv's act values are the micro-kernel epilogue's");
+static berth_ukr_epi_t conv_ukr_epi(const conv_plan_t *p, const float *rg) {
+  const berth_ukr_epi_t e = {rg, p->l, p->act, (float)p->act_alpha, (float)p->act_beta};
+  return e;
 }
 
-/* yg = bg + wg patches (then the epilogue, per tile) on the packed GEMM, A = the weights in
- * place (ap 0) or pre-packed in panels of ap rows. */
+/* yg = bg + wg patches (and the epilogue) on the packed GEMM, A = the weights in place (ap 0)
+ * or pre-packed in panels of ap rows. */
 static void conv_gemm_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wg,
                           int64_t ap, const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
-  const conv_tile_epi_t e = {p, yg, rg};
-  const berth_gemm_epilogue_fn epi = p->act || rg ? conv_tile_epi : NULL;
+  const berth_ukr_epi_t e = conv_ukr_epi(p, rg);
+  const berth_ukr_epi_t *epi = p->act || rg ? &e : NULL;
   if (conv_is_1x1(p)) {
     const berth_gemm_rows_t rows = {xg, p->l};
     berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, berth_gemm_pack_rows, &rows, buf,
-                              bufn, epi, &e);
+                              bufn, epi);
   } else {
     const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
     berth_gemm_packed_epi_f32(isa, wg, p->ck, ap, bg, yg, p->l, p->mg, p->l, p->ck, conv_pack_panel, &ctx, buf,
-                              bufn, epi, &e);
+                              bufn, epi);
   }
 }
 

@@ -96,15 +96,22 @@ static int64_t gemm_pack_block(berth_gemm_pack_fn pack, const void *ctx, int64_t
  * rows, berth_gemm_pack_a's layout). */
 static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t apk, const float *bias,
                         float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
-                        const void *ctx, float *buf, int64_t floats, berth_gemm_epilogue_fn epi,
-                        const void *epi_ctx) {
+                        const void *ctx, float *buf, int64_t floats, const berth_ukr_epi_t *epi) {
   const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, AP = apk ? apk : BERTH_GEMM_APANEL;
   /* a last panel of at most NR / 2 columns is packed NR / 2 wide for the half-width tile */
   const int half = (apk ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_half_f32) != NULL && NR % 2 == 0;
-  if (K == 0) { /* the bias alone */
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) C[i * ldc + j] = bias ? bias[i] : 0.0f;
-    if (epi && M > 0 && N > 0) epi(epi_ctx, 0, M, 0, N);
+  berth_ukr_epi_t te; /* the epilogue of one tile: epi with the residual at the tile */
+  if (epi) te = *epi;
+  if (K == 0) { /* the bias alone (the micro-kernel over no rows of K, for the epilogue) */
+    for (int64_t i0 = 0, mr; i0 < M; i0 += mr) {
+      mr = M - i0 < MR ? M - i0 : MR;
+      for (int64_t j0 = 0, nc; j0 < N; j0 += nc) {
+        nc = N - j0 < NR ? N - j0 : NR;
+        if (epi) te.res = epi->res ? epi->res + i0 * epi->ldr + j0 : NULL;
+        isa->gemm_ukr_f32(A, lda, buf, 0, C + i0 * ldc + j0, ldc, mr, nc, bias ? bias + i0 : NULL, 0,
+                          epi ? &te : NULL);
+      }
+    }
     return;
   }
   /* K in equal blocks of at most GEMM_PACK_KC rows (fewer if the scratch is smaller), then
@@ -141,10 +148,12 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
         for (int64_t p = 0; p < npan; p++) {
           const int64_t jp = j0 + p * NR, nc = N - jp < NR ? N - jp : NR;
           const int h = half && nc <= NR / 2;
+          if (epi && last) te.res = epi->res ? epi->res + i0 * epi->ldr + jp : NULL;
+          /* the epilogue on the accumulators at the last block of K, before the store */
           (apk ? (h ? isa->gemm_ukr_pa_half_f32 : isa->gemm_ukr_pa_f32)
                : (h ? isa->gemm_ukr_half_f32 : isa->gemm_ukr_f32))(a, la, buf + p * kc * NR, kc, C + i0 * ldc + jp,
-                                                                   ldc, mr, nc, bias ? bias + i0 : NULL, load);
-          if (epi && last) epi(epi_ctx, i0, mr, jp, nc); /* the tile, while it is in L1 */
+                                                                   ldc, mr, nc, bias ? bias + i0 : NULL, load,
+                                                                   epi && last ? &te : NULL);
         }
         i0 = i1;
       }
@@ -155,26 +164,26 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
 void berth_gemm_packed_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, const float *bias, float *C,
                            int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                            float *buf, int64_t floats) {
-  gemm_packed(isa, A, lda, 0, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
+  gemm_packed(isa, A, lda, 0, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL);
 }
 
 void berth_gemm_packed_pa_f32(const berth_kernel_isa_t *isa, const float *Apk, const float *bias, float *C,
                               int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack, const void *ctx,
                               float *buf, int64_t floats) {
-  gemm_packed(isa, Apk, 0, BERTH_GEMM_APANEL, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
+  gemm_packed(isa, Apk, 0, BERTH_GEMM_APANEL, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL);
 }
 
 void berth_gemm_packed_pa_ap_f32(const berth_kernel_isa_t *isa, const float *Apk, int64_t ap, const float *bias,
                                  float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
                                  const void *ctx, float *buf, int64_t floats) {
-  gemm_packed(isa, Apk, 0, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL, NULL);
+  gemm_packed(isa, Apk, 0, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, NULL);
 }
 
 void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t ap,
                                const float *bias, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
                                berth_gemm_pack_fn pack, const void *ctx, float *buf, int64_t floats,
-                               berth_gemm_epilogue_fn epi, const void *epi_ctx) {
-  gemm_packed(isa, A, ap ? 0 : lda, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, epi, epi_ctx);
+                               const berth_ukr_epi_t *epi) {
+  gemm_packed(isa, A, ap ? 0 : lda, ap, bias, C, ldc, M, N, K, pack, ctx, buf, floats, epi);
 }
 
 /* How berth_gemm_packed_wb_f32 runs on a variant: W's panels as the variant's own B panels
@@ -220,7 +229,7 @@ void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn 
   const int64_t ah = gemm_wb_ah(isa), group = halves == 2 ? M : NR; /* panel height; tiles split groups */
   const int64_t kb = berth_gemm_packed_wb_kc(isa, M, K, floats);
   void (*ukr)(const float *, int64_t, const float *, int64_t, float *, int64_t, int64_t, int64_t, const float *,
-              int) = halves == 2 ? isa->gemm_ukr_pa_b2_f32 : isa->gemm_ukr_pa_f32;
+              int, const berth_ukr_epi_t *) = halves == 2 ? isa->gemm_ukr_pa_b2_f32 : isa->gemm_ukr_pa_f32;
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     /* every row of A for this block of K, in panels of ah rows (they stay in L2): NR rows each,
@@ -242,7 +251,7 @@ void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn 
           if (halves == 2 && j0 + W < N)
             gemm_prefetch_slice(bp + W * K, kc * W, h * ((M + MR - 1) / MR) + t, 2 * ((M + MR - 1) / MR));
           const float *a = halves == 2 ? buf + t * ah * kc : buf + (i0 - i0 % ah) * kc + i0 % ah;
-          ukr(a, ah, bp + h * NR, kc, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1);
+          ukr(a, ah, bp + h * NR, kc, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1, NULL);
           i0 += mr;
         }
     }

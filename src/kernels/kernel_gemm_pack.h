@@ -67,17 +67,15 @@ void berth_gemm_packed_pa_ap_f32(const berth_kernel_isa_t *isa, const float *Apk
                                  float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, berth_gemm_pack_fn pack,
                                  const void *ctx, float *buf, int64_t floats);
 
-/* An epilogue on the finished tile C[i0 .. i0 + mr - 1][j0 .. j0 + nc - 1] (its last block of K
- * done, still in L1): a fused residual and activation (kernel_conv.c). */
-typedef void (*berth_gemm_epilogue_fn)(const void *ctx, int64_t i0, int64_t mr, int64_t j0, int64_t nc);
-
 /* berth_gemm_packed_f32 (ap 0: A in place, row stride lda) or berth_gemm_packed_pa_ap_f32 (ap >
- * 0: A pre-packed in panels of ap rows, lda unused) with an epilogue (NULL: none) called once on
- * each tile of C when it is finished. */
+ * 0: A pre-packed in panels of ap rows, lda unused) with a fused epilogue (kernel_isa.h's
+ * berth_ukr_epi_t; NULL: none; a residual and activation, kernel_conv.c): the micro-kernel
+ * applies it to each tile's accumulators at the tile's last block of K, before the store.
+ * epi->res is the residual of all of C (element (i, j) at res[i * ldr + j]). */
 void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, int64_t lda, int64_t ap,
                                const float *bias, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K,
                                berth_gemm_pack_fn pack, const void *ctx, float *buf, int64_t floats,
-                               berth_gemm_epilogue_fn epi, const void *epi_ctx);
+                               const berth_ukr_epi_t *epi);
 
 /* The other way round, for a narrow result with pre-packed weights as the vector operand (MLAS
  * puts a conv's output channels along the lanes the same way):

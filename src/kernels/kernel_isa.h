@@ -81,6 +81,22 @@ static inline int berth_im2col_runs(const berth_im2col_geom_t *g, int64_t j0, in
   return n;
 }
 
+/* The fused epilogue of a packed-GEMM micro-kernel tile (conv's residual and activation,
+ * kernel_conv.c): applied to the tile's accumulators after its last block of K, before the
+ * store, with exactly the formulas of the separate add and activation kernels:
+ *   v = res ? acc + res[r * ldr + c] : acc   (no addition without a residual: -0 stays -0)
+ *   relu: v < 0 ? 0 : v;  clip: u = v < alpha ? alpha : v, then u > beta ? beta : u;
+ *   leaky_relu: v < 0 ? alpha * v : v;  none: v
+ * res points at the tile's first element (row r of the tile at res + r * ldr). A NULL
+ * descriptor (every caller but conv, and every block of K but the last): none. */
+enum { BERTH_UKR_ACT_NONE, BERTH_UKR_ACT_RELU, BERTH_UKR_ACT_CLIP, BERTH_UKR_ACT_LEAKY_RELU };
+typedef struct berth_ukr_epi {
+  const float *res; /* the residual, or NULL */
+  int64_t ldr;
+  int act; /* BERTH_UKR_ACT_* */
+  float alpha, beta;
+} berth_ukr_epi_t;
+
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
   /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
@@ -100,21 +116,26 @@ typedef struct berth_kernel_isa {
   /* The packed-GEMM micro-kernel (kernel_ukr.h, driven by kernel_gemm_pack.c): for r < mr
    * (<= gemm_mr) and c < nc (<= gemm_nr),
    *   C[r * ldc + c] = (load ? C[r * ldc + c] : bias ? bias[r] : 0) + sum_q a[r * lda + q] * bp[q * gemm_nr + c]
-   * over q = 0..kc-1 in order; bp is a packed B panel, kc rows of gemm_nr floats. */
+   * over q = 0..kc-1 in order; bp is a packed B panel, kc rows of gemm_nr floats; then epi
+   * (NULL: none) on the tile before it is stored. */
   int gemm_mr, gemm_nr;
   void (*gemm_ukr_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
-                       int64_t nc, const float *bias, int load);
+                       int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
   /* The same with half the columns (nc <= gemm_nr / 2, bp rows of gemm_nr / 2 floats), for a
    * last panel of at most that many columns: half the work of a full tile, the same value for
    * each element. NULL where the variant has none. */
   void (*gemm_ukr_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                            int64_t mr, int64_t nc, const float *bias, int load);
+                            int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
   /* The two above with A from a packed panel (pre-packed weights, kernel_gemm_pack.h):
    * element (r, q) at a[q * lda + r], lda the panel height. */
   void (*gemm_ukr_pa_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                          int64_t mr, int64_t nc, const float *bias, int load);
+                          int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
   void (*gemm_ukr_pa_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                               int64_t mr, int64_t nc, const float *bias, int load);
+                               int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
   /* y[i] = f(x[i]), i < n; x and y do not overlap (kernel_vmath.h gives the accuracy) */
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);
@@ -135,12 +156,14 @@ typedef struct berth_kernel_isa {
    * variant's width (the 32-column pre-packed weight panels where gemm_nr is 16: AVX2).
    * NULL where the variant has none. */
   void (*gemm_ukr_pa_b2_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                             int64_t mr, int64_t nc, const float *bias, int load);
+                             int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
   /* gemm_ukr_f32 (A read in place) with bp's rows 32 floats apart: one slice of gemm_nr
    * columns of a 32-column panel (the constant weights of matmul_packed, read in place by
    * every variant whose gemm_nr divides 32). NULL where the variant has none. */
   void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                             int64_t mr, int64_t nc, const float *bias, int load);
+                             int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */
@@ -153,7 +176,8 @@ void berth_portable_dot4_2seg_f32(const float *r0, const float *r1, const float 
 void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K);
 void berth_portable_gemm_ukr_f32(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                                 int64_t mr, int64_t nc, const float *bias, int load);
+                                 int64_t mr, int64_t nc, const float *bias, int load,
+                       const berth_ukr_epi_t *epi);
 void berth_portable_exp_f32(const float *x, float *y, int64_t n);
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);

@@ -200,7 +200,7 @@ static void mmp_direct(const berth_kernel_isa_t *isa, const mmp_plan_t *p, const
           for (int64_t j0 = q * MMP_PW; j0 < N && j0 < (q + 1) * MMP_PW; j0 += NR) {
             const int64_t nc = N - j0 < NR ? N - j0 : NR;
             isa->gemm_ukr_ldb32_f32(a + i0 * K + k0, K, wp + (q * K + k0) * MMP_PW + j0 % MMP_PW, kc, y + i0 * N + j0,
-                                    N, mr, nc, NULL, ld);
+                                    N, mr, nc, NULL, ld, NULL);
           }
       }
     }

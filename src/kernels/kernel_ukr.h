@@ -22,6 +22,8 @@
  * UKR_LDB defined (a constant, at least NR), B's rows are UKR_LDB floats apart: the tile reads
  * the first NR columns of a wider panel (AVX2's 16-column tiles over the 32-column pre-packed
  * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). No allocation, no stdio. */
+#include "kernel_isa.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -42,11 +44,56 @@
 #define VEC_F(x) UKR_F(x)
 #include "kernel_vec.h"
 
+typedef int32_t UKR_F(vi) __attribute__((vector_size(UKR_VB))); /* a compare's lane mask */
+
+/* m ? x : y lane by lane on the bits (m all ones or all zeros per lane). */
+static inline UKR_F(vf) UKR_F(sel)(UKR_F(vi) m, UKR_F(vf) x, UKR_F(vf) y) {
+  return (UKR_F(vf))(((UKR_F(vi))x & m) | ((UKR_F(vi))y & ~m));
+}
+
+/* The epilogue (kernel_isa.h's berth_ukr_epi_t) on the accumulators of mr rows; the residual
+ * row r at res + r * ldr, nc columns of it (an edge tile reads it through a zero-padded
+ * copy, nothing past column nc). */
+static inline __attribute__((always_inline)) void UKR_F(epi)(int mr, UKR_F(vf) acc[][UKR_NV], int64_t nc,
+                                                             const berth_ukr_epi_t *e) {
+  typedef UKR_F(vf) vf;
+  if (e->res)
+    for (int r = 0; r < mr; r++) {
+      const float *rr = e->res + r * e->ldr;
+      float pad[UKR_NR];
+      if (nc != UKR_NR) {
+        memcpy(pad, rr, (size_t)nc * sizeof(float));
+        memset(pad + nc, 0, (size_t)(UKR_NR - nc) * sizeof(float));
+        rr = pad;
+      }
+      for (int v = 0; v < UKR_NV; v++) acc[r][v] += UKR_F(ld)(rr + v * UKR_VW);
+    }
+  const vf zero = UKR_F(splat)(0.0f), al = UKR_F(splat)(e->alpha), be = UKR_F(splat)(e->beta);
+  switch (e->act) {
+  case BERTH_UKR_ACT_RELU:
+    for (int r = 0; r < mr; r++)
+      for (int v = 0; v < UKR_NV; v++) acc[r][v] = UKR_F(sel)(acc[r][v] < zero, zero, acc[r][v]);
+    break;
+  case BERTH_UKR_ACT_CLIP:
+    for (int r = 0; r < mr; r++)
+      for (int v = 0; v < UKR_NV; v++) {
+        const vf u = UKR_F(sel)(acc[r][v] < al, al, acc[r][v]);
+        acc[r][v] = UKR_F(sel)(u > be, be, u);
+      }
+    break;
+  case BERTH_UKR_ACT_LEAKY_RELU:
+    for (int r = 0; r < mr; r++)
+      for (int v = 0; v < UKR_NV; v++) acc[r][v] = UKR_F(sel)(acc[r][v] < zero, al * acc[r][v], acc[r][v]);
+    break;
+  default: break;
+  }
+}
+
 /* One tile of mr rows (a constant once inlined). */
 static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const float *a, int64_t lda,
                                                               const float *bp, int64_t kc, float *C,
                                                               int64_t ldc, int64_t nc, const float *bias,
-                                                              int load) {
+                                                              int load, const berth_ukr_epi_t *epi) {
   typedef UKR_F(vf) vf;
   vf acc[UKR_MR][UKR_NV];
   float edge[UKR_MR][UKR_NR]; /* C of an edge tile (nc < NR) */
@@ -71,6 +118,7 @@ static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const floa
       for (int v = 0; v < UKR_NV; v++) acc[r][v] += av * b[v];
     }
   }
+  if (epi) UKR_F(epi)(mr, acc, nc, epi);
   if (full) {
     for (int r = 0; r < mr; r++)
       for (int v = 0; v < UKR_NV; v++) UKR_F(st)(C + r * ldc + v * UKR_VW, acc[r][v]);
@@ -83,13 +131,13 @@ static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const floa
 }
 
 #define UKR_CASE(m)                                                                                   \
-  case m: UKR_F(tile)(m, a, lda, bp, kc, C, ldc, nc, bias, load); break;
+  case m: UKR_F(tile)(m, a, lda, bp, kc, C, ldc, nc, bias, load, epi); break;
 
 #ifndef UKR_LINKAGE
 #define UKR_LINKAGE static
 #endif
 UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
-                     int64_t nc, const float *bias, int load) {
+                     int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi) {
   switch (mr) {
 #if UKR_MR >= 14
     UKR_CASE(14)
