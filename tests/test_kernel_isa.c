@@ -342,6 +342,91 @@ static void test_ukr_ldb32(const berth_kernel_isa_t *k) {
   }
 }
 
+/* ---- the micro-kernels' fused epilogue (kernel_isa.h's berth_ukr_epi_t) ------------- */
+
+/* conv_epi's scalar formulas (kernel_conv.c): v = acc (+ res), then the activation. */
+static float ukr_epi_ref(float acc, const float *res, int act, float a, float b) {
+  const float v = res ? acc + *res : acc;
+  switch (act) {
+  case BERTH_UKR_ACT_RELU: return v < 0 ? 0.0f : v;
+  case BERTH_UKR_ACT_CLIP: {
+    const float u = v < a ? a : v;
+    return u > b ? b : u;
+  }
+  case BERTH_UKR_ACT_LEAKY_RELU: return v < 0 ? a * v : v;
+  default: return v;
+  }
+}
+
+/* The same bits, or both NaN: which NaN a sum of two NaNs (or a product with one) gives is the
+ * compiler's choice of operand order, in the separate add and activation kernels as here. */
+static int same_bits(float x, float y) { return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)); }
+
+/* Values where the formulas' edges are: signed zeros, NaN, infinities, the clip bounds. */
+static float ukr_epi_val(void) {
+  static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 6.0f, 0.5f, -0.5f, 1e-30f, -1e-30f, INFINITY, -INFINITY};
+  const uint32_t c = rnd() % 8;
+  if (c == 0) return NAN;
+  if (c == 1) return -NAN;
+  if (c < 5) return special[rnd() % (sizeof special / sizeof special[0])];
+  return rndf() * 4.0f;
+}
+
+typedef void (*ukr_fn)(const float *, int64_t, const float *, int64_t, float *, int64_t, int64_t, int64_t,
+                       const float *, int, const berth_ukr_epi_t *);
+
+/* One micro-kernel entry of nr columns with B rows ldb floats apart: a tile with the epilogue
+ * against the same tile without it, then the scalar formulas, bit for bit; every tile height
+ * and width (edge tiles), from C (load, kc 0: the special values themselves reach the
+ * epilogue) or from the bias, with and without a residual; nothing written outside the tile. */
+static void test_ukr_epi_entry(const berth_kernel_isa_t *k, const char *name, ukr_fn ukr, int64_t nr, int apack) {
+  static const float alphas[] = {0.0f, -0.0f, 0.1f, -0.25f, 6.0f, NAN}, betas[] = {6.0f, 0.0f, -0.0f, 1.0f, NAN};
+  static const int64_t ks[] = {0, 0, 1, 3, 17};
+  enum { LDC = 72 };
+  static float c0[16 * LDC], c1[16 * LDC], res[16 * LDC];
+  for (int it = 0; it < 400; it++) {
+    const int64_t mr = 1 + rnd() % (uint32_t)k->gemm_mr, nc = 1 + rnd() % (uint32_t)nr, kc = pick(ks, 5);
+    const int load = kc == 0 || rnd() % 2, act = (int)(rnd() % 4), use_res = rnd() % 3 != 0;
+    const int64_t lda = apack ? k->gemm_mr + rnd() % 3 : kc + rnd() % 3;
+    float bias[16];
+    for (int i = 0; i < 16; i++) bias[i] = ukr_epi_val();
+    for (int64_t i = 0; i < 16 * 20; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < 20 * 64; i++) xbuf[i] = rndf();
+    for (int64_t i = 0; i < 16 * LDC; i++) {
+      c0[i] = c1[i] = ukr_epi_val();
+      res[i] = ukr_epi_val();
+    }
+    const berth_ukr_epi_t e = {use_res ? res : NULL, LDC, act, alphas[rnd() % 6], betas[rnd() % 5]};
+    ukr(wbuf, lda, xbuf, kc, c0, LDC, mr, nc, load ? NULL : bias, load, NULL);
+    ukr(wbuf, lda, xbuf, kc, c1, LDC, mr, nc, load ? NULL : bias, load, &e);
+    for (int64_t i = 0; i < 16; i++)
+      for (int64_t j = 0; j < LDC; j++) {
+        const int in = i < mr && j < nc;
+        const float want = in ? ukr_epi_ref(c0[i * LDC + j], use_res ? &res[i * LDC + j] : NULL, act, e.alpha, e.beta)
+                              : c0[i * LDC + j];
+        if (!same_bits(c1[i * LDC + j], want)) {
+          CHECK_MSG(0,
+                    "%s %s epilogue act %d residual %d alpha %g beta %g mr=%lld nc=%lld kc=%lld load %d at (%lld, "
+                    "%lld): %g (0x%08x) vs %g (seed %llu)",
+                    berth_kernels_isa_name(k->id), name, act, use_res, (double)e.alpha, (double)e.beta, (long long)mr,
+                    (long long)nc, (long long)kc, load, (long long)i, (long long)j, (double)c1[i * LDC + j],
+                    (unsigned)((union { float f; uint32_t u; }){c1[i * LDC + j]}).u, (double)want, seed);
+          return;
+        }
+      }
+  }
+}
+
+static void test_ukr_epi(const berth_kernel_isa_t *k) {
+  const int64_t NR = k->gemm_nr;
+  test_ukr_epi_entry(k, "gemm_ukr", k->gemm_ukr_f32, NR, 0);
+  test_ukr_epi_entry(k, "gemm_ukr_pa", k->gemm_ukr_pa_f32, NR, 1);
+  if (k->gemm_ukr_half_f32) test_ukr_epi_entry(k, "gemm_ukr_half", k->gemm_ukr_half_f32, NR / 2, 0);
+  if (k->gemm_ukr_pa_half_f32) test_ukr_epi_entry(k, "gemm_ukr_pa_half", k->gemm_ukr_pa_half_f32, NR / 2, 1);
+  if (k->gemm_ukr_pa_b2_f32) test_ukr_epi_entry(k, "gemm_ukr_pa_b2", k->gemm_ukr_pa_b2_f32, NR, 1);
+  if (k->gemm_ukr_ldb32_f32) test_ukr_epi_entry(k, "gemm_ukr_ldb32", k->gemm_ukr_ldb32_f32, NR, 0);
+}
+
 /* ---- elementwise: ulp distance to the correctly rounded result ---------------------- */
 
 static int64_t ordered(float f) {
@@ -516,6 +601,7 @@ int main(void) {
     test_gemm_nn(k);
     test_gemm_packed(k);
     test_ukr_ldb32(k);
+    test_ukr_epi(k);
     test_im2col(k);
     test_vmath_special(k);
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
