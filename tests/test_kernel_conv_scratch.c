@@ -6,8 +6,9 @@
  * rows longer than the scratch (the direct loop), more kernel rows than one chunk (partial
  * sums across chunks), one position per chunk, and empty outputs. The scratch starts as
  * all-ones bytes (NaN), so reading scratch not written in this call shows, and it is
- * placed at an odd multiple of 16 bytes, so that alignment cannot change the result.
- * Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+ * placed at an odd multiple of 16 bytes, so that alignment cannot change the result. With the
+ * request, f32 conv and conv_packed also run with each fused act and a residual, bit for bit
+ * against the call without them and the separate formulas (check_epi). Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "conv_reference.h"
 #include "kernels/kernel_gemm_pack.h"
@@ -77,6 +78,56 @@ static void *rnd_tensor(berth_dtype_t dt, int64_t n, double **as_double) {
   return p;
 }
 
+/* conv_epi's scalar formulas (kernel_conv.c): v = y (+ r), then the activation. */
+static float epi_ref(float y, const float *r, int act, float a, float b) {
+  const float v = r ? y + *r : y;
+  if (act == 1) return v < 0 ? 0.0f : v;
+  if (act == 2) {
+    const float u = v < a ? a : v;
+    return u > b ? b : u;
+  }
+  return act == 3 ? (v < 0 ? a * v : v) : v;
+}
+
+/* The fused epilogue of a conv or conv_packed call c (inputs set, a bias among them for the
+ * residual): each act with and without a residual, against the call without it (plain) and
+ * conv_epi's formulas, bit for bit, on the path the request scratch takes (conv_packed's
+ * narrow one for few positions; the micro-kernel's epilogue on the packed GEMM). The residual
+ * holds signed zeros that meet -0 results (-0 + -0) and exact zeros. */
+static void check_epi(int line, const tcall_t *c, berth_type_t tyy, const float *plain, bool has_bias) {
+  const int64_t ny = berth_type_numel(&tyy);
+  float *r = malloc((size_t)(ny ? ny : 1) * sizeof(float));
+  for (int64_t i = 0; i < ny; i++) {
+    const uint32_t k = rnd() % 8;
+    r[i] = k == 0 ? -0.0f : k == 1 ? 0.0f : k == 2 ? -plain[i] : (float)((double)(rnd() % 2001) / 1000.0 - 1.0);
+  }
+  static const double alphas[] = {0.0, 0.25, -0.5}, betas[] = {0.0, 0.5, 6.0};
+  for (int act = 0; act <= 3; act++)
+    for (int res = 0; res <= (has_bias ? 1 : 0); res++) {
+      if (!act && !res) continue;
+      tcall_t e = *c;
+      const float a = (float)alphas[rnd() % 3], b = (float)betas[rnd() % 3];
+      tc_int(&e, "act", act);
+      tc_scalar(&e, "act_alpha", a);
+      tc_scalar(&e, "act_beta", b);
+      if (res) tc_arg(&e, tyy, r);
+      float *got = run_with_scratch(line, &e, tyy, -1);
+      if (!got) continue;
+      for (int64_t i = 0; i < ny; i++) {
+        const float want = epi_ref(plain[i], res ? &r[i] : NULL, act, a, b);
+        if (memcmp(&got[i], &want, sizeof want) != 0 && !(isnan(got[i]) && isnan(want))) {
+          CHECK_MSG(0, "line %d: %s act %d (alpha %g, beta %g) residual %d (%s kernels): element %lld is %g, "
+                       "conv then the epilogue %g (seed %llu)",
+                    line, c->def->name, act, (double)a, (double)b, res, berth_kernels_isa_name(berth_kernels_active()),
+                    (long long)i, (double)got[i], (double)want, (unsigned long long)rng_seed);
+          break;
+        }
+      }
+      free(got);
+    }
+  free(r);
+}
+
 /* conv_packed (weights packed as src/passes/pack.c packs them) with every scratch variant:
  * against the plain loop and conv's result. */
 static void check_packed(int line, const conv_case_t *g, berth_type_t tx, berth_type_t tw, berth_type_t tb,
@@ -106,6 +157,7 @@ static void check_packed(int line, const conv_case_t *g, berth_type_t tx, berth_
     bool ok = tc_values_equal(F32, ny, got, want_t, 2e-4, &bad) && tc_values_equal(F32, ny, got, conv_out, 2e-4, &bad);
     CHECK_MSG(ok, "line %d: conv_packed %dd, scratch of %s: element %lld differs from the plain loop or conv (seed %llu)",
               line, g->sp, variants[v].name, (long long)bad, (unsigned long long)rng_seed);
+    if (v == 0) check_epi(line, &cp, tyy, got, g->bias);
     free(got);
   }
   free(wp);
@@ -156,6 +208,7 @@ static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
     if (g->bias) tc_arg(&c, tb, b);
     void *got = run_with_scratch(line, &c, tyy, variants[v].bytes);
     if (!got) continue;
+    if (v == 0 && dt == F32) check_epi(line, &c, tyy, got, g->bias);
     int64_t bad = -1;
     bool ok = tc_values_equal(dt, ny, got, want_t, tol, &bad);
     CHECK_MSG(ok, "line %d: conv %dd %s, scratch of %s: element %lld differs from the plain loop (seed %llu)", line,

@@ -16,9 +16,10 @@
  * the same bits as the separate add (and activation) kernels (the ONNX importer fuses an add
  * of a conv's only reader whose other operand is ready before the conv, see src/passes/fuse.c:
  * ResNet's shortcuts). It is added in the epilogue together with the activation: on the
- * packed GEMM path on each tile of the result as soon as it is finished (still in L1), on the
- * other paths in one pass over each group's outputs; so neither the add nor the activation
- * makes a round trip through memory of its own.
+ * packed GEMM path by the micro-kernel, on each tile's accumulators before they are stored
+ * (kernel_isa.h's berth_ukr_epi_t), on conv_packed's narrow path as its transposed result goes
+ * to y, on the other paths in one pass over each group's outputs; so neither the add nor the
+ * activation makes a round trip through memory of its own.
  *
  * Method: every output element is a dot product of a weight row w[m] (C/group * K values,
  * contiguous) with the input patch under the kernel window. Patches for a block of output
@@ -843,7 +844,8 @@ static void convp_direct(const conv_plan_t *p, const float *xg, const float *wp,
  * panel height or half of it (AVX2: two 16-column tiles per panel); a tile of positions wastes
  * no lanes where a panel of 32 positions over 49 would waste a quarter, and AVX2's 6-row tiles
  * no longer split a 32-row weight panel into 6, 6, 5, 5, 5, 5. The result comes out
- * transposed, [positions, channels], in the scratch (started from the bias), then goes to y. */
+ * transposed, [positions, channels], in the scratch (started from the bias), then goes to y
+ * through the epilogue (convp_wb_out). */
 static uint64_t convp_wb_floats(const conv_plan_t *p) {
   const int64_t w = CONV_WPANEL_WIDE, kc = p->ck < CONV_WB_KC ? p->ck : CONV_WB_KC;
   return (uint64_t)(p->l * p->mg + (p->l + w - 1) / w * w * kc);
@@ -852,8 +854,28 @@ static uint64_t convp_wb_floats(const conv_plan_t *p) {
 static bool convp_narrow(const conv_plan_t *p, const berth_kernel_isa_t *isa) {
   return p->ap == CONV_WPANEL_WIDE && berth_gemm_packed_wb_ok(isa) && p->l <= CONV_NARROW_L;
 }
+/* y[m, t] = act(ct[t, m] (+ r[m, t])), eight positions at a time (eight rows of ct stream
+ * together): the transposed result goes to y through the epilogue (conv_epi's formulas), so
+ * no pass of its own over y. */
+static void convp_wb_out(const conv_plan_t *p, const float *ct, const float *rg, float *yg) {
+  const int64_t L = p->l, Mg = p->mg;
+  const float a = (float)p->act_alpha, b = (float)p->act_beta;
+  for (int64_t t0 = 0; t0 < L; t0 += 8) {
+    const int64_t n = L - t0 < 8 ? L - t0 : 8;
+    for (int64_t m = 0; m < Mg; m++) {
+      const float *c = ct + t0 * Mg + m;
+      float *y = yg + m * L + t0;
+      if (rg) {
+        const float *r = rg + m * L + t0;
+        CONV_ACT_CASES(float, c[i * Mg] + r[i])
+      } else {
+        CONV_ACT_CASES(float, c[i * Mg])
+      }
+    }
+  }
+}
 static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
-                          const float *bg, float *yg, float *buf, int64_t bufn) {
+                          const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
   const int64_t L = p->l, Mg = p->mg, ct_n = L * Mg;
   if (bufn <= ct_n || berth_gemm_packed_wb_kc(isa, L, p->ck, bufn - ct_n) == 0) return false;
   float *ct = buf; /* [L, Mg] */
@@ -861,18 +883,13 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
     for (int64_t m = 0; m < Mg; m++) ct[t * Mg + m] = bg ? bg[m] : 0.0f;
   const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
   berth_gemm_packed_wb_f32(isa, conv_pack_panel, &ctx, wp, ct, Mg, L, Mg, p->ck, buf + ct_n, bufn - ct_n);
-  /* y[m, t] = ct[t, m], eight positions at a time (eight rows of ct stream together) */
-  for (int64_t t0 = 0; t0 < L; t0 += 8) {
-    const int64_t tn = L - t0 < 8 ? L - t0 : 8;
-    for (int64_t m = 0; m < Mg; m++)
-      for (int64_t t = 0; t < tn; t++) yg[m * L + t0 + t] = ct[(t0 + t) * Mg + m];
-  }
+  convp_wb_out(p, ct, rg, yg);
   return true;
 }
 #endif
 
-/* The packed GEMM over pre-packed weights (as conv_packed_f32): 0 where it does not apply, 1
- * done (the epilogue left to the caller), 2 done with the epilogue. */
+/* The packed GEMM over pre-packed weights (as conv_packed_f32): 0 where it does not apply, 2
+ * done with the epilogue (in the micro-kernel, or on the narrow path's way to y). */
 static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
                       const float *rg, float *buf, int64_t bufn) {
 #ifdef BERTH_KERNELS_SIMD
@@ -880,7 +897,7 @@ static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, co
   if (!buf || !berth_gemm_packed_fits(isa, bufn) || !isa->gemm_ukr_pa_f32 || isa->gemm_nr > CONV_PACK_MAX_NR ||
       p->l < isa->gemm_nr)
     return 0;
-  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, buf, bufn)) return 1;
+  if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
   conv_gemm_f32(p, isa, xg, wp, p->ap, bg, yg, rg, buf, bufn);
   return 2;
 #else
