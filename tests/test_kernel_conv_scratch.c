@@ -8,7 +8,8 @@
  * all-ones bytes (NaN), so reading scratch not written in this call shows, and it is
  * placed at an odd multiple of 16 bytes, so that alignment cannot change the result. With the
  * request, f32 conv and conv_packed also run with each fused act and a residual, bit for bit
- * against the call without them and the separate formulas (check_epi). Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+ * against the call without them and the separate formulas (check_epi). Randomized; the seed
+ * is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "conv_reference.h"
 #include "kernels/kernel_gemm_pack.h"

@@ -120,22 +120,18 @@ typedef struct berth_kernel_isa {
    * (NULL: none) on the tile before it is stored. */
   int gemm_mr, gemm_nr;
   void (*gemm_ukr_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
-                       int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                       int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   /* The same with half the columns (nc <= gemm_nr / 2, bp rows of gemm_nr / 2 floats), for a
    * last panel of at most that many columns: half the work of a full tile, the same value for
    * each element. NULL where the variant has none. */
   void (*gemm_ukr_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                            int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                            int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   /* The two above with A from a packed panel (pre-packed weights, kernel_gemm_pack.h):
    * element (r, q) at a[q * lda + r], lda the panel height. */
   void (*gemm_ukr_pa_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                          int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                          int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   void (*gemm_ukr_pa_half_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                               int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                               int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   /* y[i] = f(x[i]), i < n; x and y do not overlap (kernel_vmath.h gives the accuracy) */
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);
@@ -156,14 +152,12 @@ typedef struct berth_kernel_isa {
    * variant's width (the 32-column pre-packed weight panels where gemm_nr is 16: AVX2).
    * NULL where the variant has none. */
   void (*gemm_ukr_pa_b2_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                             int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                             int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   /* gemm_ukr_f32 (A read in place) with bp's rows 32 floats apart: one slice of gemm_nr
    * columns of a 32-column panel (the constant weights of matmul_packed, read in place by
    * every variant whose gemm_nr divides 32). NULL where the variant has none. */
   void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                             int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                             int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */
@@ -176,8 +170,7 @@ void berth_portable_dot4_2seg_f32(const float *r0, const float *r1, const float 
 void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int64_t ldb, const float *bias,
                                 float *C, int64_t ldc, int64_t M, int64_t N, int64_t K);
 void berth_portable_gemm_ukr_f32(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
-                                 int64_t mr, int64_t nc, const float *bias, int load,
-                       const berth_ukr_epi_t *epi);
+                                 int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
 void berth_portable_exp_f32(const float *x, float *y, int64_t n);
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);

@@ -21,7 +21,11 @@
  * multiple of MR; kernel_gemm_pack.h's berth_gemm_pack_a), one contiguous stream. With
  * UKR_LDB defined (a constant, at least NR), B's rows are UKR_LDB floats apart: the tile reads
  * the first NR columns of a wider panel (AVX2's 16-column tiles over the 32-column pre-packed
- * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). No allocation, no stdio. */
+ * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). With an epilogue
+ * (kernel_isa.h's berth_ukr_epi_t: conv's residual and activation; the driver passes it at
+ * the tile's last block of K only), the accumulators take the residual and the activation
+ * (selects on compare masks, the bits of the scalar formulas) before they are stored, so a
+ * fused conv writes each output once. No allocation, no stdio. */
 #include "kernel_isa.h"
 
 #include <stdint.h>
