@@ -391,6 +391,79 @@ static void test_chain_planes(void) {
   berth_ir_program_destroy(fused);
 }
 
+/* kernel_chain.c's plane path with every instruction it runs: 7x7 planes (one block of 32
+ * and a tail of 17), 4x8 (one block exactly), 6x11 over two images; per-channel, scalar and
+ * same-shape operands, swapped operands, NaN, infinities, -0 and +0 in the data and a -0 in an
+ * operand. The fused program equals the unfused one bit for bit on every variant. */
+static const char *chain_ops_src =
+    "const @c5 : f32[5,1,1] = [0.5, -1.25, 2, -0, 0.75]\n"
+    "const @g5 : f32[5] = [1.1, -0.9, 0.7, 1.3, 0.2]\n"
+    "const @h5 : f32[5] = [0.1, -0.2, 0.3, 0, -0.4]\n"
+    "const @v5 : f32[5] = [0.9, 1.1, 0.5, 2, 0.3]\n"
+    "const @half : f32[] = [0.5]\n"
+    "\n"
+    "func @f(%x : f32[2,5,7,7], %s : f32[2,5,7,7], %u : f32[1,5,4,8], %w : f32[1,5,4,8], %q : f32[2,5,6,11], "
+    "%r : f32[2,5,6,11]) -> (f32[2,5,7,7], f32[1,5,4,8], f32[2,5,6,11]) {\n"
+    "  %a1 = batch_norm(%x, @g5, @h5, @h5, @v5) {epsilon = 0.001} : f32[2,5,7,7]\n"
+    "  %a2 = leaky_relu(%a1) {alpha = 0.1} : f32[2,5,7,7]\n"
+    "  %a3 = sub(@c5, %a2) : f32[2,5,7,7]\n"
+    "  %a4 = minimum(%a3, %s) : f32[2,5,7,7]\n"
+    "  %a5 = abs(%a4) : f32[2,5,7,7]\n"
+    "  %a6 = div(%s, %a5) : f32[2,5,7,7]\n"
+    "  %a7 = clip(%a6) {min = -0.5, max = 3} : f32[2,5,7,7]\n"
+    "  %a8 = maximum(%s, %a7) : f32[2,5,7,7]\n"
+    "  %b1 = neg(%u) : f32[1,5,4,8]\n"
+    "  %b2 = maximum(%b1, %w) : f32[1,5,4,8]\n"
+    "  %b3 = mul(%b2, @c5) : f32[1,5,4,8]\n"
+    "  %b4 = relu(%b3) : f32[1,5,4,8]\n"
+    "  %b5 = minimum(@c5, %b4) : f32[1,5,4,8]\n"
+    "  %b6 = sub(%b5, %w) : f32[1,5,4,8]\n"
+    "  %b7 = mul(@half, %b6) : f32[1,5,4,8]\n"
+    "  %c1 = batch_norm(%q, @g5, @h5, @h5, @v5) {epsilon = 0.001} : f32[2,5,6,11]\n"
+    "  %c2 = add(%c1, %r) : f32[2,5,6,11]\n"
+    "  %c3 = maximum(%c2, @c5) : f32[2,5,6,11]\n"
+    "  %c4 = div(%c3, @c5) : f32[2,5,6,11]\n"
+    "  %c5 = leaky_relu(%c4) {alpha = 0.2} : f32[2,5,6,11]\n"
+    "  %c6 = add(@half, %c5) : f32[2,5,6,11]\n"
+    "  %c7 = div(@half, %c6) : f32[2,5,6,11]\n"
+    "  return %a8, %b7, %c7\n"
+    "}\n";
+
+static float chain_edge_value(void) {
+  static const float edge[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.5f, -1.25f};
+  const uint64_t k = rnd() % 40;
+  return k < 7 ? edge[k] : (float)((double)(rnd() % 4001) / 500.0 - 4.0);
+}
+
+static void test_chain_plane_ops(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *plain = NULL, *fused = NULL;
+  if (!parse_two(chain_ops_src, &plain, &fused)) return;
+  CHECK(berth_pass_fuse_chains(fused) == 3);
+  CHECK_MSG(berth_pass_dce(&fused, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op_all(fused, BERTH_OP_ELEMENTWISE_CHAIN) == 3);
+  enum { A = 2 * 5 * 7 * 7, B = 5 * 4 * 8, C = 2 * 5 * 6 * 11 };
+  static float x[A], sk[A], u[B], w[B], q[C], r[C];
+  for (int i = 0; i < A; i++) x[i] = chain_edge_value(), sk[i] = chain_edge_value();
+  for (int i = 0; i < B; i++) u[i] = chain_edge_value(), w[i] = chain_edge_value();
+  for (int i = 0; i < C; i++) q[i] = chain_edge_value(), r[i] = chain_edge_value();
+  static const size_t bytes[3] = {A * sizeof(float), B * sizeof(float), C * sizeof(float)};
+  for (size_t v = 0; v < N_ISAS; v++) {
+    if (!select_isa(v)) continue;
+    void *a[3] = {0}, *b[3] = {0};
+    const void *in[] = {x, sk, u, w, q, r};
+    if (run_ref(plain, in, a) && run_ref(fused, in, b))
+      for (int o = 0; o < 3; o++)
+        CHECK_MSG(memcmp(a[o], b[o], bytes[o]) == 0, "%s kernels: chain %d differs from the unfused ops (seed %llu)",
+                  berth_kernels_isa_name(k_isas[v]), o, (unsigned long long)rng_seed);
+    for (int o = 0; o < 3; o++) free(a[o]), free(b[o]);
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(fused);
+}
+
 #define FOLD_W                                                                                                 \
   "[0.5, -0.25, 1, 0.75, -1, 0.125, 0.3, -0.6, 0.9, 0.2, 0.1, -0.4, 0.8, -0.7, 0.6, 0.05, -0.15, 0.35, 1.5, -1.25, " \
   "0.45, 0.55, -0.65, 0.85, 0.95, -0.05, 0.15, -0.35, 0.25, 0.65, -0.75, 0.4, -0.2, 0.7, -0.9, 0.1, 1, 1, -1, 0.5, " \
@@ -640,6 +713,7 @@ int main(void) {
   test_infer();
   test_chain();
   test_chain_planes();
+  test_chain_plane_ops();
   test_fold();
   test_residual_pass();
   test_residual_kernel();

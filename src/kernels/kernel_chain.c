@@ -9,6 +9,7 @@
  * kernel_norm.c ((x - mean) * k + bias, k = scale / sqrt(var + eps) once per channel, eps rounded
  * to f32). So the results equal the unfused program's bit for bit, on every variant. */
 #include "kernel_chain.h"
+#include "kernel_dot.h"
 #include "kernel_isa.h"
 #include "kernel_util.h"
 
@@ -170,12 +171,152 @@ static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
   return (int32_t)code->n;
 }
 
+#if BERTH_DOT_VECTOR
+/* ---- the plane path ---------------------------------------------------------------------
+ * When every operand is constant along runs of P elements (a per-channel or scalar operand,
+ * batch_norm: P divides the operand's inner) or walks them in step (a same-shape operand:
+ * inner 1 and P divides its span), and every instruction is one of those below, the chain
+ * runs plane by plane: each instruction's constants once per plane, and the whole chain on
+ * CH_VN vectors of 4 floats held in registers, one dispatch per instruction for CH_VN * 4
+ * elements. Each lane computes the block path's float expression for its element (the same
+ * operations, no contraction), so the results are the same bits. A plane's tail goes
+ * through the same code on a zero-padded copy. */
+#define CH_VN 8
+#define CH_W (CH_VN * 4)
+typedef int32_t ch_v4i __attribute__((vector_size(16)));
+
+typedef struct ch_step {
+  int code, swap;
+  float a, b, c;   /* the constants: K, or batch_norm's mean, k and bias, or clip's min and max */
+  const float *kp; /* a same-shape operand's elements of this plane, or NULL */
+} ch_step_t;
+
+static bool ch_plane_op_ok(const ch_op_t *op, int64_t P) {
+  switch (op->code) {
+    case BERTH_CHAIN_OP_RELU: case BERTH_CHAIN_OP_NEG: case BERTH_CHAIN_OP_ABS: case BERTH_CHAIN_OP_CLIP:
+    case BERTH_CHAIN_OP_LEAKY_RELU: return true;
+    case BERTH_CHAIN_OP_BATCH_NORM: return op->inner % P == 0;
+    default: return op->code >= BERTH_CHAIN_OP_ADD && (op->inner % P == 0 || (op->inner == 1 && op->span % P == 0));
+  }
+}
+
+/* The longest run P (>= CH_W) of the chain's value that every instruction allows: the whole
+ * tensor, one image, or one channel plane; 0 if none. */
+static int64_t ch_plane_len(const ch_op_t *ops, int32_t n_ops, const berth_type_t *x) {
+  int64_t cand[3] = {berth_type_numel(x), 1, 1};
+  for (int32_t a = 1; a < x->rank; a++) cand[1] *= x->dims[a];
+  for (int32_t a = 2; a < x->rank; a++) cand[2] *= x->dims[a];
+  for (int k = 0; k < 3; k++) {
+    const int64_t P = cand[k];
+    bool ok = P >= CH_W;
+    for (int32_t i = 0; ok && i < n_ops; i++) ok = ch_plane_op_ok(&ops[i], P);
+    if (ok) return P;
+  }
+  return 0;
+}
+
+static inline berth_v4f ch_splat(float v) { return (berth_v4f){v, v, v, v}; }
+static inline berth_v4f ch_sel(ch_v4i m, berth_v4f a, berth_v4f b) { /* m ? a : b, lanewise */
+  return (berth_v4f)(((ch_v4i)a & m) | ((ch_v4i)b & ~m));
+}
+
+/* y[0 .. CH_W) = the chain of x[0 .. CH_W); a step's kp is read at kp[off ..] */
+static void ch_plane_block(const ch_step_t *st, int32_t n, const float *x, float *y, int64_t off) {
+  berth_v4f v[CH_VN], K[CH_VN];
+  for (int j = 0; j < CH_VN; j++) v[j] = berth_ld_f32(x + 4 * j);
+  for (int32_t s = 0; s < n; s++) {
+    const ch_step_t *t = &st[s];
+    const berth_v4f a = ch_splat(t->a), b = ch_splat(t->b), c = ch_splat(t->c), z = ch_splat(0.0f);
+    for (int j = 0; j < CH_VN; j++) K[j] = t->kp ? berth_ld_f32(t->kp + off + 4 * j) : a;
+#define CH_EACH(...) for (int j = 0; j < CH_VN; j++) { const berth_v4f A = v[j]; (void)A; __VA_ARGS__ } break
+    switch (t->code * 2 + t->swap) {
+      case 2 * BERTH_CHAIN_OP_RELU: CH_EACH(v[j] = ch_sel(A < z, z, A););
+      case 2 * BERTH_CHAIN_OP_NEG: CH_EACH(v[j] = -A;);
+      case 2 * BERTH_CHAIN_OP_ABS: CH_EACH(v[j] = (berth_v4f)((ch_v4i)A & (ch_v4i){~INT32_MIN, ~INT32_MIN, ~INT32_MIN, ~INT32_MIN}););
+      case 2 * BERTH_CHAIN_OP_CLIP: CH_EACH(const berth_v4f w = ch_sel(A < a, a, A); v[j] = ch_sel(w > b, b, w););
+      case 2 * BERTH_CHAIN_OP_LEAKY_RELU: CH_EACH(v[j] = ch_sel(A < z, a * A, A););
+      case 2 * BERTH_CHAIN_OP_BATCH_NORM: CH_EACH(v[j] = (A - a) * b + c;);
+      case 2 * BERTH_CHAIN_OP_ADD: CH_EACH(v[j] = A + K[j];);
+      case 2 * BERTH_CHAIN_OP_ADD + 1: CH_EACH(v[j] = K[j] + A;);
+      case 2 * BERTH_CHAIN_OP_SUB: CH_EACH(v[j] = A - K[j];);
+      case 2 * BERTH_CHAIN_OP_SUB + 1: CH_EACH(v[j] = K[j] - A;);
+      case 2 * BERTH_CHAIN_OP_MUL: CH_EACH(v[j] = A * K[j];);
+      case 2 * BERTH_CHAIN_OP_MUL + 1: CH_EACH(v[j] = K[j] * A;);
+      case 2 * BERTH_CHAIN_OP_DIV: CH_EACH(v[j] = A / K[j];);
+      case 2 * BERTH_CHAIN_OP_DIV + 1: CH_EACH(v[j] = K[j] / A;);
+      case 2 * BERTH_CHAIN_OP_MINIMUM: CH_EACH(v[j] = ch_sel((A < K[j]) | (A != A), A, K[j]););
+      case 2 * BERTH_CHAIN_OP_MINIMUM + 1: CH_EACH(v[j] = ch_sel((K[j] < A) | (K[j] != K[j]), K[j], A););
+      case 2 * BERTH_CHAIN_OP_MAXIMUM: CH_EACH(v[j] = ch_sel((A > K[j]) | (A != A), A, K[j]););
+      case 2 * BERTH_CHAIN_OP_MAXIMUM + 1: CH_EACH(v[j] = ch_sel((K[j] > A) | (K[j] != K[j]), K[j], A););
+      default: break;
+    }
+#undef CH_EACH
+  }
+  for (int j = 0; j < CH_VN; j++) memcpy(y + 4 * j, &v[j], sizeof v[j]);
+}
+
+/* The chain over the elements [g, g + P) of one plane, its steps' constants set. */
+static void ch_plane(ch_step_t *st, int32_t n_ops, const float *x, float *y, int64_t P) {
+  int64_t i = 0;
+  for (; i + CH_W <= P; i += CH_W) ch_plane_block(st, n_ops, x + i, y + i, i);
+  if (i == P) return;
+  const int64_t r = P - i;
+  float xt[CH_W] = {0}, yt[CH_W], kt[BERTH_CHAIN_MAX][CH_W];
+  memcpy(xt, x + i, (size_t)r * sizeof *xt);
+  for (int32_t s = 0; s < n_ops; s++)
+    if (st[s].kp) {
+      memset(kt[s], 0, sizeof kt[s]);
+      memcpy(kt[s], st[s].kp + i, (size_t)r * sizeof(float));
+      st[s].kp = kt[s];
+    }
+  ch_plane_block(st, n_ops, xt, yt, 0);
+  memcpy(y + i, yt, (size_t)r * sizeof *yt);
+}
+
+static void ch_planes_run(const berth_kernel_call_t *call, const ch_op_t *ops, int32_t n_ops, int64_t P) {
+  const int64_t n = berth_type_numel(call->in[0].type);
+  const float *x = (const float *)call->in[0].data;
+  float *y = (float *)call->out[0].data;
+  ch_step_t st[BERTH_CHAIN_MAX];
+  for (int64_t g = 0; g < n; g += P) {
+    for (int32_t i = 0; i < n_ops; i++) {
+      const ch_op_t *op = &ops[i];
+      ch_step_t *t = &st[i];
+      t->code = op->code;
+      t->swap = op->swap;
+      t->a = op->p0;
+      t->b = op->p1;
+      t->kp = NULL;
+      if (op->code == BERTH_CHAIN_OP_BATCH_NORM) {
+        const int64_t c = (g / op->inner) % op->span;
+        const float sc = ((const float *)call->in[op->operand].data)[c];
+        const float va = ((const float *)call->in[op->operand + 3].data)[c];
+        t->a = ((const float *)call->in[op->operand + 2].data)[c];
+        t->b = sc / sqrtf(va + op->p0); /* as kernel_norm.c's batch_norm */
+        t->c = ((const float *)call->in[op->operand + 1].data)[c];
+      } else if (op->code >= BERTH_CHAIN_OP_ADD) {
+        if (op->inner % P == 0) t->a = op->k[(g / op->inner) % op->span];
+        else t->kp = op->k + g % op->span;
+      }
+    }
+    ch_plane(st, n_ops, x + g, y + g, P);
+  }
+}
+#endif
+
 static void chain_run(const berth_kernel_call_t *call) {
   ch_op_t ops[BERTH_CHAIN_MAX];
   const int32_t n_ops = ch_decode(call, ops);
   const int64_t n = berth_type_numel(call->in[0].type);
   const float *x = (const float *)call->in[0].data;
   float *y = (float *)call->out[0].data;
+#if BERTH_DOT_VECTOR
+  const int64_t P = n ? ch_plane_len(ops, n_ops, call->in[0].type) : 0;
+  if (P) {
+    ch_planes_run(call, ops, n_ops, P);
+    return;
+  }
+#endif
   float buf[2][CHAIN_BLOCK];
   for (int64_t start = 0; start < n; start += CHAIN_BLOCK) {
     const int64_t len = n - start < CHAIN_BLOCK ? n - start : CHAIN_BLOCK;
