@@ -177,16 +177,14 @@ static int32_t ch_decode(const berth_kernel_call_t *call, ch_op_t *ops) {
  * batch_norm: P divides the operand's inner) or walks them in step (a same-shape operand:
  * inner 1 and P divides its span), and every instruction is one of those below, the chain
  * runs plane by plane: each instruction's constants once per plane, and the whole chain on
- * CH_VN vectors of 4 floats held in registers, one dispatch per instruction for CH_VN * 4
- * elements. Each lane computes the block path's float expression for its element (the same
+ * 8 vectors of 4 floats held in registers, one dispatch per instruction for CH_W elements. Each lane computes the block path's float expression for its element (the same
  * operations, no contraction), so the results are the same bits. A plane's tail goes
  * through the same code on a zero-padded copy. */
-#define CH_VN 8
-#define CH_W (CH_VN * 4)
+#define CH_W 32 /* 8 vectors of 4 */
 typedef int32_t ch_v4i __attribute__((vector_size(16)));
 
 typedef struct ch_step {
-  int code, swap;
+  int op;          /* code * 4 + swap * 2 + (kp != NULL) */
   float a, b, c;   /* the constants: K, or batch_norm's mean, k and bias, or clip's min and max */
   const float *kp; /* a same-shape operand's elements of this plane, or NULL */
 } ch_step_t;
@@ -220,40 +218,68 @@ static inline berth_v4f ch_sel(ch_v4i m, berth_v4f a, berth_v4f b) { /* m ? a : 
   return (berth_v4f)(((ch_v4i)a & m) | ((ch_v4i)b & ~m));
 }
 
+/* Apply EXPR (of A, the running value, and K, the operand) to the 8 vectors v0..v7 in
+ * registers; KX(j) is vector j's operand. */
+#define CH_K_CONST(j) a
+#define CH_K_PLANE(j) berth_ld_f32(kp + 4 * (j))
+#define CH_ONE(V, J, KX, EXPR)         \
+  {                                    \
+    const berth_v4f A = V, K = KX(J);  \
+    (void)K;                           \
+    V = EXPR;                          \
+  }
+#define CH_ALL(KX, EXPR)                                                                                        \
+  CH_ONE(v0, 0, KX, EXPR) CH_ONE(v1, 1, KX, EXPR) CH_ONE(v2, 2, KX, EXPR) CH_ONE(v3, 3, KX, EXPR)               \
+  CH_ONE(v4, 4, KX, EXPR) CH_ONE(v5, 5, KX, EXPR) CH_ONE(v6, 6, KX, EXPR) CH_ONE(v7, 7, KX, EXPR) break
+/* a step's dispatch index: code * 4 + swap * 2 + (a same-shape operand) */
+#define CH_CASE_UNARY(OP, EXPR) case 4 * (OP): CH_ALL(CH_K_CONST, EXPR);
+#define CH_CASE_BINARY(OP, EXPR_AK, EXPR_KA)          \
+  case 4 * (OP): CH_ALL(CH_K_CONST, EXPR_AK);         \
+  case 4 * (OP) + 1: CH_ALL(CH_K_PLANE, EXPR_AK);     \
+  case 4 * (OP) + 2: CH_ALL(CH_K_CONST, EXPR_KA);     \
+  case 4 * (OP) + 3: CH_ALL(CH_K_PLANE, EXPR_KA);
+
 /* y[0 .. CH_W) = the chain of x[0 .. CH_W); a step's kp is read at kp[off ..] */
 static void ch_plane_block(const ch_step_t *st, int32_t n, const float *x, float *y, int64_t off) {
-  berth_v4f v[CH_VN], K[CH_VN];
-  for (int j = 0; j < CH_VN; j++) v[j] = berth_ld_f32(x + 4 * j);
+  berth_v4f v0 = berth_ld_f32(x), v1 = berth_ld_f32(x + 4), v2 = berth_ld_f32(x + 8), v3 = berth_ld_f32(x + 12);
+  berth_v4f v4 = berth_ld_f32(x + 16), v5 = berth_ld_f32(x + 20), v6 = berth_ld_f32(x + 24), v7 = berth_ld_f32(x + 28);
+  const berth_v4f z = ch_splat(0.0f);
+  const ch_v4i abs_mask = {~INT32_MIN, ~INT32_MIN, ~INT32_MIN, ~INT32_MIN};
   for (int32_t s = 0; s < n; s++) {
     const ch_step_t *t = &st[s];
-    const berth_v4f a = ch_splat(t->a), b = ch_splat(t->b), c = ch_splat(t->c), z = ch_splat(0.0f);
-    for (int j = 0; j < CH_VN; j++) K[j] = t->kp ? berth_ld_f32(t->kp + off + 4 * j) : a;
-#define CH_EACH(...) for (int j = 0; j < CH_VN; j++) { const berth_v4f A = v[j]; (void)A; __VA_ARGS__ } break
-    switch (t->code * 2 + t->swap) {
-      case 2 * BERTH_CHAIN_OP_RELU: CH_EACH(v[j] = ch_sel(A < z, z, A););
-      case 2 * BERTH_CHAIN_OP_NEG: CH_EACH(v[j] = -A;);
-      case 2 * BERTH_CHAIN_OP_ABS: CH_EACH(v[j] = (berth_v4f)((ch_v4i)A & (ch_v4i){~INT32_MIN, ~INT32_MIN, ~INT32_MIN, ~INT32_MIN}););
-      case 2 * BERTH_CHAIN_OP_CLIP: CH_EACH(const berth_v4f w = ch_sel(A < a, a, A); v[j] = ch_sel(w > b, b, w););
-      case 2 * BERTH_CHAIN_OP_LEAKY_RELU: CH_EACH(v[j] = ch_sel(A < z, a * A, A););
-      case 2 * BERTH_CHAIN_OP_BATCH_NORM: CH_EACH(v[j] = (A - a) * b + c;);
-      case 2 * BERTH_CHAIN_OP_ADD: CH_EACH(v[j] = A + K[j];);
-      case 2 * BERTH_CHAIN_OP_ADD + 1: CH_EACH(v[j] = K[j] + A;);
-      case 2 * BERTH_CHAIN_OP_SUB: CH_EACH(v[j] = A - K[j];);
-      case 2 * BERTH_CHAIN_OP_SUB + 1: CH_EACH(v[j] = K[j] - A;);
-      case 2 * BERTH_CHAIN_OP_MUL: CH_EACH(v[j] = A * K[j];);
-      case 2 * BERTH_CHAIN_OP_MUL + 1: CH_EACH(v[j] = K[j] * A;);
-      case 2 * BERTH_CHAIN_OP_DIV: CH_EACH(v[j] = A / K[j];);
-      case 2 * BERTH_CHAIN_OP_DIV + 1: CH_EACH(v[j] = K[j] / A;);
-      case 2 * BERTH_CHAIN_OP_MINIMUM: CH_EACH(v[j] = ch_sel((A < K[j]) | (A != A), A, K[j]););
-      case 2 * BERTH_CHAIN_OP_MINIMUM + 1: CH_EACH(v[j] = ch_sel((K[j] < A) | (K[j] != K[j]), K[j], A););
-      case 2 * BERTH_CHAIN_OP_MAXIMUM: CH_EACH(v[j] = ch_sel((A > K[j]) | (A != A), A, K[j]););
-      case 2 * BERTH_CHAIN_OP_MAXIMUM + 1: CH_EACH(v[j] = ch_sel((K[j] > A) | (K[j] != K[j]), K[j], A););
+    const berth_v4f a = ch_splat(t->a);
+    const float *kp = t->kp ? t->kp + off : NULL;
+    switch (t->op) {
+      CH_CASE_UNARY(BERTH_CHAIN_OP_RELU, ch_sel(A < z, z, A))
+      CH_CASE_UNARY(BERTH_CHAIN_OP_NEG, -A)
+      CH_CASE_UNARY(BERTH_CHAIN_OP_ABS, (berth_v4f)((ch_v4i)A & abs_mask))
+      CH_CASE_UNARY(BERTH_CHAIN_OP_LEAKY_RELU, ch_sel(A < z, a * A, A))
+      case 4 * BERTH_CHAIN_OP_CLIP: {
+        const berth_v4f b = ch_splat(t->b);
+        CH_ALL(CH_K_CONST, ch_sel(ch_sel(A < a, a, A) > b, b, ch_sel(A < a, a, A)));
+      }
+      case 4 * BERTH_CHAIN_OP_BATCH_NORM: {
+        const berth_v4f b = ch_splat(t->b), c = ch_splat(t->c);
+        CH_ALL(CH_K_CONST, (A - a) * b + c);
+      }
+      CH_CASE_BINARY(BERTH_CHAIN_OP_ADD, A + K, K + A)
+      CH_CASE_BINARY(BERTH_CHAIN_OP_SUB, A - K, K - A)
+      CH_CASE_BINARY(BERTH_CHAIN_OP_MUL, A * K, K * A)
+      CH_CASE_BINARY(BERTH_CHAIN_OP_DIV, A / K, K / A)
+      CH_CASE_BINARY(BERTH_CHAIN_OP_MINIMUM, ch_sel((A < K) | (A != A), A, K), ch_sel((K < A) | (K != K), K, A))
+      CH_CASE_BINARY(BERTH_CHAIN_OP_MAXIMUM, ch_sel((A > K) | (A != A), A, K), ch_sel((K > A) | (K != K), K, A))
       default: break;
     }
-#undef CH_EACH
   }
-  for (int j = 0; j < CH_VN; j++) memcpy(y + 4 * j, &v[j], sizeof v[j]);
+  memcpy(y, &v0, 16), memcpy(y + 4, &v1, 16), memcpy(y + 8, &v2, 16), memcpy(y + 12, &v3, 16);
+  memcpy(y + 16, &v4, 16), memcpy(y + 20, &v5, 16), memcpy(y + 24, &v6, 16), memcpy(y + 28, &v7, 16);
 }
+#undef CH_CASE_BINARY
+#undef CH_CASE_UNARY
+#undef CH_ALL
+#undef CH_ONE
+#undef CH_K_PLANE
+#undef CH_K_CONST
 
 /* The chain over the elements [g, g + P) of one plane, its steps' constants set. */
 static void ch_plane(ch_step_t *st, int32_t n_ops, const float *x, float *y, int64_t P) {
@@ -282,8 +308,6 @@ static void ch_planes_run(const berth_kernel_call_t *call, const ch_op_t *ops, i
     for (int32_t i = 0; i < n_ops; i++) {
       const ch_op_t *op = &ops[i];
       ch_step_t *t = &st[i];
-      t->code = op->code;
-      t->swap = op->swap;
       t->a = op->p0;
       t->b = op->p1;
       t->kp = NULL;
@@ -298,6 +322,7 @@ static void ch_planes_run(const berth_kernel_call_t *call, const ch_op_t *ops, i
         if (op->inner % P == 0) t->a = op->k[(g / op->inner) % op->span];
         else t->kp = op->k + g % op->span;
       }
+      t->op = op->code * 4 + op->swap * 2 + (t->kp != NULL);
     }
     ch_plane(st, n_ops, x + g, y + g, P);
   }
