@@ -398,9 +398,53 @@ static void pool_row_out(const pool_plan_t *p, const pool_cols_t *c, bool max, c
   for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
 }
 
+/* Max pooling whose windows share input rows (stride < kernel height): each input row's
+ * interior columns are reduced across the window once, into a ring of POOL_RING rows, and
+ * each output row is the maximum of its rows' reductions, rows ascending. The maximum is then
+ * taken in the generic order (rows ascending, each row's columns ascending), so it is the
+ * first of equal values like the walk: the same bits, -0 and +0 included. */
+#define POOL_RING 4
+#define POOL_RING_W 256
+
+static bool pool_ring_ok(const pool_plan_t *p, const pool_cols_t *c) {
+  return p->k[1] <= POOL_RING && p->stride[1] < p->k[1] && p->dil[1] == 1 && c->cb - c->ca <= POOL_RING_W &&
+         c->cb > c->ca;
+}
+
+static void pool_ring_plane(const pool_plan_t *p, const pool_cols_t *c, const float *xc, float *yc) {
+  const int64_t iw = p->in[2], sw = p->stride[2], pw = p->pad[2], ow = p->out[2], ca = c->ca, n = c->cb - c->ca;
+  float ring[POOL_RING][POOL_RING_W];
+  int64_t held[POOL_RING] = {-1, -1, -1, -1}; /* the input row in each slot */
+  for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+    float *yr = yc + o1 * ow;
+    const int64_t s1 = o1 * p->stride[1] - p->pad[1];
+    int64_t lo1, hi1;
+    pool_taps(s1, 1, p->k[1], p->in[1], &lo1, &hi1);
+    for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
+    for (int64_t o = c->cb; o < ow; o++) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
+    for (int64_t q1 = lo1; q1 < hi1; q1++) {
+      const int64_t r = s1 + q1, slot = r % POOL_RING;
+      if (held[slot] != r) c->fn(xc + r * iw + ca * sw - pw, ring[slot], n, p->k[2], sw, true, true);
+      held[slot] = r;
+      const float *restrict h = ring[slot];
+      float *restrict d = yr + ca;
+      if (q1 == lo1) memcpy(d, h, (size_t)n * sizeof *d);
+      else BERTH_VLOOP(o, n, d[o] = h[o] > d[o] ? h[o] : d[o];);
+    }
+    int any = 0; /* as pool_row_out: -inf (a window of NaNs or -infs) is recomputed by the walk */
+    for (int64_t o = ca; o < c->cb; o++) any |= yr[o] == -INFINITY;
+    for (int64_t o = ca; any && o < c->cb; o++)
+      if (yr[o] == -INFINITY) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
+  }
+}
+
 static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
   pool_cols_t c;
   pool_cols_init(p, &c);
+  if (max && pool_ring_ok(p, &c)) {
+    for (int64_t ch = 0; ch < p->nc; ch++) pool_ring_plane(p, &c, x + ch * p->il, y + ch * p->l);
+    return;
+  }
   for (int64_t ch = 0; ch < p->nc; ch++)
     for (int64_t o1 = 0; o1 < p->out[1]; o1++)
       pool_row_out(p, &c, max, x + ch * p->il, y + ch * p->l + o1 * p->out[2], o1);
