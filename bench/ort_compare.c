@@ -21,7 +21,8 @@
  * this growth; the process's peak is printed at the end).
  *
  * Conv layers: the ResNet-50 and SqueezeNet shapes of the kernel classes as one-node ONNX
- * models (written here, weights an initializer), berth against onnxruntime like the networks above.
+ * models (written here, weights an initializer), berth against onnxruntime like the networks
+ * above; then the pooling layers of the zoo CNNs (MaxPool, AveragePool) the same way.
  *
  * Kernel classes: one-op programs (large conv 3x3 and 1x1, depthwise conv, matmul, gemm, a
  * Silero-sized LSTM step) timed the same way, as GFLOP/s and as a fraction of this core's
@@ -741,10 +742,32 @@ static void pb_value_info(pbuf_t *g, int field, const char *name, const int64_t 
   pb_sub(&vi, 2, &ty);
   pb_sub(g, field, &vi);
 }
+/* ModelProto{ir_version 8, graph{node, initializer init (none if empty), input x [4 dims],
+ * output y [4 dims]}, opset 13} into `path` (node and init are consumed); 0 on success. */
+static int write_one_node_model(const char *path, pbuf_t *node, pbuf_t *init, const int64_t xd[4],
+                                const int64_t yd[4]) {
+  pbuf_t g = {0}, model = {0}, ops = {0};
+  pb_sub(&g, 1, node);
+  pb_str(&g, 2, "one_node");
+  if (init->n) pb_sub(&g, 5, init);
+  pb_value_info(&g, 11, "x", xd, 4);
+  pb_value_info(&g, 12, "y", yd, 4);
+  pb_int(&model, 1, 8); /* ir_version */
+  pb_sub(&model, 7, &g);
+  pb_str(&ops, 1, "");
+  pb_int(&ops, 2, 13);
+  pb_sub(&model, 8, &ops);
+  FILE *f = fopen(path, "wb");
+  int bad = !f || fwrite(model.p, 1, model.n, f) != model.n;
+  if (f) bad |= fclose(f) != 0;
+  free(model.p);
+  return bad;
+}
+
 /* Conv of x [1, c, h, h] with weights [m, c / group, k, k], pads k / 2, strides s, into
  * `path`; 0 on success. */
 static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, int64_t k, int64_t group, int64_t s) {
-  pbuf_t node = {0}, attr = {0}, w = {0}, g = {0}, model = {0}, ops = {0};
+  pbuf_t node = {0}, attr = {0}, w = {0};
   pb_str(&node, 1, "x");
   pb_str(&node, 1, "w");
   pb_str(&node, 2, "y");
@@ -771,21 +794,36 @@ static int write_conv_model(const char *path, int64_t c, int64_t m, int64_t h, i
   pb_str(&w, 8, "w");
   pb_bytes(&w, 9, wv, nw * sizeof *wv); /* raw_data: little-endian floats */
   free(wv);
-  pb_sub(&g, 1, &node);
-  pb_str(&g, 2, "conv");
-  pb_sub(&g, 5, &w);
-  pb_value_info(&g, 11, "x", xd, 4);
-  pb_value_info(&g, 12, "y", yd, 4);
-  pb_int(&model, 1, 8); /* ir_version */
-  pb_sub(&model, 7, &g);
-  pb_str(&ops, 1, "");
-  pb_int(&ops, 2, 13);
-  pb_sub(&model, 8, &ops);
-  FILE *f = fopen(path, "wb");
-  int bad = !f || fwrite(model.p, 1, model.n, f) != model.n;
-  if (f) bad |= fclose(f) != 0;
-  free(model.p);
-  return bad;
+  return write_one_node_model(path, &node, &w, xd, yd);
+}
+
+/* MaxPool or AveragePool (op) of x [1, c, h, h], kernel k x k, strides s, pads pad, ceil_mode
+ * ceil, into `path`; 0 on success. */
+static int write_pool_model(const char *path, const char *op, int64_t c, int64_t h, int64_t k, int64_t s,
+                            int64_t pad, int ceil) {
+  pbuf_t node = {0}, attr = {0}, none = {0};
+  pb_str(&node, 1, "x");
+  pb_str(&node, 2, "y");
+  pb_str(&node, 4, op);
+  pb_str(&attr, 1, "kernel_shape");
+  for (int i = 0; i < 2; i++) pb_int(&attr, 8, (uint64_t)k);
+  pb_int(&attr, 20, 7); /* INTS */
+  pb_sub(&node, 5, &attr);
+  pb_str(&attr, 1, "strides");
+  for (int i = 0; i < 2; i++) pb_int(&attr, 8, (uint64_t)s);
+  pb_int(&attr, 20, 7);
+  pb_sub(&node, 5, &attr);
+  pb_str(&attr, 1, "pads");
+  for (int i = 0; i < 4; i++) pb_int(&attr, 8, (uint64_t)pad);
+  pb_int(&attr, 20, 7);
+  pb_sub(&node, 5, &attr);
+  pb_str(&attr, 1, "ceil_mode");
+  pb_int(&attr, 3, (uint64_t)ceil);
+  pb_int(&attr, 20, 2); /* INT */
+  pb_sub(&node, 5, &attr);
+  const int64_t span = h + 2 * pad - k, o = (ceil ? (span + s - 1) / s : span / s) + 1;
+  const int64_t xd[4] = {1, c, h, h}, yd[4] = {1, c, o, o};
+  return write_one_node_model(path, &node, &none, xd, yd);
 }
 
 static void bench_conv_layers(const char *only) {
@@ -827,6 +865,35 @@ static void bench_conv_layers(const char *only) {
     snprintf(label, sizeof label, "%s (one-node ONNX model, %.3f GFLOP)", L[i].name, gflop);
     int calls = g_calls / 20 > 3 ? g_calls / 20 : 3;
     bench_model(label, path, "", NULL, 0, fill_random, calls);
+  }
+  unlink(path);
+}
+
+/* The pooling layers of the light model-zoo CNNs as one-node ONNX models. */
+static void bench_pool_layers(const char *only) {
+  static const struct {
+    const char *name, *op;
+    int64_t c, h, k, s, pad;
+    int ceil;
+  } L[] = {
+      {"MaxPool 3x3 stride 2 ceil, 96 ch, 111x111 (SqueezeNet)", "MaxPool", 96, 111, 3, 2, 0, 1},
+      {"MaxPool 3x3 stride 2 ceil, 256 ch, 27x27 (SqueezeNet)", "MaxPool", 256, 27, 3, 2, 0, 1},
+      {"MaxPool 3x3 stride 2, 64 ch, 112x112 (ResNet-50, DenseNet)", "MaxPool", 64, 112, 3, 2, 1, 0},
+      {"MaxPool 3x3 stride 1, 192 ch, 28x28 (Inception)", "MaxPool", 192, 28, 3, 1, 1, 0},
+      {"MaxPool 3x3 stride 1, 832 ch, 7x7 (Inception)", "MaxPool", 832, 7, 3, 1, 1, 0},
+      {"AveragePool 3x3 stride 1, 256 ch, 28x28 (Inception v2)", "AveragePool", 256, 28, 3, 1, 1, 0},
+      {"AveragePool 2x2 stride 2, 128 ch, 56x56 (DenseNet)", "AveragePool", 128, 56, 2, 2, 0, 0},
+  };
+  char path[256], label[256];
+  snprintf(path, sizeof path, "/tmp/berth_ort_pool_%d.onnx", (int)getpid());
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+    if (only && !strstr(L[i].name, only)) continue;
+    if (write_pool_model(path, L[i].op, L[i].c, L[i].h, L[i].k, L[i].s, L[i].pad, L[i].ceil)) {
+      printf("%s: cannot write %s\n", L[i].name, path);
+      continue;
+    }
+    snprintf(label, sizeof label, "%s (one-node ONNX model)", L[i].name);
+    bench_model(label, path, "", NULL, 0, fill_random, g_calls);
   }
   unlink(path);
 }
@@ -941,6 +1008,7 @@ int main(int argc, char **argv) {
   }
   if (real) bench_real_models(only);
   if (layers) bench_conv_layers(only);
+  if (layers) bench_pool_layers(only);
   if (kernels) bench_kernels(peak, only);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
