@@ -182,7 +182,10 @@ static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *s
   CHECK_MSG((st == BERTH_OK) == fits, "%s %lldx%lld k %lldx%lld s %lldx%lld: infer %d, windows fit %d",
             c.def->name, (long long)k->h, (long long)k->w, (long long)k->kh, (long long)k->kw, (long long)k->sh,
             (long long)k->sw, (int)st, (int)fits);
-  if (st == BERTH_OK && fits) {
+  /* with the planned scratch (padded rows, max's ring of rows) and without (the walk at the
+   * borders) */
+  for (int sc = 0; sc < 2 && st == BERTH_OK && fits; sc++) {
+    c.scratch_max = sc ? 0 : -1;
     float *got = tc_run(__LINE__, &c, ty(F32, 4, 1, nc, oh, ow));
     if (got) {
       int64_t bad = -1;
@@ -190,11 +193,11 @@ static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *s
         if (memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(got[i] != got[i] && want[i] != want[i])) bad = i;
       CHECK_MSG(bad < 0,
                 "%s %lldx%lld k %lldx%lld s %lldx%lld pads %lld %lld %lld %lld dil %lld %lld flags %lld: element %lld "
-                "is %.9g, expected %.9g",
+                "is %.9g, expected %.9g (%s scratch)",
                 c.def->name, (long long)k->h, (long long)k->w, (long long)k->kh, (long long)k->kw, (long long)k->sh,
                 (long long)k->sw, (long long)k->pt, (long long)k->pl, (long long)k->pb, (long long)k->pr,
                 (long long)k->dh, (long long)k->dw, (long long)k->flags, (long long)bad, bad < 0 ? 0.0 : got[bad],
-                bad < 0 ? 0.0 : want[bad]);
+                bad < 0 ? 0.0 : want[bad], sc ? "without" : "with");
       free(got);
     }
   }

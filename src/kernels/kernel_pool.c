@@ -27,7 +27,10 @@
  *   (positions past it, which only ceil mode makes, never count). Floats.
  * lp: (sum over the window's input elements of |x|^p)^(1/p), p > 0 (padding is 0). Floats.
  *
- * Cost: one pass over each window (output elements times kernel elements), no scratch. */
+ * Cost: one pass over each window (output elements times kernel elements); f32 max and average
+ * pooling with at most two spatial dims ask for scratch of a padded row and POOL_RING rows of the
+ * output (berth_scratch_max_pool, berth_scratch_avg_pool), and take the walk without it. */
+#include "kernel_scratch.h"
 #include "kernel_util.h"
 
 #include <math.h>
@@ -398,56 +401,139 @@ static void pool_row_out(const pool_plan_t *p, const pool_cols_t *c, bool max, c
   for (int64_t o = ca; o < cb; o++) yr[o] = yr[o] / n;
 }
 
-/* Max pooling whose windows share input rows (stride < kernel height): each input row's
- * interior columns are reduced across the window once, into a ring of POOL_RING rows, and
- * each output row is the maximum of its rows' reductions, rows ascending. The maximum is then
- * taken in the generic order (rows ascending, each row's columns ascending), so it is the
- * first of equal values like the walk: the same bits, -0 and +0 included. */
+/* ---- padded rows ------------------------------------------------------------------------
+ * With its planned scratch (berth_scratch_max_pool, berth_scratch_avg_pool), each input row
+ * is copied between pad values once (-inf for max, +0 for average) and every output column
+ * runs the row loop, none the walk. A -inf tap never replaces the running maximum, and adding
+ * +0 never changes a sum that starts from +0 (it is never -0), so the bits are the walk's.
+ * Max pooling at row stride 1 keeps each input row's reduction in a ring of POOL_RING rows, so
+ * a row shared by several windows is reduced once; each output row is then the
+ * maximum of its rows' reductions, rows ascending: the generic order (rows ascending, each
+ * row's columns ascending), so the first of equal values wins as in the walk, -0 and +0
+ * included. Scratch: the padded row ((ow - 1) * sw + kw floats), then the ring (POOL_RING
+ * rows of ow floats). */
 #define POOL_RING 4
-#define POOL_RING_W 256
 
-static bool pool_ring_ok(const pool_plan_t *p, const pool_cols_t *c) {
-  return p->k[1] <= POOL_RING && p->stride[1] < p->k[1] && p->dil[1] == 1 && c->cb - c->ca <= POOL_RING_W &&
-         c->cb > c->ca;
+typedef struct pool_pad {
+  float *row, *ring;
+  int64_t w, lo, n; /* padded width; the input row goes to [lo, lo + n) */
+  bool direct;      /* every window lies inside the input row: no copy */
+} pool_pad_t;
+
+static int64_t pool_pad_floats(const pool_plan_t *p) {
+  return (p->out[2] - 1) * p->stride[2] + p->k[2] + POOL_RING * p->out[2];
 }
 
-static void pool_ring_plane(const pool_plan_t *p, const pool_cols_t *c, const float *xc, float *yc) {
-  const int64_t iw = p->in[2], sw = p->stride[2], pw = p->pad[2], ow = p->out[2], ca = c->ca, n = c->cb - c->ca;
-  float ring[POOL_RING][POOL_RING_W];
+static bool pool_pad_init(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, pool_pad_t *pp) {
+  const int64_t ow = p->out[2], pw = p->pad[2], iw = p->in[2];
+  int64_t have;
+  float *buf = (float *)berth_scratch_take(call, sizeof(float), &have);
+  if (!buf || ow < 1 || have < pool_pad_floats(p)) return false;
+  pp->w = (ow - 1) * p->stride[2] + p->k[2];
+  pp->row = buf;
+  pp->ring = buf + pp->w;
+  pp->lo = pw < pp->w ? pw : pp->w;
+  pp->n = iw < pp->w - pp->lo ? iw : pp->w - pp->lo;
+  pp->direct = pw == 0 && pp->w <= iw;
+  const float v = max ? -INFINITY : 0.0f;
+  for (int64_t i = 0; i < pp->w; i++) pp->row[i] = v;
+  return true;
+}
+
+static const float *pool_pad_row(pool_pad_t *pp, const float *r) {
+  if (pp->direct) return r; /* no window reaches past the row: the row itself */
+  memcpy(pp->row + pp->lo, r, (size_t)pp->n * sizeof *r);
+  return pp->row;
+}
+
+/* -inf (a window of NaNs or -infs alone) is recomputed by the walk; a branch-free scan first */
+static void pool_fix_ninf(const pool_plan_t *p, const float *xc, float *yr, int64_t s1, int64_t lo1, int64_t hi1) {
+  const int64_t ow = p->out[2];
+  int any = 0;
+  for (int64_t o = 0; o < ow; o++) any |= yr[o] == -INFINITY;
+  for (int64_t o = 0; any && o < ow; o++)
+    if (yr[o] == -INFINITY) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * p->stride[2] - p->pad[2]);
+}
+
+static void pool_max_ring_plane(const pool_plan_t *p, const pool_cols_t *c, pool_pad_t *pp, const float *xc,
+                                float *yc) {
+  const int64_t iw = p->in[2], ow = p->out[2];
   int64_t held[POOL_RING] = {-1, -1, -1, -1}; /* the input row in each slot */
   for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
-    float *yr = yc + o1 * ow;
+    float *restrict yr = yc + o1 * ow;
     const int64_t s1 = o1 * p->stride[1] - p->pad[1];
     int64_t lo1, hi1;
     pool_taps(s1, 1, p->k[1], p->in[1], &lo1, &hi1);
-    for (int64_t o = 0; o < ca; o++) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
-    for (int64_t o = c->cb; o < ow; o++) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
     for (int64_t q1 = lo1; q1 < hi1; q1++) {
       const int64_t r = s1 + q1, slot = r % POOL_RING;
-      if (held[slot] != r) c->fn(xc + r * iw + ca * sw - pw, ring[slot], n, p->k[2], sw, true, true);
+      float *restrict h = pp->ring + slot * ow;
+      if (held[slot] != r) c->fn(pool_pad_row(pp, xc + r * iw), h, ow, p->k[2], p->stride[2], true, true);
       held[slot] = r;
-      const float *restrict h = ring[slot];
-      float *restrict d = yr + ca;
-      if (q1 == lo1) memcpy(d, h, (size_t)n * sizeof *d);
-      else BERTH_VLOOP(o, n, d[o] = h[o] > d[o] ? h[o] : d[o];);
+      if (q1 == lo1) memcpy(yr, h, (size_t)ow * sizeof *yr);
+      else BERTH_VLOOP(o, ow, yr[o] = h[o] > yr[o] ? h[o] : yr[o];);
     }
-    int any = 0; /* as pool_row_out: -inf (a window of NaNs or -infs) is recomputed by the walk */
-    for (int64_t o = ca; o < c->cb; o++) any |= yr[o] == -INFINITY;
-    for (int64_t o = ca; any && o < c->cb; o++)
-      if (yr[o] == -INFINITY) yr[o] = pool_elem_f32(p, true, xc, s1, lo1, hi1, 0, o * sw - pw);
+    pool_fix_ninf(p, xc, yr, s1, lo1, hi1);
   }
 }
 
-static void pool_rows_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
+/* Every window's rows accumulated into the output row in order (max without the ring, and
+ * average), then average's divisors. */
+static void pool_padded_plane(const pool_plan_t *p, const pool_cols_t *c, pool_pad_t *pp, bool max, const float *xc,
+                              float *yc) {
+  const int64_t iw = p->in[2], ow = p->out[2], kw = p->k[2], sw = p->stride[2], pw = p->pad[2];
+  for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+    float *restrict yr = yc + o1 * ow;
+    const int64_t s1 = o1 * p->stride[1] - p->pad[1];
+    int64_t lo1, hi1;
+    pool_taps(s1, p->dil[1], p->k[1], p->in[1], &lo1, &hi1);
+    for (int64_t q1 = lo1; q1 < hi1; q1++)
+      c->fn(pool_pad_row(pp, xc + (s1 + q1 * p->dil[1]) * iw), yr, ow, kw, sw, max, q1 == lo1);
+    if (max) {
+      pool_fix_ninf(p, xc, yr, s1, lo1, hi1);
+      continue;
+    }
+    const int64_t n1 = (p->flags & POOL_COUNT_PAD) ? pool_padded_taps(p, 1, s1) : hi1 - lo1;
+    const float n = (float)(n1 * kw);
+    for (int64_t o = 0; o < c->ca; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
+    for (int64_t o = c->ca; o < c->cb; o++) yr[o] = yr[o] / n;
+    for (int64_t o = c->cb; o < ow; o++) yr[o] = yr[o] / (float)(n1 * pool_avg_cols(p, o * sw - pw));
+  }
+}
+
+static void pool_rows_f32(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, const float *x, float *y) {
   pool_cols_t c;
   pool_cols_init(p, &c);
-  if (max && pool_ring_ok(p, &c)) {
-    for (int64_t ch = 0; ch < p->nc; ch++) pool_ring_plane(p, &c, x + ch * p->il, y + ch * p->l);
+  pool_pad_t pp;
+  /* measured (bench/ort_compare's pooling layers): the ring pays at stride 1 (a row reduced
+   * once instead of kernel-height times), not at stride 2; a copied row costs more than the
+   * walk at the borders where the row loop deinterleaves (stride 2) */
+  if (pool_pad_init(p, max, call, &pp) && (pp.direct || p->stride[2] == 1)) {
+    const bool ring = max && p->k[1] <= POOL_RING && p->dil[1] == 1 && p->stride[1] == 1 && p->k[1] > 1;
+    for (int64_t ch = 0; ch < p->nc; ch++) {
+      if (ring) pool_max_ring_plane(p, &c, &pp, x + ch * p->il, y + ch * p->l);
+      else pool_padded_plane(p, &c, &pp, max, x + ch * p->il, y + ch * p->l);
+    }
     return;
   }
   for (int64_t ch = 0; ch < p->nc; ch++)
     for (int64_t o1 = 0; o1 < p->out[1]; o1++)
       pool_row_out(p, &c, max, x + ch * p->il, y + ch * p->l + o1 * p->out[2], o1);
+}
+
+static uint64_t pool_scratch(const char *op, pool_kind_t kind, const berth_attr_value_t *attrs,
+                             const berth_type_t *in, int32_t n_in) {
+  pool_plan_t p;
+  if (n_in != 1 || pool_plan(op, kind, attrs, &in[0], &p, NULL) != BERTH_OK || p.nc == 0) return 0;
+  if (p.out_type.dtype != BERTH_DTYPE_F32 || p.in[0] != 1 || p.k[0] != 1 || p.pad[0] != 0 || p.pad_end[0] != 0 ||
+      p.dil[2] != 1)
+    return 0; /* pool_rows_apply's conditions */
+  return berth_scratch_request((uint64_t)pool_pad_floats(&p), sizeof(float));
+}
+uint64_t berth_scratch_max_pool(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  return pool_scratch("max_pool", POOL_MAX, attrs, in, n_in);
+}
+uint64_t berth_scratch_avg_pool(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  return pool_scratch("avg_pool", POOL_AVG, attrs, in, n_in);
 }
 
 static void pool_run_common(const berth_kernel_call_t *call, pool_kind_t kind, const char *op) {
@@ -456,7 +542,7 @@ static void pool_run_common(const berth_kernel_call_t *call, pool_kind_t kind, c
   const void *x = call->in[0].data;
   void *y = call->out[0].data;
   if (pool_rows_apply(&p, kind, call)) {
-    pool_rows_f32(&p, kind == POOL_MAX, (const float *)x, (float *)y);
+    pool_rows_f32(&p, kind == POOL_MAX, call, (const float *)x, (float *)y);
     return;
   }
   if (kind != POOL_MAX) {

@@ -15,6 +15,8 @@ uint64_t berth_op_scratch_bytes(uint32_t op, const berth_attr_value_t *attrs, co
     case BERTH_OP_CONV_TRANSPOSE: b = berth_scratch_conv_transpose(attrs, in, n_in); break;
     case BERTH_OP_CONV_PACKED: b = berth_scratch_conv_packed(attrs, in, n_in); break;
     case BERTH_OP_MATMUL_PACKED: b = berth_scratch_matmul_packed(attrs, in, n_in); break;
+    case BERTH_OP_MAX_POOL: b = berth_scratch_max_pool(attrs, in, n_in); break;
+    case BERTH_OP_AVG_POOL: b = berth_scratch_avg_pool(attrs, in, n_in); break;
     default: return 0;
   }
   return b < BERTH_SCRATCH_MAX_BYTES ? b : BERTH_SCRATCH_MAX_BYTES;
