@@ -464,13 +464,24 @@ static void pool_max_ring_plane(const pool_plan_t *p, const pool_cols_t *c, pool
     const int64_t s1 = o1 * p->stride[1] - p->pad[1];
     int64_t lo1, hi1;
     pool_taps(s1, 1, p->k[1], p->in[1], &lo1, &hi1);
+    const float *hr[POOL_RING] = {pp->ring, pp->ring, pp->ring, pp->ring};
     for (int64_t q1 = lo1; q1 < hi1; q1++) {
       const int64_t r = s1 + q1, slot = r % POOL_RING;
-      float *restrict h = pp->ring + slot * ow;
+      float *h = pp->ring + slot * ow;
       if (held[slot] != r) c->fn(pool_pad_row(pp, xc + r * iw), h, ow, p->k[2], p->stride[2], true, true);
       held[slot] = r;
-      if (q1 == lo1) memcpy(yr, h, (size_t)ow * sizeof *yr);
-      else BERTH_VLOOP(o, ow, yr[o] = h[o] > yr[o] ? h[o] : yr[o];);
+      hr[q1 - lo1] = h;
+    }
+    const float *restrict h0 = hr[0];
+    if (hi1 - lo1 == 3) { /* one pass over three rows, in order */
+      const float *restrict h1 = hr[1], *restrict h2 = hr[2];
+      BERTH_VLOOP(o, ow, float m = h0[o]; m = h1[o] > m ? h1[o] : m; yr[o] = h2[o] > m ? h2[o] : m;);
+    } else {
+      memcpy(yr, h0, (size_t)ow * sizeof *yr);
+      for (int64_t q = 1; q < hi1 - lo1; q++) {
+        const float *restrict h = hr[q];
+        BERTH_VLOOP(o, ow, yr[o] = h[o] > yr[o] ? h[o] : yr[o];);
+      }
     }
     pool_fix_ninf(p, xc, yr, s1, lo1, hi1);
   }
