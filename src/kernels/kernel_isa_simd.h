@@ -332,6 +332,14 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define ISA_IM2COL NULL
 #endif
 
+/* ---- conv's direct micro-kernel (kernel_conv_direct_ukr.h) --------------------------- */
+
+#define CDU_VB ISA_VB
+#define CDU_MR ISA_GEMM_MR
+#define CDU_NV ISA_GEMM_NV
+#define CDU_NAME ISA_FN(conv_direct_ukr_f32)
+#include "kernel_conv_direct_ukr.h"
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -351,4 +359,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
     .gemm_ukr_ldb32_f32 = ISA_UKR_LDB32,
+    .conv_direct_ukr_f32 = ISA_FN(conv_direct_ukr_f32),
 };

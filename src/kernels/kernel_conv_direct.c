@@ -1,0 +1,172 @@
+/* conv's direct path (kernel_conv_direct.h): bands of zero-padded, phase-split input rows in
+ * the scratch, tiles of the variant's micro-kernel over them, the outputs of each tile
+ * scattered to y with the epilogue. */
+#include "kernel_conv_direct.h"
+
+#include <string.h>
+
+#define CD_MAX_NR 64   /* the widest variant's gemm_nr (AVX-512: 32), with room */
+#ifndef CD_TILE_GROUP
+#define CD_TILE_GROUP 4 /* tiles of positions that every weight panel passes over together */
+#endif
+
+/* The band's plane geometry for bh output rows. */
+typedef struct cd_band {
+  int64_t rows, wq, plane; /* rows per plane, padded width, floats per plane */
+  int64_t planes;          /* c * sh * sw */
+} cd_band_t;
+
+static cd_band_t cd_band(const berth_conv_direct_geom_t *g, int64_t bh) {
+  cd_band_t b;
+  b.rows = bh + (g->kh - 1) / g->sh;
+  b.wq = g->ow + (g->kw - 1) / g->sw;
+  b.plane = b.rows * b.wq;
+  b.planes = g->c * g->sh * g->sw;
+  return b;
+}
+
+/* floats of scratch for the offsets (k int32, rounded up to a cache line) */
+static int64_t cd_off_floats(const berth_conv_direct_geom_t *g) { return (g->c * g->kh * g->kw + 15) / 16 * 16; }
+
+int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
+                                    int64_t floats) {
+  if (!isa->conv_direct_ukr_f32 || isa->gemm_nr > CD_MAX_NR || g->c < 1 || g->m < 1 || g->oh < 1 || g->ow < 1 ||
+      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1)
+    return 0;
+  const int64_t room = floats - cd_off_floats(g) - isa->gemm_nr;
+  const cd_band_t one = cd_band(g, 1);
+  if (room <= 0 || one.plane > room / one.planes) return 0;
+  int64_t bh = (room / one.planes - (one.rows - 1) * one.wq) / one.wq; /* rows * wq * planes <= room */
+  if (bh > g->oh) bh = g->oh;
+  if (bh < 1) return 0;
+  const int64_t nb = (g->oh + bh - 1) / bh; /* balanced bands */
+  bh = (g->oh + nb - 1) / nb;
+  if (cd_band(g, bh).plane * one.planes + isa->gemm_nr > INT32_MAX) return 0;
+  return bh;
+}
+
+/* Copies the input under output rows oh0 .. oh0 + bh - 1 into the band: plane (ic, a, b) row r,
+ * column j holds x[ic][(oh0 + r) * sh + a - ph][j * sw + b - pw], 0 outside the input. */
+static void cd_fill(const berth_conv_direct_geom_t *g, const cd_band_t *b, const float *x, int64_t oh0, int64_t bh,
+                    float *band) {
+  const int64_t rows = bh + (g->kh - 1) / g->sh, il = g->ih * g->iw;
+  for (int64_t ic = 0; ic < g->c; ic++)
+    for (int64_t pa = 0; pa < g->sh; pa++)
+      for (int64_t pb = 0; pb < g->sw; pb++) {
+        float *d = band + ((ic * g->sh + pa) * g->sw + pb) * b->plane;
+        /* the columns j with 0 <= j * sw + pb - pw < iw: [lo, hi) */
+        const int64_t s = pb - g->pw;
+        int64_t lo = s >= 0 ? 0 : (-s + g->sw - 1) / g->sw;
+        int64_t hi = g->iw - 1 - s < 0 ? 0 : (g->iw - 1 - s) / g->sw + 1;
+        if (hi > b->wq) hi = b->wq;
+        if (lo > hi) lo = hi;
+        for (int64_t r = 0; r < rows; r++, d += b->wq) {
+          const int64_t i = (oh0 + r) * g->sh + pa - g->ph;
+          if (i < 0 || i >= g->ih || lo == hi) {
+            memset(d, 0, (size_t)b->wq * sizeof(float));
+            continue;
+          }
+          const float *src = x + ic * il + i * g->iw + s; /* column j at src[j * sw] */
+          memset(d, 0, (size_t)lo * sizeof(float));
+          if (g->sw == 1) {
+            memcpy(d + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
+          } else {
+            for (int64_t j = lo; j < hi; j++) d[j] = src[j * g->sw];
+          }
+          memset(d + hi, 0, (size_t)(b->wq - hi) * sizeof(float));
+        }
+      }
+}
+
+/* The offset of tap (ic, kh, kw) in the band, in the weights' order. */
+static void cd_offsets(const berth_conv_direct_geom_t *g, const cd_band_t *b, int32_t *off) {
+  int64_t q = 0;
+  for (int64_t ic = 0; ic < g->c; ic++)
+    for (int64_t kh = 0; kh < g->kh; kh++)
+      for (int64_t kw = 0; kw < g->kw; kw++, q++) {
+        const int64_t plane = (ic * g->sh + kh % g->sh) * g->sw + kw % g->sw;
+        off[q] = (int32_t)(plane * b->plane + kh / g->sh * b->wq + kw / g->sw);
+      }
+}
+
+/* The runs of outputs among the tile's positions j0 .. j0 + nr - 1 (band coordinates, rows wq
+ * apart, row oh0 first, jn positions in the band): tile column at[n], len[n] outputs from y
+ * index dst[n]. Returns their number. */
+static int cd_runs(const berth_conv_direct_geom_t *g, int64_t wq, int64_t oh0, int64_t j0, int64_t nr, int64_t jn,
+                   int64_t *at, int64_t *len, int64_t *dst) {
+  int n = 0;
+  const int64_t end = j0 + nr < jn ? j0 + nr : jn;
+  for (int64_t j = j0; j < end;) {
+    const int64_t r = j / wq, col = j % wq;
+    if (col >= g->ow) {
+      j += wq - col;
+      continue;
+    }
+    const int64_t stop = r * wq + g->ow < end ? r * wq + g->ow : end;
+    at[n] = j - j0;
+    len[n] = stop - j;
+    dst[n] = (oh0 + r) * g->ow + col;
+    n++;
+    j = stop;
+  }
+  return n;
+}
+
+/* Everything but the band: the tiles of one band, weight panel after panel over each group of
+ * tiles. */
+typedef struct cd_out {
+  const float *wp, *bias, *res;
+  int64_t ap;
+  float *y;
+  berth_conv_direct_epi_fn epi;
+  const void *epi_ctx;
+} cd_out_t;
+
+static void cd_band_tiles(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const cd_band_t *b,
+                          const float *band, const int32_t *off, int64_t oh0, int64_t bh, const cd_out_t *o) {
+  const int64_t nr = isa->gemm_nr, mrmax = isa->gemm_mr, K = g->c * g->kh * g->kw, l = g->oh * g->ow;
+  const int64_t jn = (bh - 1) * b->wq + g->ow;
+  float tile[CD_MAX_NR * 16];
+  int64_t at[CD_MAX_NR + 1], len[CD_MAX_NR + 1], dst[CD_MAX_NR + 1];
+  for (int64_t t0 = 0; t0 < jn; t0 += CD_TILE_GROUP * nr) {
+    const int64_t t1 = t0 + CD_TILE_GROUP * nr < jn ? t0 + CD_TILE_GROUP * nr : jn;
+    for (int64_t p0 = 0; p0 < g->m; p0 += o->ap) {
+      const float *panel = o->wp + p0 * K; /* panel p0 / ap: ap * K floats */
+      const int64_t rp = g->m - p0 < o->ap ? g->m - p0 : o->ap;
+      for (int64_t r0 = 0; r0 < rp; r0 += mrmax) {
+        const int64_t mr = rp - r0 < mrmax ? rp - r0 : mrmax, m0 = p0 + r0;
+        for (int64_t j0 = t0; j0 < t1; j0 += nr) {
+          isa->conv_direct_ukr_f32(panel + r0, o->ap, band + j0, off, K, tile, mr, o->bias ? o->bias + m0 : NULL);
+          const int nrun = cd_runs(g, b->wq, oh0, j0, nr, jn, at, len, dst);
+          for (int64_t r = 0; r < mr; r++) {
+            float *yr = o->y + (m0 + r) * l;
+            for (int k = 0; k < nrun; k++) {
+              memcpy(yr + dst[k], tile + r * nr + at[k], (size_t)len[k] * sizeof(float));
+              if (o->epi) o->epi(o->epi_ctx, yr + dst[k], o->res ? o->res + (m0 + r) * l + dst[k] : NULL, len[k]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
+                           const float *wp, int64_t ap, const float *bias, float *y, const float *res,
+                           berth_conv_direct_epi_fn epi, const void *epi_ctx, float *buf, int64_t floats) {
+  const int64_t bh = berth_conv_direct_band_rows(isa, g, floats);
+  if (bh == 0 || ap < 1 || isa->gemm_mr > 16) return false;
+  const cd_band_t b = cd_band(g, bh);
+  int32_t *off = (int32_t *)(void *)buf;
+  float *band = buf + cd_off_floats(g);
+  cd_offsets(g, &b, off);
+  /* the slack after the last plane: read only by positions past the band's outputs */
+  memset(band + b.planes * b.plane, 0, (size_t)isa->gemm_nr * sizeof(float));
+  const cd_out_t o = {wp, bias, res, ap, y, epi, epi_ctx};
+  for (int64_t oh0 = 0; oh0 < g->oh; oh0 += bh) {
+    const int64_t n = g->oh - oh0 < bh ? g->oh - oh0 : bh;
+    cd_fill(g, &b, x, oh0, n, band);
+    cd_band_tiles(isa, g, &b, band, off, oh0, n, &o);
+  }
+  return true;
+}
