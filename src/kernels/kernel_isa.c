@@ -131,6 +131,8 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .tanh_f32 = berth_portable_tanh_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
     .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
+    .conv_direct_mr = 4,
+    .conv_direct_nr = 8,
     .conv_direct_ukr_f32 = portable_conv_direct_ukr_f32,
 };
 

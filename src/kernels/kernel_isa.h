@@ -159,10 +159,11 @@ typedef struct berth_kernel_isa {
   void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
                              int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
   /* conv's direct micro-kernel (kernel_conv_direct_ukr.h, driven by kernel_conv_direct.c): for
-   * r < mr (<= gemm_mr), c < gemm_nr,
-   *   tile[r * gemm_nr + c] = (bias ? bias[r] : 0) + sum_q a[q * lda + r] * x[off[q] + c]
+   * r < mr (<= conv_direct_mr), c < conv_direct_nr,
+   *   tile[r * conv_direct_nr + c] = (bias ? bias[r] : 0) + sum_q a[q * lda + r] * x[off[q] + c]
    * over q = 0..kc-1 in order (a: a pre-packed weight panel; x: a band of the padded input).
    * NULL where the variant has none. */
+  int conv_direct_mr, conv_direct_nr;
   void (*conv_direct_ukr_f32)(const float *a, int64_t lda, const float *x, const int32_t *off, int64_t kc,
                               float *tile, int64_t mr, const float *bias);
 } berth_kernel_isa_t;
