@@ -139,6 +139,27 @@ static void test_random(const berth_kernel_isa_t *isa) {
   }
 }
 
+/* geometry whose band could not be indexed, or whose sizes would overflow if multiplied,
+ * is refused (0 rows), not run */
+static void test_refuse(const berth_kernel_isa_t *isa) {
+  const int64_t big = (int64_t)1 << 40;
+  const berth_conv_direct_geom_t ok = {4, 4, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1};
+  CHECK(berth_conv_direct_band_rows(isa, &ok, 65536) == 8);
+  CHECK(berth_conv_direct_band_rows(isa, &ok, 0) == 0);
+  berth_conv_direct_geom_t g = ok;
+  g.sh = g.sw = big;
+  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  g = ok;
+  g.c = big, g.kh = g.kw = big;
+  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  g = ok;
+  g.ow = big;
+  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  g = ok;
+  g.c = 0;
+  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+}
+
 /* conv_packed against conv: the direct path (where conv_packed takes it) against the packed
  * GEMM, bit for bit, with an activation and a residual */
 static void test_op(void) {
@@ -202,6 +223,7 @@ int main(void) {
     variants++;
     CHECK(k->conv_direct_ukr_f32 != NULL && k->conv_direct_mr >= 1 && k->conv_direct_mr <= 16);
     test_random(k);
+    test_refuse(k);
     CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);
     test_op();
   }

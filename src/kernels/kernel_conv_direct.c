@@ -27,20 +27,29 @@ static cd_band_t cd_band(const berth_conv_direct_geom_t *g, int64_t bh) {
 /* floats of scratch for the offsets (k int32, rounded up to a cache line) */
 static int64_t cd_off_floats(const berth_conv_direct_geom_t *g) { return (g->c * g->kh * g->kw + 15) / 16 * 16; }
 
+/* a * b if it is at most cap (a, b >= 1, cap >= 0), else -1: no product here can overflow */
+static int64_t cd_mul_le(int64_t a, int64_t b, int64_t cap) { return a > cap / b ? -1 : a * b; }
+
 int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
                                     int64_t floats) {
   if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr > CD_MAX_NR || g->c < 1 || g->m < 1 || g->oh < 1 || g->ow < 1 ||
-      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1)
+      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || floats < 1)
     return 0;
+  /* every size below is at most `floats` (the scratch), checked before it is multiplied */
+  const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, floats), g->kw, floats);
+  if (k < 0 || g->ow > floats || g->kw > floats || g->kh > floats) return 0;
   const int64_t room = floats - cd_off_floats(g) - isa->conv_direct_nr;
-  const cd_band_t one = cd_band(g, 1);
-  if (room <= 0 || one.plane > room / one.planes) return 0;
-  int64_t bh = (room / one.planes - (one.rows - 1) * one.wq) / one.wq; /* rows * wq * planes <= room */
+  if (room <= 0) return 0;
+  const int64_t sh = cd_mul_le(g->c, g->sh, room), planes = sh < 0 ? -1 : cd_mul_le(sh, g->sw, room);
+  if (planes < 0) return 0;
+  const cd_band_t one = cd_band(g, 1); /* rows <= kh, wq <= ow + kw, planes checked: no overflow */
+  if (cd_mul_le(one.rows, one.wq, room / planes) < 0) return 0;
+  int64_t bh = (room / planes - (one.rows - 1) * one.wq) / one.wq; /* rows * wq * planes <= room */
   if (bh > g->oh) bh = g->oh;
   if (bh < 1) return 0;
   const int64_t nb = (g->oh + bh - 1) / bh; /* balanced bands */
   bh = (g->oh + nb - 1) / nb;
-  if (cd_band(g, bh).plane * one.planes + isa->conv_direct_nr > INT32_MAX) return 0;
+  if (cd_band(g, bh).plane * planes + isa->conv_direct_nr > INT32_MAX) return 0;
   return bh;
 }
 
