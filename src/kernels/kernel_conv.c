@@ -891,12 +891,13 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 
 /* The direct path (kernel_conv_direct.h: no im2col, bands of padded input rows in the scratch)
  * for 2-D convs where it measured faster than the packed GEMM on AVX2 (side by side, one
- * process, minimums): kernels of 5 and more (the 7x7 stride-2 first conv of ResNet-50 and
- * DenseNet-121, whose im2col is strided gathers: 4.8-5.0 ms against 5.7-6.4 ms), and at most 32
- * output channels per group (DenseNet-121's 3x3 128->32, where each im2col panel serves only
- * 32 rows: 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even at 28x28). Elsewhere at 3x3 it is within
- * 5-10 % either way (ResNet-50's stages, SqueezeNet's expand convs: slower more often than not),
- * so the packed GEMM stays. The same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
+ * process, minimums): a first conv of an image (at most 4 input channels, a kernel of 5 or more,
+ * strided: the 7x7 stride-2 conv of ResNet-50 and DenseNet-121, whose im2col is strided
+ * gathers: 4.8-5.0 ms against 5.7-6.4 ms), and kernels of 3x3 and more with at most 32 output
+ * channels per group (DenseNet-121's 3x3 128->32, where each im2col panel serves only 32 rows:
+ * 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even at 28x28; a 5x5 16->32 0.97-0.98x). Elsewhere it
+ * is within 5-15 % either way (ResNet-50's 3x3 stages, SqueezeNet's expand convs, Inception's
+ * 5x5 with 64 or more outputs: slower more often than not), so the packed GEMM stays. The same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
 #ifdef BERTH_KERNELS_SIMD
 static void convp_direct_epi(const void *ctx, float *y, const float *r, int64_t n) {
   conv_epi_f32(y, r, n, (const conv_plan_t *)ctx);
@@ -904,7 +905,8 @@ static void convp_direct_epi(const void *ctx, float *y, const float *r, int64_t 
 static bool convp_direct_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
                              const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
-  if (p->k[1] < 5 && p->k[2] < 5 && (p->mg > 32 || p->k[1] * p->k[2] < 9)) return false;
+  const bool first = p->cg <= 4 && (p->k[1] >= 5 || p->k[2] >= 5) && (p->stride[1] >= 2 || p->stride[2] >= 2);
+  if (!first && (p->mg > 32 || p->k[1] * p->k[2] < 9)) return false;
   const berth_conv_direct_geom_t g = {p->cg,     p->mg,     p->in[1],     p->in[2],     p->out[1], p->out[2],
                                       p->k[1],   p->k[2],   p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
   return berth_conv_direct_f32(isa, &g, xg, wp, p->ap, bg, yg, rg, p->act || rg ? convp_direct_epi : NULL, p, buf,
