@@ -54,7 +54,7 @@ static void check_shape(const berth_kernel_isa_t *isa, const berth_conv_direct_g
   float *wp = malloc((size_t)(np * ap * K) * sizeof(float)), *b = malloc((size_t)g->m * sizeof(float));
   float *res = malloc((size_t)(g->m * L) * sizeof(float)), *y = malloc((size_t)(g->m * L + 8) * sizeof(float));
   float *ypk = malloc((size_t)(g->m * L) * sizeof(float)), *col = malloc((size_t)(K * L) * sizeof(float));
-  float *buf = aligned_alloc(64, (size_t)(floats + 16) * sizeof(float));
+  float *buf = aligned_alloc(64, (size_t)(floats + 16 + 15) / 16 * 64); /* a multiple of 64 bytes */
   for (int64_t i = 0; i < g->c * g->ih * g->iw; i++) x[i] = rndf();
   for (int64_t i = 0; i < g->m * K; i++) w[i] = rndf();
   for (int64_t i = 0; i < g->m; i++) b[i] = rndf();
@@ -76,7 +76,7 @@ static void check_shape(const berth_kernel_isa_t *isa, const berth_conv_direct_g
       for (int64_t kw = 0; kw < g->kw; kw++, q++)
         for (int64_t t = 0; t < L; t++) col[q * L + t] = tap(g, x, ic, t / g->ow, t % g->ow, kh, kw);
   const int64_t pf = berth_gemm_scratch_floats(g->m < 4 ? 4 : g->m, L, K) + 4096;
-  float *pbuf = aligned_alloc(64, (size_t)pf * sizeof(float));
+  float *pbuf = aligned_alloc(64, (size_t)(pf + 15) / 16 * 64);
   const berth_gemm_rows_t rows = {col, L};
   berth_gemm_packed_pa_ap_f32(isa, wp, ap, bias ? b : NULL, ypk, L, g->m, L, K, berth_gemm_pack_rows, &rows, pbuf, pf);
   free(pbuf);
