@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if CDU_MR != 4 && CDU_MR != 6 && CDU_MR != 8 && CDU_MR != 12
+#error "CDU_MR must be 4, 6, 8 or 12 (the cases of the row-count switch)"
+#endif
+
 #define CDU_VW (CDU_VB / 4)
 #define CDU_NR (CDU_NV * CDU_VW)
 #define CDU_C2(a, b) a##b
