@@ -892,10 +892,11 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 /* The direct path (kernel_conv_direct.h: no im2col, bands of padded input rows in the scratch)
  * for 2-D convs where it measured faster than the packed GEMM on AVX2 (side by side, one
  * process, minimums): a first conv of an image (at most 4 input channels, a kernel of 5 or more,
- * strided: the 7x7 stride-2 conv of ResNet-50 and DenseNet-121, whose im2col is strided
- * gathers: 4.8-5.0 ms against 5.7-6.4 ms), and kernels of 3x3 and more with at most 32 output
- * channels per group (DenseNet-121's 3x3 128->32, where each im2col panel serves only 32 rows:
- * 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even at 28x28; a 5x5 16->32 0.97-0.98x). Elsewhere it
+ * strided: the 7x7 stride-2 conv of ResNet-50 and DenseNet-121, whose im2col is strided loads
+ * and shuffles: 3.1-3.3 ms against 3.7-3.8 ms), and kernels of 3x3 and more with at most 32
+ * output channels per group (DenseNet-121's 3x3 128->32, where each im2col panel serves only 32
+ * rows: 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even (0.97-1.03x) at 28x28; a 5x5 16->32
+ * 0.97-0.98x). Elsewhere it
  * is within 5-15 % either way (ResNet-50's 3x3 stages, SqueezeNet's expand convs, Inception's
  * 5x5 with 64 or more outputs: slower more often than not), so the packed GEMM stays. The same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
 #ifdef BERTH_KERNELS_SIMD
