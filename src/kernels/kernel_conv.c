@@ -898,7 +898,8 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
  * rows: 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even (0.97-1.03x) at 28x28; a 5x5 16->32
  * 0.97-0.98x). Elsewhere it
  * is within 5-15 % either way (ResNet-50's 3x3 stages, SqueezeNet's expand convs, Inception's
- * 5x5 with 64 or more outputs: slower more often than not), so the packed GEMM stays. The same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
+ * 5x5 with 64 or more outputs: slower more often than not), so the packed GEMM stays. The
+ * same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
 #ifdef BERTH_KERNELS_SIMD
 static void convp_direct_epi(const void *ctx, float *y, const float *r, int64_t n) {
   conv_epi_f32(y, r, n, (const conv_plan_t *)ctx);

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#define CD_MAX_NR 64   /* the widest variant's gemm_nr (AVX-512: 32), with room */
+#define CD_MAX_NR 32   /* the widest variant's conv_direct_nr (AVX-512: 32): the stack tile is 2 KiB */
 #define CD_TILE_GROUP 4 /* tiles of positions that every weight panel passes over together (1, 16,
                           * 64 measured no better on ResNet-50 and DenseNet-121 shapes) */
 
