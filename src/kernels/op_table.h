@@ -193,7 +193,9 @@
   /* MatMul / Gemm with weights packed at compile time (kernel_matmul_packed.c, src/passes/pack.c) */ \
   X(MATMUL_PACKED, matmul_packed) \
   /* a chain of f32 elementwise ops in one pass (kernel_chain.c, src/passes/fuse_chain.c) */ \
-  X(ELEMENTWISE_CHAIN, elementwise_chain)
+  X(ELEMENTWISE_CHAIN, elementwise_chain) \
+  /* a conv whose filters are a windowed DFT, as an FFT (kernel_conv_dft.c, src/passes/conv_dft.c) */ \
+  X(CONV_DFT, conv_dft)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

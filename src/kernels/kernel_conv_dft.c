@@ -1,0 +1,147 @@
+/* conv_dft(x, table) {stride, pad_begin, pad_end} -> y: a 1-D convolution whose filters are a
+ * windowed DFT (an STFT written as Conv, as Silero VAD's is), computed with an FFT.
+ *
+ *   x     f32 [B, 1, L]
+ *   table f64 [3, N], N a power of two, 4 <= N <= CONV_DFT_MAX_N: row 0 the window w[n],
+ *         rows 1 and 2 cos(2 pi j / N) and sin(2 pi j / N) (src/passes/conv_dft.c writes them)
+ *   y     f32 [B, 2 * (N/2 + 1), F], F = (L + pad_begin + pad_end - N) / stride + 1
+ *
+ * With v[n] = w[n] * x[t * stride - pad_begin + n] (zero outside x), for k <= N/2:
+ *   y[b, k, t]           =  sum_n v[n] cos(2 pi k n / N)   (the real part of bin k)
+ *   y[b, N/2 + 1 + k, t] = -sum_n v[n] sin(2 pi k n / N)   (its imaginary part)
+ * which is what conv computes with the weights K[k, 0, n] = w[n] cos(2 pi k n / N),
+ * K[N/2 + 1 + k, 0, n] = -w[n] sin(2 pi k n / N): the pass rewrites such a conv (weights
+ * within about two f32 ulps of that form) into this op. O(N log N) per frame instead of
+ * O(N^2), and no weights to stream (Silero's 16 kHz STFT filters are 264 KB).
+ *
+ * Arithmetic: double throughout (the frame packed as N/2 complex values, an in-place
+ * radix-2 decimation-in-time FFT, then the split that turns it into the real signal's
+ * spectrum), rounded to f32 once at the end: each output is the exact DFT of the windowed
+ * frame to about 1e-15 relative to the frame's size, where conv's f32 sum of N products
+ * rounds at about 1e-7 of it; the difference between the two is conv's rounding. Other table
+ * values give other finite results, never a fault. run allocates nothing; its work arrays
+ * are on the stack (2 x N/2 doubles, 2 KB at N = 256). */
+#include "kernel_util.h"
+
+#include <string.h>
+
+#define CONV_DFT_MAX_N 256
+
+enum { CONV_DFT_STRIDE, CONV_DFT_PAD_BEGIN, CONV_DFT_PAD_END };
+
+static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                                     berth_type_t *out, berth_diag_t *diag) {
+  const char *op = "conv_dft";
+  char a[160];
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_conv_dft, in, n_in, diag));
+  BERTH_TRY(berth_kernel_check_dtype(op, 0, in[0].dtype, BERTH_DTYPE_BIT(F32), diag));
+  BERTH_TRY(berth_kernel_check_dtype(op, 1, in[1].dtype, BERTH_DTYPE_BIT(F64), diag));
+  const berth_type_t *x = &in[0], *t = &in[1];
+  if (x->rank != 3 || x->dims[1] != 1)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: x (operand 0) is %s, expected [batch, 1, length]", op,
+                      berth_type_format(x, a, sizeof a));
+  const int64_t n = t->rank == 2 ? t->dims[1] : 0;
+  if (t->rank != 2 || t->dims[0] != 3 || n < 4 || n > CONV_DFT_MAX_N || (n & (n - 1)) != 0)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s: table (operand 1) is %s, expected [3, N] with N a power of two in 4..%d", op,
+                      berth_type_format(t, a, sizeof a), CONV_DFT_MAX_N);
+  const int64_t s = attrs[CONV_DFT_STRIDE].i, p0 = attrs[CONV_DFT_PAD_BEGIN].i, p1 = attrs[CONV_DFT_PAD_END].i;
+  if (s < 1 || s > BERTH_MAX_DIM)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: stride %lld, expected 1..2^40", op, (long long)s);
+  if (p0 < 0 || p0 > BERTH_MAX_DIM || p1 < 0 || p1 > BERTH_MAX_DIM)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: pads %lld, %lld, expected 0..2^40", op, (long long)p0,
+                      (long long)p1);
+  const int64_t span = x->dims[2] + p0 + p1;
+  if (span < n)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s: the padded signal has %lld samples, fewer than the window's %lld", op, (long long)span,
+                      (long long)n);
+  berth_type_t y;
+  berth_kernel_type_init(&y, BERTH_DTYPE_F32, 3);
+  y.dims[0] = x->dims[0];
+  y.dims[1] = n + 2;
+  y.dims[2] = (span - n) / s + 1;
+  BERTH_TRY(berth_kernel_check_output(op, &y, diag));
+  out[0] = y;
+  return BERTH_OK;
+}
+
+/* ---- run ---------------------------------------------------------------------------- */
+
+/* In-place radix-2 FFT of the m complex values (re, im), m a power of two, forward
+ * (e^{-2 pi i jk/m}); cs and sn hold cos and sin of 2 pi j / (m * step) for j < m * step. */
+static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, const double *cs, const double *sn,
+                         int64_t step) {
+  for (int64_t i = 1, j = 0; i < m; i++) { /* bit reversal */
+    int64_t bit = m >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j |= bit;
+    if (i < j) {
+      double tr = re[i], ti = im[i];
+      re[i] = re[j];
+      im[i] = im[j];
+      re[j] = tr;
+      im[j] = ti;
+    }
+  }
+  for (int64_t len = 2; len <= m; len <<= 1) {
+    const int64_t half = len >> 1, ts = step * (m / len);
+    for (int64_t i = 0; i < m; i += len)
+      for (int64_t k = 0; k < half; k++) {
+        const double wr = cs[k * ts], wi = -sn[k * ts];
+        const int64_t a = i + k, b = a + half;
+        const double br = re[b] * wr - im[b] * wi, bi = re[b] * wi + im[b] * wr;
+        re[b] = re[a] - br;
+        im[b] = im[a] - bi;
+        re[a] += br;
+        im[a] += bi;
+      }
+  }
+}
+
+/* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
+ * the row), y the output's first bin of this frame (bins ld apart; imaginary parts bins * ld
+ * after the real ones). */
+static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, float *y,
+                           int64_t ld) {
+  const int64_t m = n / 2;
+  const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
+  double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
+  for (int64_t j = 0; j < m; j++) { /* z[j] = v[2j] + i v[2j+1] */
+    const int64_t p = s + 2 * j, q = p + 1;
+    re[j] = p >= 0 && p < len ? w[2 * j] * (double)x0[p] : 0.0;
+    im[j] = q >= 0 && q < len ? w[2 * j + 1] * (double)x0[q] : 0.0;
+  }
+  conv_dft_fft(re, im, m, cs, sn, 2);
+  /* X[k] = E[k] + e^{-2 pi i k/n} O[k], E and O the spectra of the even and odd samples:
+   * E[k] = (Z[k] + conj Z[m-k]) / 2, O[k] = -i (Z[k] - conj Z[m-k]) / 2 */
+  float *yi = y + (m + 1) * ld;
+  for (int64_t k = 0; k <= m; k++) {
+    const int64_t a = k == m ? 0 : k, b = k == 0 ? 0 : m - k;
+    const double er = 0.5 * (re[a] + re[b]), ei = 0.5 * (im[a] - im[b]);
+    const double or_ = 0.5 * (im[a] + im[b]), oi = -0.5 * (re[a] - re[b]);
+    const double c = cs[k], sv = -sn[k];
+    y[k * ld] = (float)(er + or_ * c - oi * sv);
+    yi[k * ld] = (float)(ei + or_ * sv + oi * c);
+  }
+}
+
+static void conv_dft_run(const berth_kernel_call_t *call) {
+  const berth_type_t *xt = call->in[0].type, *yt = call->out[0].type;
+  const int64_t nb = xt->dims[0], len = xt->dims[2], n = call->in[1].type->dims[1], frames = yt->dims[2];
+  const int64_t s = call->attrs[CONV_DFT_STRIDE].i, p0 = call->attrs[CONV_DFT_PAD_BEGIN].i;
+  const float *x = (const float *)call->in[0].data;
+  const double *tab = (const double *)call->in[1].data;
+  float *y = (float *)call->out[0].data;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t t = 0; t < frames; t++)
+      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, y + b * (n + 2) * frames + t, frames);
+}
+
+static const berth_attr_spec_t conv_dft_attrs[] = {
+    {"stride", BERTH_ATTR_INT, false, 1, 0},
+    {"pad_begin", BERTH_ATTR_INT, false, 0, 0},
+    {"pad_end", BERTH_ATTR_INT, false, 0, 0},
+};
+const berth_op_def_t berth_op_def_conv_dft = {"conv_dft", BERTH_OPKIND_KERNEL, 2, 2, 1, 3, conv_dft_attrs,
+                                              conv_dft_infer, conv_dft_run};
