@@ -3,7 +3,10 @@
  *
  *   x     f32 [B, 1, L]
  *   table f64 [3, N], N a power of two, 4 <= N <= CONV_DFT_MAX_N: row 0 the window w[n],
- *         rows 1 and 2 cos(2 pi j / N) and sin(2 pi j / N) (src/passes/conv_dft.c writes them)
+ *         rows 1 and 2 the cosines and sines of the twiddles' angles (src/passes/conv_dft.c
+ *         writes them): entry k < N/2 the angle 2 pi k / N (the split of the real signal's
+ *         spectrum), entry N/2 + j (1 <= j < N/2) pi (j - h) / h with h the largest power of
+ *         two <= j (the FFT's stage h, one run of entries per stage); entry N/2 unused
  *   y     f32 [B, 2 * (N/2 + 1), F], F = (L + pad_begin + pad_end - N) / stride + 1
  *
  * With v[n] = w[n] * x[t * stride - pad_begin + n] (zero outside x), for k <= N/2:
@@ -15,12 +18,13 @@
  * O(N^2), and no weights to stream (Silero's 16 kHz STFT filters are 264 KB).
  *
  * Arithmetic: double throughout (the frame packed as N/2 complex values, an in-place
- * radix-2 decimation-in-time FFT, then the split that turns it into the real signal's
+ * radix-2 decimation-in-time FFT, two lanes at a time from the third stage, then the split that turns it into the real signal's
  * spectrum), rounded to f32 once at the end: each output is the exact DFT of the windowed
  * frame to about 1e-15 relative to the frame's size, where conv's f32 sum of N products
  * rounds at about 1e-7 of it; the difference between the two is conv's rounding. Other table
  * values give other finite results, never a fault. run allocates nothing; its work arrays
  * are on the stack (2 x N/2 doubles, 2 KB at N = 256). */
+#include "kernel_dot.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -68,59 +72,98 @@ static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const bert
 
 /* ---- run ---------------------------------------------------------------------------- */
 
-/* In-place radix-2 FFT of the m complex values (re, im), m a power of two, forward
- * (e^{-2 pi i jk/m}); cs and sn hold cos and sin of 2 pi j / (m * step) for j < m * step. */
-static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, const double *cs, const double *sn,
-                         int64_t step) {
-  for (int64_t i = 1, j = 0; i < m; i++) { /* bit reversal */
+/* Two lanes of doubles where the compiler has vector types (kernel_dot.h), one elsewhere:
+ * the same operations per lane either way, so the same results. */
+#if BERTH_DOT_VECTOR
+typedef berth_v2d cdft_v;
+#define CDFT_W 2
+static inline cdft_v cdft_ld(const double *p) { return berth_ld_f64(p); }
+static inline void cdft_st(double *p, cdft_v v) { memcpy(p, &v, sizeof v); }
+#else
+typedef double cdft_v;
+#define CDFT_W 1
+static inline cdft_v cdft_ld(const double *p) { return *p; }
+static inline void cdft_st(double *p, cdft_v v) { *p = v; }
+#endif
+
+/* In-place radix-2 FFT of m complex values (re, im) given in bit-reversed order, m >= 2 a power of
+ * two, forward (e^{-2 pi i jk/m}); stage h's twiddles (the angles pi k / h, k < h) are
+ * c[h + k], s[h + k] for h >= 4. */
+static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, const double *c, const double *s) {
+  for (int64_t i = 0; i < m; i += 2) { /* h = 1: twiddle 1 */
+    const double tr = re[i + 1], ti = im[i + 1];
+    re[i + 1] = re[i] - tr;
+    im[i + 1] = im[i] - ti;
+    re[i] += tr;
+    im[i] += ti;
+  }
+  for (int64_t i = 0; m >= 4 && i < m; i += 4) { /* h = 2: twiddles 1 and -i */
+    double tr = re[i + 2], ti = im[i + 2];
+    re[i + 2] = re[i] - tr;
+    im[i + 2] = im[i] - ti;
+    re[i] += tr;
+    im[i] += ti;
+    tr = im[i + 3];
+    ti = -re[i + 3];
+    re[i + 3] = re[i + 1] - tr;
+    im[i + 3] = im[i + 1] - ti;
+    re[i + 1] += tr;
+    im[i + 1] += ti;
+  }
+  for (int64_t h = 4; h < m; h <<= 1)
+    for (int64_t i = 0; i < m; i += 2 * h)
+      for (int64_t k = 0; k < h; k += CDFT_W) {
+        double *ra = re + i + k, *ia = im + i + k, *rb = ra + h, *ib = ia + h;
+        const cdft_v wr = cdft_ld(c + h + k), wi = -cdft_ld(s + h + k);
+        const cdft_v xr = cdft_ld(rb), xi = cdft_ld(ib), ar = cdft_ld(ra), ai = cdft_ld(ia);
+        const cdft_v tr = xr * wr - xi * wi, ti = xr * wi + xi * wr;
+        cdft_st(rb, ar - tr);
+        cdft_st(ib, ai - ti);
+        cdft_st(ra, ar + tr);
+        cdft_st(ia, ai + ti);
+      }
+}
+
+/* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
+ * the row), y the output's first bin of this frame (bins ld apart; imaginary parts
+ * (n/2 + 1) * ld after the real ones). */
+static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, float *y,
+                           int64_t ld) {
+  const int64_t m = n / 2;
+  const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
+  double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
+  const bool inside = s >= 0 && s + n <= len;
+  for (int64_t j = 0; j < m; j++) { /* z[j] = v[2j] + i v[2j+1] */
+    const int64_t p = s + 2 * j, q = p + 1;
+    if (inside) {
+      re[j] = w[2 * j] * (double)x0[p];
+      im[j] = w[2 * j + 1] * (double)x0[q];
+    } else {
+      re[j] = p >= 0 && p < len ? w[2 * j] * (double)x0[p] : 0.0;
+      im[j] = q >= 0 && q < len ? w[2 * j + 1] * (double)x0[q] : 0.0;
+    }
+  }
+  for (int64_t i = 1, j = 0; i < m; i++) { /* into bit-reversed order */
     int64_t bit = m >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
     j |= bit;
     if (i < j) {
-      double tr = re[i], ti = im[i];
+      const double tr = re[i], ti = im[i];
       re[i] = re[j];
       im[i] = im[j];
       re[j] = tr;
       im[j] = ti;
     }
   }
-  for (int64_t len = 2; len <= m; len <<= 1) {
-    const int64_t half = len >> 1, ts = step * (m / len);
-    for (int64_t i = 0; i < m; i += len)
-      for (int64_t k = 0; k < half; k++) {
-        const double wr = cs[k * ts], wi = -sn[k * ts];
-        const int64_t a = i + k, b = a + half;
-        const double br = re[b] * wr - im[b] * wi, bi = re[b] * wi + im[b] * wr;
-        re[b] = re[a] - br;
-        im[b] = im[a] - bi;
-        re[a] += br;
-        im[a] += bi;
-      }
-  }
-}
-
-/* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
- * the row), y the output's first bin of this frame (bins ld apart; imaginary parts bins * ld
- * after the real ones). */
-static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, float *y,
-                           int64_t ld) {
-  const int64_t m = n / 2;
-  const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
-  double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
-  for (int64_t j = 0; j < m; j++) { /* z[j] = v[2j] + i v[2j+1] */
-    const int64_t p = s + 2 * j, q = p + 1;
-    re[j] = p >= 0 && p < len ? w[2 * j] * (double)x0[p] : 0.0;
-    im[j] = q >= 0 && q < len ? w[2 * j + 1] * (double)x0[q] : 0.0;
-  }
-  conv_dft_fft(re, im, m, cs, sn, 2);
+  conv_dft_fft(re, im, m, cs + m, sn + m);
   /* X[k] = E[k] + e^{-2 pi i k/n} O[k], E and O the spectra of the even and odd samples:
-   * E[k] = (Z[k] + conj Z[m-k]) / 2, O[k] = -i (Z[k] - conj Z[m-k]) / 2 */
+   * E[k] = (Z[k] + conj Z[m-k]) / 2, O[k] = -i (Z[k] - conj Z[m-k]) / 2; bin m's twiddle is -1 */
   float *yi = y + (m + 1) * ld;
   for (int64_t k = 0; k <= m; k++) {
     const int64_t a = k == m ? 0 : k, b = k == 0 ? 0 : m - k;
     const double er = 0.5 * (re[a] + re[b]), ei = 0.5 * (im[a] - im[b]);
     const double or_ = 0.5 * (im[a] + im[b]), oi = -0.5 * (re[a] - re[b]);
-    const double c = cs[k], sv = -sn[k];
+    const double c = k < m ? cs[k] : -1.0, sv = k < m ? -sn[k] : 0.0;
     y[k * ld] = (float)(er + or_ * c - oi * sv);
     yi[k * ld] = (float)(ei + or_ * sv + oi * c);
   }

@@ -9,7 +9,7 @@
  * the rounding of weights computed in f32 or f64 and stored as f32; Silero's are within
  * 7.7e-8 of it). Only a plain conv: no bias, no fused activation or residual, one group,
  * unit dilation, one input channel, 1-D, weights read by nothing else. The table constant
- * (window, cosines, sines, in f64) replaces the weights in place; the old bytes are left
+ * (window, twiddles' cosines and sines, in f64, kernel_conv_dft.c's layout) replaces the weights in place; the old bytes are left
  * unused for the DCE pass that must follow.
  *
  * Results change by conv's own f32 rounding: the FFT computes the exact transform of the
@@ -65,10 +65,18 @@ static bool conv_dft_rewrite(berth_ir_program_t *p, berth_ir_method_t *m, int32_
   const float *k = (const float *)p->globals[wv->index].data;
   double *tab = malloc((size_t)(3 * n) * sizeof(double));
   if (!tab) return false;
-  for (int64_t j = 0; j < n; j++) {
+  const int64_t half = n / 2;
+  for (int64_t j = 0; j < n; j++) { /* kernel_conv_dft.c's layout */
+    double a = 2 * CONV_DFT_PI * (double)j / (double)n; /* the split's twiddles */
+    if (j == half) a = 0; /* unused */
+    if (j > half) {       /* stage h's */
+      int64_t h = 1;
+      while (2 * h <= j - half) h *= 2;
+      a = CONV_DFT_PI * (double)(j - half - h) / (double)h;
+    }
     tab[j] = k[j];
-    tab[n + j] = cos(2 * CONV_DFT_PI * (double)j / (double)n);
-    tab[2 * n + j] = sin(2 * CONV_DFT_PI * (double)j / (double)n);
+    tab[n + j] = cos(a);
+    tab[2 * n + j] = sin(a);
   }
   berth_type_t tt;
   berth_kernel_type_init(&tt, BERTH_DTYPE_F64, 2);
