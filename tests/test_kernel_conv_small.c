@@ -2,7 +2,8 @@
  * in double (conv_reference.h) for every kernel variant this build and CPU have, on the
  * shapes of an audio frame (Silero VAD's STFT: one input channel, 256 taps, stride 128 or 64,
  * in place; its encoder: k 3, pad 1, stride 1 or 2, windows over both edges) and random ones
- * (dilations, output channels not a multiple of 4, kernels wider than the input with padding);
+ * (dilations, output channels not a multiple of 4, kernels wider than the input with padding,
+ * rows exactly one window long, whose patches are the input shifted);
  * nothing outside the output is written; it declines (writing nothing) more than
  * BERTH_CONV_SMALL_MAX_L positions, fewer than 4 output channels, and scratch too small for
  * the patches unless the patches are runs of the input; and the conv kernel gives the bits
@@ -83,9 +84,11 @@ static void test_audio_shapes(void) {
 
 static void test_random(void) {
   for (int it = 0; it < 400; it++) {
-    const int64_t cg = 1 + rnd() % 40, mg = 1 + rnd() % 40, k = 1 + rnd() % 6, dil = 1 + rnd() % 3;
+    /* every third case rows one window long (il == k, unit dilation: the shifted-copy packer) */
+    const bool row = it % 3 == 0;
+    const int64_t cg = 1 + rnd() % 40, mg = 1 + rnd() % 40, k = 1 + rnd() % 6, dil = row ? 1 : 1 + rnd() % 3;
     const int64_t stride = 1 + rnd() % 3, pad = rnd() % (dil * (k - 1) + 1), pad_end = rnd() % (dil * (k - 1) + 1);
-    int64_t il = 1 + rnd() % 12;
+    int64_t il = row ? k : 1 + rnd() % 12;
     if (il + pad + pad_end < dil * (k - 1) + 1) il = dil * (k - 1) + 1;
     const int64_t l = positions(il, k, stride, pad, pad_end, dil);
     if (cg * il > XN || mg * cg * k > WN || mg * l > YN) continue;

@@ -42,6 +42,19 @@ static SMALL_INLINE void small_pack_taps(int64_t k, int64_t cg, const float *con
     for (int64_t q = 0; q < k; q++) d[q] = src[q][ic * step[q]];
 }
 
+/* One position's patch where each input row is one window long (il == k, unit dilation:
+ * the encoder's first convs, 3 positions of 3): entry ic * k + q is x[ic * k + q + s], so
+ * the patch is the whole input shifted by s, one copy, then the taps outside each row
+ * (q < lo or q >= hi, the same for every channel) zeroed. */
+static void small_pack_shifted(const float *xg, int64_t ck, int64_t k, int64_t s, int64_t lo, int64_t hi,
+                               float *restrict d) {
+  const int64_t a = s < 0 ? -s : 0, b = s > 0 ? ck - s : ck; /* d[a, b) = x[a + s, b + s) */
+  if (b > a) memcpy(d + a, xg + a + s, (size_t)(b - a) * sizeof(float));
+  for (int64_t q = 0; q < k; q++)
+    if (q < lo || q >= hi)
+      for (int64_t i = q; i < ck; i += k) d[i] = 0.0f;
+}
+
 /* buf[t * ck + ic * k + q] = x[ic * il + t * stride - pad + q * dil], zeros over the padding. */
 static void small_pack(const berth_conv_small_geom_t *g, const float *xg, float *restrict buf) {
   const int64_t k = g->k, il = g->il;
@@ -50,6 +63,10 @@ static void small_pack(const berth_conv_small_geom_t *g, const float *xg, float 
     int64_t lo, hi;
     small_taps(s, g->dil, k, il, &lo, &hi);
     float *restrict d = buf + t * g->ck;
+    if (il == k && g->dil == 1) {
+      small_pack_shifted(xg, g->ck, k, s, lo, hi, d);
+      continue;
+    }
     if (k <= SMALL_TAPS) {
       const float *src[SMALL_TAPS];
       int64_t step[SMALL_TAPS];
