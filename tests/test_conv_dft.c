@@ -6,7 +6,8 @@
  * twiddle or frame is off by the size of the signal), and against the conv it replaced
  * (within that conv's f32 rounding), with stride, both pads, frames that cross the padding,
  * two batch items, N = 4, 8 and 256 (Silero's periodic Hann window) and a window with
- * negative entries. The convs left alone compute what they did, bit for bit. Then infer's
+ * negative entries. The convs left alone compute what they did, bit for bit. The magnitude
+ * of the two halves fused into one conv_dft (and what is not fused). Then infer's
  * refusals. Randomized: BERTH_TEST_SEED. */
 #include "passes/passes.h"
 #include "reference/reference.h"
@@ -163,7 +164,7 @@ static void test_pass(void) {
   CHECK_MSG(berth_pass_dce(&fft, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(fft, &d) == BERTH_OK, "%s", msg);
   char *text = berth_ir_print(fft);
-  CHECK_MSG(text && strstr(text, "conv_dft(%y, @dft0_1) {stride = 3, pad_begin = 2, pad_end = 5}"),
+  CHECK_MSG(text && strstr(text, "conv_dft(%y, @dft0_1) {stride = 3, pad_begin = 2, pad_end = 5, magnitude = 0}"),
             "no conv_dft with stride and pads in the printed program");
   CHECK_MSG(text && berth_ir_parse(text, strlen(text), "dft2.bir", &back, &d) == BERTH_OK, "parse back: %s", msg);
   free(text);
@@ -196,6 +197,92 @@ static void test_pass(void) {
   berth_ir_program_destroy(back);
 }
 
+/* The magnitude: sqrt(pow(re, 2) + pow(im, 2)) of the two halves of an STFT conv (through
+ * slices, one of them an identity on axis 0, a negative axis, the add's operands swapped)
+ * becomes one conv_dft with magnitude = 1, the slices, pows, add and the first conv_dft gone;
+ * not with an exponent of 3, nor with rows that are not the two halves. */
+static void test_magnitude(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  sbuf_t b = {0};
+  float w8[8];
+  double neg[8];
+  for (int j = 0; j < 8; j++) neg[j] = rnd();
+  puts_(&b, "program {alloc_inputs = 1, alloc_outputs = 1}\n\n");
+  add_dft(&b, "ka", 8, neg, 0, -1, w8);
+  add_dft(&b, "kb", 8, neg, 0, -1, NULL);
+  add_dft(&b, "kc", 8, neg, 0, -1, NULL);
+  puts_(&b, "const @two : f32[] = [2]\nconst @three : f32[] = [3]\n"
+            "\nfunc @g(%y : f32[1,1,20]) -> (f32[1,5,13], f32[1,5,13], f32[1,5,13]) {\n"
+            "  %d = conv(%y, @ka) : f32[1,10,13]\n"
+            "  %s0 = slice(%d) {axes = [0], starts = [0], ends = [9223372036854775807], steps = [1]} : f32[1,10,13]\n"
+            "  %re = slice(%s0) {axes = [1], starts = [0], ends = [5]} : f32[1,5,13]\n"
+            "  %im = slice(%s0) {axes = [-2], starts = [5], ends = [9223372036854775807]} : f32[1,5,13]\n"
+            "  %p = pow(%re, @two) : f32[1,5,13]\n"
+            "  %q = pow(%im, @two) : f32[1,5,13]\n"
+            "  %a = add(%q, %p) : f32[1,5,13]\n"
+            "  %m = sqrt(%a) : f32[1,5,13]\n"
+            "  %d2 = conv(%y, @kb) : f32[1,10,13]\n"
+            "  %re2 = slice(%d2) {axes = [1], starts = [0], ends = [5]} : f32[1,5,13]\n"
+            "  %im2 = slice(%d2) {axes = [1], starts = [5], ends = [10]} : f32[1,5,13]\n"
+            "  %p2 = pow(%re2, @three) : f32[1,5,13]\n"
+            "  %q2 = pow(%im2, @two) : f32[1,5,13]\n"
+            "  %a2 = add(%p2, %q2) : f32[1,5,13]\n"
+            "  %m2 = sqrt(%a2) : f32[1,5,13]\n"
+            "  %d3 = conv(%y, @kc) : f32[1,10,13]\n"
+            "  %re3 = slice(%d3) {axes = [1], starts = [1], ends = [6]} : f32[1,5,13]\n"
+            "  %im3 = slice(%d3) {axes = [1], starts = [5], ends = [10]} : f32[1,5,13]\n"
+            "  %p3 = pow(%re3, @two) : f32[1,5,13]\n"
+            "  %q3 = pow(%im3, @two) : f32[1,5,13]\n"
+            "  %a3 = add(%p3, %q3) : f32[1,5,13]\n"
+            "  %m3 = sqrt(%a3) : f32[1,5,13]\n"
+            "  return %m, %m2, %m3\n"
+            "}\n");
+  berth_ir_program_t *plain = NULL, *fft = NULL;
+  CHECK_MSG(berth_ir_parse(b.s, b.n, "mag.bir", &plain, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_parse(b.s, b.n, "mag.bir", &fft, &d) == BERTH_OK, "%s", msg);
+  free(b.s);
+  if (!plain || !fft) return;
+  const int32_t n = berth_pass_conv_dft(fft);
+  CHECK_MSG(n == 4, "%d rewritten or fused, expected 4 (three convs, one magnitude)", (int)n);
+  CHECK_MSG(berth_pass_dce(&fft, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(fft, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op(fft, BERTH_OP_CONV_DFT) == 3 && count_op(fft, BERTH_OP_SQRT) == 2 && count_op(fft, BERTH_OP_POW) == 4);
+  char *text = berth_ir_print(fft);
+  CHECK_MSG(text && strstr(text, "%m = conv_dft(%y, @dft0_0) {stride = 1, pad_begin = 0, pad_end = 0, magnitude = 1}"),
+            "no magnitude conv_dft in\n%s", text ? text : "");
+  free(text);
+  float y[20];
+  for (int i = 0; i < 20; i++) y[i] = (float)rnd();
+  void *po[3] = {0}, *fo[3] = {0};
+  char m2[512];
+  berth_diag_t d2 = berth_diag_make(m2, sizeof m2);
+  berth_ref_t *r = NULL;
+  bool ok = berth_ref_create(fft, &r, &d2) == BERTH_OK && berth_ref_call(r, 0, (const void *[]){y}, fo, &d2) == BERTH_OK;
+  berth_ref_destroy(r);
+  r = NULL;
+  ok = ok && berth_ref_create(plain, &r, &d2) == BERTH_OK && berth_ref_call(r, 0, (const void *[]){y}, po, &d2) == BERTH_OK;
+  berth_ref_destroy(r);
+  CHECK_MSG(ok, "reference run: %s", m2);
+  for (int k = 0; ok && k < 5; k++)
+    for (int t = 0; t < 13; t++) {
+      double re, im, mag;
+      exact_dft(y, 20, t, w8, 8, k, &re, &im, &mag);
+      const double want = sqrt(re * re + im * im), got = ((const float *)fo[0])[k * 13 + t];
+      const double unfused = ((const float *)po[0])[k * 13 + t];
+      CHECK_MSG(fabs(got - want) <= 2e-7 * (mag + 1e-30), "magnitude bin %d frame %d: %.9g, exact %.9g (seed %llu)", k,
+                t, got, want, (unsigned long long)rng_seed);
+      CHECK_MSG(fabs(unfused - want) <= 1e-5 * (mag + 1e-30), "unfused bin %d frame %d: %.9g, exact %.9g", k, t,
+                unfused, want);
+    }
+  for (int i = 0; i < 3; i++) {
+    free(po[i]);
+    free(fo[i]);
+  }
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(fft);
+}
+
 static void test_infer(void) {
   tcall_t c = tc_op(&berth_op_def_conv_dft);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 3, 2, 1, 600), NULL);
@@ -206,6 +293,12 @@ static void test_infer(void) {
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_type_t out, want = ty(BERTH_DTYPE_F32, 3, 2, 258, 4); /* (600 + 40 - 256) / 128 + 1 */
   CHECK_MSG(c.def->infer(c.attrs, c.in, c.n_in, &out, &d) == BERTH_OK && berth_type_equal(&out, &want), "%s", msg);
+  tc_int(&c, "magnitude", 1);
+  want = ty(BERTH_DTYPE_F32, 3, 2, 129, 4);
+  CHECK_MSG(c.def->infer(c.attrs, c.in, c.n_in, &out, &d) == BERTH_OK && berth_type_equal(&out, &want), "%s", msg);
+  tc_int(&c, "magnitude", 2);
+  EXPECT_REJECT(&c, "magnitude");
+  tc_int(&c, "magnitude", 0);
   tc_int(&c, "stride", 0);
   EXPECT_REJECT(&c, "conv_dft: stride 0, expected 1..2^40");
   tc_int(&c, "stride", 1);
@@ -239,6 +332,7 @@ int main(void) {
   rng_seed = s ? strtoull(s, NULL, 10) : 20261205u;
   rng_state = rng_seed;
   test_pass();
+  test_magnitude();
   test_infer();
   return test_finish("test_conv_dft");
 }

@@ -1,5 +1,6 @@
-/* conv_dft(x, table) {stride, pad_begin, pad_end} -> y: a 1-D convolution whose filters are a
- * windowed DFT (an STFT written as Conv, as Silero VAD's is), computed with an FFT.
+/* conv_dft(x, table) {stride, pad_begin, pad_end, magnitude} -> y: a 1-D convolution whose
+ * filters are a windowed DFT (an STFT written as Conv, as Silero VAD's is), computed with an
+ * FFT; with magnitude = 1, the magnitude of each bin instead (y [B, N/2 + 1, F]).
  *
  *   x     f32 [B, 1, L]
  *   table f64 [3, N], N a power of two, 4 <= N <= CONV_DFT_MAX_N: row 0 the window w[n],
@@ -12,6 +13,7 @@
  * With v[n] = w[n] * x[t * stride - pad_begin + n] (zero outside x), for k <= N/2:
  *   y[b, k, t]           =  sum_n v[n] cos(2 pi k n / N)   (the real part of bin k)
  *   y[b, N/2 + 1 + k, t] = -sum_n v[n] sin(2 pi k n / N)   (its imaginary part)
+ * (magnitude = 1: y[b, k, t] = sqrt(re^2 + im^2) of those two, k <= N/2),
  * which is what conv computes with the weights K[k, 0, n] = w[n] cos(2 pi k n / N),
  * K[N/2 + 1 + k, 0, n] = -w[n] sin(2 pi k n / N): the pass rewrites such a conv (weights
  * within about two f32 ulps of that form) into this op. O(N log N) per frame instead of
@@ -27,11 +29,12 @@
 #include "kernel_dot.h"
 #include "kernel_util.h"
 
+#include <math.h>
 #include <string.h>
 
 #define CONV_DFT_MAX_N 256
 
-enum { CONV_DFT_STRIDE, CONV_DFT_PAD_BEGIN, CONV_DFT_PAD_END };
+enum { CONV_DFT_STRIDE, CONV_DFT_PAD_BEGIN, CONV_DFT_PAD_END, CONV_DFT_MAGNITUDE };
 
 static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
                                      berth_type_t *out, berth_diag_t *diag) {
@@ -60,10 +63,12 @@ static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const bert
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "%s: the padded signal has %lld samples, fewer than the window's %lld", op, (long long)span,
                       (long long)n);
+  bool mag;
+  BERTH_TRY(berth_kernel_get_flag(op, "magnitude", &attrs[CONV_DFT_MAGNITUDE], &mag, diag));
   berth_type_t y;
   berth_kernel_type_init(&y, BERTH_DTYPE_F32, 3);
   y.dims[0] = x->dims[0];
-  y.dims[1] = n + 2;
+  y.dims[1] = mag ? n / 2 + 1 : n + 2;
   y.dims[2] = (span - n) / s + 1;
   BERTH_TRY(berth_kernel_check_output(op, &y, diag));
   out[0] = y;
@@ -127,8 +132,8 @@ static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, co
 /* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
  * the row), y the output's first bin of this frame (bins ld apart; imaginary parts
  * (n/2 + 1) * ld after the real ones). */
-static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, float *y,
-                           int64_t ld) {
+static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, bool mag,
+                           float *y, int64_t ld) {
   const int64_t m = n / 2;
   const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
   double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
@@ -164,8 +169,13 @@ static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double
     const double er = 0.5 * (re[a] + re[b]), ei = 0.5 * (im[a] - im[b]);
     const double or_ = 0.5 * (im[a] + im[b]), oi = -0.5 * (re[a] - re[b]);
     const double c = k < m ? cs[k] : -1.0, sv = k < m ? -sn[k] : 0.0;
-    y[k * ld] = (float)(er + or_ * c - oi * sv);
-    yi[k * ld] = (float)(ei + or_ * sv + oi * c);
+    const double xr = er + or_ * c - oi * sv, xi = ei + or_ * sv + oi * c;
+    if (mag) {
+      y[k * ld] = (float)sqrt(xr * xr + xi * xi);
+    } else {
+      y[k * ld] = (float)xr;
+      yi[k * ld] = (float)xi;
+    }
   }
 }
 
@@ -173,18 +183,21 @@ static void conv_dft_run(const berth_kernel_call_t *call) {
   const berth_type_t *xt = call->in[0].type, *yt = call->out[0].type;
   const int64_t nb = xt->dims[0], len = xt->dims[2], n = call->in[1].type->dims[1], frames = yt->dims[2];
   const int64_t s = call->attrs[CONV_DFT_STRIDE].i, p0 = call->attrs[CONV_DFT_PAD_BEGIN].i;
+  const bool mag = call->attrs[CONV_DFT_MAGNITUDE].i != 0;
+  const int64_t rows = mag ? n / 2 + 1 : n + 2;
   const float *x = (const float *)call->in[0].data;
   const double *tab = (const double *)call->in[1].data;
   float *y = (float *)call->out[0].data;
   for (int64_t b = 0; b < nb; b++)
     for (int64_t t = 0; t < frames; t++)
-      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, y + b * (n + 2) * frames + t, frames);
+      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, mag, y + b * rows * frames + t, frames);
 }
 
 static const berth_attr_spec_t conv_dft_attrs[] = {
     {"stride", BERTH_ATTR_INT, false, 1, 0},
     {"pad_begin", BERTH_ATTR_INT, false, 0, 0},
     {"pad_end", BERTH_ATTR_INT, false, 0, 0},
+    {"magnitude", BERTH_ATTR_INT, false, 0, 0},
 };
-const berth_op_def_t berth_op_def_conv_dft = {"conv_dft", BERTH_OPKIND_KERNEL, 2, 2, 1, 3, conv_dft_attrs,
+const berth_op_def_t berth_op_def_conv_dft = {"conv_dft", BERTH_OPKIND_KERNEL, 2, 2, 1, 4, conv_dft_attrs,
                                               conv_dft_infer, conv_dft_run};

@@ -1380,9 +1380,10 @@ berth_status_t ox_import_decoded(const Onnx__ModelProto *mp, Onnx__ModelProto **
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) (void)berth_pass_fold_affine(cx.p); /* per-channel scale and shift of a conv into its weights */
   if (!st) (void)berth_pass_fuse_act(cx.p); /* conv + relu / clip / leaky_relu; DCE drops the rest */
+  if (!st && berth_pass_conv_dft(cx.p) > 0) /* STFT convs (windowed DFT weights) as FFTs, and */
+    st = berth_pass_dce(&cx.p, diag);        /* their magnitudes: the add, pows and slices gone */
   if (!st) (void)berth_pass_fuse_chains(cx.p); /* runs of elementwise nodes as one pass */
   if (!st) st = berth_pass_dce(&cx.p, diag);    /* the weights folding replaced, before packing */
-  if (!st) (void)berth_pass_conv_dft(cx.p);      /* STFT convs (windowed DFT weights) as FFTs */
   if (!st) (void)berth_pass_pack_weights(cx.p); /* weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {

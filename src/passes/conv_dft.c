@@ -12,8 +12,15 @@
  * (window, twiddles' cosines and sines, in f64, kernel_conv_dft.c's layout) replaces the weights in place; the old bytes are left
  * unused for the DCE pass that must follow.
  *
+ * Then sqrt(pow(re, 2) + pow(im, 2)) of the two halves of a conv_dft's result (re rows
+ * [0, N/2 + 1) of axis 1, im the rest, each reached through slices that keep every other
+ * axis whole; the add's operands in either order), the spectrum's magnitude as an STFT
+ * front end computes it, becomes one conv_dft with magnitude = 1: the sqrt node takes the
+ * conv_dft's operands and attributes; the add, pows and slices are left for DCE.
+ *
  * Results change by conv's own f32 rounding: the FFT computes the exact transform of the
- * windowed frame in double (the kernel's comment), where conv sums N f32 products. */
+ * windowed frame in double (the kernel's comment), where conv sums N f32 products; the
+ * magnitude is taken in double too, rounded once. */
 #include "kernels/kernel_util.h"
 #include "passes/passes.h"
 
@@ -100,6 +107,93 @@ static bool conv_dft_rewrite(berth_ir_program_t *p, berth_ir_method_t *m, int32_
   return true;
 }
 
+/* ---- the magnitude: sqrt(re^2 + im^2) of a conv_dft's two halves -------------------- */
+
+/* Follows v back through slice nodes to a conv_dft's result: true with *lo the first row of
+ * axis 1 that v starts at, when every slice takes whole extents on the other axes, unit
+ * steps, rows [lo, lo + v's rows) on axis 1; *src the conv_dft node. */
+static bool mag_trace(const berth_ir_method_t *m, int32_t v, int32_t *src, int64_t *lo) {
+  static const int SL_AXES = 0, SL_STARTS = 1, SL_ENDS = 2, SL_STEPS = 3;
+  int64_t off = 0;
+  for (int depth = 0; depth < 16; depth++) {
+    const berth_ir_value_t *val = &m->values[v];
+    if (val->kind != BERTH_IR_NODE || val->node < 0) return false;
+    const berth_ir_node_t *n = &m->nodes[val->node];
+    if (n->op == BERTH_OP_CONV_DFT) {
+      *src = val->node;
+      *lo = off;
+      return n->attrs[3].i == 0; /* not already a magnitude */
+    }
+    if (n->op != BERTH_OP_SLICE || n->n_in != 1) return false;
+    const berth_attr_value_t *a = n->attrs;
+    const berth_type_t *in = &m->values[n->in[0]].type;
+    if (a[SL_AXES].n < 1 || a[SL_STARTS].n != a[SL_AXES].n || a[SL_ENDS].n != a[SL_AXES].n) return false;
+    for (int32_t i = 0; i < a[SL_AXES].n; i++) {
+      int64_t ax = a[SL_AXES].ints[i];
+      if (ax < 0) ax += in->rank;
+      if (ax < 0 || ax >= in->rank || (a[SL_STEPS].n && a[SL_STEPS].ints[i] != 1)) return false;
+      const int64_t dim = in->dims[ax];
+      int64_t st = a[SL_STARTS].ints[i], en = a[SL_ENDS].ints[i];
+      if (st < 0) st += dim;
+      if (en < 0) en += dim;
+      st = st < 0 ? 0 : st > dim ? dim : st;
+      en = en < 0 ? 0 : en > dim ? dim : en;
+      if (ax != 1 && (st != 0 || en != dim)) return false;
+      if (ax == 1) off += st; /* the rows kept are [st, en): v's type says how many */
+    }
+    v = n->in[0];
+  }
+  return false;
+}
+
+/* Whether value v is pow(x, 2) with 2 an f32 constant scalar; *x gets x. */
+static bool mag_square(const berth_ir_program_t *p, const berth_ir_method_t *m, int32_t v, int32_t *x) {
+  const berth_ir_value_t *val = &m->values[v];
+  if (val->kind != BERTH_IR_NODE || val->node < 0) return false;
+  const berth_ir_node_t *n = &m->nodes[val->node];
+  if (n->op != BERTH_OP_POW || n->n_in != 2) return false;
+  const berth_ir_value_t *e = &m->values[n->in[1]];
+  if (e->kind != BERTH_IR_CONST || e->type.dtype != BERTH_DTYPE_F32 || berth_type_numel(&e->type) != 1) return false;
+  const float *d = (const float *)p->globals[e->index].data;
+  *x = n->in[0];
+  return d && d[0] == 2.0f;
+}
+
+/* Node si (a sqrt) of sqrt(pow(re, 2) + pow(im, 2)), re and im the two halves of one
+ * conv_dft's result (slices of it), becomes that conv_dft with magnitude = 1; the add, pows
+ * and slices are left for DCE (the conv_dft too, when nothing else reads it). */
+static bool mag_fuse(const berth_ir_program_t *p, berth_ir_method_t *m, int32_t si) {
+  berth_ir_node_t *s = &m->nodes[si];
+  if (s->n_in != 1 || s->n_out != 1) return false;
+  const berth_ir_value_t *av = &m->values[s->in[0]];
+  if (av->kind != BERTH_IR_NODE || av->node < 0) return false;
+  const berth_ir_node_t *a = &m->nodes[av->node];
+  int32_t x0, x1, d0, d1;
+  int64_t lo0, lo1;
+  if (a->op != BERTH_OP_ADD || a->n_in != 2 || !mag_square(p, m, a->in[0], &x0) || !mag_square(p, m, a->in[1], &x1) ||
+      !mag_trace(m, x0, &d0, &lo0) || !mag_trace(m, x1, &d1, &lo1) || d0 != d1)
+    return false;
+  const berth_ir_node_t *d = &m->nodes[d0];
+  const berth_type_t *dt = &m->values[d->out[0]].type, *ot = &m->values[s->out[0]].type;
+  const int64_t bins = dt->dims[1] / 2;
+  if (d->graph != s->graph || (lo0 != 0 && lo0 != bins) || lo1 != bins - lo0) return false;
+  berth_type_t want = *dt; /* [B, bins, frames], and so are both halves */
+  want.dims[1] = bins;
+  if (!berth_type_equal(ot, &want) || !berth_type_equal(&m->values[x0].type, &want) ||
+      !berth_type_equal(&m->values[x1].type, &want))
+    return false;
+  int32_t *nin = realloc(s->in, 2 * sizeof *nin);
+  if (!nin) return false;
+  nin[0] = d->in[0];
+  nin[1] = d->in[1];
+  s->in = nin;
+  s->n_in = 2;
+  s->op = BERTH_OP_CONV_DFT;
+  memcpy(s->attrs, d->attrs, sizeof s->attrs);
+  s->attrs[3].i = 1;
+  return true;
+}
+
 int32_t berth_pass_conv_dft(berth_ir_program_t *p) {
   int32_t done = 0;
   for (int32_t mi = 0; mi < p->n_methods; mi++) {
@@ -118,6 +212,8 @@ int32_t berth_pass_conv_dft(berth_ir_program_t *p) {
       done++;
     }
     free(uses);
+    for (int32_t ni = 0; ni < m->n_nodes; ni++)
+      if (m->nodes[ni].op == BERTH_OP_SQRT && mag_fuse(p, m, ni)) done++;
   }
   return done;
 }

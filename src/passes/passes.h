@@ -56,9 +56,12 @@ int32_t berth_pass_pack_weights(berth_ir_program_t *p);
 /* Turns each conv whose constant f32 weights are a windowed onesided DFT (an STFT written as
  * Conv1d: weights [2 * (N/2 + 1), 1, N], N a power of two up to 256, within about two f32
  * ulps of w[n] cos(2 pi k n / N) and -w[n] sin(2 pi k n / N)) into conv_dft, an FFT
- * (conv_dft.c, kernel_conv_dft.c), in place: results change by conv's f32 rounding only. The
- * old weights are left unused, so berth_pass_dce must run next. Returns the number rewritten
- * (it stops early when out of memory, leaving a valid program). */
+ * (conv_dft.c, kernel_conv_dft.c), in place: results change by conv's f32 rounding only;
+ * then each sqrt(pow(re, 2) + pow(im, 2)) of a conv_dft's two halves into one conv_dft with
+ * magnitude = 1. Run it before berth_pass_fuse_chains (which would hide the sqrt). The old
+ * weights and the magnitude's add, pows and slices are left unused, so berth_pass_dce must
+ * run next. Returns the number rewritten and fused (it stops early when out of memory,
+ * leaving a valid program). */
 int32_t berth_pass_conv_dft(berth_ir_program_t *p);
 
 /* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
