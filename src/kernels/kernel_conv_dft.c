@@ -130,34 +130,22 @@ static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, co
 }
 
 /* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
- * the row), y the output's first bin of this frame (bins ld apart; imaginary parts
- * (n/2 + 1) * ld after the real ones). */
-static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n, bool mag,
-                           float *y, int64_t ld) {
+ * the row), rev the bit reversal of j < n/2, y the output's first bin of this frame (bins
+ * ld apart; imaginary parts (n/2 + 1) * ld after the real ones). */
+static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n,
+                           const int16_t *rev, bool mag, float *y, int64_t ld) {
   const int64_t m = n / 2;
   const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
   double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
   const bool inside = s >= 0 && s + n <= len;
-  for (int64_t j = 0; j < m; j++) { /* z[j] = v[2j] + i v[2j+1] */
-    const int64_t p = s + 2 * j, q = p + 1;
+  for (int64_t j = 0; j < m; j++) { /* z[r] = v[2r] + i v[2r+1] at r's bit reversal j */
+    const int64_t r = rev[j], p = s + 2 * r, q = p + 1;
     if (inside) {
-      re[j] = w[2 * j] * (double)x0[p];
-      im[j] = w[2 * j + 1] * (double)x0[q];
+      re[j] = w[2 * r] * (double)x0[p];
+      im[j] = w[2 * r + 1] * (double)x0[q];
     } else {
-      re[j] = p >= 0 && p < len ? w[2 * j] * (double)x0[p] : 0.0;
-      im[j] = q >= 0 && q < len ? w[2 * j + 1] * (double)x0[q] : 0.0;
-    }
-  }
-  for (int64_t i = 1, j = 0; i < m; i++) { /* into bit-reversed order */
-    int64_t bit = m >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
-    if (i < j) {
-      const double tr = re[i], ti = im[i];
-      re[i] = re[j];
-      im[i] = im[j];
-      re[j] = tr;
-      im[j] = ti;
+      re[j] = p >= 0 && p < len ? w[2 * r] * (double)x0[p] : 0.0;
+      im[j] = q >= 0 && q < len ? w[2 * r + 1] * (double)x0[q] : 0.0;
     }
   }
   conv_dft_fft(re, im, m, cs + m, sn + m);
@@ -188,9 +176,16 @@ static void conv_dft_run(const berth_kernel_call_t *call) {
   const float *x = (const float *)call->in[0].data;
   const double *tab = (const double *)call->in[1].data;
   float *y = (float *)call->out[0].data;
+  int16_t rev[CONV_DFT_MAX_N / 2]; /* once per call: the reversal loop mispredicts per element */
+  for (int64_t i = 0, j = 0; i < n / 2; i++) {
+    rev[i] = (int16_t)j;
+    int64_t bit = n / 4;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j |= bit;
+  }
   for (int64_t b = 0; b < nb; b++)
     for (int64_t t = 0; t < frames; t++)
-      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, mag, y + b * rows * frames + t, frames);
+      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, rev, mag, y + b * rows * frames + t, frames);
 }
 
 static const berth_attr_spec_t conv_dft_attrs[] = {
