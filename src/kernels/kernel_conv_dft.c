@@ -31,6 +31,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define CONV_DFT_MAX_N 256
 
@@ -84,6 +87,18 @@ typedef berth_v2d cdft_v;
 #define CDFT_W 2
 static inline cdft_v cdft_ld(const double *p) { return berth_ld_f64(p); }
 static inline void cdft_st(double *p, cdft_v v) { memcpy(p, &v, sizeof v); }
+/* both lanes' square roots (correctly rounded: the bits of sqrt) */
+static inline cdft_v cdft_sqrt(cdft_v v) {
+#if defined(__SSE2__)
+  __m128d r;
+  memcpy(&r, &v, sizeof r);
+  r = _mm_sqrt_pd(r);
+  memcpy(&v, &r, sizeof v);
+  return v;
+#else
+  return (cdft_v){sqrt(v[0]), sqrt(v[1])};
+#endif
+}
 #else
 typedef double cdft_v;
 #define CDFT_W 1
@@ -129,6 +144,62 @@ static void conv_dft_fft(double *restrict re, double *restrict im, int64_t m, co
       }
 }
 
+/* Bins k of one bin's formula, scalar: X[k] = E[k] + e^{-2 pi i k/n} O[k], E and O the
+ * spectra of the even and odd samples, E[k] = (Z[k] + conj Z[m-k]) / 2,
+ * O[k] = -i (Z[k] - conj Z[m-k]) / 2; bin m's twiddle is -1. */
+static inline void conv_dft_bin(const double *re, const double *im, int64_t m, int64_t k, const double *cs,
+                                const double *sn, bool mag, float *y, int64_t ld) {
+  const int64_t a = k == m ? 0 : k, b = k == 0 ? 0 : m - k;
+  const double er = 0.5 * (re[a] + re[b]), ei = 0.5 * (im[a] - im[b]);
+  const double or_ = 0.5 * (im[a] + im[b]), oi = -0.5 * (re[a] - re[b]);
+  const double c = k < m ? cs[k] : -1.0, sv = k < m ? -sn[k] : 0.0;
+  const double xr = er + or_ * c - oi * sv, xi = ei + or_ * sv + oi * c;
+  if (mag) {
+    y[k * ld] = (float)sqrt(xr * xr + xi * xi);
+  } else {
+    y[k * ld] = (float)xr;
+    y[(m + 1 + k) * ld] = (float)xi;
+  }
+}
+
+/* The real signal's spectrum from Z, the FFT of its even + i odd samples (conv_dft_bin's
+ * formula): bins 1 .. m-1 two at a time where there are vector types (bin m - k is the
+ * mirror of k: its pair is loaded and its lanes swapped), each lane the scalar formula's
+ * operations, so the same bits. */
+#if defined(__GNUC__)
+#define CDFT_NOINLINE __attribute__((noinline)) /* gcc cannot tell the frame's arrays are filled */
+#else
+#define CDFT_NOINLINE
+#endif
+static CDFT_NOINLINE void conv_dft_split(const double *re, const double *im, int64_t m, const double *cs, const double *sn,
+                           bool mag, float *y, int64_t ld) {
+  conv_dft_bin(re, im, m, 0, cs, sn, mag, y, ld);
+  conv_dft_bin(re, im, m, m, cs, sn, mag, y, ld);
+  int64_t k = 1;
+#if BERTH_DOT_VECTOR
+  const cdft_v half = {0.5, 0.5};
+  for (; k + 2 <= m; k += 2) {
+    cdft_v rb = cdft_ld(re + m - k - 1), ib = cdft_ld(im + m - k - 1);
+    rb = (cdft_v){rb[1], rb[0]};
+    ib = (cdft_v){ib[1], ib[0]};
+    const cdft_v ra = cdft_ld(re + k), ia = cdft_ld(im + k);
+    const cdft_v er = half * (ra + rb), ei = half * (ia - ib), or_ = half * (ia + ib), oi = -half * (ra - rb);
+    const cdft_v c = cdft_ld(cs + k), sv = -cdft_ld(sn + k);
+    const cdft_v xr = er + or_ * c - oi * sv, xi = ei + or_ * sv + oi * c;
+    const cdft_v r = cdft_sqrt(xr * xr + xi * xi);
+    for (int l = 0; l < 2; l++) {
+      if (mag) {
+        y[(k + l) * ld] = (float)r[l];
+      } else {
+        y[(k + l) * ld] = (float)xr[l];
+        y[(m + 1 + k + l) * ld] = (float)xi[l];
+      }
+    }
+  }
+#endif
+  for (; k < m; k++) conv_dft_bin(re, im, m, k, cs, sn, mag, y, ld);
+}
+
 /* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
  * the row), rev the bit reversal of j < n/2, y the output's first bin of this frame (bins
  * ld apart; imaginary parts (n/2 + 1) * ld after the real ones). */
@@ -149,22 +220,7 @@ static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double
     }
   }
   conv_dft_fft(re, im, m, cs + m, sn + m);
-  /* X[k] = E[k] + e^{-2 pi i k/n} O[k], E and O the spectra of the even and odd samples:
-   * E[k] = (Z[k] + conj Z[m-k]) / 2, O[k] = -i (Z[k] - conj Z[m-k]) / 2; bin m's twiddle is -1 */
-  float *yi = y + (m + 1) * ld;
-  for (int64_t k = 0; k <= m; k++) {
-    const int64_t a = k == m ? 0 : k, b = k == 0 ? 0 : m - k;
-    const double er = 0.5 * (re[a] + re[b]), ei = 0.5 * (im[a] - im[b]);
-    const double or_ = 0.5 * (im[a] + im[b]), oi = -0.5 * (re[a] - re[b]);
-    const double c = k < m ? cs[k] : -1.0, sv = k < m ? -sn[k] : 0.0;
-    const double xr = er + or_ * c - oi * sv, xi = ei + or_ * sv + oi * c;
-    if (mag) {
-      y[k * ld] = (float)sqrt(xr * xr + xi * xi);
-    } else {
-      y[k * ld] = (float)xr;
-      yi[k * ld] = (float)xi;
-    }
-  }
+  conv_dft_split(re, im, m, cs, sn, mag, y, ld);
 }
 
 static void conv_dft_run(const berth_kernel_call_t *call) {
