@@ -7,8 +7,8 @@
  * (within that conv's f32 rounding), with stride, both pads, frames that cross the padding,
  * two batch items, N = 4, 8 and 256 (Silero's periodic Hann window) and a window with
  * negative entries. The convs left alone compute what they did, bit for bit. The magnitude
- * of the two halves fused into one conv_dft (and what is not fused). Then infer's
- * refusals. Randomized: BERTH_TEST_SEED. */
+ * of the two halves fused into one conv_dft (and what is not fused); the signal's reflect or
+ * zero padding folded into it (an edge pad not). Then infer's refusals. Randomized: BERTH_TEST_SEED. */
 #include "passes/passes.h"
 #include "reference/reference.h"
 #include "test_kernel_util.h"
@@ -164,7 +164,7 @@ static void test_pass(void) {
   CHECK_MSG(berth_pass_dce(&fft, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(fft, &d) == BERTH_OK, "%s", msg);
   char *text = berth_ir_print(fft);
-  CHECK_MSG(text && strstr(text, "conv_dft(%y, @dft0_1) {stride = 3, pad_begin = 2, pad_end = 5, magnitude = 0}"),
+  CHECK_MSG(text && strstr(text, "conv_dft(%y, @dft0_1) {stride = 3, pad_begin = 2, pad_end = 5, magnitude = 0, pad_mode = 0}"),
             "no conv_dft with stride and pads in the printed program");
   CHECK_MSG(text && berth_ir_parse(text, strlen(text), "dft2.bir", &back, &d) == BERTH_OK, "parse back: %s", msg);
   free(text);
@@ -249,7 +249,7 @@ static void test_magnitude(void) {
   CHECK_MSG(berth_ir_validate(fft, &d) == BERTH_OK, "%s", msg);
   CHECK(count_op(fft, BERTH_OP_CONV_DFT) == 3 && count_op(fft, BERTH_OP_SQRT) == 2 && count_op(fft, BERTH_OP_POW) == 4);
   char *text = berth_ir_print(fft);
-  CHECK_MSG(text && strstr(text, "%m = conv_dft(%y, @dft0_0) {stride = 1, pad_begin = 0, pad_end = 0, magnitude = 1}"),
+  CHECK_MSG(text && strstr(text, "%m = conv_dft(%y, @dft0_0) {stride = 1, pad_begin = 0, pad_end = 0, magnitude = 1, pad_mode = 0}"),
             "no magnitude conv_dft in\n%s", text ? text : "");
   free(text);
   float y[20];
@@ -283,6 +283,85 @@ static void test_magnitude(void) {
   berth_ir_program_destroy(fft);
 }
 
+/* The signal's padding (pad on the last axis, then unsqueeze to [B, 1, L']) moves into the
+ * conv_dft: reflect (frames over both ends, batch 2) and zeros; an edge pad stays a pad. */
+static void test_pad_fold(void) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  sbuf_t b = {0};
+  float w8[8];
+  double neg[8];
+  for (int j = 0; j < 8; j++) neg[j] = rnd();
+  puts_(&b, "program {alloc_inputs = 1, alloc_outputs = 1}\n\n");
+  add_dft(&b, "ka", 8, neg, 0, -1, w8);
+  add_dft(&b, "kb", 8, neg, 0, -1, NULL);
+  add_dft(&b, "kc", 8, neg, 0, -1, NULL);
+  puts_(&b, "\nfunc @h(%x : f32[2,12]) -> (f32[2,10,7], f32[2,10,6], f32[2,10,6]) {\n"
+            "  %pa = pad(%x) {pads = [0, 3, 0, 5], mode = 1} : f32[2,20]\n"
+            "  %ua = unsqueeze(%pa) {axes = [1]} : f32[2,1,20]\n"
+            "  %a = conv(%ua, @ka) {strides = [2]} : f32[2,10,7]\n"
+            "  %pb = pad(%x) {pads = [0, 0, 0, 6], mode = 0} : f32[2,18]\n"
+            "  %ub = unsqueeze(%pb) {axes = [-2]} : f32[2,1,18]\n"
+            "  %b = conv(%ub, @kb) {strides = [2]} : f32[2,10,6]\n"
+            "  %pc = pad(%x) {pads = [0, 0, 0, 6], mode = 2} : f32[2,18]\n"
+            "  %uc = unsqueeze(%pc) {axes = [1]} : f32[2,1,18]\n"
+            "  %c = conv(%uc, @kc) {strides = [2]} : f32[2,10,6]\n"
+            "  return %a, %b, %c\n"
+            "}\n");
+  berth_ir_program_t *plain = NULL, *fft = NULL;
+  CHECK_MSG(berth_ir_parse(b.s, b.n, "pad.bir", &plain, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_parse(b.s, b.n, "pad.bir", &fft, &d) == BERTH_OK, "%s", msg);
+  free(b.s);
+  if (!plain || !fft) return;
+  const int32_t n = berth_pass_conv_dft(fft);
+  CHECK_MSG(n == 5, "%d rewritten or folded, expected 5 (three convs, two pads)", (int)n);
+  CHECK_MSG(berth_pass_dce(&fft, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(fft, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op(fft, BERTH_OP_CONV_DFT) == 3 && count_op(fft, BERTH_OP_PAD) == 1);
+  char *text = berth_ir_print(fft);
+  CHECK_MSG(text && strstr(text, "{stride = 2, pad_begin = 3, pad_end = 5, magnitude = 0, pad_mode = 1}") &&
+                strstr(text, "{stride = 2, pad_begin = 0, pad_end = 6, magnitude = 0, pad_mode = 0}"),
+            "no folded pads in\n%s", text ? text : "");
+  free(text);
+  float x[24], xa[2 * 20];
+  for (int i = 0; i < 24; i++) x[i] = (float)rnd();
+  for (int r = 0; r < 2; r++) /* numpy's reflect by hand */
+    for (int i = 0; i < 20; i++) {
+      const int p = i - 3;
+      xa[r * 20 + i] = x[r * 12 + (p < 0 ? -p : p > 11 ? 22 - p : p)];
+    }
+  void *po[3] = {0}, *fo[3] = {0};
+  char m2[512];
+  berth_diag_t d2 = berth_diag_make(m2, sizeof m2);
+  berth_ref_t *r = NULL;
+  bool ok = berth_ref_create(fft, &r, &d2) == BERTH_OK && berth_ref_call(r, 0, (const void *[]){x}, fo, &d2) == BERTH_OK;
+  berth_ref_destroy(r);
+  r = NULL;
+  ok = ok && berth_ref_create(plain, &r, &d2) == BERTH_OK && berth_ref_call(r, 0, (const void *[]){x}, po, &d2) == BERTH_OK;
+  berth_ref_destroy(r);
+  CHECK_MSG(ok, "reference run: %s", m2);
+  if (ok) {
+    check_dft("reflect-padded conv_dft", fo[0], xa, 2, 20, 2, 0, w8, 8, 7, 2e-7);
+    float xb[2 * 18] = {0};
+    for (int rr = 0; rr < 2; rr++) memcpy(xb + rr * 18, x + rr * 12, 12 * sizeof(float));
+    check_dft("zero-padded conv_dft", fo[1], xb, 2, 18, 2, 0, w8, 8, 6, 2e-7);
+    for (int i = 0; i < 2 * 10 * 6; i++) {
+      const double e = fabs(((const float *)po[2])[i] - ((const float *)fo[2])[i]);
+      if (!(e <= 1e-5)) {
+        CHECK_MSG(false, "edge-padded output %d: %.9g, unfused %.9g", i, (double)((const float *)fo[2])[i],
+                  (double)((const float *)po[2])[i]);
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    free(po[i]);
+    free(fo[i]);
+  }
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(fft);
+}
+
 static void test_infer(void) {
   tcall_t c = tc_op(&berth_op_def_conv_dft);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 3, 2, 1, 600), NULL);
@@ -299,6 +378,13 @@ static void test_infer(void) {
   tc_int(&c, "magnitude", 2);
   EXPECT_REJECT(&c, "magnitude");
   tc_int(&c, "magnitude", 0);
+  tc_int(&c, "pad_mode", 2);
+  EXPECT_REJECT(&c, "conv_dft: pad_mode 2, expected 0 (zeros) or 1 (reflect)");
+  tc_int(&c, "pad_mode", 1);
+  tc_int(&c, "pad_end", 600);
+  EXPECT_REJECT(&c, "conv_dft: reflect pads 0, 600 over a signal of 600 samples, expected at most 599");
+  tc_int(&c, "pad_mode", 0);
+  tc_int(&c, "pad_end", 40);
   tc_int(&c, "stride", 0);
   EXPECT_REJECT(&c, "conv_dft: stride 0, expected 1..2^40");
   tc_int(&c, "stride", 1);
@@ -333,6 +419,7 @@ int main(void) {
   rng_state = rng_seed;
   test_pass();
   test_magnitude();
+  test_pad_fold();
   test_infer();
   return test_finish("test_conv_dft");
 }

@@ -1,4 +1,4 @@
-/* conv_dft(x, table) {stride, pad_begin, pad_end, magnitude} -> y: a 1-D convolution whose
+/* conv_dft(x, table) {stride, pad_begin, pad_end, magnitude, pad_mode} -> y: a 1-D convolution whose
  * filters are a windowed DFT (an STFT written as Conv, as Silero VAD's is), computed with an
  * FFT; with magnitude = 1, the magnitude of each bin instead (y [B, N/2 + 1, F]).
  *
@@ -10,7 +10,9 @@
  *         two <= j (the FFT's stage h, one run of entries per stage); entry N/2 unused
  *   y     f32 [B, 2 * (N/2 + 1), F], F = (L + pad_begin + pad_end - N) / stride + 1
  *
- * With v[n] = w[n] * x[t * stride - pad_begin + n] (zero outside x), for k <= N/2:
+ * With v[n] = w[n] * x[t * stride - pad_begin + n] (outside x: zero with pad_mode 0; with
+ * pad_mode 1, ONNX Pad's reflect, x[-i] = x[i] and x[L-1+i] = x[L-1-i], pads below L), for
+ * k <= N/2:
  *   y[b, k, t]           =  sum_n v[n] cos(2 pi k n / N)   (the real part of bin k)
  *   y[b, N/2 + 1 + k, t] = -sum_n v[n] sin(2 pi k n / N)   (its imaginary part)
  * (magnitude = 1: y[b, k, t] = sqrt(re^2 + im^2) of those two, k <= N/2),
@@ -37,7 +39,7 @@
 
 #define CONV_DFT_MAX_N 256
 
-enum { CONV_DFT_STRIDE, CONV_DFT_PAD_BEGIN, CONV_DFT_PAD_END, CONV_DFT_MAGNITUDE };
+enum { CONV_DFT_STRIDE, CONV_DFT_PAD_BEGIN, CONV_DFT_PAD_END, CONV_DFT_MAGNITUDE, CONV_DFT_PAD_MODE };
 
 static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
                                      berth_type_t *out, berth_diag_t *diag) {
@@ -61,6 +63,14 @@ static berth_status_t conv_dft_infer(const berth_attr_value_t *attrs, const bert
   if (p0 < 0 || p0 > BERTH_MAX_DIM || p1 < 0 || p1 > BERTH_MAX_DIM)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: pads %lld, %lld, expected 0..2^40", op, (long long)p0,
                       (long long)p1);
+  const int64_t pm = attrs[CONV_DFT_PAD_MODE].i;
+  if (pm != 0 && pm != 1)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "%s: pad_mode %lld, expected 0 (zeros) or 1 (reflect)", op,
+                      (long long)pm);
+  if (pm == 1 && (p0 > x->dims[2] - 1 || p1 > x->dims[2] - 1))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "%s: reflect pads %lld, %lld over a signal of %lld samples, expected at most %lld", op,
+                      (long long)p0, (long long)p1, (long long)x->dims[2], (long long)(x->dims[2] - 1));
   const int64_t span = x->dims[2] + p0 + p1;
   if (span < n)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
@@ -200,11 +210,19 @@ static CDFT_NOINLINE void conv_dft_split(const double *re, const double *im, int
   for (; k < m; k++) conv_dft_bin(re, im, m, k, cs, sn, mag, y, ld);
 }
 
+/* Sample p of the padded row: zero outside it, or (reflect) mirrored at its ends without
+ * repeating the edge (infer keeps p within one reflection: pads < len). */
+static inline double conv_dft_sample(const float *x0, int64_t len, int64_t p, bool reflect) {
+  if (p >= 0 && p < len) return x0[p];
+  if (!reflect) return 0.0;
+  return x0[p < 0 ? -p : 2 * (len - 1) - p];
+}
+
 /* One frame: x0 is the signal row (len samples), s the frame's first sample (may be outside
  * the row), rev the bit reversal of j < n/2, y the output's first bin of this frame (bins
  * ld apart; imaginary parts (n/2 + 1) * ld after the real ones). */
 static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double *tab, int64_t n,
-                           const int16_t *rev, bool mag, float *y, int64_t ld) {
+                           const int16_t *rev, bool mag, bool reflect, float *y, int64_t ld) {
   const int64_t m = n / 2;
   const double *w = tab, *cs = tab + n, *sn = tab + 2 * n;
   double re[CONV_DFT_MAX_N / 2], im[CONV_DFT_MAX_N / 2];
@@ -215,8 +233,8 @@ static void conv_dft_frame(const float *x0, int64_t len, int64_t s, const double
       re[j] = w[2 * r] * (double)x0[p];
       im[j] = w[2 * r + 1] * (double)x0[q];
     } else {
-      re[j] = p >= 0 && p < len ? w[2 * r] * (double)x0[p] : 0.0;
-      im[j] = q >= 0 && q < len ? w[2 * r + 1] * (double)x0[q] : 0.0;
+      re[j] = w[2 * r] * conv_dft_sample(x0, len, p, reflect);
+      im[j] = w[2 * r + 1] * conv_dft_sample(x0, len, q, reflect);
     }
   }
   conv_dft_fft(re, im, m, cs + m, sn + m);
@@ -227,7 +245,7 @@ static void conv_dft_run(const berth_kernel_call_t *call) {
   const berth_type_t *xt = call->in[0].type, *yt = call->out[0].type;
   const int64_t nb = xt->dims[0], len = xt->dims[2], n = call->in[1].type->dims[1], frames = yt->dims[2];
   const int64_t s = call->attrs[CONV_DFT_STRIDE].i, p0 = call->attrs[CONV_DFT_PAD_BEGIN].i;
-  const bool mag = call->attrs[CONV_DFT_MAGNITUDE].i != 0;
+  const bool mag = call->attrs[CONV_DFT_MAGNITUDE].i != 0, reflect = call->attrs[CONV_DFT_PAD_MODE].i == 1;
   const int64_t rows = mag ? n / 2 + 1 : n + 2;
   const float *x = (const float *)call->in[0].data;
   const double *tab = (const double *)call->in[1].data;
@@ -241,7 +259,7 @@ static void conv_dft_run(const berth_kernel_call_t *call) {
   }
   for (int64_t b = 0; b < nb; b++)
     for (int64_t t = 0; t < frames; t++)
-      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, rev, mag, y + b * rows * frames + t, frames);
+      conv_dft_frame(x + b * len, len, t * s - p0, tab, n, rev, mag, reflect, y + b * rows * frames + t, frames);
 }
 
 static const berth_attr_spec_t conv_dft_attrs[] = {
@@ -249,6 +267,7 @@ static const berth_attr_spec_t conv_dft_attrs[] = {
     {"pad_begin", BERTH_ATTR_INT, false, 0, 0},
     {"pad_end", BERTH_ATTR_INT, false, 0, 0},
     {"magnitude", BERTH_ATTR_INT, false, 0, 0},
+    {"pad_mode", BERTH_ATTR_INT, false, 0, 0},
 };
-const berth_op_def_t berth_op_def_conv_dft = {"conv_dft", BERTH_OPKIND_KERNEL, 2, 2, 1, 4, conv_dft_attrs,
+const berth_op_def_t berth_op_def_conv_dft = {"conv_dft", BERTH_OPKIND_KERNEL, 2, 2, 1, 5, conv_dft_attrs,
                                               conv_dft_infer, conv_dft_run};

@@ -18,6 +18,10 @@
  * front end computes it, becomes one conv_dft with magnitude = 1: the sqrt node takes the
  * conv_dft's operands and attributes; the add, pows and slices are left for DCE.
  *
+ * Before that, a pad of the signal before it (pad(x) on the last axis, zeros or reflect, then
+ * unsqueeze to [B, 1, L']: Silero pads each frame's end by reflection) moves into the
+ * conv_dft (its pads and pad_mode; the unsqueeze reads x): the same samples, one copy less.
+ *
  * Results change by conv's own f32 rounding: the FFT computes the exact transform of the
  * windowed frame in double (the kernel's comment), where conv sums N f32 products; the
  * magnitude is taken in double too, rounded once. */
@@ -194,6 +198,38 @@ static bool mag_fuse(const berth_ir_program_t *p, berth_ir_method_t *m, int32_t 
   return true;
 }
 
+/* ---- the signal's padding: pad(x) then unsqueeze into [B, 1, L'] ------------------- */
+
+/* Node di (a conv_dft without pads of its own) reads unsqueeze(pad(x)) {axes = [1]}, each
+ * read by the next alone, x [B, L], the pad's only on the last axis, zeros or reflect
+ * (within L - 1): the unsqueeze now reads x itself, the conv_dft pads (pad_mode 1 for
+ * reflect); the pad is left for DCE. */
+static bool pad_fold(berth_ir_method_t *m, const int32_t *uses, int32_t di) {
+  berth_ir_node_t *d = &m->nodes[di];
+  if (d->attrs[1].i != 0 || d->attrs[2].i != 0 || uses[d->in[0]] != 1) return false;
+  berth_ir_value_t *uv = &m->values[d->in[0]];
+  if (uv->kind != BERTH_IR_NODE || uv->node < 0) return false;
+  berth_ir_node_t *u = &m->nodes[uv->node];
+  if (u->op != BERTH_OP_UNSQUEEZE || u->n_in != 1 || u->attrs[0].n != 1 || (u->attrs[0].ints[0] != 1 && u->attrs[0].ints[0] != -2))
+    return false;
+  const berth_ir_value_t *pv = &m->values[u->in[0]];
+  if (uses[u->in[0]] != 1 || pv->kind != BERTH_IR_NODE || pv->node < 0) return false;
+  const berth_ir_node_t *pd = &m->nodes[pv->node];
+  if (pd->op != BERTH_OP_PAD || pd->n_in != 1 || pd->graph != d->graph) return false;
+  const berth_type_t *x = &m->values[pd->in[0]].type;
+  const berth_attr_value_t *a = pd->attrs; /* pads (begins, then ends), mode, value */
+  if (x->rank != 2 || a[0].n != 4 || a[0].ints[0] != 0 || a[0].ints[2] != 0) return false;
+  const int64_t pb = a[0].ints[1], pe = a[0].ints[3], len = x->dims[1];
+  const bool zeros = a[1].i == 0 && a[2].f == 0, reflect = a[1].i == 1;
+  if (pb < 0 || pe < 0 || !(zeros || (reflect && pb <= len - 1 && pe <= len - 1))) return false;
+  u->in[0] = pd->in[0];
+  uv->type.dims[2] = len;
+  d->attrs[1].i = pb;
+  d->attrs[2].i = pe;
+  d->attrs[4].i = reflect ? 1 : 0;
+  return true;
+}
+
 int32_t berth_pass_conv_dft(berth_ir_program_t *p) {
   int32_t done = 0;
   for (int32_t mi = 0; mi < p->n_methods; mi++) {
@@ -211,6 +247,10 @@ int32_t berth_pass_conv_dft(berth_ir_program_t *p) {
       if (!conv_dft_rewrite(p, m, mi, ni, size)) break;
       done++;
     }
+    /* the pads first (the magnitude copies the conv_dft's operands and attributes) */
+    berth_pass_uses(m, uses, NULL);
+    for (int32_t ni = 0; ni < m->n_nodes; ni++)
+      if (m->nodes[ni].op == BERTH_OP_CONV_DFT && pad_fold(m, uses, ni)) done++;
     free(uses);
     for (int32_t ni = 0; ni < m->n_nodes; ni++)
       if (m->nodes[ni].op == BERTH_OP_SQRT && mag_fuse(p, m, ni)) done++;
