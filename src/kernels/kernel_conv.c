@@ -768,6 +768,7 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
+#define CONV_CL_CHANNELS 32 /* conv_cl_wanted: output channels per group a multiple of this */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -916,6 +917,26 @@ static bool convp_direct_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa
 }
 #endif
 
+/* The direct path with the output channels along the lanes (kernel_conv_direct.h's
+ * berth_conv_direct_cl_f32: no im2col, the weights as the vector operand, each position's
+ * input broadcast from a band of the padded input): where the weights come in 32-row panels
+ * for it (conv_cl_wanted, decided when they are packed, the same on every variant). */
+static bool conv_cl_wanted(const conv_plan_t *p) {
+  if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
+  if (p->mg % CONV_CL_CHANNELS != 0 || p->l <= CONV_NARROW_L) return false;
+  return true;
+}
+#ifdef BERTH_KERNELS_SIMD
+static bool convp_cl_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
+                         const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
+  if (p->ap != CONV_WPANEL_WIDE || !conv_cl_wanted(p)) return false;
+  const berth_conv_direct_geom_t g = {p->cg,     p->mg,     p->in[1],     p->in[2],     p->out[1], p->out[2],
+                                      p->k[1],   p->k[2],   p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
+  const berth_ukr_epi_t e = conv_ukr_epi(p, rg);
+  return berth_conv_direct_cl_f32(isa, &g, xg, wp, p->ap, bg, yg, p->act || rg ? &e : NULL, buf, bufn);
+}
+#endif
+
 /* The packed GEMM over pre-packed weights (as conv_packed_f32): 0 where it does not apply, 2
  * done with the epilogue (in the micro-kernel, or on the narrow path's way to y). */
 static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, const float *bg, float *yg,
@@ -926,6 +947,7 @@ static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, co
       p->l < isa->gemm_nr)
     return 0;
   if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
+  if (convp_cl_f32(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
   if (convp_direct_f32(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
   conv_gemm_f32(p, isa, xg, wp, p->ap, bg, yg, rg, buf, bufn);
   return 2;
@@ -990,6 +1012,7 @@ bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in
  * padding), else 12 (the A panels of every variant; 32-row panels would cut AVX-512's A tiles
  * to 11 and 10 rows, measured 8 % slower on the ResNet-50 3x3 stages 1-3). */
 static int64_t conv_wpanel(const conv_plan_t *p) {
+  if (conv_cl_wanted(p)) return CONV_WPANEL_WIDE;
   return p->mg % CONV_WPANEL_WIDE == 0 && p->l <= CONV_NARROW_L ? CONV_WPANEL_WIDE : BERTH_GEMM_APANEL;
 }
 

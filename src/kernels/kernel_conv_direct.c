@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define CD_MAX_NR 32   /* the widest variant's conv_direct_nr (AVX-512: 32): the stack tile is 2 KiB */
+#define CD_MAX_P 16    /* the most positions of a conv_cl tile (kernel_conv_cl_ukr.h) */
 #define CD_TILE_GROUP 4 /* tiles of positions that every weight panel passes over together (1, 16,
                           * 64 measured no better on ResNet-50 and DenseNet-121 shapes) */
 
@@ -30,27 +31,36 @@ static int64_t cd_off_floats(const berth_conv_direct_geom_t *g) { return (g->c *
 /* a * b if it is at most cap (a, b >= 1, cap >= 0), else -1: no product here can overflow */
 static int64_t cd_mul_le(int64_t a, int64_t b, int64_t cap) { return a > cap / b ? -1 : a * b; }
 
-int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
-                                    int64_t floats) {
-  if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr > CD_MAX_NR || g->c < 1 || g->m < 1 || g->oh < 1 || g->ow < 1 ||
-      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || floats < 1)
+/* The band rows for `floats` of scratch with `slack` floats after the last plane and `per_row`
+ * more for each output row of the band (see berth_conv_direct_band_rows). */
+static int64_t cd_band_rows(const berth_conv_direct_geom_t *g, int64_t floats, int64_t slack, int64_t per_row) {
+  if (g->c < 1 || g->m < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 ||
+      floats < 1)
     return 0;
   /* every size below is at most `floats` (the scratch), checked before it is multiplied */
   const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, floats), g->kw, floats);
   if (k < 0 || g->ow > floats || g->kw > floats || g->kh > floats) return 0;
-  const int64_t room = floats - cd_off_floats(g) - isa->conv_direct_nr;
+  const int64_t room = floats - cd_off_floats(g) - slack;
   if (room <= 0) return 0;
   const int64_t sh = cd_mul_le(g->c, g->sh, room), planes = sh < 0 ? -1 : cd_mul_le(sh, g->sw, room);
   if (planes < 0) return 0;
   const cd_band_t one = cd_band(g, 1); /* rows <= kh, wq <= ow + kw, planes checked: no overflow */
-  if (cd_mul_le(one.rows, one.wq, room / planes) < 0) return 0;
-  int64_t bh = (room / planes - (one.rows - 1) * one.wq) / one.wq; /* rows * wq * planes <= room */
+  if (cd_mul_le(one.rows, one.wq, room / planes) < 0 || per_row > room) return 0;
+  /* rows * wq * planes + bh * per_row <= room */
+  const int64_t fixed = (one.rows - 1) * one.wq * planes, each = one.wq * planes + per_row;
+  int64_t bh = room < fixed ? 0 : (room - fixed) / each;
   if (bh > g->oh) bh = g->oh;
   if (bh < 1) return 0;
   const int64_t nb = (g->oh + bh - 1) / bh; /* balanced bands */
   bh = (g->oh + nb - 1) / nb;
-  if (cd_band(g, bh).plane * planes + isa->conv_direct_nr > INT32_MAX) return 0;
+  if (cd_band(g, bh).plane * planes + slack + bh * per_row > INT32_MAX) return 0;
   return bh;
+}
+
+int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
+                                    int64_t floats) {
+  if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr > CD_MAX_NR) return 0;
+  return cd_band_rows(g, floats, isa->conv_direct_nr, 0);
 }
 
 /* Copies the input under output rows oh0 .. oh0 + bh - 1 into the band: plane (ic, a, b) row r,
@@ -176,6 +186,104 @@ bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direc
     const int64_t n = g->oh - oh0 < bh ? g->oh - oh0 : bh;
     cd_fill(g, &b, x, oh0, n, band);
     cd_band_tiles(isa, g, &b, band, off, oh0, n, &o);
+  }
+  return true;
+}
+
+/* ---- the output channels along the lanes (kernel_conv_cl_ukr.h) ---------------------- */
+
+#define CD_CL_KB_FLOATS 8192 /* weights per block of K (32 KiB: 256 taps of a 32-channel block) */
+
+typedef struct cd_cl_out {
+  const float *wp, *bias;
+  int64_t ap;
+  float *y, *part; /* part: the band's partial sums, [position][conv_cl_nr] */
+  const berth_ukr_epi_t *epi;
+  int64_t rs, cs; /* an output row's and an output column's step in the band */
+} cd_cl_out_t;
+
+/* One block of conv_cl_nr output channels over the band's n output positions (from output
+ * row 0 of the band, in the order of y), K in blocks whose weights stay in L1 (the partial sums
+ * in o->part between them). */
+static void cd_cl_block(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *band,
+                        const int32_t *off, int64_t t0, int64_t n, int64_t c0, const cd_cl_out_t *o) {
+  const int64_t nr = isa->conv_cl_nr, K = g->c * g->kh * g->kw, l = g->oh * g->ow;
+  const int64_t nch = g->m - c0 < nr ? g->m - c0 : nr, nkb = (K * nr + CD_CL_KB_FLOATS - 1) / CD_CL_KB_FLOATS;
+  const int64_t kb = (K + nkb - 1) / nkb;
+  const float *w = o->wp + c0 / o->ap * o->ap * K + c0 % o->ap; /* column c at w[q * ap + c] */
+  float bv[CD_MAX_NR];
+  const float *bias = o->bias ? o->bias + c0 : NULL;
+  if (!bias || nch < nr) {
+    for (int64_t c = 0; c < nr; c++) bv[c] = bias && c < nch ? bias[c] : 0.0f;
+    bias = bv;
+  }
+  berth_ukr_epi_t e;
+  if (o->epi) {
+    e = *o->epi;
+    if (e.res) e.res += c0 * e.ldr + t0;
+  }
+  for (int64_t k0 = 0; k0 < K; k0 += kb) {
+    const int64_t kc = K - k0 < kb ? K - k0 : kb;
+    const bool last = k0 + kc == K;
+    isa->conv_cl_ukr_f32(w + k0 * o->ap, o->ap, band, o->rs, o->cs, g->ow, 0, n, off + k0, kc, k0 == 0 ? bias : NULL,
+                         o->part, last ? o->y + c0 * l + t0 : NULL, l, nch, o->epi ? &e : NULL);
+  }
+}
+
+/* Whether every window lies inside the input (no padding at either end): then the input is
+ * read in place, one band of all output rows. */
+static bool cd_cl_in_place(const berth_conv_direct_geom_t *g) {
+  return g->ph == 0 && g->pw == 0 && (g->oh - 1) * g->sh + g->kh <= g->ih && (g->ow - 1) * g->sw + g->kw <= g->iw;
+}
+
+int64_t berth_conv_direct_cl_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
+                                       int64_t ap, int64_t floats) {
+  if (!isa->conv_cl_ukr_f32 || isa->conv_cl_nr > CD_MAX_NR || isa->conv_cl_p > CD_MAX_P || ap < 1 ||
+      ap % isa->conv_cl_nr != 0 || g->ow > floats / isa->conv_cl_nr)
+    return 0;
+  const int64_t nr = isa->conv_cl_nr, slack = isa->conv_cl_p * nr;
+  if (cd_cl_in_place(g)) { /* offsets, partial sums of every row: no band */
+    const int64_t room = floats - cd_off_floats(g) - slack;
+    if (g->c > INT32_MAX / g->ih / g->iw || room < g->ow * nr) return 0;
+    int64_t bh = room / (g->ow * nr);
+    if (bh > g->oh) bh = g->oh;
+    const int64_t nb = (g->oh + bh - 1) / bh;
+    return (g->oh + nb - 1) / nb;
+  }
+  return cd_band_rows(g, floats, slack, g->ow * nr);
+}
+
+bool berth_conv_direct_cl_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
+                              const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
+                              float *buf, int64_t floats) {
+  const int64_t bh = berth_conv_direct_cl_band_rows(isa, g, ap, floats);
+  if (bh == 0) return false;
+  int32_t *off = (int32_t *)(void *)buf;
+  float *band = buf + cd_off_floats(g);
+  cd_cl_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw};
+  cd_band_t b = {g->ih, g->iw, g->ih * g->iw, g->c}; /* the input itself, unsplit */
+  const bool in_place = cd_cl_in_place(g);
+  if (!in_place) {
+    b = cd_band(g, bh);
+    o.part = band + b.planes * b.plane;
+    o.rs = b.wq;
+    o.cs = 1;
+    cd_offsets(g, &b, off);
+  } else {
+    int64_t q = 0; /* tap (ic, kh, kw) of the window at (0, 0) */
+    for (int64_t ic = 0; ic < g->c; ic++)
+      for (int64_t kh = 0; kh < g->kh; kh++)
+        for (int64_t kw = 0; kw < g->kw; kw++) off[q++] = (int32_t)(ic * b.plane + kh * g->iw + kw);
+  }
+  for (int64_t oh0 = 0; oh0 < g->oh; oh0 += bh) {
+    const int64_t n = g->oh - oh0 < bh ? g->oh - oh0 : bh;
+    const float *src = x + oh0 * g->sh * g->iw;
+    if (!in_place) {
+      cd_fill(g, &b, x, oh0, n, band);
+      src = band;
+    }
+    for (int64_t c0 = 0; c0 < g->m; c0 += isa->conv_cl_nr)
+      cd_cl_block(isa, g, src, off, oh0 * g->ow, n * g->ow, c0, &o);
   }
   return true;
 }

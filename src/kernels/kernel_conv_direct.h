@@ -48,4 +48,16 @@ bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direc
                            const float *wp, int64_t ap, const float *bias, float *y, const float *res,
                            berth_conv_direct_epi_fn epi, const void *epi_ctx, float *buf, int64_t floats);
 
+/* The same convolution with the output channels along the vector lanes (the variant's
+ * conv_cl_ukr_f32): the weights (panels of ap rows, ap a multiple of conv_cl_nr) are the vector
+ * operand and each output position broadcasts its input under every tap from the same band,
+ * unsplit tiles of positions in y's order; the epilogue (kernel_isa.h's berth_ukr_epi_t, NULL:
+ * none; its res and ldr for channel 0, position 0) runs on the tile before the store. The same
+ * bits as the packed GEMM. The scratch: the band and the offsets as above, no slack. */
+int64_t berth_conv_direct_cl_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
+                                       int64_t ap, int64_t floats);
+bool berth_conv_direct_cl_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
+                              const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
+                              float *buf, int64_t floats);
+
 #endif

@@ -106,6 +106,12 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define CDU_NAME portable_conv_direct_ukr_f32
 #include "kernel_conv_direct_ukr.h"
 
+#define CLU_VB 16 /* conv's direct micro-kernel, channels along the lanes: 4 positions x 8 channels */
+#define CLU_P 4
+#define CLU_NV 2
+#define CLU_NAME portable_conv_cl_ukr_f32
+#include "kernel_conv_cl_ukr.h"
+
 /* The depthwise plane kernel with 16-byte vectors, its loops rolled (the small runtime's
  * stack bound counts this frame; unrolled, GCC spills the row blocks' sums). */
 #define DW_VB 16
@@ -134,6 +140,9 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_direct_mr = 4,
     .conv_direct_nr = 8,
     .conv_direct_ukr_f32 = portable_conv_direct_ukr_f32,
+    .conv_cl_p = 4,
+    .conv_cl_nr = 8,
+    .conv_cl_ukr_f32 = portable_conv_cl_ukr_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

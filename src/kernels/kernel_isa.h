@@ -166,6 +166,19 @@ typedef struct berth_kernel_isa {
   int conv_direct_mr, conv_direct_nr;
   void (*conv_direct_ukr_f32)(const float *a, int64_t lda, const float *x, const int32_t *off, int64_t kc,
                               float *tile, int64_t mr, const float *bias);
+  /* conv's direct micro-kernel with the output channels along the lanes (kernel_conv_cl_ukr.h,
+   * driven by kernel_conv_direct.c), over a run of n output positions j, conv_cl_p at a time:
+   * position j's window at xj = x + r * rs + c * cs, where (r, c) counts from (0, col0) along
+   * rows of ow columns. For j < n and c < conv_cl_nr,
+   *   s[j][c] = (bias ? bias[c] : part[j * conv_cl_nr + c]) + sum_q w[q * ldw + c] * xj[off[q]]
+   * over q = 0..kc-1 in order (w: conv_cl_nr columns of a pre-packed weight panel; x: a band of
+   * the padded input, or the input; bias: conv_cl_nr floats), stored to part[j * conv_cl_nr + c];
+   * then, with y, y[c * ldy + j] = epi(s[j][c]) for c < nch (epi: NULL or the residual, element
+   * (c, j) at res[c * ldr + j], and the activation). */
+  int conv_cl_p, conv_cl_nr;
+  void (*conv_cl_ukr_f32)(const float *w, int64_t ldw, const float *x, int64_t rs, int64_t cs, int64_t ow,
+                          int64_t col0, int64_t n, const int32_t *off, int64_t kc, const float *bias, float *part,
+                          float *y, int64_t ldy, int64_t nch, const berth_ukr_epi_t *epi);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

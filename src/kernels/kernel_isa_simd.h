@@ -344,6 +344,14 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define CDU_NAME ISA_FN(conv_direct_ukr_f32)
 #include "kernel_conv_direct_ukr.h"
 
+/* ---- conv's direct micro-kernel, channels along the lanes (kernel_conv_cl_ukr.h) ------- */
+
+#define CLU_VB ISA_VB
+#define CLU_P ISA_CL_P
+#define CLU_NV ISA_CL_NV
+#define CLU_NAME ISA_FN(conv_cl_ukr_f32)
+#include "kernel_conv_cl_ukr.h"
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -366,4 +374,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_direct_mr = ISA_CD_MR,
     .conv_direct_nr = ISA_CD_NV * ISA_VW,
     .conv_direct_ukr_f32 = ISA_FN(conv_direct_ukr_f32),
+    .conv_cl_p = ISA_CL_P,
+    .conv_cl_nr = ISA_CL_NV * ISA_VW,
+    .conv_cl_ukr_f32 = ISA_FN(conv_cl_ukr_f32),
 };
