@@ -1,14 +1,15 @@
 /* conv's direct path (src/kernels/kernel_conv_direct.c) for every kernel variant of this build
- * and CPU: random 2-D shapes (channels not multiples of 8 or 16, kernels 1 to 7, strides 1 to
- * 3, padding at either end, tiles crossing output rows, bands of one row to all of them, both
- * panel heights of the pre-packed weights, with and without bias), against
+ * and CPU: random 2-D shapes (channels not multiples of 8 or 32, kernels 1 to 7, strides 1 to
+ * 3, padding at either end or none (the input read in place), runs crossing output rows, bands
+ * of one row to all of them, blocks of K, with and without bias, each activation with and
+ * without a residual), against
  *  - a plain loop in double (within the rounding of any order), and
- *  - the packed GEMM over a materialized im2col with the same pre-packed weights, bit for bit
- *    (the same sums in the same order),
- * with a residual-and-relu epilogue; outputs outside y untouched; scratch too small for one
- * band row refused. Then conv_packed (which takes the direct path for the shapes it chooses)
- * against conv (the packed GEMM, weights in place), bit for bit, with each activation and a
- * residual. Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+ *  - the packed GEMM over a materialized im2col with the same pre-packed weights, then the
+ *    scalar epilogue, bit for bit (the same sums in the same order),
+ * outputs outside y untouched; scratch too small for one band row, panels the micro-kernel
+ * cannot take and absurd geometry refused. Then conv_packed (which takes the direct path for
+ * the shapes it chooses) against conv (the packed GEMM, weights in place), bit for bit, with
+ * each activation and a residual. Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_direct.h"
 #include "kernels/kernel_gemm_pack.h"
@@ -34,20 +35,33 @@ static float tap(const berth_conv_direct_geom_t *g, const float *x, int64_t ic, 
   return i < 0 || i >= g->ih || j < 0 || j >= g->iw ? 0.0f : x[(ic * g->ih + i) * g->iw + j];
 }
 
-typedef struct epi_ctx {
-  int calls;
-} epi_ctx_t;
-/* y = relu(y + res), as conv's epilogue does it */
-static void epi_relu_res(const void *ctx, float *y, const float *res, int64_t n) {
-  ((epi_ctx_t *)(uintptr_t)ctx)->calls++;
-  for (int64_t i = 0; i < n; i++) {
-    const float v = y[i] + res[i];
-    y[i] = v < 0 ? 0.0f : v;
+/* conv's epilogue on one value, as the scalar formulas: residual, then the activation */
+static float epi1(float v, const berth_ukr_epi_t *e, float r) {
+  if (e->res) v += r;
+  switch (e->act) {
+  case BERTH_UKR_ACT_RELU: return v < 0 ? 0.0f : v;
+  case BERTH_UKR_ACT_CLIP: {
+    const float u = v < e->alpha ? e->alpha : v;
+    return u > e->beta ? e->beta : u;
+  }
+  case BERTH_UKR_ACT_LEAKY_RELU: return v < 0 ? e->alpha * v : v;
+  default: return v;
+  }
+}
+static double epi1d(double v, const berth_ukr_epi_t *e, double r) {
+  if (e->res) v += r;
+  switch (e->act) {
+  case BERTH_UKR_ACT_RELU: return v < 0 ? 0.0 : v;
+  case BERTH_UKR_ACT_CLIP: return v < e->alpha ? e->alpha : v > e->beta ? e->beta : v;
+  case BERTH_UKR_ACT_LEAKY_RELU: return v < 0 ? e->alpha * v : v;
+  default: return v;
   }
 }
 
+/* zeros: the input all zeros, the weights negative, bias and residual -0: every sum is -0,
+ * which the activations' compares must keep (relu(-0) is -0: `<`, not `<=`) */
 static void check_shape(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, int64_t ap, bool bias,
-                        int64_t floats) {
+                        int64_t floats, int act, bool with_res, bool zeros) {
   const char *vn = berth_kernels_isa_name(isa->id);
   const int64_t K = g->c * g->kh * g->kw, L = g->oh * g->ow, np = (g->m + ap - 1) / ap;
   float *x = malloc((size_t)(g->c * g->ih * g->iw) * sizeof(float)), *w = malloc((size_t)(g->m * K) * sizeof(float));
@@ -59,16 +73,22 @@ static void check_shape(const berth_kernel_isa_t *isa, const berth_conv_direct_g
   for (int64_t i = 0; i < g->m * K; i++) w[i] = rndf();
   for (int64_t i = 0; i < g->m; i++) b[i] = rndf();
   for (int64_t i = 0; i < g->m * L; i++) res[i] = rndf();
+  if (zeros) {
+    for (int64_t i = 0; i < g->c * g->ih * g->iw; i++) x[i] = 0.0f;
+    for (int64_t i = 0; i < g->m * K; i++) w[i] = -fabsf(w[i]) - 0.01f;
+    for (int64_t i = 0; i < g->m; i++) b[i] = -0.0f;
+    for (int64_t i = 0; i < g->m * L; i++) res[i] = -0.0f;
+  }
   berth_gemm_pack_a_ap(w, K, g->m, K, ap, wp);
   for (int64_t i = 0; i < g->m * L + 8; i++) y[i] = 1234.5f;
   memset(buf, 0xff, (size_t)(floats + 16) * sizeof(float)); /* NaN: a read of unwritten scratch shows */
-  epi_ctx_t ec = {0};
-  const int64_t bh = berth_conv_direct_band_rows(isa, g, floats);
-  const bool ran = berth_conv_direct_f32(isa, g, x, wp, ap, bias ? b : NULL, y, res, epi_relu_res, &ec, buf, floats);
+  const berth_ukr_epi_t e = {with_res ? res : NULL, L, act, act == BERTH_UKR_ACT_CLIP ? -0.25f : 0.1f, 0.5f};
+  const berth_ukr_epi_t *ep = act || with_res ? &e : NULL;
+  const int64_t bh = berth_conv_direct_band_rows(isa, g, ap, floats);
+  const bool ran = berth_conv_direct_f32(isa, g, x, wp, ap, bias ? b : NULL, y, ep, buf, floats);
   CHECK_MSG(ran == (bh > 0), "%s: ran %d but band_rows %lld (seed %llu)", vn, ran, (long long)bh, seed);
   if (!ran) goto done;
   CHECK_MSG(bh >= 1 && bh <= g->oh, "%s: band of %lld rows of %lld", vn, (long long)bh, (long long)g->oh);
-  CHECK_MSG(ec.calls > 0, "%s: the epilogue never ran (seed %llu)", vn, seed);
   for (int64_t i = 0; i < 8; i++) CHECK_MSG(y[g->m * L + i] == 1234.5f, "%s: wrote past y (seed %llu)", vn, seed);
   /* the packed GEMM over an im2col of the same taps, then the same epilogue */
   for (int64_t ic = 0, q = 0; ic < g->c; ic++)
@@ -80,84 +100,97 @@ static void check_shape(const berth_kernel_isa_t *isa, const berth_conv_direct_g
   const berth_gemm_rows_t rows = {col, L};
   berth_gemm_packed_pa_ap_f32(isa, wp, ap, bias ? b : NULL, ypk, L, g->m, L, K, berth_gemm_pack_rows, &rows, pbuf, pf);
   free(pbuf);
-  epi_ctx_t ec2 = {0};
-  epi_relu_res(&ec2, ypk, res, g->m * L);
+  for (int64_t i = 0; i < g->m * L; i++) ypk[i] = epi1(ypk[i], &e, res[i]);
   int64_t bad_bits = -1, bad_ref = -1;
   for (int64_t m = 0; m < g->m; m++)
     for (int64_t t = 0; t < L; t++) {
-      double s = bias ? b[m] : 0.0, mag = fabs(s);
+      double s = bias ? b[m] : 0.0, mag = fabs(s) + (with_res ? fabs(res[m * L + t]) : 0.0);
       for (int64_t q = 0; q < K; q++) {
         const double p = (double)w[m * K + q] * col[q * L + t];
         s += p;
         mag += fabs(p);
       }
-      s += res[m * L + t];
-      mag += fabs(res[m * L + t]);
-      const double want = s < 0 ? 0.0 : s;
+      const double want = epi1d(s, &e, res[m * L + t]);
       const float got = y[m * L + t];
       if (bad_ref < 0 && !(fabs(got - want) <= 2e-6 * mag + 1e-30)) bad_ref = m * L + t;
       if (bad_bits < 0 && memcmp(&got, &ypk[m * L + t], sizeof got) != 0) bad_bits = m * L + t;
     }
   CHECK_MSG(bad_ref < 0,
-            "%s: c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld pad %lld,%lld ap %lld: element %lld off the "
+            "%s: c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld pad %lld,%lld act %d res %d: element %lld off the "
             "plain loop (seed %llu)",
             vn, (long long)g->c, (long long)g->m, (long long)g->ih, (long long)g->iw, (long long)g->kh,
-            (long long)g->kw, (long long)g->sh, (long long)g->sw, (long long)g->ph, (long long)g->pw, (long long)ap,
+            (long long)g->kw, (long long)g->sh, (long long)g->sw, (long long)g->ph, (long long)g->pw, act, with_res,
             (long long)bad_ref, seed);
   CHECK_MSG(bad_bits < 0,
-            "%s: c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld pad %lld,%lld ap %lld band %lld: element %lld not "
-            "the packed GEMM's bits (seed %llu)",
+            "%s: c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld pad %lld,%lld act %d res %d band %lld: element "
+            "%lld not the packed GEMM's bits (seed %llu)",
             vn, (long long)g->c, (long long)g->m, (long long)g->ih, (long long)g->iw, (long long)g->kh,
-            (long long)g->kw, (long long)g->sh, (long long)g->sw, (long long)g->ph, (long long)g->pw, (long long)ap,
+            (long long)g->kw, (long long)g->sh, (long long)g->sw, (long long)g->ph, (long long)g->pw, act, with_res,
             (long long)bh, (long long)bad_bits, seed);
 done:
   free(x), free(w), free(wp), free(b), free(res), free(y), free(ypk), free(col), free(buf);
 }
 
 static void test_random(const berth_kernel_isa_t *isa) {
-  for (int it = 0; it < 120; it++) {
+  for (int it = 0; it < 160; it++) {
     berth_conv_direct_geom_t g;
     g.c = rnd_in(1, 37);
-    g.m = rnd_in(1, 45);
+    g.m = rnd() % 3 ? rnd_in(1, 70) : 32 * rnd_in(1, 2);
     g.kh = rnd_in(1, 7);
     g.kw = rnd_in(1, 7);
     g.sh = rnd_in(1, 3);
     g.sw = rnd_in(1, 3);
-    g.ph = rnd_in(0, g.kh - 1);
-    g.pw = rnd_in(0, g.kw - 1);
-    const int64_t pe0 = rnd_in(0, g.kh - 1), pe1 = rnd_in(0, g.kw - 1);
+    const bool pad = rnd() % 4 != 0; /* else none: the input in place */
+    g.ph = pad ? rnd_in(0, g.kh - 1) : 0;
+    g.pw = pad ? rnd_in(0, g.kw - 1) : 0;
+    const int64_t pe0 = pad ? rnd_in(0, g.kh - 1) : 0, pe1 = pad ? rnd_in(0, g.kw - 1) : 0;
     g.ih = rnd_in(g.kh > g.ph + pe0 ? g.kh - g.ph - pe0 : 1, 23);
     g.iw = rnd_in(g.kw > g.pw + pe1 ? g.kw - g.pw - pe1 : 1, 23);
     g.oh = (g.ih + g.ph + pe0 - g.kh) / g.sh + 1;
     g.ow = (g.iw + g.pw + pe1 - g.kw) / g.sw + 1;
-    const int64_t ap = rnd() % 2 ? BERTH_GEMM_APANEL : BERTH_GEMM_WB_PANEL;
     /* scratch: from too little for one row to all of them at once */
-    const int64_t one = g.c * g.sh * g.sw * (1 + (g.kh - 1) / g.sh) * (g.ow + (g.kw - 1) / g.sw);
-    const int64_t offs = (g.c * g.kh * g.kw + 15) / 16 * 16, nr = isa->conv_direct_nr;
-    const int64_t pick[4] = {offs + nr + one - 1, offs + nr + one, offs + nr + one * rnd_in(2, 4), 65536};
-    check_shape(isa, &g, ap, rnd() % 4 != 0, pick[rnd() % 4]);
+    const int64_t nr = isa->conv_direct_nr, offs = (g.c * g.kh * g.kw + 15) / 16 * 16;
+    /* no window reaches the padding (strides may skip the end's) */
+    const bool in_place = g.ph + g.pw == 0 && (g.oh - 1) * g.sh + g.kh <= g.ih && (g.ow - 1) * g.sw + g.kw <= g.iw;
+    const int64_t one = (in_place ? 0 : g.c * g.sh * g.sw * (1 + (g.kh - 1) / g.sh) * (g.ow + (g.kw - 1) / g.sw)) +
+                        g.ow * nr;
+    const int64_t pick[4] = {offs + one - 1, offs + one, offs + one * rnd_in(2, 4), 65536};
+    const int64_t floats = pick[rnd() % 4];
+    const int act = (int)(rnd() % 4);
+    check_shape(isa, &g, BERTH_GEMM_WB_PANEL, rnd() % 4 != 0, floats, act, rnd() % 2 != 0, it % 8 == 0);
+    if (floats == offs + one - 1)
+      CHECK_MSG(berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, floats) == 0,
+                "%s: a band in less than one row's scratch (seed %llu)", berth_kernels_isa_name(isa->id), seed);
+    if (floats == offs + one)
+      CHECK_MSG(berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, floats) == 1,
+                "%s: no band in one row's scratch (seed %llu)", berth_kernels_isa_name(isa->id), seed);
   }
 }
 
 /* geometry whose band could not be indexed, or whose sizes would overflow if multiplied,
- * is refused (0 rows), not run */
+ * and panels the micro-kernel cannot step through are refused (0 rows), not run */
 static void test_refuse(const berth_kernel_isa_t *isa) {
-  const int64_t big = (int64_t)1 << 40;
+  const int64_t big = (int64_t)1 << 40, ap = BERTH_GEMM_WB_PANEL;
   const berth_conv_direct_geom_t ok = {4, 4, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1};
-  CHECK(berth_conv_direct_band_rows(isa, &ok, 65536) == 8);
-  CHECK(berth_conv_direct_band_rows(isa, &ok, 0) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &ok, ap, 65536) == 8);
+  CHECK(berth_conv_direct_band_rows(isa, &ok, ap, 0) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &ok, BERTH_GEMM_APANEL, 65536) == 0); /* 12-row panels */
+  CHECK(berth_conv_direct_band_rows(isa, &ok, 0, 65536) == 0);
   berth_conv_direct_geom_t g = ok;
   g.sh = g.sw = big;
-  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &g, ap, 65536) == 0);
   g = ok;
   g.c = big, g.kh = g.kw = big;
-  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &g, ap, 65536) == 0);
+  g = ok;
+  g.ph = g.pw = 0, g.ih = g.iw = 10, g.c = big; /* in place: offsets past int32 */
+  CHECK(berth_conv_direct_band_rows(isa, &g, ap, 65536) == 0);
   g = ok;
   g.ow = big;
-  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &g, ap, 65536) == 0);
   g = ok;
   g.c = 0;
-  CHECK(berth_conv_direct_band_rows(isa, &g, 65536) == 0);
+  CHECK(berth_conv_direct_band_rows(isa, &g, ap, 65536) == 0);
 }
 
 /* conv_packed against conv: the direct path (where conv_packed takes it) against the packed
@@ -167,9 +200,11 @@ static void test_op(void) {
     int64_t c, m, h, k, s, p;
   } cases[] = {
       {3, 64, 40, 7, 2, 3},   /* a first conv (ResNet-50's, smaller) */
-      {5, 20, 23, 5, 1, 2},   /* a 5x5 */
+      {5, 32, 23, 5, 1, 2},   /* a 5x5 */
       {128, 32, 14, 3, 1, 1}, /* DenseNet-121's 3x3 */
-      {19, 7, 17, 3, 2, 1},   /* few output channels, stride 2 */
+      {19, 64, 17, 3, 2, 1},  /* stride 2 */
+      {16, 96, 12, 3, 1, 0},  /* no padding: the input in place */
+      {5, 20, 23, 5, 1, 2},   /* 20 output channels: the packed GEMM (not a multiple of 32) */
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (int act = 0; act < 4; act++) {
@@ -221,7 +256,8 @@ int main(void) {
     const berth_kernel_isa_t *k = berth_kernel_isa_table((berth_kernels_isa_t)i);
     if (!k) continue;
     variants++;
-    CHECK(k->conv_direct_ukr_f32 != NULL && k->conv_direct_mr >= 1 && k->conv_direct_mr <= 16);
+    CHECK(k->conv_direct_ukr_f32 != NULL && k->conv_direct_p >= 1 && k->conv_direct_nr >= 1 &&
+          BERTH_GEMM_WB_PANEL % k->conv_direct_nr == 0);
     test_random(k);
     test_refuse(k);
     CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);

@@ -768,7 +768,6 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
-#define CONV_CL_CHANNELS 32 /* conv_cl_wanted: output channels per group a multiple of this */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -890,50 +889,29 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 }
 #endif
 
-/* The direct path (kernel_conv_direct.h: no im2col, bands of padded input rows in the scratch)
- * for 2-D convs where it measured faster than the packed GEMM on AVX2 (side by side, one
- * process, minimums): a first conv of an image (at most 4 input channels, a kernel of 5 or more,
- * strided: the 7x7 stride-2 conv of ResNet-50 and DenseNet-121, whose im2col is strided loads
- * and shuffles: 3.1-3.3 ms against 3.7-3.8 ms), and kernels of 3x3 and more with at most 32
- * output channels per group (DenseNet-121's 3x3 128->32, where each im2col panel serves only 32
- * rows: 0.92-0.97x at 14x14, 0.5-1.0x at 56x56, even (0.97-1.03x) at 28x28; a 5x5 16->32
- * 0.97-0.98x). Elsewhere it
- * is within 5-15 % either way (ResNet-50's 3x3 stages, SqueezeNet's expand convs, Inception's
- * 5x5 with 64 or more outputs: slower more often than not), so the packed GEMM stays. The
- * same bits as the packed GEMM (tests/test_kernel_conv_direct.c). */
-#ifdef BERTH_KERNELS_SIMD
-static void convp_direct_epi(const void *ctx, float *y, const float *r, int64_t n) {
-  conv_epi_f32(y, r, n, (const conv_plan_t *)ctx);
+/* The direct path (kernel_conv_direct.h: no im2col; the output channels along the lanes, the
+ * input broadcast from bands of padded input rows in the scratch) where it measured faster than
+ * the packed GEMM on AVX2 (one-node models side by side, minimums): kernels of 3x3 and more
+ * with a multiple of 32 output channels per group and more positions than the narrow path
+ * takes. ResNet-50's 3x3 stages 1-3: 2855 -> 2540, 2670 -> 2557, 2656 -> 2552 us; DenseNet-121's
+ * 3x3 128->32: 824 -> 676 (28x28), 212 -> 179 (14x14); SqueezeNet's expand 3x3s 5-9 % less;
+ * the 7x7 stride-2 first conv and SqueezeNet's 3x3 stride-2 one even. 1x1 convs keep the GEMM
+ * (the direct path measured 5-60 % slower: with one tap per input channel its broadcasts walk
+ * a new cache line per step of K). The weights come in 32-row panels for it (conv_wpanel,
+ * when they are packed: the same choice on every variant). The same bits as the packed GEMM
+ * (tests/test_kernel_conv_direct.c). */
+static bool conv_direct_wanted(const conv_plan_t *p) {
+  if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
+  return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9;
 }
+#ifdef BERTH_KERNELS_SIMD
 static bool convp_direct_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
                              const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
-  if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
-  const bool first = p->cg <= 4 && (p->k[1] >= 5 || p->k[2] >= 5) && (p->stride[1] >= 2 || p->stride[2] >= 2);
-  if (!first && (p->mg > 32 || p->k[1] * p->k[2] < 9)) return false;
-  const berth_conv_direct_geom_t g = {p->cg,     p->mg,     p->in[1],     p->in[2],     p->out[1], p->out[2],
-                                      p->k[1],   p->k[2],   p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
-  return berth_conv_direct_f32(isa, &g, xg, wp, p->ap, bg, yg, rg, p->act || rg ? convp_direct_epi : NULL, p, buf,
-                               bufn);
-}
-#endif
-
-/* The direct path with the output channels along the lanes (kernel_conv_direct.h's
- * berth_conv_direct_cl_f32: no im2col, the weights as the vector operand, each position's
- * input broadcast from a band of the padded input): where the weights come in 32-row panels
- * for it (conv_cl_wanted, decided when they are packed, the same on every variant). */
-static bool conv_cl_wanted(const conv_plan_t *p) {
-  if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
-  if (p->mg % CONV_CL_CHANNELS != 0 || p->l <= CONV_NARROW_L) return false;
-  return true;
-}
-#ifdef BERTH_KERNELS_SIMD
-static bool convp_cl_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
-                         const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
-  if (p->ap != CONV_WPANEL_WIDE || !conv_cl_wanted(p)) return false;
+  if (p->ap != CONV_WPANEL_WIDE || !conv_direct_wanted(p)) return false;
   const berth_conv_direct_geom_t g = {p->cg,     p->mg,     p->in[1],     p->in[2],     p->out[1], p->out[2],
                                       p->k[1],   p->k[2],   p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
   const berth_ukr_epi_t e = conv_ukr_epi(p, rg);
-  return berth_conv_direct_cl_f32(isa, &g, xg, wp, p->ap, bg, yg, p->act || rg ? &e : NULL, buf, bufn);
+  return berth_conv_direct_f32(isa, &g, xg, wp, p->ap, bg, yg, p->act || rg ? &e : NULL, buf, bufn);
 }
 #endif
 
@@ -947,7 +925,6 @@ static int convp_gemm(const conv_plan_t *p, const float *xg, const float *wp, co
       p->l < isa->gemm_nr)
     return 0;
   if (convp_narrow(p, isa) && convp_gemm_wb(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
-  if (convp_cl_f32(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
   if (convp_direct_f32(p, isa, xg, wp, bg, yg, rg, buf, bufn)) return 2;
   conv_gemm_f32(p, isa, xg, wp, p->ap, bg, yg, rg, buf, bufn);
   return 2;
@@ -1007,12 +984,13 @@ bool berth_conv_packable(const berth_attr_value_t *attrs, const berth_type_t *in
   return p.cg >= 2 && p.mg >= 4 && p.l >= 32 && p.ck > 0;
 }
 
-/* The panel height of the packed weights: 32 where AVX-512 takes them as its B panels
- * (convp_narrow: few positions, and 32 divides the output channels of a group, so no
- * padding), else 12 (the A panels of every variant; 32-row panels would cut AVX-512's A tiles
- * to 11 and 10 rows, measured 8 % slower on the ResNet-50 3x3 stages 1-3). */
+/* The panel height of the packed weights: 32 where the direct path takes them (conv_direct_wanted:
+ * 32 output channels per step of its micro-kernel on AVX2 and AVX-512, two on NEON) or AVX-512
+ * takes them as its B panels (convp_narrow: few positions, and 32 divides the output channels
+ * of a group, so no padding), else 12 (the A panels of the packed GEMM on every variant; 32-row
+ * panels would cut AVX-512's A tiles to 11 and 10 rows, measured 8 % slower there). */
 static int64_t conv_wpanel(const conv_plan_t *p) {
-  if (conv_cl_wanted(p)) return CONV_WPANEL_WIDE;
+  if (conv_direct_wanted(p)) return CONV_WPANEL_WIDE;
   return p->mg % CONV_WPANEL_WIDE == 0 && p->l <= CONV_NARROW_L ? CONV_WPANEL_WIDE : BERTH_GEMM_APANEL;
 }
 

@@ -1,14 +1,14 @@
 /* conv's direct path (kernel_conv_direct.h): bands of zero-padded, phase-split input rows in
- * the scratch, tiles of the variant's micro-kernel over them, the outputs of each tile
- * scattered to y with the epilogue. */
+ * the scratch (or the input in place where no window reaches the padding), runs of output
+ * positions of the variant's micro-kernel over them per block of 32 output channels, K in
+ * blocks whose weights stay in L1, the sums transposed to y with the epilogue. */
 #include "kernel_conv_direct.h"
 
 #include <string.h>
 
-#define CD_MAX_NR 32   /* the widest variant's conv_direct_nr (AVX-512: 32): the stack tile is 2 KiB */
-#define CD_MAX_P 16    /* the most positions of a conv_cl tile (kernel_conv_cl_ukr.h) */
-#define CD_TILE_GROUP 4 /* tiles of positions that every weight panel passes over together (1, 16,
-                          * 64 measured no better on ResNet-50 and DenseNet-121 shapes) */
+#define CD_MAX_NR 32 /* the widest variant's conv_direct_nr (AVX-512, AVX2: 32): a bias block on the stack */
+#define CD_KB_FLOATS 8192 /* weights per block of K (32 KiB: 256 taps of a 32-channel block; 128 taps
+                           * measured 2 % faster on 128-256 input channels, 5 % slower on 16-32) */
 
 /* The band's plane geometry for bh output rows. */
 typedef struct cd_band {
@@ -57,12 +57,6 @@ static int64_t cd_band_rows(const berth_conv_direct_geom_t *g, int64_t floats, i
   return bh;
 }
 
-int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
-                                    int64_t floats) {
-  if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr > CD_MAX_NR) return 0;
-  return cd_band_rows(g, floats, isa->conv_direct_nr, 0);
-}
-
 /* Copies the input under output rows oh0 .. oh0 + bh - 1 into the band: plane (ic, a, b) row r,
  * column j holds x[ic][(oh0 + r) * sh + a - ph][j * sw + b - pw], 0 outside the input. */
 static void cd_fill(const berth_conv_direct_geom_t *g, const cd_band_t *b, const float *x, int64_t oh0, int64_t bh,
@@ -108,107 +102,21 @@ static void cd_offsets(const berth_conv_direct_geom_t *g, const cd_band_t *b, in
       }
 }
 
-/* The runs of outputs among the tile's positions j0 .. j0 + nr - 1 (band coordinates, rows wq
- * apart, row oh0 first, jn positions in the band): tile column at[n], len[n] outputs from y
- * index dst[n]. Returns their number. */
-static int cd_runs(const berth_conv_direct_geom_t *g, int64_t wq, int64_t oh0, int64_t j0, int64_t nr, int64_t jn,
-                   int64_t *at, int64_t *len, int64_t *dst) {
-  int n = 0;
-  const int64_t end = j0 + nr < jn ? j0 + nr : jn;
-  for (int64_t j = j0; j < end;) {
-    const int64_t r = j / wq, col = j % wq;
-    if (col >= g->ow) {
-      j += wq - col;
-      continue;
-    }
-    const int64_t stop = r * wq + g->ow < end ? r * wq + g->ow : end;
-    at[n] = j - j0;
-    len[n] = stop - j;
-    dst[n] = (oh0 + r) * g->ow + col;
-    n++;
-    j = stop;
-  }
-  return n;
-}
-
-/* Everything but the band: the tiles of one band, weight panel after panel over each group of
- * tiles. */
 typedef struct cd_out {
-  const float *wp, *bias, *res;
-  int64_t ap;
-  float *y;
-  berth_conv_direct_epi_fn epi;
-  const void *epi_ctx;
-} cd_out_t;
-
-static void cd_band_tiles(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const cd_band_t *b,
-                          const float *band, const int32_t *off, int64_t oh0, int64_t bh, const cd_out_t *o) {
-  const int64_t nr = isa->conv_direct_nr, mrmax = isa->conv_direct_mr, K = g->c * g->kh * g->kw, l = g->oh * g->ow;
-  const int64_t jn = (bh - 1) * b->wq + g->ow;
-  float tile[CD_MAX_NR * 16];
-  int64_t at[CD_MAX_NR + 1], len[CD_MAX_NR + 1], dst[CD_MAX_NR + 1];
-  for (int64_t t0 = 0; t0 < jn; t0 += CD_TILE_GROUP * nr) {
-    const int64_t t1 = t0 + CD_TILE_GROUP * nr < jn ? t0 + CD_TILE_GROUP * nr : jn;
-    for (int64_t p0 = 0; p0 < g->m; p0 += o->ap) {
-      const float *panel = o->wp + p0 * K; /* panel p0 / ap: ap * K floats */
-      const int64_t rp = g->m - p0 < o->ap ? g->m - p0 : o->ap;
-      for (int64_t r0 = 0; r0 < rp; r0 += mrmax) {
-        const int64_t mr = rp - r0 < mrmax ? rp - r0 : mrmax, m0 = p0 + r0;
-        for (int64_t j0 = t0; j0 < t1; j0 += nr) {
-          isa->conv_direct_ukr_f32(panel + r0, o->ap, band + j0, off, K, tile, mr, o->bias ? o->bias + m0 : NULL);
-          const int nrun = cd_runs(g, b->wq, oh0, j0, nr, jn, at, len, dst);
-          for (int64_t r = 0; r < mr; r++) {
-            float *yr = o->y + (m0 + r) * l;
-            for (int k = 0; k < nrun; k++) {
-              memcpy(yr + dst[k], tile + r * nr + at[k], (size_t)len[k] * sizeof(float));
-              if (o->epi) o->epi(o->epi_ctx, yr + dst[k], o->res ? o->res + (m0 + r) * l + dst[k] : NULL, len[k]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
-                           const float *wp, int64_t ap, const float *bias, float *y, const float *res,
-                           berth_conv_direct_epi_fn epi, const void *epi_ctx, float *buf, int64_t floats) {
-  const int64_t bh = berth_conv_direct_band_rows(isa, g, floats);
-  if (bh == 0 || ap < 1 || isa->conv_direct_mr > 16) return false;
-  const cd_band_t b = cd_band(g, bh);
-  int32_t *off = (int32_t *)(void *)buf;
-  float *band = buf + cd_off_floats(g);
-  cd_offsets(g, &b, off);
-  /* the slack after the last plane: read only by positions past the band's outputs */
-  memset(band + b.planes * b.plane, 0, (size_t)isa->conv_direct_nr * sizeof(float));
-  const cd_out_t o = {wp, bias, res, ap, y, epi, epi_ctx};
-  for (int64_t oh0 = 0; oh0 < g->oh; oh0 += bh) {
-    const int64_t n = g->oh - oh0 < bh ? g->oh - oh0 : bh;
-    cd_fill(g, &b, x, oh0, n, band);
-    cd_band_tiles(isa, g, &b, band, off, oh0, n, &o);
-  }
-  return true;
-}
-
-/* ---- the output channels along the lanes (kernel_conv_cl_ukr.h) ---------------------- */
-
-#define CD_CL_KB_FLOATS 8192 /* weights per block of K (32 KiB: 256 taps of a 32-channel block) */
-
-typedef struct cd_cl_out {
   const float *wp, *bias;
   int64_t ap;
-  float *y, *part; /* part: the band's partial sums, [position][conv_cl_nr] */
+  float *y, *part; /* part: the band's partial sums, [position][conv_direct_nr] */
   const berth_ukr_epi_t *epi;
   int64_t rs, cs; /* an output row's and an output column's step in the band */
-} cd_cl_out_t;
+} cd_out_t;
 
-/* One block of conv_cl_nr output channels over the band's n output positions (from output
+/* One block of conv_direct_nr output channels over the band's n output positions (from output
  * row 0 of the band, in the order of y), K in blocks whose weights stay in L1 (the partial sums
  * in o->part between them). */
-static void cd_cl_block(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *band,
-                        const int32_t *off, int64_t t0, int64_t n, int64_t c0, const cd_cl_out_t *o) {
-  const int64_t nr = isa->conv_cl_nr, K = g->c * g->kh * g->kw, l = g->oh * g->ow;
-  const int64_t nch = g->m - c0 < nr ? g->m - c0 : nr, nkb = (K * nr + CD_CL_KB_FLOATS - 1) / CD_CL_KB_FLOATS;
+static void cd_block(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *band,
+                     const int32_t *off, int64_t t0, int64_t n, int64_t c0, const cd_out_t *o) {
+  const int64_t nr = isa->conv_direct_nr, K = g->c * g->kh * g->kw, l = g->oh * g->ow;
+  const int64_t nch = g->m - c0 < nr ? g->m - c0 : nr, nkb = (K * nr + CD_KB_FLOATS - 1) / CD_KB_FLOATS;
   const int64_t kb = (K + nkb - 1) / nkb;
   const float *w = o->wp + c0 / o->ap * o->ap * K + c0 % o->ap; /* column c at w[q * ap + c] */
   float bv[CD_MAX_NR];
@@ -225,44 +133,47 @@ static void cd_cl_block(const berth_kernel_isa_t *isa, const berth_conv_direct_g
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     const bool last = k0 + kc == K;
-    isa->conv_cl_ukr_f32(w + k0 * o->ap, o->ap, band, o->rs, o->cs, g->ow, 0, n, off + k0, kc, k0 == 0 ? bias : NULL,
-                         o->part, last ? o->y + c0 * l + t0 : NULL, l, nch, o->epi ? &e : NULL);
+    isa->conv_direct_ukr_f32(w + k0 * o->ap, o->ap, band, o->rs, o->cs, g->ow, 0, n, off + k0, kc,
+                             k0 == 0 ? bias : NULL, o->part, last ? o->y + c0 * l + t0 : NULL, l, nch,
+                             o->epi ? &e : NULL);
   }
 }
 
 /* Whether every window lies inside the input (no padding at either end): then the input is
  * read in place, one band of all output rows. */
-static bool cd_cl_in_place(const berth_conv_direct_geom_t *g) {
+static bool cd_in_place(const berth_conv_direct_geom_t *g) {
   return g->ph == 0 && g->pw == 0 && (g->oh - 1) * g->sh + g->kh <= g->ih && (g->ow - 1) * g->sw + g->kw <= g->iw;
 }
 
-int64_t berth_conv_direct_cl_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g,
-                                       int64_t ap, int64_t floats) {
-  if (!isa->conv_cl_ukr_f32 || isa->conv_cl_nr > CD_MAX_NR || isa->conv_cl_p > CD_MAX_P || ap < 1 ||
-      ap % isa->conv_cl_nr != 0 || g->ow > floats / isa->conv_cl_nr)
+int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, int64_t ap,
+                                    int64_t floats) {
+  if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr < 1 || isa->conv_direct_nr > CD_MAX_NR || ap < 1 ||
+      ap % isa->conv_direct_nr != 0 || g->c < 1 || g->m < 1 || g->ih < 1 || g->iw < 1 || g->oh < 1 || g->ow < 1 ||
+      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || floats < 1 || g->ow > floats / isa->conv_direct_nr)
     return 0;
-  const int64_t nr = isa->conv_cl_nr, slack = isa->conv_cl_p * nr;
-  if (cd_cl_in_place(g)) { /* offsets, partial sums of every row: no band */
-    const int64_t room = floats - cd_off_floats(g) - slack;
+  const int64_t nr = isa->conv_direct_nr;
+  if (cd_in_place(g)) { /* the offsets and the partial sums of each row: no band */
+    if (g->c > INT32_MAX / g->ih / g->iw || g->kh > g->ih || g->kw > g->iw) return 0;
+    const int64_t room = floats - cd_off_floats(g);
     if (g->c > INT32_MAX / g->ih / g->iw || room < g->ow * nr) return 0;
     int64_t bh = room / (g->ow * nr);
     if (bh > g->oh) bh = g->oh;
     const int64_t nb = (g->oh + bh - 1) / bh;
     return (g->oh + nb - 1) / nb;
   }
-  return cd_band_rows(g, floats, slack, g->ow * nr);
+  return cd_band_rows(g, floats, 0, g->ow * nr);
 }
 
-bool berth_conv_direct_cl_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
-                              const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
-                              float *buf, int64_t floats) {
-  const int64_t bh = berth_conv_direct_cl_band_rows(isa, g, ap, floats);
+bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
+                           const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
+                           float *buf, int64_t floats) {
+  const int64_t bh = berth_conv_direct_band_rows(isa, g, ap, floats);
   if (bh == 0) return false;
   int32_t *off = (int32_t *)(void *)buf;
   float *band = buf + cd_off_floats(g);
-  cd_cl_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw};
+  cd_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw};
   cd_band_t b = {g->ih, g->iw, g->ih * g->iw, g->c}; /* the input itself, unsplit */
-  const bool in_place = cd_cl_in_place(g);
+  const bool in_place = cd_in_place(g);
   if (!in_place) {
     b = cd_band(g, bh);
     o.part = band + b.planes * b.plane;
@@ -282,8 +193,8 @@ bool berth_conv_direct_cl_f32(const berth_kernel_isa_t *isa, const berth_conv_di
       cd_fill(g, &b, x, oh0, n, band);
       src = band;
     }
-    for (int64_t c0 = 0; c0 < g->m; c0 += isa->conv_cl_nr)
-      cd_cl_block(isa, g, src, off, oh0 * g->ow, n * g->ow, c0, &o);
+    for (int64_t c0 = 0; c0 < g->m; c0 += isa->conv_direct_nr)
+      cd_block(isa, g, src, off, oh0 * g->ow, n * g->ow, c0, &o);
   }
   return true;
 }

@@ -1,30 +1,36 @@
-/* The micro-kernel of conv's direct (im2col-free) path (kernel_isa.h's conv_direct_ukr_f32,
- * driven by kernel_conv_direct.c), written once with GCC/clang vector types and included by
- * each variant's file:
+/* The micro-kernel of conv's direct path with the output channels along the vector lanes
+ * (kernel_isa.h's conv_direct_ukr_f32, driven by kernel_conv_direct.c), written once with
+ * GCC/clang vector types and included by each variant's file:
  *
  *   #define CDU_VB 32            // vector bytes (16: portable and NEON, 32: AVX2, 64: AVX-512)
- *   #define CDU_MR 6             // output channels per tile (rows, broadcast)
- *   #define CDU_NV 2             // vectors of output positions per tile: NR = NV * VB / 4
+ *   #define CDU_P 6              // output positions per tile (broadcast): P x NV accumulators
+ *   #define CDU_NV 2             // vectors of output channels per tile: NR = NV * VB / 4
  *   #define CDU_NAME isa_32_conv_direct_ukr_f32
  *   #include "kernel_conv_direct_ukr.h"
  *
- * The packed GEMM's micro-kernel (kernel_ukr.h) with B read in place: step q of the
- * reduction (one kernel tap (ic, kh, kw)) loads NV vectors of NR consecutive floats at
- * x + off[q] (a band of the zero-padded input, laid out so that the NR output positions of
- * the tile read NR consecutive floats for every tap) and broadcasts mr weights of a
- * pre-packed panel (element (r, q) at a[q * lda + r]). The tile [mr][NR] goes to `tile`
- * (rows NR floats apart). Each element sums from the bias in the order of q with the
- * including file's multiply-adds: the same value as the packed GEMM's tile over an im2col
- * panel. No allocation, no stdio. */
+ * The MLAS / NCHWc structure over NCHW tensors: the weights are the vector operand (NR output
+ * channels of a pre-packed weight panel, contiguous for each kernel tap), and each of the
+ * tile's np output positions broadcasts its input element under the tap, read in place at
+ * xb[p][off[q]] (xb[p]: the position's window in a band of the zero-padded input, off[q]: the
+ * tap (ic, kh, kw) in the band), so nothing is packed per call: no im2col. The tile's
+ * accumulators are [position][channel]; they go to y ([channel][position], NCHW) through a
+ * transposition of 8 x 8 blocks in registers, with the epilogue (kernel_isa.h's
+ * berth_ukr_epi_t: residual, then the activation, as selects on compare masks: the bits of the
+ * scalar formulas) on the way. Each output sums from the bias in the order of q with the
+ * including file's multiply-adds: the packed GEMM's value over an im2col panel, bit for bit.
+ * np (1..P) is a constant in each inlined case of the switch. No allocation, no stdio. */
+#include "kernel_isa.h"
+
 #include <stdint.h>
 #include <string.h>
 
-#if CDU_MR != 4 && CDU_MR != 6 && CDU_MR != 8 && CDU_MR != 12
-#error "CDU_MR must be 4, 6, 8 or 12 (the cases of the row-count switch)"
+#if CDU_P != 2 && CDU_P != 3 && CDU_P != 4 && CDU_P != 6 && CDU_P != 8 && CDU_P != 12 && CDU_P != 14 && CDU_P != 16
+#error "CDU_P must be 2, 3, 4, 6, 8, 12, 14 or 16 (the cases of the position-count switch)"
 #endif
 
 #define CDU_VW (CDU_VB / 4)
 #define CDU_NR (CDU_NV * CDU_VW)
+
 #define CDU_C2(a, b) a##b
 #define CDU_C(a, b) CDU_C2(a, b)
 #define CDU_F(x) CDU_C(CDU_NAME, _##x)
@@ -33,57 +39,205 @@
 #define VEC_F(x) CDU_F(x)
 #include "kernel_vec.h"
 
-static inline __attribute__((always_inline)) void CDU_F(tile)(int mr, const float *a, int64_t lda, const float *x,
-                                                              const int32_t *off, int64_t kc, float *tile,
-                                                              const float *bias) {
-  typedef CDU_F(vf) vf;
-  vf acc[CDU_MR][CDU_NV];
-  for (int r = 0; r < mr; r++)
-    for (int v = 0; v < CDU_NV; v++) acc[r][v] = CDU_F(splat)(bias ? bias[r] : 0.0f);
-  for (int64_t q = 0; q < kc; q++) {
-    const float *b = x + off[q];
-    vf bv[CDU_NV];
-    for (int v = 0; v < CDU_NV; v++) bv[v] = CDU_F(ld)(b + v * CDU_VW);
-    for (int r = 0; r < mr; r++) {
-      const vf av = CDU_F(splat)(a[q * lda + r]);
-      for (int v = 0; v < CDU_NV; v++) acc[r][v] += av * bv[v];
+
+/* The transposition's blocks: TB x TB floats, TB = 8 (4 for 16-byte variants), one TB-float
+ * vector per row. */
+#if CDU_VB >= 32
+#define CDU_TB 8
+#else
+#define CDU_TB 4
+#endif
+typedef float CDU_F(vt) __attribute__((vector_size(CDU_TB * 4)));
+typedef int32_t CDU_F(mt) __attribute__((vector_size(CDU_TB * 4)));
+#if CDU_NR % CDU_TB != 0
+#error "CDU_NR must be a multiple of the transposition's block"
+#endif
+
+static inline CDU_F(vt) CDU_F(ldt)(const float *p) {
+  CDU_F(vt) v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline CDU_F(vt) CDU_F(selt)(CDU_F(mt) m, CDU_F(vt) x, CDU_F(vt) y) {
+  return (CDU_F(vt))(((CDU_F(mt))x & m) | ((CDU_F(mt))y & ~m));
+}
+
+/* rows r[0..TB-1] transposed in place: r[i][j] <- r[j][i] */
+static inline __attribute__((always_inline)) void CDU_F(tr)(CDU_F(vt) r[CDU_TB]) {
+  typedef CDU_F(vt) vt;
+#if CDU_TB == 8
+  vt a[8], b[8];
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    a[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int j = 0; j < 2; j++) {
+      b[i + j] = __builtin_shufflevector(a[i + j], a[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      b[i + j + 2] = __builtin_shufflevector(a[i + j], a[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  /* b[0] holds column 0 of rows 0..3 and column 4 of rows 0..3, b[2] columns 1 and 5, b[1]
+   * columns 2 and 6, b[3] columns 3 and 7; b[4..7] the same for rows 4..7 */
+  static const int col[8] = {0, 2, 1, 3, 0, 2, 1, 3};
+  for (int c = 0; c < 8; c++) {
+    const int s = col[c];
+    r[c] = c < 4 ? __builtin_shufflevector(b[s], b[s + 4], 0, 1, 2, 3, 8, 9, 10, 11)
+                 : __builtin_shufflevector(b[s], b[s + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+#else
+  const vt a0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), a1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+  const vt a2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), a3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(a0, a2, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
+  r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
+#endif
+}
+
+/* The epilogue on one channel's TB positions (lanes), then their store (the first pn of them
+ * where pn < TB: through the stack, a tail). */
+static inline __attribute__((always_inline)) void CDU_F(outt)(CDU_F(vt) a, float *y, const float *res, int pn,
+                                                              const berth_ukr_epi_t *e) {
+  typedef CDU_F(vt) vt;
+  float tail[CDU_TB];
+  if (e) {
+    if (e->res) {
+      if (pn == CDU_TB) {
+        a += CDU_F(ldt)(res);
+      } else {
+        memset(tail, 0, sizeof tail);
+        memcpy(tail, res, (size_t)pn * sizeof(float));
+        a += CDU_F(ldt)(tail);
+      }
+    }
+    const float fa = e->alpha, fb = e->beta; /* broadcasts, not 0 + x (0 + -0 is +0) */
+    vt zero = {0}, al, be;
+    for (int i = 0; i < CDU_TB; i++) al[i] = fa, be[i] = fb;
+    switch (e->act) {
+    case BERTH_UKR_ACT_RELU: a = CDU_F(selt)(a < zero, zero, a); break;
+    case BERTH_UKR_ACT_CLIP: {
+      const vt u = CDU_F(selt)(a < al, al, a);
+      a = CDU_F(selt)(u > be, be, u);
+      break;
+    }
+    case BERTH_UKR_ACT_LEAKY_RELU: a = CDU_F(selt)(a < zero, al * a, a); break;
+    default: break;
     }
   }
-  for (int r = 0; r < mr; r++)
-    for (int v = 0; v < CDU_NV; v++) CDU_F(st)(tile + r * CDU_NR + v * CDU_VW, acc[r][v]);
+  if (pn == CDU_TB) {
+    memcpy(y, &a, sizeof a);
+  } else {
+    memcpy(tail, &a, sizeof a);
+    memcpy(y, tail, (size_t)pn * sizeof(float));
+  }
+}
+
+/* y[c * ldy + j] = epi(part[j * NR + c]) for j < n, c < nch: TB x TB blocks transposed. */
+static void CDU_F(out)(const float *part, int64_t n, float *y, int64_t ldy, int64_t nch, const berth_ukr_epi_t *epi) {
+  typedef CDU_F(vt) vt;
+  for (int64_t p0 = 0; p0 < n; p0 += CDU_TB) {
+    const int pn = n - p0 < CDU_TB ? (int)(n - p0) : CDU_TB;
+    for (int64_t c0 = 0; c0 < nch; c0 += CDU_TB) {
+      vt r[CDU_TB];
+      for (int i = 0; i < CDU_TB; i++) r[i] = i < pn ? CDU_F(ldt)(part + (p0 + i) * CDU_NR + c0) : (vt){0};
+      CDU_F(tr)(r);
+      const int cn = nch - c0 < CDU_TB ? (int)(nch - c0) : CDU_TB;
+      for (int c = 0; c < cn; c++) {
+        const int64_t at = (c0 + c) * ldy + p0;
+        CDU_F(outt)(r[c], y + at, epi && epi->res ? epi->res + (c0 + c) * epi->ldr + p0 : NULL, pn, epi);
+      }
+    }
+  }
+}
+
+/* One tile of np positions (a constant once inlined): its sums over kc taps to part. */
+static inline __attribute__((always_inline)) void CDU_F(tile)(int np, const float *w, int64_t ldw,
+                                                              const float *const *xb, const int32_t *off, int64_t kc,
+                                                              const float *bias, float *part) {
+  typedef CDU_F(vf) vf;
+  vf acc[CDU_P][CDU_NV];
+  const float *x[CDU_P];
+  for (int p = 0; p < np; p++) x[p] = xb[p];
+  if (bias)
+    for (int v = 0; v < CDU_NV; v++) {
+      const vf b = CDU_F(ld)(bias + v * CDU_VW);
+      for (int p = 0; p < np; p++) acc[p][v] = b;
+    }
+  else
+    for (int p = 0; p < np; p++)
+      for (int v = 0; v < CDU_NV; v++) acc[p][v] = CDU_F(ld)(part + p * CDU_NR + v * CDU_VW);
+  for (int64_t q = 0; q < kc; q++) {
+    const int32_t o = off[q];
+    vf wv[CDU_NV];
+    for (int v = 0; v < CDU_NV; v++) wv[v] = CDU_F(ld)(w + q * ldw + v * CDU_VW);
+    for (int p = 0; p < np; p++) {
+      const vf s = CDU_F(splat)(x[p][o]);
+      for (int v = 0; v < CDU_NV; v++) acc[p][v] += s * wv[v];
+    }
+  }
+  for (int p = 0; p < np; p++)
+    for (int v = 0; v < CDU_NV; v++) CDU_F(st)(part + p * CDU_NR + v * CDU_VW, acc[p][v]);
 }
 
 #define CDU_CASE(m)                                                                                                  \
-  case m: CDU_F(tile)(m, a, lda, x, off, kc, tile, bias); break;
+  case m: CDU_F(tile)(m, w, ldw, xb, off, kc, bias, pt); break;
 
-static void CDU_NAME(const float *a, int64_t lda, const float *x, const int32_t *off, int64_t kc, float *tile,
-                     int64_t mr, const float *bias) {
-  switch (mr) {
-#if CDU_MR >= 12
-    CDU_CASE(12)
-    CDU_CASE(11)
-    CDU_CASE(10)
-    CDU_CASE(9)
+static void CDU_NAME(const float *w, int64_t ldw, const float *x, int64_t rs, int64_t cs, int64_t ow, int64_t col0,
+                     int64_t n, const int32_t *off, int64_t kc, const float *bias, float *part, float *y, int64_t ldy,
+                     int64_t nch, const berth_ukr_epi_t *epi) {
+  const float *xb[CDU_P];
+  const float *row = x;
+  int64_t col = col0;
+  for (int64_t j = 0; j < n; j += CDU_P) {
+    const int64_t np = n - j < CDU_P ? n - j : CDU_P;
+    for (int p = 0; p < np; p++) {
+      xb[p] = row + col * cs;
+      if (++col == ow) col = 0, row += rs;
+    }
+    float *pt = part + j * CDU_NR;
+    if (np == CDU_P) {
+      CDU_F(tile)(CDU_P, w, ldw, xb, off, kc, bias, pt);
+      continue;
+    }
+    switch (np) { /* the last tile */
+#if CDU_P > 14
+      CDU_CASE(14)
+      CDU_CASE(13)
 #endif
-#if CDU_MR >= 8
-    CDU_CASE(8)
-    CDU_CASE(7)
+#if CDU_P > 12
+      CDU_CASE(12)
+      CDU_CASE(11)
+      CDU_CASE(10)
+      CDU_CASE(9)
 #endif
-#if CDU_MR >= 6
-    CDU_CASE(6)
-    CDU_CASE(5)
+#if CDU_P > 8
+      CDU_CASE(8)
+      CDU_CASE(7)
 #endif
-    CDU_CASE(4)
-    CDU_CASE(3)
-    CDU_CASE(2)
-    CDU_CASE(1)
-  default: break;
+#if CDU_P > 6
+      CDU_CASE(6)
+      CDU_CASE(5)
+#endif
+#if CDU_P > 4
+      CDU_CASE(4)
+#endif
+#if CDU_P > 3
+      CDU_CASE(3)
+#endif
+#if CDU_P > 2
+      CDU_CASE(2)
+#endif
+      CDU_CASE(1)
+    default: break;
+    }
   }
+  if (y) CDU_F(out)(part, n, y, ldy, nch, epi);
 }
 
 #undef CDU_CASE
 #undef CDU_F
 #undef CDU_C
 #undef CDU_C2
+#undef CDU_TB
 #undef CDU_NR
 #undef CDU_VW

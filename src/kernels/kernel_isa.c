@@ -100,17 +100,11 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define UKR_LDB 32
 #include "kernel_ukr.h"
 
-#define CDU_VB 16 /* conv's direct micro-kernel: 4 x 8 like the packed GEMM's tile */
-#define CDU_MR 4
+#define CDU_VB 16 /* conv's direct micro-kernel, channels along the lanes: 4 positions x 8 channels */
+#define CDU_P 4
 #define CDU_NV 2
 #define CDU_NAME portable_conv_direct_ukr_f32
 #include "kernel_conv_direct_ukr.h"
-
-#define CLU_VB 16 /* conv's direct micro-kernel, channels along the lanes: 4 positions x 8 channels */
-#define CLU_P 4
-#define CLU_NV 2
-#define CLU_NAME portable_conv_cl_ukr_f32
-#include "kernel_conv_cl_ukr.h"
 
 /* The depthwise plane kernel with 16-byte vectors, its loops rolled (the small runtime's
  * stack bound counts this frame; unrolled, GCC spills the row blocks' sums). */
@@ -137,12 +131,9 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .tanh_f32 = berth_portable_tanh_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
     .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
-    .conv_direct_mr = 4,
+    .conv_direct_p = 4,
     .conv_direct_nr = 8,
     .conv_direct_ukr_f32 = portable_conv_direct_ukr_f32,
-    .conv_cl_p = 4,
-    .conv_cl_nr = 8,
-    .conv_cl_ukr_f32 = portable_conv_cl_ukr_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

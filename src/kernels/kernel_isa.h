@@ -158,25 +158,17 @@ typedef struct berth_kernel_isa {
    * every variant whose gemm_nr divides 32). NULL where the variant has none. */
   void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
                              int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
-  /* conv's direct micro-kernel (kernel_conv_direct_ukr.h, driven by kernel_conv_direct.c): for
-   * r < mr (<= conv_direct_mr), c < conv_direct_nr,
-   *   tile[r * conv_direct_nr + c] = (bias ? bias[r] : 0) + sum_q a[q * lda + r] * x[off[q] + c]
-   * over q = 0..kc-1 in order (a: a pre-packed weight panel; x: a band of the padded input).
-   * NULL where the variant has none. */
-  int conv_direct_mr, conv_direct_nr;
-  void (*conv_direct_ukr_f32)(const float *a, int64_t lda, const float *x, const int32_t *off, int64_t kc,
-                              float *tile, int64_t mr, const float *bias);
-  /* conv's direct micro-kernel with the output channels along the lanes (kernel_conv_cl_ukr.h,
-   * driven by kernel_conv_direct.c), over a run of n output positions j, conv_cl_p at a time:
+  /* conv's direct micro-kernel, the output channels along the lanes (kernel_conv_direct_ukr.h,
+   * driven by kernel_conv_direct.c), over a run of n output positions j, conv_direct_p at a time:
    * position j's window at xj = x + r * rs + c * cs, where (r, c) counts from (0, col0) along
-   * rows of ow columns. For j < n and c < conv_cl_nr,
-   *   s[j][c] = (bias ? bias[c] : part[j * conv_cl_nr + c]) + sum_q w[q * ldw + c] * xj[off[q]]
-   * over q = 0..kc-1 in order (w: conv_cl_nr columns of a pre-packed weight panel; x: a band of
-   * the padded input, or the input; bias: conv_cl_nr floats), stored to part[j * conv_cl_nr + c];
+   * rows of ow columns. For j < n and c < conv_direct_nr,
+   *   s[j][c] = (bias ? bias[c] : part[j * conv_direct_nr + c]) + sum_q w[q * ldw + c] * xj[off[q]]
+   * over q = 0..kc-1 in order (w: conv_direct_nr columns of a pre-packed weight panel; x: a band of
+   * the padded input, or the input; bias: conv_direct_nr floats), stored to part[j * conv_direct_nr + c];
    * then, with y, y[c * ldy + j] = epi(s[j][c]) for c < nch (epi: NULL or the residual, element
    * (c, j) at res[c * ldr + j], and the activation). */
-  int conv_cl_p, conv_cl_nr;
-  void (*conv_cl_ukr_f32)(const float *w, int64_t ldw, const float *x, int64_t rs, int64_t cs, int64_t ow,
+  int conv_direct_p, conv_direct_nr;
+  void (*conv_direct_ukr_f32)(const float *w, int64_t ldw, const float *x, int64_t rs, int64_t cs, int64_t ow,
                           int64_t col0, int64_t n, const int32_t *off, int64_t kc, const float *bias, float *part,
                           float *y, int64_t ldy, int64_t nch, const berth_ukr_epi_t *epi);
 } berth_kernel_isa_t;

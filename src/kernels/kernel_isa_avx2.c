@@ -8,9 +8,9 @@
 #define ISA_MR 6 /* 12 sums + 2 B vectors + 1 broadcast */
 #define ISA_GEMM_MR 6 /* packed-GEMM tile: MR x 2 vectors of accumulators */
 #define ISA_GEMM_NV 2
-#define ISA_CL_P 3 /* conv_cl tile: 3 positions x 4 vectors (32 channels, a wide panel) + 1 broadcast, weights
+#define ISA_CD_P 3 /* conv_direct tile: 3 positions x 4 vectors (32 channels, a wide panel) + 1 broadcast, weights
                      * as the multiply-adds' memory operands: 6-12 % faster than 6 x 16 here (Zen 3) */
-#define ISA_CL_NV 4
+#define ISA_CD_NV 4
 #define ISA_ID BERTH_KERNELS_AVX2
 #define ISA_TABLE berth_kernel_isa_avx2
 #include "kernel_isa_simd.h"

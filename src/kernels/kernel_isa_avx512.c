@@ -8,8 +8,8 @@
 #define ISA_MR 6
 #define ISA_GEMM_MR 12 /* packed-GEMM tile: MR x 2 vectors of accumulators */
 #define ISA_GEMM_NV 2
-#define ISA_CL_P 12 /* conv_cl tile: 12 positions x 2 vectors (32 channels: a whole wide panel) */
-#define ISA_CL_NV 2
+#define ISA_CD_P 12 /* conv_direct tile: 12 positions x 2 vectors (32 channels: a whole wide panel) */
+#define ISA_CD_NV 2
 #define ISA_ID BERTH_KERNELS_AVX512
 #define ISA_TABLE berth_kernel_isa_avx512
 #include "kernel_isa_simd.h"

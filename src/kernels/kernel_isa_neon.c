@@ -9,8 +9,8 @@
 #define ISA_MR 6      /* gemm_nn: 12 sums + 2 B vectors + 1 broadcast */
 #define ISA_GEMM_MR 8 /* packed-GEMM tile: 8 x 2 vectors = 16 accumulators */
 #define ISA_GEMM_NV 2
-#define ISA_CL_P 6   /* conv_cl tile: 6 positions x 4 vectors (16 channels) = 24 accumulators */
-#define ISA_CL_NV 4
+#define ISA_CD_P 6   /* conv_direct tile: 6 positions x 4 vectors (16 channels) = 24 accumulators */
+#define ISA_CD_NV 4
 #define ISA_ID BERTH_KERNELS_NEON
 #define ISA_TABLE berth_kernel_isa_neon
 #include "kernel_isa_simd.h"

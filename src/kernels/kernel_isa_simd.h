@@ -332,25 +332,13 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define ISA_IM2COL NULL
 #endif
 
-/* ---- conv's direct micro-kernel (kernel_conv_direct_ukr.h) --------------------------- */
+/* ---- conv's direct micro-kernel, channels along the lanes (kernel_conv_direct_ukr.h) --- */
 
 #define CDU_VB ISA_VB
-#ifndef ISA_CD_MR /* the tile: the packed GEMM's unless the variant says */
-#define ISA_CD_MR ISA_GEMM_MR
-#define ISA_CD_NV ISA_GEMM_NV
-#endif
-#define CDU_MR ISA_CD_MR
+#define CDU_P ISA_CD_P
 #define CDU_NV ISA_CD_NV
 #define CDU_NAME ISA_FN(conv_direct_ukr_f32)
 #include "kernel_conv_direct_ukr.h"
-
-/* ---- conv's direct micro-kernel, channels along the lanes (kernel_conv_cl_ukr.h) ------- */
-
-#define CLU_VB ISA_VB
-#define CLU_P ISA_CL_P
-#define CLU_NV ISA_CL_NV
-#define CLU_NAME ISA_FN(conv_cl_ukr_f32)
-#include "kernel_conv_cl_ukr.h"
 
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
@@ -371,10 +359,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
     .gemm_ukr_ldb32_f32 = ISA_UKR_LDB32,
-    .conv_direct_mr = ISA_CD_MR,
+    .conv_direct_p = ISA_CD_P,
     .conv_direct_nr = ISA_CD_NV * ISA_VW,
     .conv_direct_ukr_f32 = ISA_FN(conv_direct_ukr_f32),
-    .conv_cl_p = ISA_CL_P,
-    .conv_cl_nr = ISA_CL_NV * ISA_VW,
-    .conv_cl_ukr_f32 = ISA_FN(conv_cl_ukr_f32),
 };
