@@ -158,6 +158,12 @@ static void test_random(const berth_kernel_isa_t *isa) {
     const int64_t floats = pick[rnd() % 4];
     const int act = (int)(rnd() % 4);
     check_shape(isa, &g, BERTH_GEMM_WB_PANEL, rnd() % 4 != 0, floats, act, rnd() % 2 != 0, it % 8 == 0);
+    /* the scratch request for r rows gives bands of r rows (balanced) on every variant */
+    const int64_t r = rnd_in(1, 10), rr = r < g.oh ? r : g.oh, nb = (g.oh + rr - 1) / rr;
+    const uint64_t req = berth_conv_direct_scratch_floats(&g, r);
+    CHECK_MSG(req > 0 && berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, (int64_t)req) >= (g.oh + nb - 1) / nb,
+              "%s: the request for %lld rows holds fewer (seed %llu)", berth_kernels_isa_name(isa->id), (long long)r,
+              seed);
     if (floats == offs + one - 1)
       CHECK_MSG(berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, floats) == 0,
                 "%s: a band in less than one row's scratch (seed %llu)", berth_kernels_isa_name(isa->id), seed);

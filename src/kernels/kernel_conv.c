@@ -768,6 +768,7 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
+#define CONV_DIRECT_BAND_ROWS 8 /* the direct path's scratch request: bands of this many output rows */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -904,12 +905,16 @@ static bool conv_direct_wanted(const conv_plan_t *p) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
   return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9;
 }
+static berth_conv_direct_geom_t conv_direct_geom(const conv_plan_t *p) {
+  const berth_conv_direct_geom_t g = {p->cg,   p->mg,   p->in[1],     p->in[2],     p->out[1], p->out[2],
+                                      p->k[1], p->k[2], p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
+  return g;
+}
 #ifdef BERTH_KERNELS_SIMD
 static bool convp_direct_f32(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
                              const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
   if (p->ap != CONV_WPANEL_WIDE || !conv_direct_wanted(p)) return false;
-  const berth_conv_direct_geom_t g = {p->cg,     p->mg,     p->in[1],     p->in[2],     p->out[1], p->out[2],
-                                      p->k[1],   p->k[2],   p->stride[1], p->stride[2], p->pad[1], p->pad[2]};
+  const berth_conv_direct_geom_t g = conv_direct_geom(p);
   const berth_ukr_epi_t e = conv_ukr_epi(p, rg);
   return berth_conv_direct_f32(isa, &g, xg, wp, p->ap, bg, yg, p->act || rg ? &e : NULL, buf, bufn);
 }
@@ -970,8 +975,14 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
   if (n_in < 2 || n_in > 4 || convp_types(attrs, in, n_in, tin, &p, NULL) != BERTH_OK) return 0;
   if (berth_kernel_is_empty(&p.out_type) || p.ck == 0) return 0;
   uint64_t want = berth_gemm_scratch_floats(p.mg < 4 ? 4 : p.mg, p.l, p.ck);
-  /* the narrow path where a variant could take it (the same request on every machine) */
+  /* the narrow path and the direct path where a variant could take them (the same request on
+   * every machine) */
   if (p.ap == CONV_WPANEL_WIDE && p.l <= CONV_NARROW_L && convp_wb_floats(&p) > want) want = convp_wb_floats(&p);
+  if (p.ap == CONV_WPANEL_WIDE && conv_direct_wanted(&p)) {
+    const berth_conv_direct_geom_t g = conv_direct_geom(&p);
+    const uint64_t d = berth_conv_direct_scratch_floats(&g, CONV_DIRECT_BAND_ROWS);
+    if (d > want) want = d;
+  }
   return berth_scratch_request(want, sizeof(float));
 }
 

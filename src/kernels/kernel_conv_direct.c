@@ -164,6 +164,17 @@ int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_c
   return cd_band_rows(g, floats, 0, g->ow * nr);
 }
 
+uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int64_t rows) {
+  if (g->c < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || rows < 1) return 0;
+  if (rows > g->oh) rows = g->oh;
+  const uint64_t cap = (uint64_t)1 << 40; /* past any scratch: then 0, no request */
+  const uint64_t part = (uint64_t)rows * (uint64_t)g->ow * CD_MAX_NR, offs = (uint64_t)cd_off_floats(g);
+  if (cd_in_place(g)) return part + offs;
+  const cd_band_t b = cd_band(g, rows);
+  if ((uint64_t)b.planes > cap / (uint64_t)b.plane) return 0;
+  return (uint64_t)b.planes * (uint64_t)b.plane + part + offs;
+}
+
 bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
                            const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
                            float *buf, int64_t floats) {

@@ -44,6 +44,11 @@ typedef struct berth_conv_direct_geom {
 int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, int64_t ap,
                                     int64_t floats);
 
+/* The floats of scratch for bands of `rows` output rows (at most oh) on any variant (the
+ * widest micro-kernel's partial sums), 0 for absurd geometry: the request of a conv that takes
+ * the path, so that its bands are not cut to a row or two by another path's smaller request. */
+uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int64_t rows);
+
 /* y (and the epilogue) as above; returns false, doing nothing, where band_rows is 0. */
 bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
                            const float *wp, int64_t ap, const float *bias, float *y, const berth_ukr_epi_t *epi,
