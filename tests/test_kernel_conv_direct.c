@@ -152,8 +152,7 @@ static void test_random(const berth_kernel_isa_t *isa) {
     const int64_t nr = isa->conv_direct_nr, offs = (g.c * g.kh * g.kw + 15) / 16 * 16;
     /* no window reaches the padding (strides may skip the end's) */
     const bool in_place = g.ph + g.pw == 0 && (g.oh - 1) * g.sh + g.kh <= g.ih && (g.ow - 1) * g.sw + g.kw <= g.iw;
-    const int64_t one = (in_place ? 0 : g.c * g.sh * g.sw * (1 + (g.kh - 1) / g.sh) * (g.ow + (g.kw - 1) / g.sw)) +
-                        g.ow * nr;
+    const int64_t one = (in_place ? 0 : g.c * g.kh * ((g.ow - 1) * g.sw + g.kw)) + g.ow * nr;
     const int64_t pick[4] = {offs + one - 1, offs + one, offs + one * rnd_in(2, 4), 65536};
     const int64_t floats = pick[rnd() % 4];
     const int act = (int)(rnd() % 4);

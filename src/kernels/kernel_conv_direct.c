@@ -1,7 +1,7 @@
-/* conv's direct path (kernel_conv_direct.h): bands of zero-padded, phase-split input rows in
- * the scratch (or the input in place where no window reaches the padding), runs of output
- * positions of the variant's micro-kernel over them per block of 32 output channels, K in
- * blocks whose weights stay in L1, the sums transposed to y with the epilogue. */
+/* conv's direct path (kernel_conv_direct.h): bands of zero-padded input rows in the scratch
+ * (or the input in place where no window reaches the padding), runs of output positions of
+ * the variant's micro-kernel over them per block of 32 output channels, K in blocks whose
+ * weights stay in L1, the sums transposed to y with the epilogue. */
 #include "kernel_conv_direct.h"
 
 #include <string.h>
@@ -11,16 +11,16 @@
                            * measured 2 % faster on 128-256 input channels, 5 % slower on 16-32) */
 
 /* The band's plane geometry for bh output rows. */
+/* A band's geometry for bh output rows: the input rows under them, padded to every column a
+ * window reaches, one plane per input channel. */
 typedef struct cd_band {
-  int64_t rows, wq, plane; /* rows per plane, padded width, floats per plane */
-  int64_t planes;          /* c * sh * sw */
+  int64_t rows, wq, plane; /* rows per plane ((bh - 1) * sh + kh), padded width, floats per plane */
 } cd_band_t;
 
 static cd_band_t cd_band(const berth_conv_direct_geom_t *g, int64_t bh) {
   cd_band_t b;
-  b.rows = bh + (g->kh - 1) / g->sh;
-  b.wq = g->ow + (g->kw - 1) / g->sw;
-  b.planes = g->c * g->sh * g->sw;
+  b.rows = (bh - 1) * g->sh + g->kh;
+  b.wq = (g->ow - 1) * g->sw + g->kw;
   b.plane = b.rows * b.wq;
   return b;
 }
@@ -31,75 +31,60 @@ static int64_t cd_off_floats(const berth_conv_direct_geom_t *g) { return (g->c *
 /* a * b if it is at most cap (a, b >= 1, cap >= 0), else -1: no product here can overflow */
 static int64_t cd_mul_le(int64_t a, int64_t b, int64_t cap) { return a > cap / b ? -1 : a * b; }
 
-/* The band rows for `floats` of scratch with `slack` floats after the last plane and `per_row`
- * more for each output row of the band (see berth_conv_direct_band_rows). */
-static int64_t cd_band_rows(const berth_conv_direct_geom_t *g, int64_t floats, int64_t slack, int64_t per_row) {
+/* The band rows for `floats` of scratch with `per_row` more floats for each output row of the
+ * band (see berth_conv_direct_band_rows). */
+static int64_t cd_band_rows(const berth_conv_direct_geom_t *g, int64_t floats, int64_t per_row) {
   if (g->c < 1 || g->m < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 ||
-      floats < 1)
+      floats < 1 || per_row < 0)
     return 0;
   /* every size below is at most `floats` (the scratch), checked before it is multiplied */
   const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, floats), g->kw, floats);
-  if (k < 0 || g->ow > floats || g->kw > floats || g->kh > floats) return 0;
-  const int64_t room = floats - cd_off_floats(g) - slack;
-  if (room <= 0) return 0;
-  const int64_t sh = cd_mul_le(g->c, g->sh, room), planes = sh < 0 ? -1 : cd_mul_le(sh, g->sw, room);
-  if (planes < 0) return 0;
-  const cd_band_t one = cd_band(g, 1); /* rows <= kh, wq <= ow + kw, planes checked: no overflow */
-  if (cd_mul_le(one.rows, one.wq, room / planes) < 0 || per_row > room) return 0;
-  /* rows * wq * planes + bh * per_row <= room */
-  const int64_t fixed = (one.rows - 1) * one.wq * planes, each = one.wq * planes + per_row;
-  int64_t bh = room < fixed ? 0 : (room - fixed) / each;
+  if (k < 0 || g->ow > floats || g->kw > floats || g->kh > floats || g->sh > floats) return 0;
+  const int64_t span = g->ow == 1 ? 0 : cd_mul_le(g->ow - 1, g->sw, floats);
+  if (span < 0 || span > floats - g->kw) return 0;
+  const int64_t wq = span + g->kw, room = floats - cd_off_floats(g);
+  const int64_t colrow = room <= 0 ? -1 : cd_mul_le(wq, g->c, room); /* floats per input row of the band */
+  if (colrow < 0) return 0;
+  /* the first output row: kh input rows; each further one: sh more */
+  int64_t first = cd_mul_le(g->kh, colrow, room), step = cd_mul_le(g->sh, colrow, room);
+  if (first < 0 || per_row > room - first) return 0;
+  first += per_row;
+  int64_t bh = step < 0 || step > room - per_row ? 1 : 1 + (room - first) / (step + per_row);
   if (bh > g->oh) bh = g->oh;
-  if (bh < 1) return 0;
   const int64_t nb = (g->oh + bh - 1) / bh; /* balanced bands */
   bh = (g->oh + nb - 1) / nb;
-  if (cd_band(g, bh).plane * planes + slack + bh * per_row > INT32_MAX) return 0;
+  if (cd_band(g, bh).plane * g->c + bh * per_row > INT32_MAX) return 0; /* within room: no overflow */
   return bh;
 }
 
-/* Copies the input under output rows oh0 .. oh0 + bh - 1 into the band: plane (ic, a, b) row r,
- * column j holds x[ic][(oh0 + r) * sh + a - ph][j * sw + b - pw], 0 outside the input. */
+/* Copies the input under output rows oh0 .. oh0 + bh - 1 into the band: plane ic row r, column j
+ * holds x[ic][oh0 * sh + r - ph][j - pw], 0 outside the input. */
 static void cd_fill(const berth_conv_direct_geom_t *g, const cd_band_t *b, const float *x, int64_t oh0, int64_t bh,
                     float *band) {
-  const int64_t rows = bh + (g->kh - 1) / g->sh, il = g->ih * g->iw;
-  const int64_t nb = g->sw;
-  for (int64_t ic = 0; ic < g->c; ic++)
-    for (int64_t pa = 0; pa < g->sh; pa++)
-      for (int64_t pb = 0; pb < nb; pb++) {
-        float *d = band + ((ic * g->sh + pa) * nb + pb) * b->plane;
-        /* the columns j with 0 <= j * sw + pb - pw < iw: [lo, hi) */
-        const int64_t s = pb - g->pw;
-        int64_t lo = s >= 0 ? 0 : (-s + g->sw - 1) / g->sw;
-        int64_t hi = g->iw - 1 - s < 0 ? 0 : (g->iw - 1 - s) / g->sw + 1;
-        if (hi > b->wq) hi = b->wq;
-        if (lo > hi) lo = hi;
-        for (int64_t r = 0; r < rows; r++, d += b->wq) {
-          const int64_t i = (oh0 + r) * g->sh + pa - g->ph;
-          if (i < 0 || i >= g->ih || lo == hi) {
-            memset(d, 0, (size_t)b->wq * sizeof(float));
-            continue;
-          }
-          const float *src = x + ic * il + i * g->iw + s; /* column j at src[j * sw] */
-          memset(d, 0, (size_t)lo * sizeof(float));
-          if (g->sw == 1) {
-            memcpy(d + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
-          } else {
-            for (int64_t j = lo; j < hi; j++) d[j] = src[j * g->sw];
-          }
-          memset(d + hi, 0, (size_t)(b->wq - hi) * sizeof(float));
-        }
+  const int64_t rows = (bh - 1) * g->sh + g->kh, il = g->ih * g->iw;
+  const int64_t lo = g->pw < b->wq ? g->pw : b->wq, hi = g->pw + g->iw < b->wq ? g->pw + g->iw : b->wq;
+  for (int64_t ic = 0; ic < g->c; ic++) {
+    float *d = band + ic * b->plane;
+    for (int64_t r = 0; r < rows; r++, d += b->wq) {
+      const int64_t i = oh0 * g->sh + r - g->ph;
+      if (i < 0 || i >= g->ih || lo >= hi) {
+        memset(d, 0, (size_t)b->wq * sizeof(float));
+        continue;
       }
+      memset(d, 0, (size_t)lo * sizeof(float));
+      memcpy(d + lo, x + ic * il + i * g->iw + (lo - g->pw), (size_t)(hi - lo) * sizeof(float));
+      memset(d + hi, 0, (size_t)(b->wq - hi) * sizeof(float));
+    }
+  }
 }
 
-/* The offset of tap (ic, kh, kw) in the band, in the weights' order. */
-static void cd_offsets(const berth_conv_direct_geom_t *g, const cd_band_t *b, int32_t *off) {
+/* The offset of tap (ic, kh, kw) in a band (or the input: planes `plane` floats, rows `wq`),
+ * in the weights' order. */
+static void cd_offsets(const berth_conv_direct_geom_t *g, int64_t plane, int64_t wq, int32_t *off) {
   int64_t q = 0;
   for (int64_t ic = 0; ic < g->c; ic++)
     for (int64_t kh = 0; kh < g->kh; kh++)
-      for (int64_t kw = 0; kw < g->kw; kw++, q++) {
-        const int64_t plane = (ic * g->sh + kh % g->sh) * g->sw + kw % g->sw;
-        off[q] = (int32_t)(plane * b->plane + kh / g->sh * b->wq + kw / g->sw);
-      }
+      for (int64_t kw = 0; kw < g->kw; kw++) off[q++] = (int32_t)(ic * plane + kh * wq + kw);
 }
 
 typedef struct cd_out {
@@ -161,18 +146,23 @@ int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_c
     const int64_t nb = (g->oh + bh - 1) / bh;
     return (g->oh + nb - 1) / nb;
   }
-  return cd_band_rows(g, floats, 0, g->ow * nr);
+  return cd_band_rows(g, floats, g->ow * nr);
 }
 
 uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int64_t rows) {
-  if (g->c < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || rows < 1) return 0;
+  const int64_t cap = (int64_t)1 << 40; /* past any scratch: then 0, no request */
+  if (g->c < 1 || g->oh < 1 || g->ow < 1 || g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || rows < 1 ||
+      g->c > cap || g->oh > cap || g->ow > cap || g->kh > cap || g->kw > cap || g->sh > cap || g->sw > cap)
+    return 0;
   if (rows > g->oh) rows = g->oh;
-  const uint64_t cap = (uint64_t)1 << 40; /* past any scratch: then 0, no request */
-  const uint64_t part = (uint64_t)rows * (uint64_t)g->ow * CD_MAX_NR, offs = (uint64_t)cd_off_floats(g);
-  if (cd_in_place(g)) return part + offs;
-  const cd_band_t b = cd_band(g, rows);
-  if ((uint64_t)b.planes > cap / (uint64_t)b.plane) return 0;
-  return (uint64_t)b.planes * (uint64_t)b.plane + part + offs;
+  const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, cap), g->kw, cap), part = cd_mul_le(rows * CD_MAX_NR, g->ow, cap);
+  if (k < 0 || part < 0) return 0;
+  if (cd_in_place(g)) return (uint64_t)(part + cd_off_floats(g));
+  const int64_t span = rows == 1 ? 0 : cd_mul_le(rows - 1, g->sh, cap);
+  const int64_t wspan = g->ow == 1 ? 0 : cd_mul_le(g->ow - 1, g->sw, cap);
+  if (span < 0 || wspan < 0) return 0;
+  const int64_t band = cd_mul_le(cd_mul_le(span + g->kh, wspan + g->kw, cap), g->c, cap); /* cd_band's planes */
+  return band < 0 ? 0 : (uint64_t)(band + part + cd_off_floats(g));
 }
 
 bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, const float *x,
@@ -182,21 +172,15 @@ bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direc
   if (bh == 0) return false;
   int32_t *off = (int32_t *)(void *)buf;
   float *band = buf + cd_off_floats(g);
-  cd_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw};
-  cd_band_t b = {g->ih, g->iw, g->ih * g->iw, g->c}; /* the input itself, unsplit */
+  cd_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw}; /* in place: the input's rows */
+  cd_band_t b = {g->ih, g->iw, g->ih * g->iw};
   const bool in_place = cd_in_place(g);
   if (!in_place) {
     b = cd_band(g, bh);
-    o.part = band + b.planes * b.plane;
-    o.rs = b.wq;
-    o.cs = 1;
-    cd_offsets(g, &b, off);
-  } else {
-    int64_t q = 0; /* tap (ic, kh, kw) of the window at (0, 0) */
-    for (int64_t ic = 0; ic < g->c; ic++)
-      for (int64_t kh = 0; kh < g->kh; kh++)
-        for (int64_t kw = 0; kw < g->kw; kw++) off[q++] = (int32_t)(ic * b.plane + kh * g->iw + kw);
+    o.part = band + g->c * b.plane;
+    o.rs = g->sh * b.wq;
   }
+  cd_offsets(g, b.plane, b.wq, off);
   for (int64_t oh0 = 0; oh0 < g->oh; oh0 += bh) {
     const int64_t n = g->oh - oh0 < bh ? g->oh - oh0 : bh;
     const float *src = x + oh0 * g->sh * g->iw;

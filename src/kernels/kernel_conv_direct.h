@@ -12,16 +12,16 @@
  * contiguous row) the vector operand, and each output position broadcasts its input element
  * under the tap (kernel_isa.h's conv_direct_ukr_f32), so the input is never packed per panel.
  * A band of output rows at a time, the input rows under it are copied once into the scratch,
- * zero-padded and split by stride phase (stride s: s x s planes of every s-th row and column),
- * so every tap of every position in the band is one offset from the position's window; where
- * no window reaches the padding, the input is read in place. The sums go through the scratch
+ * zero-padded (the broadcasts read any address: no split by stride phase), so every tap of
+ * every position in the band is one offset from the position's window; where no window
+ * reaches the padding, the input is read in place. The sums go through the scratch
  * as [position][channel] between blocks of K, then to y transposed, with the epilogue
  * (kernel_isa.h's berth_ukr_epi_t, NULL: none; its res and ldr for channel 0, position 0:
  * residual, then the activation). Each output sums from the bias in the order of the taps with
  * the variant's multiply-adds: the packed GEMM's value over an im2col panel, bit for bit.
  *
- * The scratch (caller's, `floats` of it) holds the taps' offsets, the band (c * sh * sw planes
- * of (rows + (kh - 1) / sh) x (ow + (kw - 1) / sw) floats; none in place) and the band's partial
+ * The scratch (caller's, `floats` of it) holds the taps' offsets, the band (c planes of
+ * ((rows - 1) * sh + kh) x ((ow - 1) * sw + kw) floats; none in place) and the band's partial
  * sums (rows * ow * conv_direct_nr floats). Runtime side: no allocation, no stdio. */
 #ifndef BERTH_KERNELS_KERNEL_CONV_DIRECT_H
 #define BERTH_KERNELS_KERNEL_CONV_DIRECT_H
