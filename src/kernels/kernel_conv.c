@@ -768,7 +768,9 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
-#define CONV_DIRECT_BAND_ROWS 8 /* the direct path's scratch request: bands of this many output rows */
+#define CONV_DIRECT_BAND_ROWS 1 /* the direct path's scratch request at least: bands of this many output
+                                  * rows (8 measured no faster than 1 on VGG-19's 224 x 224 convs, and
+                                  * grew its arena by 548 KB; the GEMM's request is usually larger) */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,

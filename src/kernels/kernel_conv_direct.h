@@ -45,8 +45,8 @@ int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_c
                                     int64_t floats);
 
 /* The floats of scratch for bands of `rows` output rows (at most oh) on any variant (the
- * widest micro-kernel's partial sums), 0 for absurd geometry: the request of a conv that takes
- * the path, so that its bands are not cut to a row or two by another path's smaller request. */
+ * widest micro-kernel's partial sums), 0 for absurd geometry: the least a conv that takes the
+ * path requests, so that it runs wherever another path's request would be smaller. */
 uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int64_t rows);
 
 /* y (and the epilogue) as above; returns false, doing nothing, where band_rows is 0. */
