@@ -768,6 +768,9 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
+#define CONV_DIRECT_MIN_K 64 /* the direct path's taps per output at least (SqueezeNet's 3x3 stride-2
+                              * conv1, 27 taps: 1240 us direct against 815 packed; ResNet-50's 7x7
+                              * first conv, 147 taps: 2690 against 2960) */
 #define CONV_DIRECT_BAND_ROWS 1 /* the direct path's scratch request at least: bands of this many output
                                   * rows (8 measured no faster than 1 on VGG-19's 224 x 224 convs, and
                                   * grew its arena by 548 KB; the GEMM's request is usually larger) */
@@ -895,17 +898,18 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 /* The direct path (kernel_conv_direct.h: no im2col; the output channels along the lanes, the
  * input broadcast from bands of padded input rows in the scratch) where it measured faster than
  * the packed GEMM on AVX2 (one-node models side by side, minimums): kernels of 3x3 and more
- * with a multiple of 32 output channels per group and more positions than the narrow path
- * takes. ResNet-50's 3x3 stages 1-3: 2855 -> 2540, 2670 -> 2557, 2656 -> 2552 us; DenseNet-121's
- * 3x3 128->32: 824 -> 676 (28x28), 212 -> 179 (14x14); SqueezeNet's expand 3x3s 5-9 % less;
- * the 7x7 stride-2 first conv and SqueezeNet's 3x3 stride-2 one even. 1x1 convs keep the GEMM
- * (the direct path measured 5-60 % slower: with one tap per input channel its broadcasts walk
- * a new cache line per step of K). The weights come in 32-row panels for it (conv_wpanel,
- * when they are packed: the same choice on every variant). The same bits as the packed GEMM
- * (tests/test_kernel_conv_direct.c). */
+ * with a multiple of 32 output channels per group, more positions than the narrow path takes
+ * and at least CONV_DIRECT_MIN_K taps per output. ResNet-50's 3x3 stages 1-3: 2855 -> 2540,
+ * 2670 -> 2557, 2656 -> 2552 us; DenseNet-121's 3x3 128->32: 824 -> 676 (28x28), 212 -> 179
+ * (14x14); SqueezeNet's expand 3x3s 5-9 % less; the 7x7 stride-2 first conv 2960 -> 2690. 1x1
+ * convs keep the GEMM (the direct path measured 5-60 % slower: with one tap per input channel
+ * its broadcasts walk a new cache line per step of K). The weights come in 32-row panels for
+ * it (conv_wpanel, when they are packed: the same choice on every variant). The same bits as
+ * the packed GEMM (tests/test_kernel_conv_direct.c). */
 static bool conv_direct_wanted(const conv_plan_t *p) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
-  return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9;
+  return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9 &&
+         p->ck >= CONV_DIRECT_MIN_K;
 }
 static berth_conv_direct_geom_t conv_direct_geom(const conv_plan_t *p) {
   const berth_conv_direct_geom_t g = {p->cg,   p->mg,   p->in[1],     p->in[2],     p->out[1], p->out[2],
