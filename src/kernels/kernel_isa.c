@@ -114,6 +114,11 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define DW_LINKAGE
 #include "kernel_dw_ukr.h"
 
+#define PL_VB 16
+#define PL_NAME berth_portable_pool2d_f32
+#define PL_LINKAGE
+#include "kernel_pool_ukr.h"
+
 const berth_kernel_isa_t berth_kernel_isa_portable = {
     .id = BERTH_KERNELS_PORTABLE,
     .dot4xn_f32 = berth_portable_dot4xn_f32,
@@ -130,6 +135,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
+    .pool2d_f32 = berth_portable_pool2d_f32,
     .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
     .conv_direct_p = 4,
     .conv_direct_nr = 8,

@@ -51,6 +51,22 @@ typedef struct berth_dw_geom {
 } berth_dw_geom_t;
 #define BERTH_DW_MAX_SLOTS 16
 
+/* Planes of f32 max or average pooling (kernel_pool.c, kernel_pool_ukr.h): input ih x iw,
+ * output oh x ow, kernel kh x kw (kw <= BERTH_POOL_MAX_KW), strides sh, sw (sw 1 or 2), row
+ * dilation dh, padding ph, pw at the start; `slots` rows of `row` floats of the caller's buffer
+ * (a power of two >= (kh - 1) * dh + 1, at most BERTH_POOL_MAX_SLOTS) hold padded input rows,
+ * with m = max(ow, 16): stride 1, row >= m + kw - 1 and >= pw + iw; stride 2, two halves of
+ * row / 2 floats each >= m + (kw - 1) / 2 and >= (pw + iw + 1) / 2. Average divides output
+ * (o1, o) by rdiv[o1] * cdiv[o] (cdiv holds m floats, 1 past ow). */
+typedef struct berth_pool_geom {
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, ph, pw;
+  int64_t row, slots;
+  int max;
+  const float *rdiv, *cdiv;
+} berth_pool_geom_t;
+#define BERTH_POOL_MAX_SLOTS 16
+#define BERTH_POOL_MAX_KW 32
+
 /* The geometry of a convolution for its im2col panel packer (kernel_conv.c, kernel_im2col.h):
  * three spatial dims (a 1- or 2-D conv has leading dims of size 1), input, kernel and output
  * sizes, strides, dilations, padding at the start, and il = in[0] * in[1] * in[2] (the floats of
@@ -141,6 +157,10 @@ typedef struct berth_kernel_isa {
    * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
    * floats, zeros outside the columns [pw, pw + iw) of each slot. */
   void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
+  /* planes consecutive planes of max or average pooling (g->max), x ih x iw and y oh x ow floats
+   * each, every output bit for bit kernel_pool.c's per-element walk; buf holds g->slots * g->row
+   * floats (kernel_pool_ukr.h) */
+  void (*pool2d_f32)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf);
   /* conv's im2col into one packed-GEMM B panel: dst[q * nr + c] = the input element under
    * kernel tap k0 + q (taps in (ic, q0, q1, q2) order) for output position j0 + c (0 where the
    * window hangs over the padding), c < nc, zeros for nc <= c < nr; returns false (writing
@@ -189,6 +209,7 @@ void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
 void berth_portable_dwconv_f32(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y,
                                float *buf);
+void berth_portable_pool2d_f32(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf);
 
 extern const berth_kernel_isa_t berth_kernel_isa_portable;
 #if defined(BERTH_KERNELS_SIMD) && defined(__x86_64__)

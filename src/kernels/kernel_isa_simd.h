@@ -321,6 +321,12 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define DW_NAME ISA_FN(dwconv_f32)
 #include "kernel_dw_ukr.h"
 
+/* ---- the pooling plane kernel (kernel_pool_ukr.h) ------------------------------------ */
+
+#define PL_VB ISA_VB
+#define PL_NAME ISA_FN(pool2d_f32)
+#include "kernel_pool_ukr.h"
+
 /* ---- conv's im2col panel packer (kernel_im2col.h; x86 masked loads) ------------------- */
 
 #if ISA_X86 && (ISA_VB == 64 || ISA_VB == 32)
@@ -356,6 +362,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
+    .pool2d_f32 = ISA_FN(pool2d_f32),
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
     .gemm_ukr_ldb32_f32 = ISA_UKR_LDB32,

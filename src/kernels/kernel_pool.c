@@ -30,6 +30,7 @@
  * Cost: one pass over each window (output elements times kernel elements); f32 max and average
  * pooling with at most two spatial dims ask for scratch of a padded row and POOL_RING rows of the
  * output (berth_scratch_max_pool, berth_scratch_avg_pool), and take the walk without it. */
+#include "kernel_isa.h"
 #include "kernel_scratch.h"
 #include "kernel_util.h"
 
@@ -511,7 +512,65 @@ static void pool_padded_plane(const pool_plan_t *p, const pool_cols_t *c, pool_p
   }
 }
 
+/* ---- the plane kernel -------------------------------------------------------------------
+ * Column strides 1 and 2, kernels up to BERTH_POOL_MAX_KW columns and row spans up to
+ * BERTH_POOL_MAX_SLOTS rows run the active kernel variant's pool2d_f32 (kernel_pool_ukr.h: a
+ * ring of padded input rows, vectors along the output rows; the walk's bits). Its scratch:
+ * the ring (slots x row floats), then for average the divisors of each output row and column. */
+typedef struct pool_ukr_size {
+  int64_t row, slots, rdiv, cdiv; /* floats of a slot, slots, and of the two divisor arrays */
+} pool_ukr_size_t;
+
+static bool pool_ukr_size(const pool_plan_t *p, pool_ukr_size_t *z) {
+  const int64_t span = (p->k[1] - 1) * p->dil[1] + 1, kw = p->k[2], sw = p->stride[2];
+  if ((sw != 1 && sw != 2) || kw > BERTH_POOL_MAX_KW || span > BERTH_POOL_MAX_SLOTS || p->out[2] > (1 << 20) ||
+      p->in[2] > (1 << 20))
+    return false;
+  const int64_t m = p->out[2] > 16 ? p->out[2] : 16, iw = p->in[2], pw = p->pad[2];
+  int64_t row;
+  if (sw == 1) {
+    row = m + kw - 1 > pw + iw ? m + kw - 1 : pw + iw;
+    row = (row + 15) / 16 * 16;
+  } else {
+    int64_t half = m + (kw - 1) / 2 > (pw + iw + 1) / 2 ? m + (kw - 1) / 2 : (pw + iw + 1) / 2;
+    row = 2 * ((half + 15) / 16 * 16);
+  }
+  z->row = row;
+  for (z->slots = 1; z->slots < span;) z->slots *= 2;
+  z->rdiv = (p->out[1] + 15) / 16 * 16;
+  z->cdiv = (m + 15) / 16 * 16;
+  return true;
+}
+
+static int64_t pool_ukr_floats(const pool_ukr_size_t *z, bool max) {
+  return z->slots * z->row + (max ? 0 : z->rdiv + z->cdiv);
+}
+
+static bool pool_ukr_f32(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, const float *x, float *y) {
+  pool_ukr_size_t z;
+  int64_t have;
+  float *buf = (float *)berth_scratch_take(call, sizeof(float), &have);
+  if (!buf || !pool_ukr_size(p, &z) || have < pool_ukr_floats(&z, max)) return false;
+  berth_pool_geom_t g = {p->in[1], p->in[2], p->out[1], p->out[2], p->k[1], p->k[2], p->stride[1], p->stride[2],
+                         p->dil[1], p->pad[1], p->pad[2], z.row, z.slots, max, NULL, NULL};
+  if (!max) {
+    float *rdiv = buf + z.slots * z.row, *cdiv = rdiv + z.rdiv;
+    for (int64_t o1 = 0; o1 < g.oh; o1++) {
+      const int64_t s1 = o1 * g.sh - g.ph;
+      int64_t lo1, hi1;
+      pool_taps(s1, g.dh, g.kh, g.ih, &lo1, &hi1);
+      rdiv[o1] = (float)((p->flags & POOL_COUNT_PAD) ? pool_padded_taps(p, 1, s1) : hi1 - lo1);
+    }
+    for (int64_t o = 0; o < z.cdiv; o++) cdiv[o] = o < g.ow ? (float)pool_avg_cols(p, o * g.sw - g.pw) : 1.0f;
+    g.rdiv = rdiv;
+    g.cdiv = cdiv;
+  }
+  BERTH_KCALL(pool2d_f32)(&g, p->nc, x, y, buf);
+  return true;
+}
+
 static void pool_rows_f32(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, const float *x, float *y) {
+  if (pool_ukr_f32(p, max, call, x, y)) return;
   pool_cols_t c;
   pool_cols_init(p, &c);
   pool_pad_t pp;
@@ -538,6 +597,8 @@ static uint64_t pool_scratch(const char *op, pool_kind_t kind, const berth_attr_
   if (p.out_type.dtype != BERTH_DTYPE_F32 || p.in[0] != 1 || p.k[0] != 1 || p.pad[0] != 0 || p.pad_end[0] != 0 ||
       p.dil[2] != 1)
     return 0; /* pool_rows_apply's conditions */
+  pool_ukr_size_t z;
+  if (pool_ukr_size(&p, &z)) return berth_scratch_request((uint64_t)pool_ukr_floats(&z, kind == POOL_MAX), sizeof(float));
   return berth_scratch_request((uint64_t)pool_pad_floats(&p), sizeof(float));
 }
 uint64_t berth_scratch_max_pool(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {

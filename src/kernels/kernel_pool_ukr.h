@@ -1,0 +1,269 @@
+/* The f32 pooling plane kernel of a kernel variant (kernel_isa.h's pool2d_f32), written once
+ * with GCC/clang vector types and included by each variant's file:
+ *
+ *   #define PL_VB 32                 // vector bytes (16: portable and NEON, 32: AVX2, 64: AVX-512)
+ *   #define PL_NAME isa_32_pool2d_f32
+ *   #define PL_LINKAGE               // optional: empty for an external function (default static)
+ *   #include "kernel_pool_ukr.h"
+ *
+ * Max and average pooling of 2-D planes, stride 1 or 2 along the columns, any kernel, row
+ * stride, row dilation and padding (the caller, kernel_pool.c, checks the rest). Each input
+ * row is copied once per plane into a ring of padded rows (the pad value is -inf for max and
+ * +0 for average, written once per call; stride 2 deinterleaves the row as it copies it, the
+ * even padded columns in the first half of the slot and the odd ones in the second, as
+ * kernel_dw_ukr.h does), so every tap of an output vector is one plain load and the plane's
+ * borders need no branches. Vectors run along an output row, up to four at a time (each
+ * output is a chain of dependent max or add instructions); the last one starts at ow - VW and
+ * overlaps the one before (it computes the same values again).
+ *
+ * Every output is the scalar walk's (kernel_pool.c's POOL_WALK), bit for bit, on every variant:
+ * each output's taps are taken rows ascending, then columns ascending. Max starts from -inf and
+ * takes a tap when it is greater (m = t > m ? t : m: the first of equal values stays, so -0 and
+ * +0 come out as the walk's, and NaNs are skipped); a -inf result (a window of NaNs and -infs
+ * alone) is recomputed by the walk's scalar rule. Average adds from +0 (the padding's +0 never
+ * changes such a sum: it is never -0) and divides by rdiv[o1] * cdiv[o], products of small
+ * integers (exact), the walk's divisor. No fused operations, no allocation, no stdio. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#if (PL_VB == 64 && defined(__AVX512F__)) || (PL_VB == 32 && defined(__AVX2__))
+#include <immintrin.h>
+#endif
+
+#define PL_VW (PL_VB / 4)
+#define PL_C2(a, b) a##b
+#define PL_C(a, b) PL_C2(a, b)
+#define PL_F(x) PL_C(PL_NAME, _##x)
+#ifndef PL_LINKAGE
+#define PL_LINKAGE static
+#endif
+
+#define VEC_VB PL_VB
+#define VEC_F(x) PL_F(x)
+#include "kernel_vec.h"
+
+/* t > m ? t : m, lane by lane (x86's max instruction is exactly that; NEON's is not) */
+static inline PL_F(vf) PL_F(vmax)(PL_F(vf) t, PL_F(vf) m) {
+#if PL_VB == 64 && defined(__AVX512F__)
+  __m512 a, b;
+  memcpy(&a, &t, sizeof a);
+  memcpy(&b, &m, sizeof b);
+  a = _mm512_max_ps(a, b);
+  memcpy(&t, &a, sizeof t);
+  return t;
+#elif PL_VB == 32 && defined(__AVX2__)
+  __m256 a, b;
+  memcpy(&a, &t, sizeof a);
+  memcpy(&b, &m, sizeof b);
+  a = _mm256_max_ps(a, b);
+  memcpy(&t, &a, sizeof t);
+  return t;
+#else
+  typedef int32_t vi __attribute__((vector_size(PL_VB)));
+  const vi k = (vi)(t > m);
+  return (PL_F(vf))((k & (vi)t) | (~k & (vi)m));
+#endif
+}
+
+/* the first n (0 < n < VW) lanes of v to p: a masked store where the target has one */
+static inline void PL_F(st_part)(float *p, PL_F(vf) v, int64_t n) {
+#if PL_VB == 64 && defined(__AVX512F__)
+  __m512 m;
+  memcpy(&m, &v, sizeof m);
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), m);
+#elif PL_VB == 32 && defined(__AVX2__)
+  static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  __m256 m;
+  memcpy(&m, &v, sizeof m);
+  _mm256_maskstore_ps(p, _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - n)), m);
+#else
+  for (int64_t i = 0; i < n; i++) p[i] = v[i];
+#endif
+}
+
+/* n floats from x to row: vectors, the last one overlapping the one before, or for a row
+ * shorter than a vector two overlapping 16-byte moves, or floats */
+static inline void PL_F(copy)(float *row, const float *x, int64_t n) {
+  if (n < PL_VW) {
+    typedef float v4 __attribute__((vector_size(16)));
+    if (n >= 4) {
+      v4 a, b;
+      memcpy(&a, x, sizeof a);
+      memcpy(&b, x + n - 4, sizeof b);
+      memcpy(row, &a, sizeof a);
+      memcpy(row + n - 4, &b, sizeof b);
+      return;
+    }
+    for (int64_t c = 0; c < n; c++) row[c] = x[c];
+    return;
+  }
+  int64_t c = 0;
+  for (; c + PL_VW <= n; c += PL_VW) PL_F(st)(row + c, PL_F(ld)(x + c));
+  if (c < n) PL_F(st)(row + n - PL_VW, PL_F(ld)(x + n - PL_VW));
+}
+
+/* Input row x (n floats) at padded columns pw.. of a stride-2 slot: padded column p to half
+ * p & 1 (e: the even ones, o: the odd ones) at p >> 1. */
+static inline void PL_F(copy2)(float *e, float *o, const float *x, int64_t n, int64_t pw) {
+  float *xe = (pw & 1 ? o : e) + (pw >> 1), *xo = (pw & 1 ? e : o) + ((pw + 1) >> 1);
+  int64_t c = 0;
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+  for (; c + 2 * PL_VW <= n; c += 2 * PL_VW) {
+    const PL_F(vf) a = PL_F(ld)(x + c), b = PL_F(ld)(x + c + PL_VW);
+#if PL_VW == 4
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7));
+#elif PL_VW == 8
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+#else
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
+#endif
+  }
+  if (c < n && n >= 2 * PL_VW) { /* the last block overlaps the one before at an even column */
+    c = (n - 2 * PL_VW) & ~(int64_t)1;
+    const PL_F(vf) a = PL_F(ld)(x + c), b = PL_F(ld)(x + c + PL_VW);
+#if PL_VW == 4
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7));
+#elif PL_VW == 8
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
+#else
+    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
+#endif
+    c += 2 * PL_VW;
+  }
+#endif
+  for (; c + 1 < n; c += 2) xe[c / 2] = x[c], xo[c / 2] = x[c + 1];
+  if (c < n) xe[c / 2] = x[c];
+}
+
+/* NV vectors of one output row starting at columns j[v]: n rows r[q], taps at r[q] + j + off[t]
+ * (K constant for 2 and 3; 0: g->kw taps). */
+static inline __attribute__((always_inline)) void PL_F(vecs)(int K, int NV, int max, const berth_pool_geom_t *g,
+                                                             const float *const *r, int n, const int64_t *off,
+                                                             const int64_t *j, float *y, PL_F(vf) div0,
+                                                             PL_F(vf) *ninf) {
+  typedef PL_F(vf) vf;
+  const int64_t kw = K ? K : g->kw;
+  vf a[4];
+  for (int v = 0; v < NV; v++) a[v] = PL_F(splat)(max ? -INFINITY : 0.0f);
+  for (int q = 0; q < n; q++) {
+    const float *x = r[q];
+    for (int64_t t = 0; t < kw; t++) {
+      const float *xt = x + off[t];
+      for (int v = 0; v < NV; v++) {
+        const vf l = PL_F(ld)(xt + j[v]);
+        a[v] = max ? PL_F(vmax)(l, a[v]) : a[v] + l;
+      }
+    }
+  }
+  for (int v = 0; v < NV; v++) {
+    const vf o = max ? a[v] : a[v] / (div0 * PL_F(ld)(g->cdiv + j[v]));
+    if (max) { /* -inf lanes marked with a NaN (the maximum of that lane and -inf is never one) */
+      typedef int32_t vi __attribute__((vector_size(PL_VB)));
+      *ninf = (vf)((vi)*ninf | ((vi)(o == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
+    }
+    if (NV == 1 && g->ow < PL_VW) PL_F(st_part)(y, o, g->ow);
+    else PL_F(st)(y + j[v], o);
+  }
+}
+
+/* One output row: vectors four at a time, then two, then one (the last starts at ow - VW). */
+static inline __attribute__((always_inline)) void PL_F(row)(int K, int max, const berth_pool_geom_t *g,
+                                                            const float *const *r, int n, const int64_t *off,
+                                                            float *y, float rdiv, PL_F(vf) *ninf) {
+  const int64_t ow = g->ow, nv = ow < PL_VW ? 1 : (ow + PL_VW - 1) / PL_VW;
+  const PL_F(vf) div0 = PL_F(splat)(rdiv);
+  int64_t v = 0, j[4];
+  for (; v + 4 <= nv; v += 4) {
+    for (int i = 0; i < 4; i++) j[i] = (v + i) * PL_VW + PL_VW <= ow ? (v + i) * PL_VW : ow - PL_VW;
+    PL_F(vecs)(K, 4, max, g, r, n, off, j, y, div0, ninf);
+  }
+  for (; v + 2 <= nv; v += 2) {
+    for (int i = 0; i < 2; i++) j[i] = (v + i) * PL_VW + PL_VW <= ow ? (v + i) * PL_VW : ow - PL_VW;
+    PL_F(vecs)(K, 2, max, g, r, n, off, j, y, div0, ninf);
+  }
+  if (v < nv) {
+    j[0] = ow < PL_VW ? 0 : v * PL_VW + PL_VW <= ow ? v * PL_VW : ow - PL_VW;
+    PL_F(vecs)(K, 1, max, g, r, n, off, j, y, div0, ninf);
+  }
+}
+
+/* The walk's rule for a max output that came out -inf: the window's valid taps in order,
+ * the first taken, then any greater one, or any at all while the maximum is a NaN. */
+static float PL_F(walk_max)(const berth_pool_geom_t *g, const float *xc, int64_t o1, int64_t o) {
+  const int64_t s1 = o1 * g->sh - g->ph, s2 = o * g->sw - g->pw;
+  const int64_t lo2 = s2 < 0 ? -s2 : 0, hi2 = g->kw < g->iw - s2 ? g->kw : g->iw - s2;
+  float m = 0;
+  int any = 0;
+  for (int64_t q = 0; q < g->kh; q++) {
+    const int64_t i0 = s1 + q * g->dh;
+    if (i0 < 0 || i0 >= g->ih) continue;
+    for (int64_t q2 = lo2; q2 < hi2; q2++) {
+      const float v = xc[i0 * g->iw + s2 + q2];
+      if (!any || v > m || m != m) m = v;
+      any = 1;
+    }
+  }
+  return m;
+}
+
+/* One plane: output rows in order, each input row copied once into its ring slot. */
+static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, float *yc, float *buf) {
+  const int64_t R = g->row, S = g->slots;
+  int64_t tag[BERTH_POOL_MAX_SLOTS], off[BERTH_POOL_MAX_KW];
+  for (int64_t s = 0; s < S; s++) tag[s] = -1;
+  for (int64_t t = 0; t < g->kw; t++) off[t] = g->sw == 1 ? t : (t & 1) * (R / 2) + (t >> 1);
+  PL_F(vf) ninf = PL_F(splat)(0.0f);
+  for (int64_t o1 = 0; o1 < g->oh; o1++) {
+    const float *r[BERTH_POOL_MAX_SLOTS];
+    int n = 0;
+    const int64_t s1 = o1 * g->sh - g->ph;
+    for (int64_t q = 0; q < g->kh; q++) {
+      const int64_t i0 = s1 + q * g->dh;
+      if (i0 < 0 || i0 >= g->ih) continue;
+      float *row = buf + (i0 & (S - 1)) * R;
+      if (tag[i0 & (S - 1)] != i0) {
+        if (g->sw == 1) PL_F(copy)(row + g->pw, xc + i0 * g->iw, g->iw);
+        else PL_F(copy2)(row, row + R / 2, xc + i0 * g->iw, g->iw, g->pw);
+        tag[i0 & (S - 1)] = i0;
+      }
+      r[n++] = row;
+    }
+    float *yr = yc + o1 * g->ow;
+    if (max) {
+      if (g->kw == 3) PL_F(row)(3, 1, g, r, n, off, yr, 1.0f, &ninf);
+      else if (g->kw == 2) PL_F(row)(2, 1, g, r, n, off, yr, 1.0f, &ninf);
+      else PL_F(row)(0, 1, g, r, n, off, yr, 1.0f, &ninf);
+    } else if (g->kw == 3) {
+      PL_F(row)(3, 0, g, r, n, off, yr, g->rdiv[o1], &ninf);
+    } else if (g->kw == 2) {
+      PL_F(row)(2, 0, g, r, n, off, yr, g->rdiv[o1], &ninf);
+    } else {
+      PL_F(row)(0, 0, g, r, n, off, yr, g->rdiv[o1], &ninf);
+    }
+  }
+  int any = 0; /* a -inf is rare: one test per plane, then the walk for each */
+  for (int i = 0; i < PL_VW; i++) any |= ninf[i] != ninf[i];
+  for (int64_t i = 0; any && i < g->oh * g->ow; i++)
+    if (yc[i] == -INFINITY) yc[i] = PL_F(walk_max)(g, xc, i / g->ow, i % g->ow);
+}
+
+PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf) {
+  const float pad = g->max ? -INFINITY : 0.0f;
+  for (int64_t i = 0; i < g->slots * g->row; i++) buf[i] = pad;
+  const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
+  for (int64_t c = 0; c < planes; c++) PL_F(plane)(g, g->max, x + c * il, y + c * l, buf);
+}
+
+#undef PL_VW
+#undef PL_C2
+#undef PL_C
+#undef PL_F
+#undef PL_LINKAGE
+#undef PL_VB
+#undef PL_NAME
