@@ -9,6 +9,8 @@
  * are not), and refused in training mode. */
 #include "test_kernel_util.h"
 
+#include "berth/kernels.h"
+
 #include "host/session.h"
 #include "plan/plan.h"
 #include "onnx/onnx_import.h"
@@ -205,8 +207,8 @@ static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *s
   free(want);
 }
 
-static void test_pool_rows(void) {
-  static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 18};
+static void test_pool_rows_isa(void) {
+  static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 18, 35};
   uint32_t seed = 12345;
   for (int mx = 0; mx < 2; mx++)
     for (size_t hi = 0; hi < sizeof sizes / sizeof *sizes; hi++)
@@ -232,12 +234,30 @@ static void test_pool_rows(void) {
       {111, 111, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1}, {28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
       {28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   {56, 56, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0},
       {3, 100, 2, 70, 1, 1, 1, 60, 0, 10, 1, 1, 0}, {3, 100, 2, 70, 1, 3, 1, 60, 0, 10, 1, 1, 3},
+      /* the plane kernel (kernel_pool_ukr.h): blocks of four, two and one vectors and planes
+       * narrower than a vector of each variant, stride 2 with odd pads (the deinterleaved halves
+       * swap), 7x7 planes, wide kernels, tall row spans and the longest it takes */
+      {112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0}, {7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+      {14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},   {9, 75, 3, 5, 2, 2, 1, 3, 2, 2, 1, 1, 1},
+      {9, 150, 2, 3, 1, 2, 0, 1, 0, 2, 3, 1, 1},   {5, 70, 1, 32, 1, 2, 0, 31, 0, 30, 1, 1, 2},
+      {20, 9, 4, 2, 1, 1, 3, 1, 3, 0, 5, 1, 0},    {20, 9, 3, 3, 1, 1, 2, 1, 2, 1, 7, 1, 2},
+      {3, 40, 2, 33, 1, 1, 1, 16, 1, 16, 1, 1, 0}, {17, 71, 16, 4, 3, 2, 15, 2, 15, 1, 1, 1, 0},
   };
   for (size_t i = 0; i < sizeof cnn / sizeof *cnn; i++)
     for (int mx = 0; mx < 2; mx++) {
       pool_row_case(&cnn[i], mx != 0, false, &seed);
       pool_row_case(&cnn[i], mx != 0, true, &seed);
     }
+}
+
+/* The row path on every kernel variant this build and CPU have (pool2d_f32 is per variant). */
+static void test_pool_rows(void) {
+  for (int i = BERTH_KERNELS_PORTABLE; i < BERTH_KERNELS_ISA_COUNT; i++) {
+    if (!berth_kernels_available((berth_kernels_isa_t)i)) continue;
+    CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);
+    test_pool_rows_isa();
+  }
+  CHECK(berth_kernels_select(BERTH_KERNELS_AUTO) == BERTH_OK);
 }
 
 static void test_avg_lp_pool(void) {
