@@ -526,6 +526,10 @@ static bool pool_ukr_size(const pool_plan_t *p, pool_ukr_size_t *z) {
   if ((sw != 1 && sw != 2) || kw > BERTH_POOL_MAX_KW || span > BERTH_POOL_MAX_SLOTS || p->out[2] > (1 << 20) ||
       p->in[2] > (1 << 20))
     return false;
+  /* measured: where no input row serves two windows and none reaches into the padding (DenseNet's
+   * 2x2 stride 2), the row loops on the input itself beat the copy into deinterleaved rows */
+  if (sw == 2 && p->k[1] <= p->stride[1] && p->dil[1] == 1 && p->pad[2] == 0 && (p->out[2] - 1) * sw + kw <= p->in[2])
+    return false;
   const int64_t m = p->out[2] > 16 ? p->out[2] : 16, iw = p->in[2], pw = p->pad[2];
   int64_t row;
   if (sw == 1) {
