@@ -54,7 +54,8 @@ typedef struct berth_dw_geom {
 /* Planes of f32 max or average pooling (kernel_pool.c, kernel_pool_ukr.h): input ih x iw,
  * output oh x ow, kernel kh x kw (kw <= BERTH_POOL_MAX_KW), strides sh, sw (sw 1 or 2), row
  * dilation dh, padding ph, pw at the start; `slots` rows of `row` floats of the caller's buffer
- * (a power of two >= (kh - 1) * dh + 1, at most BERTH_POOL_MAX_SLOTS) hold padded input rows,
+ * (a power of two >= (kh - 1) * dh + 1, at most BERTH_POOL_MAX_SLOTS) hold padded input rows
+ * and one more row holds the pad value (-inf for max, +0 for average) alone,
  * with m = max(ow, 16): stride 1, row >= m + kw - 1 and >= pw + iw; stride 2, two halves of
  * row / 2 floats each >= m + (kw - 1) / 2 and >= (pw + iw + 1) / 2. Average divides output
  * (o1, o) by rdiv[o1] * cdiv[o] (cdiv holds m floats, 1 past ow). */
@@ -65,6 +66,9 @@ typedef struct berth_pool_geom {
   const float *rdiv, *cdiv;
 } berth_pool_geom_t;
 #define BERTH_POOL_MAX_SLOTS 16
+/* 3x3 windows with row stride 1 or 2, row dilation 1 and at least four output rows go in blocks
+ * of four output rows when slots >= 3 * sh + 3 */
+#define BERTH_POOL_BLOCKS(kh, kw, sh, dh, oh) ((kh) == 3 && (kw) == 3 && ((sh) == 1 || (sh) == 2) && (dh) == 1 && (oh) >= 4)
 #define BERTH_POOL_MAX_KW 32
 
 /* The geometry of a convolution for its im2col panel packer (kernel_conv.c, kernel_im2col.h):
@@ -158,7 +162,7 @@ typedef struct berth_kernel_isa {
    * floats, zeros outside the columns [pw, pw + iw) of each slot. */
   void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
   /* planes consecutive planes of max or average pooling (g->max), x ih x iw and y oh x ow floats
-   * each, every output bit for bit kernel_pool.c's per-element walk; buf holds g->slots * g->row
+   * each, every output bit for bit kernel_pool.c's per-element walk; buf holds (g->slots + 1) * g->row
    * floats (kernel_pool_ukr.h) */
   void (*pool2d_f32)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf);
   /* conv's im2col into one packed-GEMM B panel: dst[q * nr + c] = the input element under

@@ -540,14 +540,16 @@ static bool pool_ukr_size(const pool_plan_t *p, pool_ukr_size_t *z) {
     row = 2 * ((half + 15) / 16 * 16);
   }
   z->row = row;
-  for (z->slots = 1; z->slots < span;) z->slots *= 2;
+  int64_t want = span;
+  if (BERTH_POOL_BLOCKS(p->k[1], kw, p->stride[1], p->dil[1], p->out[1])) want = 3 * p->stride[1] + 3;
+  for (z->slots = 1; z->slots < want;) z->slots *= 2;
   z->rdiv = (p->out[1] + 15) / 16 * 16;
   z->cdiv = (m + 15) / 16 * 16;
   return true;
 }
 
 static int64_t pool_ukr_floats(const pool_ukr_size_t *z, bool max) {
-  return z->slots * z->row + (max ? 0 : z->rdiv + z->cdiv);
+  return (z->slots + 1) * z->row + (max ? 0 : z->rdiv + z->cdiv);
 }
 
 static bool pool_ukr_f32(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, const float *x, float *y) {
@@ -558,7 +560,7 @@ static bool pool_ukr_f32(const pool_plan_t *p, bool max, const berth_kernel_call
   berth_pool_geom_t g = {p->in[1], p->in[2], p->out[1], p->out[2], p->k[1], p->k[2], p->stride[1], p->stride[2],
                          p->dil[1], p->pad[1], p->pad[2], z.row, z.slots, max, NULL, NULL};
   if (!max) {
-    float *rdiv = buf + z.slots * z.row, *cdiv = rdiv + z.rdiv;
+    float *rdiv = buf + (z.slots + 1) * z.row, *cdiv = rdiv + z.rdiv;
     for (int64_t o1 = 0; o1 < g.oh; o1++) {
       const int64_t s1 = o1 * g.sh - g.ph;
       int64_t lo1, hi1;

@@ -38,6 +38,9 @@
 #define PL_LINKAGE static
 #endif
 
+#define PL_PRAGMA(x) _Pragma(#x)
+#define PL_UNROLL(n) PL_PRAGMA(GCC unroll n)
+
 #define VEC_VB PL_VB
 #define VEC_F(x) PL_F(x)
 #include "kernel_vec.h"
@@ -212,6 +215,93 @@ static float PL_F(walk_max)(const berth_pool_geom_t *g, const float *xc, int64_t
   return m;
 }
 
+/* Where the vectors of output columns [j, ow) start (kernel_dw_ukr.h's rule): a pair j, *j2
+ * (j + VW, or ow - VW where the row ends sooner) when it returns 2, one vector at *j1 (ow - VW
+ * where the row ends within it) when it returns 1, 0: the row is narrower than a vector. */
+static inline int PL_F(starts)(int64_t j, int64_t ow, int64_t *j1, int64_t *j2) {
+  const int64_t n = ow - j;
+  *j1 = j, *j2 = j + PL_VW;
+  if (n >= 2 * PL_VW) return 2;
+  if (n > PL_VW) return *j2 = ow - PL_VW, 2;
+  if (ow >= PL_VW) return *j1 = ow - PL_VW, 1;
+  return 0;
+}
+
+/* Four output rows (o = 0..3, input rows r[o * SH ..]) of a 3x3 window, NV vectors at j1, j2:
+ * each loaded vector serves every output row whose window holds its row; each output's taps are
+ * still taken rows ascending, then columns ascending. Rows over the padding read the pad row. */
+static inline __attribute__((always_inline)) void PL_F(blk4)(int SH, int NV, int max, const float *const *r,
+                                                             const int64_t *off, float *y, int64_t ow, int64_t j1,
+                                                             int64_t j2, const PL_F(vf) *div, const float *cdiv,
+                                                             PL_F(vf) *ninf) {
+  typedef PL_F(vf) vf;
+  typedef int32_t vi __attribute__((vector_size(PL_VB)));
+  enum { NR = 4, K = 3 };
+  const int rows = (NR - 1) * SH + K;
+  vf a[NR][2];
+  PL_UNROLL(4) for (int o = 0; o < NR; o++) a[o][0] = a[o][1] = PL_F(splat)(max ? -INFINITY : 0.0f);
+  PL_UNROLL(9) for (int ii = 0; ii < rows; ii++) {
+    const float *x = r[ii];
+    PL_UNROLL(3) for (int t = 0; t < K; t++) {
+      const vf x0 = PL_F(ld)(x + j1 + off[t]), x1 = NV == 2 ? PL_F(ld)(x + j2 + off[t]) : x0;
+      PL_UNROLL(4) for (int o = 0; o < NR; o++) {
+        const int q = ii - o * SH;
+        if (q < 0 || q >= K) continue;
+        a[o][0] = max ? PL_F(vmax)(x0, a[o][0]) : a[o][0] + x0;
+        if (NV == 2) a[o][1] = max ? PL_F(vmax)(x1, a[o][1]) : a[o][1] + x1;
+      }
+    }
+  }
+  PL_UNROLL(4) for (int o = 0; o < NR; o++) {
+    for (int v = 0; v < (NV == 2 ? 2 : 1); v++) {
+      const int64_t j = v ? j2 : j1;
+      const vf out = max ? a[o][v] : a[o][v] / (div[o] * PL_F(ld)(cdiv + j));
+      if (max) *ninf = (vf)((vi)*ninf | ((vi)(out == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
+      if (NV == 0) PL_F(st_part)(y + o * ow, out, ow);
+      else PL_F(st)(y + o * ow + j, out);
+    }
+  }
+}
+
+/* A plane of 3x3 windows, row stride SH 1 or 2, at least four output rows, in blocks of four
+ * rows (the last block overlaps the one before and writes the same values again); the ring
+ * holds a block's 3 * SH + 3 rows, and the pad row after it stands for rows over the padding. */
+static inline __attribute__((always_inline)) void PL_F(blocks)(int SH, int max, const berth_pool_geom_t *g,
+                                                               const float *xc, float *yc, float *buf, int64_t *tag,
+                                                               const int64_t *off, PL_F(vf) *ninf) {
+  const int64_t R = g->row, S = g->slots, ow = g->ow;
+  const int rows = 3 * SH + 3;
+  const float *pad = buf + S * R;
+  for (int64_t o0 = 0; o0 < g->oh; o0 += 4) {
+    if (o0 + 4 > g->oh) o0 = g->oh - 4;
+    const float *r[9];
+    for (int ii = 0; ii < rows; ii++) {
+      const int64_t i0 = o0 * SH - g->ph + ii;
+      if (i0 < 0 || i0 >= g->ih) {
+        r[ii] = pad;
+        continue;
+      }
+      float *row = buf + (i0 & (S - 1)) * R;
+      if (tag[i0 & (S - 1)] != i0) {
+        if (g->sw == 1) PL_F(copy)(row + g->pw, xc + i0 * g->iw, g->iw);
+        else PL_F(copy2)(row, row + R / 2, xc + i0 * g->iw, g->iw, g->pw);
+        tag[i0 & (S - 1)] = i0;
+      }
+      r[ii] = row;
+    }
+    PL_F(vf) div[4];
+    for (int o = 0; o < 4; o++) div[o] = PL_F(splat)(max ? 1.0f : g->rdiv[o0 + o]);
+    float *y = yc + o0 * ow;
+    for (int64_t j = 0; j < ow; j += 2 * PL_VW) {
+      int64_t j1, j2;
+      const int nv = PL_F(starts)(j, ow, &j1, &j2);
+      if (nv == 2) PL_F(blk4)(SH, 2, max, r, off, y, ow, j1, j2, div, g->cdiv, ninf);
+      else if (nv == 1) PL_F(blk4)(SH, 1, max, r, off, y, ow, j1, j2, div, g->cdiv, ninf);
+      else PL_F(blk4)(SH, 0, max, r, off, y, ow, j1, j2, div, g->cdiv, ninf);
+    }
+  }
+}
+
 /* One plane: output rows in order, each input row copied once into its ring slot. */
 static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, float *yc, float *buf) {
   const int64_t R = g->row, S = g->slots;
@@ -219,7 +309,15 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
   for (int64_t s = 0; s < S; s++) tag[s] = -1;
   for (int64_t t = 0; t < g->kw; t++) off[t] = g->sw == 1 ? t : (t & 1) * (R / 2) + (t >> 1);
   PL_F(vf) ninf = PL_F(splat)(0.0f);
-  for (int64_t o1 = 0; o1 < g->oh; o1++) {
+  int64_t o1 = 0;
+  if (BERTH_POOL_BLOCKS(g->kh, g->kw, g->sh, g->dh, g->oh) && S >= 3 * g->sh + 3) {
+    if (g->sh == 1 && max) PL_F(blocks)(1, 1, g, xc, yc, buf, tag, off, &ninf);
+    else if (g->sh == 1) PL_F(blocks)(1, 0, g, xc, yc, buf, tag, off, &ninf);
+    else if (max) PL_F(blocks)(2, 1, g, xc, yc, buf, tag, off, &ninf);
+    else PL_F(blocks)(2, 0, g, xc, yc, buf, tag, off, &ninf);
+    o1 = g->oh;
+  }
+  for (; o1 < g->oh; o1++) {
     const float *r[BERTH_POOL_MAX_SLOTS];
     int n = 0;
     const int64_t s1 = o1 * g->sh - g->ph;
@@ -255,7 +353,7 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
 
 PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf) {
   const float pad = g->max ? -INFINITY : 0.0f;
-  for (int64_t i = 0; i < g->slots * g->row; i++) buf[i] = pad;
+  for (int64_t i = 0; i < (g->slots + 1) * g->row; i++) buf[i] = pad;
   const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
   for (int64_t c = 0; c < planes; c++) PL_F(plane)(g, g->max, x + c * il, y + c * l, buf);
 }
@@ -267,3 +365,5 @@ PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float 
 #undef PL_LINKAGE
 #undef PL_VB
 #undef PL_NAME
+#undef PL_PRAGMA
+#undef PL_UNROLL
