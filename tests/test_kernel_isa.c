@@ -2,7 +2,7 @@
  * have against plain double-precision loops and against the portable variant, on random
  * shapes with the edge sizes (empty, shorter than a vector, one past a register block,
  * leading dimensions wider than the rows); results must not depend on the operands'
- * alignment; nothing outside the output is written. Then the vectorized exp / sigmoid / tanh
+ * alignment; nothing outside the output is written; the pooling planes bit for bit. Then the vectorized exp / sigmoid / tanh
  * (kernel_vmath.h) against correctly rounded results over a dense sweep, with the ulp bounds
  * the header documents, and their special values. Then the public selection API
  * (include/berth/kernels.h).
@@ -570,6 +570,81 @@ static void test_select(void) {
             berth_kernels_isa_name(berth_kernels_active()), berth_kernels_isa_name(best));
 }
 
+/* pool2d_f32 (kernel_pool_ukr.h) against the per-element walk, bit for bit: random planes,
+ * kernels, strides and pads (3x3 windows with and without the slots of the row blocks), NaNs,
+ * -infs and signed zeros in the data, max and average; nothing past the output is written. */
+static float pool_ref(const berth_pool_geom_t *g, const float *x, int64_t o1, int64_t o, float div) {
+  float m = 0;
+  int any = 0;
+  for (int64_t q = 0; q < g->kh; q++)
+    for (int64_t t = 0; t < g->kw; t++) {
+      const int64_t i = o1 * g->sh - g->ph + q * g->dh, c = o * g->sw - g->pw + t;
+      if (i < 0 || i >= g->ih || c < 0 || c >= g->iw) continue;
+      const float v = x[i * g->iw + c];
+      if (!g->max) m += v;
+      else if (!any || v > m || m != m) m = v;
+      any = 1;
+    }
+  return g->max ? m : m / div;
+}
+
+static void test_pool2d(const berth_kernel_isa_t *k) {
+  static const int64_t dims[] = {1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 28, 33, 40, 57};
+  static float rdiv[128], cdiv[128];
+  for (int it = 0; it < 400; it++) {
+    berth_pool_geom_t g = {0};
+    g.kh = 1 + rnd() % 4, g.kw = 1 + rnd() % 5, g.sh = 1 + rnd() % 3, g.sw = 1 + rnd() % 2, g.dh = 1 + rnd() % 2;
+    if (it % 2) g.kh = g.kw = 3, g.dh = 1, g.sh = 1 + rnd() % 2;
+    g.ih = pick(dims, 14), g.iw = pick(dims, 14), g.ph = rnd() % g.kh, g.pw = rnd() % g.kw, g.max = (int)(rnd() % 2);
+    const int64_t span = (g.kh - 1) * g.dh + 1;
+    if (g.ih + 2 * g.ph < span || g.iw + 2 * g.pw < g.kw) continue;
+    g.oh = (g.ih + g.ph - span) / g.sh + 1, g.ow = (g.iw + g.pw - g.kw) / g.sw + 1; /* windows touch the input */
+    if (g.oh < 1 || g.ow < 1) continue;
+    const int64_t m = g.ow > 16 ? g.ow : 16, want = it % 4 == 1 ? 3 * g.sh + 3 : span;
+    for (g.slots = 1; g.slots < want || g.slots < span;) g.slots *= 2;
+    if (g.sw == 1) g.row = m + g.kw - 1 > g.pw + g.iw ? m + g.kw - 1 : g.pw + g.iw;
+    else {
+      const int64_t half = m + (g.kw - 1) / 2 > (g.pw + g.iw + 1) / 2 ? m + (g.kw - 1) / 2 : (g.pw + g.iw + 1) / 2;
+      g.row = 2 * (half + rnd() % 3);
+    }
+    const int64_t planes = 1 + rnd() % 3, il = g.ih * g.iw, l = g.oh * g.ow;
+    if ((g.slots + 1) * g.row > BIG || planes * (il > l ? il : l) + 16 > BIG) continue;
+    for (int64_t i = 0; i < planes * il; i++) {
+      const uint32_t r = rnd() % 40;
+      xbuf[i] = r == 0 ? NAN : r == 1 ? -INFINITY : r == 2 ? -0.0f : r == 3 ? 0.0f : (float)(rnd() % 9) - 4.0f;
+    }
+    for (int64_t o1 = 0; o1 < g.oh; o1++) {
+      int64_t n = 0;
+      for (int64_t q = 0; q < g.kh; q++) n += o1 * g.sh - g.ph + q * g.dh >= 0 && o1 * g.sh - g.ph + q * g.dh < g.ih;
+      rdiv[o1] = (float)n;
+    }
+    for (int64_t o = 0; o < m; o++) {
+      int64_t n = 0;
+      for (int64_t t = 0; t < g.kw; t++) n += o * g.sw - g.pw + t >= 0 && o * g.sw - g.pw + t < g.iw;
+      cdiv[o] = o < g.ow ? (float)n : 1.0f;
+    }
+    g.rdiv = rdiv, g.cdiv = cdiv;
+    for (int64_t i = 0; i < planes * l + 16; i++) obuf[i] = 12345.0f;
+    k->pool2d_f32(&g, planes, xbuf, obuf, wbuf);
+    int64_t bad = -1;
+    for (int64_t c = 0; c < planes && bad < 0; c++)
+      for (int64_t i = 0; i < l && bad < 0; i++) {
+        const float want_v = pool_ref(&g, xbuf + c * il, i / g.ow, i % g.ow, rdiv[i / g.ow] * cdiv[i % g.ow]);
+        const float got = obuf[c * l + i];
+        if (memcmp(&got, &want_v, sizeof got) != 0 && !(got != got && want_v != want_v)) bad = c * l + i;
+      }
+    for (int64_t i = planes * l; i < planes * l + 16 && bad < 0; i++)
+      if (obuf[i] != 12345.0f) bad = i;
+    CHECK_MSG(bad < 0,
+              "pool2d_f32 (%s, seed %llu): %s %lldx%lld k %lldx%lld s %lldx%lld dil %lld pads %lld %lld slots %lld: "
+              "element %lld",
+              berth_kernels_isa_name(k->id), seed, g.max ? "max" : "avg", (long long)g.ih, (long long)g.iw,
+              (long long)g.kh, (long long)g.kw, (long long)g.sh, (long long)g.sw, (long long)g.dh, (long long)g.ph,
+              (long long)g.pw, (long long)g.slots, (long long)bad);
+    if (bad >= 0) return;
+  }
+}
+
 int main(void) {
   const char *s = getenv("BERTH_TEST_SEED");
   seed = s ? strtoull(s, NULL, 10) : 20261203ull;
@@ -603,6 +678,7 @@ int main(void) {
     test_ukr_ldb32(k);
     test_ukr_epi(k);
     test_im2col(k);
+    test_pool2d(k);
     test_vmath_special(k);
     for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
   }
