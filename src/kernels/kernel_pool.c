@@ -28,8 +28,10 @@
  * lp: (sum over the window's input elements of |x|^p)^(1/p), p > 0 (padding is 0). Floats.
  *
  * Cost: one pass over each window (output elements times kernel elements); f32 max and average
- * pooling with at most two spatial dims ask for scratch of a padded row and POOL_RING rows of the
- * output (berth_scratch_max_pool, berth_scratch_avg_pool), and take the walk without it. */
+ * pooling with at most two spatial dims ask for scratch (berth_scratch_max_pool,
+ * berth_scratch_avg_pool): at column stride 1 or 2 the ring of padded rows of the kernel
+ * variant's plane kernel (kernel_pool_ukr.h), else a padded row and POOL_RING rows of the
+ * output; without it they take the row loops and the walk. */
 #include "kernel_isa.h"
 #include "kernel_scratch.h"
 #include "kernel_util.h"
