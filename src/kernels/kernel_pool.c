@@ -536,10 +536,10 @@ static bool pool_ukr_size(const pool_plan_t *p, pool_ukr_size_t *z) {
   int64_t row;
   if (sw == 1) {
     row = m + kw - 1 > pw + iw ? m + kw - 1 : pw + iw;
-    row = (row + 15) / 16 * 16;
+    row = (row + 7) / 8 * 8; /* rows start on 32 bytes */
   } else {
     int64_t half = m + (kw - 1) / 2 > (pw + iw + 1) / 2 ? m + (kw - 1) / 2 : (pw + iw + 1) / 2;
-    row = 2 * ((half + 15) / 16 * 16);
+    row = 2 * ((half + 7) / 8 * 8);
   }
   z->row = row;
   int64_t want = span;

@@ -16,6 +16,8 @@
  * output is a chain of dependent max or add instructions); the last one starts at ow - VW and
  * overlaps the one before (it computes the same values again).
  *
+ * 3x3 windows at row stride 1 go four output rows at a time (kernel_isa.h's BERTH_POOL_BLOCKS).
+ *
  * Every output is the scalar walk's (kernel_pool.c's POOL_WALK), bit for bit, on every variant:
  * each output's taps are taken rows ascending, then columns ascending. Max starts from -inf and
  * takes a tap when it is greater (m = t > m ? t : m: the first of equal values stays, so -0 and
@@ -311,10 +313,8 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
   PL_F(vf) ninf = PL_F(splat)(0.0f);
   int64_t o1 = 0;
   if (BERTH_POOL_BLOCKS(g->kh, g->kw, g->sh, g->dh, g->oh) && S >= 3 * g->sh + 3) {
-    if (g->sh == 1 && max) PL_F(blocks)(1, 1, g, xc, yc, buf, tag, off, &ninf);
-    else if (g->sh == 1) PL_F(blocks)(1, 0, g, xc, yc, buf, tag, off, &ninf);
-    else if (max) PL_F(blocks)(2, 1, g, xc, yc, buf, tag, off, &ninf);
-    else PL_F(blocks)(2, 0, g, xc, yc, buf, tag, off, &ninf);
+    if (max) PL_F(blocks)(1, 1, g, xc, yc, buf, tag, off, &ninf); /* row stride 1 (BERTH_POOL_BLOCKS) */
+    else PL_F(blocks)(1, 0, g, xc, yc, buf, tag, off, &ninf);
     o1 = g->oh;
   }
   for (; o1 < g->oh; o1++) {
