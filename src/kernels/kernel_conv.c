@@ -771,9 +771,10 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_DIRECT_MIN_K 64 /* the direct path's taps per output at least (SqueezeNet's 3x3 stride-2
                               * conv1, 27 taps: 1240 us direct against 815 packed; ResNet-50's 7x7
                               * first conv, 147 taps: 2690 against 2960) */
-#define CONV_DIRECT_BAND_ROWS 1 /* the direct path's scratch request at least: bands of this many output
-                                  * rows (8 measured no faster than 1 on VGG-19's 224 x 224 convs, and
-                                  * grew its arena by 548 KB; the GEMM's request is usually larger) */
+#define CONV_DIRECT_BAND_POSITIONS 128 /* the direct path's scratch request at least: bands of this many
+                                        * output positions (whole rows): each band streams all the
+                                        * weights once, so VGG-19's 512-channel 28x28 convs (9.4 MB of
+                                        * weights) ran 1.24-1.35x onnxruntime's time in one-row bands */
 
 /* The logical operand types of a conv_packed call (the weights from wshape); checks wp. */
 static berth_status_t convp_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
@@ -986,7 +987,7 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
   if (p.ap == CONV_WPANEL_WIDE && p.l <= CONV_NARROW_L && convp_wb_floats(&p) > want) want = convp_wb_floats(&p);
   if (p.ap == CONV_WPANEL_WIDE && conv_direct_wanted(&p)) {
     const berth_conv_direct_geom_t g = conv_direct_geom(&p);
-    const uint64_t d = berth_conv_direct_scratch_floats(&g, CONV_DIRECT_BAND_ROWS);
+    const uint64_t d = berth_conv_direct_scratch_floats(&g, (CONV_DIRECT_BAND_POSITIONS + g.ow - 1) / g.ow);
     if (d > want) want = d;
   }
   return berth_scratch_request(want, sizeof(float));
