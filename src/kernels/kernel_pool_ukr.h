@@ -70,81 +70,9 @@ static inline PL_F(vf) PL_F(vmax)(PL_F(vf) t, PL_F(vf) m) {
 #endif
 }
 
-/* the first n (0 < n < VW) lanes of v to p: a masked store where the target has one */
-static inline void PL_F(st_part)(float *p, PL_F(vf) v, int64_t n) {
-#if PL_VB == 64 && defined(__AVX512F__)
-  __m512 m;
-  memcpy(&m, &v, sizeof m);
-  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), m);
-#elif PL_VB == 32 && defined(__AVX2__)
-  static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  __m256 m;
-  memcpy(&m, &v, sizeof m);
-  _mm256_maskstore_ps(p, _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - n)), m);
-#else
-  for (int64_t i = 0; i < n; i++) p[i] = v[i];
-#endif
-}
-
-/* n floats from x to row: vectors, the last one overlapping the one before, or for a row
- * shorter than a vector two overlapping 16-byte moves, or floats */
-static inline void PL_F(copy)(float *row, const float *x, int64_t n) {
-  if (n < PL_VW) {
-    typedef float v4 __attribute__((vector_size(16)));
-    if (n >= 4) {
-      v4 a, b;
-      memcpy(&a, x, sizeof a);
-      memcpy(&b, x + n - 4, sizeof b);
-      memcpy(row, &a, sizeof a);
-      memcpy(row + n - 4, &b, sizeof b);
-      return;
-    }
-    for (int64_t c = 0; c < n; c++) row[c] = x[c];
-    return;
-  }
-  int64_t c = 0;
-  for (; c + PL_VW <= n; c += PL_VW) PL_F(st)(row + c, PL_F(ld)(x + c));
-  if (c < n) PL_F(st)(row + n - PL_VW, PL_F(ld)(x + n - PL_VW));
-}
-
-/* Input row x (n floats) at padded columns pw.. of a stride-2 slot: padded column p to half
- * p & 1 (e: the even ones, o: the odd ones) at p >> 1. */
-static inline void PL_F(copy2)(float *e, float *o, const float *x, int64_t n, int64_t pw) {
-  float *xe = (pw & 1 ? o : e) + (pw >> 1), *xo = (pw & 1 ? e : o) + ((pw + 1) >> 1);
-  int64_t c = 0;
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-  for (; c + 2 * PL_VW <= n; c += 2 * PL_VW) {
-    const PL_F(vf) a = PL_F(ld)(x + c), b = PL_F(ld)(x + c + PL_VW);
-#if PL_VW == 4
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7));
-#elif PL_VW == 8
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
-#else
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
-#endif
-  }
-  if (c < n && n >= 2 * PL_VW) { /* the last block overlaps the one before at an even column */
-    c = (n - 2 * PL_VW) & ~(int64_t)1;
-    const PL_F(vf) a = PL_F(ld)(x + c), b = PL_F(ld)(x + c + PL_VW);
-#if PL_VW == 4
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7));
-#elif PL_VW == 8
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15));
-#else
-    PL_F(st)(xe + c / 2, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
-    PL_F(st)(xo + c / 2, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
-#endif
-    c += 2 * PL_VW;
-  }
-#endif
-  for (; c + 1 < n; c += 2) xe[c / 2] = x[c], xo[c / 2] = x[c + 1];
-  if (c < n) xe[c / 2] = x[c];
-}
+#define VR_VB PL_VB
+#define VR_F(x) PL_F(x)
+#include "kernel_vec_rows.h"
 
 /* NV vectors of one output row starting at columns j[v]: n rows r[q], taps at r[q] + j + off[t]
  * (K constant for 2 and 3; 0: g->kw taps). */
