@@ -140,7 +140,7 @@ int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_c
   if (cd_in_place(g)) { /* the offsets and the partial sums of each row: no band */
     if (g->c > INT32_MAX / g->ih / g->iw || g->kh > g->ih || g->kw > g->iw) return 0;
     const int64_t room = floats - cd_off_floats(g);
-    if (g->c > INT32_MAX / g->ih / g->iw || room < g->ow * nr) return 0;
+    if (room < g->ow * nr) return 0;
     int64_t bh = room / (g->ow * nr);
     if (bh > g->oh) bh = g->oh;
     const int64_t nb = (g->oh + bh - 1) / bh;
