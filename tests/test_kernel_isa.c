@@ -427,6 +427,90 @@ static void test_ukr_epi(const berth_kernel_isa_t *k) {
   if (k->gemm_ukr_ldb32_f32) test_ukr_epi_entry(k, "gemm_ukr_ldb32", k->gemm_ukr_ldb32_f32, NR, 0);
 }
 
+/* gemm_ukr_pa_bs_f32 (B read in place, rows ldb floats apart) against gemm_ukr_pa_f32 over the
+ * same rows packed (ldb = NR): the same bits for every tile height and width, kc, load or
+ * bias, residual and activation; nothing written outside the tile. */
+static void test_ukr_bs(const berth_kernel_isa_t *k) {
+  static const int64_t ks[] = {0, 1, 3, 16, 17, 40};
+  enum { LDC = 72 };
+  static float c0[16 * LDC], c1[16 * LDC], res[16 * LDC], bpk[40 * 64];
+  CHECK(k->gemm_ukr_pa_bs_f32 != NULL);
+  if (!k->gemm_ukr_pa_bs_f32) return;
+  const int64_t NR = k->gemm_nr;
+  for (int it = 0; it < 400; it++) {
+    const int64_t mr = 1 + rnd() % (uint32_t)k->gemm_mr, nc = 1 + rnd() % (uint32_t)NR, kc = pick(ks, 6);
+    const int64_t ldb = NR + rnd() % 9, lda = k->gemm_mr + rnd() % 3;
+    const int load = rnd() % 2, act = (int)(rnd() % 4), use_res = rnd() % 2, use_epi = rnd() % 4 != 0;
+    float bias[16];
+    for (int i = 0; i < 16; i++) bias[i] = ukr_epi_val();
+    for (int64_t i = 0; i < 16 * 48; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < 40 * ldb; i++) xbuf[i] = rndf();
+    for (int64_t q = 0; q < kc; q++) memcpy(bpk + q * NR, xbuf + q * ldb, (size_t)NR * sizeof(float));
+    for (int64_t i = 0; i < 16 * LDC; i++) {
+      c0[i] = c1[i] = ukr_epi_val();
+      res[i] = ukr_epi_val();
+    }
+    const berth_ukr_epi_t e = {use_res ? res : NULL, LDC, act, 0.25f, 6.0f};
+    k->gemm_ukr_pa_f32(wbuf, lda, bpk, kc, c0, LDC, mr, nc, load ? NULL : bias, load, use_epi ? &e : NULL);
+    k->gemm_ukr_pa_bs_f32(wbuf, lda, xbuf, ldb, kc, c1, LDC, mr, nc, load ? NULL : bias, load, use_epi ? &e : NULL);
+    int same = 1;
+    for (int64_t i = 0; i < 16 * LDC; i++) same &= same_bits(c0[i], c1[i]);
+    CHECK_MSG(same, "%s gemm_ukr_pa_bs mr=%lld nc=%lld kc=%lld ldb=%lld load %d act %d residual %d: differs from "
+              "gemm_ukr_pa over the packed rows (seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)mr, (long long)nc, (long long)kc, (long long)ldb, load, act,
+              use_res, seed);
+  }
+}
+
+/* The packed GEMM with pre-packed A over a row-major B (a 1x1 conv): for few rows of A it reads
+ * B in place (gemm_ukr_pa_bs_f32); the same bits as the variant without that entry (B packed),
+ * with the epilogue; nothing written outside C. Shapes around the path's edges: M up to 48 and
+ * past it, N below one panel, with a narrow last strip of at most and more than half a panel,
+ * K in one block and in several. */
+static float bs_apk[64 * 600 + 64], bs_c0[64 * 300], bs_c1[64 * 300], bs_res[64 * 300], bs_scratch[600 * 128];
+static void test_gemm_bs(const berth_kernel_isa_t *k) {
+  static const int64_t ms[] = {1, 4, 6, 7, 12, 16, 17, 32, 47, 48, 49, 64};
+  static const int64_t ns[] = {1, 7, 16, 17, 23, 24, 33, 40, 100, 121};
+  static const int64_t ks[] = {1, 5, 16, 17, 255, 256, 257, 600};
+  berth_kernel_isa_t packed_b = *k;
+  packed_b.gemm_ukr_pa_bs_f32 = NULL;
+  for (int it = 0; it < 120; it++) {
+    const int64_t M = pick(ms, 12), N = pick(ns, 10), K = pick(ks, 8), ldc = N + 3;
+    const int act = (int)(rnd() % 4), use_res = rnd() % 2, use_bias = rnd() % 2;
+    float bias[64];
+    for (int i = 0; i < 64; i++) bias[i] = rndf();
+    for (int64_t i = 0; i < M * K; i++) wbuf[i] = rndf();
+    for (int64_t i = 0; i < K * N; i++) xbuf[i] = rndf();
+    for (int64_t i = 0; i < M * ldc; i++) {
+      bs_c0[i] = bs_c1[i] = 1234.5f;
+      bs_res[i] = rndf();
+    }
+    berth_gemm_pack_a(wbuf, K, M, K, bs_apk);
+    const berth_gemm_rows_t b = {xbuf, N};
+    const berth_ukr_epi_t e = {use_res ? bs_res : NULL, ldc, act, 0.25f, 0.5f};
+    const int64_t floats = (int64_t)(sizeof bs_scratch / sizeof bs_scratch[0]);
+    berth_gemm_packed_epi_f32(k, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c1, ldc, M, N, K,
+                              berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
+    berth_gemm_packed_epi_f32(&packed_b, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c0, ldc, M, N, K,
+                              berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
+    CHECK_MSG(memcmp(bs_c0, bs_c1, (size_t)(M * ldc) * sizeof(float)) == 0,
+              "%s packed gemm with B in place M=%lld N=%lld K=%lld act %d residual %d: differs from B packed "
+              "(seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, act, use_res, seed);
+    int outside = 1;
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = N; j < ldc; j++) outside &= bs_c1[i * ldc + j] == 1234.5f;
+    CHECK_MSG(outside, "%s packed gemm with B in place M=%lld N=%lld K=%lld wrote outside C (seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
+    double want = use_bias ? bias[0] : 0, mag = 1; /* one element against a double loop */
+    for (int64_t q = 0; q < K; q++) want += (double)wbuf[q] * xbuf[q * N], mag += fabs((double)wbuf[q] * xbuf[q * N]);
+    if (use_res) want += bs_res[0];
+    CHECK_MSG(act != BERTH_UKR_ACT_NONE || close_to(bs_c1[0], want, mag + 1),
+              "%s packed gemm with B in place M=%lld N=%lld K=%lld: C[0][0] %.9g vs %.9g (seed %llu)",
+              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, bs_c1[0], want, seed);
+  }
+}
+
 /* ---- elementwise: ulp distance to the correctly rounded result ---------------------- */
 
 static int64_t ordered(float f) {
@@ -677,6 +761,8 @@ int main(void) {
     test_gemm_packed(k);
     test_ukr_ldb32(k);
     test_ukr_epi(k);
+    test_ukr_bs(k);
+    test_gemm_bs(k);
     test_im2col(k);
     test_pool2d(k);
     test_vmath_special(k);

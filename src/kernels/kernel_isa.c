@@ -95,6 +95,13 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #include "kernel_ukr.h"
 #undef UKR_NV
 #undef UKR_NAME
+#define UKR_NV 2 /* A from packed panels, B in place */
+#define UKR_NAME portable_gemm_ukr_pa_bs_f32
+#define UKR_APACK
+#define UKR_BSTRIDE
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
 #define UKR_NV 2 /* slices of 8 columns of matmul_packed's 32-column weight panels, read in place */
 #define UKR_NAME portable_gemm_ukr_ldb32_f32
 #define UKR_LDB 32
@@ -137,6 +144,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .dwconv_f32 = berth_portable_dwconv_f32,
     .pool2d_f32 = berth_portable_pool2d_f32,
     .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
+    .gemm_ukr_pa_bs_f32 = portable_gemm_ukr_pa_bs_f32,
     .conv_direct_p = 4,
     .conv_direct_nr = 8,
     .conv_direct_ukr_f32 = portable_conv_direct_ukr_f32,

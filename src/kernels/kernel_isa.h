@@ -183,6 +183,13 @@ typedef struct berth_kernel_isa {
    * every variant whose gemm_nr divides 32). NULL where the variant has none. */
   void (*gemm_ukr_ldb32_f32)(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc,
                              int64_t mr, int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi);
+  /* gemm_ukr_pa_f32 with B read in place, not from a packed panel: row q of the tile's columns
+   * at bp + q * ldb (a row-major B; every row the tile reads holds gemm_nr floats from bp on,
+   * whatever nc is), for the packed GEMM's path where packing B would cost more than it saves
+   * (few rows of A, kernel_gemm_pack.c). NULL where the variant has none. */
+  void (*gemm_ukr_pa_bs_f32)(const float *a, int64_t lda, const float *bp, int64_t ldb, int64_t kc, float *C,
+                             int64_t ldc, int64_t mr, int64_t nc, const float *bias, int load,
+                             const berth_ukr_epi_t *epi);
   /* conv's direct micro-kernel, the output channels along the lanes (kernel_conv_direct_ukr.h,
    * driven by kernel_conv_direct.c), over a run of n output positions j, conv_direct_p at a time:
    * position j's window at xj = x + r * rs + c * cs, where (r, c) counts from (0, col0) along

@@ -287,6 +287,13 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #include "kernel_ukr.h"
 #undef UKR_NV
 #undef UKR_NAME
+#define UKR_NV ISA_GEMM_NV /* A from packed panels, B in place */
+#define UKR_NAME ISA_FN(gemm_ukr_pa_bs_f32)
+#define UKR_APACK
+#define UKR_BSTRIDE
+#include "kernel_ukr.h"
+#undef UKR_NV
+#undef UKR_NAME
 #if ISA_GEMM_NV * ISA_VW == 16 /* half of a 32-column panel (AVX2): B rows 32 floats apart */
 #define UKR_NV ISA_GEMM_NV
 #define UKR_NAME ISA_FN(gemm_ukr_pa_b2_f32)
@@ -366,6 +373,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
     .gemm_ukr_ldb32_f32 = ISA_UKR_LDB32,
+    .gemm_ukr_pa_bs_f32 = ISA_FN(gemm_ukr_pa_bs_f32),
     .conv_direct_p = ISA_CD_P,
     .conv_direct_nr = ISA_CD_NV * ISA_VW,
     .conv_direct_ukr_f32 = ISA_FN(conv_direct_ukr_f32),

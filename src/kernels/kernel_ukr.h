@@ -21,7 +21,10 @@
  * multiple of MR; kernel_gemm_pack.h's berth_gemm_pack_a), one contiguous stream. With
  * UKR_LDB defined (a constant, at least NR), B's rows are UKR_LDB floats apart: the tile reads
  * the first NR columns of a wider panel (AVX2's 16-column tiles over the 32-column pre-packed
- * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). With an epilogue
+ * weight panels of kernel_gemm_pack.c's berth_gemm_packed_wb_f32). With UKR_BSTRIDE defined,
+ * the function takes B's row stride as an argument after bp (ldb, in floats): B read in place
+ * (a row-major B with NR readable floats in each row the tile reads: kernel_gemm_pack.c's
+ * path for few rows of A, where packing B would cost more than it saves). With an epilogue
  * (kernel_isa.h's berth_ukr_epi_t: conv's residual and activation; the driver passes it at
  * the tile's last block of K only), the accumulators take the residual and the activation
  * (selects on compare masks, the bits of the scalar formulas) before they are stored, so a
@@ -55,93 +58,121 @@ static inline UKR_F(vf) UKR_F(sel)(UKR_F(vi) m, UKR_F(vf) x, UKR_F(vf) y) {
   return (UKR_F(vf))(((UKR_F(vi))x & m) | ((UKR_F(vi))y & ~m));
 }
 
-/* The epilogue (kernel_isa.h's berth_ukr_epi_t) on the accumulators of mr rows; the residual
- * row r at res + r * ldr, nc columns of it (an edge tile reads it through a zero-padded
- * copy, nothing past column nc). */
-static inline __attribute__((always_inline)) void UKR_F(epi)(int mr, UKR_F(vf) acc[][UKR_NV], int64_t nc,
-                                                             const berth_ukr_epi_t *e) {
-  typedef UKR_F(vf) vf;
-  if (e->res)
-    for (int r = 0; r < mr; r++) {
-      const float *rr = e->res + r * e->ldr;
-      float pad[UKR_NR];
-      if (nc != UKR_NR) {
-        memcpy(pad, rr, (size_t)nc * sizeof(float));
-        memset(pad + nc, 0, (size_t)(UKR_NR - nc) * sizeof(float));
-        rr = pad;
-      }
-      for (int v = 0; v < UKR_NV; v++) acc[r][v] += UKR_F(ld)(rr + v * UKR_VW);
-    }
-  const vf zero = UKR_F(splat)(0.0f), al = UKR_F(splat)(e->alpha), be = UKR_F(splat)(e->beta);
-  switch (e->act) {
-  case BERTH_UKR_ACT_RELU:
-    for (int r = 0; r < mr; r++)
-      for (int v = 0; v < UKR_NV; v++) acc[r][v] = UKR_F(sel)(acc[r][v] < zero, zero, acc[r][v]);
-    break;
-  case BERTH_UKR_ACT_CLIP:
-    for (int r = 0; r < mr; r++)
-      for (int v = 0; v < UKR_NV; v++) {
-        const vf u = UKR_F(sel)(acc[r][v] < al, al, acc[r][v]);
-        acc[r][v] = UKR_F(sel)(u > be, be, u);
-      }
-    break;
-  case BERTH_UKR_ACT_LEAKY_RELU:
-    for (int r = 0; r < mr; r++)
-      for (int v = 0; v < UKR_NV; v++) acc[r][v] = UKR_F(sel)(acc[r][v] < zero, al * acc[r][v], acc[r][v]);
-    break;
-  default: break;
+#define UKR_PRAGMA(x) _Pragma(#x)
+#define UKR_UNROLL UKR_PRAGMA(GCC unroll 16)
+
+/* The activation of one vector of a tile (kernel_isa.h's berth_ukr_epi_t formulas); act is a
+ * constant where the caller switches on it. */
+static inline __attribute__((always_inline)) UKR_F(vf) UKR_F(act)(int act, UKR_F(vf) x, UKR_F(vf) al,
+                                                                  UKR_F(vf) be) {
+  const UKR_F(vf) zero = UKR_F(splat)(0.0f);
+  switch (act) {
+  case BERTH_UKR_ACT_RELU: return UKR_F(sel)(x < zero, zero, x);
+  case BERTH_UKR_ACT_CLIP: {
+    const UKR_F(vf) u = UKR_F(sel)(x < al, al, x);
+    return UKR_F(sel)(u > be, be, u);
+  }
+  case BERTH_UKR_ACT_LEAKY_RELU: return UKR_F(sel)(x < zero, al * x, x);
+  default: return x;
   }
 }
 
-/* One tile of mr rows (a constant once inlined). */
-static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const float *a, int64_t lda,
-                                                              const float *bp, int64_t kc, float *C,
-                                                              int64_t ldc, int64_t nc, const float *bias,
-                                                              int load, const berth_ukr_epi_t *epi) {
+/* One tile of mr rows by NR columns of C (rows ldc apart), from C (load) or the bias; then the
+ * residual (rows ldr apart; NULL: none) and the activation, and the store. mr and act are
+ * constants once inlined, and the accumulators are plain values (no array whose address
+ * escapes), so they stay in registers from the first multiply-add to the store: passing them to
+ * an epilogue function by address had them stored and reloaded around the loop, which cost a
+ * 6 x 16 tile over 16 rows of K a third of its time (SqueezeNet's 1x1 convs). */
+static inline __attribute__((always_inline)) void UKR_F(run)(int mr, int act, const float *a, int64_t lda,
+                                                             const float *bp, int64_t ldb, int64_t kc, float *C,
+                                                             int64_t ldc, const float *bias, int load,
+                                                             const float *res, int64_t ldr, UKR_F(vf) al,
+                                                             UKR_F(vf) be) {
   typedef UKR_F(vf) vf;
   vf acc[UKR_MR][UKR_NV];
-  float edge[UKR_MR][UKR_NR]; /* C of an edge tile (nc < NR) */
-  const int full = nc == UKR_NR;
-  if (load && !full)
-    for (int r = 0; r < mr; r++) {
-      memcpy(edge[r], C + r * ldc, (size_t)nc * sizeof(float));
-      memset(edge[r] + nc, 0, (size_t)(UKR_NR - nc) * sizeof(float));
-    }
-  for (int r = 0; r < mr; r++)
-    for (int v = 0; v < UKR_NV; v++)
-      acc[r][v] = load ? UKR_F(ld)((full ? C + r * ldc : edge[r]) + v * UKR_VW) : UKR_F(splat)(bias ? bias[r] : 0.0f);
+  UKR_UNROLL for (int r = 0; r < mr; r++) {
+    const vf b0 = UKR_F(splat)(bias ? bias[r] : 0.0f);
+    UKR_UNROLL for (int v = 0; v < UKR_NV; v++) acc[r][v] = load ? UKR_F(ld)(C + r * ldc + v * UKR_VW) : b0;
+  }
   for (int64_t q = 0; q < kc; q++) {
     vf b[UKR_NV];
-    for (int v = 0; v < UKR_NV; v++) b[v] = UKR_F(ld)(bp + q * UKR_LDB + v * UKR_VW);
-    for (int r = 0; r < mr; r++) {
+    UKR_UNROLL for (int v = 0; v < UKR_NV; v++) b[v] = UKR_F(ld)(bp + q * ldb + v * UKR_VW);
+    UKR_UNROLL for (int r = 0; r < mr; r++) {
 #ifdef UKR_APACK
       const vf av = UKR_F(splat)(a[q * lda + r]); /* A packed: column q of the tile at a + q * lda */
 #else
       const vf av = UKR_F(splat)(a[r * lda + q]);
 #endif
-      for (int v = 0; v < UKR_NV; v++) acc[r][v] += av * b[v];
+      UKR_UNROLL for (int v = 0; v < UKR_NV; v++) acc[r][v] += av * b[v];
     }
   }
-  if (epi) UKR_F(epi)(mr, acc, nc, epi);
-  if (full) {
-    for (int r = 0; r < mr; r++)
-      for (int v = 0; v < UKR_NV; v++) UKR_F(st)(C + r * ldc + v * UKR_VW, acc[r][v]);
-  } else {
-    for (int r = 0; r < mr; r++) {
-      for (int v = 0; v < UKR_NV; v++) UKR_F(st)(edge[r] + v * UKR_VW, acc[r][v]);
-      memcpy(C + r * ldc, edge[r], (size_t)nc * sizeof(float));
+  UKR_UNROLL for (int r = 0; r < mr; r++) UKR_UNROLL for (int v = 0; v < UKR_NV; v++) {
+      vf x = acc[r][v];
+      if (res) x += UKR_F(ld)(res + r * ldr + v * UKR_VW);
+      UKR_F(st)(C + r * ldc + v * UKR_VW, UKR_F(act)(act, x, al, be));
     }
-  }
 }
 
+/* Clip and leaky_relu after the store, over the tile's rows in L1 (run's fused form is kept for
+ * relu alone: each activation inlined into every row count would double the variant's code). */
+static void UKR_F(act_rows)(int act, float *C, int64_t ldc, int mr, UKR_F(vf) al, UKR_F(vf) be) {
+  for (int r = 0; r < mr; r++)
+    for (int v = 0; v < UKR_NV; v++) {
+      float *c = C + r * ldc + v * UKR_VW;
+      UKR_F(st)(c, UKR_F(act)(act, UKR_F(ld)(c), al, be));
+    }
+}
+
+/* One tile of mr rows (a constant once inlined), nc columns: a full tile runs in place; an edge
+ * tile (nc < NR) runs over zero-padded copies of its C rows and residual rows on the stack
+ * (nothing past column nc is read or written). */
+static inline __attribute__((always_inline)) void UKR_F(tile)(int mr, const float *a, int64_t lda,
+                                                              const float *bp, int64_t ldb, int64_t kc, float *C,
+                                                              int64_t ldc, int64_t nc, const float *bias,
+                                                              int load, const berth_ukr_epi_t *epi) {
+  const int act = epi ? epi->act : BERTH_UKR_ACT_NONE;
+  const float *res = epi ? epi->res : NULL;
+  int64_t ldr = epi ? epi->ldr : 0, ldt = ldc;
+  const UKR_F(vf) al = UKR_F(splat)(epi ? epi->alpha : 0.0f), be = UKR_F(splat)(epi ? epi->beta : 0.0f);
+  float edge[UKR_MR][UKR_NR], rpad[UKR_MR][UKR_NR], *t = C;
+  if (nc != UKR_NR) {
+    for (int r = 0; r < mr; r++) {
+      if (load) {
+        memcpy(edge[r], C + r * ldc, (size_t)nc * sizeof(float));
+        memset(edge[r] + nc, 0, (size_t)(UKR_NR - nc) * sizeof(float));
+      }
+      if (res) {
+        memcpy(rpad[r], res + r * ldr, (size_t)nc * sizeof(float));
+        memset(rpad[r] + nc, 0, (size_t)(UKR_NR - nc) * sizeof(float));
+      }
+    }
+    t = edge[0], ldt = UKR_NR, res = res ? rpad[0] : NULL, ldr = UKR_NR;
+  }
+  if (act == BERTH_UKR_ACT_RELU)
+    UKR_F(run)(mr, BERTH_UKR_ACT_RELU, a, lda, bp, ldb, kc, t, ldt, bias, load, res, ldr, al, be);
+  else
+    UKR_F(run)(mr, BERTH_UKR_ACT_NONE, a, lda, bp, ldb, kc, t, ldt, bias, load, res, ldr, al, be);
+  if (act == BERTH_UKR_ACT_CLIP || act == BERTH_UKR_ACT_LEAKY_RELU) UKR_F(act_rows)(act, t, ldt, mr, al, be);
+  if (t != C)
+    for (int r = 0; r < mr; r++) memcpy(C + r * ldc, edge[r], (size_t)nc * sizeof(float));
+}
+
+#ifdef UKR_BSTRIDE
+#define UKR_LDB_PARAM int64_t ldb,
+#define UKR_LDB_ARG ldb
+#else
+#define UKR_LDB_PARAM
+#define UKR_LDB_ARG UKR_LDB /* a constant: the tile's loads fold it */
+#endif
 #define UKR_CASE(m)                                                                                   \
-  case m: UKR_F(tile)(m, a, lda, bp, kc, C, ldc, nc, bias, load, epi); break;
+  case m: UKR_F(tile)(m, a, lda, bp, UKR_LDB_ARG, kc, C, ldc, nc, bias, load, epi); break;
 
 #ifndef UKR_LINKAGE
 #define UKR_LINKAGE static
 #endif
-UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, int64_t kc, float *C, int64_t ldc, int64_t mr,
-                     int64_t nc, const float *bias, int load, const berth_ukr_epi_t *epi) {
+UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, UKR_LDB_PARAM int64_t kc, float *C,
+                          int64_t ldc, int64_t mr, int64_t nc, const float *bias, int load,
+                          const berth_ukr_epi_t *epi) {
   switch (mr) {
 #if UKR_MR >= 14
     UKR_CASE(14)
@@ -170,6 +201,11 @@ UKR_LINKAGE void UKR_NAME(const float *a, int64_t lda, const float *bp, int64_t 
 }
 
 #undef UKR_CASE
+#undef UKR_PRAGMA
+#undef UKR_UNROLL
+#undef UKR_LDB_PARAM
+#undef UKR_LDB_ARG
+#undef UKR_BSTRIDE
 #undef UKR_LINKAGE
 #undef UKR_APACK
 #undef UKR_LDB
