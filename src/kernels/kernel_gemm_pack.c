@@ -353,10 +353,18 @@ bool berth_gemm_packed_try_f32(const float *A, int64_t lda, const float *bias, f
 }
 
 #define GEMM_SCRATCH_NC 128 /* columns per block of the request */
+/* Up to this many columns in one block when the block stays within GEMM_SCRATCH_ALL_MAX floats
+ * (448 KiB, under the 512 KiB L2 of the machines measured): A then streams from memory once
+ * instead of once per block (ResNet-50's 14x14 1x1 convs, 196 positions: 1 MiB of weights read
+ * twice in blocks of 128 columns; measured 2-5 % faster per layer in the network). */
+#define GEMM_SCRATCH_ALL_N 256
+#define GEMM_SCRATCH_ALL_MAX (112 * 1024)
 
 uint64_t berth_gemm_scratch_floats(int64_t M, int64_t N, int64_t K) {
   if (M < 4 || N < 8 || K < 1) return 0;
   uint64_t kc = K < GEMM_PACK_KC ? (uint64_t)K : GEMM_PACK_KC;
   uint64_t nc = N < GEMM_SCRATCH_NC ? ((uint64_t)N + 63) / 64 * 64 : GEMM_SCRATCH_NC;
+  const uint64_t all = ((uint64_t)N + 15) / 16 * 16;
+  if (N > GEMM_SCRATCH_NC && N <= GEMM_SCRATCH_ALL_N && kc * all <= GEMM_SCRATCH_ALL_MAX) nc = all;
   return kc * nc;
 }

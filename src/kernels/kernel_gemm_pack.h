@@ -11,8 +11,9 @@
  * scratch: kc rows of NR = isa->gemm_nr floats (zeros past the last column). The loops (the
  * GotoBLAS / BLIS order with MLAS's unpacked A): K in blocks of kc <= 512 rows, then as
  * many panels of NR columns as the scratch holds (a small scratch: one panel, which stays in
- * L1 while every MR-row tile of A passes over it; the planned request: up to 128 columns,
- * which stay in L2 while each tile of A serves them all from L1), then MR rows. Each element of C
+ * L1 while every MR-row tile of A passes over it; the planned request: up to 128 columns, or
+ * 256 where that is all of N, which stay in L2 while each tile of A serves them all from L1),
+ * then MR rows. Each element of C
  * sums in the order of K (from the bias, then one block after the other), so results do not
  * depend on the tiling of M or N.
  *
@@ -107,7 +108,8 @@ bool berth_gemm_packed_try_f32(const float *A, int64_t lda, const float *bias, f
 
 /* The scratch (floats) that pays for C[M, N] += A[M, K] B[K, N] on the packed path: a block
  * of up to 512 rows of K by up to 128 columns (256 KiB at most; measured against one 16 KiB
- * panel, 5-20 % faster on ResNet-50 layers and matmuls), 0 where the path does not apply (fewer
+ * panel, 5-20 % faster on ResNet-50 layers and matmuls), or all of N up to 256 columns where
+ * that block stays within 448 KiB (A then streams once), 0 where the path does not apply (fewer
  * than 4 rows or 8 columns). The same for every kernel variant, so the compiler can plan it. */
 uint64_t berth_gemm_scratch_floats(int64_t M, int64_t N, int64_t K);
 
