@@ -279,7 +279,79 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
     if (yc[i] == -INFINITY) yc[i] = PL_F(walk_max)(g, xc, i / g->ow, i % g->ow);
 }
 
+/* ---- planes in the lanes ----------------------------------------------------------------
+ * Small planes (g->lw > 0, kernel_pool.c's rule): VW planes at a time are copied into one padded
+ * plane of vectors, lane p holding plane p (buf: lh rows of lw vectors, spaced
+ * BERTH_POOL_MAX_LANES floats, the pad value around the data written once per call), so that
+ * one vector of taps serves VW planes' outputs whatever the plane's width; each output's taps
+ * are taken rows ascending, then columns ascending, as in the walk, and the vector is stored
+ * lane by lane to its planes' outputs. A last group of fewer planes leaves the other lanes as
+ * they were (never stored). */
+static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
+  const int64_t il = g->ih * g->iw, iw = g->iw;
+  for (int p = 0; p < np; p++) {
+    for (int64_t r = 0; r < g->ih; r++) {
+      float *br = b + ((r + g->ph) * g->lw + g->pw) * BERTH_POOL_MAX_LANES + p;
+      const float *xr = x + p * il + r * iw;
+      for (int64_t c = 0; c < iw; c++) br[c * BERTH_POOL_MAX_LANES] = xr[c];
+    }
+  }
+}
+
+/* The outputs of np planes (y: their first output, planes l floats apart) from the filled b. */
+static inline __attribute__((always_inline)) void PL_F(lanes_out)(int K, int max, const berth_pool_geom_t *g,
+                                                                  const float *b, int np, const float *x, float *y) {
+  typedef PL_F(vf) vf;
+  typedef int32_t vi __attribute__((vector_size(PL_VB)));
+  const int64_t kh = g->kh, kw = K ? K : g->kw, ow = g->ow, l = g->oh * ow, il = g->ih * g->iw;
+  const int64_t rs = g->dh * g->lw * BERTH_POOL_MAX_LANES, cs = g->sw * BERTH_POOL_MAX_LANES;
+  vf ninf = PL_F(splat)(0.0f);
+  for (int64_t o1 = 0; o1 < g->oh; o1++) {
+    const float *bo = b + o1 * g->sh * g->lw * BERTH_POOL_MAX_LANES;
+    const float rd = max ? 1.0f : g->rdiv[o1];
+    for (int64_t o = 0; o < ow; o++, bo += cs) {
+      vf a = PL_F(splat)(max ? -INFINITY : 0.0f);
+      for (int64_t q = 0; q < kh; q++) {
+        const float *bq = bo + q * rs;
+        for (int64_t t = 0; t < kw; t++) {
+          const vf v = PL_F(ld)(bq + t * BERTH_POOL_MAX_LANES);
+          a = max ? PL_F(vmax)(v, a) : a + v;
+        }
+      }
+      if (max) ninf = (vf)((vi)ninf | ((vi)(a == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
+      else a = a / PL_F(splat)(rd * g->cdiv[o]);
+      float *yo = y + o1 * ow + o;
+      for (int p = 0; p < np; p++) yo[p * l] = a[p];
+    }
+  }
+  if (!max) return;
+  int any = 0; /* a -inf is rare: one test per group, then the walk for each */
+  for (int i = 0; i < PL_VW; i++) any |= ninf[i] != ninf[i];
+  for (int p = 0; any && p < np; p++)
+    for (int64_t i = 0; i < l; i++)
+      if (y[p * l + i] == -INFINITY) y[p * l + i] = PL_F(walk_max)(g, x + p * il, i / ow, i % ow);
+}
+
+static void PL_F(lanes)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *b) {
+  const float pad = g->max ? -INFINITY : 0.0f;
+  for (int64_t i = 0; i < g->lh * g->lw * BERTH_POOL_MAX_LANES; i++) b[i] = pad;
+  const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
+  for (int64_t c = 0; c < planes; c += PL_VW) {
+    const int np = planes - c < PL_VW ? (int)(planes - c) : PL_VW;
+    const float *xc = x + c * il;
+    PL_F(lanes_fill)(g, xc, np, b);
+    if (g->max && g->kw == 3) PL_F(lanes_out)(3, 1, g, b, np, xc, y + c * l);
+    else if (g->max) PL_F(lanes_out)(0, 1, g, b, np, xc, y + c * l);
+    else if (g->kw == 3) PL_F(lanes_out)(3, 0, g, b, np, xc, y + c * l);
+    else PL_F(lanes_out)(0, 0, g, b, np, xc, y + c * l);
+  }
+}
+
 PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf) {
+  if (g->lw > 0) {
+    PL_F(lanes)(g, planes, x, y, buf);
+    return;
+  }
   const float pad = g->max ? -INFINITY : 0.0f;
   for (int64_t i = 0; i < (g->slots + 1) * g->row; i++) buf[i] = pad;
   const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
