@@ -65,8 +65,9 @@ typedef struct berth_pool_geom {
   int max;
   const float *rdiv, *cdiv;
   /* lw > 0: planes in the lanes instead (small planes): buf holds lh rows of lw vectors of
-   * BERTH_POOL_MAX_LANES floats, lh >= ph + ih and >= (oh - 1) * sh + (kh - 1) * dh + 1,
-   * lw >= pw + iw and >= (ow - 1) * sw + kw (any column stride and kernel width) */
+   * BERTH_POOL_MAX_LANES floats, then oh * ow more, lh >= ph + ih and
+   * >= (oh - 1) * sh + (kh - 1) * dh + 1, lw >= pw + iw and >= (ow - 1) * sw + kw (any column
+   * stride and kernel width) */
   int64_t lh, lw;
 } berth_pool_geom_t;
 #define BERTH_POOL_MAX_SLOTS 16

@@ -525,7 +525,7 @@ typedef struct pool_ukr_size {
 } pool_ukr_size_t;
 
 /* Small planes put planes in the lanes (kernel_pool_ukr.h): one padded plane of
- * BERTH_POOL_MAX_LANES-float vectors, then the divisors. */
+ * BERTH_POOL_MAX_LANES-float vectors and the output plane's vectors, then the divisors. */
 enum { POOL_LANES_MAX_OW = 14, POOL_LANES_MAX_FLOATS = 16384 };
 
 static bool pool_lanes_size(const pool_plan_t *p, pool_ukr_size_t *z) {
@@ -533,10 +533,10 @@ static bool pool_lanes_size(const pool_plan_t *p, pool_ukr_size_t *z) {
   const int64_t rows = (oh - 1) * p->stride[1] + (p->k[1] - 1) * p->dil[1] + 1, cols = (ow - 1) * p->stride[2] + p->k[2];
   const int64_t lh = p->pad[1] + ih > rows ? p->pad[1] + ih : rows, lw = p->pad[2] + iw > cols ? p->pad[2] + iw : cols;
   if (ow > POOL_LANES_MAX_OW || lh > POOL_LANES_MAX_FLOATS || lw > POOL_LANES_MAX_FLOATS ||
-      lh * lw * BERTH_POOL_MAX_LANES > POOL_LANES_MAX_FLOATS)
+      (lh * lw + oh * ow) * BERTH_POOL_MAX_LANES > POOL_LANES_MAX_FLOATS)
     return false;
   z->lh = lh, z->lw = lw;
-  z->row = lh * lw * BERTH_POOL_MAX_LANES, z->slots = 0;
+  z->row = (lh * lw + oh * ow) * BERTH_POOL_MAX_LANES, z->slots = 0;
   z->rdiv = (oh + 15) / 16 * 16;
   z->cdiv = (ow + 15) / 16 * 16;
   return true;

@@ -281,69 +281,144 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
 
 /* ---- planes in the lanes ----------------------------------------------------------------
  * Small planes (g->lw > 0, kernel_pool.c's rule): VW planes at a time are copied into one padded
- * plane of vectors, lane p holding plane p (buf: lh rows of lw vectors, spaced
+ * plane of vectors, lane p holding plane p (buf: lh rows of lw vectors spaced
  * BERTH_POOL_MAX_LANES floats, the pad value around the data written once per call), so that
  * one vector of taps serves VW planes' outputs whatever the plane's width; each output's taps
- * are taken rows ascending, then columns ascending, as in the walk, and the vector is stored
- * lane by lane to its planes' outputs. A last group of fewer planes leaves the other lanes as
- * they were (never stored). */
+ * are taken rows ascending, then columns ascending, as in the walk. The outputs' vectors go to
+ * oh * ow more vectors after the plane, then to the planes' outputs. Both copies take VW
+ * consecutive elements of each plane through a VW x VW transpose where the variant has one
+ * (4 and 8 lanes) and the plane holds VW elements (the last block overlaps the one before),
+ * else element by element. A last group of fewer planes leaves the other lanes as they were
+ * (never stored). */
+#if PL_VW == 4 || PL_VW == 8
+#define PL_TR 1
+/* r[i][j] <- r[j][i] (kernel_conv_direct_ukr.h's transpose) */
+static inline __attribute__((always_inline)) void PL_F(tr)(PL_F(vf) r[PL_VW]) {
+  typedef PL_F(vf) vf;
+#if PL_VW == 8
+  vf a[8], b[8];
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    a[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int j = 0; j < 2; j++) {
+      b[i + j] = __builtin_shufflevector(a[i + j], a[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      b[i + j + 2] = __builtin_shufflevector(a[i + j], a[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  static const int col[8] = {0, 2, 1, 3, 0, 2, 1, 3};
+  for (int c = 0; c < 8; c++) {
+    const int s = col[c];
+    r[c] = c < 4 ? __builtin_shufflevector(b[s], b[s + 4], 0, 1, 2, 3, 8, 9, 10, 11)
+                 : __builtin_shufflevector(b[s], b[s + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+#else
+  const vf a0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), a1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+  const vf a2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), a3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(a0, a2, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
+  r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
+#endif
+}
+#endif
+
 static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
+  enum { L = BERTH_POOL_MAX_LANES };
   const int64_t il = g->ih * g->iw, iw = g->iw;
+  float *const b0 = b + (g->ph * g->lw + g->pw) * L;
+#ifdef PL_TR
+  if (np == PL_VW && il >= PL_VW) {
+    int64_t rr = 0, cc = 0; /* the row and column of element f */
+    for (int64_t f = 0; f < il; f += PL_VW) {
+      if (f + PL_VW > il) f = il - PL_VW, rr = f / iw, cc = f % iw;
+      PL_F(vf) r[PL_VW];
+      for (int p = 0; p < PL_VW; p++) r[p] = PL_F(ld)(x + p * il + f);
+      PL_F(tr)(r);
+      for (int j = 0; j < PL_VW; j++) {
+        PL_F(st)(b0 + (rr * g->lw + cc) * L, r[j]);
+        if (++cc == iw) cc = 0, rr++;
+      }
+    }
+    return;
+  }
+#endif
   for (int p = 0; p < np; p++) {
     for (int64_t r = 0; r < g->ih; r++) {
-      float *br = b + ((r + g->ph) * g->lw + g->pw) * BERTH_POOL_MAX_LANES + p;
+      float *br = b0 + r * g->lw * L + p;
       const float *xr = x + p * il + r * iw;
-      for (int64_t c = 0; c < iw; c++) br[c * BERTH_POOL_MAX_LANES] = xr[c];
+      for (int64_t c = 0; c < iw; c++) br[c * L] = xr[c];
     }
   }
 }
 
-/* The outputs of np planes (y: their first output, planes l floats apart) from the filled b. */
+/* The np planes' outputs (y, l floats apart) from the outputs' vectors ob. */
+static void PL_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
+  enum { L = BERTH_POOL_MAX_LANES };
+#ifdef PL_TR
+  if (l >= PL_VW) {
+    for (int64_t f = 0; f < l; f += PL_VW) {
+      if (f + PL_VW > l) f = l - PL_VW;
+      PL_F(vf) r[PL_VW];
+      for (int j = 0; j < PL_VW; j++) r[j] = PL_F(ld)(ob + (f + j) * L);
+      PL_F(tr)(r);
+      for (int p = 0; p < np; p++) PL_F(st)(y + p * l + f, r[p]);
+    }
+    return;
+  }
+#endif
+  for (int p = 0; p < np; p++)
+    for (int64_t i = 0; i < l; i++) y[p * l + i] = ob[i * L + p];
+}
+
+/* The outputs' vectors ob of the filled b (the first np lanes tested for -inf). */
 static inline __attribute__((always_inline)) void PL_F(lanes_out)(int K, int max, const berth_pool_geom_t *g,
-                                                                  const float *b, int np, const float *x, float *y) {
+                                                                  const float *b, float *ob, PL_F(vf) *ninf) {
   typedef PL_F(vf) vf;
   typedef int32_t vi __attribute__((vector_size(PL_VB)));
-  const int64_t kh = g->kh, kw = K ? K : g->kw, ow = g->ow, l = g->oh * ow, il = g->ih * g->iw;
-  const int64_t rs = g->dh * g->lw * BERTH_POOL_MAX_LANES, cs = g->sw * BERTH_POOL_MAX_LANES;
-  vf ninf = PL_F(splat)(0.0f);
+  enum { L = BERTH_POOL_MAX_LANES };
+  const int64_t kh = g->kh, kw = K ? K : g->kw, ow = g->ow;
+  const int64_t rs = g->dh * g->lw * L, cs = g->sw * L;
   for (int64_t o1 = 0; o1 < g->oh; o1++) {
-    const float *bo = b + o1 * g->sh * g->lw * BERTH_POOL_MAX_LANES;
+    const float *bo = b + o1 * g->sh * g->lw * L;
     const float rd = max ? 1.0f : g->rdiv[o1];
-    for (int64_t o = 0; o < ow; o++, bo += cs) {
+    for (int64_t o = 0; o < ow; o++, bo += cs, ob += L) {
       vf a = PL_F(splat)(max ? -INFINITY : 0.0f);
       for (int64_t q = 0; q < kh; q++) {
         const float *bq = bo + q * rs;
         for (int64_t t = 0; t < kw; t++) {
-          const vf v = PL_F(ld)(bq + t * BERTH_POOL_MAX_LANES);
+          const vf v = PL_F(ld)(bq + t * L);
           a = max ? PL_F(vmax)(v, a) : a + v;
         }
       }
-      if (max) ninf = (vf)((vi)ninf | ((vi)(a == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
+      if (max) *ninf = (vf)((vi)*ninf | ((vi)(a == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
       else a = a / PL_F(splat)(rd * g->cdiv[o]);
-      float *yo = y + o1 * ow + o;
-      for (int p = 0; p < np; p++) yo[p * l] = a[p];
+      PL_F(st)(ob, a);
     }
   }
-  if (!max) return;
-  int any = 0; /* a -inf is rare: one test per group, then the walk for each */
-  for (int i = 0; i < PL_VW; i++) any |= ninf[i] != ninf[i];
-  for (int p = 0; any && p < np; p++)
-    for (int64_t i = 0; i < l; i++)
-      if (y[p * l + i] == -INFINITY) y[p * l + i] = PL_F(walk_max)(g, x + p * il, i / ow, i % ow);
 }
 
 static void PL_F(lanes)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *b) {
   const float pad = g->max ? -INFINITY : 0.0f;
-  for (int64_t i = 0; i < g->lh * g->lw * BERTH_POOL_MAX_LANES; i++) b[i] = pad;
-  const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
+  const int64_t nb = g->lh * g->lw * BERTH_POOL_MAX_LANES, il = g->ih * g->iw, l = g->oh * g->ow;
+  float *ob = b + nb;
+  for (int64_t i = 0; i < nb; i++) b[i] = pad;
   for (int64_t c = 0; c < planes; c += PL_VW) {
     const int np = planes - c < PL_VW ? (int)(planes - c) : PL_VW;
     const float *xc = x + c * il;
+    float *yc = y + c * l;
+    PL_F(vf) ninf = PL_F(splat)(0.0f);
     PL_F(lanes_fill)(g, xc, np, b);
-    if (g->max && g->kw == 3) PL_F(lanes_out)(3, 1, g, b, np, xc, y + c * l);
-    else if (g->max) PL_F(lanes_out)(0, 1, g, b, np, xc, y + c * l);
-    else if (g->kw == 3) PL_F(lanes_out)(3, 0, g, b, np, xc, y + c * l);
-    else PL_F(lanes_out)(0, 0, g, b, np, xc, y + c * l);
+    if (g->max && g->kw == 3) PL_F(lanes_out)(3, 1, g, b, ob, &ninf);
+    else if (g->max) PL_F(lanes_out)(0, 1, g, b, ob, &ninf);
+    else if (g->kw == 3) PL_F(lanes_out)(3, 0, g, b, ob, &ninf);
+    else PL_F(lanes_out)(0, 0, g, b, ob, &ninf);
+    PL_F(lanes_store)(ob, l, np, yc);
+    int any = 0; /* a -inf is rare: one test per group, then the walk for each */
+    for (int i = 0; i < np; i++) any |= ninf[i] != ninf[i];
+    for (int p = 0; any && p < np; p++)
+      for (int64_t i = 0; i < l; i++)
+        if (yc[p * l + i] == -INFINITY) yc[p * l + i] = PL_F(walk_max)(g, xc + p * il, i / g->ow, i % g->ow);
   }
 }
 
@@ -367,3 +442,4 @@ PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float 
 #undef PL_NAME
 #undef PL_PRAGMA
 #undef PL_UNROLL
+#undef PL_TR
