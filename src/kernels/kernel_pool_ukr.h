@@ -282,7 +282,7 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
 /* ---- planes in the lanes ----------------------------------------------------------------
  * Small planes (g->lw > 0, kernel_pool.c's rule): VW planes at a time are copied into one padded
  * plane of vectors, lane p holding plane p (buf: lh rows of lw vectors spaced
- * BERTH_POOL_MAX_LANES floats, the pad value around the data written once per call), so that
+ * VW floats, at most BERTH_POOL_MAX_LANES, the pad value around the data written once per call), so that
  * one vector of taps serves VW planes' outputs whatever the plane's width; each output's taps
  * are taken rows ascending, then columns ascending, as in the walk. The outputs' vectors go to
  * oh * ow more vectors after the plane, then to the planes' outputs. Both copies take VW
@@ -324,7 +324,7 @@ static inline __attribute__((always_inline)) void PL_F(tr)(PL_F(vf) r[PL_VW]) {
 #endif
 
 static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
-  enum { L = BERTH_POOL_MAX_LANES };
+  enum { L = PL_VW };
   const int64_t il = g->ih * g->iw, iw = g->iw;
   float *const b0 = b + (g->ph * g->lw + g->pw) * L;
 #ifdef PL_TR
@@ -354,7 +354,7 @@ static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np,
 
 /* The np planes' outputs (y, l floats apart) from the outputs' vectors ob. */
 static void PL_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
-  enum { L = BERTH_POOL_MAX_LANES };
+  enum { L = PL_VW };
 #ifdef PL_TR
   if (l >= PL_VW) {
     for (int64_t f = 0; f < l; f += PL_VW) {
@@ -376,7 +376,7 @@ static inline __attribute__((always_inline)) void PL_F(lanes_out)(int K, int max
                                                                   const float *b, float *ob, PL_F(vf) *ninf) {
   typedef PL_F(vf) vf;
   typedef int32_t vi __attribute__((vector_size(PL_VB)));
-  enum { L = BERTH_POOL_MAX_LANES };
+  enum { L = PL_VW };
   const int64_t kh = g->kh, kw = K ? K : g->kw, ow = g->ow;
   const int64_t rs = g->dh * g->lw * L, cs = g->sw * L;
   for (int64_t o1 = 0; o1 < g->oh; o1++) {
@@ -400,7 +400,7 @@ static inline __attribute__((always_inline)) void PL_F(lanes_out)(int K, int max
 
 static void PL_F(lanes)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *b) {
   const float pad = g->max ? -INFINITY : 0.0f;
-  const int64_t nb = g->lh * g->lw * BERTH_POOL_MAX_LANES, il = g->ih * g->iw, l = g->oh * g->ow;
+  const int64_t nb = g->lh * g->lw * PL_VW, il = g->ih * g->iw, l = g->oh * g->ow;
   float *ob = b + nb;
   for (int64_t i = 0; i < nb; i++) b[i] = pad;
   for (int64_t c = 0; c < planes; c += PL_VW) {
