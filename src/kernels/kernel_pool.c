@@ -29,9 +29,11 @@
  *
  * Cost: one pass over each window (output elements times kernel elements); f32 max and average
  * pooling with at most two spatial dims ask for scratch (berth_scratch_max_pool,
- * berth_scratch_avg_pool): at column stride 1 or 2 the ring of padded rows of the kernel
- * variant's plane kernel (kernel_pool_ukr.h), else a padded row and POOL_RING rows of the
- * output; without it they take the row loops and the walk. */
+ * berth_scratch_avg_pool): for small planes (output rows of at most POOL_LANES_MAX_OW) the
+ * kernel variant's planes-in-the-lanes buffer, else at column stride 1 or 2 the ring of padded
+ * rows of its plane kernel (kernel_pool_ukr.h), else a padded row and POOL_RING rows of the
+ * output; without it they take the row loops and the walk. A window that is the whole plane
+ * (a global pool) needs none: chains of planes (pool_whole_f32). */
 #include "kernel_isa.h"
 #include "kernel_scratch.h"
 #include "kernel_util.h"
