@@ -111,6 +111,17 @@ static void test_max_pool_values(void) {
   TC_INTS(&c, "strides", 2);
   TC_INTS(&c, "dilations", 2);
   EXPECT(&c, ty(F32, 3, 1, 1, 2), ((float[]){3, 5}));
+  /* whole-plane windows (a chain of eight planes, then two alone): a NaN is replaced by the next
+   * value, -inf included; otherwise only a greater value replaces the maximum (-0 before +0
+   * stays -0) */
+  c = tc_op(&berth_op_def_max_pool);
+  tc_arg(&c, ty(F32, 4, 1, 10, 1, 3),
+         (float[]){NAN, -INFINITY, NAN, -INFINITY, NAN, NAN, NAN,       NAN,       NAN,       -0.0f,
+                   0.0f, -INFINITY, 0.0f, -0.0f,  NAN, NAN, -0.0f,     0.0f,      -INFINITY, -INFINITY,
+                   -INFINITY, NAN, NAN, -INFINITY, 1,   NAN, 2,         NAN,       NAN,       5});
+  TC_INTS(&c, "kernel_shape", 1, 3);
+  EXPECT(&c, ty(F32, 4, 1, 10, 1, 1),
+         ((float[]){-INFINITY, -INFINITY, NAN, -0.0f, 0.0f, -0.0f, -INFINITY, -INFINITY, 2, 5}));
 }
 
 /* The f32 row path of max and average pooling (kernel_pool.c) against a direct transcription
