@@ -886,6 +886,10 @@ static void bench_pool_layers(const char *only) {
       {"MaxPool 3x3 stride 1, 832 ch, 7x7 (Inception)", "MaxPool", 832, 7, 3, 1, 1, 0},
       {"AveragePool 3x3 stride 1, 256 ch, 28x28 (Inception v2)", "AveragePool", 256, 28, 3, 1, 1, 0},
       {"AveragePool 2x2 stride 2, 128 ch, 56x56 (DenseNet)", "AveragePool", 128, 56, 2, 2, 0, 0},
+      {"AveragePool 3x3 stride 1, 576 ch, 14x14 (Inception v2)", "AveragePool", 576, 14, 3, 1, 1, 0},
+      {"MaxPool 3x3 stride 2 ceil, 576 ch, 14x14 (Inception v2)", "MaxPool", 576, 14, 3, 2, 0, 1},
+      {"AveragePool 7x7 global, 1024 ch, 7x7 (Inception v2)", "AveragePool", 1024, 7, 7, 1, 0, 0},
+      {"AveragePool 7x7 global, 2048 ch, 7x7 (ResNet-50)", "AveragePool", 2048, 7, 7, 1, 0, 0},
   };
   char path[256], label[256];
   snprintf(path, sizeof path, "/tmp/berth_ort_pool_%d.onnx", (int)getpid());

@@ -691,7 +691,15 @@ static void test_pool2d(const berth_kernel_isa_t *k) {
       const int64_t half = m + (g.kw - 1) / 2 > (g.pw + g.iw + 1) / 2 ? m + (g.kw - 1) / 2 : (g.pw + g.iw + 1) / 2;
       g.row = 2 * (half + rnd() % 3);
     }
-    const int64_t planes = 1 + rnd() % 3, il = g.ih * g.iw, l = g.oh * g.ow;
+    int64_t planes = 1 + rnd() % 3;
+    if (it % 3 == 2) { /* planes in the lanes: up to 40 planes (full groups of 4, 8 and 16 lanes, and a last one) */
+      g.sw = 1 + rnd() % 3, g.ow = (g.iw + g.pw - g.kw) / g.sw + 1;
+      const int64_t rows = (g.oh - 1) * g.sh + span, cols = (g.ow - 1) * g.sw + g.kw;
+      g.lh = g.ph + g.ih > rows ? g.ph + g.ih : rows, g.lw = g.pw + g.iw > cols ? g.pw + g.iw : cols;
+      planes = 1 + rnd() % 40;
+      if ((g.lh * g.lw + g.oh * g.ow) * BERTH_POOL_MAX_LANES > BIG) continue;
+    }
+    const int64_t il = g.ih * g.iw, l = g.oh * g.ow;
     if ((g.slots + 1) * g.row > BIG || planes * (il > l ? il : l) + 16 > BIG) continue;
     for (int64_t i = 0; i < planes * il; i++) {
       const uint32_t r = rnd() % 40;
@@ -702,7 +710,7 @@ static void test_pool2d(const berth_kernel_isa_t *k) {
       for (int64_t q = 0; q < g.kh; q++) n += o1 * g.sh - g.ph + q * g.dh >= 0 && o1 * g.sh - g.ph + q * g.dh < g.ih;
       rdiv[o1] = (float)n;
     }
-    for (int64_t o = 0; o < m; o++) {
+    for (int64_t o = 0; o < (m > g.ow ? m : g.ow); o++) {
       int64_t n = 0;
       for (int64_t t = 0; t < g.kw; t++) n += o * g.sw - g.pw + t >= 0 && o * g.sw - g.pw + t < g.iw;
       cdiv[o] = o < g.ow ? (float)n : 1.0f;
@@ -720,11 +728,11 @@ static void test_pool2d(const berth_kernel_isa_t *k) {
     for (int64_t i = planes * l; i < planes * l + 16 && bad < 0; i++)
       if (obuf[i] != 12345.0f) bad = i;
     CHECK_MSG(bad < 0,
-              "pool2d_f32 (%s, seed %llu): %s %lldx%lld k %lldx%lld s %lldx%lld dil %lld pads %lld %lld slots %lld: "
-              "element %lld",
+              "pool2d_f32 (%s, seed %llu): %s %lldx%lld k %lldx%lld s %lldx%lld dil %lld pads %lld %lld slots %lld "
+              "lanes %lldx%lld: element %lld",
               berth_kernels_isa_name(k->id), seed, g.max ? "max" : "avg", (long long)g.ih, (long long)g.iw,
               (long long)g.kh, (long long)g.kw, (long long)g.sh, (long long)g.sw, (long long)g.dh, (long long)g.ph,
-              (long long)g.pw, (long long)g.slots, (long long)bad);
+              (long long)g.pw, (long long)g.slots, (long long)g.lh, (long long)g.lw, (long long)bad);
     if (bad >= 0) return;
   }
 }

@@ -111,6 +111,17 @@ static void test_max_pool_values(void) {
   TC_INTS(&c, "strides", 2);
   TC_INTS(&c, "dilations", 2);
   EXPECT(&c, ty(F32, 3, 1, 1, 2), ((float[]){3, 5}));
+  /* whole-plane windows (a chain of eight planes, then two alone): a NaN is replaced by the next
+   * value, -inf included; otherwise only a greater value replaces the maximum (-0 before +0
+   * stays -0) */
+  c = tc_op(&berth_op_def_max_pool);
+  tc_arg(&c, ty(F32, 4, 1, 10, 1, 3),
+         (float[]){NAN, -INFINITY, NAN, -INFINITY, NAN, NAN, NAN,       NAN,       NAN,       -0.0f,
+                   0.0f, -INFINITY, 0.0f, -0.0f,  NAN, NAN, -0.0f,     0.0f,      -INFINITY, -INFINITY,
+                   -INFINITY, NAN, NAN, -INFINITY, 1,   NAN, 2,         NAN,       NAN,       5});
+  TC_INTS(&c, "kernel_shape", 1, 3);
+  EXPECT(&c, ty(F32, 4, 1, 10, 1, 1),
+         ((float[]){-INFINITY, -INFINITY, NAN, -0.0f, 0.0f, -0.0f, -INFINITY, -INFINITY, 2, 5}));
 }
 
 /* The f32 row path of max and average pooling (kernel_pool.c) against a direct transcription
@@ -154,8 +165,8 @@ static bool naive_pool(const pool_case_t *k, bool max, int64_t nc, const float *
   return true;
 }
 
-static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *seed) {
-  const int64_t nc = 3;
+/* nc planes of case k */
+static void pool_planes_case(const pool_case_t *k, int64_t nc, bool max, bool nans, uint32_t *seed) {
   bool ceil_mode = (k->flags & 1) != 0;
   int64_t oh = naive_pool_out(k->h, k->kh, k->sh, k->pt, k->pb, k->dh, ceil_mode);
   int64_t ow = naive_pool_out(k->w, k->kw, k->sw, k->pl, k->pr, k->dw, ceil_mode);
@@ -207,6 +218,10 @@ static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *s
   free(want);
 }
 
+static void pool_row_case(const pool_case_t *k, bool max, bool nans, uint32_t *seed) {
+  pool_planes_case(k, 3, max, nans, seed);
+}
+
 static void test_pool_rows_isa(void) {
   static const int64_t sizes[] = {1, 2, 3, 5, 8, 13, 18, 35};
   uint32_t seed = 12345;
@@ -247,6 +262,29 @@ static void test_pool_rows_isa(void) {
     for (int mx = 0; mx < 2; mx++) {
       pool_row_case(&cnn[i], mx != 0, false, &seed);
       pool_row_case(&cnn[i], mx != 0, true, &seed);
+    }
+  /* many planes: whole-plane windows (kernel_pool.c's chains of eight planes, and the rest one
+   * by one) and small planes in the lanes (kernel_pool_ukr.h: full groups of every variant's
+   * lane count, and a last group of fewer), Inception's and ShuffleNet's shapes, odd widths,
+   * pads, ceil mode, count_include_pad, row dilation, column strides 1 to 3 */
+  static const struct {
+    pool_case_t k;
+    int64_t nc;
+  } many[] = {
+      {{7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0}, 37},      {{7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0}, 16},
+      {{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0}, 40},      {{13, 5, 13, 5, 1, 1, 0, 0, 0, 0, 1, 1, 3}, 19},
+      {{3, 50, 3, 50, 2, 3, 0, 0, 0, 0, 1, 1, 1}, 9},     {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0}, 37},
+      {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 21},    {{14, 14, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1}, 35},
+      {{14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0}, 17},    {{7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 33},
+      {{13, 13, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1}, 18},    {{27, 27, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1}, 20},
+      {{9, 11, 3, 2, 2, 3, 1, 0, 2, 1, 2, 1, 3}, 23},     {{11, 9, 2, 5, 1, 2, 0, 2, 1, 2, 3, 1, 3}, 16},
+      {{5, 3, 4, 3, 1, 1, 3, 2, 3, 2, 1, 1, 2}, 40},      {{28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0}, 19},
+      {{6, 30, 2, 4, 1, 3, 1, 3, 1, 3, 1, 1, 3}, 17},
+  };
+  for (size_t i = 0; i < sizeof many / sizeof *many; i++)
+    for (int mx = 0; mx < 2; mx++) {
+      pool_planes_case(&many[i].k, many[i].nc, mx != 0, false, &seed);
+      pool_planes_case(&many[i].k, many[i].nc, mx != 0, true, &seed);
     }
 }
 

@@ -64,8 +64,14 @@ typedef struct berth_pool_geom {
   int64_t row, slots;
   int max;
   const float *rdiv, *cdiv;
+  /* lw > 0: planes in the lanes instead (small planes): buf holds lh rows of lw vectors of
+   * BERTH_POOL_MAX_LANES floats, then oh * ow more, lh >= ph + ih and
+   * >= (oh - 1) * sh + (kh - 1) * dh + 1, lw >= pw + iw and >= (ow - 1) * sw + kw (any column
+   * stride and kernel width) */
+  int64_t lh, lw;
 } berth_pool_geom_t;
 #define BERTH_POOL_MAX_SLOTS 16
+#define BERTH_POOL_MAX_LANES 16
 /* 3x3 windows with row stride 1, row dilation 1 and at least four output rows go in blocks of
  * four output rows when slots >= 3 * sh + 3 (measured: at row stride 2 the blocks' ring of 16
  * rows gained 0-10 % and cost SqueezeNet's arena 6 KiB) */

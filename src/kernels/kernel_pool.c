@@ -29,9 +29,11 @@
  *
  * Cost: one pass over each window (output elements times kernel elements); f32 max and average
  * pooling with at most two spatial dims ask for scratch (berth_scratch_max_pool,
- * berth_scratch_avg_pool): at column stride 1 or 2 the ring of padded rows of the kernel
- * variant's plane kernel (kernel_pool_ukr.h), else a padded row and POOL_RING rows of the
- * output; without it they take the row loops and the walk. */
+ * berth_scratch_avg_pool): for small planes (output rows of at most POOL_LANES_MAX_OW) the
+ * kernel variant's planes-in-the-lanes buffer, else at column stride 1 or 2 the ring of padded
+ * rows of its plane kernel (kernel_pool_ukr.h), else a padded row and POOL_RING rows of the
+ * output; without it they take the row loops and the walk. A window that is the whole plane
+ * (a global pool) needs none: chains of planes (pool_whole_f32). */
 #include "kernel_isa.h"
 #include "kernel_scratch.h"
 #include "kernel_util.h"
@@ -521,9 +523,30 @@ static void pool_padded_plane(const pool_plan_t *p, const pool_cols_t *c, pool_p
  * the ring (slots x row floats), then for average the divisors of each output row and column. */
 typedef struct pool_ukr_size {
   int64_t row, slots, rdiv, cdiv; /* floats of a slot, slots, and of the two divisor arrays */
+  int64_t lh, lw;                 /* planes in the lanes: the padded plane's rows and columns, else 0 */
 } pool_ukr_size_t;
 
+/* Small planes put planes in the lanes (kernel_pool_ukr.h): one padded plane of
+ * BERTH_POOL_MAX_LANES-float vectors and the output plane's vectors, then the divisors. */
+enum { POOL_LANES_MAX_OW = 14, POOL_LANES_MAX_FLOATS = 16384 };
+
+static bool pool_lanes_size(const pool_plan_t *p, pool_ukr_size_t *z) {
+  const int64_t ih = p->in[1], iw = p->in[2], oh = p->out[1], ow = p->out[2];
+  const int64_t rows = (oh - 1) * p->stride[1] + (p->k[1] - 1) * p->dil[1] + 1, cols = (ow - 1) * p->stride[2] + p->k[2];
+  const int64_t lh = p->pad[1] + ih > rows ? p->pad[1] + ih : rows, lw = p->pad[2] + iw > cols ? p->pad[2] + iw : cols;
+  if (ow > POOL_LANES_MAX_OW || lh > POOL_LANES_MAX_FLOATS || lw > POOL_LANES_MAX_FLOATS ||
+      (lh * lw + oh * ow) * BERTH_POOL_MAX_LANES > POOL_LANES_MAX_FLOATS)
+    return false;
+  z->lh = lh, z->lw = lw;
+  z->row = (lh * lw + oh * ow) * BERTH_POOL_MAX_LANES, z->slots = 0;
+  z->rdiv = (oh + 15) / 16 * 16;
+  z->cdiv = (ow + 15) / 16 * 16;
+  return true;
+}
+
 static bool pool_ukr_size(const pool_plan_t *p, pool_ukr_size_t *z) {
+  if (pool_lanes_size(p, z)) return true;
+  z->lh = z->lw = 0;
   const int64_t span = (p->k[1] - 1) * p->dil[1] + 1, kw = p->k[2], sw = p->stride[2];
   if ((sw != 1 && sw != 2) || kw > BERTH_POOL_MAX_KW || span > BERTH_POOL_MAX_SLOTS || p->out[2] > (1 << 20) ||
       p->in[2] > (1 << 20))
@@ -560,7 +583,7 @@ static bool pool_ukr_f32(const pool_plan_t *p, bool max, const berth_kernel_call
   float *buf = (float *)berth_scratch_take(call, sizeof(float), &have);
   if (!buf || !pool_ukr_size(p, &z) || have < pool_ukr_floats(&z, max)) return false;
   berth_pool_geom_t g = {p->in[1], p->in[2], p->out[1], p->out[2], p->k[1], p->k[2], p->stride[1], p->stride[2],
-                         p->dil[1], p->pad[1], p->pad[2], z.row, z.slots, max, NULL, NULL};
+                         p->dil[1], p->pad[1], p->pad[2], z.row, z.slots, max, NULL, NULL, z.lh, z.lw};
   if (!max) {
     float *rdiv = buf + (z.slots + 1) * z.row, *cdiv = rdiv + z.rdiv;
     for (int64_t o1 = 0; o1 < g.oh; o1++) {
@@ -577,7 +600,71 @@ static bool pool_ukr_f32(const pool_plan_t *p, bool max, const berth_kernel_call
   return true;
 }
 
+/* ---- whole-plane windows ----------------------------------------------------------------
+ * A window that is the whole plane, without padding (a global pool written as MaxPool or
+ * AveragePool: output 1x1): each output is its plane reduced in memory order, the walk's order
+ * (rows ascending, then columns), POOL_CHAINS planes at a time as independent chains, so that
+ * the adds (or max updates) of different planes overlap instead of each waiting on the one
+ * before. Max starts from -inf and takes a tap when it is greater (the first of equal values
+ * stays, NaNs are skipped); a -inf result (a plane of NaNs and -infs alone) is recomputed by the
+ * walk's rule. Average divides by the plane's size, the walk's divisor. No scratch. */
+enum { POOL_CHAINS = 8 };
+
+static bool pool_whole_plane(const pool_plan_t *p) {
+  return p->k[1] == p->in[1] && p->k[2] == p->in[2] && (p->dil[1] == 1 || p->in[1] == 1) && p->pad[1] == 0 &&
+         p->pad[2] == 0 && p->pad_end[1] == 0 && p->pad_end[2] == 0 && p->out[1] == 1 && p->out[2] == 1;
+}
+
+/* The walk's maximum of the n elements at xc: the first taken, then any greater one, or any at
+ * all while the maximum is a NaN. */
+static float pool_walk_max_f32(const float *xc, int64_t n) {
+  float m = xc[0];
+  for (int64_t i = 1; i < n; i++)
+    if (xc[i] > m || m != m) m = xc[i];
+  return m;
+}
+
+/* y[k] for K planes at x (il elements each), K <= POOL_CHAINS. */
+static inline __attribute__((always_inline)) void pool_whole_chains(int K, bool max, const float *x, int64_t il,
+                                                                   float *y) {
+  float a[POOL_CHAINS];
+  _Pragma("GCC unroll 8") for (int k = 0; k < K; k++) a[k] = max ? -INFINITY : 0.0f;
+  if (max) {
+    for (int64_t i = 0; i < il; i++) {
+      _Pragma("GCC unroll 8") for (int k = 0; k < K; k++) {
+        const float t = x[k * il + i];
+        a[k] = t > a[k] ? t : a[k];
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < il; i++) {
+      _Pragma("GCC unroll 8") for (int k = 0; k < K; k++) a[k] += x[k * il + i];
+    }
+  }
+  const float n = (float)il;
+  _Pragma("GCC unroll 8") for (int k = 0; k < K; k++) y[k] = max ? a[k] : a[k] / n;
+}
+
+static void pool_whole_f32(const pool_plan_t *p, bool max, const float *x, float *y) {
+  const int64_t il = p->il;
+  int64_t c = 0;
+  for (; c + POOL_CHAINS <= p->nc; c += POOL_CHAINS) {
+    if (max) pool_whole_chains(POOL_CHAINS, true, x + c * il, il, y + c);
+    else pool_whole_chains(POOL_CHAINS, false, x + c * il, il, y + c);
+  }
+  for (; c < p->nc; c++) pool_whole_chains(1, max, x + c * il, il, y + c);
+  if (!max) return;
+  int any = 0; /* a branch-free scan first: a -inf is rare */
+  for (c = 0; c < p->nc; c++) any |= y[c] == -INFINITY;
+  for (c = 0; any && c < p->nc; c++)
+    if (y[c] == -INFINITY) y[c] = pool_walk_max_f32(x + c * il, il);
+}
+
 static void pool_rows_f32(const pool_plan_t *p, bool max, const berth_kernel_call_t *call, const float *x, float *y) {
+  if (pool_whole_plane(p)) {
+    pool_whole_f32(p, max, x, y);
+    return;
+  }
   if (pool_ukr_f32(p, max, call, x, y)) return;
   pool_cols_t c;
   pool_cols_init(p, &c);
@@ -605,6 +692,7 @@ static uint64_t pool_scratch(const char *op, pool_kind_t kind, const berth_attr_
   if (p.out_type.dtype != BERTH_DTYPE_F32 || p.in[0] != 1 || p.k[0] != 1 || p.pad[0] != 0 || p.pad_end[0] != 0 ||
       p.dil[2] != 1)
     return 0; /* pool_rows_apply's conditions */
+  if (pool_whole_plane(&p)) return 0;
   pool_ukr_size_t z;
   if (pool_ukr_size(&p, &z)) return berth_scratch_request((uint64_t)pool_ukr_floats(&z, kind == POOL_MAX), sizeof(float));
   return berth_scratch_request((uint64_t)pool_pad_floats(&p), sizeof(float));

@@ -17,6 +17,7 @@
  * overlaps the one before (it computes the same values again).
  *
  * 3x3 windows at row stride 1 go four output rows at a time (kernel_isa.h's BERTH_POOL_BLOCKS).
+ * Small planes (g->lw > 0) take another layout: planes in the lanes (below), any column stride.
  *
  * Every output is the scalar walk's (kernel_pool.c's POOL_WALK), bit for bit, on every variant:
  * each output's taps are taken rows ascending, then columns ascending. Max starts from -inf and
@@ -279,7 +280,157 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
     if (yc[i] == -INFINITY) yc[i] = PL_F(walk_max)(g, xc, i / g->ow, i % g->ow);
 }
 
+/* ---- planes in the lanes ----------------------------------------------------------------
+ * Small planes (g->lw > 0, kernel_pool.c's rule): VW planes at a time are copied into one padded
+ * plane of vectors, lane p holding plane p (buf: lh rows of lw vectors spaced VW floats, which
+ * kernel_pool.c sizes for BERTH_POOL_MAX_LANES; the pad value around the data written once per
+ * call), so that one vector of taps serves VW planes' outputs whatever the plane's width; each
+ * output's taps are taken rows ascending, then columns ascending, as in the walk. The outputs'
+ * vectors go to oh * ow more vectors after the plane, then to the planes' outputs (measured on
+ * AVX2 against the ring, one-node models: 832 planes of 7x7, 3x3 max, 82 -> 32 us; 256 planes
+ * of 27x27, 3x3 stride 2 max, 130 -> 75 us; but 28x28 outputs 2-3x slower, hence kernel_pool.c's
+ * bound). Both copies take VW
+ * consecutive elements of each plane through a VW x VW transpose where the variant has one
+ * (4 and 8 lanes) and the plane holds VW elements (the last block overlaps the one before),
+ * else element by element. A last group of fewer planes leaves the other lanes as they were
+ * (never stored). */
+#if PL_VW == 4 || PL_VW == 8
+#define PL_TR 1
+/* r[i][j] <- r[j][i] (kernel_conv_direct_ukr.h's transpose) */
+static inline __attribute__((always_inline)) void PL_F(tr)(PL_F(vf) r[PL_VW]) {
+  typedef PL_F(vf) vf;
+#if PL_VW == 8
+  vf a[8], b[8];
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    a[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int j = 0; j < 2; j++) {
+      b[i + j] = __builtin_shufflevector(a[i + j], a[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      b[i + j + 2] = __builtin_shufflevector(a[i + j], a[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  static const int col[8] = {0, 2, 1, 3, 0, 2, 1, 3};
+  for (int c = 0; c < 8; c++) {
+    const int s = col[c];
+    r[c] = c < 4 ? __builtin_shufflevector(b[s], b[s + 4], 0, 1, 2, 3, 8, 9, 10, 11)
+                 : __builtin_shufflevector(b[s], b[s + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+#else
+  const vf a0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), a1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+  const vf a2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), a3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(a0, a2, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
+  r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
+#endif
+}
+#endif
+
+static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
+  enum { L = PL_VW };
+  const int64_t il = g->ih * g->iw, iw = g->iw;
+  float *const b0 = b + (g->ph * g->lw + g->pw) * L;
+#ifdef PL_TR
+  if (np == PL_VW && il >= PL_VW) {
+    int64_t rr = 0, cc = 0; /* the row and column of element f */
+    for (int64_t f = 0; f < il; f += PL_VW) {
+      if (f + PL_VW > il) f = il - PL_VW, rr = f / iw, cc = f % iw;
+      PL_F(vf) r[PL_VW];
+      for (int p = 0; p < PL_VW; p++) r[p] = PL_F(ld)(x + p * il + f);
+      PL_F(tr)(r);
+      for (int j = 0; j < PL_VW; j++) {
+        PL_F(st)(b0 + (rr * g->lw + cc) * L, r[j]);
+        if (++cc == iw) cc = 0, rr++;
+      }
+    }
+    return;
+  }
+#endif
+  for (int p = 0; p < np; p++) {
+    for (int64_t r = 0; r < g->ih; r++) {
+      float *br = b0 + r * g->lw * L + p;
+      const float *xr = x + p * il + r * iw;
+      for (int64_t c = 0; c < iw; c++) br[c * L] = xr[c];
+    }
+  }
+}
+
+/* The np planes' outputs (y, l floats apart) from the outputs' vectors ob. */
+static void PL_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
+  enum { L = PL_VW };
+#ifdef PL_TR
+  if (l >= PL_VW) {
+    for (int64_t f = 0; f < l; f += PL_VW) {
+      if (f + PL_VW > l) f = l - PL_VW;
+      PL_F(vf) r[PL_VW];
+      for (int j = 0; j < PL_VW; j++) r[j] = PL_F(ld)(ob + (f + j) * L);
+      PL_F(tr)(r);
+      for (int p = 0; p < np; p++) PL_F(st)(y + p * l + f, r[p]);
+    }
+    return;
+  }
+#endif
+  for (int p = 0; p < np; p++)
+    for (int64_t i = 0; i < l; i++) y[p * l + i] = ob[i * L + p];
+}
+
+/* The outputs' vectors ob of the filled b (the first np lanes tested for -inf). */
+static inline __attribute__((always_inline)) void PL_F(lanes_out)(int K, int max, const berth_pool_geom_t *g,
+                                                                  const float *b, float *ob, PL_F(vf) *ninf) {
+  typedef PL_F(vf) vf;
+  typedef int32_t vi __attribute__((vector_size(PL_VB)));
+  enum { L = PL_VW };
+  const int64_t kh = g->kh, kw = K ? K : g->kw, ow = g->ow;
+  const int64_t rs = g->dh * g->lw * L, cs = g->sw * L;
+  for (int64_t o1 = 0; o1 < g->oh; o1++) {
+    const float *bo = b + o1 * g->sh * g->lw * L;
+    const float rd = max ? 1.0f : g->rdiv[o1];
+    for (int64_t o = 0; o < ow; o++, bo += cs, ob += L) {
+      vf a = PL_F(splat)(max ? -INFINITY : 0.0f);
+      for (int64_t q = 0; q < kh; q++) {
+        const float *bq = bo + q * rs;
+        for (int64_t t = 0; t < kw; t++) {
+          const vf v = PL_F(ld)(bq + t * L);
+          a = max ? PL_F(vmax)(v, a) : a + v;
+        }
+      }
+      if (max) *ninf = (vf)((vi)*ninf | ((vi)(a == PL_F(splat)(-INFINITY)) & (vi)PL_F(splat)(NAN)));
+      else a = a / PL_F(splat)(rd * g->cdiv[o]);
+      PL_F(st)(ob, a);
+    }
+  }
+}
+
+static void PL_F(lanes)(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *b) {
+  const float pad = g->max ? -INFINITY : 0.0f;
+  const int64_t nb = g->lh * g->lw * PL_VW, il = g->ih * g->iw, l = g->oh * g->ow;
+  float *ob = b + nb;
+  for (int64_t i = 0; i < nb; i++) b[i] = pad;
+  for (int64_t c = 0; c < planes; c += PL_VW) {
+    const int np = planes - c < PL_VW ? (int)(planes - c) : PL_VW;
+    const float *xc = x + c * il;
+    float *yc = y + c * l;
+    PL_F(vf) ninf = PL_F(splat)(0.0f);
+    PL_F(lanes_fill)(g, xc, np, b);
+    if (g->max && g->kw == 3) PL_F(lanes_out)(3, 1, g, b, ob, &ninf);
+    else if (g->max) PL_F(lanes_out)(0, 1, g, b, ob, &ninf);
+    else if (g->kw == 3) PL_F(lanes_out)(3, 0, g, b, ob, &ninf);
+    else PL_F(lanes_out)(0, 0, g, b, ob, &ninf);
+    PL_F(lanes_store)(ob, l, np, yc);
+    int any = 0; /* a -inf is rare: one test per group, then the walk for each */
+    for (int i = 0; i < np; i++) any |= ninf[i] != ninf[i];
+    for (int p = 0; any && p < np; p++)
+      for (int64_t i = 0; i < l; i++)
+        if (yc[p * l + i] == -INFINITY) yc[p * l + i] = PL_F(walk_max)(g, xc + p * il, i / g->ow, i % g->ow);
+  }
+}
+
 PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf) {
+  if (g->lw > 0) {
+    PL_F(lanes)(g, planes, x, y, buf);
+    return;
+  }
   const float pad = g->max ? -INFINITY : 0.0f;
   for (int64_t i = 0; i < (g->slots + 1) * g->row; i++) buf[i] = pad;
   const int64_t il = g->ih * g->iw, l = g->oh * g->ow;
@@ -295,3 +446,4 @@ PL_LINKAGE void PL_NAME(const berth_pool_geom_t *g, int64_t planes, const float 
 #undef PL_NAME
 #undef PL_PRAGMA
 #undef PL_UNROLL
+#undef PL_TR
