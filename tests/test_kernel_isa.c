@@ -467,11 +467,11 @@ static void test_ukr_bs(const berth_kernel_isa_t *k) {
  * with the epilogue; nothing written outside C. Shapes around the path's edges: M up to 48 and
  * past it, N below one panel, with a narrow last strip of at most and more than half a panel,
  * K in one block and in several. */
-static float bs_apk[64 * 600 + 64], bs_c0[64 * 300], bs_c1[64 * 300], bs_res[64 * 300], bs_scratch[600 * 128];
+static float bs_apk[72 * 520 + 64], bs_c0[64 * 300], bs_c1[64 * 300], bs_res[64 * 300], bs_scratch[600 * 128];
 static void test_gemm_bs(const berth_kernel_isa_t *k) {
   static const int64_t ms[] = {1, 4, 6, 7, 12, 16, 17, 32, 47, 48, 49, 64};
   static const int64_t ns[] = {1, 7, 16, 17, 23, 24, 33, 40, 100, 121};
-  static const int64_t ks[] = {1, 5, 16, 17, 255, 256, 257, 600};
+  static const int64_t ks[] = {1, 5, 16, 17, 255, 256, 257, 520};
   berth_kernel_isa_t packed_b = *k;
   packed_b.gemm_ukr_pa_bs_f32 = NULL;
   for (int it = 0; it < 120; it++) {
