@@ -12,6 +12,7 @@
  * each activation and a residual. Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_direct.h"
+#include "kernels/kernel_conv_rows.h"
 #include "kernels/kernel_gemm_pack.h"
 #include "kernels/kernel_scratch.h"
 
@@ -152,7 +153,10 @@ static void test_random(const berth_kernel_isa_t *isa) {
     const int64_t nr = isa->conv_direct_nr, offs = (g.c * g.kh * g.kw + 15) / 16 * 16;
     /* no window reaches the padding (strides may skip the end's) */
     const bool in_place = g.ph + g.pw == 0 && (g.oh - 1) * g.sh + g.kh <= g.ih && (g.ow - 1) * g.sw + g.kw <= g.iw;
-    const int64_t one = (in_place ? 0 : g.c * g.kh * ((g.ow - 1) * g.sw + g.kw)) + g.ow * nr;
+    /* few input channels (kernel_conv_rows.h): a band of kh rows of sw phases, no partial sums */
+    const int64_t one = g.c <= BERTH_CONV_ROWS_MAX_C
+                            ? g.c * g.kh * g.sw * (g.ow + (g.kw - 1) / g.sw) + BERTH_CONV_ROWS_SLACK
+                            : (in_place ? 0 : g.c * g.kh * ((g.ow - 1) * g.sw + g.kw)) + g.ow * nr;
     const int64_t pick[4] = {offs + one - 1, offs + one, offs + one * rnd_in(2, 4), 65536};
     const int64_t floats = pick[rnd() % 4];
     const int act = (int)(rnd() % 4);

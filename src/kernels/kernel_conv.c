@@ -38,6 +38,7 @@
  * (tests/test_kernel_conv_scratch.c runs every path with 0, 16, 64, 1024 bytes and the
  * request). */
 #include "kernel_conv_direct.h"
+#include "kernel_conv_rows.h"
 #include "kernel_conv_dw.h"
 #include "kernel_conv_small.h"
 #include "kernel_dot.h"
@@ -910,7 +911,7 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 static bool conv_direct_wanted(const conv_plan_t *p) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
   return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9 &&
-         p->ck >= CONV_DIRECT_MIN_K;
+         (p->ck >= CONV_DIRECT_MIN_K || p->cg <= BERTH_CONV_ROWS_MAX_C);
 }
 static berth_conv_direct_geom_t conv_direct_geom(const conv_plan_t *p) {
   const berth_conv_direct_geom_t g = {p->cg,   p->mg,   p->in[1],     p->in[2],     p->out[1], p->out[2],

@@ -4,6 +4,8 @@
  * weights stay in L1, the sums transposed to y with the epilogue. */
 #include "kernel_conv_direct.h"
 
+#include "kernel_conv_rows.h"
+
 #include <string.h>
 
 #define CD_MAX_NR 32 /* the widest variant's conv_direct_nr (AVX-512, AVX2: 32): a bias block on the stack */
@@ -134,8 +136,10 @@ int64_t berth_conv_direct_band_rows(const berth_kernel_isa_t *isa, const berth_c
                                     int64_t floats) {
   if (!isa->conv_direct_ukr_f32 || isa->conv_direct_nr < 1 || isa->conv_direct_nr > CD_MAX_NR || ap < 1 ||
       ap % isa->conv_direct_nr != 0 || g->c < 1 || g->m < 1 || g->ih < 1 || g->iw < 1 || g->oh < 1 || g->ow < 1 ||
-      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || floats < 1 || g->ow > floats / isa->conv_direct_nr)
+      g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || floats < 1)
     return 0;
+  if (berth_conv_rows_wanted(isa, g, ap)) return berth_conv_rows_band_rows(g, floats);
+  if (g->ow > floats / isa->conv_direct_nr) return 0;
   const int64_t nr = isa->conv_direct_nr;
   if (cd_in_place(g)) { /* the offsets and the partial sums of each row: no band */
     if (g->c > INT32_MAX / g->ih / g->iw || g->kh > g->ih || g->kw > g->iw) return 0;
@@ -155,6 +159,7 @@ uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int
       g->c > cap || g->oh > cap || g->ow > cap || g->kh > cap || g->kw > cap || g->sh > cap || g->sw > cap)
     return 0;
   if (rows > g->oh) rows = g->oh;
+  if (g->c <= BERTH_CONV_ROWS_MAX_C) return berth_conv_rows_scratch_floats(g, rows); /* every variant's path */
   const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, cap), g->kw, cap), part = cd_mul_le(rows * CD_MAX_NR, g->ow, cap);
   if (k < 0 || part < 0) return 0;
   if (cd_in_place(g)) return (uint64_t)(part + cd_off_floats(g));
@@ -170,6 +175,7 @@ bool berth_conv_direct_f32(const berth_kernel_isa_t *isa, const berth_conv_direc
                            float *buf, int64_t floats) {
   const int64_t bh = berth_conv_direct_band_rows(isa, g, ap, floats);
   if (bh == 0) return false;
+  if (berth_conv_rows_wanted(isa, g, ap)) return berth_conv_rows_f32(isa, g, x, wp, ap, bias, y, epi, buf, floats);
   int32_t *off = (int32_t *)(void *)buf;
   float *band = buf + cd_off_floats(g);
   cd_out_t o = {wp, bias, ap, y, band, epi, g->sh * g->iw, g->sw}; /* in place: the input's rows */

@@ -113,6 +113,12 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define CDU_NAME portable_conv_direct_ukr_f32
 #include "kernel_conv_direct_ukr.h"
 
+#define CRU_VB 16 /* conv's direct micro-kernel for few input channels: 4 channels x 12 positions */
+#define CRU_MR 4
+#define CRU_NV 3
+#define CRU_NAME portable_conv_rows_ukr_f32
+#include "kernel_conv_rows_ukr.h"
+
 /* The depthwise plane kernel with 16-byte vectors, its loops rolled (the small runtime's
  * stack bound counts this frame; unrolled, GCC spills the row blocks' sums). */
 #define DW_VB 16
@@ -148,6 +154,9 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_direct_p = 4,
     .conv_direct_nr = 8,
     .conv_direct_ukr_f32 = portable_conv_direct_ukr_f32,
+    .conv_rows_mr = 4,
+    .conv_rows_t = 12,
+    .conv_rows_ukr_f32 = portable_conv_rows_ukr_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

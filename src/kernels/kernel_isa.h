@@ -209,6 +209,18 @@ typedef struct berth_kernel_isa {
   void (*conv_direct_ukr_f32)(const float *w, int64_t ldw, const float *x, int64_t rs, int64_t cs, int64_t ow,
                           int64_t col0, int64_t n, const int32_t *off, int64_t kc, const float *bias, float *part,
                           float *y, int64_t ldy, int64_t nch, const berth_ukr_epi_t *epi);
+  /* conv's direct micro-kernel for few input channels, the output positions along the lanes
+   * (kernel_conv_rows_ukr.h, driven by kernel_conv_direct.c): for c < nch and j < n,
+   *   y[c * ldy + j] = epi(bias[c] + sum_q w[q * ldw + c] * x[off[q] + j])
+   * over q = 0..k-1 in order (w: columns of a pre-packed weight panel, nch rounded up to
+   * conv_rows_mr of them read; bias: as many floats), conv_rows_mr channels x conv_rows_t
+   * positions at a time; it reads x[off[q] + j] for j up to n rounded up to conv_rows_t
+   * (epi: NULL or the residual, element (c, j) at res[c * ldr + j], and the activation).
+   * NULL where the variant has none. */
+  int conv_rows_mr, conv_rows_t;
+  void (*conv_rows_ukr_f32)(const float *w, int64_t ldw, const float *x, const int32_t *off, int64_t k,
+                            const float *bias, float *y, int64_t ldy, int64_t n, int64_t nch,
+                            const berth_ukr_epi_t *epi);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -11,6 +11,8 @@
 #define ISA_CD_P 3 /* conv_direct tile: 3 positions x 4 vectors (32 channels, a wide panel) + 1 broadcast, weights
                      * as the multiply-adds' memory operands: 6-12 % faster than 6 x 16 here (Zen 3) */
 #define ISA_CD_NV 4
+#define ISA_CR_MR 4 /* conv_rows tile (few input channels): 4 channels x 3 vectors (24 positions) + 3 inputs + 1 */
+#define ISA_CR_NV 3
 #define ISA_ID BERTH_KERNELS_AVX2
 #define ISA_TABLE berth_kernel_isa_avx2
 #include "kernel_isa_simd.h"

@@ -10,6 +10,8 @@
 #define ISA_GEMM_NV 2
 #define ISA_CD_P 12 /* conv_direct tile: 12 positions x 2 vectors (32 channels: a whole wide panel) */
 #define ISA_CD_NV 2
+#define ISA_CR_MR 8 /* conv_rows tile (few input channels): 8 channels x 3 vectors (48 positions) */
+#define ISA_CR_NV 3
 #define ISA_ID BERTH_KERNELS_AVX512
 #define ISA_TABLE berth_kernel_isa_avx512
 #include "kernel_isa_simd.h"

@@ -11,6 +11,8 @@
 #define ISA_GEMM_NV 2
 #define ISA_CD_P 6   /* conv_direct tile: 6 positions x 4 vectors (16 channels) = 24 accumulators */
 #define ISA_CD_NV 4
+#define ISA_CR_MR 8 /* conv_rows tile (few input channels): 8 channels x 3 vectors (12 positions) = 24 accumulators */
+#define ISA_CR_NV 3
 #define ISA_ID BERTH_KERNELS_NEON
 #define ISA_TABLE berth_kernel_isa_neon
 #include "kernel_isa_simd.h"

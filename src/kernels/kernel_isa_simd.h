@@ -353,6 +353,12 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define CDU_NAME ISA_FN(conv_direct_ukr_f32)
 #include "kernel_conv_direct_ukr.h"
 
+#define CRU_VB ISA_VB /* the same for few input channels, positions along the lanes */
+#define CRU_MR ISA_CR_MR
+#define CRU_NV ISA_CR_NV
+#define CRU_NAME ISA_FN(conv_rows_ukr_f32)
+#include "kernel_conv_rows_ukr.h"
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -377,4 +383,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_direct_p = ISA_CD_P,
     .conv_direct_nr = ISA_CD_NV * ISA_VW,
     .conv_direct_ukr_f32 = ISA_FN(conv_direct_ukr_f32),
+    .conv_rows_mr = ISA_CR_MR,
+    .conv_rows_t = ISA_CR_NV * ISA_VW,
+    .conv_rows_ukr_f32 = ISA_FN(conv_rows_ukr_f32),
 };
