@@ -9,7 +9,9 @@
  * outputs outside y untouched; scratch too small for one band row, panels the micro-kernel
  * cannot take and absurd geometry refused. Then conv_packed (which takes the direct path for
  * the shapes it chooses) against conv (the packed GEMM, weights in place), bit for bit, with
- * each activation and a residual. Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+ * each activation and a residual. Convs of 1-4 input channels take kernel_conv_rows.h's path: their
+ * own random shapes and every count of positions in a row's last tile. Randomized; the seed is
+ * printed, BERTH_TEST_SEED replays one. */
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_direct.h"
 #include "kernels/kernel_conv_rows.h"
@@ -176,6 +178,41 @@ static void test_random(const berth_kernel_isa_t *isa) {
   }
 }
 
+/* few input channels (kernel_conv_rows.h: positions along the lanes): 1-4 channels, 1-49
+ * taps per channel, strides 1-2 (the stride-2 rows split by phase), rows long enough for
+ * several tiles of every variant and a last partial one, channels not a multiple of the
+ * tile's, bands of one row to all */
+static void test_rows(const berth_kernel_isa_t *isa) {
+  for (int it = 0; it < 60; it++) {
+    berth_conv_direct_geom_t g;
+    g.c = rnd_in(1, BERTH_CONV_ROWS_MAX_C);
+    g.m = rnd() % 2 ? rnd_in(1, 70) : 32 * rnd_in(1, 2);
+    g.kh = rnd_in(1, 7);
+    g.kw = rnd_in(1, 7);
+    g.sh = rnd_in(1, 2);
+    g.sw = rnd_in(1, 2);
+    g.ph = rnd() % 3 ? rnd_in(0, g.kh - 1) : 0;
+    g.pw = rnd() % 3 ? rnd_in(0, g.kw - 1) : 0;
+    const int64_t pe0 = rnd_in(0, g.kh - 1), pe1 = rnd_in(0, g.kw - 1);
+    g.ih = rnd_in(g.kh > g.ph + pe0 ? g.kh - g.ph - pe0 : 1, 12);
+    g.iw = rnd_in(g.kw > g.pw + pe1 ? g.kw - g.pw - pe1 : 1, 130);
+    g.oh = (g.ih + g.ph + pe0 - g.kh) / g.sh + 1;
+    g.ow = (g.iw + g.pw + pe1 - g.kw) / g.sw + 1;
+    CHECK(berth_conv_rows_wanted(isa, &g, BERTH_GEMM_WB_PANEL));
+    const int64_t one = (int64_t)berth_conv_rows_scratch_floats(&g, 1), all = (int64_t)berth_conv_rows_scratch_floats(&g, g.oh);
+    CHECK(one > 0 && berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, one) == 1);
+    CHECK(berth_conv_direct_band_rows(isa, &g, BERTH_GEMM_WB_PANEL, one - 1) == 0);
+    const int64_t floats = rnd() % 2 ? one : all;
+    check_shape(isa, &g, BERTH_GEMM_WB_PANEL, rnd() % 4 != 0, floats, (int)(rnd() % 4), rnd() % 2 != 0, it % 8 == 0);
+  }
+  /* every row length up to two tiles and one more: each count of positions in a row's last tile */
+  for (int64_t ow = 1; ow <= 2 * isa->conv_rows_t + 1; ow++) {
+    const int64_t sw = 1 + ow % 2;
+    const berth_conv_direct_geom_t g = {1 + ow % 4, ow % 3 ? 3 + ow : 32, 3, (ow - 1) * sw + 1, 2, ow, 3, 3, 1, sw, 1, 1};
+    check_shape(isa, &g, BERTH_GEMM_WB_PANEL, true, 65536, (int)(ow % 4), ow % 2 == 0, false);
+  }
+}
+
 /* geometry whose band could not be indexed, or whose sizes would overflow if multiplied,
  * and panels the micro-kernel cannot step through are refused (0 rows), not run */
 static void test_refuse(const berth_kernel_isa_t *isa) {
@@ -214,6 +251,10 @@ static void test_op(void) {
       {19, 64, 17, 3, 2, 1},  /* stride 2 */
       {16, 96, 12, 3, 1, 0},  /* no padding: the input in place */
       {5, 20, 23, 5, 1, 2},   /* 20 output channels: the packed GEMM (not a multiple of 32) */
+      {3, 64, 41, 3, 2, 0},   /* SqueezeNet's conv1 (smaller): 27 taps, 3 channels (kernel_conv_rows.h) */
+      {2, 32, 30, 3, 1, 1},   /* two input channels, stride 1 (one channel is not packed) */
+      {2, 96, 27, 5, 2, 2},   /* two, 5x5 stride 2 */
+      {4, 32, 19, 7, 1, 3},   /* four, 7x7 stride 1 */
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (int act = 0; act < 4; act++) {
@@ -269,6 +310,7 @@ int main(void) {
           BERTH_GEMM_WB_PANEL % k->conv_direct_nr == 0);
     test_random(k);
     test_refuse(k);
+    test_rows(k);
     CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);
     test_op();
   }
