@@ -769,9 +769,10 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
-#define CONV_DIRECT_MIN_K 64 /* the direct path's taps per output at least (SqueezeNet's 3x3 stride-2
-                              * conv1, 27 taps: 1240 us direct against 815 packed; ResNet-50's 7x7
-                              * first conv, 147 taps: 2690 against 2960) */
+#define CONV_DIRECT_MIN_K 64 /* the direct path's taps per output at least, unless at most
+                              * BERTH_CONV_ROWS_MAX_C input channels (kernel_conv_rows.h: SqueezeNet's
+                              * 3x3 stride-2 conv1, 27 taps, 835-861 us packed against 715-740 there;
+                              * channels along the lanes it measured 1240) */
 #define CONV_DIRECT_BAND_POSITIONS 128 /* the direct path's scratch request at least: bands of this many
                                         * output positions (whole rows): each band streams all the
                                         * weights once, so VGG-19's 512-channel 28x28 convs (9.4 MB of
@@ -901,8 +902,10 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
  * input broadcast from bands of padded input rows in the scratch) where it measured faster than
  * the packed GEMM on AVX2 (one-node models side by side, minimums): kernels of 3x3 and more
  * with a multiple of 32 output channels per group, more positions than the narrow path takes
- * and at least CONV_DIRECT_MIN_K taps per output. ResNet-50's 3x3 stages 1-3: 2855 -> 2540,
- * 2670 -> 2557, 2656 -> 2552 us; DenseNet-121's 3x3 128->32: 824 -> 676 (28x28), 212 -> 179
+ * and at least CONV_DIRECT_MIN_K taps per output or few input channels (the first conv of an image
+ * network: kernel_conv_rows.h's positions-along-the-lanes variant, 0.90-0.96x onnxruntime's time
+ * per node for the 3x3 and 7x7 stride-2 first convs, the GEMM 1.05-1.17x). ResNet-50's 3x3
+ * stages 1-3: 2855 -> 2540, 2670 -> 2557, 2656 -> 2552 us; DenseNet-121's 3x3 128->32: 824 -> 676 (28x28), 212 -> 179
  * (14x14); SqueezeNet's expand 3x3s 5-9 % less; the 7x7 stride-2 first conv 2960 -> 2690. 1x1
  * convs keep the GEMM (the direct path measured 5-60 % slower: with one tap per input channel
  * its broadcasts walk a new cache line per step of K). The weights come in 32-row panels for

@@ -20,6 +20,10 @@
  * residual, then the activation). Each output sums from the bias in the order of the taps with
  * the variant's multiply-adds: the packed GEMM's value over an im2col panel, bit for bit.
  *
+ * Where the input has at most BERTH_CONV_ROWS_MAX_C channels and the variant has the micro-kernel,
+ * the entry points below take kernel_conv_rows.h's variant instead (output positions along the
+ * lanes: its own band layout and scratch, the same bits).
+ *
  * The scratch (caller's, `floats` of it) holds the taps' offsets, the band (c planes of
  * ((rows - 1) * sh + kh) x ((ow - 1) * sw + kw) floats; none in place) and the band's partial
  * sums (rows * ow * conv_direct_nr floats). Runtime side: no allocation, no stdio. */
