@@ -156,7 +156,7 @@ static void test_random(const berth_kernel_isa_t *isa) {
     /* no window reaches the padding (strides may skip the end's) */
     const bool in_place = g.ph + g.pw == 0 && (g.oh - 1) * g.sh + g.kh <= g.ih && (g.ow - 1) * g.sw + g.kw <= g.iw;
     /* few input channels (kernel_conv_rows.h): a band of kh rows of sw phases, no partial sums */
-    const int64_t one = g.c <= BERTH_CONV_ROWS_MAX_C
+    const int64_t one = berth_conv_rows_geom(&g)
                             ? g.c * g.kh * g.sw * (g.ow + (g.kw - 1) / g.sw) + BERTH_CONV_ROWS_SLACK
                             : (in_place ? 0 : g.c * g.kh * ((g.ow - 1) * g.sw + g.kw)) + g.ow * nr;
     const int64_t pick[4] = {offs + one - 1, offs + one, offs + one * rnd_in(2, 4), 65536};
@@ -220,6 +220,9 @@ static void test_refuse(const berth_kernel_isa_t *isa) {
   const berth_conv_direct_geom_t ok = {4, 4, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1};
   CHECK(berth_conv_direct_band_rows(isa, &ok, ap, 65536) == 8);
   CHECK(berth_conv_direct_band_rows(isa, &ok, ap, 0) == 0);
+  /* AlexNet's 11x11 first conv: more taps per channel than the few-channel path takes */
+  const berth_conv_direct_geom_t alex = {3, 96, 35, 35, 7, 7, 11, 11, 4, 4, 0, 0};
+  CHECK(berth_conv_rows_geom(&ok) && !berth_conv_rows_geom(&alex) && !berth_conv_rows_wanted(isa, &alex, ap));
   CHECK(berth_conv_direct_band_rows(isa, &ok, BERTH_GEMM_APANEL, 65536) == 0); /* 12-row panels */
   CHECK(berth_conv_direct_band_rows(isa, &ok, 0, 65536) == 0);
   berth_conv_direct_geom_t g = ok;

@@ -914,7 +914,8 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
 static bool conv_direct_wanted(const conv_plan_t *p) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1 || p->dil[1] != 1 || p->dil[2] != 1) return false;
   return p->mg % CONV_WPANEL_WIDE == 0 && p->l > CONV_NARROW_L && p->k[1] * p->k[2] >= 9 &&
-         (p->ck >= CONV_DIRECT_MIN_K || p->cg <= BERTH_CONV_ROWS_MAX_C);
+         (p->ck >= CONV_DIRECT_MIN_K ||
+          (p->cg <= BERTH_CONV_ROWS_MAX_C && p->k[1] * p->k[2] <= BERTH_CONV_ROWS_MAX_TAPS));
 }
 static berth_conv_direct_geom_t conv_direct_geom(const conv_plan_t *p) {
   const berth_conv_direct_geom_t g = {p->cg,   p->mg,   p->in[1],     p->in[2],     p->out[1], p->out[2],

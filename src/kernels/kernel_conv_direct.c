@@ -159,7 +159,7 @@ uint64_t berth_conv_direct_scratch_floats(const berth_conv_direct_geom_t *g, int
       g->c > cap || g->oh > cap || g->ow > cap || g->kh > cap || g->kw > cap || g->sh > cap || g->sw > cap)
     return 0;
   if (rows > g->oh) rows = g->oh;
-  if (g->c <= BERTH_CONV_ROWS_MAX_C) return berth_conv_rows_scratch_floats(g, rows); /* every variant's path */
+  if (berth_conv_rows_geom(g)) return berth_conv_rows_scratch_floats(g, rows); /* every variant's path */
   const int64_t k = cd_mul_le(cd_mul_le(g->c, g->kh, cap), g->kw, cap), part = cd_mul_le(rows * CD_MAX_NR, g->ow, cap);
   if (k < 0 || part < 0) return 0;
   if (cd_in_place(g)) return (uint64_t)(part + cd_off_floats(g));

@@ -26,7 +26,8 @@ static int64_t cr_mul_le(int64_t a, int64_t b, int64_t cap) {
 }
 
 static bool cr_geom_ok(const berth_conv_direct_geom_t *g) {
-  return g->c >= 1 && g->m >= 1 && g->ih >= 1 && g->iw >= 1 && g->oh >= 1 && g->ow >= 1 && g->kh >= 1 &&
+  return g->kh >= 1 && g->kw >= 1 && g->kh <= BERTH_CONV_ROWS_MAX_TAPS && g->kw <= BERTH_CONV_ROWS_MAX_TAPS &&
+         g->kh * g->kw <= BERTH_CONV_ROWS_MAX_TAPS && g->c >= 1 && g->m >= 1 && g->ih >= 1 && g->iw >= 1 && g->oh >= 1 && g->ow >= 1 && g->kh >= 1 &&
          g->kw >= 1 && g->sh >= 1 && g->sw >= 1 && g->ph >= 0 && g->pw >= 0 && g->c <= BERTH_CONV_ROWS_MAX_C &&
          g->ow <= CR_CAP && g->oh <= CR_CAP && g->kh <= CR_CAP && g->kw <= CR_CAP && g->sh <= CR_CAP &&
          g->sw <= CR_CAP && g->ih <= CR_CAP && g->iw <= CR_CAP;
@@ -45,6 +46,8 @@ static bool cr_band(const berth_conv_direct_geom_t *g, int64_t bh, cr_band_t *b)
 
 /* floats of scratch for the offsets (k int32, rounded up to a cache line) */
 static int64_t cr_off_floats(const berth_conv_direct_geom_t *g) { return (g->c * g->kh * g->kw + 15) / 16 * 16; }
+
+bool berth_conv_rows_geom(const berth_conv_direct_geom_t *g) { return cr_geom_ok(g); }
 
 bool berth_conv_rows_wanted(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, int64_t ap) {
   return isa->conv_rows_ukr_f32 && isa->conv_rows_mr >= 1 && isa->conv_rows_t >= 1 &&

@@ -24,7 +24,15 @@
 #include <stdint.h>
 
 #define BERTH_CONV_ROWS_MAX_C 4 /* input channels (of a group) at most */
+#define BERTH_CONV_ROWS_MAX_TAPS 64 /* taps per input channel at most: AlexNet's 11x11 stride-4 first conv
+                                    * (121) measured 2810-2889 us here against 2189-2208 on the channels-
+                                    * along-the-lanes kernel (a tile's broadcast weights, one cache line
+                                    * per tap, overflow L1) */
 #define BERTH_CONV_ROWS_SLACK 64 /* floats past the band: at least any variant's conv_rows_t - 1 */
+
+/* Whether the geometry suits this path on any variant (at most BERTH_CONV_ROWS_MAX_C channels and
+ * BERTH_CONV_ROWS_MAX_TAPS taps per channel). */
+bool berth_conv_rows_geom(const berth_conv_direct_geom_t *g);
 
 /* Whether the geometry takes this path on variant isa with weight panels of ap rows. */
 bool berth_conv_rows_wanted(const berth_kernel_isa_t *isa, const berth_conv_direct_geom_t *g, int64_t ap);
