@@ -1,5 +1,5 @@
-/* conv's direct path for few input channels (at most BERTH_CONV_ROWS_MAX_C: the first layer of
- * an image network), taken by kernel_conv_direct.c's entry points where it applies: the output
+/* conv's direct path for few input channels (at most BERTH_CONV_ROWS_MAX_C, and at most
+ * BERTH_CONV_ROWS_MAX_TAPS taps per channel: the first layer of an image network), taken by kernel_conv_direct.c's entry points where it applies: the output
  * positions along the vector lanes (kernel_isa.h's conv_rows_ukr_f32), the weights broadcast
  * from the pre-packed panels of conv_packed, the input under each tap of a run of positions one
  * contiguous load from a band of the zero-padded input whose rows are split by the horizontal
