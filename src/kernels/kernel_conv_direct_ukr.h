@@ -62,37 +62,10 @@ static inline CDU_F(vt) CDU_F(selt)(CDU_F(mt) m, CDU_F(vt) x, CDU_F(vt) y) {
   return (CDU_F(vt))(((CDU_F(mt))x & m) | ((CDU_F(mt))y & ~m));
 }
 
-/* rows r[0..TB-1] transposed in place: r[i][j] <- r[j][i] */
-static inline __attribute__((always_inline)) void CDU_F(tr)(CDU_F(vt) r[CDU_TB]) {
-  typedef CDU_F(vt) vt;
-#if CDU_TB == 8
-  vt a[8], b[8];
-  for (int i = 0; i < 8; i += 2) {
-    a[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    a[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int i = 0; i < 8; i += 4)
-    for (int j = 0; j < 2; j++) {
-      b[i + j] = __builtin_shufflevector(a[i + j], a[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-      b[i + j + 2] = __builtin_shufflevector(a[i + j], a[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-  /* b[0] holds column 0 of rows 0..3 and column 4 of rows 0..3, b[2] columns 1 and 5, b[1]
-   * columns 2 and 6, b[3] columns 3 and 7; b[4..7] the same for rows 4..7 */
-  static const int col[8] = {0, 2, 1, 3, 0, 2, 1, 3};
-  for (int c = 0; c < 8; c++) {
-    const int s = col[c];
-    r[c] = c < 4 ? __builtin_shufflevector(b[s], b[s + 4], 0, 1, 2, 3, 8, 9, 10, 11)
-                 : __builtin_shufflevector(b[s], b[s + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-  }
-#else
-  const vt a0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), a1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
-  const vt a2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), a3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
-  r[0] = __builtin_shufflevector(a0, a2, 0, 1, 4, 5);
-  r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
-  r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
-  r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
-#endif
-}
+/* rows r[0..TB-1] transposed in place: r[i][j] <- r[j][i] (CDU_F(tr)) */
+#define VT_W CDU_TB
+#define VT_F(x) CDU_F(x)
+#include "kernel_vec_tr.h"
 
 /* The epilogue on one channel's TB positions (lanes), then their store (the first pn of them
  * where pn < TB: through the stack, a tail). */

@@ -296,35 +296,10 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
  * (never stored). */
 #if PL_VW == 4 || PL_VW == 8
 #define PL_TR 1
-/* r[i][j] <- r[j][i] (kernel_conv_direct_ukr.h's transpose) */
-static inline __attribute__((always_inline)) void PL_F(tr)(PL_F(vf) r[PL_VW]) {
-  typedef PL_F(vf) vf;
-#if PL_VW == 8
-  vf a[8], b[8];
-  for (int i = 0; i < 8; i += 2) {
-    a[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    a[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int i = 0; i < 8; i += 4)
-    for (int j = 0; j < 2; j++) {
-      b[i + j] = __builtin_shufflevector(a[i + j], a[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-      b[i + j + 2] = __builtin_shufflevector(a[i + j], a[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-  static const int col[8] = {0, 2, 1, 3, 0, 2, 1, 3};
-  for (int c = 0; c < 8; c++) {
-    const int s = col[c];
-    r[c] = c < 4 ? __builtin_shufflevector(b[s], b[s + 4], 0, 1, 2, 3, 8, 9, 10, 11)
-                 : __builtin_shufflevector(b[s], b[s + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-  }
-#else
-  const vf a0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), a1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
-  const vf a2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), a3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
-  r[0] = __builtin_shufflevector(a0, a2, 0, 1, 4, 5);
-  r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
-  r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
-  r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
-#endif
-}
+/* r[i][j] <- r[j][i] (PL_F(tr), kernel_vec_tr.h) */
+#define VT_W PL_VW
+#define VT_F(x) PL_F(x)
+#include "kernel_vec_tr.h"
 #endif
 
 static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
