@@ -26,9 +26,10 @@
  * (a row-major B with NR readable floats in each row the tile reads: kernel_gemm_pack.c's
  * path for few rows of A, where packing B would cost more than it saves). With an epilogue
  * (kernel_isa.h's berth_ukr_epi_t: conv's residual and activation; the driver passes it at
- * the tile's last block of K only), the accumulators take the residual and the activation
- * (selects on compare masks, the bits of the scalar formulas) before they are stored, so a
- * fused conv writes each output once. No allocation, no stdio. */
+ * the tile's last block of K only), the accumulators take the residual and relu (selects on
+ * compare masks, the bits of the scalar formulas) on their way to the store, so a fused conv
+ * writes each output once; clip and leaky_relu are applied in a pass over the stored tile,
+ * still in L1 (the same bits). No allocation, no stdio. */
 #include "kernel_isa.h"
 
 #include <stdint.h>
