@@ -1,7 +1,9 @@
-/* CRC-32C, byte-at-a-time with a 1 KiB table (see crc32c.h for the choice). */
+/* CRC-32C, byte-at-a-time with a 1 KiB table (see crc32c.h for the choice), or with the
+ * processor's instruction where the build and the CPU have one (crc32c_hw.c). */
 #include "base/crc32c.h"
 
 #define CRC32C_POLY 0x82F63B78u
+#define CRC32C_HW_MIN 256 /* bytes from which berth_crc32c_update asks for the instruction */
 
 /* table[i] = the CRC register after shifting byte i through it: generated from CRC32C_POLY
  * (test_crc32c checks every entry against the bitwise form). */
@@ -52,6 +54,14 @@ static const uint32_t table[256] = {
 };
 
 uint32_t berth_crc32c_update(uint32_t crc, const void *bytes, size_t n) {
+#ifdef BERTH_KERNELS_SIMD /* a runtime with kernel variants; a small runtime has the table alone */
+  /* a program file's header and small sections: the table (no CPU query for a few bytes) */
+  if (n >= CRC32C_HW_MIN) return berth_crc32c_update_hw(crc, bytes, n);
+#endif
+  return berth_crc32c_update_table(crc, bytes, n);
+}
+
+uint32_t berth_crc32c_update_table(uint32_t crc, const void *bytes, size_t n) {
   const uint8_t *p = bytes;
   crc = ~crc;
   for (size_t i = 0; i < n; i++) crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
