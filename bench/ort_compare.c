@@ -18,7 +18,11 @@
  * timed. Printed: min and median per call, the ratio of the medians, the largest absolute
  * difference between the two first outputs, and the growth of the resident set while each
  * contender was set up and first run (both share a process, so a per-contender peak RSS is
- * this growth; the process's peak is printed at the end).
+ * this growth; the process's peak is printed at the end). Then the time to the first result
+ * (CPU time): berth's load of its compiled program (file read, checksum, every field checked,
+ * the plan verified, a method initialised) and first call, onnxruntime's CreateSession (the
+ * ONNX file read, the graph optimised, weights prepacked) and first Run; berth's compile step
+ * runs ahead of time and is not counted, as it would not be on a device.
  *
  * Conv layers: the ResNet-50 and SqueezeNet shapes of the kernel classes as one-node ONNX
  * models (written here, weights an initializer), berth against onnxruntime like the networks
@@ -95,6 +99,7 @@ typedef struct bprog {
   berth_tensor_info_t in[MAX_IO], out[MAX_IO];
   void *out_buf[MAX_IO];
   double rss_growth;
+  double load_us; /* the file read, checked, loaded and a method initialised (CPU time) */
 } bprog_t;
 
 static void *read_all(const char *path, size_t *len) {
@@ -134,7 +139,7 @@ static int bprog_load(bprog_t *b, const char *path) {
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   size_t len;
   memset(b, 0, sizeof *b);
-  double r0 = rss_mb();
+  double r0 = rss_mb(), t0 = now_us();
   b->bytes = read_all(path, &len);
   berth_program_sizes_t sz;
   if (!b->bytes || berth_program_query(b->bytes, len, &sz, &diag)) goto fail;
@@ -162,6 +167,7 @@ static int bprog_load(bprog_t *b, const char *path) {
     }
   }
   b->rss_growth = rss_mb() - r0;
+  b->load_us = now_us() - t0;
   return 0;
 fail:
   printf("    berth: %s: %s\n", path, msg);
@@ -229,13 +235,14 @@ typedef struct osess {
   char *in_names[MAX_IO], *out_names[MAX_IO];
   OrtValue *in[MAX_IO], *out[MAX_IO];
   double rss_growth;
+  double load_us; /* CreateSession: the model read, optimised and its weights prepacked (CPU time) */
 } osess_t;
 
 /* binds the inputs to berth's buffers by name and the outputs to fresh buffers shaped like berth's */
 static int osess_open(osess_t *o, const char *model, const bprog_t *b, void *const *bdata,
                       const char *extra_name, int64_t *extra_i64, float **out0) {
   memset(o, 0, sizeof *o);
-  double r0 = rss_mb();
+  double r0 = rss_mb(), t0 = now_us();
   OrtSessionOptions *so;
   if (!ort_ok(ort->CreateSessionOptions(&so), "CreateSessionOptions")) return 1;
   int ok = ort_ok(ort->SetIntraOpNumThreads(so, 1), "SetIntraOpNumThreads") &&
@@ -245,6 +252,7 @@ static int osess_open(osess_t *o, const char *model, const bprog_t *b, void *con
            ort_ok(ort->CreateSession(ort_env, model, so, &o->s), "CreateSession");
   ort->ReleaseSessionOptions(so);
   if (!ok) return 1;
+  o->load_us = now_us() - t0;
   OrtAllocator *al;
   if (!ort_ok(ort->GetAllocatorWithDefaultOptions(&al), "GetAllocatorWithDefaultOptions") ||
       !ort_ok(ort->SessionGetInputCount(o->s, &o->n_in), "SessionGetInputCount") ||
@@ -340,18 +348,21 @@ static void bench_model(const char *label, const char *onnx, const char *specs, 
     data[k] = aligned_alloc(64, (b.in[k].bytes + 63) / 64 * 64 + 64);
     fill(k, &b.in[k], data[k]);
   }
-  double r0 = rss_mb();
+  double r0 = rss_mb(), t0 = now_us();
   if (bprog_run(&b, data)) return;
+  const double b_first = now_us() - t0;
   b.rss_growth += rss_mb() - r0;
   int use_ort = 0;
   float *ort_out0 = NULL;
+  double o_first = 0, o_load = 0;
 #if BERTH_HAVE_ORT_HEADER
   osess_t o;
   if (g_have_ort) {
     use_ort = !osess_open(&o, onnx, &b, data, folded_name, &folded_value, &ort_out0);
     if (use_ort) {
-      r0 = rss_mb();
+      r0 = rss_mb(), t0 = now_us();
       use_ort = !osess_run(&o);
+      o_first = now_us() - t0, o_load = o.load_us;
       o.rss_growth += rss_mb() - r0;
     }
   }
@@ -394,6 +405,9 @@ static void bench_model(const char *label, const char *onnx, const char *specs, 
 #endif
     printf("    ratio berth / onnxruntime: min %.2f, median %.2f; output 0 max |diff| %.3g over %zu values\n",
            sb.min / so.min, sb.med / so.med, diff, cnt);
+    printf("    to the first result: berth %.1f ms load + %.1f ms first call, onnxruntime %.1f ms session + %.1f ms "
+           "first call\n",
+           b.load_us / 1e3, b_first / 1e3, o_load / 1e3, o_first / 1e3);
   }
   fflush(stdout);
   free(tb);
