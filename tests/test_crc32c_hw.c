@@ -9,7 +9,8 @@
 
 /* The instruction path (crc32c_hw.c) against the table: every length up to 300 at each of the
  * 8 alignments of its start (the head before the first aligned 8 bytes, the 8-byte steps and
- * the tail), a start value carried in, 1 MiB whole and in uneven pieces; the shipped function
+ * the tail), lengths around the three-stream rounds, a start value carried in, 1 MiB whole
+ * and in uneven pieces; the shipped function
  * switches between the two at 256 bytes, so lengths around it must agree too. Where the CPU or
  * the build has no instruction, update_hw is the table and this says so. */
 static void hardware_form(uint64_t seed) {
@@ -30,6 +31,13 @@ static void hardware_form(uint64_t seed) {
       const uint32_t h = berth_crc32c_update_hw(0x5eedu, buf + off, n);
       CHECK_MSG(h == t, "offset %zu, %zu bytes: instruction 0x%08x, table 0x%08x", off, n, h, t);
       CHECK_MSG(berth_crc32c_update(0x5eedu, buf + off, n) == t, "offset %zu, %zu bytes: shipped", off, n);
+    }
+  /* around the three-stream rounds of 3 x 4096 bytes (crc32c_hw.c's CRC_HW_BLOCK) */
+  static const size_t around[] = {12287, 12288, 12289, 12295, 24575, 24576, 24583, 36871, 65536};
+  for (size_t off = 0; off < 8; off++)
+    for (size_t k = 0; k < sizeof around / sizeof around[0]; k++) {
+      const uint32_t t = berth_crc32c_update_table(0xfeedu, buf + off, around[k]);
+      CHECK_MSG(berth_crc32c_update_hw(0xfeedu, buf + off, around[k]) == t, "offset %zu, %zu bytes", off, around[k]);
     }
   const uint32_t whole = berth_crc32c_update_table(0, buf + 3, BIG);
   CHECK(berth_crc32c_update_hw(0, buf + 3, BIG) == whole);
