@@ -287,6 +287,19 @@ static void test_pool_rows_isa(void) {
       pool_planes_case(&many[i].k, many[i].nc, mx != 0, false, &seed);
       pool_planes_case(&many[i].k, many[i].nc, mx != 0, true, &seed);
     }
+  /* 3x3 stride 2 max with the rows reduced in registers (kernel_pool_ukr.h): widths around one,
+   * two and four vectors of each variant (a first vector over the left pad, a last one that
+   * reads its last tap alone or finds it past the row), odd and even heights, pads 0 and 1 at
+   * either end, ceil mode, and the CNNs' planes; average takes the ring there */
+  static const int64_t s2w[] = {8, 9, 15, 16, 17, 18, 19, 31, 32, 33, 34, 35, 36, 37, 63, 64, 65, 66, 67, 112};
+  for (size_t wi = 0; wi < sizeof s2w / sizeof *s2w; wi++)
+    for (int v = 0; v < 8; v++) {
+      const int64_t h = 5 + (int64_t)(wi + (size_t)v) % 6;
+      pool_case_t k = {h, s2w[wi], 3, 3, 2, 2, v & 1, (v >> 1) & 1, (v >> 2) & 1, (v >> 1) & 1, 1, 1, v >> 2};
+      pool_planes_case(&k, 2, true, false, &seed);
+      pool_planes_case(&k, 2, true, true, &seed);
+      pool_planes_case(&k, 2, false, true, &seed);
+    }
 }
 
 /* The row path on every kernel variant this build and CPU have (pool2d_f32 is per variant). */
