@@ -277,7 +277,10 @@ static inline __attribute__((always_inline)) void PL_F(blocks)(int SH, int max, 
 #define PL_SHL(v, n) __builtin_shufflevector(v, n, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
 #endif
 
+#ifndef PL_S2_KINDS /* once per file that includes this header more than once */
+#define PL_S2_KINDS
 enum { PL_S2_MID, PL_S2_LEFT, PL_S2_RIGHT };
+#endif
 
 /* The vectors' kind: the first over the left pad, the last where the loads would pass the row. */
 static inline int PL_F(s2_kind)(const berth_pool_geom_t *g, int64_t j, int last) {
@@ -337,7 +340,8 @@ static inline __attribute__((always_inline)) void PL_F(s2_out)(int k, const bert
 }
 
 /* A plane, output rows in order: the first vector, the middle ones, the last one (kept
- * reductions: hb, one vector per output vector). */
+ * reductions: hb, one vector per output vector, at most ow + VW floats: the caller's buf, whose
+ * first slot alone holds 2 * max(ow, 16) + 2). */
 static void PL_F(s2max)(const berth_pool_geom_t *g, const float *xc, float *yc, float *hb, PL_F(vf) *ninf) {
   typedef PL_F(vf) vf;
   const int64_t ow = g->ow, nv = (ow + PL_VW - 1) / PL_VW, jl = ow - PL_VW;
