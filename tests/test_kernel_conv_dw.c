@@ -196,7 +196,7 @@ static void test_direct(void) {
   static _Alignas(64) float buf[BUF];
   for (int i = 0; i < IH * IW; i++) x[i] = (float)(rnd() % 7) - 3;
   for (int i = 0; i < 2 * K * K; i++) w[i] = (float)(rnd() % 5) - 2;
-  const berth_dw_geom_t base = {IH, IW, IH, IW, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0};
+  const berth_dw_geom_t base = {IH, IW, IH, IW, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
   for (int v = 0; v < N_ISAS; v++) {
     if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
     berth_dw_geom_t g = base;

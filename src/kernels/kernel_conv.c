@@ -670,7 +670,7 @@ static bool conv_dw_f32(const conv_plan_t *p, const float *xg, const float *wg, 
                         const float *rg, float *buf, int64_t bufn) {
   if (p->in[0] != 1 || p->k[0] != 1 || p->out[0] != 1) return false;
   const berth_dw_geom_t g = {p->in[1],  p->in[2],     p->out[1], p->out[2], p->k[1],  p->k[2], p->stride[1],
-                             p->stride[2], p->dil[1], p->dil[2], p->pad[1], p->pad[2], 0,      0};
+                             p->stride[2], p->dil[1], p->dil[2], p->pad[1], p->pad[2], 0,      0, 0};
   const conv_epi_ctx_t ctx = {p, yg, rg};
   return p->ck > 0 && berth_conv_dw_f32(g, p->group, p->mg, xg, wg, bg, yg, buf, bufn,
                                        p->act || rg ? conv_epi_plane_f32 : NULL, &ctx);
@@ -723,8 +723,8 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
   if (p.cg == 1 && p.out_type.dtype == BERTH_DTYPE_F32 && p.in[0] == 1 && p.k[0] == 1 && p.out[0] == 1) {
     /* depthwise: the fast path's padded rows when it applies (kernel_conv_dw.c) */
     const berth_dw_geom_t g = {p.in[1],  p.in[2],  p.out[1], p.out[2], p.k[1],   p.k[2], p.stride[1],
-                               p.stride[2], p.dil[1], p.dil[2], p.pad[1], p.pad[2], 0,      0};
-    int64_t f = berth_conv_dw_buffer_floats(g);
+                               p.stride[2], p.dil[1], p.dil[2], p.pad[1], p.pad[2], 0,      0, 0};
+    int64_t f = berth_conv_dw_buffer_floats(g, p.group, p.mg);
     if (f > 0 && (uint64_t)f <= cap) return berth_scratch_request((uint64_t)f, es);
   }
   if (p.cg == 1 && p.mg == 1) return 0; /* the direct loop of a depthwise conv needs none */

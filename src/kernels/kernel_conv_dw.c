@@ -13,7 +13,11 @@
 
 enum {
   DW_MAX_KH = 8,
-  DW_VW_MAX = 16 /* floats per vector of the widest variant */
+  DW_VW_MAX = 16, /* floats per vector of the widest variant */
+  /* planes in the lanes up to outputs this wide and a buffer of this many vectors (measured
+   * on AVX2, one-node models: see dw_lanes_lw) */
+  DW_LANES_MAX_OW = 16,
+  DW_LANES_MAX_VECS = 2048
 };
 
 /* The padded row length in floats (0: the shape does not take this path). */
@@ -41,7 +45,24 @@ static int64_t dw_want_slots(const berth_dw_geom_t *g) {
   return want;
 }
 
-int64_t berth_conv_dw_buffer_floats(berth_dw_geom_t g) {
+/* Planes in the lanes (kernel_dw_lanes_ukr.h): the padded plane's vectors per row, or 0
+ * where the shape does not take them (a multiplier other than 1, one channel, outputs wider
+ * than DW_LANES_MAX_OW, or a buffer over DW_LANES_MAX_VECS vectors). */
+static int64_t dw_lanes_lw(const berth_dw_geom_t *g, int64_t channels, int64_t mult) {
+  if (mult != 1 || channels < 2 || (g->kw != 3 && g->kw != 5) || g->kh < 1 || g->kh > DW_MAX_KH || g->ow < 1 ||
+      g->oh < 1 || g->ow > DW_LANES_MAX_OW || g->ih > DW_LANES_MAX_VECS || g->pw > DW_LANES_MAX_VECS)
+    return 0;
+  int64_t lw = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+  if (lw < g->pw + g->iw) lw = g->pw + g->iw;
+  return g->ih * lw + g->oh * g->ow + g->kh * g->kw + 1 > DW_LANES_MAX_VECS ? 0 : lw;
+}
+static int64_t dw_lanes_floats(const berth_dw_geom_t *g) {
+  return (g->ih * g->lw + g->oh * g->ow + g->kh * g->kw + 1) * BERTH_DW_MAX_LANES;
+}
+
+int64_t berth_conv_dw_buffer_floats(berth_dw_geom_t g, int64_t channels, int64_t mult) {
+  g.lw = dw_lanes_lw(&g, channels, mult);
+  if (g.lw) return dw_lanes_floats(&g);
   int64_t row = dw_row(&g), want = dw_want_slots(&g), slots = 1;
   if (!row) return 0;
   while (slots < want && slots < BERTH_DW_MAX_SLOTS) slots *= 2;
@@ -49,9 +70,28 @@ int64_t berth_conv_dw_buffer_floats(berth_dw_geom_t g) {
   return (slots + 1) * row;
 }
 
+/* Planes in the lanes, BERTH_DW_MAX_LANES planes a call (whole groups of every variant's
+ * lanes), each chunk's epilogue while its planes are still in cache. */
+static void dw_lanes(const berth_dw_geom_t *g, int64_t channels, const float *x, const float *w, const float *b,
+                     float *y, float *buf, berth_dw_epilogue_fn epilogue, const void *ctx) {
+  const int64_t kk = g->kh * g->kw, ip = g->ih * g->iw, plane = g->oh * g->ow;
+  memset(buf, 0, (size_t)(g->ih * g->lw * BERTH_DW_MAX_LANES) * sizeof(float));
+  for (int64_t c = 0; c < channels; c += BERTH_DW_MAX_LANES) {
+    const int64_t n = channels - c < BERTH_DW_MAX_LANES ? channels - c : BERTH_DW_MAX_LANES;
+    BERTH_KCALL(dwconv_lanes_f32)(g, n, x + c * ip, w + c * kk, b ? b + c : NULL, y + c * plane, buf);
+    for (int64_t i = 0; epilogue && i < n; i++) epilogue(y + (c + i) * plane, plane, ctx);
+  }
+}
+
 bool berth_conv_dw_f32(berth_dw_geom_t g, int64_t channels, int64_t mult, const float *x, const float *w,
                        const float *b, float *y, float *buf, int64_t bufn, berth_dw_epilogue_fn epilogue,
                        const void *ctx) {
+  g.lw = dw_lanes_lw(&g, channels, mult);
+  if (g.lw && dw_lanes_floats(&g) <= bufn) {
+    dw_lanes(&g, channels, x, w, b, y, buf, epilogue, ctx);
+    return true;
+  }
+  g.lw = 0;
   int64_t row = dw_row(&g);
   if (!row || row > bufn) return false;
   /* the slots of the ring: a power of two (no division to find a row's slot),

@@ -2,10 +2,11 @@
  * dwconv_f32), written once with GCC/clang vector types and included by each
  * variant's file:
  *
- *   #define DW_VB 32            // vector bytes (16: portable and NEON, 32:
- * AVX2, 64: AVX-512) #define DW_NAME isa_32_dwconv_f32 #define DW_LINKAGE //
- * optional: empty for an external function (default static) #include
- * "kernel_dw_ukr.h"
+ *   #define DW_VB 32            // vector bytes (16: portable and NEON, 32: AVX2, 64: AVX-512)
+ *   #define DW_NAME isa_32_dwconv_f32
+ *   #define DW_LANES_NAME isa_32_dwconv_lanes_f32   // planes in the lanes (kernel_dw_lanes_ukr.h)
+ *   #define DW_LINKAGE          // optional: empty for external functions (default static)
+ *   #include "kernel_dw_ukr.h"
  *
  * The structure of XNNPACK's CHW depthwise kernels: vectors run along an output
  * row. The input rows a row of outputs reads are copied into zero-padded rows
@@ -254,6 +255,8 @@ DW_LINKAGE void DW_NAME(const berth_dw_geom_t *g, const float *x, const float *w
     o0 = DW_F(blocks)(g, x, w, bias, y, buf, tag, off);
   if (o0 < g->oh) DW_F(rows)(g, x, w, bias, y, buf, tag, off, ring, o0);
 }
+
+#include "kernel_dw_lanes_ukr.h"
 
 #undef DW_VW
 #undef DW_C2

@@ -124,6 +124,7 @@ void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
 #define DW_VB 16
 #define DW_ROLLED
 #define DW_NAME berth_portable_dwconv_f32
+#define DW_LANES_NAME berth_portable_dwconv_lanes_f32
 #define DW_LINKAGE
 #include "kernel_dw_ukr.h"
 
@@ -148,6 +149,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
+    .dwconv_lanes_f32 = berth_portable_dwconv_lanes_f32,
     .pool2d_f32 = berth_portable_pool2d_f32,
     .gemm_ukr_ldb32_f32 = portable_gemm_ukr_ldb32_f32,
     .gemm_ukr_pa_bs_f32 = portable_gemm_ukr_pa_bs_f32,

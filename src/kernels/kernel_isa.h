@@ -48,8 +48,14 @@
 typedef struct berth_dw_geom {
   int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
   int64_t row, slots;
+  /* lw > 0: planes in the lanes instead (dwconv_lanes_f32, small planes): buf holds ih rows of
+   * lw vectors of BERTH_DW_MAX_LANES floats (input column p - pw at vector p, zeros outside the
+   * input), then oh * ow more and kh * kw + 1 more; lw >= pw + iw and
+   * >= (ow - 1) * sw + (kw - 1) * dw + 1 */
+  int64_t lw;
 } berth_dw_geom_t;
 #define BERTH_DW_MAX_SLOTS 16
+#define BERTH_DW_MAX_LANES 16
 
 /* Planes of f32 max or average pooling (kernel_pool.c, kernel_pool_ukr.h): input ih x iw,
  * output oh x ow, kernel kh x kw (kw <= BERTH_POOL_MAX_KW), strides sh, sw (sw 1 or 2), row
@@ -168,6 +174,12 @@ typedef struct berth_kernel_isa {
    * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
    * floats, zeros outside the columns [pw, pw + iw) of each slot. */
   void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
+  /* planes consecutive depthwise planes of one input channel each (multiplier 1), the planes
+   * in the vector lanes: plane c of y as dwconv_f32 gives it with w + c * kh * kw and bias b[c]
+   * (0 without b), bit for bit; g->lw > 0, and the caller zeroes buf's first
+   * ih * lw * BERTH_DW_MAX_LANES floats once (the kernel writes only input columns there) */
+  void (*dwconv_lanes_f32)(const berth_dw_geom_t *g, int64_t planes, const float *x, const float *w,
+                           const float *b, float *y, float *buf);
   /* planes consecutive planes of max or average pooling (g->max), x ih x iw and y oh x ow floats
    * each, every output bit for bit kernel_pool.c's per-element walk; buf holds (g->slots + 1) * g->row
    * floats (kernel_pool_ukr.h) */
@@ -239,6 +251,8 @@ void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
 void berth_portable_dwconv_f32(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y,
                                float *buf);
+void berth_portable_dwconv_lanes_f32(const berth_dw_geom_t *g, int64_t planes, const float *x, const float *w,
+                                     const float *b, float *y, float *buf);
 void berth_portable_pool2d_f32(const berth_pool_geom_t *g, int64_t planes, const float *x, float *y, float *buf);
 
 extern const berth_kernel_isa_t berth_kernel_isa_portable;

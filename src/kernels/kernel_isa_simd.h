@@ -326,6 +326,7 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 
 #define DW_VB ISA_VB
 #define DW_NAME ISA_FN(dwconv_f32)
+#define DW_LANES_NAME ISA_FN(dwconv_lanes_f32)
 #include "kernel_dw_ukr.h"
 
 /* ---- the pooling plane kernel (kernel_pool_ukr.h) ------------------------------------ */
@@ -375,6 +376,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
+    .dwconv_lanes_f32 = ISA_FN(dwconv_lanes_f32),
     .pool2d_f32 = ISA_FN(pool2d_f32),
     .im2col_f32 = ISA_IM2COL,
     .gemm_ukr_pa_b2_f32 = ISA_UKR_PA_B2,
