@@ -240,6 +240,108 @@ static void test_direct(void) {
   berth_kernels_select(BERTH_KERNELS_AUTO);
 }
 
+/* The planes in the lanes (kernel_dw_lanes_ukr.h) against the row kernel on one shape, every
+ * variant: the same bits (the same terms in the same order), the epilogue once per plane after
+ * it is stored, nothing written outside the planes, and the plain loop in double. */
+static int epi_calls;
+static void epi_double_plus_one(float *y, int64_t n, const void *ctx) {
+  (void)ctx;
+  epi_calls++;
+  for (int64_t i = 0; i < n; i++) y[i] = 2.0f * y[i] + 1.0f;
+}
+static void check_lanes(int line, berth_dw_geom_t g, int64_t channels, bool bias) {
+  const int64_t ip = g.ih * g.iw, plane = g.oh * g.ow, kk = g.kh * g.kw, ny = channels * plane;
+  const int64_t lanes = berth_conv_dw_buffer_floats(g, channels, 1), rows = berth_conv_dw_buffer_floats(g, 1, 1);
+  const bool takes = berth_conv_dw_lanes(g, channels, 1) && !berth_conv_dw_lanes(g, 1, 1);
+  CHECK_MSG(takes && rows > 0, "line %d: the lanes not taken, or no row kernel", line);
+  if (!takes || rows <= 0) return;
+  double *xd, *wd, *bd = NULL;
+  float *x = rnd_floats(channels * ip, &xd), *w = rnd_floats(channels * kk, &wd), *b = NULL;
+  if (bias) b = rnd_floats(channels, &bd);
+  const int64_t nbuf = (lanes > rows ? lanes : rows) + 16;
+  float *buf = aligned_alloc(64, ((size_t)nbuf * sizeof(float) + 63) / 64 * 64);
+  float *ya = malloc((size_t)(ny + 32) * sizeof(float)), *yb = malloc((size_t)(ny + 32) * sizeof(float));
+  for (int v = 0; v < N_ISAS; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    const char *name = berth_kernels_isa_name(isas[v]);
+    for (int64_t i = 0; i < ny + 32; i++) ya[i] = yb[i] = 12345.0f;
+    for (int64_t i = 0; i < nbuf; i++) buf[i] = 777.0f; /* berth_conv_dw_f32 zeroes what it reads */
+    epi_calls = 0;
+    CHECK(berth_conv_dw_f32(g, channels, 1, x, w, b, ya, buf, lanes, epi_double_plus_one, NULL));
+    CHECK_MSG(epi_calls == channels, "line %d, %s: %d epilogue calls for %lld planes", line, name, epi_calls,
+              (long long)channels);
+    for (int64_t c = 0; c < channels; c++) /* one channel: the row kernel */
+      CHECK(berth_conv_dw_f32(g, 1, 1, x + c * ip, w + c * kk, b ? b + c : NULL, yb + c * plane, buf, rows,
+                              epi_double_plus_one, NULL));
+    int64_t bad = -1;
+    for (int64_t i = 0; i < ny + 32 && bad < 0; i++)
+      if (memcmp(&ya[i], &yb[i], sizeof(float)) != 0) bad = i;
+    CHECK_MSG(bad < 0, "line %d, %s: lanes vs rows, element %lld (of %lld, plane %lld) is %.9g, rows %.9g (seed %llu)",
+              line, name, (long long)bad, (long long)ny, (long long)(bad / (plane ? plane : 1)),
+              bad >= 0 ? ya[bad] : 0.0, bad >= 0 ? yb[bad] : 0.0, (unsigned long long)rng_seed);
+    for (int64_t c = 0; c < channels; c++)
+      for (int64_t o = 0; o < plane; o++) {
+        const int64_t o0 = o / g.ow, o1 = o % g.ow;
+        double sum = bias ? bd[c] : 0.0;
+        for (int64_t q0 = 0; q0 < g.kh; q0++)
+          for (int64_t q1 = 0; q1 < g.kw; q1++) {
+            const int64_t i0 = o0 * g.sh - g.ph + q0 * g.dh, i1 = o1 * g.sw - g.pw + q1 * g.dw;
+            if (i0 >= 0 && i0 < g.ih && i1 >= 0 && i1 < g.iw) sum += wd[c * kk + q0 * g.kw + q1] * xd[c * ip + i0 * g.iw + i1];
+          }
+        const double want = 2.0 * sum + 1.0, got = ya[c * plane + o];
+        if (fabs(got - want) > 1e-4 * (1.0 + fabs(want)) && bad < 0) bad = c * plane + o;
+      }
+    CHECK_MSG(bad < 0, "line %d, %s: element %lld differs from the plain loop (seed %llu)", line, name, (long long)bad,
+              (unsigned long long)rng_seed);
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  free(x), free(w), free(b), free(xd), free(wd), free(bd), free(buf), free(ya), free(yb);
+}
+
+/* planes in the lanes: strides 1 and 2 (and 3 along rows), 3x3 and 5x5 and other row counts,
+ * pads 0 to the kernel's reach, dilations, planes from 1x1 to 112 rows and odd widths, channel
+ * counts that leave partial groups of 4, 8 and 16 lanes, with and without bias */
+static void test_lanes(void) {
+  static const int64_t ch[] = {2, 3, 5, 8, 9, 16, 17, 19, 33};
+  /* MobileNet, ShuffleNet and EfficientNet shapes */
+  const berth_dw_geom_t s14 = {14, 14, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s14, 40, true);
+  const berth_dw_geom_t s28 = {28, 28, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s28, 24, false);
+  const berth_dw_geom_t s7 = {7, 7, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s7, 17, true);
+  const berth_dw_geom_t s14to7 = {14, 14, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s14to7, 9, true);
+  const berth_dw_geom_t f14 = {14, 14, 14, 14, 5, 5, 1, 1, 1, 1, 2, 2, 0, 0, 0};
+  check_lanes(__LINE__, f14, 20, true);
+  const berth_dw_geom_t f7 = {14, 13, 7, 7, 5, 5, 2, 2, 1, 1, 2, 2, 0, 0, 0};
+  check_lanes(__LINE__, f7, 11, false);
+  const berth_dw_geom_t one = {1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, one, 5, true);
+  const berth_dw_geom_t tall = {112, 3, 112, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, tall, 9, true);
+  for (int it = 0; it < 300; it++) {
+    berth_dw_geom_t g;
+    memset(&g, 0, sizeof g);
+    g.kw = rnd() & 1 ? 3 : 5;
+    g.kh = it % 3 ? g.kw : rnd_in(1, 6);
+    g.sh = rnd_in(1, it % 5 ? 2 : 3);
+    g.sw = rnd_in(1, 2);
+    g.dh = rnd() % 4 ? 1 : 2;
+    g.dw = rnd() % 4 ? 1 : 2;
+    g.ph = rnd_in(0, g.kh);
+    g.pw = rnd_in(0, g.kw);
+    const int64_t sph = g.dh * (g.kh - 1) + 1, spw = g.dw * (g.kw - 1) + 1;
+    const int64_t mh = sph - 2 * g.ph > 1 ? sph - 2 * g.ph : 1, mw = spw - 2 * g.pw > 1 ? spw - 2 * g.pw : 1;
+    g.ih = rnd_in(mh, mh + 20);
+    g.iw = rnd_in(mw, mw + 16);
+    g.oh = (g.ih + 2 * g.ph - sph) / g.sh + 1;
+    g.ow = (g.iw + 2 * g.pw - spw) / g.sw + 1;
+    if (g.oh < 1 || g.ow < 1 || g.ow > 16) continue;
+    check_lanes(__LINE__, g, ch[rnd() % (sizeof ch / sizeof ch[0])], rnd() & 1);
+  }
+}
+
 int main(void) {
   const char *s = getenv("BERTH_TEST_SEED");
   rng_seed = s ? strtoull(s, NULL, 10) : 20261203u;
@@ -248,5 +350,6 @@ int main(void) {
   test_direct();
   test_shapes();
   test_random();
+  test_lanes();
   return test_finish("test_kernel_conv_dw");
 }

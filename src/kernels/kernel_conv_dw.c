@@ -60,6 +60,10 @@ static int64_t dw_lanes_floats(const berth_dw_geom_t *g) {
   return (g->ih * g->lw + g->oh * g->ow + g->kh * g->kw + 1) * BERTH_DW_MAX_LANES;
 }
 
+bool berth_conv_dw_lanes(berth_dw_geom_t g, int64_t channels, int64_t mult) {
+  return dw_lanes_lw(&g, channels, mult) > 0;
+}
+
 int64_t berth_conv_dw_buffer_floats(berth_dw_geom_t g, int64_t channels, int64_t mult) {
   g.lw = dw_lanes_lw(&g, channels, mult);
   if (g.lw) return dw_lanes_floats(&g);

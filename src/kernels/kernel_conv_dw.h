@@ -15,6 +15,8 @@ typedef void (*berth_dw_epilogue_fn)(float *y, int64_t n, const void *ctx);
  * mult: the planned scratch a depthwise conv requests (0: g does not take this path). The
  * same for every kernel variant. */
 int64_t berth_conv_dw_buffer_floats(berth_dw_geom_t g, int64_t channels, int64_t mult);
+/* Whether g, channels and mult take the planes in the lanes (with that buffer). */
+bool berth_conv_dw_lanes(berth_dw_geom_t g, int64_t channels, int64_t mult);
 
 /* channels groups of one input plane each, mult output planes per group: output
  * plane y[c * mult + m] (oh x ow) is the convolution of input plane x[c] (ih x
