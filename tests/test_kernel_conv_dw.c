@@ -299,7 +299,7 @@ static void check_lanes(int line, berth_dw_geom_t g, int64_t channels, bool bias
 }
 
 /* planes in the lanes: strides 1 and 2 (and 3 along rows), 3x3 and 5x5 and other row counts,
- * pads 0 to the kernel's reach, dilations, planes from 1x1 to 112 rows and odd widths, channel
+ * pads 0 to the kernel's reach, row dilations, planes from 1x1 to 112 rows, 28x28 and odd widths, channel
  * counts that leave partial groups of 4, 8 and 16 lanes, with and without bias */
 static void test_lanes(void) {
   static const int64_t ch[] = {2, 3, 5, 8, 9, 16, 17, 19, 33};
@@ -320,6 +320,21 @@ static void test_lanes(void) {
   check_lanes(__LINE__, one, 5, true);
   const berth_dw_geom_t tall = {112, 3, 112, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
   check_lanes(__LINE__, tall, 9, true);
+  const berth_dw_geom_t s28s1 = {28, 28, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s28s1, 12, true);
+  const berth_dw_geom_t s56to28 = {56, 56, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0};
+  check_lanes(__LINE__, s56to28, 10, false);
+  const berth_dw_geom_t odd = {29, 31, 15, 16, 5, 5, 2, 2, 1, 1, 2, 2, 0, 0, 0};
+  check_lanes(__LINE__, odd, 7, true);
+  /* the row kernel keeps wide planes (56 and 112 columns), a column dilation, column stride 3,
+   * a multiplier of 2 and one channel */
+  const berth_dw_geom_t s56 = {56, 56, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+  const berth_dw_geom_t s112 = {112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0};
+  berth_dw_geom_t dil = s14, st3 = s14;
+  dil.dw = 2, dil.pw = 2;
+  st3.sw = 3, st3.ow = 5;
+  CHECK(!berth_conv_dw_lanes(s56, 64, 1) && !berth_conv_dw_lanes(s112, 64, 1) && !berth_conv_dw_lanes(dil, 64, 1));
+  CHECK(!berth_conv_dw_lanes(st3, 64, 1) && !berth_conv_dw_lanes(s14, 64, 2) && !berth_conv_dw_lanes(s14, 1, 1));
   for (int it = 0; it < 300; it++) {
     berth_dw_geom_t g;
     memset(&g, 0, sizeof g);
@@ -328,16 +343,16 @@ static void test_lanes(void) {
     g.sh = rnd_in(1, it % 5 ? 2 : 3);
     g.sw = rnd_in(1, 2);
     g.dh = rnd() % 4 ? 1 : 2;
-    g.dw = rnd() % 4 ? 1 : 2;
+    g.dw = 1; /* a column dilation keeps the row kernel */
     g.ph = rnd_in(0, g.kh);
     g.pw = rnd_in(0, g.kw);
     const int64_t sph = g.dh * (g.kh - 1) + 1, spw = g.dw * (g.kw - 1) + 1;
     const int64_t mh = sph - 2 * g.ph > 1 ? sph - 2 * g.ph : 1, mw = spw - 2 * g.pw > 1 ? spw - 2 * g.pw : 1;
     g.ih = rnd_in(mh, mh + 20);
-    g.iw = rnd_in(mw, mw + 16);
+    g.iw = rnd_in(mw, mw + 40);
     g.oh = (g.ih + 2 * g.ph - sph) / g.sh + 1;
     g.ow = (g.iw + 2 * g.pw - spw) / g.sw + 1;
-    if (g.oh < 1 || g.ow < 1 || g.ow > 16) continue;
+    if (g.oh < 1 || g.ow < 1 || !berth_conv_dw_lanes(g, 2, 1)) continue;
     check_lanes(__LINE__, g, ch[rnd() % (sizeof ch / sizeof ch[0])], rnd() & 1);
   }
 }

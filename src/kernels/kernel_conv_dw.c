@@ -16,8 +16,8 @@ enum {
   DW_VW_MAX = 16, /* floats per vector of the widest variant */
   /* planes in the lanes up to outputs this wide and a buffer of this many vectors (measured
    * on AVX2, one-node models: see dw_lanes_lw) */
-  DW_LANES_MAX_OW = 16,
-  DW_LANES_MAX_VECS = 2048
+  DW_LANES_MAX_OW = 32,
+  DW_LANES_MAX_VECS = 4096
 };
 
 /* The padded row length in floats (0: the shape does not take this path). */
@@ -46,10 +46,12 @@ static int64_t dw_want_slots(const berth_dw_geom_t *g) {
 }
 
 /* Planes in the lanes (kernel_dw_lanes_ukr.h): the padded plane's vectors per row, or 0
- * where the shape does not take them (a multiplier other than 1, one channel, outputs wider
- * than DW_LANES_MAX_OW, or a buffer over DW_LANES_MAX_VECS vectors). */
+ * where the shape does not take them (a multiplier other than 1, one channel, a column
+ * stride other than 1 and 2 or a column dilation, outputs wider than DW_LANES_MAX_OW, or a
+ * buffer over DW_LANES_MAX_VECS vectors). */
 static int64_t dw_lanes_lw(const berth_dw_geom_t *g, int64_t channels, int64_t mult) {
-  if (mult != 1 || channels < 2 || (g->kw != 3 && g->kw != 5) || g->kh < 1 || g->kh > DW_MAX_KH || g->ow < 1 ||
+  if (mult != 1 || channels < 2 || (g->kw != 3 && g->kw != 5) || (g->sw != 1 && g->sw != 2) || g->dw != 1 ||
+      g->kh < 1 || g->kh > DW_MAX_KH || g->ow < 1 ||
       g->oh < 1 || g->ow > DW_LANES_MAX_OW || g->ih > DW_LANES_MAX_VECS || g->pw > DW_LANES_MAX_VECS)
     return 0;
   int64_t lw = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;

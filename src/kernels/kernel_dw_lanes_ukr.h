@@ -78,30 +78,30 @@ static void DW_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
     for (int64_t i = 0; i < l; i++) y[p * l + i] = ob[i * L + p];
 }
 
-/* NB outputs of one row from column j (vectors cs floats apart in the input, taps ts apart):
- * n kernel rows, r[q] the input row of kernel row q at the output row's first column, wq[q]
- * its K weight vectors. K and NB are constants once inlined. */
-static inline __attribute__((always_inline)) void DW_F(lanes_blk)(int K, int NB, const float *const *r,
+/* NB outputs of one row from column j: n kernel rows, r[q] the input row of kernel row q at
+ * the output row's first column, wq[q] its K weight vectors; column stride SW. K, NB and SW
+ * are constants once inlined, so every tap's input is at a constant offset. */
+static inline __attribute__((always_inline)) void DW_F(lanes_blk)(int K, int NB, int SW, const float *const *r,
                                                                   const float *const *wq, int n, DW_F(vf) vb,
-                                                                  int64_t cs, int64_t ts, int64_t j, float *ob) {
+                                                                  int64_t j, float *ob) {
   typedef DW_F(vf) vf;
   enum { L = DW_VW };
   vf a[8];
   DW_UNROLL(8) for (int o = 0; o < NB; o++) a[o] = vb;
   for (int q = 0; q < n; q++) {
-    const float *x = r[q] + j * cs;
+    const float *x = r[q] + j * SW * L;
     DW_UNROLL(8) for (int t = 0; t < K; t++) {
       const vf wv = DW_F(ld)(wq[q] + t * L);
-      DW_UNROLL(8) for (int o = 0; o < NB; o++) a[o] += wv * DW_F(ld)(x + o * cs + t * ts);
+      DW_UNROLL(8) for (int o = 0; o < NB; o++) a[o] += wv * DW_F(ld)(x + (o * SW + t) * L);
     }
   }
   DW_UNROLL(8) for (int o = 0; o < NB; o++) DW_F(st)(ob + (j + o) * L, a[o]);
 }
 
 /* The ow output vectors of output row o0 to ob, from the filled b and the weight vectors wl. */
-static inline __attribute__((always_inline)) void DW_F(lanes_row)(int K, const berth_dw_geom_t *g, const float *b,
-                                                                  const float *wl, DW_F(vf) vb, int64_t o0,
-                                                                  float *ob) {
+static inline __attribute__((always_inline)) void DW_F(lanes_row)(int K, int SW, const berth_dw_geom_t *g,
+                                                                  const float *b, const float *wl, DW_F(vf) vb,
+                                                                  int64_t o0, float *ob) {
   enum { L = DW_VW };
   const float *r[8], *wq[8];
   int n = 0;
@@ -111,13 +111,13 @@ static inline __attribute__((always_inline)) void DW_F(lanes_row)(int K, const b
     r[n] = b + i0 * g->lw * L;
     wq[n++] = wl + q * K * L;
   }
-  const int64_t ow = g->ow, cs = g->sw * L, ts = g->dw * L;
+  const int64_t ow = g->ow;
   if (ow >= 8) {
-    for (int64_t j = 0; j < ow; j += 8) DW_F(lanes_blk)(K, 8, r, wq, n, vb, cs, ts, j + 8 > ow ? ow - 8 : j, ob);
+    for (int64_t j = 0; j < ow; j += 8) DW_F(lanes_blk)(K, 8, SW, r, wq, n, vb, j + 8 > ow ? ow - 8 : j, ob);
   } else if (ow >= 4) {
-    for (int64_t j = 0; j < ow; j += 4) DW_F(lanes_blk)(K, 4, r, wq, n, vb, cs, ts, j + 4 > ow ? ow - 4 : j, ob);
+    for (int64_t j = 0; j < ow; j += 4) DW_F(lanes_blk)(K, 4, SW, r, wq, n, vb, j + 4 > ow ? ow - 4 : j, ob);
   } else {
-    for (int64_t j = 0; j < ow; j++) DW_F(lanes_blk)(K, 1, r, wq, n, vb, cs, ts, j, ob);
+    for (int64_t j = 0; j < ow; j++) DW_F(lanes_blk)(K, 1, SW, r, wq, n, vb, j, ob);
   }
 }
 
@@ -141,10 +141,15 @@ DW_LINKAGE void DW_LANES_NAME(const berth_dw_geom_t *g, int64_t planes, const fl
     DW_F(lanes_fill)(g, x + c * il, np, buf);
     const DW_F(vf) vb = DW_F(ld)(wl + kk * L);
     for (int64_t o0 = 0; o0 < g->oh; o0++) {
-      if (g->kw == 3)
-        DW_F(lanes_row)(3, g, buf, wl, vb, o0, ob + o0 * g->ow * L);
+      float *obr = ob + o0 * g->ow * L;
+      if (g->kw == 3 && g->sw == 1)
+        DW_F(lanes_row)(3, 1, g, buf, wl, vb, o0, obr);
+      else if (g->kw == 3)
+        DW_F(lanes_row)(3, 2, g, buf, wl, vb, o0, obr);
+      else if (g->sw == 1)
+        DW_F(lanes_row)(5, 1, g, buf, wl, vb, o0, obr);
       else
-        DW_F(lanes_row)(5, g, buf, wl, vb, o0, ob + o0 * g->ow * L);
+        DW_F(lanes_row)(5, 2, g, buf, wl, vb, o0, obr);
     }
     DW_F(lanes_store)(ob, l, np, yc);
   }

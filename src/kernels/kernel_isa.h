@@ -176,7 +176,7 @@ typedef struct berth_kernel_isa {
   void (*dwconv_f32)(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y, float *buf);
   /* planes consecutive depthwise planes of one input channel each (multiplier 1), the planes
    * in the vector lanes: plane c of y as dwconv_f32 gives it with w + c * kh * kw and bias b[c]
-   * (0 without b), bit for bit; g->lw > 0, and the caller zeroes buf's first
+   * (0 without b), bit for bit; g->lw > 0, sw 1 or 2, dw 1, kw 3 or 5, kh <= 8; the caller zeroes buf's first
    * ih * lw * BERTH_DW_MAX_LANES floats once (the kernel writes only input columns there) */
   void (*dwconv_lanes_f32)(const berth_dw_geom_t *g, int64_t planes, const float *x, const float *w,
                            const float *b, float *y, float *buf);
