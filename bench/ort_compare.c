@@ -874,6 +874,11 @@ static void bench_conv_layers(const char *only) {
       {"Conv depthwise 3x3 stride 2, 64 ch, 112x112", 64, 64, 112, 3, 64, 2},
       {"Conv depthwise 3x3 stride 2, 256 ch, 28x28", 256, 256, 28, 3, 256, 2},
       {"Conv depthwise 5x5, 240 ch, 14x14", 240, 240, 14, 5, 240, 1},
+      {"Conv depthwise 3x3, 960 ch, 7x7", 960, 960, 7, 3, 960, 1},
+      {"Conv depthwise 3x3 stride 2, 480 ch, 14x14", 480, 480, 14, 3, 480, 2},
+      {"Conv depthwise 3x3, 240 ch, 28x28", 240, 240, 28, 3, 240, 1},
+      {"Conv depthwise 3x3 stride 2, 240 ch, 56x56", 240, 240, 56, 3, 240, 2},
+      {"Conv depthwise 5x5 stride 2, 240 ch, 28x28", 240, 240, 28, 5, 240, 2},
   };
   char path[256], label[256];
   snprintf(path, sizeof path, "/tmp/berth_ort_conv_%d.onnx", (int)getpid());

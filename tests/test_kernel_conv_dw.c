@@ -270,6 +270,9 @@ static void check_lanes(int line, berth_dw_geom_t g, int64_t channels, bool bias
     CHECK(berth_conv_dw_f32(g, channels, 1, x, w, b, ya, buf, lanes, epi_double_plus_one, NULL));
     CHECK_MSG(epi_calls == channels, "line %d, %s: %d epilogue calls for %lld planes", line, name, epi_calls,
               (long long)channels);
+    int64_t over = 0; /* nothing written past the buffer it was given */
+    for (int64_t i = lanes; i < nbuf; i++) over += buf[i] != 777.0f;
+    CHECK_MSG(over == 0, "line %d, %s: %lld floats written past the buffer", line, name, (long long)over);
     for (int64_t c = 0; c < channels; c++) /* one channel: the row kernel */
       CHECK(berth_conv_dw_f32(g, 1, 1, x + c * ip, w + c * kk, b ? b + c : NULL, yb + c * plane, buf, rows,
                               epi_double_plus_one, NULL));
