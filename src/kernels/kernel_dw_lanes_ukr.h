@@ -27,55 +27,18 @@
 #include "kernel_vec_tr.h"
 #endif
 
-/* np planes of x (ih x iw each) into lanes 0 .. np - 1 of b's rows (lw vectors each, input
- * column i1 at vector pw + i1): VW consecutive elements of each plane at a time through the
- * transpose where it applies (the last block overlaps the one before), else element by
- * element. */
-static void DW_F(lanes_fill)(const berth_dw_geom_t *g, const float *x, int np, float *b) {
-  enum { L = DW_VW };
-  const int64_t il = g->ih * g->iw, iw = g->iw, lw = g->lw;
-  float *const b0 = b + g->pw * L;
+/* The planes' copies in and out of the lanes (kernel_vec_lanes.h) */
+#define VL_VW DW_VW
+#define VL_F(x) DW_F(x)
 #ifdef DW_TR
-  if (np == L && il >= L) {
-    int64_t rr = 0, cc = 0; /* the row and column of element f */
-    for (int64_t f = 0; f < il; f += L) {
-      if (f + L > il) f = il - L, rr = f / iw, cc = f % iw;
-      DW_F(vf) r[L];
-      for (int p = 0; p < L; p++) r[p] = DW_F(ld)(x + p * il + f);
-      DW_F(tr)(r);
-      for (int j = 0; j < L; j++) {
-        DW_F(st)(b0 + (rr * lw + cc) * L, r[j]);
-        if (++cc == iw) cc = 0, rr++;
-      }
-    }
-    return;
-  }
+#define VL_TR 1
 #endif
-  for (int p = 0; p < np; p++)
-    for (int64_t r = 0; r < g->ih; r++) {
-      float *br = b0 + r * lw * L + p;
-      const float *xr = x + p * il + r * iw;
-      for (int64_t c = 0; c < iw; c++) br[c * L] = xr[c];
-    }
-}
+#include "kernel_vec_lanes.h"
 
-/* The np planes' outputs (y, l floats apart) from the output vectors ob. */
-static void DW_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
-  enum { L = DW_VW };
-#ifdef DW_TR
-  if (l >= L) {
-    for (int64_t f = 0; f < l; f += L) {
-      if (f + L > l) f = l - L;
-      DW_F(vf) r[L];
-      for (int j = 0; j < L; j++) r[j] = DW_F(ld)(ob + (f + j) * L);
-      DW_F(tr)(r);
-      for (int p = 0; p < np; p++) DW_F(st)(y + p * l + f, r[p]);
-    }
-    return;
-  }
-#endif
-  for (int p = 0; p < np; p++)
-    for (int64_t i = 0; i < l; i++) y[p * l + i] = ob[i * L + p];
+/* np planes of x into lanes 0 .. np - 1 of b's rows (lw vectors each, input column i1 at
+ * vector pw + i1). */
+static void DW_F(lanes_fill)(const berth_dw_geom_t *g, const float *x, int np, float *b) {
+  DW_F(lanes_copy_in)(x, g->ih, g->iw, g->lw, np, b + g->pw * DW_VW);
 }
 
 /* NB outputs of one row from column j: n kernel rows, r[q] the input row of kernel row q at
@@ -151,7 +114,7 @@ DW_LINKAGE void DW_LANES_NAME(const berth_dw_geom_t *g, int64_t planes, const fl
       else
         DW_F(lanes_row)(5, 2, g, buf, wl, vb, o0, obr);
     }
-    DW_F(lanes_store)(ob, l, np, yc);
+    DW_F(lanes_copy_out)(ob, l, np, yc);
   }
 }
 

@@ -459,52 +459,16 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
 #include "kernel_vec_tr.h"
 #endif
 
-static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
-  enum { L = PL_VW };
-  const int64_t il = g->ih * g->iw, iw = g->iw;
-  float *const b0 = b + (g->ph * g->lw + g->pw) * L;
+/* The planes' copies in and out of the lanes (kernel_vec_lanes.h) */
+#define VL_VW PL_VW
+#define VL_F(x) PL_F(x)
 #ifdef PL_TR
-  if (np == PL_VW && il >= PL_VW) {
-    int64_t rr = 0, cc = 0; /* the row and column of element f */
-    for (int64_t f = 0; f < il; f += PL_VW) {
-      if (f + PL_VW > il) f = il - PL_VW, rr = f / iw, cc = f % iw;
-      PL_F(vf) r[PL_VW];
-      for (int p = 0; p < PL_VW; p++) r[p] = PL_F(ld)(x + p * il + f);
-      PL_F(tr)(r);
-      for (int j = 0; j < PL_VW; j++) {
-        PL_F(st)(b0 + (rr * g->lw + cc) * L, r[j]);
-        if (++cc == iw) cc = 0, rr++;
-      }
-    }
-    return;
-  }
+#define VL_TR 1
 #endif
-  for (int p = 0; p < np; p++) {
-    for (int64_t r = 0; r < g->ih; r++) {
-      float *br = b0 + r * g->lw * L + p;
-      const float *xr = x + p * il + r * iw;
-      for (int64_t c = 0; c < iw; c++) br[c * L] = xr[c];
-    }
-  }
-}
+#include "kernel_vec_lanes.h"
 
-/* The np planes' outputs (y, l floats apart) from the outputs' vectors ob. */
-static void PL_F(lanes_store)(const float *ob, int64_t l, int np, float *y) {
-  enum { L = PL_VW };
-#ifdef PL_TR
-  if (l >= PL_VW) {
-    for (int64_t f = 0; f < l; f += PL_VW) {
-      if (f + PL_VW > l) f = l - PL_VW;
-      PL_F(vf) r[PL_VW];
-      for (int j = 0; j < PL_VW; j++) r[j] = PL_F(ld)(ob + (f + j) * L);
-      PL_F(tr)(r);
-      for (int p = 0; p < np; p++) PL_F(st)(y + p * l + f, r[p]);
-    }
-    return;
-  }
-#endif
-  for (int p = 0; p < np; p++)
-    for (int64_t i = 0; i < l; i++) y[p * l + i] = ob[i * L + p];
+static void PL_F(lanes_fill)(const berth_pool_geom_t *g, const float *x, int np, float *b) {
+  PL_F(lanes_copy_in)(x, g->ih, g->iw, g->lw, np, b + (g->ph * g->lw + g->pw) * PL_VW);
 }
 
 /* The outputs' vectors ob of the filled b (the first np lanes tested for -inf). */
@@ -549,7 +513,7 @@ static void PL_F(lanes)(const berth_pool_geom_t *g, int64_t planes, const float 
     else if (g->max) PL_F(lanes_out)(0, 1, g, b, ob, &ninf);
     else if (g->kw == 3) PL_F(lanes_out)(3, 0, g, b, ob, &ninf);
     else PL_F(lanes_out)(0, 0, g, b, ob, &ninf);
-    PL_F(lanes_store)(ob, l, np, yc);
+    PL_F(lanes_copy_out)(ob, l, np, yc);
     int any = 0; /* a -inf is rare: one test per group, then the walk for each */
     for (int i = 0; i < np; i++) any |= ninf[i] != ninf[i];
     for (int p = 0; any && p < np; p++)
