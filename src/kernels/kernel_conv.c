@@ -769,6 +769,7 @@ enum { CONVP_WSHAPE = 7 };
 #define CONV_WPANEL_WIDE BERTH_GEMM_WB_PANEL /* the wide weight panels' height (32): AVX-512's NR */
 #define CONV_NARROW_L 64    /* convp_narrow: at most this many output positions */
 #define CONV_WB_KC 256      /* berth_gemm_packed_wb_f32's block of K at most */
+#define CONVP_WB_PACK_KQ 64 /* convp_wb_pack_rows: rows of K per call */
 #define CONV_DIRECT_MIN_K 64 /* the direct path's taps per output at least, unless at most
                               * BERTH_CONV_ROWS_MAX_C input channels (kernel_conv_rows.h: SqueezeNet's
                               * 3x3 stride-2 conv1, 27 taps, 835-861 us packed against 715-740 there;
@@ -884,6 +885,31 @@ static void convp_wb_out(const conv_plan_t *p, const float *ct, const float *rg,
     }
   }
 }
+/* Whether the patches are the input's rows (1x1, stride 1, no padding: Inception's 1x1 convs
+ * over 1024 channels, ResNet-50's 7x7 stage but for its stride-2 projection). */
+static bool convp_wb_rows(const conv_plan_t *p) {
+  for (int d = 0; d < 3; d++)
+    if (p->k[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->in[d] != p->out[d]) return false;
+  return true;
+}
+/* berth_gemm_packed_wb_f32's packer where convp_wb_rows: tap k of positions j0 .. j0 + nc - 1 is
+ * one run of the input's row k, so each row of the tile is one copy of 8 floats (AVX2's 6-row
+ * tiles in panels of 8; the AVX2 im2col's masked loads took 17 % of Inception v2's 1x1 1024->128
+ * conv), nc floats only where 8 would read past the group's input. Lanes nc .. nr - 1 keep the
+ * next positions' values or what was there (the micro-kernel reads nc lanes of a tile; zeroing
+ * them, stores of their own, measured 5 % of that conv). */
+static void convp_wb_pack_rows(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float *dst,
+                               int64_t nr) {
+  const conv_pack_ctx_t *cx = (const conv_pack_ctx_t *)ctx;
+  const int64_t L = cx->p->l, end = cx->p->ck * L; /* the group's input: ck rows of L */
+  const float *src = cx->xg + k0 * L + j0;
+  for (int64_t q = 0, at = k0 * L + j0; q < kc; q++, src += L, at += L, dst += nr) {
+    if (nr == 8 && at + 8 <= end)
+      memcpy(dst, src, 8 * sizeof(float));
+    else
+      memcpy(dst, src, (size_t)nc * sizeof(float));
+  }
+}
 static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, const float *xg, const float *wp,
                           const float *bg, float *yg, const float *rg, float *buf, int64_t bufn) {
   const int64_t L = p->l, Mg = p->mg, ct_n = L * Mg;
@@ -892,7 +918,12 @@ static bool convp_gemm_wb(const conv_plan_t *p, const berth_kernel_isa_t *isa, c
   for (int64_t t = 0; t < L; t++)
     for (int64_t m = 0; m < Mg; m++) ct[t * Mg + m] = bg ? bg[m] : 0.0f;
   const conv_pack_ctx_t ctx = conv_pack_ctx(p, xg, isa);
-  berth_gemm_packed_wb_f32(isa, conv_pack_panel, &ctx, wp, ct, Mg, L, Mg, p->ck, buf + ct_n, bufn - ct_n);
+  /* the rows packer 64 rows of K at a time (the tiles' shared input rows stay in L1: 2-3 % of
+   * Inception v2's 1x1 1024->128 conv; the im2col packer measured 3-5 % slower so, its setup per
+   * call repeated) */
+  const bool rows = convp_wb_rows(p);
+  berth_gemm_packed_wb_f32(isa, rows ? convp_wb_pack_rows : conv_pack_panel, &ctx, rows ? CONVP_WB_PACK_KQ : 0, wp,
+                           ct, Mg, L, Mg, p->ck, buf + ct_n, bufn - ct_n);
   convp_wb_out(p, ct, rg, yg);
   return true;
 }

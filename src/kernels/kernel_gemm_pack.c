@@ -348,34 +348,53 @@ int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_
   return (K + nblk - 1) / nblk;
 }
 
-void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx,
+/* Panel s of W in the order berth_gemm_packed_wb_f32 runs them (blocks of kb rows of K, in
+ * each the panels of 32 columns left to right): its first float and *len floats (0 past the
+ * last). */
+static const float *gemm_wb_panel(const float *Wpk, int64_t N, int64_t K, int64_t kb, int64_t s, int64_t *len) {
+  const int64_t W = BERTH_GEMM_WB_PANEL, np = (N + W - 1) / W, k0 = s / np * kb;
+  *len = k0 < K ? (K - k0 < kb ? K - k0 : kb) * W : 0;
+  return k0 < K ? Wpk + s % np * W * K + k0 * W : Wpk;
+}
+
+void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx, int64_t kq,
                               const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,
                               int64_t floats) {
   const int64_t MR = isa->gemm_mr, NR = isa->gemm_nr, W = BERTH_GEMM_WB_PANEL, halves = gemm_wb_halves(isa);
   const int64_t ah = gemm_wb_ah(isa), group = halves == 2 ? M : NR; /* panel height; tiles split groups */
-  const int64_t kb = berth_gemm_packed_wb_kc(isa, M, K, floats);
+  const int64_t kb = berth_gemm_packed_wb_kc(isa, M, K, floats), ntile = (M + MR - 1) / MR;
   void (*ukr)(const float *, int64_t, const float *, int64_t, float *, int64_t, int64_t, int64_t, const float *,
               int, const berth_ukr_epi_t *) = halves == 2 ? isa->gemm_ukr_pa_b2_f32 : isa->gemm_ukr_pa_f32;
+  int64_t s = 0, len;
+  const float *first = gemm_wb_panel(Wpk, N, K, kb, 0, &len);
+  /* the first panel of W asked for while the first block of A is packed: each panel is asked
+   * for while the one before it runs, the first of a block of K included (a block of 128
+   * output channels has only 4 panels; its first one from memory on demand measured 5-10 %) */
+  gemm_prefetch_run(first, len);
   for (int64_t k0 = 0; k0 < K; k0 += kb) {
     const int64_t kc = K - k0 < kb ? K - k0 : kb;
     /* every row of A for this block of K, in panels of ah rows (they stay in L2): NR rows each,
-     * or (halves) one tile each */
-    float *pan = buf;
-    for (int64_t i0 = 0; i0 < M; pan += ah * kc) {
-      const int64_t n = halves == 2 ? gemm_tile_rows(M, MR, group, i0) : (M - i0 < NR ? M - i0 : NR);
-      pack(ctx, k0, kc, i0, n, pan, ah);
-      i0 += n;
+     * or (halves) one tile each; kq rows of K at a time across all the panels where the caller
+     * asks (the source rows they share stay in L1) */
+    const int64_t kstep = kq > 0 && kq < kc ? kq : kc;
+    for (int64_t q0 = 0; q0 < kc; q0 += kstep) {
+      const int64_t kn = kc - q0 < kstep ? kc - q0 : kstep;
+      float *pan = buf + q0 * ah;
+      for (int64_t i0 = 0; i0 < M; pan += ah * kc) {
+        const int64_t n = halves == 2 ? gemm_tile_rows(M, MR, group, i0) : (M - i0 < NR ? M - i0 : NR);
+        pack(ctx, k0 + q0, kn, i0, n, pan, ah);
+        i0 += n;
+      }
     }
     /* each panel of W (kc x W, from memory once) serves every tile of A from L1 */
-    for (int64_t j0 = 0; j0 < N; j0 += W) {
-      const float *bp = Wpk + j0 * K + k0 * W;
-      if (j0 + W < N && halves == 1) gemm_prefetch_run(bp + W * K, kc * W); /* the next panel of W */
+    for (int64_t j0 = 0; j0 < N; j0 += W, s++) {
+      const float *bp = Wpk + j0 * K + k0 * W, *next = gemm_wb_panel(Wpk, N, K, kb, s + 1, &len);
+      if (halves == 1) gemm_prefetch_run(next, len);
       for (int64_t h = 0; h < halves; h++)
         for (int64_t i0 = 0, t = 0; i0 < M; t++) {
           const int64_t mr = gemm_tile_rows(M, MR, group, i0);
           /* two halves: the next panel of W a slice per tile, spread over this panel's calls */
-          if (halves == 2 && j0 + W < N)
-            gemm_prefetch_slice(bp + W * K, kc * W, h * ((M + MR - 1) / MR) + t, 2 * ((M + MR - 1) / MR));
+          if (halves == 2) gemm_prefetch_slice(next, len, h * ntile + t, 2 * ntile);
           const float *a = halves == 2 ? buf + t * ah * kc : buf + (i0 - i0 % ah) * kc + i0 % ah;
           ukr(a, ah, bp + h * NR, kc, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1, NULL);
           i0 += mr;

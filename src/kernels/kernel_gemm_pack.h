@@ -87,15 +87,18 @@ void berth_gemm_packed_epi_f32(const berth_kernel_isa_t *isa, const float *A, in
  * B panel, one whose tile is 16 wide and that has gemm_ukr_pa_b2_f32 (AVX2) takes it in two
  * halves (berth_gemm_packed_wb_ok says whether the variant can). A is only seen through
  * `pack`, called as pack(ctx, k0, kc, i0, mc, dst, h) to write dst[q * h + r] = A[i0 + r][k0 +
- * q] for r < mc, zeros for mc <= r < h (conv's im2col panel packer, with positions as the
- * rows; h is NR, or on AVX2 one tile of MR rows in a panel MR rounded up to 8 high). C holds the start values (a bias
+ * q] for r < mc (conv's im2col panel packer, with positions as the rows; h is NR, or on AVX2
+ * one tile of MR rows in a panel MR rounded up to 8 high); rows mc <= r < h are never read, so
+ * a packer may leave anything there. kq > 0: pack calls of at most kq rows of K, all the tiles
+ * in turn (a packer whose tiles share source rows: they stay in L1 between the tiles), else one
+ * call per tile and block of K. C holds the start values (a bias
  * per column, say). The scratch buf (`floats`) holds ceil(M / 32) * 32 rows of A for one
  * block of K: berth_gemm_packed_wb_kc says the block (0: too small a scratch or a variant
  * that cannot, do not call). */
 #define BERTH_GEMM_WB_PANEL 32
 bool berth_gemm_packed_wb_ok(const berth_kernel_isa_t *isa);
 int64_t berth_gemm_packed_wb_kc(const berth_kernel_isa_t *isa, int64_t M, int64_t K, int64_t floats);
-void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx,
+void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn pack, const void *ctx, int64_t kq,
                               const float *Wpk, float *C, int64_t ldc, int64_t M, int64_t N, int64_t K, float *buf,
                               int64_t floats);
 
