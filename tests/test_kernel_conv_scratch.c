@@ -321,6 +321,27 @@ static void test_shapes(void) {
   check(__LINE__, &w2, F32);
   conv_case_t w3 = {1, 1, 5, 32, 1, {40}, {3}, {1}, {1}, {1}, {1}, true};
   check(__LINE__, &w3, F32);
+  /* 1x1 at stride 1 without padding (kernel_conv.c's convp_wb_pack_rows: the positions' input
+   * rows copied 8 floats at a time, 64 rows of K per call): 49 positions over 300 and 1200
+   * channels (two and three blocks of K, several calls per block), a batch of two; 16 and 64
+   * positions; two groups, whose last input row ends the tensor (the copy must not read past
+   * it: the sanitizer build); 30 positions in 1-D; 48 output channels (no panels of 32: the
+   * packed GEMM) */
+  conv_case_t r1 = {2, 2, 300, 64, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &r1, F32);
+  conv_case_t r2 = {2, 1, 1200, 32, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false};
+  check(__LINE__, &r2, F32);
+  conv_case_t r3 = {2, 1, 70, 64, 2, {4, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &r3, F32);
+  conv_case_t r4 = {2, 1, 40, 96, 1, {8, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &r4, F32);
+  conv_case_t r5 = {1, 2, 33, 32, 1, {30}, {1}, {1}, {1}, {0}, {0}, true};
+  check(__LINE__, &r5, F32);
+  conv_case_t r6 = {2, 1, 130, 48, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  check(__LINE__, &r6, F32);
+  /* 1x1 with padding (the im2col packer: the patches are not the input's rows) */
+  conv_case_t r7 = {2, 1, 40, 32, 1, {6, 6}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  check(__LINE__, &r7, F32);
   /* empty: no batch */
   conv_case_t s10 = {1, 0, 2, 3, 1, {7}, {3}, {1}, {1}, {1}, {1}, true};
   check(__LINE__, &s10, F32);
