@@ -9,6 +9,7 @@
 #define GEMM_BS_MAX_M 48 /* the path with B in place: at most this many rows of A (measured: 16 rows
                           * 15 % faster, 48 5 %, 32 even, 64 rows over 16 of K 12 % slower) */
 #define GEMM_BS_KC 256  /* and blocks of at most this many rows of K */
+#define GEMM_WB_SPLIT 2 /* berth_gemm_packed_wb_f32 (two halves): calls per tile and block of K */
 #define GEMM_PACK_WB_KC2 512 /* the same where each panel runs as two halves of 16 columns (the scratch caps it) */
 
 /* A block of packed A (the next panel's): n floats in a row, as berth_gemm_prefetch_a. */
@@ -393,10 +394,22 @@ void berth_gemm_packed_wb_f32(const berth_kernel_isa_t *isa, berth_gemm_pack_fn 
       for (int64_t h = 0; h < halves; h++)
         for (int64_t i0 = 0, t = 0; i0 < M; t++) {
           const int64_t mr = gemm_tile_rows(M, MR, group, i0);
-          /* two halves: the next panel of W a slice per tile, spread over this panel's calls */
-          if (halves == 2) gemm_prefetch_slice(next, len, h * ntile + t, 2 * ntile);
           const float *a = halves == 2 ? buf + t * ah * kc : buf + (i0 - i0 % ah) * kc + i0 % ah;
-          ukr(a, ah, bp + h * NR, kc, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1, NULL);
+          if (halves == 1) {
+            ukr(a, ah, bp, kc, C + i0 * ldc + j0, ldc, mr, NR, NULL, 1, NULL);
+            i0 += mr;
+            continue;
+          }
+          /* two halves: each tile in GEMM_WB_SPLIT calls over parts of the block of K (the same
+           * sums: each call goes on from C), the next panel of W a slice before each, spread over
+           * this panel's calls (whole panels ahead at once, or larger slices, measured slower:
+           * the requests queue in front of the tiles' own loads) */
+          for (int64_t sp = 0; sp < GEMM_WB_SPLIT; sp++) {
+            const int64_t qa = kc * sp / GEMM_WB_SPLIT, qb = kc * (sp + 1) / GEMM_WB_SPLIT;
+            gemm_prefetch_slice(next, len, (h * ntile + t) * GEMM_WB_SPLIT + sp, 2 * ntile * GEMM_WB_SPLIT);
+            ukr(a + qa * ah, ah, bp + qa * W + h * NR, qb - qa, C + i0 * ldc + j0 + h * NR, ldc, mr, NR, NULL, 1,
+                NULL);
+          }
           i0 += mr;
         }
     }
