@@ -904,7 +904,8 @@ static inline convp_v4 convp_v4_ld(const float *s) {
   return v;
 }
 static void convp_wb_out(const conv_plan_t *p, const float *ct, const float *rg, float *yg) {
-  const int64_t L = p->l, Mg = p->mg, L4 = (p->act == CONV_ACT_NONE || p->act == CONV_ACT_RELU) && Mg % 4 == 0 ? L / 4 * 4 : 0;
+  const bool vec = (p->act == CONV_ACT_NONE || p->act == CONV_ACT_RELU) && p->mg % 4 == 0;
+  const int64_t L = p->l, Mg = p->mg, L4 = vec ? L / 4 * 4 : 0;
   const convp_v4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int64_t t0 = 0; t0 < L4; t0 += 4)
     for (int64_t m0 = 0; m0 + 4 <= Mg; m0 += 4) {
