@@ -164,6 +164,31 @@ static void check_packed(int line, const conv_case_t *g, berth_type_t tx, berth_
   free(wp);
 }
 
+/* set around a few cases below: the input +0, the weights negative and the bias -0, so that
+ * every product and every sum is -0 and each output of the plain call is -0: the epilogue's
+ * activations then meet -0 (relu keeps it, as conv_epi's v < 0 ? 0 : v does) */
+static bool g_neg_zeros;
+
+static void neg_zeros(berth_dtype_t dt, void *x, double *xd, int64_t nx, void *w, double *wd, int64_t nw, void *b,
+                      double *bd, int64_t nb) {
+  for (int64_t i = 0; i < nx; i++) {
+    if (dt == F32) ((float *)x)[i] = 0.0f;
+    else ((double *)x)[i] = 0.0;
+    xd[i] = 0.0;
+  }
+  for (int64_t i = 0; i < nw; i++) {
+    const double v = -0.001 - (wd[i] < 0 ? -wd[i] : wd[i]);
+    if (dt == F32) ((float *)w)[i] = (float)v;
+    else ((double *)w)[i] = v;
+    wd[i] = dt == F32 ? (double)(float)v : v;
+  }
+  for (int64_t i = 0; b && i < nb; i++) {
+    if (dt == F32) ((float *)b)[i] = -0.0f;
+    else ((double *)b)[i] = -0.0;
+    bd[i] = -0.0;
+  }
+}
+
 static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
   berth_type_t tx, tw, tb, tyy;
   memset(&tx, 0, sizeof tx);
@@ -189,6 +214,7 @@ static void check(int line, const conv_case_t *g, berth_dtype_t dt) {
   double *xd, *wd, *bd = NULL;
   void *x = rnd_tensor(dt, berth_type_numel(&tx), &xd), *w = rnd_tensor(dt, berth_type_numel(&tw), &wd), *b = NULL;
   if (g->bias) b = rnd_tensor(dt, g->m, &bd);
+  if (g_neg_zeros) neg_zeros(dt, x, xd, berth_type_numel(&tx), w, wd, berth_type_numel(&tw), b, bd, g->m);
   int64_t ny = berth_type_numel(&tyy);
   double *want = malloc((size_t)(ny ? ny : 1) * sizeof(double));
   conv_reference(g, out, xd, wd, bd, want);
@@ -342,6 +368,18 @@ static void test_shapes(void) {
   /* 1x1 with padding (the im2col packer: the patches are not the input's rows) */
   conv_case_t r7 = {2, 1, 40, 32, 1, {6, 6}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
   check(__LINE__, &r7, F32);
+  /* every output -0 (g_neg_zeros): relu must keep it on each path: the narrow one (49
+   * positions, the rows packer and the im2col one), the direct one and the packed GEMM */
+  conv_case_t z1 = {2, 1, 40, 64, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  conv_case_t z2 = {2, 1, 20, 64, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  conv_case_t z3 = {2, 1, 16, 32, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true};
+  conv_case_t z4 = {2, 1, 24, 20, 1, {10, 10}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true};
+  g_neg_zeros = true;
+  check(__LINE__, &z1, F32);
+  check(__LINE__, &z2, F32);
+  check(__LINE__, &z3, F32);
+  check(__LINE__, &z4, F32);
+  g_neg_zeros = false;
   /* empty: no batch */
   conv_case_t s10 = {1, 0, 2, 3, 1, {7}, {3}, {1}, {1}, {1}, {1}, true};
   check(__LINE__, &s10, F32);
