@@ -67,6 +67,19 @@ static inline CDU_F(vt) CDU_F(selt)(CDU_F(mt) m, CDU_F(vt) x, CDU_F(vt) y) {
 #define VT_F(x) CDU_F(x)
 #include "kernel_vec_tr.h"
 
+/* conv_epi's activation act on TB lanes (al, be: alpha and beta broadcast), as selects on
+ * compare masks: the bits of the scalar formulas */
+static inline __attribute__((always_inline)) CDU_F(vt) CDU_F(act)(int act, CDU_F(vt) a, CDU_F(vt) al, CDU_F(vt) be) {
+  const CDU_F(vt) zero = {0};
+  if (act == BERTH_UKR_ACT_RELU) return CDU_F(selt)(a < zero, zero, a);
+  if (act == BERTH_UKR_ACT_CLIP) {
+    const CDU_F(vt) u = CDU_F(selt)(a < al, al, a);
+    return CDU_F(selt)(u > be, be, u);
+  }
+  if (act == BERTH_UKR_ACT_LEAKY_RELU) return CDU_F(selt)(a < zero, al * a, a);
+  return a;
+}
+
 /* The epilogue on one channel's TB positions (lanes), then their store (the first pn of them
  * where pn < TB: through the stack, a tail). */
 static inline __attribute__((always_inline)) void CDU_F(outt)(CDU_F(vt) a, float *y, const float *res, int pn,
@@ -83,19 +96,9 @@ static inline __attribute__((always_inline)) void CDU_F(outt)(CDU_F(vt) a, float
         a += CDU_F(ldt)(tail);
       }
     }
-    const float fa = e->alpha, fb = e->beta; /* broadcasts, not 0 + x (0 + -0 is +0) */
-    vt zero = {0}, al, be;
-    for (int i = 0; i < CDU_TB; i++) al[i] = fa, be[i] = fb;
-    switch (e->act) {
-    case BERTH_UKR_ACT_RELU: a = CDU_F(selt)(a < zero, zero, a); break;
-    case BERTH_UKR_ACT_CLIP: {
-      const vt u = CDU_F(selt)(a < al, al, a);
-      a = CDU_F(selt)(u > be, be, u);
-      break;
-    }
-    case BERTH_UKR_ACT_LEAKY_RELU: a = CDU_F(selt)(a < zero, al * a, a); break;
-    default: break;
-    }
+    vt al = {0}, be = {0}; /* broadcasts, not 0 + x (0 + -0 is +0) */
+    for (int i = 0; i < CDU_TB; i++) al[i] = e->alpha, be[i] = e->beta;
+    a = CDU_F(act)(e->act, a, al, be);
   }
   if (pn == CDU_TB) {
     memcpy(y, &a, sizeof a);
@@ -112,19 +115,12 @@ static inline __attribute__((always_inline)) void CDU_F(outt)(CDU_F(vt) a, float
 static inline __attribute__((always_inline)) void CDU_F(outb)(int act, CDU_F(vt) *r, float *y, int64_t ldy,
                                                               const float *res, int64_t ldr, float fa, float fb) {
   typedef CDU_F(vt) vt;
-  vt zero = {0}, al, be;
+  vt al = {0}, be = {0};
   for (int i = 0; i < CDU_TB; i++) al[i] = fa, be[i] = fb;
   for (int c = 0; c < CDU_TB; c++) {
     vt a = r[c];
     if (res) a += CDU_F(ldt)(res + c * ldr);
-    if (act == BERTH_UKR_ACT_RELU) {
-      a = CDU_F(selt)(a < zero, zero, a);
-    } else if (act == BERTH_UKR_ACT_CLIP) {
-      const vt u = CDU_F(selt)(a < al, al, a);
-      a = CDU_F(selt)(u > be, be, u);
-    } else if (act == BERTH_UKR_ACT_LEAKY_RELU) {
-      a = CDU_F(selt)(a < zero, al * a, a);
-    }
+    a = CDU_F(act)(act, a, al, be);
     memcpy(y + c * ldy, &a, sizeof a);
   }
 }
