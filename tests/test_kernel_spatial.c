@@ -1,6 +1,7 @@
 /* Edge cases of the spatial kernels and their ONNX translations that the conformance suite
  * does not cover: gather_elements out of range (the ok output, and the run-time check the
- * importer adds), resample's single-tap copy of integers and extrapolation marker,
+ * importer adds), resample's single-tap copy of integers and extrapolation marker, its
+ * row-by-row copy of floats where every tap weighs 1 (bits kept, repeated rows),
  * conv_transpose with negative pads (output_padding), groups and dilations against a direct
  * sum, grid_sample's padding modes, col2im's overlaps, and small ONNX models (a Resize whose
  * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
@@ -115,6 +116,38 @@ static void test_resample(void) {
   tc_arg(&c3, ty(I64, 1, 2), (int64_t[]){1, 2});
   tc_arg(&c3, ty(F64, 1, 2), (double[]){0.5, 0.5});
   EXPECT(&c3, ty(F64, 1, 1), ((double[]){0}));
+  /* nearest on f32, two dims: every tap weighs 1, so whole elements are copied (a signalling
+   * NaN keeps its bits, which the float sums would quiet); an output row whose input row is the
+   * one before's is that row again; an outer index outside the input fills the whole row */
+  uint32_t snan = 0x7FA00001u;
+  float xs[6] = {1, 2, 3, 4, -0.0f, 6};
+  memcpy(&xs[1], &snan, sizeof snan);
+  tcall_t c4 = tc_op(&berth_op_def_resample);
+  TC_INTS(&c4, "shape", 4, 5);
+  TC_INTS(&c4, "taps", 1, 1);
+  tc_scalar(&c4, "extrapolation", -7.5);
+  tc_arg(&c4, ty(F32, 2, 2, 3), xs);
+  tc_arg(&c4, ty(I64, 1, 9), (int64_t[]){0, 0, 1, -1, 2, 1, 1, 0, 3});
+  tc_arg(&c4, ty(F64, 1, 9), (double[]){1, 1, 1, 0, 1, 1, 1, 1, 0});
+  const berth_type_t t4 = ty(F32, 2, 4, 5);
+  float *g4 = tc_run(__LINE__, &c4, t4);
+  if (g4) {
+    const float fx = -7.5f;
+    float w4[20];
+    const int64_t col[5] = {2, 1, 1, 0, -1}, row[4] = {0, 0, 1, -1};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 5; j++) w4[i * 5 + j] = row[i] < 0 || col[j] < 0 ? fx : xs[row[i] * 3 + col[j]];
+    CHECK_MSG(memcmp(g4, w4, sizeof w4) == 0, "resample nearest f32: not the input's bits");
+    free(g4);
+  }
+  /* a single tap weighing other than 1 (exclude_outside's all-zero taps, say) keeps the sum */
+  tcall_t c5 = tc_op(&berth_op_def_resample);
+  TC_INTS(&c5, "shape", 3);
+  TC_INTS(&c5, "taps", 1);
+  tc_arg(&c5, ty(F32, 1, 2), (float[]){1, 3});
+  tc_arg(&c5, ty(I64, 1, 3), (int64_t[]){0, 1, 1});
+  tc_arg(&c5, ty(F64, 1, 3), (double[]){1, 0, 0.5});
+  EXPECT(&c5, ty(F32, 1, 3), ((float[]){1, 0, 1.5f}));
   tcall_t r1 = tc_op(&berth_op_def_resample);
   TC_INTS(&r1, "shape", 2);
   TC_INTS(&r1, "taps", 2);

@@ -11,7 +11,8 @@
  * The ONNX importer computes the tables at compile time from the mode, the coordinate
  * transformation, the rounding or cubic coefficients, antialiasing and exclude_outside, so
  * this kernel is the same for all of them. Sums are in double; floats only, except that a
- * table of single taps (nearest) copies elements of any dtype exactly. */
+ * table of single taps (nearest) copies elements of any dtype exactly, and of floats where
+ * every tap weighs 1 (x itself, the same bits), row by row. */
 #include "kernel_util.h"
 
 #include <string.h>
@@ -67,8 +68,32 @@ typedef struct rs_plan {
   const double *w[BERTH_MAX_RANK];
 } rs_plan_t;
 
-/* Single taps: a gather of whole elements. */
-static void resample_copy(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) {
+/* One row of single-tap output along the last dim: y[j] = x[ix[j]], or `fill` where ix[j] is
+ * outside 0..n-1 (whole elements copied, so any dtype, NaN payloads included). */
+#define RS_GATHER_ROW(T)                                                                         \
+  {                                                                                              \
+    const T *xs = (const T *)xr;                                                                 \
+    T *yd = (T *)y, fv;                                                                          \
+    memcpy(&fv, fill, sizeof fv);                                                                \
+    for (int64_t j = 0; j < W; j++) yd[j] = ix[j] >= 0 && ix[j] < n ? xs[ix[j]] : fv;           \
+  }
+static void resample_gather_row(const unsigned char *xr, const int64_t *ix, int64_t n, unsigned char *y, int64_t W,
+                                size_t es, const unsigned char *fill) {
+  switch (es) {
+    case 1: RS_GATHER_ROW(uint8_t) break;
+    case 2: RS_GATHER_ROW(uint16_t) break;
+    case 4: RS_GATHER_ROW(uint32_t) break;
+    case 8: RS_GATHER_ROW(uint64_t) break;
+    default:
+      for (int64_t j = 0; j < W; j++, y += es) memcpy(y, ix[j] >= 0 && ix[j] < n ? xr + (size_t)ix[j] * es : fill, es);
+  }
+}
+
+/* Single taps of weight 1 (nearest, or linear at whole-number positions): a gather of whole
+ * elements, row by row along the last dim; an output row whose input row is the one before's
+ * (an upsampled dim) is a copy of the row just written. Extrapolated positions read the
+ * `extrapolation` value (f32, f64) or 0 (integers). */
+static void resample_gather(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) {
   const size_t es = berth_dtype_size(call->in[0].type->dtype);
   const unsigned char *src = (const unsigned char *)call->in[0].data;
   unsigned char *dst = (unsigned char *)call->out[0].data;
@@ -81,21 +106,40 @@ static void resample_copy(const rs_plan_t *p, const berth_kernel_call_t *call, i
     case BERTH_DTYPE_F64: memcpy(fill, &e, sizeof e); break;
     default: break; /* integers: extrapolated positions (tf_crop_and_resize only) read 0 */
   }
-  int64_t o[BERTH_MAX_RANK] = {0};
-  for (int64_t n = 0; n < count; n++, dst += es) {
+  const int32_t last = p->r - 1;
+  const int64_t W = ot->dims[last], rows = count / W;
+  const size_t row_bytes = (size_t)W * es;
+  int64_t o[BERTH_MAX_RANK] = {0}, prev = -1; /* the input row of the row before (-1: none) */
+  for (int64_t row = 0; row < rows; row++, dst += row_bytes) {
     int64_t off = 0;
-    bool out_of_range = false;
-    for (int32_t a = 0; a < p->r; a++) {
-      int64_t i = p->idx[a][o[a]];
-      if (i < 0 || i >= p->in[a]) out_of_range = true;
+    bool outside = false;
+    for (int32_t a = 0; a < last; a++) {
+      const int64_t i = p->idx[a][o[a]];
+      if (i < 0 || i >= p->in[a]) outside = true;
       else off += i * p->stride[a];
     }
-    memcpy(dst, out_of_range ? fill : src + (size_t)off * es, es);
-    for (int32_t a = p->r - 1; a >= 0; a--) {
+    if (outside) {
+      for (int64_t j = 0; j < W; j++) memcpy(dst + (size_t)j * es, fill, es);
+    } else if (off == prev) {
+      memcpy(dst, dst - row_bytes, row_bytes);
+    } else {
+      resample_gather_row(src + (size_t)off * es, p->idx[last], p->in[last], dst, W, es, fill);
+    }
+    prev = outside ? -1 : off;
+    for (int32_t a = last - 1; a >= 0; a--) {
       if (++o[a] < ot->dims[a]) break;
       o[a] = 0;
     }
   }
+}
+
+/* Whether every in-range tap of a single-tap table weighs exactly 1 (so that the float sums
+ * w * x are x itself, and the gather gives the same bits). */
+static bool resample_unit_weights(const rs_plan_t *p, const berth_type_t *ot) {
+  for (int32_t a = 0; a < p->r; a++)
+    for (int64_t o = 0; o < ot->dims[a]; o++)
+      if (p->idx[a][o] >= 0 && p->idx[a][o] < p->in[a] && p->w[a][o] != 1.0) return false;
+  return true;
 }
 
 /* The weighted sum of one output element over every choice of taps. */
@@ -225,8 +269,8 @@ static void resample_run(const berth_kernel_call_t *call) {
     single &= p.k[a] == 1;
   }
   int64_t count = berth_type_numel(ot);
-  if (single && (x->dtype != BERTH_DTYPE_F32 && x->dtype != BERTH_DTYPE_F64)) {
-    resample_copy(&p, call, count);
+  if (single && ((x->dtype != BERTH_DTYPE_F32 && x->dtype != BERTH_DTYPE_F64) || resample_unit_weights(&p, ot))) {
+    resample_gather(&p, call, count);
     return;
   }
   if (x->dtype == BERTH_DTYPE_F32) resample_sum_f32(&p, call, count);
