@@ -466,48 +466,57 @@ static void test_ukr_bs(const berth_kernel_isa_t *k) {
  * B in place (gemm_ukr_pa_bs_f32); the same bits as the variant without that entry (B packed),
  * with the epilogue; nothing written outside C. Shapes around the path's edges: M up to 48 and
  * past it, N below one panel, with a narrow last strip of at most and more than half a panel,
- * K in one block and in several. */
-static float bs_apk[72 * 520 + 64], bs_c0[64 * 300], bs_c1[64 * 300], bs_res[64 * 300], bs_scratch[600 * 128];
+ * K in one block and in several; and the wider rule's edges (up to 64 rows where K >= 64 and
+ * N >= 512: 49-65 rows, 63-100 of K, 511-600 columns). */
+static float bs_apk[72 * 520 + 64], bs_c0[72 * 610], bs_c1[72 * 610], bs_res[72 * 610], bs_scratch[600 * 128];
+static void gemm_bs_case(const berth_kernel_isa_t *k, const berth_kernel_isa_t *packed_b, int64_t M, int64_t N,
+                         int64_t K) {
+  const int64_t ldc = N + 3;
+  const int act = (int)(rnd() % 4), use_res = rnd() % 2, use_bias = rnd() % 2;
+  float bias[72];
+  for (int i = 0; i < 72; i++) bias[i] = rndf();
+  for (int64_t i = 0; i < M * K; i++) wbuf[i] = rndf();
+  for (int64_t i = 0; i < K * N; i++) xbuf[i] = rndf();
+  for (int64_t i = 0; i < M * ldc; i++) {
+    bs_c0[i] = bs_c1[i] = 1234.5f;
+    bs_res[i] = rndf();
+  }
+  berth_gemm_pack_a(wbuf, K, M, K, bs_apk);
+  const berth_gemm_rows_t b = {xbuf, N};
+  const berth_ukr_epi_t e = {use_res ? bs_res : NULL, ldc, act, 0.25f, 0.5f};
+  const int64_t floats = (int64_t)(sizeof bs_scratch / sizeof bs_scratch[0]);
+  berth_gemm_packed_epi_f32(k, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c1, ldc, M, N, K,
+                            berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
+  berth_gemm_packed_epi_f32(packed_b, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c0, ldc, M, N, K,
+                            berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
+  CHECK_MSG(memcmp(bs_c0, bs_c1, (size_t)(M * ldc) * sizeof(float)) == 0,
+            "%s packed gemm with B in place M=%lld N=%lld K=%lld act %d residual %d: differs from B packed "
+            "(seed %llu)",
+            berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, act, use_res, seed);
+  int outside = 1;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = N; j < ldc; j++) outside &= bs_c1[i * ldc + j] == 1234.5f;
+  CHECK_MSG(outside, "%s packed gemm with B in place M=%lld N=%lld K=%lld wrote outside C (seed %llu)",
+            berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
+  double want = use_bias ? bias[0] : 0, mag = 1; /* one element against a double loop */
+  for (int64_t q = 0; q < K; q++) want += (double)wbuf[q] * xbuf[q * N], mag += fabs((double)wbuf[q] * xbuf[q * N]);
+  if (use_res) want += bs_res[0];
+  CHECK_MSG(act != BERTH_UKR_ACT_NONE || close_to(bs_c1[0], want, mag + 1),
+            "%s packed gemm with B in place M=%lld N=%lld K=%lld: C[0][0] %.9g vs %.9g (seed %llu)",
+            berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, bs_c1[0], want, seed);
+}
 static void test_gemm_bs(const berth_kernel_isa_t *k) {
   static const int64_t ms[] = {1, 4, 6, 7, 12, 16, 17, 32, 47, 48, 49, 64};
   static const int64_t ns[] = {1, 7, 16, 17, 23, 24, 33, 40, 100, 121};
   static const int64_t ks[] = {1, 5, 16, 17, 255, 256, 257, 520};
+  static const int64_t wm[] = {49, 60, 64, 65}, wn[] = {511, 512, 515, 600}, wk[] = {63, 64, 100};
   berth_kernel_isa_t packed_b = *k;
   packed_b.gemm_ukr_pa_bs_f32 = NULL;
-  for (int it = 0; it < 120; it++) {
-    const int64_t M = pick(ms, 12), N = pick(ns, 10), K = pick(ks, 8), ldc = N + 3;
-    const int act = (int)(rnd() % 4), use_res = rnd() % 2, use_bias = rnd() % 2;
-    float bias[64];
-    for (int i = 0; i < 64; i++) bias[i] = rndf();
-    for (int64_t i = 0; i < M * K; i++) wbuf[i] = rndf();
-    for (int64_t i = 0; i < K * N; i++) xbuf[i] = rndf();
-    for (int64_t i = 0; i < M * ldc; i++) {
-      bs_c0[i] = bs_c1[i] = 1234.5f;
-      bs_res[i] = rndf();
-    }
-    berth_gemm_pack_a(wbuf, K, M, K, bs_apk);
-    const berth_gemm_rows_t b = {xbuf, N};
-    const berth_ukr_epi_t e = {use_res ? bs_res : NULL, ldc, act, 0.25f, 0.5f};
-    const int64_t floats = (int64_t)(sizeof bs_scratch / sizeof bs_scratch[0]);
-    berth_gemm_packed_epi_f32(k, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c1, ldc, M, N, K,
-                              berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
-    berth_gemm_packed_epi_f32(&packed_b, bs_apk, 0, BERTH_GEMM_APANEL, use_bias ? bias : NULL, bs_c0, ldc, M, N, K,
-                              berth_gemm_pack_rows, &b, bs_scratch, floats, &e);
-    CHECK_MSG(memcmp(bs_c0, bs_c1, (size_t)(M * ldc) * sizeof(float)) == 0,
-              "%s packed gemm with B in place M=%lld N=%lld K=%lld act %d residual %d: differs from B packed "
-              "(seed %llu)",
-              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, act, use_res, seed);
-    int outside = 1;
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = N; j < ldc; j++) outside &= bs_c1[i * ldc + j] == 1234.5f;
-    CHECK_MSG(outside, "%s packed gemm with B in place M=%lld N=%lld K=%lld wrote outside C (seed %llu)",
-              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, seed);
-    double want = use_bias ? bias[0] : 0, mag = 1; /* one element against a double loop */
-    for (int64_t q = 0; q < K; q++) want += (double)wbuf[q] * xbuf[q * N], mag += fabs((double)wbuf[q] * xbuf[q * N]);
-    if (use_res) want += bs_res[0];
-    CHECK_MSG(act != BERTH_UKR_ACT_NONE || close_to(bs_c1[0], want, mag + 1),
-              "%s packed gemm with B in place M=%lld N=%lld K=%lld: C[0][0] %.9g vs %.9g (seed %llu)",
-              berth_kernels_isa_name(k->id), (long long)M, (long long)N, (long long)K, bs_c1[0], want, seed);
+  for (int it = 0; it < 144; it++) { /* the picks in order (a call's arguments have none) */
+    const bool wide = it >= 120;
+    const int64_t M = wide ? pick(wm, 4) : pick(ms, 12), N = wide ? pick(wn, 4) : pick(ns, 10);
+    const int64_t K = wide ? pick(wk, 3) : pick(ks, 8);
+    gemm_bs_case(k, &packed_b, M, N, K);
   }
 }
 

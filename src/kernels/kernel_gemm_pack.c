@@ -8,6 +8,12 @@
 #define GEMM_PACK_WB_KC 256 /* berth_gemm_packed_wb_f32: a panel of W (32 columns: 32 KiB) stays in L1 */
 #define GEMM_BS_MAX_M 48 /* the path with B in place: at most this many rows of A (measured: 16 rows
                           * 15 % faster, 48 5 %, 32 even, 64 rows over 16 of K 12 % slower) */
+/* and up to GEMM_BS_WIDE_M rows where K and N are large (1x1 convs to 64 channels over 28x28 or
+ * more: copying B into panels measured 8-15 % of such a GEMM, over 64-320 rows of K; over 16-32
+ * rows of K, or 196 columns and fewer, packing stays as fast or faster) */
+#define GEMM_BS_WIDE_M 64
+#define GEMM_BS_WIDE_MIN_K 64
+#define GEMM_BS_WIDE_MIN_N 512
 #define GEMM_BS_KC 256  /* and blocks of at most this many rows of K */
 #define GEMM_WB_SPLIT 2 /* berth_gemm_packed_wb_f32 (two halves): calls per tile and block of K */
 #define GEMM_PACK_WB_KC2 512 /* the same where each panel runs as two halves of 16 columns (the scratch caps it) */
@@ -161,8 +167,10 @@ static int64_t gemm_pack_block(berth_gemm_pack_fn pack, const void *ctx, int64_t
  * strip's kc rows stay in L1 between the tiles; the next strip's rows are asked for a slice per
  * tile), a last strip narrower than NR packed as before (the micro-kernel reads NR floats from
  * every row, and past B's end there may be nothing). */
-static bool gemm_b_in_place(const berth_kernel_isa_t *isa, int64_t apk, berth_gemm_pack_fn pack, int64_t M, int64_t N) {
-  return apk > 0 && pack == berth_gemm_pack_rows && isa->gemm_ukr_pa_bs_f32 && M <= GEMM_BS_MAX_M && N >= isa->gemm_nr;
+static bool gemm_b_in_place(const berth_kernel_isa_t *isa, int64_t apk, berth_gemm_pack_fn pack, int64_t M, int64_t N,
+                            int64_t K) {
+  if (apk <= 0 || pack != berth_gemm_pack_rows || !isa->gemm_ukr_pa_bs_f32 || N < isa->gemm_nr) return false;
+  return M <= GEMM_BS_MAX_M || (M <= GEMM_BS_WIDE_M && K >= GEMM_BS_WIDE_MIN_K && N >= GEMM_BS_WIDE_MIN_N);
 }
 
 static void gemm_packed_bs(const berth_kernel_isa_t *isa, const float *A, int64_t AP, const float *bias, float *C,
@@ -235,7 +243,7 @@ static void gemm_packed(const berth_kernel_isa_t *isa, const float *A, int64_t l
     return;
   }
   if (M < 1 || N < 1) return; /* no tile (the walk below starts at one) */
-  if (gemm_b_in_place(isa, apk, pack, M, N)) {
+  if (gemm_b_in_place(isa, apk, pack, M, N, K)) {
     gemm_packed_bs(isa, A, AP, bias, C, ldc, M, N, K, (const berth_gemm_rows_t *)ctx, buf, floats, epi);
     return;
   }
