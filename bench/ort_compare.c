@@ -943,6 +943,59 @@ static void bench_pool_layers(const char *only) {
   unlink(path);
 }
 
+/* Resize of x [1, c, h, h] by `scale` in both spatial dims (opset 13: roi omitted, the scales
+ * an initializer), with `mode` and `ctm` (coordinate_transformation_mode), into `path`. */
+static int write_resize_model(const char *path, const char *mode, const char *ctm, int64_t c, int64_t h,
+                              int64_t scale) {
+  pbuf_t node = {0}, attr = {0}, sc = {0};
+  pb_str(&node, 1, "x");
+  pb_str(&node, 1, "");
+  pb_str(&node, 1, "s");
+  pb_str(&node, 2, "y");
+  pb_str(&node, 4, "Resize");
+  pb_str(&attr, 1, "mode");
+  pb_str(&attr, 4, mode);
+  pb_int(&attr, 20, 3); /* STRING */
+  pb_sub(&node, 5, &attr);
+  pb_str(&attr, 1, "coordinate_transformation_mode");
+  pb_str(&attr, 4, ctm);
+  pb_int(&attr, 20, 3);
+  pb_sub(&node, 5, &attr);
+  const float sv[4] = {1, 1, (float)scale, (float)scale};
+  pb_int(&sc, 1, 4);
+  pb_int(&sc, 2, 1);
+  pb_str(&sc, 8, "s");
+  pb_bytes(&sc, 9, sv, sizeof sv);
+  const int64_t xd[4] = {1, c, h, h}, yd[4] = {1, c, h * scale, h * scale};
+  return write_one_node_model(path, &node, &sc, xd, yd);
+}
+
+/* Upsampling layers (Resize) as one-node ONNX models: PP-OCR det's nearest 2x and the
+ * bilinear forms segmentation heads use. */
+static void bench_resize_layers(const char *only) {
+  static const struct {
+    const char *name, *mode, *ctm;
+    int64_t c, h, scale;
+  } L[] = {
+      {"Resize nearest 2x, 96 ch, 40x40 (PP-OCR det)", "nearest", "asymmetric", 96, 40, 2},
+      {"Resize linear 2x half_pixel, 96 ch, 40x40", "linear", "half_pixel", 96, 40, 2},
+      {"Resize linear 2x align_corners, 64 ch, 56x56", "linear", "align_corners", 64, 56, 2},
+      {"Resize cubic 2x half_pixel, 16 ch, 64x64", "cubic", "half_pixel", 16, 64, 2},
+  };
+  char path[256], label[256];
+  snprintf(path, sizeof path, "/tmp/berth_ort_resize_%d.onnx", (int)getpid());
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+    if (only && !strstr(L[i].name, only)) continue;
+    if (write_resize_model(path, L[i].mode, L[i].ctm, L[i].c, L[i].h, L[i].scale)) {
+      printf("%s: cannot write %s\n", L[i].name, path);
+      continue;
+    }
+    snprintf(label, sizeof label, "%s (one-node ONNX model)", L[i].name);
+    bench_model(label, path, LAYER_SPECS, NULL, 0, fill_random, g_calls);
+  }
+  unlink(path);
+}
+
 /* The real models of tools/models/models.txt (fetched into build/model-deps by
  * tools/models/fetch-models.sh): each line "NAME FILE INPUT..." gives the input shapes;
  * an input whose fill is a number is bound at compile time, the others get random data. */
@@ -1054,6 +1107,7 @@ int main(int argc, char **argv) {
   if (real) bench_real_models(only);
   if (layers) bench_conv_layers(only);
   if (layers) bench_pool_layers(only);
+  if (layers) bench_resize_layers(only);
   if (kernels) bench_kernels(peak, only);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

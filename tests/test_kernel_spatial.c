@@ -176,6 +176,91 @@ static void test_resample(void) {
   EXPECT_REJECT(&r4, "shape and taps have 0 and 0 values");
 }
 
+/* resample's row path (no extrapolated position, at most 4 tap choices over the outer dims:
+ * each input row interpolated along the last dim once per block of columns and kept for the
+ * output rows that read it) against resample's formula written out here: for each output
+ * element, over the outer dims' tap choices in order (the first dim's slowest), the weight
+ * product from 1 times the sum from 0 of the last dim's taps, summed from 0, in double.
+ * Bit for bit, f32 and f64 (f64 shows a change of order that f32's rounding hides): linear (2 x 2 taps), cubic-like (4 x 3), a last dim of 70
+ * columns (three blocks of 32), and 3 x 2 choices (past the row path: the element path). */
+static uint64_t rs_state = 88172645463325252ull;
+static double rs_rnd(void) {
+  rs_state ^= rs_state << 13, rs_state ^= rs_state >> 7, rs_state ^= rs_state << 17;
+  return (double)(rs_state >> 11) / 9007199254740992.0;
+}
+static void rs_case(berth_dtype_t dt, const int64_t in[4], const int64_t out[4], const int64_t taps[4]) {
+  int64_t total = 0;
+  for (int a = 0; a < 4; a++) total += out[a] * taps[a];
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)total);
+  double *w = malloc(sizeof(double) * (size_t)total), *x = malloc(sizeof(double) * 2 * 3 * 5 * 7);
+  const int64_t nx = in[0] * in[1] * in[2] * in[3], ny = out[0] * out[1] * out[2] * out[3];
+  for (int64_t i = 0; i < total; i++) w[i] = rs_rnd() * 2 - 0.5;
+  for (int a = 0, e = 0; a < 4; a++)
+    for (int64_t o = 0; o < out[a] * taps[a]; o++, e++) idx[e] = (int64_t)(rs_rnd() * (double)in[a]);
+  for (int64_t i = 0; i < nx; i++) x[i] = rs_rnd() * 8 - 4;
+  float xf[210];
+  for (int64_t i = 0; i < nx; i++) xf[i] = (float)x[i];
+  double *want = malloc(sizeof(double) * (size_t)ny);
+  const int64_t *ix[4] = {idx, idx + out[0] * taps[0], idx + out[0] * taps[0] + out[1] * taps[1],
+                          idx + out[0] * taps[0] + out[1] * taps[1] + out[2] * taps[2]};
+  const double *wx[4] = {w, w + (ix[1] - idx), w + (ix[2] - idx), w + (ix[3] - idx)};
+  int64_t e = 0;
+  for (int64_t o0 = 0; o0 < out[0]; o0++)
+    for (int64_t o1 = 0; o1 < out[1]; o1++)
+      for (int64_t o2 = 0; o2 < out[2]; o2++)
+        for (int64_t o3 = 0; o3 < out[3]; o3++, e++) {
+          double sum = 0;
+          for (int64_t t0 = 0; t0 < taps[0]; t0++)
+            for (int64_t t1 = 0; t1 < taps[1]; t1++)
+              for (int64_t t2 = 0; t2 < taps[2]; t2++) {
+                const int64_t i0 = o0 * taps[0] + t0, i1 = o1 * taps[1] + t1, i2 = o2 * taps[2] + t2;
+                double cw = 1;
+                cw = cw * wx[0][i0], cw = cw * wx[1][i1], cw = cw * wx[2][i2];
+                const int64_t base = ((ix[0][i0] * in[1] + ix[1][i1]) * in[2] + ix[2][i2]) * in[3];
+                double part = 0;
+                for (int64_t t3 = 0; t3 < taps[3]; t3++) {
+                  const int64_t i3 = o3 * taps[3] + t3;
+                  const double xv = dt == BERTH_DTYPE_F32 ? (double)xf[base + ix[3][i3]] : x[base + ix[3][i3]];
+                  part += wx[3][i3] * xv;
+                }
+                sum += cw * part;
+              }
+          want[e] = sum;
+        }
+  tcall_t c = tc_op(&berth_op_def_resample);
+  TC_INTS(&c, "shape", out[0], out[1], out[2], out[3]);
+  TC_INTS(&c, "taps", taps[0], taps[1], taps[2], taps[3]);
+  tc_arg(&c, ty(dt, 4, in[0], in[1], in[2], in[3]), dt == BERTH_DTYPE_F32 ? (const void *)xf : (const void *)x);
+  tc_arg(&c, ty(I64, 1, total), idx);
+  tc_arg(&c, ty(F64, 1, total), w);
+  void *got = tc_run(__LINE__, &c, ty(dt, 4, out[0], out[1], out[2], out[3]));
+  if (got) {
+    int64_t bad = -1;
+    for (int64_t i = 0; i < ny && bad < 0; i++) {
+      if (dt == BERTH_DTYPE_F32) {
+        const float g = ((float *)got)[i], wv = (float)want[i];
+        if (memcmp(&g, &wv, sizeof g) != 0) bad = i;
+      } else if (memcmp((double *)got + i, want + i, sizeof(double)) != 0) {
+        bad = i;
+      }
+    }
+    CHECK_MSG(bad < 0, "resample %s taps %lld,%lld,%lld,%lld: element %lld differs from the formula",
+              dt == BERTH_DTYPE_F32 ? "f32" : "f64", (long long)taps[0], (long long)taps[1], (long long)taps[2],
+              (long long)taps[3], (long long)bad);
+    free(got);
+  }
+  free(idx), free(w), free(x), free(want);
+}
+static void test_resample_rows(void) {
+  const int64_t in[4] = {2, 3, 5, 7};
+  rs_case(F32, in, (const int64_t[]){2, 3, 9, 13}, (const int64_t[]){1, 1, 2, 2});
+  rs_case(F64, in, (const int64_t[]){2, 3, 9, 13}, (const int64_t[]){1, 1, 2, 2});
+  rs_case(F32, in, (const int64_t[]){2, 3, 11, 70}, (const int64_t[]){1, 1, 4, 3});
+  rs_case(F64, in, (const int64_t[]){2, 3, 11, 70}, (const int64_t[]){1, 1, 4, 3});
+  rs_case(F32, in, (const int64_t[]){2, 2, 6, 33}, (const int64_t[]){1, 3, 2, 2});
+  rs_case(F32, in, (const int64_t[]){1, 3, 4, 5}, (const int64_t[]){2, 1, 2, 1});
+}
+
 /* ---- conv_transpose against a direct sum ------------------------------------------------------ */
 
 static void convt_direct(const float *x, const float *w, const float *b, float *y, int64_t N, int64_t C, int64_t H,
@@ -491,6 +576,7 @@ static void test_onnx_errors(void) {
 int main(void) {
   test_gather_elements();
   test_resample();
+  test_resample_rows();
   test_conv_transpose();
   test_grid_sample();
   test_col2im();

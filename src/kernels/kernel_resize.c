@@ -246,6 +246,99 @@ static bool resample_unit_weights(const rs_plan_t *p, const berth_type_t *ot) {
 RS_ELEM_FN(f32, float)
 RS_ELEM_FN(f64, double)
 
+/* Whether every index of every table lies inside the input (no extrapolated position: all
+ * but tf_crop_and_resize's tables). */
+static bool resample_inside(const rs_plan_t *p, const berth_type_t *ot) {
+  for (int32_t a = 0; a < p->r; a++)
+    for (int64_t e = 0; e < ot->dims[a] * p->k[a]; e++)
+      if (p->idx[a][e] < 0 || p->idx[a][e] >= p->in[a]) return false;
+  return true;
+}
+
+#define RS_SLOTS 4  /* input rows interpolated along the last dim, kept for the output rows that share them */
+#define RS_CHUNK 32 /* columns at a time (the slots on the stack: small runtimes' budget) */
+/* resample_sum's values, the same operations in the same order for each element (so the same
+ * bits), for tables with no extrapolated position and at most RS_SLOTS tap choices over the
+ * other dims (bilinear and bicubic): each input row's interpolation along the last dim
+ * (`part`) is computed once per block of RS_CHUNK columns and kept while the output rows that
+ * read it (an upsampled dim's neighbours) are written, instead of once per output row and tap
+ * choice; no per-element checks. False (nothing written) where it does not apply. */
+#define RS_ROWS_FN(s, T)                                                                              \
+  static bool resample_rows_##s(const rs_plan_t *p, const berth_kernel_call_t *call, int64_t count) { \
+    const int32_t last = p->r - 1;                                                                    \
+    int64_t nc = 1;                                                                                   \
+    for (int32_t a = 0; a < last; a++)                                                                \
+      if ((nc *= p->k[a]) > RS_SLOTS) return false;                                                   \
+    const T *x = (const T *)call->in[0].data;                                                         \
+    T *y = (T *)call->out[0].data;                                                                    \
+    const berth_type_t *ot = call->out[0].type;                                                       \
+    const int64_t W = ot->dims[last], kl = p->k[last], rows = count / W;                              \
+    int64_t coff[RS_SLOTS], key[RS_SLOTS], used[RS_SLOTS];                                            \
+    double cw[RS_SLOTS], hs[RS_SLOTS][RS_CHUNK], acc[RS_CHUNK];                                       \
+    for (int64_t j0 = 0; j0 < W; j0 += RS_CHUNK) {                                                    \
+      const int64_t jn = W - j0 < RS_CHUNK ? W - j0 : RS_CHUNK;                                       \
+      const int64_t *ij = p->idx[last] + j0 * kl;                                                     \
+      const double *wj = p->w[last] + j0 * kl;                                                        \
+      for (int i = 0; i < RS_SLOTS; i++) key[i] = -1, used[i] = -1;                                   \
+      int64_t o[BERTH_MAX_RANK] = {0};                                                                \
+      for (int64_t row = 0; row < rows; row++) {                                                      \
+        int64_t n = 1;                                                                                \
+        coff[0] = 0, cw[0] = 1;                                                                       \
+        for (int32_t a = 0; a < last; a++) { /* resample_sum's expansion of the tap choices */        \
+          const int64_t k = p->k[a], *ix = p->idx[a] + o[a] * k;                                      \
+          const double *wx = p->w[a] + o[a] * k;                                                      \
+          for (int64_t c = n - 1; c >= 0; c--) {                                                      \
+            const int64_t off = coff[c];                                                              \
+            const double w = cw[c];                                                                   \
+            for (int64_t t = k - 1; t >= 0; t--) {                                                    \
+              coff[c * k + t] = off + ix[t] * p->stride[a];                                           \
+              cw[c * k + t] = w * wx[t];                                                              \
+            }                                                                                         \
+          }                                                                                           \
+          n *= k;                                                                                     \
+        }                                                                                             \
+        for (int64_t c = 0; c < n; c++) {                                                             \
+          int sl = -1, old = 0;                                                                       \
+          for (int i = 0; i < RS_SLOTS && sl < 0; i++)                                                \
+            if (key[i] == coff[c]) sl = i;                                                            \
+          if (sl < 0) { /* the slot used longest ago (never one of this row's: n <= RS_SLOTS) */      \
+            for (int i = 1; i < RS_SLOTS; i++)                                                        \
+              if (used[i] < used[old]) old = i;                                                       \
+            sl = old;                                                                                 \
+            key[sl] = coff[c];                                                                        \
+            const T *xr = x + coff[c];                                                                \
+            if (kl == 2) /* linear: the two taps unrolled */                                         \
+              for (int64_t j = 0; j < jn; j++) {                                                      \
+                double part = 0;                                                                      \
+                part += wj[2 * j] * (double)xr[ij[2 * j]];                                            \
+                part += wj[2 * j + 1] * (double)xr[ij[2 * j + 1]];                                    \
+                hs[sl][j] = part;                                                                     \
+              }                                                                                       \
+            else                                                                                      \
+              for (int64_t j = 0; j < jn; j++) {                                                      \
+                double part = 0;                                                                      \
+                for (int64_t t = 0; t < kl; t++) part += wj[j * kl + t] * (double)xr[ij[j * kl + t]]; \
+                hs[sl][j] = part;                                                                     \
+              }                                                                                       \
+          }                                                                                           \
+          used[sl] = row;                                                                             \
+          if (c == 0) /* 0 + the first term, as resample_sum's sum from 0 (-0 becomes +0) */          \
+            for (int64_t j = 0; j < jn; j++) acc[j] = 0.0 + cw[0] * hs[sl][j];                        \
+          else                                                                                        \
+            for (int64_t j = 0; j < jn; j++) acc[j] += cw[c] * hs[sl][j];                             \
+        }                                                                                             \
+        for (int64_t j = 0; j < jn; j++) y[row * W + j0 + j] = (T)acc[j];                             \
+        for (int32_t a = last - 1; a >= 0; a--) {                                                     \
+          if (++o[a] < ot->dims[a]) break;                                                            \
+          o[a] = 0;                                                                                   \
+        }                                                                                             \
+      }                                                                                               \
+    }                                                                                                 \
+    return true;                                                                                      \
+  }
+RS_ROWS_FN(f32, float)
+RS_ROWS_FN(f64, double)
+
 static void resample_run(const berth_kernel_call_t *call) {
   const berth_type_t *x = call->in[0].type, *ot = call->out[0].type;
   if (berth_kernel_is_empty(ot)) return;
@@ -273,8 +366,12 @@ static void resample_run(const berth_kernel_call_t *call) {
     resample_gather(&p, call, count);
     return;
   }
-  if (x->dtype == BERTH_DTYPE_F32) resample_sum_f32(&p, call, count);
-  else resample_sum_f64(&p, call, count);
+  const bool inside = resample_inside(&p, ot);
+  if (x->dtype == BERTH_DTYPE_F32) {
+    if (!inside || !resample_rows_f32(&p, call, count)) resample_sum_f32(&p, call, count);
+  } else if (!inside || !resample_rows_f64(&p, call, count)) {
+    resample_sum_f64(&p, call, count);
+  }
 }
 
 static const berth_attr_spec_t resample_attrs[] = {
