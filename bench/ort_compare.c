@@ -996,6 +996,139 @@ static void bench_resize_layers(const char *only) {
   unlink(path);
 }
 
+/* Node attributes and initializers for the one-op rows below. */
+static void pb_attr_int(pbuf_t *node, const char *name, int64_t v) {
+  pbuf_t a = {0};
+  pb_str(&a, 1, name);
+  pb_int(&a, 3, (uint64_t)v);
+  pb_int(&a, 20, 2); /* INT */
+  pb_sub(node, 5, &a);
+}
+static void pb_attr_ints(pbuf_t *node, const char *name, const int64_t *v, int n) {
+  pbuf_t a = {0};
+  pb_str(&a, 1, name);
+  for (int i = 0; i < n; i++) pb_int(&a, 8, (uint64_t)v[i]);
+  pb_int(&a, 20, 7); /* INTS */
+  pb_sub(node, 5, &a);
+}
+/* A TensorProto named "s" of dims d (rank r): f32 values v + 0.001 (i % 7), or the i64 values
+ * of iv (n of them, repeated). */
+static void pb_init_s(pbuf_t *t, const int64_t *d, int r, float v, const int64_t *iv, int n) {
+  int64_t count = 1;
+  for (int i = 0; i < r; i++) pb_int(t, 1, (uint64_t)d[i]), count *= d[i];
+  pb_int(t, 2, iv ? 7 : 1); /* INT64 or FLOAT */
+  pb_str(t, 8, "s");
+  if (iv) {
+    int64_t *b = malloc(sizeof *b * (size_t)count);
+    for (int64_t i = 0; i < count; i++) b[i] = iv[i % n];
+    pb_bytes(t, 9, b, sizeof *b * (size_t)count);
+    free(b);
+  } else {
+    float *b = malloc(sizeof *b * (size_t)count);
+    for (int64_t i = 0; i < count; i++) b[i] = v + 0.001f * (float)(i % 7);
+    pb_bytes(t, 9, b, sizeof *b * (size_t)count);
+    free(b);
+  }
+}
+
+/* Common ops of real networks one at a time, as one-node ONNX models (x random in [-1, 1),
+ * a second operand, where there is one, the initializer "s"): transformers' Softmax,
+ * LayerNormalization, Erf and Transpose; CNNs' activations, per-channel arithmetic, Pad,
+ * reductions, pixel shuffles. */
+enum { OP_PLAIN, OP_AXIS_LAST, OP_PERM_0213, OP_PERM_0231, OP_LN, OP_AXES_3, OP_AXES_23, OP_AXES_1, OP_PER_CHANNEL,
+       OP_PRELU, OP_BLOCK_2, OP_PAD_1, OP_TILE_22, OP_LRN_5, OP_POW_2, OP_CUMSUM_3, OP_RSUM_3, OP_CLIP_06 };
+static void op_row_node(int kind, const int64_t *x, pbuf_t *node, pbuf_t *init) {
+  const int64_t ch[4] = {1, x[1], 1, 1}, one[1] = {1}, eight[1] = {8}, four[1] = {4};
+  static const int64_t pads[8] = {0, 0, 1, 1, 0, 0, 1, 1}, reps[4] = {1, 1, 2, 2}, three[1] = {3};
+  switch (kind) {
+    case OP_LN: pb_init_s(init, x + 3, 1, 1.0f, NULL, 0); break;
+    case OP_PER_CHANNEL: pb_init_s(init, ch, 4, 0.5f, NULL, 0); break;
+    case OP_PRELU: pb_init_s(init, ch + 1, 3, 0.25f, NULL, 0); break;
+    case OP_PAD_1: pb_init_s(init, eight, 1, 0, pads, 8); break;
+    case OP_TILE_22: pb_init_s(init, four, 1, 0, reps, 4); break;
+    case OP_POW_2: pb_init_s(init, NULL, 0, 2.0f, NULL, 0); break;
+    case OP_CUMSUM_3: pb_init_s(init, NULL, 0, 0, three, 1); break;
+    case OP_RSUM_3: pb_init_s(init, one, 1, 0, three, 1); break;
+    case OP_CLIP_06: pb_init_s(init, NULL, 0, 6.0f, NULL, 0); break;
+    default: break;
+  }
+  if (kind == OP_CLIP_06) pb_str(node, 1, ""); /* no min: max "s" */
+  if (init->n) pb_str(node, 1, "s");
+  pb_str(node, 2, "y");
+}
+static void op_row_attrs(int kind, pbuf_t *node) {
+  static const int64_t p0213[4] = {0, 2, 1, 3}, p0231[4] = {0, 2, 3, 1}, a3[1] = {3}, a23[2] = {2, 3}, a1[1] = {1};
+  switch (kind) {
+    case OP_AXIS_LAST: case OP_LN: pb_attr_int(node, "axis", -1); break;
+    case OP_PERM_0213: pb_attr_ints(node, "perm", p0213, 4); break;
+    case OP_PERM_0231: pb_attr_ints(node, "perm", p0231, 4); break;
+    case OP_AXES_3: pb_attr_ints(node, "axes", a3, 1); break;
+    case OP_AXES_23: pb_attr_ints(node, "axes", a23, 2); break;
+    case OP_AXES_1: pb_attr_ints(node, "axes", a1, 1); break;
+    case OP_BLOCK_2: pb_attr_int(node, "blocksize", 2); break;
+    case OP_LRN_5: pb_attr_int(node, "size", 5); break;
+    default: break;
+  }
+}
+static void bench_op_rows(const char *only) {
+#define P64 {1, 64, 112, 112}
+  static const struct {
+    const char *name, *op;
+    int64_t x[4], y[4];
+    int kind;
+  } L[] = {
+      {"Op Softmax last axis, 8x197x197", "Softmax", {1, 8, 197, 197}, {1, 8, 197, 197}, OP_AXIS_LAST},
+      {"Op LayerNormalization, 197x768", "LayerNormalization", {1, 1, 197, 768}, {1, 1, 197, 768}, OP_LN},
+      {"Op Transpose 0213, 197x12x64", "Transpose", {1, 197, 12, 64}, {1, 12, 197, 64}, OP_PERM_0213},
+      {"Op Transpose 0231 (NCHW to NHWC), 64x56x56", "Transpose", {1, 64, 56, 56}, {1, 56, 56, 64}, OP_PERM_0231},
+      {"Op Erf, 64x112x112", "Erf", P64, P64, OP_PLAIN},
+      {"Op Sigmoid, 64x112x112", "Sigmoid", P64, P64, OP_PLAIN},
+      {"Op Tanh, 64x112x112", "Tanh", P64, P64, OP_PLAIN},
+      {"Op Exp, 64x112x112", "Exp", P64, P64, OP_PLAIN},
+      {"Op Sqrt, 64x112x112", "Sqrt", P64, P64, OP_PLAIN},
+      {"Op HardSigmoid, 64x112x112", "HardSigmoid", P64, P64, OP_PLAIN},
+      {"Op Elu, 64x112x112", "Elu", P64, P64, OP_PLAIN},
+      {"Op Softplus, 64x112x112", "Softplus", P64, P64, OP_PLAIN},
+      {"Op LeakyRelu, 64x112x112", "LeakyRelu", P64, P64, OP_PLAIN},
+      {"Op Clip max 6, 64x112x112", "Clip", P64, P64, OP_CLIP_06},
+      {"Op PRelu per channel, 64x112x112", "PRelu", P64, P64, OP_PRELU},
+      {"Op Mul per channel, 64x112x112", "Mul", P64, P64, OP_PER_CHANNEL},
+      {"Op Add per channel, 64x112x112", "Add", P64, P64, OP_PER_CHANNEL},
+      {"Op Div per channel, 64x112x112", "Div", P64, P64, OP_PER_CHANNEL},
+      {"Op Max per channel, 64x112x112", "Max", P64, P64, OP_PER_CHANNEL},
+      {"Op Pow 2, 64x112x112", "Pow", P64, P64, OP_POW_2},
+      {"Op ReduceMean last axis, 64x56x56", "ReduceMean", {1, 64, 56, 56}, {1, 64, 56, 1}, OP_AXES_3},
+      {"Op ReduceSum last axis, 64x56x56", "ReduceSum", {1, 64, 56, 56}, {1, 64, 56, 1}, OP_RSUM_3},
+      {"Op ReduceMean spatial, 64x56x56", "ReduceMean", {1, 64, 56, 56}, {1, 64, 1, 1}, OP_AXES_23},
+      {"Op ReduceMax channels, 64x56x56", "ReduceMax", {1, 64, 56, 56}, {1, 1, 56, 56}, OP_AXES_1},
+      {"Op GlobalAveragePool, 512x28x28", "GlobalAveragePool", {1, 512, 28, 28}, {1, 512, 1, 1}, OP_PLAIN},
+      {"Op DepthToSpace 2, 256x28x28", "DepthToSpace", {1, 256, 28, 28}, {1, 64, 56, 56}, OP_BLOCK_2},
+      {"Op SpaceToDepth 2, 64x56x56", "SpaceToDepth", {1, 64, 56, 56}, {1, 256, 28, 28}, OP_BLOCK_2},
+      {"Op Pad 1 (constant), 64x56x56", "Pad", {1, 64, 56, 56}, {1, 64, 58, 58}, OP_PAD_1},
+      {"Op Tile 1x1x2x2, 64x28x28", "Tile", {1, 64, 28, 28}, {1, 64, 56, 56}, OP_TILE_22},
+      {"Op CumSum last axis, 64x56x56", "CumSum", {1, 64, 56, 56}, {1, 64, 56, 56}, OP_CUMSUM_3},
+      {"Op LRN 5, 64x56x56", "LRN", {1, 64, 56, 56}, {1, 64, 56, 56}, OP_LRN_5},
+  };
+#undef P64
+  char path[256], label[256];
+  snprintf(path, sizeof path, "/tmp/berth_ort_op_%d.onnx", (int)getpid());
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+    if (only && !strstr(L[i].name, only)) continue;
+    pbuf_t node = {0}, init = {0};
+    pb_str(&node, 1, "x");
+    op_row_node(L[i].kind, L[i].x, &node, &init);
+    pb_str(&node, 4, L[i].op);
+    op_row_attrs(L[i].kind, &node);
+    if (write_one_node_model(path, &node, &init, L[i].x, L[i].y)) {
+      printf("%s: cannot write %s\n", L[i].name, path);
+      continue;
+    }
+    snprintf(label, sizeof label, "%s (one-node ONNX model)", L[i].name);
+    bench_model(label, path, LAYER_SPECS, NULL, 0, fill_random, g_calls);
+  }
+  unlink(path);
+}
+
 /* The real models of tools/models/models.txt (fetched into build/model-deps by
  * tools/models/fetch-models.sh): each line "NAME FILE INPUT..." gives the input shapes;
  * an input whose fill is a number is bound at compile time, the others get random data. */
@@ -1108,6 +1241,7 @@ int main(int argc, char **argv) {
   if (layers) bench_conv_layers(only);
   if (layers) bench_pool_layers(only);
   if (layers) bench_resize_layers(only);
+  if (layers) bench_op_rows(only);
   if (kernels) bench_kernels(peak, only);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
