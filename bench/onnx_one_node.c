@@ -194,8 +194,10 @@ static void pb_init_s(pbuf_t *t, const int64_t *d, int r, float v, const int64_t
   }
 }
 
-static void op_row_node(int kind, const int64_t *x, pbuf_t *node, pbuf_t *init) {
-  const int64_t ch[4] = {1, x[1], 1, 1}, one[1] = {1}, eight[1] = {8}, four[1] = {4};
+static void op_row_node(int kind, const int64_t *x, const int64_t *y, pbuf_t *node, pbuf_t *init) {
+  const int64_t ch[4] = {1, x[1], 1, 1}, one[1] = {1}, eight[1] = {8}, four[1] = {4}, mm[2] = {x[3], y[3]};
+  int64_t every_other[1024];
+  for (int64_t i = 0; i < y[1] && i < 1024; i++) every_other[i] = (2 * i) % x[1];
   static const int64_t pads[8] = {0, 0, 1, 1, 0, 0, 1, 1}, reps[4] = {1, 1, 2, 2}, three[1] = {3};
   switch (kind) {
     case OP_LN: pb_init_s(init, x + 3, 1, 1.0f, NULL, 0); break;
@@ -207,6 +209,10 @@ static void op_row_node(int kind, const int64_t *x, pbuf_t *node, pbuf_t *init) 
     case OP_CUMSUM_3: pb_init_s(init, NULL, 0, 0, three, 1); break;
     case OP_RSUM_3: pb_init_s(init, one, 1, 0, three, 1); break;
     case OP_CLIP_06: pb_init_s(init, NULL, 0, 6.0f, NULL, 0); break;
+    case OP_MATMUL: pb_init_s(init, mm, 2, -0.01f, NULL, 0); break;
+    case OP_SAME: pb_init_s(init, x, 4, 0.25f, NULL, 0); break;
+    case OP_GATHER_1: pb_init_s(init, y + 1, 1, 0, every_other, (int)(y[1] < 1024 ? y[1] : 1024)); break;
+    case OP_EXPAND: pb_init_s(init, four, 1, 0, y, 4); break;
     default: break;
   }
   if (kind == OP_CLIP_06) pb_str(node, 1, ""); /* no min: max "s" */
@@ -217,6 +223,7 @@ static void op_row_attrs(int kind, pbuf_t *node) {
   static const int64_t p0213[4] = {0, 2, 1, 3}, p0231[4] = {0, 2, 3, 1}, a3[1] = {3}, a23[2] = {2, 3}, a1[1] = {1};
   switch (kind) {
     case OP_AXIS_LAST: case OP_LN: pb_attr_int(node, "axis", -1); break;
+    case OP_SAME: case OP_GATHER_1: pb_attr_int(node, "axis", 1); break;
     case OP_PERM_0213: pb_attr_ints(node, "perm", p0213, 4); break;
     case OP_PERM_0231: pb_attr_ints(node, "perm", p0231, 4); break;
     case OP_AXES_3: pb_attr_ints(node, "axes", a3, 1); break;
@@ -230,7 +237,7 @@ static void op_row_attrs(int kind, pbuf_t *node) {
 int onnx_write_op(const char *path, const char *op, int kind, const int64_t x[4], const int64_t y[4]) {
   pbuf_t node = {0}, init = {0};
   pb_str(&node, 1, "x");
-  op_row_node(kind, x, &node, &init);
+  op_row_node(kind, x, y, &node, &init);
   pb_str(&node, 4, op);
   op_row_attrs(kind, &node);
   return one_node_model(path, &node, &init, x, y);

@@ -38,7 +38,11 @@ enum {
   OP_POW_2,       /* exponent 2 */
   OP_CUMSUM_3,    /* axis 3 */
   OP_RSUM_3,      /* ReduceSum axes [3] (an input) */
-  OP_CLIP_06      /* Clip with no min, max 6 */
+  OP_CLIP_06,     /* Clip with no min, max 6 */
+  OP_MATMUL,      /* x times s [x[3], y[3]] */
+  OP_SAME,        /* a second operand shaped as x (Concat: axis 1) */
+  OP_GATHER_1,    /* Gather axis 1 of every other channel: indices [y[1]] */
+  OP_EXPAND       /* Expand to y's dims (s: the shape) */
 };
 int onnx_write_op(const char *path, const char *op, int kind, const int64_t x[4], const int64_t y[4]);
 

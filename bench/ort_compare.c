@@ -849,6 +849,10 @@ static void bench_op_rows(const char *only) {
   } L[] = {
       {"Op Softmax last axis, 8x197x197", "Softmax", {1, 8, 197, 197}, {1, 8, 197, 197}, OP_AXIS_LAST},
       {"Op LayerNormalization, 197x768", "LayerNormalization", {1, 1, 197, 768}, {1, 1, 197, 768}, OP_LN},
+      {"Op LogSoftmax last axis, 8x197x197", "LogSoftmax", {1, 8, 197, 197}, {1, 8, 197, 197}, OP_AXIS_LAST},
+      {"Op Softmax over 1000 classes", "Softmax", {1, 1, 1, 1000}, {1, 1, 1, 1000}, OP_AXIS_LAST},
+      {"Op MatMul 197x768 by 768x768", "MatMul", {1, 1, 197, 768}, {1, 1, 197, 768}, OP_MATMUL},
+      {"Op MatMul 197x768 by 768x3072", "MatMul", {1, 1, 197, 768}, {1, 1, 197, 3072}, OP_MATMUL},
       {"Op Transpose 0213, 197x12x64", "Transpose", {1, 197, 12, 64}, {1, 12, 197, 64}, OP_PERM_0213},
       {"Op Transpose 0231 (NCHW to NHWC), 64x56x56", "Transpose", {1, 64, 56, 56}, {1, 56, 56, 64}, OP_PERM_0231},
       {"Op Erf, 64x112x112", "Erf", P64, P64, OP_PLAIN},
@@ -876,6 +880,9 @@ static void bench_op_rows(const char *only) {
       {"Op SpaceToDepth 2, 64x56x56", "SpaceToDepth", {1, 64, 56, 56}, {1, 256, 28, 28}, OP_BLOCK_2},
       {"Op Pad 1 (constant), 64x56x56", "Pad", {1, 64, 56, 56}, {1, 64, 58, 58}, OP_PAD_1},
       {"Op Tile 1x1x2x2, 64x28x28", "Tile", {1, 64, 28, 28}, {1, 64, 56, 56}, OP_TILE_22},
+      {"Op Concat channels, 2 x 64x56x56", "Concat", {1, 64, 56, 56}, {1, 128, 56, 56}, OP_SAME},
+      {"Op Gather every other channel, 64x56x56", "Gather", {1, 64, 56, 56}, {1, 32, 56, 56}, OP_GATHER_1},
+      {"Op Expand 64x1x1 to 64x56x56", "Expand", {1, 64, 1, 1}, {1, 64, 56, 56}, OP_EXPAND},
       {"Op CumSum last axis, 64x56x56", "CumSum", {1, 64, 56, 56}, {1, 64, 56, 56}, OP_CUMSUM_3},
       {"Op LRN 5, 64x56x56", "LRN", {1, 64, 56, 56}, {1, 64, 56, 56}, OP_LRN_5},
   };
