@@ -18,13 +18,17 @@
  *       x [N, C, D...]: y = x / (bias + alpha / size * sum of x^2 over the channels
  *       c - floor((size-1)/2) .. c + ceil((size-1)/2))^beta
  *
- * Floats (f32, f64); the means and variances of f32 data are summed in f64. Every kernel is
- * one or two passes over x with no scratch memory (lrn sums its squares in y first). */
+ * Floats (f32, f64); the means and variances of f32 data are summed in f64 (layer_norm and
+ * rms_norm: with eight partial sums, kernel_sum_f64.h, within 2^-36 of the sum of the terms'
+ * magnitudes for rows below 2^20; then the mean and 1 / sqrt(variance + eps) are rounded to
+ * f32 as before). Every kernel is one or two passes over x with no scratch memory (lrn sums
+ * its squares in y first). */
 #include "kernel_util.h"
 
 #include "base/checked.h"
 
 #include "kernel_dot.h"
+#include "kernel_sum_f64.h"
 
 #include <math.h>
 #include <string.h>
@@ -181,7 +185,7 @@ static berth_status_t rms_norm_infer(const berth_attr_value_t *attrs, const bert
 }
 
 /* One row: mean (unless rms) and the inverse of sqrt(variance or mean square + eps). */
-#define LN_FN(s, T, SQRT)                                                                                    \
+#define LN_FN(s, T, SQRT, SUM, SQDEV)                                                            \
   static void ln_##s(const berth_kernel_call_t *call, int64_t rows, int64_t cols, bool rms) {                 \
     const T *x = (const T *)call->in[0].data, *sc = (const T *)call->in[1].data;                               \
     const T *bi = !rms && call->n_in == 3 ? (const T *)call->in[2].data : NULL;                                \
@@ -190,15 +194,8 @@ static berth_status_t rms_norm_infer(const berth_attr_value_t *attrs, const bert
     for (int64_t r = 0; r < rows; r++) {                                                                     \
       const T *xr = x + r * cols;                                                                            \
       T *yr = y + r * cols;                                                                                  \
-      double sum = 0, sq = 0;                                                                                \
-      if (!rms) {                                                                                            \
-        for (int64_t i = 0; i < cols; i++) sum += xr[i];                                                     \
-      }                                                                                                      \
-      const T mean = rms ? 0 : (T)(sum / (double)cols);                                                      \
-      for (int64_t i = 0; i < cols; i++) {                                                                   \
-        double d = (double)xr[i] - (double)mean;                                                             \
-        sq += d * d;                                                                                         \
-      }                                                                                                      \
+      const T mean = rms ? 0 : (T)(SUM(xr, cols) / (double)cols);                                            \
+      const double sq = SQDEV(xr, cols, (double)mean);                                                       \
       const T inv = (T)(1.0 / SQRT((T)(sq / (double)cols) + (T)eps));                                       \
       if (bi) {                                                                                              \
         BERTH_VLOOP(i, cols, yr[i] = (xr[i] - mean) * inv * sc[i] + bi[i];);                                 \
@@ -211,8 +208,19 @@ static berth_status_t rms_norm_infer(const berth_attr_value_t *attrs, const bert
       }                                                                                                      \
     }                                                                                                        \
   }
-LN_FN(f32, float, sqrtf)
-LN_FN(f64, double, sqrt)
+/* f64 data: sums in order (kernel_sum_f64.h's lanes are for f32 runs) */
+static double ln_sum_f64(const double *x, int64_t n) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += x[i];
+  return s;
+}
+static double ln_sqdev_f64(const double *x, int64_t n, double mean) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += (x[i] - mean) * (x[i] - mean);
+  return s;
+}
+LN_FN(f32, float, sqrtf, berth_sum_f64_f32, berth_sqdev_f64_f32)
+LN_FN(f64, double, sqrt, ln_sum_f64, ln_sqdev_f64)
 
 static void ln_run_common(const berth_kernel_call_t *call, bool rms) {
   int64_t rows, cols;

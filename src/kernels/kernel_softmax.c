@@ -5,11 +5,25 @@
  *   normalize each row, i.e. over all the dims from `axis` on.
  * Floats, rank >= 1. Numerically stable: softmax = exp(x - max) / sum exp(x - max) and
  * log_softmax = (x - max) - log(sum exp(x - max)). A row with a NaN gives NaN; a row of
- * all -inf gives NaN (as the ONNX reference does: -inf - -inf).
+ * all -inf gives NaN (as the ONNX reference does: -inf - -inf); so does a row holding +inf.
+ *
+ * f32: t = x - max in f32, exp(t) by the kernel variant's vectorised exp_f32 (kernel_vmath.h:
+ * within 2 ulp), the sum of the exponentials in f64 (kernel_sum_f64.h along a row, in order
+ * down a column), then y = exp(t) * (float)(1 / sum) or y = t - (float)log(sum). With
+ * u = 2^-24 and w_j = y_j (the exact softmax), the relative error of softmax's y_i is at
+ * most u * (8 + |t_i| + sum_j w_j (4 + |t_j|)) and the absolute error of log_softmax's at most
+ * u * (4 + |t_i| + |log sum| + |y_i| + sum_j w_j (4 + |t_j|)), plus a few units of 2^-149
+ * where an output is subnormal: the |t| terms are the rounding of x - max (as in any f32
+ * softmax), the rest exp's 2 ulp, the reciprocal (or log) and the last multiplication
+ * (subtraction). tests/test_kernel_softmax.c checks these bounds for every kernel variant
+ * against a double-precision softmax. f64: exp and log of the C library, sums in order in f64.
  *
  * A normalized run that is contiguous (the last axis, or any legacy case) is processed
- * row by row; otherwise the kernel walks each of the `inner` interleaved columns with a
- * stride, with no scratch memory. */
+ * row by row, 64 elements per call of exp_f32; otherwise up to 64 interleaved columns are
+ * normalized together, each pass reading whole rows of them (f64: each column with a stride).
+ * Scratch: a few hundred bytes of stack, no allocation. x and y may be the same array. */
+#include "kernel_isa.h"
+#include "kernel_sum_f64.h"
 #include "kernel_util.h"
 
 #include <math.h>
@@ -55,48 +69,139 @@ static berth_status_t softmax_infer_common(const berth_op_def_t *def, const bert
   return BERTH_OK;
 }
 
-/* One normalized run of n elements at stride st, from x to y. */
-#define SOFTMAX_FN(s, T, EXP, LOG)                                                                 \
-  static void softmax_run_##s(const T *x, T *y, int64_t n, int64_t st, bool log_out) {             \
-    T mx = x[0];                                                                                   \
-    bool nan = false;                                                                              \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      T v = x[i * st];                                                                             \
-      if (v != v) nan = true;                                                                      \
-      if (v > mx) mx = v;                                                                          \
-    }                                                                                              \
-    if (nan) mx = (T)NAN;                                                                          \
-    T sum = 0;                                                                                     \
-    if (log_out) {                                                                                 \
-      for (int64_t i = 0; i < n; i++) sum += EXP(x[i * st] - mx);                                  \
-      T ls = LOG(sum);                                                                             \
-      for (int64_t i = 0; i < n; i++) y[i * st] = (x[i * st] - mx) - ls;                           \
-    } else {                                                                                       \
-      for (int64_t i = 0; i < n; i++) {                                                            \
-        T e = EXP(x[i * st] - mx);                                                                 \
-        y[i * st] = e;                                                                             \
-        sum += e;                                                                                  \
-      }                                                                                            \
-      T inv = 1 / sum;                                                                             \
-      for (int64_t i = 0; i < n; i++) y[i * st] *= inv;                                            \
-    }                                                                                              \
+/* ---- f32 -------------------------------------------------------------------------------- */
+
+enum { SM_BLOCK = 64 }; /* elements exponentiated per call of exp_f32; columns normalized together */
+
+/* The largest of n floats, NaNs left out (-inf if there is no other): a NaN still makes its
+ * whole run NaN, through its exponential in the sum. */
+static float sm_max_f32(const float *x, int64_t n) {
+  int64_t i = 0;
+  float mx = -INFINITY;
+#if BERTH_DOT_VECTOR
+  typedef int32_t v4i __attribute__((vector_size(16)));
+  const berth_v4f ninf = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  berth_v4f m0 = ninf, m1 = ninf;
+  for (; i + 8 <= n; i += 8) {
+    berth_v4f a = berth_ld_f32(x + i), b = berth_ld_f32(x + i + 4);
+    v4i ca = a > m0, cb = b > m1; /* a > m ? a : m, lane by lane (maxps) */
+    m0 = (berth_v4f)(((v4i)a & ca) | ((v4i)m0 & ~ca));
+    m1 = (berth_v4f)(((v4i)b & cb) | ((v4i)m1 & ~cb));
   }
-SOFTMAX_FN(f32, float, expf, logf)
-SOFTMAX_FN(f64, double, exp, log)
+  for (int l = 0; l < 4; l++) {
+    if (m0[l] > mx) mx = m0[l];
+    if (m1[l] > mx) mx = m1[l];
+  }
+#endif
+  for (; i < n; i++)
+    if (x[i] > mx) mx = x[i];
+  return mx;
+}
+
+/* One contiguous run of n elements. */
+static void sm_row_f32(const float *x, float *y, int64_t n, bool log_out) {
+  const float mx = sm_max_f32(x, n);
+  float t[SM_BLOCK], e[SM_BLOCK];
+  double sum = 0;
+  for (int64_t i = 0; i < n; i += SM_BLOCK) {
+    const int64_t len = n - i < SM_BLOCK ? n - i : SM_BLOCK;
+    for (int64_t k = 0; k < len; k++) t[k] = x[i + k] - mx;
+    float *ex = log_out ? e : y + i; /* log_softmax reads x again below */
+    BERTH_KCALL(exp_f32)(t, ex, len);
+    sum += berth_sum_f64_f32(ex, len);
+  }
+  if (log_out) {
+    const float ls = (float)log(sum);
+    for (int64_t k = 0; k < n; k++) y[k] = (x[k] - mx) - ls;
+  } else {
+    const float inv = (float)(1.0 / sum);
+    for (int64_t k = 0; k < n; k++) y[k] *= inv;
+  }
+}
+
+/* Columns c < w (w <= SM_BLOCK) of n rows `inner` floats apart, x and y at the first column
+ * of the first row: each column is one run, normalized with its own max and sum. */
+static void sm_cols_f32(const float *x, float *y, int64_t n, int64_t inner, int64_t w, bool log_out) {
+  float m[SM_BLOCK], t[SM_BLOCK], e[SM_BLOCK];
+  double s[SM_BLOCK];
+  for (int64_t c = 0; c < w; c++) m[c] = -INFINITY, s[c] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const float *xi = x + i * inner;
+    for (int64_t c = 0; c < w; c++) m[c] = xi[c] > m[c] ? xi[c] : m[c];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    const float *xi = x + i * inner;
+    float *ex = log_out ? e : y + i * inner;
+    for (int64_t c = 0; c < w; c++) t[c] = xi[c] - m[c];
+    BERTH_KCALL(exp_f32)(t, ex, w);
+    for (int64_t c = 0; c < w; c++) s[c] += ex[c];
+  }
+  for (int64_t c = 0; c < w; c++) t[c] = log_out ? (float)log(s[c]) : (float)(1.0 / s[c]);
+  for (int64_t i = 0; i < n; i++) {
+    const float *xi = x + i * inner;
+    float *yi = y + i * inner;
+    if (log_out) {
+      for (int64_t c = 0; c < w; c++) yi[c] = (xi[c] - m[c]) - t[c];
+    } else {
+      for (int64_t c = 0; c < w; c++) yi[c] *= t[c];
+    }
+  }
+}
+
+static void softmax_f32(const float *x, float *y, const softmax_plan_t *p, bool log_out) {
+  for (int64_t o = 0; o < p->outer; o++) {
+    const int64_t off = o * p->n * p->inner;
+    if (p->inner == 1) {
+      sm_row_f32(x + off, y + off, p->n, log_out);
+      continue;
+    }
+    for (int64_t j = 0; j < p->inner; j += SM_BLOCK)
+      sm_cols_f32(x + off + j, y + off + j, p->n, p->inner, p->inner - j < SM_BLOCK ? p->inner - j : SM_BLOCK,
+                  log_out);
+  }
+}
+
+/* ---- f64 -------------------------------------------------------------------------------- */
+
+/* One normalized run of n elements at stride st, from x to y. */
+static void softmax_run_f64(const double *x, double *y, int64_t n, int64_t st, bool log_out) {
+  double mx = x[0];
+  bool nan = false;
+  for (int64_t i = 0; i < n; i++) {
+    double v = x[i * st];
+    if (v != v) nan = true;
+    if (v > mx) mx = v;
+  }
+  if (nan) mx = NAN;
+  double sum = 0;
+  if (log_out) {
+    for (int64_t i = 0; i < n; i++) sum += exp(x[i * st] - mx);
+    double ls = log(sum);
+    for (int64_t i = 0; i < n; i++) y[i * st] = (x[i * st] - mx) - ls;
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      double e = exp(x[i * st] - mx);
+      y[i * st] = e;
+      sum += e;
+    }
+    double inv = 1 / sum;
+    for (int64_t i = 0; i < n; i++) y[i * st] *= inv;
+  }
+}
 
 static void softmax_run_common(const berth_kernel_call_t *call, bool log_out) {
   const berth_type_t *x = call->in[0].type;
   softmax_plan_t p;
   softmax_plan(log_out ? "log_softmax" : "softmax", call->attrs, x, &p, NULL);
+  if (x->dtype == BERTH_DTYPE_F32) {
+    softmax_f32((const float *)call->in[0].data, (float *)call->out[0].data, &p, log_out);
+    return;
+  }
   for (int64_t o = 0; o < p.outer; o++)
     for (int64_t j = 0; j < p.inner; j++) {
       int64_t off = o * p.n * p.inner + j;
-      if (x->dtype == BERTH_DTYPE_F32)
-        softmax_run_f32((const float *)call->in[0].data + off, (float *)call->out[0].data + off, p.n, p.inner,
-                        log_out);
-      else
-        softmax_run_f64((const double *)call->in[0].data + off, (double *)call->out[0].data + off, p.n, p.inner,
-                        log_out);
+      softmax_run_f64((const double *)call->in[0].data + off, (double *)call->out[0].data + off, p.n, p.inner,
+                      log_out);
     }
 }
 
