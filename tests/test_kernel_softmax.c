@@ -7,6 +7,7 @@
 #include "test_kernel_util.h"
 
 #include "berth/kernels.h"
+#include "kernels/kernel_isa.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -158,6 +159,24 @@ static void test_special_values(void) {
   sm_expect(__LINE__, true, ty(F32, 2, 1, 4), 0, one_x, one_ls);
 }
 
+/* The exponentials have exp_f32's bits: in a run {0, t} with t <= -18, e^t is below 2^-25, so
+ * the sum 1 + e^t has the reciprocal 1 in f32 and softmax's second output is e^t itself
+ * (subnormal below t = -87.3). */
+static void test_exp_bits(void) {
+  const berth_kernel_isa_t *k = berth_kernel_isa();
+  int bad = 0;
+  for (int i = 0; i < 4000; i++) {
+    float x[2] = {0, -18.0f - 86.0f * (float)i / 4000.0f - (float)(rnd() * 0.02)}, y[2], e;
+    berth_type_t t = ty(F32, 2, 1, 2);
+    sm_call(false, &t, -1, 0, x, y);
+    k->exp_f32(&x[1], &e, 1);
+    if (memcmp(&y[1], &e, sizeof e) != 0 && bad++ < 5)
+      CHECK_MSG(0, "%s: softmax's e^%.9g is %a, exp_f32 gives %a", berth_kernels_isa_name(k->id), (double)x[1],
+                (double)y[1], (double)e);
+  }
+  CHECK(bad == 0);
+}
+
 int main(void) {
   for (int v = BERTH_KERNELS_PORTABLE; v < BERTH_KERNELS_ISA_COUNT; v++) {
     if (!berth_kernels_available((berth_kernels_isa_t)v)) continue;
@@ -165,6 +184,7 @@ int main(void) {
     g_worst = 0;
     test_accuracy();
     test_special_values();
+    test_exp_bits();
     fprintf(stderr, "  %s: worst error / bound %.3f\n", berth_kernels_isa_name((berth_kernels_isa_t)v), g_worst);
   }
   CHECK(berth_kernels_select(BERTH_KERNELS_AUTO) == BERTH_OK);

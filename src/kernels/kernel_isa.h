@@ -233,6 +233,11 @@ typedef struct berth_kernel_isa {
   void (*conv_rows_ukr_f32)(const float *w, int64_t ldw, const float *x, const int32_t *off, int64_t k,
                             const float *bias, float *y, int64_t ldy, int64_t n, int64_t nch,
                             const berth_ukr_epi_t *epi);
+  /* softmax (log_out 0) or log_softmax (1) of the n >= 1 contiguous floats x into y (y may be
+   * x): kernel_softmax.c's arithmetic (its row of one run) with the variant's vectors, the
+   * exponentials with the bits exp_f32 gives (kernel_softmax_ukr.h). NULL where the variant
+   * has none (the portable one: kernel_softmax.c's row with exp_f32). */
+  void (*softmax_row_f32)(const float *x, float *y, int64_t n, int log_out);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -360,6 +360,8 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #define CRU_NAME ISA_FN(conv_rows_ukr_f32)
 #include "kernel_conv_rows_ukr.h"
 
+#include "kernel_softmax_ukr.h" /* softmax and log_softmax of a contiguous run */
+
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
     .dot4xn_f32 = ISA_FN(dot4xn_f32),
@@ -388,4 +390,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_rows_mr = ISA_CR_MR,
     .conv_rows_t = ISA_CR_NV * ISA_VW,
     .conv_rows_ukr_f32 = ISA_FN(conv_rows_ukr_f32),
+    .softmax_row_f32 = ISA_FN(softmax_row_f32),
 };
