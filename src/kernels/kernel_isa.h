@@ -238,6 +238,12 @@ typedef struct berth_kernel_isa {
    * exponentials with the bits exp_f32 gives (kernel_softmax_ukr.h). NULL where the variant
    * has none (the portable one: kernel_softmax.c's row with exp_f32). */
   void (*softmax_row_f32)(const float *x, float *y, int64_t n, int log_out);
+  /* layer_norm (rms 0) or rms_norm (1) of the n floats x into y with scale sc and bias bi (NULL:
+   * none), writing the row's mean (0 for rms) and 1 / sqrt(variance + eps): kernel_norm.c's row
+   * with the variant's vectors, the same bits but where its f64 sums round differently
+   * (kernel_norm_ukr.h). NULL where the variant has none (the portable one: kernel_norm.c's). */
+  void (*layer_norm_row_f32)(const float *x, const float *sc, const float *bi, float *y, int64_t n, float eps,
+                             int rms, float *mean, float *inv);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

@@ -361,6 +361,7 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
 #include "kernel_conv_rows_ukr.h"
 
 #include "kernel_softmax_ukr.h" /* softmax and log_softmax of a contiguous run */
+#include "kernel_norm_ukr.h"    /* layer_norm and rms_norm of a row */
 
 const berth_kernel_isa_t ISA_TABLE = {
     .id = ISA_ID,
@@ -391,4 +392,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_rows_t = ISA_CR_NV * ISA_VW,
     .conv_rows_ukr_f32 = ISA_FN(conv_rows_ukr_f32),
     .softmax_row_f32 = ISA_FN(softmax_row_f32),
+    .layer_norm_row_f32 = ISA_FN(layer_norm_row_f32),
 };

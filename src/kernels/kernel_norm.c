@@ -19,15 +19,19 @@
  *       c - floor((size-1)/2) .. c + ceil((size-1)/2))^beta
  *
  * Floats (f32, f64); the means and variances of f32 data are summed in f64 (layer_norm and
- * rms_norm: with eight partial sums, kernel_sum_f64.h, within 2^-36 of the sum of the terms'
- * magnitudes for rows below 2^20; then the mean and 1 / sqrt(variance + eps) are rounded to
- * f32 as before). Every kernel is one or two passes over x with no scratch memory (lrn sums
+ * rms_norm: with partial sums, within 2^-36 of the sum of the terms' magnitudes for rows
+ * below 2^20, then the mean and 1 / sqrt(variance + eps) rounded to f32; a row is one call of
+ * the kernel variant's layer_norm_row_f32, kernel_norm_ukr.h, or where it has none, the
+ * portable one, ln_f32 here with kernel_sum_f64.h's eight partial sums: the same bits but
+ * where an f64 sum rounds differently; one-node LayerNormalization 197x768 on AVX2 316 -> 58
+ * us, onnxruntime 80). Every kernel is one or two passes over x with no scratch memory (lrn sums
  * its squares in y first). */
 #include "kernel_util.h"
 
 #include "base/checked.h"
 
 #include "kernel_dot.h"
+#include "kernel_isa.h"
 #include "kernel_sum_f64.h"
 
 #include <math.h>
@@ -231,8 +235,26 @@ static void ln_run_common(const berth_kernel_call_t *call, bool rms) {
    * inv_std_dev, NaN (0 / 0) where the normalized dims are empty */
   if (rms && berth_kernel_is_empty(x)) return;
   if (rows == 0) return;
-  if (x->dtype == BERTH_DTYPE_F32) ln_f32(call, rows, cols, rms);
-  else ln_f64(call, rows, cols, rms);
+  if (x->dtype == BERTH_DTYPE_F64) {
+    ln_f64(call, rows, cols, rms);
+    return;
+  }
+  void (*row)(const float *, const float *, const float *, float *, int64_t, float, int, float *, float *) =
+      berth_kernel_isa()->layer_norm_row_f32;
+  if (!row) {
+    ln_f32(call, rows, cols, rms);
+    return;
+  }
+  const float *xs = (const float *)call->in[0].data, *sc = (const float *)call->in[1].data;
+  const float *bi = !rms && call->n_in == 3 ? (const float *)call->in[2].data : NULL;
+  float *y = (float *)call->out[0].data, mean, inv;
+  for (int64_t r = 0; r < rows; r++) {
+    row(xs + r * cols, sc, bi, y + r * cols, cols, (float)call->attrs[LN_EPSILON].f, rms, &mean, &inv);
+    if (!rms) {
+      ((float *)call->out[1].data)[r] = mean;
+      ((float *)call->out[2].data)[r] = inv;
+    }
+  }
 }
 static void layer_norm_run(const berth_kernel_call_t *call) { ln_run_common(call, false); }
 static void rms_norm_run(const berth_kernel_call_t *call) { ln_run_common(call, true); }
