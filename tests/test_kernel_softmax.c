@@ -101,7 +101,8 @@ static void test_accuracy(void) {
   sm_case("classifier head [1, 1000]", ty(F32, 2, 1, 1000), 1, 0, 15);
   sm_case("last axis [5, 7], wide spread", ty(F32, 2, 5, 7), -1, 0, 90);
   sm_case("axis 1 of [2, 8, 9, 11] (inner 99)", ty(F32, 4, 2, 8, 9, 11), 1, 0, 10);
-  sm_case("axis 0 of [300, 3]", ty(F32, 2, 300, 3), 0, 0, 30);
+  sm_case("axis 0 of [300, 3] (one column at a time)", ty(F32, 2, 300, 3), 0, 0, 30);
+  sm_case("axis 0 of [70, 16] (the fewest columns in blocks)", ty(F32, 2, 70, 16), 0, 0, 30);
   sm_case("axis 1 of [1, 8, 5, 64]", ty(F32, 4, 1, 8, 5, 64), 1, 0, 5);
   sm_case("legacy axis 1 of [2, 3, 5]", ty(F32, 3, 2, 3, 5), 1, 1, 6);
   sm_case("length-1 last axis [6, 1]", ty(F32, 2, 6, 1), 1, 0, 100);
@@ -111,7 +112,7 @@ static void test_accuracy(void) {
 /* Outputs computed by hand: exact where the arithmetic is exact. */
 static void sm_expect(int line, bool log_out, berth_type_t t, int64_t axis, const float *x, const float *want) {
   int64_t numel = berth_type_numel(&t);
-  float y[16];
+  float y[4 * 17];
   sm_call(log_out, &t, axis, 0, x, y);
   for (int64_t i = 0; i < numel; i++) {
     bool same = isnan(want[i]) ? isnan(y[i]) : (y[i] == want[i] && signbit(y[i]) == signbit(want[i]));
@@ -147,9 +148,12 @@ static void test_special_values(void) {
     for (int log_out = 0; log_out < 2; log_out++) {
       const float *want = log_out ? ls[k] : sm[k];
       sm_expect(__LINE__, log_out, ty(F32, 2, 1, 4), -1, rows[k], want);
-      float xc[8], wc[8]; /* the run twice as the columns of [4, 2]: the strided path */
+      /* the run as each column of [4, 2] (one column at a time) and of [4, 17] (blocks of columns) */
+      float xc[4 * 17], wc[4 * 17];
       for (int i = 0; i < 8; i++) xc[i] = rows[k][i / 2], wc[i] = want[i / 2];
       sm_expect(__LINE__, log_out, ty(F32, 2, 4, 2), 0, xc, wc);
+      for (int i = 0; i < 4 * 17; i++) xc[i] = rows[k][i / 17], wc[i] = want[i / 17];
+      sm_expect(__LINE__, log_out, ty(F32, 2, 4, 17), 0, xc, wc);
     }
   /* length-1 axis: 1 (log: 0) for finite values, NaN for NaN and +-inf */
   const float one_x[4] = {-big, 0, nan, inf}, one_sm[4] = {1, 1, nan, nan}, one_ls[4] = {0, 0, nan, nan};
