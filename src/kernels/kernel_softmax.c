@@ -24,7 +24,8 @@
  * by four vectors in f32 before f64) or, where it has none (the portable variant), sm_row_f32
  * here (exp_f32 on blocks of 256 of x - max, sums in f64 by kernel_sum_f64.h); otherwise up to
  * 64 interleaved columns are normalized together, each pass reading whole rows of them, sums
- * in order in f64 (f64 data: each column with a stride). Measured on AVX2 (one-node ONNX rows
+ * in order in f64, or with fewer than 16 columns one column at a time, gathered into blocks of
+ * 64 (f64 data: each column with a stride). Measured on AVX2 (one-node ONNX rows
  * of bench/ort_compare): Softmax 8x197x197 1499 -> 225 us, LogSoftmax 246 us, a 1000-class
  * head 1.5 us. Scratch: at most 1.3 KB of stack, no allocation. x and y may be the same array. */
 #include "kernel_isa.h"
