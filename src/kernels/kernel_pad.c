@@ -11,6 +11,7 @@
  *   2 edge:     repeat the edge element;
  *   3 wrap:     wrap around (numpy "wrap"), periodically for long pads.
  * The non-constant modes need at least one element on a padded axis. Any dtype. */
+#include "kernel_move.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -133,6 +134,17 @@ static void pad_value_bytes(const berth_attr_value_t *v, berth_dtype_t dt, unsig
   }
 }
 
+/* Output elements [from, to) of a row outside the kept source range: the constant, or for the
+ * other modes the source element pad_map picks. */
+static void pad_edges(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
+                      const unsigned char *value, int64_t from, int64_t to, size_t es) {
+  if (mode == PAD_CONSTANT) {
+    berth_kernel_fill(dst + (size_t)from * es, value, to - from, es);
+    return;
+  }
+  for (int64_t o = from; o < to; o++) memcpy(dst + (size_t)o * es, s + (size_t)pad_map(la, mode, o) * es, es);
+}
+
 static void pad_run(const berth_kernel_call_t *call) {
   const berth_type_t *x = call->in[0].type;
   pad_axis_t ax[BERTH_MAX_RANK];
@@ -167,20 +179,15 @@ static void pad_run(const berth_kernel_call_t *call) {
       else base += c * xs[k];
     }
     if (constant || (la->len == 0)) {
-      for (int64_t o = 0; o < row; o++) memcpy(dst + (size_t)o * es, value, es);
+      berth_kernel_fill(dst, value, row, es); /* only the constant mode leaves no source */
     } else {
       const unsigned char *s = src + (size_t)base * es;
       int64_t mid_end = la->left + la->len < row ? la->left + la->len : row;
-      for (int64_t o = 0; o < la->left && o < row; o++) {
-        int64_t c = pad_map(la, mode, o);
-        memcpy(dst + (size_t)o * es, c < 0 ? value : s + (size_t)c * es, es);
-      }
+      int64_t right = mid_end > la->left ? mid_end : la->left;
+      pad_edges(dst, s, la, mode, value, 0, la->left < row ? la->left : row, es);
       if (mid_end > la->left)
         memcpy(dst + (size_t)la->left * es, s + (size_t)la->start * es, (size_t)(mid_end - la->left) * es);
-      for (int64_t o = mid_end > la->left ? mid_end : la->left; o < row; o++) {
-        int64_t c = pad_map(la, mode, o);
-        memcpy(dst + (size_t)o * es, c < 0 ? value : s + (size_t)c * es, es);
-      }
+      pad_edges(dst, s, la, mode, value, right, row, es);
     }
     for (int32_t k = last - 1; k >= 0; k--) {
       if (++idx[k] < t.dims[k]) break;

@@ -3,9 +3,11 @@
  *
  * Each op computes its output shape (and, where needed, a strided view of its input) in one
  * plan function that both infer and run call, so what run does is exactly what infer
- * accepted. Views are copied with berth_kernel_gather; squeeze, unsqueeze and reshape keep
+ * accepted. Views are copied with berth_kernel_gather (transpose and expand with their block
+ * copies in kernel_move.c); squeeze, unsqueeze and reshape keep
  * the row-major order and are a plain memcpy. */
 #include "base/checked.h"
+#include "kernel_move.h"
 #include "kernel_util.h"
 
 #include <string.h>
@@ -301,52 +303,13 @@ static berth_status_t transpose_infer(const berth_attr_value_t *attrs, const ber
   return finish("transpose", &v.type, out, diag);
 }
 
-/* A 2-D transpose (after dims are merged: [rows, cols] read column-wise) is copied in
- * square tiles so that both the reads and the writes stay within a few cache lines. */
-#define TILE 32
-#define TRANSPOSE_TILED(T)                                                                   \
-  do {                                                                                       \
-    T *o_ = (T *)out;                                                                        \
-    const T *i_ = (const T *)in;                                                             \
-    for (int64_t r0 = 0; r0 < rows; r0 += TILE)                                              \
-      for (int64_t c0 = 0; c0 < cols; c0 += TILE) {                                          \
-        int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows, c1 = c0 + TILE < cols ? c0 + TILE : cols; \
-        for (int64_t r = r0; r < r1; r++)                                                    \
-          for (int64_t c = c0; c < c1; c++) o_[r * cols + c] = i_[c * rows + r];             \
-      }                                                                                      \
-  } while (0)
-
+/* A transposed view whose innermost axis is strided runs as 2-D register-tile transposes
+ * (kernel_move.c); the others copy rows. */
 static void transpose_run(const berth_kernel_call_t *call) {
   view_t v;
   transpose_plan(call->attrs, call->in[0].type, &v, NULL);
-  if (berth_kernel_is_empty(&v.type)) return;
-  /* Find the plain 2-D case: output [rows, cols] with input strides [1, rows]. */
-  int64_t d[BERTH_MAX_RANK], s[BERTH_MAX_RANK];
-  int32_t r = 0;
-  for (int32_t k = 0; k < v.type.rank; k++) {
-    if (v.type.dims[k] == 1) continue;
-    if (r > 0 && s[r - 1] == v.strides[k] * v.type.dims[k]) {
-      d[r - 1] *= v.type.dims[k];
-      s[r - 1] = v.strides[k];
-    } else {
-      d[r] = v.type.dims[k];
-      s[r++] = v.strides[k];
-    }
-  }
-  size_t es = berth_dtype_size(v.type.dtype);
-  if (r == 2 && s[0] == 1 && s[1] == d[0] && d[0] >= TILE && d[1] >= TILE) {
-    int64_t rows = d[0], cols = d[1];
-    void *out = call->out[0].data;
-    const void *in = call->in[0].data;
-    switch (es) {
-      case 1: TRANSPOSE_TILED(uint8_t); return;
-      case 2: TRANSPOSE_TILED(uint16_t); return;
-      case 4: TRANSPOSE_TILED(uint32_t); return;
-      case 8: TRANSPOSE_TILED(uint64_t); return;
-      default: break;
-    }
-  }
-  run_view(call, &v);
+  berth_kernel_permute(call->out[0].data, call->in[0].data, berth_dtype_size(v.type.dtype), v.type.rank,
+                       v.type.dims, v.strides, v.base);
 }
 
 /* ==== concat(xs...) {axis} ========================================================== */
@@ -435,7 +398,8 @@ static berth_status_t expand_infer(const berth_attr_value_t *attrs, const berth_
 static void expand_run(const berth_kernel_call_t *call) {
   view_t v;
   expand_plan(call->attrs, call->in[0].type, &v, NULL);
-  run_view(call, &v);
+  berth_kernel_expand(call->out[0].data, call->in[0].data, berth_dtype_size(v.type.dtype), v.type.rank, v.type.dims,
+                      v.strides, v.base);
 }
 
 /* ==== table entries ================================================================ */

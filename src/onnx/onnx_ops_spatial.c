@@ -102,8 +102,43 @@ static berth_status_t op_split(ox_ctx_t *cx) {
 
 /* ---- Tile ------------------------------------------------------------------------------- */
 
-/* Per tiled axis k: reshape to [pre, 1, d_k, post], expand to [pre, r, d_k, post], reshape
- * back with d_k * r: one copy per tiled axis, any rank. */
+/* All tiled axes in one copy: reshape with a 1 before each tiled axis, expand those 1s to the
+ * repeats, reshape back (the 1 and d_k become d_k * r). Possible while the rank with the 1s
+ * added fits BERTH_MAX_RANK and nothing is empty; false otherwise. */
+static berth_status_t tile_one_expand(ox_ctx_t *cx, int32_t x, const int64_t *rep, bool *done, int32_t *out) {
+  const berth_type_t t = cx->vals[x].type;
+  int64_t d[BERTH_MAX_RANK], e[BERTH_MAX_RANK], o[BERTH_MAX_RANK];
+  int32_t n = 0, tiled = 0;
+  *done = false;
+  if (berth_type_numel(&t) == 0) return BERTH_OK;
+  for (int32_t k = 0; k < t.rank; k++) {
+    if (rep[k] == 0) return BERTH_OK;
+    if (rep[k] == 1) continue;
+    tiled++;
+  }
+  if (tiled < 2 || t.rank + tiled > BERTH_MAX_RANK) return BERTH_OK;
+  for (int32_t k = 0; k < t.rank; k++) {
+    if (rep[k] != 1) {
+      d[n] = 1;
+      e[n++] = rep[k];
+    }
+    d[n] = e[n] = t.dims[k];
+    n++;
+    o[k] = t.dims[k] * rep[k];
+  }
+  int32_t v, w;
+  OX_TRY(ox_emit_reshape(cx, x, d, n, &v));
+  berth_attr_value_t a[BERTH_MAX_OP_ATTRS];
+  ox_attrs_default(BERTH_OP_EXPAND, a);
+  OX_TRY(ox_attr_ints(cx, BERTH_OP_EXPAND, a, "shape", e, n));
+  OX_TRY(ox_emit1(cx, BERTH_OP_EXPAND, 1, &v, a, &w));
+  OX_TRY(ox_emit_reshape(cx, w, o, t.rank, out));
+  *done = true;
+  return BERTH_OK;
+}
+
+/* Two or more tiled axes: one expand (tile_one_expand). Otherwise per tiled axis k: reshape to
+ * [pre, 1, d_k, post], expand to [pre, r, d_k, post], reshape back with d_k * r. */
 static berth_status_t op_tile(ox_ctx_t *cx) {
   if (cx->opset < 6) return ox_fail(cx, BERTH_ERR_UNIMPLEMENTED, "Tile before opset 6 (tiles and axis inputs)");
   int32_t x, r;
@@ -119,7 +154,9 @@ static berth_status_t op_tile(ox_ctx_t *cx) {
     if (rep[k] < 0 || rep[k] > BERTH_MAX_DIM || (t.dims[k] > 0 && rep[k] > BERTH_MAX_DIM / t.dims[k]))
       return ox_fail(cx, BERTH_ERR_INVALID_ARGUMENT, "repeats[%d] is %lld", (int)k, (long long)rep[k]);
   int32_t y = x;
-  for (int32_t k = 0; k < n; k++) {
+  bool done;
+  OX_TRY(tile_one_expand(cx, x, rep, &done, &y));
+  for (int32_t k = 0; k < n && !done; k++) {
     if (rep[k] == 1) continue;
     int64_t pre = 1, post = 1;
     for (int32_t j = 0; j < k; j++) pre *= t.dims[j];
