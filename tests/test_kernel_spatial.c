@@ -4,7 +4,8 @@
  * row-by-row copy of floats where every tap weighs 1 (bits kept, repeated rows),
  * conv_transpose with negative pads (output_padding), groups and dilations against a direct
  * sum, grid_sample's padding modes, col2im's overlaps, and small ONNX models (a Resize whose
- * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile,
+ * sizes are computed inside the graph, Split at opset 18 with an uneven last chunk, Tile (one
+ * expand, and one per axis where the rank would pass 8),
  * and the errors for operands that do not fold). */
 #include "fuzzgen/onnx_build.h"
 #include "onnx_run.h"
@@ -552,6 +553,53 @@ static void test_onnx_tile(void) {
   ob_deinit(&b);
 }
 
+/* Tile's two lowerings against y[i] = x[i_k mod d_k]: three tiled axes of a rank-4 tensor (one
+ * expand of rank 7), and five of a rank-5 tensor (rank 10 does not fit: one expand per axis). */
+static void tile_case(const char *name, int rank, const int64_t *dims, const int64_t *reps) {
+  char shape[64], rep[64], yshape[64];
+  int a = 0, c = 0, e = 0;
+  int64_t n = 1, ny = 1;
+  for (int k = 0; k < rank; k++) {
+    a += snprintf(shape + a, sizeof shape - (size_t)a, "%s%lld", k ? "," : "", (long long)dims[k]);
+    c += snprintf(rep + c, sizeof rep - (size_t)c, "%s%lld", k ? "," : "", (long long)reps[k]);
+    e += snprintf(yshape + e, sizeof yshape - (size_t)e, "%s%lld", k ? "," : "", (long long)(dims[k] * reps[k]));
+    n *= dims[k];
+    ny *= dims[k] * reps[k];
+  }
+  char rank_s[4];
+  snprintf(rank_s, sizeof rank_s, "%d", rank);
+  ob_t b;
+  ob_init(&b);
+  Onnx__GraphProto *g = ob_graph(&b, "main");
+  ob_input(&b, g, "x", ONNX_F, shape);
+  ob_init_tensor(&b, g, "rep", ONNX_I64, rank_s, rep);
+  ob_node(&b, g, "Tile", "x,rep", "y");
+  ob_output(&b, g, "y", ONNX_F, yshape);
+  size_t len;
+  uint8_t *m = ob_model(&b, g, 13, &len);
+  float *x = malloc((size_t)n * sizeof *x), *want = malloc((size_t)ny * sizeof *want);
+  for (int64_t i = 0; i < n; i++) x[i] = (float)(i + 1);
+  int64_t idx[8] = {0};
+  for (int64_t i = 0; i < ny; i++) {
+    int64_t off = 0;
+    for (int k = 0; k < rank; k++) off = off * dims[k] + idx[k] % dims[k];
+    want[i] = x[off];
+    for (int k = rank - 1; k >= 0; k--) {
+      if (++idx[k] < dims[k] * reps[k]) break;
+      idx[k] = 0;
+    }
+  }
+  const void *in[1] = {x};
+  run_model(name, m, len, in, 0, want, ny);
+  free(x), free(want);
+  ob_deinit(&b);
+}
+
+static void test_onnx_tile_paths(void) {
+  tile_case("tile_one_expand", 4, (const int64_t[]){2, 3, 1, 5}, (const int64_t[]){2, 1, 3, 2});
+  tile_case("tile_per_axis", 5, (const int64_t[]){2, 1, 3, 1, 2}, (const int64_t[]){2, 2, 2, 3, 2});
+}
+
 /* Operands that must fold but come from the caller fail the import with one line. */
 static void test_onnx_errors(void) {
   ob_t b;
@@ -586,6 +634,7 @@ int main(void) {
   test_onnx_resize_computed_sizes();
   test_onnx_split_uneven();
   test_onnx_tile();
+  test_onnx_tile_paths();
   test_onnx_errors();
   return test_finish("test_kernel_spatial");
 }
