@@ -204,7 +204,11 @@ void berth_kernel_permute(void *out, const void *in, size_t esize, int32_t rank,
   int32_t k = -1; /* the axis contiguous in the input */
   for (int32_t j = 0; r >= 2 && s[r - 1] != 1 && j < r - 1; j++)
     if (s[j] == 1) k = j;
-  const int64_t lo = d[k] < d[r - 1] ? d[k] : d[r - 1], hi = d[k] < d[r - 1] ? d[r - 1] : d[k];
+  int64_t lo = 0, hi = 0; /* the shorter and the longer side of the 2-D transposes */
+  if (k >= 0) {
+    lo = d[k] < d[r - 1] ? d[k] : d[r - 1];
+    hi = d[k] < d[r - 1] ? d[r - 1] : d[k];
+  }
   const bool pairs = esize == 4 && lo == 2 && hi >= MOVE_MIN_SIDE; /* tr_rows2_u32, tr_cols2_u32 */
   if (k < 0 || (lo < MOVE_MIN_SIDE && !pairs)) {
     berth_kernel_gather(out, in, esize, rank, dims, strides, base);
