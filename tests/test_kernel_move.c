@@ -119,7 +119,8 @@ static void check_view(const char *what, view_fn fn, const view_case_t *v, size_
                    (long long)v->strides[k]);
   shape[at] = 0;
   CHECK_MSG(memcmp(got, want, out_bytes) == 0,
-            "%s of dims:strides [%s] base %lld, %zu-byte elements differs (seed %#x)", what, shape, (long long)v->base, es, SEED);
+            "%s of dims:strides [%s] base %lld, %zu-byte elements differs (seed %#x)", what, shape,
+            (long long)v->base, es, SEED);
   free(in), free(got), free(want);
 }
 
