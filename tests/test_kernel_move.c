@@ -1,7 +1,7 @@
 /* Tests of the block copies (kernels/kernel_move.c) and of the ops that use them (transpose,
- * expand, pad, and ONNX Tile's single expand): every path bit for bit against a plain loop
- * over indices, for elements of 1, 2, 4, 8 (and 16) bytes, odd sizes, sizes below, at and
- * above the register block (4) and the cache tile (32), every rank up to 6, and empty
+ * expand, pad in every mode, and ONNX Tile's single expand): every path bit for bit against a
+ * plain loop over indices, for elements of 1, 2, 4, 8 (and 16) bytes, odd sizes, sizes below,
+ * at and above the register block (4) and the cache tile (32), every rank up to 6, and empty
  * tensors. Data are random bytes (NaN patterns, -0, denormals included), so a path that
  * moved values through float arithmetic would fail. Random cases use a fixed seed, printed
  * with each failure. */
@@ -204,9 +204,25 @@ static void test_expand(void) {
   check_view("expand", berth_kernel_expand, &scalar, 8);
 }
 
-/* ---- pad: the constant mode's fills, against a loop ---------------------------------------- */
+/* ---- pad: every mode, against a loop over the ONNX (numpy) definitions ---------------------- */
 
-static void check_pad_constant(berth_dtype_t dt, int32_t rank, const int64_t *x, const int64_t *pads) {
+enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
+
+/* The source index along one axis for output index o: the kept range after cropping is
+ * [start, start + len), written after the left pad; -1 for the constant. */
+static int64_t ref_pad_index(int mode, int64_t o, int64_t d, int64_t b, int64_t e) {
+  const int64_t start = b < 0 ? -b : 0, len = d + (b < 0 ? b : 0) + (e < 0 ? e : 0);
+  int64_t u = o - (b > 0 ? b : 0);
+  if (u >= 0 && u < len) return start + u;
+  if (mode == PAD_CONSTANT) return -1;
+  if (mode == PAD_EDGE) return start + (u < 0 ? 0 : len - 1);
+  if (mode == PAD_WRAP) return start + ((u % len) + len) % len;
+  if (len == 1) return start; /* reflect */
+  const int64_t period = 2 * (len - 1), m = ((u % period) + period) % period;
+  return start + (m < len ? m : period - m);
+}
+
+static void check_pad(berth_dtype_t dt, int mode, int32_t rank, const int64_t *x, const int64_t *pads) {
   const size_t es = berth_dtype_size(dt);
   berth_type_t tx, ty_;
   memset(&tx, 0, sizeof tx);
@@ -238,9 +254,9 @@ static void check_pad_constant(berth_dtype_t dt, int32_t rank, const int64_t *x,
     int64_t off = 0;
     bool inside = true;
     for (int32_t k = 0; k < rank; k++) {
-      int64_t u = idx[k] - pads[k];
-      if (u < 0 || u >= x[k]) inside = false;
-      off = off * x[k] + u;
+      int64_t c = ref_pad_index(mode, idx[k], x[k], pads[k], pads[rank + k]);
+      if (c < 0) inside = false;
+      off = off * x[k] + c;
     }
     memcpy(want + (size_t)i * es, inside ? in + (size_t)off * es : value, es);
     for (int32_t k = rank - 1; k >= 0; k--) {
@@ -250,41 +266,51 @@ static void check_pad_constant(berth_dtype_t dt, int32_t rank, const int64_t *x,
   }
   tcall_t c = tc_op(&berth_op_def_pad);
   tc_ints_arr(&c, "pads", pads, 2 * rank);
+  tc_int(&c, "mode", mode);
   if (dt == BERTH_DTYPE_F32 || dt == BERTH_DTYPE_F64) tc_scalar(&c, "value", -2.5);
   else tc_scalar_i(&c, "value", dt == BERTH_DTYPE_BOOL ? 1 : 3);
   tc_arg(&c, tx, in);
   unsigned char *got = tc_run(__LINE__, &c, ty_);
   if (got) {
-    CHECK_MSG(memcmp(got, want, (size_t)ny * es) == 0, "pad %s rank %d differs (seed %#x)", berth_dtype_name(dt),
-              (int)rank, SEED);
+    CHECK_MSG(memcmp(got, want, (size_t)ny * es) == 0, "pad %s mode %d rank %d differs (seed %#x)",
+              berth_dtype_name(dt), mode, (int)rank, SEED);
     free(got);
   }
   free(in), free(want);
 }
 
-static void test_pad_constant(void) {
+static void test_pad(void) {
   static const berth_dtype_t dts[] = {BERTH_DTYPE_BOOL, BERTH_DTYPE_U8, BERTH_DTYPE_I16, BERTH_DTYPE_F32,
                                       BERTH_DTYPE_I32, BERTH_DTYPE_F64, BERTH_DTYPE_I64};
+  const int ndt = (int)(sizeof dts / sizeof dts[0]);
   /* the benchmark row: 1x64x56x56, pads 1 on H and W */
   static const int64_t nchw[4] = {1, 64, 56, 56}, p1[8] = {0, 0, 1, 1, 0, 0, 1, 1};
-  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) check_pad_constant(dts[d], 4, nchw, p1);
-  /* crops and pads mixed, rows shorter and longer than a 16-byte fill */
+  for (int mode = 0; mode < 4; mode++)
+    for (int d = 0; d < ndt; d++) check_pad(dts[d], mode, 4, nchw, p1);
+  /* crops and pads mixed, rows shorter and longer than a 16-byte fill, pads longer than the data */
   static const int64_t x3[3] = {3, 5, 37}, p3[6] = {1, -1, 20, 2, 0, -3};
-  static const int64_t x1[1] = {0}, p1d[2] = {3, 17};
-  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
-    check_pad_constant(dts[d], 3, x3, p3);
-    check_pad_constant(dts[d], 1, x1, p1d);
+  static const int64_t x1[1] = {0}, p1d[2] = {3, 17}, x2[2] = {1, 2}, p2[4] = {4, 5, 6, 7};
+  for (int d = 0; d < ndt; d++) {
+    for (int mode = 0; mode < 4; mode++) {
+      check_pad(dts[d], mode, 3, x3, p3);
+      check_pad(dts[d], mode, 2, x2, p2);
+    }
+    check_pad(dts[d], PAD_CONSTANT, 1, x1, p1d);
   }
-  for (int t = 0; t < 200; t++) {
+  for (int t = 0; t < 400; t++) {
+    const int mode = (int)(rnd() % 4);
     int32_t rank = 1 + (int32_t)(rnd() % 4);
     int64_t x[4], pads[8];
     for (int32_t k = 0; k < rank; k++) {
-      x[k] = (int64_t)(rnd() % 9);
-      pads[k] = (int64_t)(rnd() % 21) - 2;
-      pads[rank + k] = (int64_t)(rnd() % 21) - 2;
-      if (x[k] + pads[k] + pads[rank + k] < 0) pads[k] = pads[rank + k] = 0;
+      x[k] = (int64_t)(rnd() % 9) + (mode != PAD_CONSTANT);
+      int64_t *b = &pads[k], *e = &pads[rank + k];
+      *b = (int64_t)(rnd() % 21) - 2;
+      *e = (int64_t)(rnd() % 21) - 2;
+      if (x[k] + *b + *e < 0) *b = *e = 0;
+      /* the other modes need data left on the axis */
+      if (mode != PAD_CONSTANT && x[k] + (*b < 0 ? *b : 0) + (*e < 0 ? *e : 0) < 1) *b = *e = 0;
     }
-    check_pad_constant(dts[rnd() % (sizeof dts / sizeof dts[0])], rank, x, pads);
+    check_pad(dts[rnd() % (uint32_t)ndt], mode, rank, x, pads);
   }
 }
 
@@ -293,6 +319,6 @@ int main(void) {
   test_fill();
   test_permute();
   test_expand();
-  test_pad_constant();
+  test_pad();
   return test_finish("test_kernel_move");
 }

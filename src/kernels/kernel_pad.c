@@ -134,17 +134,6 @@ static void pad_value_bytes(const berth_attr_value_t *v, berth_dtype_t dt, unsig
   }
 }
 
-/* Output elements [from, to) of a row outside the kept source range: the constant, or for the
- * other modes the source element pad_map picks. */
-static void pad_edges(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
-                      const unsigned char *value, int64_t from, int64_t to, size_t es) {
-  if (mode == PAD_CONSTANT) {
-    berth_kernel_fill(dst + (size_t)from * es, value, to - from, es);
-    return;
-  }
-  for (int64_t o = from; o < to; o++) memcpy(dst + (size_t)o * es, s + (size_t)pad_map(la, mode, o) * es, es);
-}
-
 /* berth_kernel_fill, with the one- to four-element edges of 4-byte rows (a 1- or 2-pixel border
  * of f32 images) stored in place rather than by a call. */
 static inline void pad_fill(unsigned char *dst, const unsigned char *value, int64_t n, size_t es) {
@@ -155,27 +144,36 @@ static inline void pad_fill(unsigned char *dst, const unsigned char *value, int6
   berth_kernel_fill(dst, value, n, es);
 }
 
-/* One output row of the constant mode: the constant, the kept source row s (NULL: none), the
- * constant. */
-static void pad_constant_row(unsigned char *dst, const unsigned char *s, const pad_axis_t *la,
-                             const unsigned char *value, size_t es) {
+/* Output elements [from, to) of a row outside the kept source range: the constant, or for the
+ * other modes the source element pad_map picks. */
+static void pad_edges(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
+                      const unsigned char *value, int64_t from, int64_t to, size_t es) {
+  if (mode == PAD_CONSTANT) {
+    pad_fill(dst + (size_t)from * es, value, to - from, es);
+    return;
+  }
+  for (int64_t o = from; o < to; o++) memcpy(dst + (size_t)o * es, s + (size_t)pad_map(la, mode, o) * es, es);
+}
+
+/* One output row: the edges, the kept source row s between them; s NULL (only in the constant
+ * mode: an outer coordinate in the padding, or nothing kept on the last axis) is all constant. */
+static void pad_row(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
+                    const unsigned char *value, size_t es) {
   const int64_t row = la->out;
   if (!s || la->len == 0) {
     berth_kernel_fill(dst, value, row, es);
     return;
   }
   const int64_t left = la->left < row ? la->left : row, mid_end = la->left + la->len < row ? la->left + la->len : row;
-  pad_fill(dst, value, left, es);
+  pad_edges(dst, s, la, mode, value, 0, left, es);
   if (mid_end > left) memcpy(dst + (size_t)left * es, s + (size_t)la->start * es, (size_t)(mid_end - left) * es);
-  const int64_t right = mid_end > left ? mid_end : left;
-  pad_fill(dst + (size_t)right * es, value, row - right, es);
+  pad_edges(dst, s, la, mode, value, mid_end > left ? mid_end : left, row, es);
 }
 
-/* The constant mode (rank >= 1) by planes of the last two axes: the outer coordinates are mapped
- * once per plane, a plane outside the kept data is one fill, and its rows map along their axis
- * alone. */
-static void pad_constant_run(unsigned char *dst, const unsigned char *src, const berth_type_t *t, const pad_axis_t *ax,
-                             const int64_t *xs, const unsigned char *value, size_t es) {
+/* Rank >= 1, by planes of the last two axes: the outer coordinates are mapped once per plane (a
+ * plane in the constant padding is one fill), each row along its axis alone. */
+static void pad_planes(unsigned char *dst, const unsigned char *src, const berth_type_t *t, const pad_axis_t *ax,
+                       const int64_t *xs, int64_t mode, const unsigned char *value, size_t es) {
   const int32_t r = t->rank;
   const pad_axis_t one = {0, 1, 0, 1}, *ra = r >= 2 ? &ax[r - 2] : &one, *la = &ax[r - 1];
   const int64_t rstride = r >= 2 ? xs[r - 2] : 0, plane = ra->out * la->out;
@@ -185,7 +183,7 @@ static void pad_constant_run(unsigned char *dst, const unsigned char *src, const
     int64_t base = 0;
     bool constant = false;
     for (int32_t k = 0; k < r - 2 && !constant; k++) {
-      int64_t c = pad_map(&ax[k], PAD_CONSTANT, idx[k]);
+      int64_t c = pad_map(&ax[k], mode, idx[k]);
       if (c < 0) constant = true;
       else base += c * xs[k];
     }
@@ -193,9 +191,9 @@ static void pad_constant_run(unsigned char *dst, const unsigned char *src, const
       berth_kernel_fill(dst, value, plane, es);
     } else {
       for (int64_t o = 0; o < ra->out; o++) {
-        int64_t c = pad_map(ra, PAD_CONSTANT, o);
-        pad_constant_row(dst + (size_t)(o * la->out) * es, c < 0 ? NULL : src + (size_t)(base + c * rstride) * es, la,
-                         value, es);
+        int64_t c = pad_map(ra, mode, o);
+        pad_row(dst + (size_t)(o * la->out) * es, c < 0 ? NULL : src + (size_t)(base + c * rstride) * es, la, mode,
+                value, es);
       }
     }
     for (int32_t k = r - 3; k >= 0; k--) {
@@ -218,46 +216,11 @@ static void pad_run(const berth_kernel_call_t *call) {
     memcpy(dst, src, es);
     return;
   }
-  const int64_t mode = call->attrs[PAD_MODE].i;
   unsigned char value[8];
   pad_value_bytes(&call->attrs[PAD_VALUE], x->dtype, value);
   int64_t xs[BERTH_MAX_RANK];
   berth_kernel_strides(x, xs); /* all 0 when x is empty: then every coordinate maps to -1 */
-  if (mode == PAD_CONSTANT) {
-    pad_constant_run(dst, src, &t, ax, xs, value, es);
-    return;
-  }
-  const int32_t r = t.rank, last = r - 1;
-  const pad_axis_t *la = &ax[last];
-  const int64_t row = la->out;
-  int64_t idx[BERTH_MAX_RANK] = {0};
-  int64_t rows = 1;
-  for (int32_t k = 0; k < last; k++) rows *= t.dims[k];
-  for (int64_t rw = 0; rw < rows; rw++, dst += (size_t)row * es) {
-    /* the source row, or none when an outer coordinate falls in constant padding */
-    int64_t base = 0;
-    bool constant = false;
-    for (int32_t k = 0; k < last && !constant; k++) {
-      int64_t c = pad_map(&ax[k], mode, idx[k]);
-      if (c < 0) constant = true;
-      else base += c * xs[k];
-    }
-    if (constant || (la->len == 0)) { /* not reached: only the constant mode leaves no source */
-      berth_kernel_fill(dst, value, row, es);
-    } else {
-      const unsigned char *s = src + (size_t)base * es;
-      int64_t mid_end = la->left + la->len < row ? la->left + la->len : row;
-      int64_t right = mid_end > la->left ? mid_end : la->left;
-      pad_edges(dst, s, la, mode, value, 0, la->left < row ? la->left : row, es);
-      if (mid_end > la->left)
-        memcpy(dst + (size_t)la->left * es, s + (size_t)la->start * es, (size_t)(mid_end - la->left) * es);
-      pad_edges(dst, s, la, mode, value, right, row, es);
-    }
-    for (int32_t k = last - 1; k >= 0; k--) {
-      if (++idx[k] < t.dims[k]) break;
-      idx[k] = 0;
-    }
-  }
+  pad_planes(dst, src, &t, ax, xs, call->attrs[PAD_MODE].i, value, es);
 }
 
 static const berth_attr_spec_t pad_attrs[] = {
