@@ -17,6 +17,7 @@
 #include <string.h>
 
 enum { PAD_PADS, PAD_MODE, PAD_VALUE };
+#define PAD_INLINE inline __attribute__((always_inline))
 enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
 
 static const char *const pad_mode_names[4] = {"constant", "reflect", "edge", "wrap"};
@@ -136,7 +137,7 @@ static void pad_value_bytes(const berth_attr_value_t *v, berth_dtype_t dt, unsig
 
 /* berth_kernel_fill, with the one- to four-element edges of 4-byte rows (a 1- or 2-pixel border
  * of f32 images) stored in place rather than by a call. */
-static inline void pad_fill(unsigned char *dst, const unsigned char *value, int64_t n, size_t es) {
+static PAD_INLINE void pad_fill(unsigned char *dst, const unsigned char *value, int64_t n, size_t es) {
   if (es == 4 && n <= 4) {
     for (int64_t j = 0; j < n; j++) memcpy(dst + 4 * j, value, 4);
     return;
@@ -144,36 +145,43 @@ static inline void pad_fill(unsigned char *dst, const unsigned char *value, int6
   berth_kernel_fill(dst, value, n, es);
 }
 
-/* Output elements [from, to) of a row outside the kept source range: the constant, or for the
- * other modes the source element pad_map picks. */
-static void pad_edges(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
-                      const unsigned char *value, int64_t from, int64_t to, size_t es) {
-  if (mode == PAD_CONSTANT) {
-    pad_fill(dst + (size_t)from * es, value, to - from, es);
-    return;
-  }
+/* Output elements [from, to) of a row outside the kept source range, in the reflect, edge or
+ * wrap mode: the source element pad_map picks. */
+static void pad_edges(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode, int64_t from,
+                      int64_t to, size_t es) {
   for (int64_t o = from; o < to; o++) memcpy(dst + (size_t)o * es, s + (size_t)pad_map(la, mode, o) * es, es);
 }
 
 /* One output row: the edges, the kept source row s between them; s NULL (only in the constant
  * mode: an outer coordinate in the padding, or nothing kept on the last axis) is all constant. */
-static void pad_row(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
-                    const unsigned char *value, size_t es) {
+static PAD_INLINE void pad_row(unsigned char *dst, const unsigned char *s, const pad_axis_t *la, int64_t mode,
+                               const unsigned char *value, size_t es) {
   const int64_t row = la->out;
   if (!s || la->len == 0) {
     berth_kernel_fill(dst, value, row, es);
     return;
   }
   const int64_t left = la->left < row ? la->left : row, mid_end = la->left + la->len < row ? la->left + la->len : row;
-  pad_edges(dst, s, la, mode, value, 0, left, es);
+  const int64_t right = mid_end > left ? mid_end : left;
+  if (mode == PAD_CONSTANT) { /* the common case without pad_edges' per-element mapping */
+    pad_fill(dst, value, left, es);
+  } else {
+    pad_edges(dst, s, la, mode, 0, left, es);
+  }
   if (mid_end > left) memcpy(dst + (size_t)left * es, s + (size_t)la->start * es, (size_t)(mid_end - left) * es);
-  pad_edges(dst, s, la, mode, value, mid_end > left ? mid_end : left, row, es);
+  if (mode == PAD_CONSTANT) {
+    pad_fill(dst + (size_t)right * es, value, row - right, es);
+  } else {
+    pad_edges(dst, s, la, mode, right, row, es);
+  }
 }
 
 /* Rank >= 1, by planes of the last two axes: the outer coordinates are mapped once per plane (a
- * plane in the constant padding is one fill), each row along its axis alone. */
-static void pad_planes(unsigned char *dst, const unsigned char *src, const berth_type_t *t, const pad_axis_t *ax,
-                       const int64_t *xs, int64_t mode, const unsigned char *value, size_t es) {
+ * plane in the constant padding is one fill), each row along its axis alone. Inlined into
+ * pad_run twice, so that the constant mode's copy has its mode folded in. */
+static PAD_INLINE void pad_planes(unsigned char *dst, const unsigned char *src, const berth_type_t *t,
+                                  const pad_axis_t *ax, const int64_t *xs, int64_t mode, const unsigned char *value,
+                                  size_t es) {
   const int32_t r = t->rank;
   const pad_axis_t one = {0, 1, 0, 1}, *ra = r >= 2 ? &ax[r - 2] : &one, *la = &ax[r - 1];
   const int64_t rstride = r >= 2 ? xs[r - 2] : 0, plane = ra->out * la->out;
@@ -220,7 +228,9 @@ static void pad_run(const berth_kernel_call_t *call) {
   pad_value_bytes(&call->attrs[PAD_VALUE], x->dtype, value);
   int64_t xs[BERTH_MAX_RANK];
   berth_kernel_strides(x, xs); /* all 0 when x is empty: then every coordinate maps to -1 */
-  pad_planes(dst, src, &t, ax, xs, call->attrs[PAD_MODE].i, value, es);
+  const int64_t mode = call->attrs[PAD_MODE].i;
+  if (mode == PAD_CONSTANT) pad_planes(dst, src, &t, ax, xs, PAD_CONSTANT, value, es);
+  else pad_planes(dst, src, &t, ax, xs, mode, value, es);
 }
 
 static const berth_attr_spec_t pad_attrs[] = {
