@@ -3,7 +3,7 @@
  * shapes with the edge sizes (empty, shorter than a vector, one past a register block,
  * leading dimensions wider than the rows); results must not depend on the operands'
  * alignment; nothing outside the output is written; the pooling planes bit for bit. Then the vectorized exp / sigmoid / tanh
- * (kernel_vmath.h) against correctly rounded results over a dense sweep, with the ulp bounds
+ * / erf and sqrt (kernel_vmath.h) against correctly rounded results over a dense sweep, with the ulp bounds
  * the header documents, and their special values. Then the public selection API
  * (include/berth/kernels.h).
  *
@@ -536,6 +536,8 @@ static int64_t ulps(float a, float b) {
 static double ref_exp(double x) { return exp(x); }
 static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static double ref_tanh(double x) { return tanh(x); }
+static double ref_sqrt(double x) { return sqrt(x); }
+static double ref_erf(double x) { return erf(x); }
 
 typedef struct vm_case {
   const char *name;
@@ -603,6 +605,71 @@ static void test_vmath_special(const berth_kernel_isa_t *k) {
   CHECK_MSG(t[12] == FLT_MIN && t[13] == -FLT_MIN && t[14] == 1e-40f, "%s: tanh of tiny values", name);
   CHECK_MSG(t[15] == 1 && t[16] == -1 && t[17] == 1 && s[8] == 1 && s[9] == 0, "%s: saturation of tanh / sigmoid",
             name);
+}
+
+/* sqrt, erf, hard_sigmoid and elu: special values; erf's block choice (kernel_isa_simd.h takes
+ * the small form for a block of 64 inputs all within [-1, 1]) must not change any element;
+ * hard_sigmoid rounds alpha x + beta once. */
+static void test_vmath_more(const berth_kernel_isa_t *k) {
+  const char *name = berth_kernels_isa_name(k->id);
+  const float in[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -1.0f, 4.0f, 1e-40f, -1e-40f, FLT_MIN, 3.9f, -1e30f};
+  enum { NIN = sizeof in / sizeof in[0] };
+  float q[NIN], e[NIN], h[NIN], u[NIN];
+  k->sqrt_f32(in, q, NIN);
+  k->erf_f32(in, e, NIN);
+  k->hard_sigmoid_f32(in, h, NIN, 0.2f, 0.5f);
+  k->elu_f32(in, u, NIN, 1.5f);
+  for (int i = 0; i < 2; i++)
+    CHECK_MSG(q[i] != q[i] && e[i] != e[i] && h[i] != h[i] && u[i] != u[i], "%s: NaN in, NaN out", name);
+  CHECK_MSG(q[2] == INFINITY && q[3] != q[3] && q[6] != q[6] && q[12] != q[12], "%s: sqrt(inf) %g, sqrt(<0) %g %g", name,
+            q[2], q[3], q[6]);
+  CHECK_MSG(q[4] == 0 && !signbit(q[4]) && q[5] == 0 && signbit(q[5]), "%s: sqrt(+-0) keeps the sign", name);
+  CHECK_MSG(q[8] == sqrtf(1e-40f) && q[10] == sqrtf(FLT_MIN), "%s: sqrt of a subnormal %g", name, q[8]);
+  CHECK_MSG(e[2] == 1 && e[3] == -1 && e[7] == 1 && e[12] == -1, "%s: erf(+-inf) %g %g, erf(4) %g", name, e[2], e[3],
+            e[7]);
+  CHECK_MSG(e[4] == 0 && !signbit(e[4]) && e[5] == 0 && signbit(e[5]), "%s: erf keeps the sign of zero", name);
+  CHECK_MSG(ulps(e[8], (float)erf(-(double)in[9]) ) <= 1 && e[9] == -e[8] && ulps(e[10], (float)erf(FLT_MIN)) <= 1,
+            "%s: erf of subnormals %g", name, e[8]);
+  CHECK_MSG(ulps(e[11], (float)erf(3.9)) <= 1, "%s: erf(3.9) %.9g", name, e[11]);
+  CHECK_MSG(h[2] == 1 && h[3] == 0 && h[4] == 0.5f && h[6] == 0.3f && h[7] == 1, "%s: hard_sigmoid %g %g %g %g", name,
+            h[2], h[3], h[4], h[6]);
+  CHECK_MSG(u[2] == INFINITY && u[3] == -1.5f && u[4] == 0 && signbit(u[5]) && u[7] == 4.0f && u[12] == -1.5f,
+            "%s: elu(inf) %g elu(-inf) %g elu(-0) %g", name, u[2], u[3], u[5]);
+  /* erf: every block mix gives each element its own value */
+  enum { NB = 300 };
+  float xs[NB], ys[NB], y1;
+  for (int i = 0; i < NB; i++) xs[i] = rndf() * (i % 97 == 5 ? 3.0f : 1.0f);
+  xs[200] = NAN;
+  k->erf_f32(xs, ys, NB);
+  for (int i = 0; i < NB; i++) {
+    k->erf_f32(xs + i, &y1, 1);
+    CHECK_MSG(memcmp(&y1, &ys[i], sizeof y1) == 0, "%s: erf(%.9g) is %.9g alone, %.9g in a block", name, xs[i], y1,
+              ys[i]);
+  }
+  /* hard_sigmoid: alpha x + beta rounded once (fmaf is correctly rounded); the portable
+   * variant's double sum may round twice, at most 1 ulp off */
+  int64_t worst = 0;
+  for (int i = 0; i < 20000; i++) {
+    const float x = rndf() * 6, a = rndf() * 0.5f, b = rndf();
+    float y;
+    k->hard_sigmoid_f32(&x, &y, 1, a, b);
+    float v = fmaf(a, x, b);
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    const int64_t d = ulps(y, v);
+    if (d > worst) worst = d;
+    CHECK_MSG(d <= (k->id == BERTH_KERNELS_PORTABLE ? 1 : 0), "%s: hard_sigmoid(%.9g; %.9g, %.9g) = %.9g, want %.9g",
+              name, x, a, b, y, v);
+  }
+  /* elu against expm1 in double: at most 2 ulp (kernel_vmath.h's expm1 and one product) */
+  worst = 0;
+  for (int i = 0; i < 20000; i++) {
+    const float x = -(float)i * 0.00137f, alpha = 1.5f;
+    float y;
+    k->elu_f32(&x, &y, 1, alpha);
+    const int64_t d = ulps(y, (float)((double)alpha * expm1((double)x)));
+    if (d > worst) worst = d;
+  }
+  CHECK_MSG(worst <= 2, "%s: elu %lld ulp", name, (long long)worst);
 }
 
 /* ---- pow by a small integer exponent (kernel_binary.c): multiplications ----------------- */
@@ -761,6 +828,8 @@ int main(void) {
       {"exp", ref_exp, offsetof(berth_kernel_isa_t, exp_f32), 2},
       {"sigmoid", ref_sigmoid, offsetof(berth_kernel_isa_t, sigmoid_f32), 3},
       {"tanh", ref_tanh, offsetof(berth_kernel_isa_t, tanh_f32), 3},
+      {"sqrt", ref_sqrt, offsetof(berth_kernel_isa_t, sqrt_f32), 0},
+      {"erf", ref_erf, offsetof(berth_kernel_isa_t, erf_f32), 2},
   };
   int variants = 0;
   for (int i = BERTH_KERNELS_PORTABLE; i < BERTH_KERNELS_ISA_COUNT; i++) {
@@ -783,7 +852,8 @@ int main(void) {
     test_im2col(k);
     test_pool2d(k);
     test_vmath_special(k);
-    for (int c = 0; c < 3; c++) test_vmath(k, &cases[c], step);
+    test_vmath_more(k);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) test_vmath(k, &cases[c], step);
   }
   CHECK(variants >= 1);
   test_pow();

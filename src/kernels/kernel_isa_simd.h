@@ -25,6 +25,9 @@
 #else
 #define ISA_X86 0
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -261,6 +264,58 @@ static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
 }
 
+/* The square-root instruction on whole vectors (a loop of sqrtf stays scalar: the C
+ * library's errno for x < 0); the last n % ISA_VW floats through a zeroed vector. */
+static inline VF ISA_FN(vsqrt)(VF v) {
+#if ISA_X86 && ISA_VB == 64
+  return (VF)_mm512_sqrt_ps((__m512)v);
+#elif ISA_X86 && ISA_VB == 32
+  return (VF)_mm256_sqrt_ps((__m256)v);
+#elif defined(__aarch64__) && ISA_VB == 16
+  return (VF)vsqrtq_f32((float32x4_t)v);
+#else
+  for (int l = 0; l < ISA_VW; l++) v[l] = __builtin_sqrtf(v[l]);
+  return v;
+#endif
+}
+static void ISA_FN(sqrt_f32)(const float *x, float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + ISA_VW <= n; i += ISA_VW) ISA_FN(st)(y + i, ISA_FN(vsqrt)(ISA_FN(ld)(x + i)));
+  if (i < n) {
+    float buf[ISA_VW];
+    ISA_FN(st)(buf, ISA_FN(vsqrt)(ISA_FN(ld_part)(x + i, n - i)));
+    memcpy(y + i, buf, (size_t)(n - i) * sizeof(float));
+  }
+}
+
+/* erf in blocks of 64: a block whose |x| are all at most 1 (no NaN) takes the small form
+ * alone, the others the full one (the same value for such x), so the result of an element
+ * does not depend on its neighbours. */
+static void ISA_FN(erf_f32)(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 64) {
+    const int64_t m = n - i < 64 ? n - i : 64;
+    const float *restrict xb = x + i;
+    float *restrict yb = y + i;
+    uint32_t big = 0;
+    for (int64_t k = 0; k < m; k++) big |= (berth_vm_bits(xb[k]) & 0x7FFFFFFFu) > BERTH_VM_ERF_SMALL_BITS;
+    if (!big)
+      for (int64_t k = 0; k < m; k++) yb[k] = berth_vm_erf_small_f32(xb[k]);
+    else
+      for (int64_t k = 0; k < m; k++) yb[k] = berth_vm_erf_f32(xb[k]);
+  }
+}
+
+static void ISA_FN(hard_sigmoid_f32)(const float *x, float *y, int64_t n, float alpha, float beta) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = __builtin_fmaf(alpha, x[i], beta);
+    v = berth_vm_sel(v < 0.0f, 0.0f, v);
+    y[i] = berth_vm_sel(v > 1.0f, 1.0f, v);
+  }
+}
+static void ISA_FN(elu_f32)(const float *x, float *y, int64_t n, float alpha) {
+  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_elu_f32(x[i], alpha);
+}
+
 /* ---- the packed-GEMM micro-kernel (kernel_ukr.h) ------------------------------------- */
 
 #define UKR_VB ISA_VB
@@ -378,6 +433,10 @@ const berth_kernel_isa_t ISA_TABLE = {
     .exp_f32 = ISA_FN(exp_f32),
     .sigmoid_f32 = ISA_FN(sigmoid_f32),
     .tanh_f32 = ISA_FN(tanh_f32),
+    .sqrt_f32 = ISA_FN(sqrt_f32),
+    .erf_f32 = ISA_FN(erf_f32),
+    .hard_sigmoid_f32 = ISA_FN(hard_sigmoid_f32),
+    .elu_f32 = ISA_FN(elu_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
     .dwconv_lanes_f32 = ISA_FN(dwconv_lanes_f32),
     .pool2d_f32 = ISA_FN(pool2d_f32),

@@ -27,15 +27,18 @@ BERTH_KERNEL_SINT_LIST(SINT_ROWS)
 BERTH_KERNEL_UINT_LIST(UINT_ROWS)
 
 /* Floats. relu keeps NaN (A < 0 is false for NaN). f32 exp, sigmoid and tanh are the
- * active kernel variant's vectorized ones (kernel_isa.h; accuracy in kernel_vmath.h); f64
- * ones are libm's, sigmoid saturating to 0 and 1 through exp overflowing to inf. */
+ * active kernel variant's vectorized ones (kernel_isa.h; accuracy in kernel_vmath.h), f32
+ * sqrt its square-root instruction (correctly rounded as sqrtf, NaN below 0); f64 ones are
+ * libm's, sigmoid saturating to 0 and 1 through exp overflowing to inf. */
 DEFINE_ROW1(neg_row_f32, float, float, -A)
 DEFINE_ROW1(neg_row_f64, double, double, -A)
 DEFINE_ROW1(abs_row_f32, float, float, fabsf(A))
 DEFINE_ROW1(abs_row_f64, double, double, fabs(A))
 DEFINE_ROW1(relu_row_f32, float, float, A < 0 ? 0.0f : A)
 DEFINE_ROW1(relu_row_f64, double, double, A < 0 ? 0.0 : A)
-DEFINE_ROW1(sqrt_row_f32, float, float, sqrtf(A))
+static void sqrt_row_f32(void *o, const void *a, int64_t n) {
+  BERTH_KCALL(sqrt_f32)((const float *)a, (float *)o, n);
+}
 DEFINE_ROW1(sqrt_row_f64, double, double, sqrt(A))
 static void exp_row_f32(void *o, const void *a, int64_t n) {
   BERTH_KCALL(exp_f32)((const float *)a, (float *)o, n);
