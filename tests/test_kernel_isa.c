@@ -635,16 +635,24 @@ static void test_vmath_more(const berth_kernel_isa_t *k) {
             h[2], h[3], h[4], h[6]);
   CHECK_MSG(u[2] == INFINITY && u[3] == -1.5f && u[4] == 0 && signbit(u[5]) && u[7] == 4.0f && u[12] == -1.5f,
             "%s: elu(inf) %g elu(-inf) %g elu(-0) %g", name, u[2], u[3], u[5]);
-  /* erf: every block mix gives each element its own value */
+  /* exp, sigmoid, tanh, erf: a block of 64 inputs all within a limit takes a shorter form
+   * (kernel_isa_simd.h), which must give the full form's bits: each element of a block call
+   * against the same element beside a NaN (which sends its block to the full form) */
   enum { NB = 300 };
-  float xs[NB], ys[NB], y1;
-  for (int i = 0; i < NB; i++) xs[i] = rndf() * (i % 97 == 5 ? 3.0f : 1.0f);
-  xs[200] = NAN;
-  k->erf_f32(xs, ys, NB);
-  for (int i = 0; i < NB; i++) {
-    k->erf_f32(xs + i, &y1, 1);
-    CHECK_MSG(memcmp(&y1, &ys[i], sizeof y1) == 0, "%s: erf(%.9g) is %.9g alone, %.9g in a block", name, xs[i], y1,
-              ys[i]);
+  float xs[NB], ys[NB], pair[2], y2[2];
+  const size_t offs[] = {offsetof(berth_kernel_isa_t, exp_f32), offsetof(berth_kernel_isa_t, sigmoid_f32),
+                         offsetof(berth_kernel_isa_t, tanh_f32), offsetof(berth_kernel_isa_t, erf_f32)};
+  const float scale[] = {80.0f, 80.0f, 9.0f, 1.0f};
+  for (int f = 0; f < 4; f++) {
+    void (*fn)(const float *, float *, int64_t) = vm_fn(k, offs[f]);
+    for (int i = 0; i < NB; i++) xs[i] = rndf() * (i % 97 == 5 ? 3 * scale[f] : scale[f]);
+    xs[200] = NAN;
+    fn(xs, ys, NB);
+    for (int i = 0; i < NB; i++) {
+      pair[0] = xs[i], pair[1] = NAN;
+      fn(pair, y2, 2);
+      CHECK_MSG(memcmp(&y2[0], &ys[i], sizeof ys[i]) == 0, "%s: function %d of x = %.9g is %.9g in the full form, %.9g in a block", name, f, xs[i], y2[0], ys[i]);
+    }
   }
   /* hard_sigmoid: alpha x + beta rounded once (fmaf is correctly rounded); the portable
    * variant's double sum may round twice, at most 1 ulp off */

@@ -254,14 +254,34 @@ static void ISA_FN(gemm_nn_f32)(const float *A, int64_t lda, const float *B, int
 
 /* ---- elementwise ---------------------------------------------------------------------- */
 
+/* Elementwise functions in blocks of 64: a block whose |x| are all at most a limit (as bits,
+ * so NaN is above) takes the function's shorter form, which gives those inputs the same bits
+ * (kernel_vmath.h), the others the full one; no element's result depends on its neighbours. */
+enum { ISA_EW_BLOCK = 64 };
+static inline int ISA_FN(all_within)(const float *x, int64_t m, uint32_t limit) {
+  uint32_t out = 0;
+  for (int64_t k = 0; k < m; k++) out |= (berth_vm_bits(x[k]) & 0x7FFFFFFFu) > limit;
+  return !out;
+}
+#define ISA_EW_BLOCKED(x, y, n, limit, SHORT, FULL)                                        \
+  for (int64_t i_ = 0; i_ < (n); i_ += ISA_EW_BLOCK) {                                      \
+    const int64_t m_ = (n) - i_ < ISA_EW_BLOCK ? (n) - i_ : ISA_EW_BLOCK;                   \
+    const float *restrict xb_ = (x) + i_;                                                    \
+    float *restrict yb_ = (y) + i_;                                                          \
+    if (ISA_FN(all_within)(xb_, m_, (limit)))                                                \
+      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = SHORT(xb_[k_]);                         \
+    else                                                                                     \
+      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = FULL(xb_[k_]);                          \
+  }
+
 static void ISA_FN(exp_f32)(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_exp_f32(x[i]);
+  ISA_EW_BLOCKED(x, y, n, BERTH_VM_EXP_NORMAL_BITS, berth_vm_exp_normal_f32, berth_vm_exp_f32)
 }
 static void ISA_FN(sigmoid_f32)(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_sigmoid_f32(x[i]);
+  ISA_EW_BLOCKED(x, y, n, BERTH_VM_EXP_NORMAL_BITS, berth_vm_sigmoid_normal_f32, berth_vm_sigmoid_f32)
 }
 static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
+  ISA_EW_BLOCKED(x, y, n, BERTH_VM_TANH_INNER_BITS, berth_vm_tanh_inner_f32, berth_vm_tanh_f32)
 }
 
 /* The square-root instruction on whole vectors (a loop of sqrtf stays scalar: the C
@@ -288,21 +308,8 @@ static void ISA_FN(sqrt_f32)(const float *x, float *y, int64_t n) {
   }
 }
 
-/* erf in blocks of 64: a block whose |x| are all at most 1 (no NaN) takes the small form
- * alone, the others the full one (the same value for such x), so the result of an element
- * does not depend on its neighbours. */
 static void ISA_FN(erf_f32)(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i += 64) {
-    const int64_t m = n - i < 64 ? n - i : 64;
-    const float *restrict xb = x + i;
-    float *restrict yb = y + i;
-    uint32_t big = 0;
-    for (int64_t k = 0; k < m; k++) big |= (berth_vm_bits(xb[k]) & 0x7FFFFFFFu) > BERTH_VM_ERF_SMALL_BITS;
-    if (!big)
-      for (int64_t k = 0; k < m; k++) yb[k] = berth_vm_erf_small_f32(xb[k]);
-    else
-      for (int64_t k = 0; k < m; k++) yb[k] = berth_vm_erf_f32(xb[k]);
-  }
+  ISA_EW_BLOCKED(x, y, n, BERTH_VM_ERF_SMALL_BITS, berth_vm_erf_small_f32, berth_vm_erf_f32)
 }
 
 static void ISA_FN(hard_sigmoid_f32)(const float *x, float *y, int64_t n, float alpha, float beta) {

@@ -75,22 +75,40 @@ static inline int32_t berth_vm_reduce(float x, float *r) {
   return n;
 }
 
-static inline float berth_vm_exp_f32(float x) {
-  float xc = berth_vm_sel(x != x, 0.0f, x);
-  xc = berth_vm_sel(xc < -104.0f, -104.0f, xc);
-  xc = berth_vm_sel(xc > 89.0f, 89.0f, xc);
-  float r;
-  int32_t n = berth_vm_reduce(xc, &r);
+/* e^r for |r| <= ln2 / 2 */
+static inline float berth_vm_exp_poly_f32(float r) {
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  int32_t n1 = n / 2, n2 = n - n1; /* n in [-151, 129]: both halves are normal exponents */
+  return p * (r * r) + r + 1.0f;
+}
+
+static inline float berth_vm_exp_f32(float x) {
+  float xc = berth_vm_sel(x > -104.0f, x, -104.0f); /* NaN: -104 */
+  xc = berth_vm_sel(xc > 89.0f, 89.0f, xc);
+  float r;
+  int32_t n = berth_vm_reduce(xc, &r);
+  float p = berth_vm_exp_poly_f32(r);
+  /* n in [-151, 129]: n1 = floor(n / 2) and n2 = n - n1 are normal exponents, p 2^n1 is exact */
+  int32_t n1 = (int32_t)((uint32_t)(n + 256) >> 1) - 128, n2 = n - n1;
   float e = p * berth_vm_pow2i(n1) * berth_vm_pow2i(n2);
   return berth_vm_sel(x != x, x, e);
+}
+
+/* |x| at most 87 (as bits; NaN is above): e^x and e^-x are normal floats. For such x,
+ * berth_vm_exp_normal_f32 and berth_vm_sigmoid_normal_f32 give the bits of berth_vm_exp_f32
+ * and berth_vm_sigmoid_f32 with fewer operations (no clamps, no NaN, p 2^n exact: the
+ * exponent added to p's bits), so a caller that sees a block of such inputs may take them. */
+#define BERTH_VM_EXP_NORMAL_BITS 0x42AE0000u
+
+static inline float berth_vm_exp_normal_f32(float x) {
+  float r;
+  int32_t n = berth_vm_reduce(x, &r);
+  float p = berth_vm_exp_poly_f32(r);
+  return berth_vm_float(berth_vm_bits(p) + ((uint32_t)n << 23));
 }
 
 /* expm1(y) for -20.5 <= y <= 0 */
@@ -118,6 +136,22 @@ static inline float berth_vm_tanh_f32(float x) {
   float t = -m / (2.0f + m);
   float s = berth_vm_float((berth_vm_bits(t) & 0x7FFFFFFFu) | (b & 0x80000000u));
   return berth_vm_sel(x != x, x, s);
+}
+
+static inline float berth_vm_sigmoid_normal_f32(float x) {
+  uint32_t b = berth_vm_bits(x);
+  float e = berth_vm_exp_normal_f32(-berth_vm_float(b & 0x7FFFFFFFu));
+  return berth_vm_sel((b & 0x80000000u) != 0, e, 1.0f) / (1.0f + e);
+}
+
+/* tanh for |x| <= 10 (as bits; NaN is above): berth_vm_tanh_f32 without its clamps */
+#define BERTH_VM_TANH_INNER_BITS 0x41200000u
+
+static inline float berth_vm_tanh_inner_f32(float x) {
+  uint32_t b = berth_vm_bits(x);
+  float m = berth_vm_expm1_neg_f32(-2.0f * berth_vm_float(b & 0x7FFFFFFFu));
+  float t = -m / (2.0f + m);
+  return berth_vm_float((berth_vm_bits(t) & 0x7FFFFFFFu) | (b & 0x80000000u));
 }
 
 static inline float berth_vm_sigmoid_f32(float x) {
@@ -161,7 +195,7 @@ static inline float berth_vm_erf_f32(float x) {
   q = q * tc - 6.312126517e-01f;
   q = q * tc - 1.130533338e+00f;
   q = q * tc + 3.829373454e-04f; /* ln erfc(t) */
-  float big = 1.0f - berth_vm_exp_f32(q);
+  float big = 1.0f - berth_vm_exp_normal_f32(q); /* q in [-18, 0] (t <= 1 lanes: discarded) */
   big = berth_vm_float(berth_vm_bits(big) | (b & 0x80000000u));
   float r = berth_vm_sel(t <= 1.0f, berth_vm_erf_small_f32(x), big);
   return berth_vm_sel(x != x, x, r);
