@@ -61,14 +61,16 @@ void berth_portable_gemm_nn_f32(const float *A, int64_t lda, const float *B, int
   }
 }
 
+/* in blocks of 64 that take shorter forms where they can, as the wide variants do */
 void berth_portable_exp_f32(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_exp_f32(x[i]);
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_EXP_NORMAL_BITS, berth_vm_exp_normal_f32, 0, berth_vm_exp_f32, berth_vm_exp_f32)
 }
 void berth_portable_sigmoid_f32(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_sigmoid_f32(x[i]);
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_sigmoid_small_f32, BERTH_VM_EXP_NORMAL_BITS,
+                   berth_vm_sigmoid_normal_f32, berth_vm_sigmoid_f32)
 }
 void berth_portable_tanh_f32(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_tanh_f32(x[i]);
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_tanh_small_f32, 0, berth_vm_tanh_f32, berth_vm_tanh_f32)
 }
 void berth_portable_sqrt_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]);

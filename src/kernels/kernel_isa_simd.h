@@ -254,45 +254,19 @@ static void ISA_FN(gemm_nn_f32)(const float *A, int64_t lda, const float *B, int
 
 /* ---- elementwise ---------------------------------------------------------------------- */
 
-/* Elementwise functions in blocks of 64: a block whose |x| are all at most a limit (as bits,
- * so NaN is above) takes a shorter form of the function, which gives those inputs the full
- * form's bits (kernel_vmath.h); no element's result depends on its neighbours. */
-enum { ISA_EW_BLOCK = 64 };
-static inline uint32_t ISA_FN(max_abs_bits)(const float *x, int64_t m) {
-  uint32_t top = 0;
-  for (int64_t k = 0; k < m; k++) {
-    const uint32_t a = berth_vm_bits(x[k]) & 0x7FFFFFFFu;
-    top = a > top ? a : top;
-  }
-  return top;
-}
-/* SHORT1 where the block's |x| are at most LIM1, else SHORT2 where at most LIM2, else FULL */
-#define ISA_EW_BLOCKED(x, y, n, LIM1, SHORT1, LIM2, SHORT2, FULL)                           \
-  for (int64_t i_ = 0; i_ < (n); i_ += ISA_EW_BLOCK) {                                      \
-    const int64_t m_ = (n) - i_ < ISA_EW_BLOCK ? (n) - i_ : ISA_EW_BLOCK;                   \
-    const float *restrict xb_ = (x) + i_;                                                    \
-    float *restrict yb_ = (y) + i_;                                                          \
-    const uint32_t top_ = ISA_FN(max_abs_bits)(xb_, m_);                                     \
-    if (top_ <= (LIM1))                                                                      \
-      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = SHORT1(xb_[k_]);                        \
-    else if (top_ <= (LIM2))                                                                 \
-      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = SHORT2(xb_[k_]);                        \
-    else                                                                                     \
-      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = FULL(xb_[k_]);                          \
-  }
-
+/* exp, sigmoid, tanh, erf: blocks of 64 that take shorter forms where they can (kernel_vmath.h) */
 static void ISA_FN(exp_f32)(const float *x, float *y, int64_t n) {
-  ISA_EW_BLOCKED(x, y, n, BERTH_VM_EXP_NORMAL_BITS, berth_vm_exp_normal_f32, 0, berth_vm_exp_f32, berth_vm_exp_f32)
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_EXP_NORMAL_BITS, berth_vm_exp_normal_f32, 0, berth_vm_exp_f32, berth_vm_exp_f32)
 }
 static void ISA_FN(sigmoid_f32)(const float *x, float *y, int64_t n) {
-  ISA_EW_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_sigmoid_small_f32, BERTH_VM_EXP_NORMAL_BITS,
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_sigmoid_small_f32, BERTH_VM_EXP_NORMAL_BITS,
                  berth_vm_sigmoid_normal_f32, berth_vm_sigmoid_f32)
 }
 static void ISA_FN(tanh_f32)(const float *x, float *y, int64_t n) {
-  ISA_EW_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_tanh_small_f32, 0, berth_vm_tanh_f32, berth_vm_tanh_f32)
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_ONE_BITS, berth_vm_tanh_small_f32, 0, berth_vm_tanh_f32, berth_vm_tanh_f32)
 }
 static void ISA_FN(erf_f32)(const float *x, float *y, int64_t n) {
-  ISA_EW_BLOCKED(x, y, n, BERTH_VM_ERF_SMALL_BITS, berth_vm_erf_small_f32, 0, berth_vm_erf_f32, berth_vm_erf_f32)
+  BERTH_VM_BLOCKED(x, y, n, BERTH_VM_ERF_SMALL_BITS, berth_vm_erf_small_f32, 0, berth_vm_erf_f32, berth_vm_erf_f32)
 }
 
 /* The square-root instruction on whole vectors (a loop of sqrtf stays scalar: the C

@@ -235,4 +235,31 @@ static inline float berth_vm_elu_f32(float x, float alpha) {
   return berth_vm_sel(x < 0.0f, alpha * berth_vm_expm1_neg_f32(xn), x);
 }
 
+/* Elementwise functions in blocks of 64: a block whose |x| are all at most a limit (as bits,
+ * so NaN is above) takes a shorter form of the function, which gives those inputs the full
+ * form's bits (above); no element's result depends on its neighbours. */
+enum { BERTH_VM_BLOCK = 64 };
+static inline uint32_t berth_vm_max_abs_bits(const float *x, int64_t m) {
+  uint32_t top = 0;
+  for (int64_t k = 0; k < m; k++) {
+    const uint32_t a = berth_vm_bits(x[k]) & 0x7FFFFFFFu;
+    top = a > top ? a : top;
+  }
+  return top;
+}
+/* SHORT1 where the block's |x| are at most LIM1, else SHORT2 where at most LIM2, else FULL */
+#define BERTH_VM_BLOCKED(x, y, n, LIM1, SHORT1, LIM2, SHORT2, FULL)                           \
+  for (int64_t i_ = 0; i_ < (n); i_ += BERTH_VM_BLOCK) {                                      \
+    const int64_t m_ = (n) - i_ < BERTH_VM_BLOCK ? (n) - i_ : BERTH_VM_BLOCK;                   \
+    const float *restrict xb_ = (x) + i_;                                                    \
+    float *restrict yb_ = (y) + i_;                                                          \
+    const uint32_t top_ = berth_vm_max_abs_bits(xb_, m_);                                     \
+    if (top_ <= (LIM1))                                                                      \
+      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = SHORT1(xb_[k_]);                        \
+    else if (top_ <= (LIM2))                                                                 \
+      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = SHORT2(xb_[k_]);                        \
+    else                                                                                     \
+      for (int64_t k_ = 0; k_ < m_; k_++) yb_[k_] = FULL(xb_[k_]);                          \
+  }
+
 #endif
