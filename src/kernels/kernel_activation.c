@@ -108,33 +108,18 @@ typedef void (*act_row_fn)(void *o, const void *a, int64_t n, const double *p);
     BERTH_VLOOP(i, n, T x = a[i]; o[i] = (EXPR););                                          \
   }
 
-/* The selects keep NaN where the formulas do. They select on the bits: with `c ? a : b`,
- * GCC keeps an arm that holds a floating-point operation a branch (it does not speculate
- * one: it could raise a flag), and the loop stays scalar (leaky_relu, elu, ...). */
-static inline float sel_f32(int c, float a, float b) {
-  uint32_t x, y;
-  memcpy(&x, &a, sizeof x);
-  memcpy(&y, &b, sizeof y);
-  const uint32_t m = (uint32_t)0 - (uint32_t)(c != 0), r = (x & m) | (y & ~m);
-  memcpy(&a, &r, sizeof a);
-  return a;
-}
-static inline double sel_f64(int c, double a, double b) {
-  uint64_t x, y;
-  memcpy(&x, &a, sizeof x);
-  memcpy(&y, &b, sizeof y);
-  const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0), r = (x & m) | (y & ~m);
-  memcpy(&a, &r, sizeof a);
-  return a;
-}
+/* The selects keep NaN where the formulas do. They select on the bits (kernel_vmath.h's
+ * berth_vm_sel, berth_vm_sel_f64): with `c ? a : b`, GCC keeps an arm that holds a
+ * floating-point operation a branch (it does not speculate one: it could raise a flag), and
+ * the loop stays scalar (leaky_relu, elu, ...). */
 /* clip to [0, 1]; NaN stays NaN */
 static inline double clip01(double v) {
-  double lo = sel_f64(v < 0, 0.0, v);
-  return sel_f64(lo > 1, 1.0, lo);
+  double lo = berth_vm_sel_f64(v < 0, 0.0, v);
+  return berth_vm_sel_f64(lo > 1, 1.0, lo);
 }
 #define HSIG(T, v) clip01(v)
-ACT_ROW(leaky_relu_f32, float, sel_f32(x < 0, P0 * x, x))
-ACT_ROW(leaky_relu_f64, double, sel_f64(x < 0, P0 * x, x))
+ACT_ROW(leaky_relu_f32, float, berth_vm_sel(x < 0, P0 * x, x))
+ACT_ROW(leaky_relu_f64, double, berth_vm_sel_f64(x < 0, P0 * x, x))
 /* f32: alpha x + beta rounded once, by the active kernel variant (kernel_isa.h: a fused
  * multiply-add, or in double where the product is exact; no cancellation near the corners);
  * f64: one fused multiply-add. f32 elu is the variant's too (the same formula). hard_swish as x (x + 3) / 6, clipped: x + 3 is exact
@@ -150,7 +135,7 @@ static void elu_f32(void *o, const void *a, int64_t n, const double *p) {
 }
 ACT_ROW(elu_f64, double, x < 0 ? P0 * expm1(x) : x)
 /* selu: P0 alpha, P1 gamma */
-ACT_ROW(selu_f32, float, sel_f32(x <= 0, P1 * (P0 * expm1_neg_f32(sel_f32(x < 0, x, 0.0f))), P1 * x))
+ACT_ROW(selu_f32, float, berth_vm_sel(x <= 0, P1 * (P0 * expm1_neg_f32(berth_vm_sel(x < 0, x, 0.0f))), P1 * x))
 ACT_ROW(selu_f64, double, x <= 0 ? P1 * (P0 * expm1(x)) : P1 * x)
 /* celu f32 in double: with alpha < 0, x / alpha > 0 and the exponential magnifies the
  * rounding of x / alpha (by |x / alpha| ulp); in double that stays below f32's half ulp */
@@ -162,12 +147,12 @@ ACT_ROW(softplus_f32, float, s_softplus_f32(x))
 ACT_ROW(softplus_f64, double, s_softplus_f64(x))
 ACT_ROW(softsign_f32, float, x / (1.0f + fabsf(x)))
 ACT_ROW(softsign_f64, double, x / (1.0 + fabs(x)))
-ACT_ROW(thresholded_relu_f32, float, sel_f32(x > P0, x, 0.0f))
-ACT_ROW(thresholded_relu_f64, double, sel_f64(x > P0, x, 0.0))
+ACT_ROW(thresholded_relu_f32, float, berth_vm_sel(x > P0, x, 0.0f))
+ACT_ROW(thresholded_relu_f64, double, berth_vm_sel_f64(x > P0, x, 0.0))
 ACT_ROW(swish_f64, double, x * sigmoid_f64(P0 * x))
 /* shrink: P0 bias, P1 lambd */
-ACT_ROW(shrink_f32, float, sel_f32(x < -P1, x + P0, sel_f32(x > P1, x - P0, 0.0f)))
-ACT_ROW(shrink_f64, double, sel_f64(x < -P1, x + P0, sel_f64(x > P1, x - P0, 0.0)))
+ACT_ROW(shrink_f32, float, berth_vm_sel(x < -P1, x + P0, berth_vm_sel(x > P1, x - P0, 0.0f)))
+ACT_ROW(shrink_f64, double, berth_vm_sel_f64(x < -P1, x + P0, berth_vm_sel_f64(x > P1, x - P0, 0.0)))
 
 /* swish f32: alpha 1 (SiLU) with the vectorized sigmoid; another alpha in double, so that
  * the rounding of alpha x is not magnified by the exponential. */

@@ -173,25 +173,6 @@ void berth_kernel_fill(void *dst, const void *value, int64_t n, size_t esize) {
 
 /* ---- views ------------------------------------------------------------------------------- */
 
-/* Drops axes of extent 1 and merges neighbours that are one run in the input; returns the
- * merged rank (dims > 1 only), or -1 when the view is empty. */
-static int32_t merge_axes(int32_t rank, const int64_t *dims, const int64_t *strides, int64_t *d, int64_t *s) {
-  int32_t r = 0;
-  for (int32_t k = 0; k < rank; k++)
-    if (dims[k] == 0) return -1;
-  for (int32_t k = 0; k < rank; k++) {
-    if (dims[k] == 1) continue;
-    if (r > 0 && s[r - 1] == strides[k] * dims[k]) {
-      d[r - 1] *= dims[k];
-      s[r - 1] = strides[k];
-    } else {
-      d[r] = dims[k];
-      s[r++] = strides[k];
-    }
-  }
-  return r;
-}
-
 /* Below this many rows or columns a 2-D transpose has no full register block (but two rows
  * or columns of 4-byte elements have their own). */
 #define MOVE_MIN_SIDE 4
@@ -199,7 +180,7 @@ static int32_t merge_axes(int32_t rank, const int64_t *dims, const int64_t *stri
 void berth_kernel_permute(void *out, const void *in, size_t esize, int32_t rank, const int64_t *dims,
                           const int64_t *strides, int64_t base) {
   int64_t d[BERTH_MAX_RANK], s[BERTH_MAX_RANK];
-  const int32_t r = merge_axes(rank, dims, strides, d, s);
+  const int32_t r = berth_kernel_merge_axes(rank, dims, strides, d, s);
   if (r < 0) return;
   int32_t k = -1; /* the axis contiguous in the input */
   for (int32_t j = 0; r >= 2 && s[r - 1] != 1 && j < r - 1; j++)
@@ -250,7 +231,7 @@ static void expand_row(char *o, const char *src, int64_t n, int64_t s, size_t es
 void berth_kernel_expand(void *out, const void *in, size_t esize, int32_t rank, const int64_t *dims,
                          const int64_t *strides, int64_t base) {
   int64_t d[BERTH_MAX_RANK], s[BERTH_MAX_RANK];
-  const int32_t r = merge_axes(rank, dims, strides, d, s);
+  const int32_t r = berth_kernel_merge_axes(rank, dims, strides, d, s);
   if (r < 0) return;
   const char *src = (const char *)in;
   char *o = (char *)out;

@@ -266,12 +266,10 @@ static void gather_row(char *o, const char *src, int64_t n, int64_t s, size_t es
   }
 }
 
-void berth_kernel_gather(void *out, const void *in, size_t esize, int32_t rank, const int64_t *dims,
-                         const int64_t *strides, int64_t base) {
-  int64_t d[BERTH_MAX_RANK], s[BERTH_MAX_RANK];
+int32_t berth_kernel_merge_axes(int32_t rank, const int64_t *dims, const int64_t *strides, int64_t *d, int64_t *s) {
   int32_t r = 0;
   for (int32_t k = 0; k < rank; k++)
-    if (dims[k] == 0) return;
+    if (dims[k] == 0) return -1;
   for (int32_t k = 0; k < rank; k++) {
     if (dims[k] == 1) continue;
     if (r > 0 && s[r - 1] == strides[k] * dims[k]) {
@@ -279,10 +277,17 @@ void berth_kernel_gather(void *out, const void *in, size_t esize, int32_t rank, 
       s[r - 1] = strides[k];
     } else {
       d[r] = dims[k];
-      s[r] = strides[k];
-      r++;
+      s[r++] = strides[k];
     }
   }
+  return r;
+}
+
+void berth_kernel_gather(void *out, const void *in, size_t esize, int32_t rank, const int64_t *dims,
+                         const int64_t *strides, int64_t base) {
+  int64_t d[BERTH_MAX_RANK], s[BERTH_MAX_RANK];
+  const int32_t r = berth_kernel_merge_axes(rank, dims, strides, d, s);
+  if (r < 0) return;
   const char *src = (const char *)in;
   char *o = (char *)out;
   if (r == 0) {

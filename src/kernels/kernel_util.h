@@ -152,6 +152,11 @@ void berth_bcast_run3(const berth_bcast_t *p, berth_row3_fn fn, void *out, size_
                       const void *a, size_t a_size, const void *b, size_t b_size, const void *c,
                       size_t c_size);
 
+/* A strided view's axes with those of extent 1 dropped and neighbours that are one run in the
+ * input merged (d, s: the merged dims and strides); returns the merged rank, or -1 when the
+ * view is empty (a dim of 0). */
+int32_t berth_kernel_merge_axes(int32_t rank, const int64_t *dims, const int64_t *strides, int64_t *d, int64_t *s);
+
 /* Copies a strided view into a dense row-major output of shape dims:
  *   out[i_0, ..., i_{r-1}] = in[base + sum_k i_k * strides[k]]   (strides in elements,
  * any sign, 0 for broadcast). Contiguous inner runs are copied with memcpy. */
