@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if CDU_P != 2 && CDU_P != 3 && CDU_P != 4 && CDU_P != 6 && CDU_P != 8 && CDU_P != 12 && CDU_P != 14 && CDU_P != 16
-#error "CDU_P must be 2, 3, 4, 6, 8, 12, 14 or 16 (the cases of the position-count switch)"
+#if CDU_P < 2 || CDU_P > 16
+#error "CDU_P must be 2 to 16 (the cases of the position-count switch)"
 #endif
 
 #define CDU_VW (CDU_VB / 4)
@@ -209,23 +209,38 @@ static void CDU_NAME(const float *w, int64_t ldw, const float *x, int64_t rs, in
       CDU_F(tile)(CDU_P, w, ldw, xb, off, kc, bias, pt);
       continue;
     }
-    switch (np) { /* the last tile */
+    switch (np) { /* the last tile: every count below CDU_P has its case */
+#if CDU_P > 15
+      CDU_CASE(15)
+#endif
 #if CDU_P > 14
       CDU_CASE(14)
+#endif
+#if CDU_P > 13
       CDU_CASE(13)
 #endif
 #if CDU_P > 12
       CDU_CASE(12)
+#endif
+#if CDU_P > 11
       CDU_CASE(11)
+#endif
+#if CDU_P > 10
       CDU_CASE(10)
+#endif
+#if CDU_P > 9
       CDU_CASE(9)
 #endif
 #if CDU_P > 8
       CDU_CASE(8)
+#endif
+#if CDU_P > 7
       CDU_CASE(7)
 #endif
 #if CDU_P > 6
       CDU_CASE(6)
+#endif
+#if CDU_P > 5
       CDU_CASE(5)
 #endif
 #if CDU_P > 4
