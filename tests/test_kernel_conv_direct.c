@@ -299,11 +299,135 @@ static void test_op(void) {
     }
 }
 
+/* The micro-kernel's header instantiated here with 16-byte vectors and every tile size P of
+ * 2 to 16 (the variants use 3, 4, 6 and 12; a machine without AVX-512 never runs its 12), so
+ * that every count of positions in a last tile runs on any machine: AVX-512's tile once had
+ * no case for 9, 10 and 11 and left those outputs unwritten. */
+#define CDU_VB 16
+#define CDU_NV 2
+#define CDU_P 2
+#define CDU_NAME tile_ukr_p2
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 3
+#define CDU_NAME tile_ukr_p3
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 4
+#define CDU_NAME tile_ukr_p4
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 5
+#define CDU_NAME tile_ukr_p5
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 6
+#define CDU_NAME tile_ukr_p6
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 7
+#define CDU_NAME tile_ukr_p7
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 8
+#define CDU_NAME tile_ukr_p8
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 9
+#define CDU_NAME tile_ukr_p9
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 10
+#define CDU_NAME tile_ukr_p10
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 11
+#define CDU_NAME tile_ukr_p11
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 12
+#define CDU_NAME tile_ukr_p12
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 13
+#define CDU_NAME tile_ukr_p13
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 14
+#define CDU_NAME tile_ukr_p14
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 15
+#define CDU_NAME tile_ukr_p15
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+#define CDU_P 16
+#define CDU_NAME tile_ukr_p16
+#include "kernels/kernel_conv_direct_ukr.h"
+#undef CDU_P
+#undef CDU_NAME
+
+typedef void (*tile_ukr_fn)(const float *, int64_t, const float *, int64_t, int64_t, int64_t, int64_t, int64_t,
+                            const int32_t *, int64_t, const float *, float *, float *, int64_t, int64_t,
+                            const berth_ukr_epi_t *);
+static const tile_ukr_fn tile_ukrs[] = {tile_ukr_p2, tile_ukr_p3, tile_ukr_p4, tile_ukr_p5, tile_ukr_p6, tile_ukr_p7, tile_ukr_p8, tile_ukr_p9, tile_ukr_p10, tile_ukr_p11, tile_ukr_p12, tile_ukr_p13, tile_ukr_p14, tile_ukr_p15, tile_ukr_p16};
+
+/* A 1x1 conv over kc input channels (planes 128 floats apart), positions in rows of 5 at a row
+ * stride of 7, 8 output channels (NR = 2 vectors of 4) or fewer, n = 1 to 3 P positions: every
+ * output against a double loop, the padding of y untouched. */
+static void test_tile_sizes(void) {
+  enum { NR = 8, KC = 9, PLANE = 128, OW = 5, RS = 7, NMAX = 48, LDY = NMAX + 3 };
+  float w[KC * NR], x[KC * PLANE], bias[NR], part[NMAX * NR], y[NR * LDY];
+  int32_t off[KC];
+  for (int q = 0; q < KC; q++) off[q] = q * PLANE;
+  for (int i = 0; i < KC * NR; i++) w[i] = rndf();
+  for (int i = 0; i < KC * PLANE; i++) x[i] = rndf();
+  for (int i = 0; i < NR; i++) bias[i] = rndf();
+  for (int u = 0; u < (int)(sizeof tile_ukrs / sizeof tile_ukrs[0]); u++) {
+    const int P = u + 2;
+    for (int64_t n = 1; n <= 3 * P && n <= NMAX; n++)
+      for (int64_t nch = NR - 3; nch <= NR; nch += 3) {
+        for (int i = 0; i < NR * LDY; i++) y[i] = 1234.5f;
+        tile_ukrs[u](w, NR, x, RS, 1, OW, 0, n, off, KC, bias, part, y, LDY, nch, NULL);
+        int64_t bad = -1;
+        for (int64_t c = 0; c < NR && bad < 0; c++)
+          for (int64_t j = 0; j < LDY && bad < 0; j++) {
+            const float got = y[c * LDY + j];
+            if (c >= nch || j >= n) {
+              if (got != 1234.5f) bad = c * LDY + j;
+              continue;
+            }
+            double want = bias[c];
+            const int64_t at = j / OW * RS + j % OW;
+            for (int q = 0; q < KC; q++) want += (double)w[q * NR + c] * x[off[q] + at];
+            if (!(fabs(got - want) <= 1e-5 * (1 + fabs(want)))) bad = c * LDY + j;
+          }
+        CHECK_MSG(bad < 0, "tile of %d positions, n %lld, %lld channels: y element %lld wrong or written", P,
+               (long long)n, (long long)nch, (long long)bad);
+      }
+  }
+}
+
 int main(void) {
   const char *s = getenv("BERTH_TEST_SEED");
   seed = s ? strtoull(s, NULL, 10) : 20261204ull;
   rng_state = seed;
   printf("test_kernel_conv_direct: seed %llu\n", seed);
+  test_tile_sizes();
   int variants = 0;
   for (int i = BERTH_KERNELS_PORTABLE; i < BERTH_KERNELS_ISA_COUNT; i++) {
     const berth_kernel_isa_t *k = berth_kernel_isa_table((berth_kernels_isa_t)i);
