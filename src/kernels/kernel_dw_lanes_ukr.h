@@ -19,7 +19,7 @@
  * transpose. A last group of fewer planes leaves the other lanes as they were (computed on
  * stale values, never stored). No allocation, no stdio. */
 
-#if DW_VW == 4 || DW_VW == 8
+#if DW_VW == 4 || DW_VW == 8 || DW_VW == 16
 #define DW_TR 1
 /* r[i][j] <- r[j][i] (DW_F(tr)) */
 #define VT_W DW_VW

@@ -448,10 +448,10 @@ static void PL_F(plane)(const berth_pool_geom_t *g, int max, const float *xc, fl
  * of 27x27, 3x3 stride 2 max, 130 -> 75 us; but 28x28 outputs 2-3x slower, hence kernel_pool.c's
  * bound). Both copies take VW
  * consecutive elements of each plane through a VW x VW transpose where the variant has one
- * (4 and 8 lanes) and the plane holds VW elements (the last block overlaps the one before),
+ * (4, 8 and 16 lanes) and the plane holds VW elements (the last block overlaps the one before),
  * else element by element. A last group of fewer planes leaves the other lanes as they were
  * (never stored). */
-#if PL_VW == 4 || PL_VW == 8
+#if PL_VW == 4 || PL_VW == 8 || PL_VW == 16
 #define PL_TR 1
 /* r[i][j] <- r[j][i] (PL_F(tr), kernel_vec_tr.h) */
 #define VT_W PL_VW

@@ -6,7 +6,7 @@
  *
  *   #define VL_VW 8                 // lanes (the prefix's vf holds VL_VW floats)
  *   #define VL_F(x) DW_F(x)         // the prefix of kernel_vec.h's vf, ld, st
- *   #define VL_TR 1                 // optional: the prefix has kernel_vec_tr.h's tr (4 or 8 lanes)
+ *   #define VL_TR 1                 // optional: the prefix has kernel_vec_tr.h's tr (4, 8 or 16 lanes)
  *   #include "kernel_vec_lanes.h"   // undefines VL_VW, VL_F and VL_TR
  *
  * Both copies take VW consecutive elements of each plane through the VW x VW register

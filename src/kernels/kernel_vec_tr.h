@@ -1,9 +1,9 @@
-/* A 4 x 4 or 8 x 8 transpose of f32 vectors in registers, for the header kernels that turn
+/* A 4 x 4, 8 x 8 or 16 x 16 transpose of f32 vectors in registers, for the header kernels that turn
  * [position][channel] tiles into NCHW rows (kernel_conv_direct_ukr.h) or planes into vector
  * lanes and back (kernel_pool_ukr.h), named with the including header's prefix (no include
  * guard: included once per kernel):
  *
- *   #define VT_W 8                 // lanes: 4 or 8
+ *   #define VT_W 8                 // lanes: 4, 8 or 16
  *   #define VT_F(x) CDU_F(x)       // the prefix of the function, VT_F(tr)
  *   #include "kernel_vec_tr.h"     // undefines VT_W and VT_F
  *
@@ -40,8 +40,36 @@ static inline __attribute__((always_inline)) void VT_F(tr)(VT_F(trv) r[VT_W]) {
   r[1] = __builtin_shufflevector(a0, a2, 2, 3, 6, 7);
   r[2] = __builtin_shufflevector(a1, a3, 0, 1, 4, 5);
   r[3] = __builtin_shufflevector(a1, a3, 2, 3, 6, 7);
+#elif VT_W == 16
+  /* four stages, h = 8, 4, 2, 1: rows i and i + h (bit h of i clear) swap their off-diagonal
+   * h x h blocks (lanes of r[i] with bit h set <-> lanes of r[i + h] with it clear), so each
+   * element's row and lane exchange bit h; after all four, r[i][j] holds the old r[j][i] */
+  for (int i = 0; i < 16; i++)
+    if (!(i & 8)) {
+      const vt a = r[i], b = r[i + 8];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      r[i + 8] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    }
+  for (int i = 0; i < 16; i++)
+    if (!(i & 4)) {
+      const vt a = r[i], b = r[i + 4];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+      r[i + 4] = __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    }
+  for (int i = 0; i < 16; i++)
+    if (!(i & 2)) {
+      const vt a = r[i], b = r[i + 2];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+      r[i + 2] = __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    }
+  for (int i = 0; i < 16; i++)
+    if (!(i & 1)) {
+      const vt a = r[i], b = r[i + 1];
+      r[i] = __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+      r[i + 1] = __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    }
 #else
-#error "VT_W must be 4 or 8"
+#error "VT_W must be 4, 8 or 16"
 #endif
 }
 
