@@ -1,5 +1,6 @@
 /* The public compiler API (berth/compiler.h), used the way an embedder or a binding would:
- * compile the seed program, load the file with the runtime API and run it twice; the plan
+ * compile the seed program, load the file with the runtime API and run it three times (the second
+ * observed: berth_method_set_observer, berth_method_instr_info); the plan
  * summary; ONNX input specs (shapes, bound values, every malformed form refused with a
  * message); options checked; the ONNX op list with its verified opsets and types; sources
  * (berth_source_*) parsed, printed, compiled and read back from a program file. */
@@ -25,7 +26,53 @@ static berth_compilation_t *compile_file(const char *path, const berth_compile_o
   return c;
 }
 
-/* Runs forward of the compiled seed on 5.0 then 6.0: the seed issue's (5, 5) (6, 7). */
+/* berth_method_set_observer's record of one execute: every event, in order. */
+typedef struct obs_log {
+  int32_t instr[256];
+  bool begin[256];
+  int n;
+} obs_log_t;
+static void observe(void *ctx, int32_t instr, bool begin) {
+  obs_log_t *l = ctx;
+  if (l->n < 256) l->instr[l->n] = instr, l->begin[l->n] = begin;
+  l->n++;
+}
+
+/* The observer's events on the seed's second call: pairs (begin, end) of one instruction, in
+ * stream order within a branch, each a kernel call or a copy by berth_method_instr_info. */
+static void check_observed(const berth_method_t *fwd, const obs_log_t *l) {
+  const int32_t n = berth_method_instr_count(fwd);
+  CHECK_MSG(l->n >= 2 && l->n <= 256 && l->n % 2 == 0, "%d observer events", l->n);
+  int kernels = 0;
+  for (int e = 0; e + 1 < l->n && e + 1 < 256; e += 2) {
+    CHECK_MSG(l->begin[e] && !l->begin[e + 1] && l->instr[e] == l->instr[e + 1], "events %d, %d: %d %d / %d %d", e,
+              e + 1, (int)l->instr[e], (int)l->begin[e], (int)l->instr[e + 1], (int)l->begin[e + 1]);
+    berth_instr_info_t info;
+    CHECK(l->instr[e] >= 0 && l->instr[e] < n && berth_method_instr_info(fwd, l->instr[e], &info, NULL) == BERTH_OK);
+    CHECK_MSG(info.op != NULL, "instruction %d observed but neither a kernel nor a copy", (int)l->instr[e]);
+    if (info.op && strcmp(info.op, "copy") != 0) kernels++;
+    CHECK_MSG(info.out_name[0] == '%' && info.out_type.rank >= 0, "instruction %d: output '%s'", (int)l->instr[e],
+              info.out_name);
+  }
+  CHECK_MSG(kernels > 0, "no kernel call observed");
+  /* the stream's other instructions (the conds' jumps, the return) have no op */
+  int others = 0;
+  for (int32_t i = 0; i < n; i++) {
+    berth_instr_info_t info;
+    CHECK(berth_method_instr_info(fwd, i, &info, NULL) == BERTH_OK);
+    others += info.op == NULL;
+  }
+  CHECK_MSG(others > 0, "every one of %d instructions has an op", (int)n);
+  berth_instr_info_t info;
+  char m2[256];
+  berth_diag_t d2 = berth_diag_make(m2, sizeof m2);
+  CHECK(berth_method_instr_info(fwd, n, &info, &d2) == BERTH_ERR_INVALID_ARGUMENT && strstr(m2, "has no instruction"));
+  CHECK(berth_method_instr_info(NULL, 0, &info, NULL) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK(berth_method_instr_count(NULL) == -1);
+}
+
+/* Runs forward of the compiled seed on 5.0 then 6.0: the seed issue's (5, 5) (6, 7); the
+ * second call observed (berth_method_set_observer), then a third with the observer off. */
 static void run_seed(const berth_compilation_t *c) {
   size_t len;
   const uint8_t *bytes = berth_compilation_bytes(c, &len);
@@ -46,9 +93,12 @@ static void run_seed(const berth_compilation_t *c) {
   void *mmem = malloc(need);
   berth_method_t *fwd = NULL;
   CHECK(berth_method_init(prog, m, mmem, need, NULL, 0, &fwd, &diag) == BERTH_OK);
-  double want[2][2] = {{5, 5}, {6, 7}};
-  for (int call = 0; fwd && call < 2; call++) {
+  double want[3][2] = {{5, 5}, {6, 7}, {7, 8}};
+  obs_log_t log = {{0}, {0}, 0};
+  int observed = 0;
+  for (int call = 0; fwd && call < 3; call++) {
     double x = 5.0 + call, out[2][1];
+    berth_method_set_observer(fwd, call == 1 ? observe : NULL, &log);
     CHECK(berth_method_set_input(fwd, 0, &x, sizeof x, &diag) == BERTH_OK);
     if (!berth_program_outputs_planned(prog))
       for (int j = 0; j < 2; j++) CHECK(berth_method_set_output(fwd, j, out[j], sizeof out[j], &diag) == BERTH_OK);
@@ -61,6 +111,8 @@ static void run_seed(const berth_compilation_t *c) {
       if (r) memcpy(&v, r, sizeof v);
       CHECK_MSG(r && v == want[call][j], "call %d output %d: %g, want %g", call + 1, j, r ? v : -1.0, want[call][j]);
     }
+    if (call == 1) check_observed(fwd, &log), observed = log.n;
+    if (call == 2) CHECK_MSG(log.n == observed, "the observer, off, saw %d more events", log.n - observed);
   }
   free(mmem);
   free(pmem);

@@ -83,7 +83,7 @@ static void run_program(const char *path, int n_calls) {
       CHECK(berth_sanitizer_init(san_mem, need, &c->exec, 0, &san, &d) == BERTH_OK);
     }
     uint8_t *hoist = aligned_alloc(64, (m->hoist_size + 64) / 64 * 64);
-    berth_exec_memory_t mem = {pools, state, (const void *const *)ins, outs, regs, hoist};
+    berth_exec_memory_t mem = {pools, state, (const void *const *)ins, outs, regs, hoist, NULL, NULL};
     berth_tensor_ref_t refs[2 * BERTH_MAX_KERNEL_OPERANDS];
     CHECK(berth_exec_run_once(&c->exec, 0, &mem, refs, &d) == BERTH_OK); /* at init: may allocate nothing either */
     for (int call = 0; call < n_calls; call++) {

@@ -304,7 +304,7 @@ static berth_status_t run_forward(pb_t *b, uint8_t *arena_mem, uint8_t *state_me
   void *outputs[2] = {r1, r2};
   uint8_t *pools[1] = {arena_mem};
   int64_t regs[1] = {0};
-  berth_exec_memory_t mem = {pools, state_mem, inputs, outputs, regs, NULL};
+  berth_exec_memory_t mem = {pools, state_mem, inputs, outputs, regs, NULL, NULL, NULL};
   return berth_exec_run(&b->p, 0, &mem, san, 0, dg());
 }
 

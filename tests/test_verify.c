@@ -534,7 +534,7 @@ static void test_assert(void) {
   const void *ins[2] = {&x, &lim};
   void *outs[1] = {&out};
   uint8_t *pools[1] = {pool};
-  berth_exec_memory_t mem = {pools, NULL, ins, outs, NULL, NULL};
+  berth_exec_memory_t mem = {pools, NULL, ins, outs, NULL, NULL, NULL, NULL};
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
   berth_status_t st = berth_exec_run(&b.p, 0, &mem, NULL, 0, &d);
   CHECK_MSG(st == BERTH_ERR_CHECK_FAILED && strcmp(msg, "method forward: run-time check failed at instruction 1 (%ok is "
@@ -1239,7 +1239,7 @@ static void run_accepted(pb_t *b, uint64_t seed) {
   CHECK(berth_sanitizer_init(smem, need, &b->p, 0, &san, &d) == BERTH_OK);
   bool windows = false;
   for (int32_t v = 0; v < m->n_values; v++) windows |= m->values[v].window_parent >= 0;
-  berth_exec_memory_t mem = {pools, st, (const void *const *)ins, outs, regs, NULL};
+  berth_exec_memory_t mem = {pools, st, (const void *const *)ins, outs, regs, NULL, NULL, NULL};
   for (int call = 0; call < 2 && san; call++) {
     berth_status_t rs = berth_exec_run(&b->p, 0, &mem, san, 2000, &d);
     bool fine = rs == BERTH_OK || rs == BERTH_ERR_OUT_OF_RANGE || rs == BERTH_ERR_CHECK_FAILED ||

@@ -243,6 +243,34 @@ void berth_method_reset(berth_method_t *m);
  * no buffer of that name); outputs are written only on success. */
 berth_status_t berth_method_state(berth_method_t *m, const char *name, void **data, size_t *bytes, berth_diag_t *diag);
 
+/* ---- profiling --------------------------------------------------------------------------- */
+
+/* An observer of every later execute of m: fn(ctx, instr, true) just before each kernel call
+ * and each copy of the method's instruction stream, fn(ctx, instr, false) just after, with
+ * the instruction's index in the stream (the numbering of `berth dis`; berth_method_instr_info
+ * says what it runs). The runtime reads no clock: the observer does (`berth bench --profile`
+ * reads CLOCK_MONOTONIC around each one, as ExecuTorch's event tracer and onnxruntime's
+ * profiler time each node). It must not call back into m. fn NULL turns it off; off, an
+ * execute pays one test per kernel call or copy. Ignored for a handle that is not one. */
+typedef void (*berth_observer_fn)(void *ctx, int32_t instr, bool begin);
+void berth_method_set_observer(berth_method_t *m, berth_observer_fn fn, void *ctx);
+
+/* The length of m's instruction stream (instructions 0 .. count - 1); -1 for a bad handle. */
+int32_t berth_method_instr_count(const berth_method_t *m);
+
+/* What instruction instr of m runs, for a profile's labels: op is the kernel's op name
+ * (berth/ops.h) or "copy", NULL for the stream's other instructions (jumps, loop registers,
+ * renames, views: they move no data); out_name and out_type describe the value it writes (a
+ * kernel's first output, a copy's destination). Errors: BERTH_ERR_INVALID_ARGUMENT (not a
+ * method handle, info NULL, instr out of range); *info is written only on success. */
+typedef struct berth_instr_info {
+  const char *op;
+  char out_name[96];
+  berth_type_t out_type;
+} berth_instr_info_t;
+berth_status_t berth_method_instr_info(const berth_method_t *m, int32_t instr, berth_instr_info_t *info,
+                                       berth_diag_t *diag);
+
 /* ---- sanitizer (debugging) --------------------------------------------------------------- */
 
 /* Memory for berth_method_set_sanitizer: an owner tag for every byte of the method's arenas,

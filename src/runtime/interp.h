@@ -4,13 +4,14 @@
  *
  *   uint8_t *pools[] = {arena0};                     // p->methods[m].pool_sizes[i] bytes each
  *   int64_t regs[8];                                  // p->methods[m].n_regs
- *   berth_exec_memory_t mem = {pools, state, inputs, outputs, regs, hoist};
+ *   berth_exec_memory_t mem = {pools, state, inputs, outputs, regs, hoist, NULL, NULL};
  *   berth_exec_run_once(p, m, &mem, refs, &diag);    // fills hoist (hoist_size bytes)
  *   berth_exec_run(p, m, &mem, NULL, 0, &diag);
  */
 #ifndef BERTH_RUNTIME_INTERP_H
 #define BERTH_RUNTIME_INTERP_H
 
+#include "berth/runtime.h"
 #include "berth/status.h"
 #include "program/exec_program.h"
 
@@ -23,6 +24,8 @@ typedef struct berth_exec_memory {
   void *const *outputs;      /* caller output buffers (OUTPUT storage), may be NULL */
   int64_t *regs;             /* n_regs loop registers */
   uint8_t *hoist;            /* the method's hoist region (hoist_size bytes, persists) */
+  berth_observer_fn observe; /* NULL, or called around each kernel call and copy (berth/runtime.h) */
+  void *observe_ctx;
 } berth_exec_memory_t;
 
 /* The address of value v's bytes under mem (windows use the current registers). */

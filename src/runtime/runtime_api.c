@@ -6,6 +6,8 @@
 #include "base/checked.h"
 #include "base/try.h"
 #include "format/read_program.h"
+#include "kernels/op_table.h"
+#include "program/exec_names.h"
 #include "program/verify.h"
 #include "runtime/interp.h"
 #include "runtime/runtime_internal.h"
@@ -40,6 +42,8 @@ struct berth_method {
   uint8_t *hoist;           /* the hoist region: filled by the once-stream at init */
   berth_tensor_ref_t *refs; /* one kernel call's operands: kept here, not on the stack */
   berth_sanitizer_t *san;   /* NULL unless berth_method_set_sanitizer */
+  berth_observer_fn observe; /* NULL unless berth_method_set_observer */
+  void *observe_ctx;
   void *san_mem;
   size_t san_size;
 };
@@ -344,6 +348,8 @@ static berth_exec_memory_t exec_memory(const berth_method_t *h) {
   mem.outputs = h->outputs;
   mem.regs = h->regs;
   mem.hoist = h->hoist;
+  mem.observe = h->observe;
+  mem.observe_ctx = h->observe_ctx;
   return mem;
 }
 
@@ -386,6 +392,43 @@ berth_status_t berth_method_state(berth_method_t *h, const char *name, void **da
     }
   return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_state: method '%s' has no buffer named '%s'",
                     m->name ? m->name : "", name ? name : "(null)");
+}
+
+void berth_method_set_observer(berth_method_t *h, berth_observer_fn fn, void *ctx) {
+  if (!valid_method(h)) return;
+  h->observe = fn;
+  h->observe_ctx = fn ? ctx : NULL;
+}
+
+int32_t berth_method_instr_count(const berth_method_t *h) { return valid_method(h) ? h->m->n_instrs : -1; }
+
+berth_status_t berth_method_instr_info(const berth_method_t *h, int32_t instr, berth_instr_info_t *info,
+                                       berth_diag_t *diag) {
+  if (!valid_method(h)) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_instr_info: not a method handle");
+  const berth_exec_method_t *m = h->m;
+  if (!info) return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "berth_method_instr_info: info is NULL");
+  if (instr < 0 || instr >= m->n_instrs)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "method %s has no instruction %d (%d instructions)", m->name,
+                      (int)instr, (int)m->n_instrs);
+  const berth_instr_t *in = &m->instrs[instr];
+  const int32_t *ops = &m->operands[in->operands];
+  berth_instr_info_t r;
+  memset(&r, 0, sizeof r);
+  int32_t out = -1;
+  if (in->opcode == BERTH_I_KERNEL) {
+    const berth_op_def_t *def = berth_op_get(in->op);
+    r.op = def ? def->name : "?";
+    if (in->n_out > 0) out = ops[in->n_in];
+  } else if (in->opcode == BERTH_I_COPY) {
+    r.op = "copy";
+    out = ops[1];
+  }
+  if (out >= 0) {
+    berth_exec_value_name(m, out, r.out_name, sizeof r.out_name);
+    r.out_type = m->values[out].type;
+  }
+  *info = r;
+  return BERTH_OK;
 }
 
 void berth_method_set_max_steps(berth_method_t *h, uint64_t max_steps) {

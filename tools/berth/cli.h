@@ -24,6 +24,7 @@ int berth_cmd_compile(int argc, char **argv);
 int berth_cmd_dis(int argc, char **argv);
 int berth_cmd_onnx_test(int argc, char **argv);
 int berth_cmd_ops(int argc, char **argv);
+int berth_cmd_bench(int argc, char **argv);
 
 /* Parses a planner option at argv[*i] (advancing *i past its value) into opt (its strings
  * point into argv). Returns 1 if it was one, 0 if not, -1 after printing an error. */

@@ -120,6 +120,21 @@ static const cmd_help_t helps[] = {
      "  --per-op              before the totals, a table of folders passed, failed and\n"
      "                        unsupported for every op type (default domain) their models use\n"
      "  --print-ir            print each imported program's IR text to stderr\n"},
+    {"bench",
+     "usage: berth bench PROGRAM [--calls N] [--warmup N] [--profile] [--top N] [--method NAME]\n"
+     "                   [--call 'ARGS'] [planner options]\n"
+     "Times a method with the planned runtime as an embedder calls it (the program loaded and\n"
+     "verified, one method handle, berth_method_execute timed alone) and prints the minimum,\n"
+     "median, mean and maximum per call. Inputs: --call's arguments (berth run's syntax:\n"
+     "DTYPE[DIMS]:V,... or @FILE.npy), else fixed pseudo-random data: floats uniform in\n"
+     "[-1, 1), other element types zeros (an ONNX --input NAME:DTYPE[DIMS]=V fixes one).\n"
+     "  --calls N     timed calls (default 20), after --warmup N untimed ones (default 3)\n"
+     "  --profile     then as many calls again with an observer around each kernel call and\n"
+     "                copy (berth_method_set_observer): time per op, and the slowest\n"
+     "                instructions with their outputs (--top N of them, default 20)\n"
+     "  --method NAME the method to call\n"
+     "A .berth runs its stored plan; planner options re-plan its IR section.\n"
+     "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
     {"ops",
      "usage: berth ops [--json] | berth ops --kernels\n"
@@ -169,6 +184,8 @@ static void usage(FILE *f) {
       "              [--alloc-inputs 0|1] [--alloc-outputs 0|1] [--no-ir] [--ops-header FILE.h]\n"
       "      plans the program and writes a .berth program file for the embeddable runtime;\n"
       "      --ops-header writes the kernels it calls, to build a runtime with only those.\n"
+      "  bench PROGRAM [--calls N] [--warmup N] [--profile] [--top N] [--call 'ARGS'] [planner options]\n"
+      "      times a method with the planned runtime; --profile: time per op and instruction.\n"
       "  dis FILE.berth [--no-verify]\n"
       "      prints a .berth file's methods, values with their storage, and instructions.\n"
       "  ops [--kernels]\n"
@@ -284,6 +301,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "compile") == 0) return berth_cmd_compile(argc - 2, argv + 2);
   if (strcmp(cmd, "dis") == 0) return berth_cmd_dis(argc - 2, argv + 2);
   if (strcmp(cmd, "ops") == 0) return berth_cmd_ops(argc - 2, argv + 2);
+  if (strcmp(cmd, "bench") == 0) return berth_cmd_bench(argc - 2, argv + 2);
   return berth_cmd_onnx_test(argc - 2, argv + 2);
 }
 
