@@ -607,7 +607,7 @@ static void test_vmath_special(const berth_kernel_isa_t *k) {
             name);
 }
 
-/* sqrt, erf, hard_sigmoid and elu: special values; erf's block choice (kernel_isa_simd.h takes
+/* sqrt, erf, hard_sigmoid, elu and softplus: special values; erf's block choice (kernel_isa_simd.h takes
  * the small form for a block of 64 inputs all within [-1, 1]) must not change any element;
  * hard_sigmoid rounds alpha x + beta once. */
 static void test_vmath_more(const berth_kernel_isa_t *k) {
@@ -678,6 +678,23 @@ static void test_vmath_more(const berth_kernel_isa_t *k) {
     if (d > worst) worst = d;
   }
   CHECK_MSG(worst <= 2, "%s: elu %lld ulp", name, (long long)worst);
+  /* softplus: special values, then against log1p(exp(x)) in double over [-90, 90]: at most 2
+   * ulp (kernel_vmath.h: exp's error passes through ln(1 + t) for small t) */
+  float sp[NIN];
+  k->softplus_f32(in, sp, NIN);
+  CHECK_MSG(sp[0] != sp[0] && sp[1] != sp[1], "%s: softplus(NaN) %g", name, sp[0]);
+  CHECK_MSG(sp[2] == INFINITY && sp[3] == 0 && sp[4] == 0.693147182f && sp[5] == 0.693147182f && sp[12] == 0 &&
+                sp[7] == (float)log1p(exp(4.0)),
+            "%s: softplus(inf) %g, (-inf) %g, (0) %.9g, (4) %.9g", name, sp[2], sp[3], sp[4], sp[7]);
+  worst = 0;
+  for (int i = 0; i < 40000; i++) {
+    const float x = -90.0f + (float)i * 0.0045f;
+    float y;
+    k->softplus_f32(&x, &y, 1);
+    const int64_t d = ulps(y, (float)log1p(exp((double)x)));
+    if (d > worst) worst = d;
+  }
+  CHECK_MSG(worst <= 2, "%s: softplus %lld ulp", name, (long long)worst);
 }
 
 /* ---- pow by a small integer exponent (kernel_binary.c): multiplications ----------------- */

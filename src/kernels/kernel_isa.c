@@ -86,6 +86,9 @@ void berth_portable_hard_sigmoid_f32(const float *x, float *y, int64_t n, float 
 void berth_portable_elu_f32(const float *x, float *y, int64_t n, float alpha) {
   BERTH_VLOOP(i, n, y[i] = berth_vm_elu_f32(x[i], alpha););
 }
+void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
+  BERTH_VLOOP(i, n, y[i] = berth_vm_softplus_f32(x[i]););
+}
 
 /* The packed-GEMM micro-kernel with 16-byte vectors: 4 x 8 tiles (8 accumulators). */
 #define UKR_VB 16
@@ -170,6 +173,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .erf_f32 = berth_portable_erf_f32,
     .hard_sigmoid_f32 = berth_portable_hard_sigmoid_f32,
     .elu_f32 = berth_portable_elu_f32,
+    .softplus_f32 = berth_portable_softplus_f32,
     .dwconv_f32 = berth_portable_dwconv_f32,
     .dwconv_lanes_f32 = berth_portable_dwconv_lanes_f32,
     .pool2d_f32 = berth_portable_pool2d_f32,

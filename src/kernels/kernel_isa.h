@@ -180,6 +180,8 @@ typedef struct berth_kernel_isa {
   void (*hard_sigmoid_f32)(const float *x, float *y, int64_t n, float alpha, float beta);
   /* y[i] = berth_vm_elu_f32(x[i], alpha) (kernel_vmath.h) */
   void (*elu_f32)(const float *x, float *y, int64_t n, float alpha);
+  /* y[i] = berth_vm_softplus_f32(x[i]) (kernel_vmath.h) */
+  void (*softplus_f32)(const float *x, float *y, int64_t n);
   /* y[o0 * ow + o1] = bias + sum over the taps (q0 rows in order, then q1) inside the input
    * of w[q0 * kw + q1] * x[i0 * iw + i1], i0 = o0 * sh - ph + q0 * dh, i1 = o1 * sw - pw + q1 * dw
    * (taps over the left and right padding add zero products); buf holds (g->slots + 1) * g->row
@@ -275,6 +277,7 @@ void berth_portable_sqrt_f32(const float *x, float *y, int64_t n);
 void berth_portable_erf_f32(const float *x, float *y, int64_t n);
 void berth_portable_hard_sigmoid_f32(const float *x, float *y, int64_t n, float alpha, float beta);
 void berth_portable_elu_f32(const float *x, float *y, int64_t n, float alpha);
+void berth_portable_softplus_f32(const float *x, float *y, int64_t n);
 void berth_portable_dwconv_f32(const berth_dw_geom_t *g, const float *x, const float *w, float bias, float *y,
                                float *buf);
 void berth_portable_dwconv_lanes_f32(const berth_dw_geom_t *g, int64_t planes, const float *x, const float *w,

@@ -303,6 +303,9 @@ static void ISA_FN(hard_sigmoid_f32)(const float *x, float *y, int64_t n, float 
 static void ISA_FN(elu_f32)(const float *x, float *y, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; i++) y[i] = berth_vm_elu_f32(x[i], alpha);
 }
+static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = berth_vm_softplus_f32(x[i]);
+}
 
 /* ---- the packed-GEMM micro-kernel (kernel_ukr.h) ------------------------------------- */
 
@@ -425,6 +428,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .erf_f32 = ISA_FN(erf_f32),
     .hard_sigmoid_f32 = ISA_FN(hard_sigmoid_f32),
     .elu_f32 = ISA_FN(elu_f32),
+    .softplus_f32 = ISA_FN(softplus_f32),
     .dwconv_f32 = ISA_FN(dwconv_f32),
     .dwconv_lanes_f32 = ISA_FN(dwconv_lanes_f32),
     .pool2d_f32 = ISA_FN(pool2d_f32),

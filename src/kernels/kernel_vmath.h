@@ -235,6 +235,31 @@ static inline float berth_vm_elu_f32(float x, float alpha) {
   return berth_vm_sel(x < 0.0f, alpha * berth_vm_expm1_neg_f32(xn), x);
 }
 
+/* ln(1 + t) for 0 <= t <= 1 (NaN: NaN), branch-free, without rounding 1 + t: ln(1 + t) =
+ * 2 atanh(s) with s = t / (2 + t) for t <= sqrt2 - 1, else ln2 + 2 atanh(s) with
+ * s = (t - 1) / (t + 3) (that is, m = (1 + t) / 2 in place of 1 + t); |s| <= 0.172 either way,
+ * and 2 atanh(s) is its odd series to s^11 (the next term is below 2^-30 of the sum); ln2 in
+ * two parts, so that the constant adds no rounding of its own. */
+static inline float berth_vm_log1p_01_f32(float t) {
+  const int big = t > 0.414213562f;
+  const float s = berth_vm_sel(big, t - 1.0f, t) / berth_vm_sel(big, t + 3.0f, t + 2.0f), s2 = s * s;
+  float p = 0.18181818f;
+  p = p * s2 + 0.22222222f;
+  p = p * s2 + 0.28571429f;
+  p = p * s2 + 0.4f;
+  p = p * s2 + 0.66666667f;
+  const float at = 2.0f * s + s * (s2 * p);
+  const float hi = berth_vm_sel(big, 0.693145752f, 0.0f), lo = berth_vm_sel(big, 1.42860677e-6f, 0.0f);
+  return hi + (at + lo);
+}
+
+/* softplus: ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|) (no cancellation; 2.0 ulp, measured
+ * by tests/test_kernel_math.c over [-80, 80]); NaN in gives NaN out, +-inf gives inf and 0. */
+static inline float berth_vm_softplus_f32(float x) {
+  const float nabs = berth_vm_float(berth_vm_bits(x) | 0x80000000u); /* -|x| */
+  return berth_vm_sel(x > 0.0f, x, 0.0f) + berth_vm_log1p_01_f32(berth_vm_exp_f32(nabs));
+}
+
 /* Elementwise functions in blocks of 64: a block whose |x| are all at most a limit (as bits,
  * so NaN is above) takes a shorter form of the function, which gives those inputs the full
  * form's bits (above); no element's result depends on its neighbours. */
