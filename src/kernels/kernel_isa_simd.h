@@ -65,6 +65,22 @@ static inline VF ISA_FN(ld_part)(const float *p, int64_t k) {
   return v;
 }
 static inline void ISA_FN(st)(float *p, VF v) { memcpy(p, &v, sizeof v); }
+/* v's first k (0 < k <= ISA_VW) lanes to p: a masked store, which writes (and faults on)
+ * only those k (memcpy of a variable size compiled to `rep movsq`, slow for a few floats) */
+static inline void ISA_FN(st_part)(float *p, VF v, int64_t k) {
+#if !ISA_X86
+  memcpy(p, &v, (size_t)k * sizeof(float));
+#elif ISA_VB == 64
+  __m512 m;
+  memcpy(&m, &v, sizeof m);
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << k) - 1u), m);
+#else
+  static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  __m256 m;
+  memcpy(&m, &v, sizeof m);
+  _mm256_maskstore_ps(p, _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - k)), m);
+#endif
+}
 
 /* Sum of the lanes: halves added down to four lanes, then (0 + 2) + (1 + 3). */
 static inline float ISA_FN(hsum)(VF v) {

@@ -101,9 +101,13 @@ static float ISA_FN(sm_max)(const float *x, int64_t n) {
     m0 = ISA_FN(sm_clamp)(v, m0);
   }
   m0 = ISA_FN(sm_clamp)(m1, m0);
-  float mx = m0[0];
-  for (int l = 1; l < ISA_VW; l++) mx = m0[l] > mx ? m0[l] : mx;
-  return mx;
+  /* the lanes: halves folded onto each other (a tree of maxps; the order of a maximum does
+   * not change it, and a NaN run comes out NaN whichever lane wins) */
+  float l[ISA_VW];
+  ISA_FN(st)(l, m0);
+  for (int w = ISA_VW / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; j++) l[j] = l[j + w] > l[j] ? l[j + w] : l[j];
+  return l[0];
 }
 
 /* y[i] = e^(x[i] - mx) unless y is NULL; returns the sum in f64 */
@@ -126,11 +130,7 @@ static double ISA_FN(sm_expsum)(const float *x, float mx, float *y, int64_t n) {
     const int64_t k = n - i < ISA_VW ? n - i : ISA_VW;
     VF e = ISA_FN(sm_exp)(ISA_FN(ld_part)(x + i, k) - m);
     e = (VF)((ISA_FN(vi))e & ISA_FN(sm_first)(k)); /* zeros past the run: left out of the sum */
-    if (y) {
-      float buf[ISA_VW];
-      ISA_FN(st)(buf, e);
-      memcpy(y + i, buf, (size_t)k * sizeof(float));
-    }
+    if (y) ISA_FN(st_part)(y + i, e, k);
     ISA_FN(sm_acc)(e, &lo, &hi);
   }
   lo += hi;
@@ -145,10 +145,10 @@ static void ISA_FN(softmax_row_f32)(const float *x, float *y, int64_t n, int log
   if (log_out) {
     const float ls = (float)__builtin_log(ISA_FN(sm_expsum)(x, mx, NULL, n));
     for (; i + ISA_VW <= n; i += ISA_VW) ISA_FN(st)(y + i, (ISA_FN(ld)(x + i) - mx) - ls);
-    for (; i < n; i++) y[i] = (x[i] - mx) - ls;
+    if (i < n) ISA_FN(st_part)(y + i, (ISA_FN(ld_part)(x + i, n - i) - mx) - ls, n - i);
     return;
   }
   const float inv = (float)(1.0 / ISA_FN(sm_expsum)(x, mx, y, n));
   for (; i + ISA_VW <= n; i += ISA_VW) ISA_FN(st)(y + i, ISA_FN(ld)(y + i) * inv);
-  for (; i < n; i++) y[i] *= inv;
+  if (i < n) ISA_FN(st_part)(y + i, ISA_FN(ld_part)(y + i, n - i) * inv, n - i);
 }
