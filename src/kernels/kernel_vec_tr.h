@@ -44,30 +44,24 @@ static inline __attribute__((always_inline)) void VT_F(tr)(VT_F(trv) r[VT_W]) {
   /* four stages, h = 8, 4, 2, 1: rows i and i + h (bit h of i clear) swap their off-diagonal
    * h x h blocks (lanes of r[i] with bit h set <-> lanes of r[i + h] with it clear), so each
    * element's row and lane exchange bit h; after all four, r[i][j] holds the old r[j][i] */
-  for (int i = 0; i < 16; i++)
-    if (!(i & 8)) {
-      const vt a = r[i], b = r[i + 8];
-      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-      r[i + 8] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+#define VT_ARGS(...) __VA_ARGS__
+#define VT_SWAP16(h, LO, HI)                                                                     \
+  for (int i = 0; i < 16; i++)                                                                   \
+    if (!(i & (h))) {                                                                            \
+      const vt a = r[i], b = r[i + (h)];                                                         \
+      r[i] = __builtin_shufflevector(a, b, VT_ARGS LO);                                          \
+      r[i + (h)] = __builtin_shufflevector(a, b, VT_ARGS HI);                                    \
     }
-  for (int i = 0; i < 16; i++)
-    if (!(i & 4)) {
-      const vt a = r[i], b = r[i + 4];
-      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-      r[i + 4] = __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    }
-  for (int i = 0; i < 16; i++)
-    if (!(i & 2)) {
-      const vt a = r[i], b = r[i + 2];
-      r[i] = __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-      r[i + 2] = __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-    }
-  for (int i = 0; i < 16; i++)
-    if (!(i & 1)) {
-      const vt a = r[i], b = r[i + 1];
-      r[i] = __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-      r[i + 1] = __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    }
+  VT_SWAP16(8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+            (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
+  VT_SWAP16(4, (0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
+            (4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31))
+  VT_SWAP16(2, (0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29),
+            (2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31))
+  VT_SWAP16(1, (0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30),
+            (1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31))
+#undef VT_SWAP16
+#undef VT_ARGS
 #else
 #error "VT_W must be 4, 8 or 16"
 #endif
