@@ -6,6 +6,7 @@
  * (berth_source_*) parsed, printed, compiled and read back from a program file. */
 #include "berth/compiler.h"
 #include "berth/inspect.h"
+#include "berth/profile.h"
 #include "berth/runtime.h"
 #include "test_util.h"
 
@@ -71,6 +72,39 @@ static void check_observed(const berth_method_t *fwd, const obs_log_t *l) {
   CHECK(berth_method_instr_count(NULL) == -1);
 }
 
+/* berth/profile.h on the seed: two calls profiled, each kernel call and copy that ran counted
+ * twice, every other instruction never; cleared, and detached (the handle runs on). */
+static void check_profile(berth_method_t *fwd, const berth_program_t *prog) {
+  berth_profile_t *pr = NULL;
+  berth_diag_t diag = berth_diag_make(msg, sizeof msg);
+  CHECK(berth_profile_attach(NULL, &pr, &diag) == BERTH_ERR_INVALID_ARGUMENT && strstr(msg, "not a method handle"));
+  CHECK(berth_profile_attach(fwd, NULL, &diag) == BERTH_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(berth_profile_attach(fwd, &pr, &diag) == BERTH_OK && pr, "%s", msg);
+  double x = 6.0, out[2][1];
+  for (int c = 0; c < 2; c++) {
+    CHECK(berth_method_set_input(fwd, 0, &x, sizeof x, &diag) == BERTH_OK);
+    if (!berth_program_outputs_planned(prog))
+      for (int j = 0; j < 2; j++) CHECK(berth_method_set_output(fwd, j, out[j], sizeof out[j], &diag) == BERTH_OK);
+    CHECK_MSG(berth_method_execute(fwd, &diag) == BERTH_OK, "%s", msg);
+  }
+  int ran = 0;
+  for (int32_t i = 0; i < berth_method_instr_count(fwd); i++) {
+    berth_instr_info_t info;
+    CHECK(berth_method_instr_info(fwd, i, &info, NULL) == BERTH_OK);
+    const uint64_t runs = berth_profile_runs(pr, i);
+    CHECK_MSG(runs == 0 || (runs == 2 && info.op), "instruction %d (%s) ran %llu times in 2 calls", (int)i,
+              info.op ? info.op : "no op", (unsigned long long)runs);
+    CHECK_MSG(runs || berth_profile_ns(pr, i) == 0, "instruction %d: time without a run", (int)i);
+    ran += runs > 0;
+  }
+  CHECK_MSG(ran > 0, "no instruction ran");
+  CHECK(berth_profile_runs(pr, -1) == 0 && berth_profile_ns(pr, berth_method_instr_count(fwd)) == 0);
+  berth_profile_clear(pr);
+  for (int32_t i = 0; i < berth_method_instr_count(fwd); i++) CHECK(berth_profile_runs(pr, i) == 0);
+  berth_profile_detach(pr);
+  berth_profile_detach(NULL);
+}
+
 /* Runs forward of the compiled seed on 5.0 then 6.0: the seed issue's (5, 5) (6, 7); the
  * second call observed (berth_method_set_observer), then a third with the observer off. */
 static void run_seed(const berth_compilation_t *c) {
@@ -112,6 +146,7 @@ static void run_seed(const berth_compilation_t *c) {
       CHECK_MSG(r && v == want[call][j], "call %d output %d: %g, want %g", call + 1, j, r ? v : -1.0, want[call][j]);
     }
     if (call == 1) check_observed(fwd, &log), observed = log.n;
+    if (call == 2) check_profile(fwd, prog);
     if (call == 2) CHECK_MSG(log.n == observed, "the observer, off, saw %d more events", log.n - observed);
   }
   free(mmem);

@@ -103,6 +103,10 @@ class TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("type", Type), ("bytes", ctypes.c_size_t), ("bounded_axis", ctypes.c_int32)]
 
 
+class InstrInfo(ctypes.Structure):
+    _fields_ = [("op", ctypes.c_char_p), ("out_name", ctypes.c_char * 96), ("out_type", Type)]
+
+
 class ProgramSizes(ctypes.Structure):
     _fields_ = [("program_bytes", ctypes.c_size_t), ("scratch_bytes", ctypes.c_size_t)]
 
@@ -153,3 +157,9 @@ _fn("berth_method_output", _st, _vp, _i32, ctypes.POINTER(_vp), ctypes.POINTER(_
 _fn("berth_method_output_shape", _st, _vp, _i32, ctypes.POINTER(Type), _D)
 _fn("berth_method_reset", None, _vp)
 _fn("berth_method_state", _st, _vp, ctypes.c_char_p, ctypes.POINTER(_vp), ctypes.POINTER(_sz), _D)
+_fn("berth_method_instr_count", _i32, _vp)
+_fn("berth_method_instr_info", _st, _vp, _i32, ctypes.POINTER(InstrInfo), _D)
+_fn("berth_profile_attach", _st, _vp, ctypes.POINTER(_vp), _D)
+_fn("berth_profile_ns", _u64, _vp, _i32)
+_fn("berth_profile_runs", _u64, _vp, _i32)
+_fn("berth_profile_detach", None, _vp)

@@ -272,3 +272,23 @@ def test_dynamic_bound_option_is_checked():
         berth.compile(SEED, dynamic_bound=-1)
     with pytest.raises(berth.Error, match="apply to ONNX models only"):
         berth.compile(SEED, dynamic_bound=3)
+
+
+def test_profile_counts_every_run():
+    """The countdown loop (examples/while_loop) with n = 4: its body's add and sub run 4 times
+    a call, its condition's gt 5 times; the profile says so per call, slowest first, and the
+    method runs as before after it (the observer detached)."""
+    m = berth.compile(os.path.join(ROOT, "examples", "while_loop", "countdown.bir")).method()
+    rows = m.profile(np.array(4, dtype=np.int64), np.array([1.0, 2.0], dtype=np.float32), calls=3)
+    by_op = {}
+    for r in rows:
+        by_op.setdefault(r["op"], []).append(r)
+    assert [r["runs"] for r in by_op["add"]] == [4.0] and [r["runs"] for r in by_op["sub"]] == [4.0]
+    assert [r["runs"] for r in by_op["gt"]] == [5.0]
+    add = by_op["add"][0]
+    assert add["output"] == "acc_next" and add["dtype"] == "f32" and add["shape"] == (2,) and add["us"] >= 0
+    assert [r["us"] for r in rows] == sorted((r["us"] for r in rows), reverse=True)
+    out = m(np.array(2, dtype=np.int64), np.array([1.0, 2.0], dtype=np.float32))
+    assert out["acc_final"].tolist() == [2.0, 4.0]
+    with pytest.raises(ValueError):
+        m.profile(np.array(1, dtype=np.int64), np.array([1.0, 2.0], dtype=np.float32), calls=0)

@@ -1,12 +1,13 @@
 /* berth bench: times a method with the planned runtime, the way an embedder calls it (the
  * public API of berth/runtime.h: the program loaded and verified, one method handle, inputs
  * bound, berth_method_execute timed alone), and with --profile says where the time goes:
- * per op and per instruction, timed by an observer around each kernel call and copy
- * (berth_method_set_observer). Inputs are --call's arguments (berth run's syntax) or else
+ * per op and per instruction, timed around each kernel call and copy (berth/profile.h over
+ * the runtime's observer). Inputs are --call's arguments (berth run's syntax) or else
  * fixed pseudo-random data: floats uniform in [-1, 1), every other element type zeros (an
  * index or a count from random bits would be out of range). */
 #define _POSIX_C_SOURCE 200809L
 #include "berth/kernels.h"
+#include "berth/profile.h"
 #include "berth/runtime.h"
 #include "cli.h"
 #include "program_load.h"
@@ -29,24 +30,6 @@ static double now_ns(void) {
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
-}
-
-/* The observer's record: time inside each instruction, summed over the profiled calls. */
-typedef struct bench_prof {
-  double *ns;
-  int64_t *runs;
-  double t0;
-} bench_prof_t;
-
-static void bench_observe(void *ctx, int32_t instr, bool begin) {
-  bench_prof_t *p = ctx;
-  const double t = now_ns();
-  if (begin) {
-    p->t0 = t;
-    return;
-  }
-  p->ns[instr] += t - p->t0;
-  p->runs[instr]++;
 }
 
 /* One row of the per-op table. */
@@ -85,7 +68,7 @@ static void bench_fill(const berth_tensor_info_t *t, void *data, uint32_t *rng) 
   }
 }
 
-static void bench_print_profile(berth_method_t *h, const bench_prof_t *pr, int calls, double call_ns, int top) {
+static void bench_print_profile(berth_method_t *h, const berth_profile_t *pr, int calls, double call_ns, int top) {
   const int32_t n = berth_method_instr_count(h);
   bench_op_t *ops = calloc((size_t)n + 1, sizeof *ops);
   bench_row_t *rows = calloc((size_t)n + 1, sizeof *rows);
@@ -99,14 +82,16 @@ static void bench_print_profile(berth_method_t *h, const bench_prof_t *pr, int c
   double inside = 0;
   for (int32_t i = 0; i < n; i++) {
     berth_instr_info_t info;
-    if (berth_method_instr_info(h, i, &info, NULL) || !info.op || pr->runs[i] == 0) continue;
-    inside += pr->ns[i];
-    rows[n_rows++] = (bench_row_t){i, pr->ns[i]};
+    const double ns = (double)berth_profile_ns(pr, i);
+    const int64_t runs = (int64_t)berth_profile_runs(pr, i);
+    if (berth_method_instr_info(h, i, &info, NULL) || !info.op || runs == 0) continue;
+    inside += ns;
+    rows[n_rows++] = (bench_row_t){i, ns};
     int32_t k = 0;
     while (k < n_ops && strcmp(ops[k].op, info.op) != 0) k++;
     if (k == n_ops) ops[n_ops++] = (bench_op_t){info.op, 0, 0, 0};
-    ops[k].ns += pr->ns[i];
-    ops[k].runs += pr->runs[i];
+    ops[k].ns += ns;
+    ops[k].runs += runs;
     ops[k].instrs++;
   }
   qsort(ops, (size_t)n_ops, sizeof *ops, cmp_op);
@@ -189,7 +174,7 @@ int berth_cmd_bench(int argc, char **argv) {
   uint8_t *file = NULL, *bytes = NULL, *pmem = NULL, *scratch = NULL, *mmem = NULL;
   void **in = NULL, **out = NULL;
   double *times = NULL;
-  bench_prof_t pr = {NULL, NULL, 0};
+  berth_profile_t *pr = NULL;
   berth_program_t *prog = NULL;
   berth_method_t *h = NULL;
   size_t len = 0;
@@ -289,13 +274,7 @@ int berth_cmd_bench(int argc, char **argv) {
   const long total = warmup + calls + (profile ? calls : 0);
   double prof_ns = 0;
   for (long c = 0; c < total; c++) {
-    if (profile && c == warmup + calls) {
-      const int32_t ni = berth_method_instr_count(h);
-      pr.ns = calloc((size_t)ni + 1, sizeof *pr.ns);
-      pr.runs = calloc((size_t)ni + 1, sizeof *pr.runs);
-      if (!pr.ns || !pr.runs) goto oom;
-      berth_method_set_observer(h, bench_observe, &pr);
-    }
+    if (profile && c == warmup + calls && berth_profile_attach(h, &pr, &diag)) goto fail;
     for (int32_t i = 0; i < n_in; i++) {
       berth_program_input_info(prog, mi, i, &info);
       if (berth_method_set_input(h, i, in[i], info.bytes, &diag)) goto fail;
@@ -309,14 +288,13 @@ int berth_cmd_bench(int argc, char **argv) {
     if (c >= warmup && c < warmup + calls) times[c - warmup] = t;
     else if (c >= warmup + calls) prof_ns += t;
   }
-  berth_method_set_observer(h, NULL, NULL);
   double mean = 0;
   for (long c = 0; c < calls; c++) mean += times[c] / (double)calls;
   qsort(times, (size_t)calls, sizeof *times, cmp_double);
   const double med = calls % 2 ? times[calls / 2] : (times[calls / 2 - 1] + times[calls / 2]) / 2;
   printf("  per call: min %.1f us, median %.1f us, mean %.1f us, max %.1f us\n", times[0] / 1e3, med / 1e3,
          mean / 1e3, times[calls - 1] / 1e3);
-  if (profile) bench_print_profile(h, &pr, (int)calls, prof_ns / (double)calls, (int)top);
+  if (profile) bench_print_profile(h, pr, (int)calls, prof_ns / (double)calls, (int)top);
   rc = 0;
   goto out;
 oom:
@@ -331,8 +309,7 @@ out:
   free(in);
   free(out);
   free(times);
-  free(pr.ns);
-  free(pr.runs);
+  berth_profile_detach(pr);
   free(mmem);
   free(scratch);
   free(pmem);
