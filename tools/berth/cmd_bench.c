@@ -137,20 +137,23 @@ int berth_cmd_bench(int argc, char **argv) {
         return BERTH_EXIT_USAGE;
       }
       const char *v = argv[++i];
-      if (a[2] == 'm' || (a[2] == 'c' && a[3] == 'a' && a[4] == 'l' && a[5] == 'l' && !a[6])) {
-        if (a[2] == 'm') method_name = v;
-        else call = v;
+      if (strcmp(a, "--method") == 0) {
+        method_name = v;
         continue;
       }
+      if (strcmp(a, "--call") == 0) {
+        call = v;
+        continue;
+      }
+      /* --calls, --warmup, --top: whole numbers (at least one timed call) */
+      long *dst = strcmp(a, "--calls") == 0 ? &calls : strcmp(a, "--warmup") == 0 ? &warmup : &top;
       char *end;
-      const long lo = a[2] == 'c' ? 1 : 0, n = strtol(v, &end, 10);
+      const long lo = dst == &calls ? 1 : 0, n = strtol(v, &end, 10);
       if (end == v || *end || n < lo || n > BENCH_MAX_CALLS) {
         fprintf(stderr, "berth: %s %s: expected a whole number from %ld to %d\n", a, v, lo, BENCH_MAX_CALLS);
         return BERTH_EXIT_USAGE;
       }
-      if (a[2] == 'c') calls = n;
-      else if (a[2] == 'w') warmup = n;
-      else top = n;
+      *dst = n;
     } else if (strcmp(a, "--profile") == 0) {
       if (!berth_cli_once(a)) return BERTH_EXIT_USAGE;
       profile = true;
