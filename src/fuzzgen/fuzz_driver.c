@@ -152,19 +152,61 @@ static const char *value_name(const berth_ir_method_t *m, int32_t v, char *buf, 
   return buf;
 }
 
-/* "element 3: want 0.5, got -0.25" for the first element that differs. */
+/* Whether element i of two tensors of type t agree: the same bytes, or (f32, f64) both NaN.
+ * Which NaN an operation on two NaNs returns is not part of any kernel's contract (IEEE 754
+ * leaves it open, ONNX too): x86 returns the first source operand's, and GCC may commute an
+ * addition or multiplication differently in a loop's vector body and in its scalar fallback,
+ * which its run-time alias check takes when the output lies within a vector of an input. So
+ * two plans of one program, placing a value 24 bytes after another or 32, can return the
+ * same NaN with its sign flipped (seed 149504: `sum` over [2, 3] with the output 24 bytes
+ * after the input picks the other row's NaN; tests/fuzz_regressions/nan-sign-plan-149504.bir).
+ * Every other value, -0 against +0 included, must match bit for bit. */
+static bool same_element(const berth_type_t *t, const uint8_t *a, const uint8_t *b, size_t es) {
+  if (!memcmp(a, b, es)) return true;
+  if (t->dtype == BERTH_DTYPE_F32) {
+    float x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x != x && y != y;
+  }
+  if (t->dtype == BERTH_DTYPE_F64) {
+    double x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x != x && y != y;
+  }
+  return false;
+}
+
+/* Whether two tensors of type t agree element by element (same_element). */
+static bool same_values(const berth_type_t *t, const void *want, const void *got) {
+  const size_t es = berth_dtype_size(t->dtype), bytes = berth_type_bytes(t);
+  if (!memcmp(want, got, bytes)) return true;
+  const int64_t n = berth_type_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (!same_element(t, (const uint8_t *)want + (size_t)i * es, (const uint8_t *)got + (size_t)i * es, es)) return false;
+  return true;
+}
+
+/* "element 3: want 0.5 (bits 0x3f000000), got -0.25 (bits 0xbe800000)" for the first element
+ * that differs (same_element). */
 static const char *describe_diff(const berth_type_t *t, const void *want, const void *got, char *buf, size_t cap) {
   size_t es = berth_dtype_size(t->dtype);
   int64_t n = berth_type_numel(t);
   const uint8_t *w = want, *g = got;
   for (int64_t i = 0; i < n; i++) {
-    if (!memcmp(w + (size_t)i * es, g + (size_t)i * es, es)) continue;
+    if (same_element(t, w + (size_t)i * es, g + (size_t)i * es, es)) continue;
     switch (t->dtype) {
       case BERTH_DTYPE_F32: {
         float a, b;
         memcpy(&a, w + (size_t)i * es, 4);
         memcpy(&b, g + (size_t)i * es, 4);
-        berth_snprintf(buf, cap, "element %lld: want %g, got %g", (long long)i, (double)a, (double)b);
+        uint32_t ua, ub;
+        memcpy(&ua, &a, 4);
+        memcpy(&ub, &b, 4);
+        /* the bits too: two NaNs (or zeros) that differ print alike */
+        berth_snprintf(buf, cap, "element %lld: want %g (bits 0x%x), got %g (bits 0x%x)", (long long)i, (double)a,
+                       (unsigned)ua, (double)b, (unsigned)ub);
         break;
       }
       case BERTH_DTYPE_I64: {
@@ -348,7 +390,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
     for (int32_t k = 0; k < ora->n_out && !trap; k++) {
       const berth_type_t *t = &m->values[body->results[k]].type;
       const void *want = ora->out[call * ora->n_out + k];
-      if (!kind && memcmp(want, got[k], berth_type_bytes(t)))
+      if (!kind && !same_values(t, want, got[k]))
         kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: output %d (%s) differs, %s", what, (int)call,
                     (int)k, value_name(m, body->results[k], nb, sizeof nb), describe_diff(t, want, got[k], db, sizeof db));
       free(got[k]);
@@ -359,7 +401,7 @@ static berth_fuzz_kind_t run_plan(const berth_compiled_t *c, const berth_ir_prog
       const void *have = berth_session_state(s, 0, p->globals[g].name);
       const void *want = ora->state[call * ora->n_globals + g];
       const berth_type_t *t = &p->globals[g].type;
-      if (have && want && memcmp(want, have, berth_type_bytes(t)))
+      if (have && want && !same_values(t, want, have))
         kind = fail(f, BERTH_FUZZ_MISMATCH, algo, io, call, "%s, call %d: buffer @%s differs after the call%s, %s", what,
                     (int)call, p->globals[g].name, trap ? " (which failed a check in both)" : "",
                     describe_diff(t, want, have, db, sizeof db));
