@@ -108,10 +108,8 @@ static void tr_cols2_u32(uint32_t *o, int64_t ldo, const uint32_t *i, int64_t ld
     memcpy(&b, i + ldi + r, 16);
     const move_v4u lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
     const move_v2u l = (move_v2u)lo, h = (move_v2u)hi;
-    memcpy(o + r * ldo, &l[0], 8);
-    memcpy(o + (r + 1) * ldo, &l[1], 8);
-    memcpy(o + (r + 2) * ldo, &h[0], 8);
-    memcpy(o + (r + 3) * ldo, &h[1], 8);
+    const uint64_t q[4] = {l[0], l[1], h[0], h[1]}; /* lanes by value: clang refuses &l[0] */
+    for (int k = 0; k < 4; k++) memcpy(o + (r + k) * ldo, &q[k], 8);
   }
   for (; r < rows; r++) {
     o[r * ldo] = i[r];
