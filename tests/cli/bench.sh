@@ -2,8 +2,8 @@
 # countdown loop (examples/while_loop) with n = 5 runs its body's add and sub 5 times a call
 # and its condition's gt 6 times: the profile's runs column must say so (an observer that
 # missed a call, or fired twice, fails). Inputs without --call: floats random, integers zeros.
-# A .berth runs its stored plan; an ONNX model is compiled first. Wrong command lines exit 2,
-# failures 1 with a message.
+# A .berth runs its stored plan; an ONNX model is compiled first; --json is one document (read
+# back with python3). Wrong command lines exit 2, failures 1 with a message.
 . "$(dirname "$0")/lib.inc"
 L=examples/while_loop/countdown.bir
 out=$("$BERTH" bench $L --call 'i64[]:5 f32[2]:1,2' --calls 3 --warmup 1 --profile 2>&1)
@@ -16,6 +16,25 @@ expect_true "profile: the slowest instructions name their outputs" sh -c "printf
 out=$("$BERTH" bench $L --calls 2 2>&1)
 expect_true "bench without --call: integers zeros" sh -c "printf '%s\n' \"\$1\" | grep -q '^  input %n i64\\[\\]: zeros$'" _ "$out"
 expect_true "bench without --call: floats random" sh -c "printf '%s\n' \"\$1\" | grep -q '^  input %x f32\\[2\\]: uniform in \\[-1, 1)$'" _ "$out"
+# --json: one document; the profile's runs per instruction as in the text
+if command -v python3 >/dev/null 2>&1; then
+  got=$("$BERTH" bench $L --call 'i64[]:5 f32[2]:1,2' --calls 2 --profile --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+runs = {r["op"]: r["runs"] for r in d["profile"]["instructions"] if r["op"] in ("add", "sub", "gt")}
+add = [r for r in d["profile"]["instructions"] if r["op"] == "add"][0]
+print(d["method"], d["calls"], [i["data"] for i in d["inputs"]], runs["add"], runs["sub"], runs["gt"],
+      add["output"], add["dtype"], add["shape"], sorted(d["us"]) == ["max", "mean", "median", "min"])')
+  expect_true "bench --json: one document with the profile" [ "$got" = "forward 2 ['given', 'given'] 5 5 6 acc_next f32 [2] True" ]
+  got=$("$BERTH" bench $L --calls 2 --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print([i["data"] for i in d["inputs"]], "profile" in d)')
+  expect_true "bench --json without --profile: inputs zeros and uniform, no profile" [ "$got" = "['zeros', 'uniform'] False" ]
+else
+  echo "skip bench --json: no python3 to read it"
+fi
+expect_fail_quiet "bench --json of a call that fails: nothing on stdout" "takes 2 inputs" "$BERTH" bench $L --json --call 'i64[]:5'
 tmp=$(mktemp -d)
 "$BERTH" compile $L -o "$tmp/c.berth" >/dev/null
 out=$("$BERTH" bench "$tmp/c.berth" --call 'i64[]:2 f32[2]:1,2' --calls 2 --profile 2>&1)

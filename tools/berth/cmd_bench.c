@@ -4,7 +4,8 @@
  * per op and per instruction, timed around each kernel call and copy (berth/profile.h over
  * the runtime's observer). Inputs are --call's arguments (berth run's syntax) or else
  * fixed pseudo-random data: floats uniform in [-1, 1), every other element type zeros (an
- * index or a count from random bits would be out of range). */
+ * index or a count from random bits would be out of range). --json prints one JSON document
+ * instead of the text (nothing on stdout when the command fails). */
 #define _POSIX_C_SOURCE 200809L
 #include "berth/kernels.h"
 #include "berth/profile.h"
@@ -68,7 +69,17 @@ static void bench_fill(const berth_tensor_info_t *t, void *data, uint32_t *rng) 
   }
 }
 
-static void bench_print_profile(berth_method_t *h, const berth_profile_t *pr, int calls, double call_ns, int top) {
+/* A type as JSON members: "dtype":"f32","shape":[1,3] */
+static void bench_json_type(const berth_type_t *t) {
+  printf("\"dtype\":\"%s\",\"shape\":[", berth_dtype_name(t->dtype));
+  for (int32_t d = 0; d < t->rank; d++) printf("%s%lld", d ? "," : "", (long long)t->dims[d]);
+  printf("]");
+}
+
+/* The profile as text (the op table, then the top slowest instructions) or, with json, as the
+ * document's "profile" member (every op and every instruction that ran). */
+static void bench_print_profile(berth_method_t *h, const berth_profile_t *pr, int calls, double call_ns, int top,
+                                bool json) {
   const int32_t n = berth_method_instr_count(h);
   bench_op_t *ops = calloc((size_t)n + 1, sizeof *ops);
   bench_row_t *rows = calloc((size_t)n + 1, sizeof *rows);
@@ -97,6 +108,33 @@ static void bench_print_profile(berth_method_t *h, const berth_profile_t *pr, in
   qsort(ops, (size_t)n_ops, sizeof *ops, cmp_op);
   qsort(rows, (size_t)n_rows, sizeof *rows, cmp_row);
   const double per = 1.0 / calls / 1e3; /* ns summed over the calls -> us per call */
+  if (json) {
+    printf(",\"profile\":{\"calls\":%d,\"mean_us\":%.3f,\"in_kernels_us\":%.3f,\"ops\":[", calls, call_ns / 1e3,
+           inside * per);
+    for (int32_t k = 0; k < n_ops; k++) {
+      printf("%s{\"op\":", k ? "," : "");
+      berth_cli_json_string(stdout, ops[k].op);
+      printf(",\"instrs\":%lld,\"runs\":%lld,\"us\":%.3f}", (long long)ops[k].instrs,
+             (long long)(ops[k].runs / calls), ops[k].ns * per);
+    }
+    printf("],\"instructions\":[");
+    for (int32_t r = 0; r < n_rows; r++) {
+      berth_instr_info_t info;
+      berth_method_instr_info(h, rows[r].instr, &info, NULL);
+      printf("%s{\"instr\":%d,\"op\":", r ? "," : "", (int)rows[r].instr);
+      berth_cli_json_string(stdout, info.op);
+      printf(",\"output\":");
+      berth_cli_json_string(stdout, info.out_name[0] == '%' ? info.out_name + 1 : info.out_name);
+      printf(",");
+      bench_json_type(&info.out_type);
+      printf(",\"runs\":%lld,\"us\":%.3f}", (long long)(berth_profile_runs(pr, rows[r].instr) / (uint64_t)calls),
+             rows[r].ns * per);
+    }
+    printf("]}");
+    free(ops);
+    free(rows);
+    return;
+  }
   printf("\nprofile: %d calls with the observer on, mean %.1f us per call, %.1f us of it in kernels and copies\n",
          calls, call_ns / 1e3, inside * per);
   printf("  %-24s %8s %8s %12s %7s\n", "op", "instrs", "runs", "us/call", "share");
@@ -119,7 +157,7 @@ static void bench_print_profile(berth_method_t *h, const berth_profile_t *pr, in
 int berth_cmd_bench(int argc, char **argv) {
   const char *path = NULL, *method_name = NULL, *call = NULL;
   long calls = 20, warmup = 3, top = 20;
-  bool profile = false, plan_options = false;
+  bool profile = false, plan_options = false, json = false;
   berth_compile_options_t opt = berth_compile_options_default();
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -154,9 +192,10 @@ int berth_cmd_bench(int argc, char **argv) {
         return BERTH_EXIT_USAGE;
       }
       *dst = n;
-    } else if (strcmp(a, "--profile") == 0) {
+    } else if (strcmp(a, "--profile") == 0 || strcmp(a, "--json") == 0) {
       if (!berth_cli_once(a)) return BERTH_EXIT_USAGE;
-      profile = true;
+      if (a[2] == 'p') profile = true;
+      else json = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "berth bench: unknown option '%s'\n", a);
       return BERTH_EXIT_USAGE;
@@ -225,8 +264,9 @@ int berth_cmd_bench(int argc, char **argv) {
   out = calloc((size_t)n_out + 1, sizeof *out);
   times = calloc((size_t)calls, sizeof *times);
   if (!in || !out || !times) goto oom;
-  printf("berth bench: %s, method %s, %s kernels, %ld calls after %ld warm-up calls\n", path,
-         berth_program_method_name(prog, mi), berth_kernels_isa_name(berth_kernels_active()), calls, warmup);
+  if (!json)
+    printf("berth bench: %s, method %s, %s kernels, %ld calls after %ld warm-up calls\n", path,
+           berth_program_method_name(prog, mi), berth_kernels_isa_name(berth_kernels_active()), calls, warmup);
   uint32_t rng = 0x62656e63u; /* "benc" */
   berth_tensor_info_t info;
   int nargs = 0;
@@ -249,8 +289,9 @@ int berth_cmd_bench(int argc, char **argv) {
     if (!call) {
       bench_fill(&info, in[i], &rng);
       const bool f = info.type.dtype == BERTH_DTYPE_F32 || info.type.dtype == BERTH_DTYPE_F64;
-      printf("  input %%%s %s: %s\n", info.name, berth_type_format(&info.type, ty, sizeof ty),
-             f ? "uniform in [-1, 1)" : "zeros");
+      if (!json)
+        printf("  input %%%s %s: %s\n", info.name, berth_type_format(&info.type, ty, sizeof ty),
+               f ? "uniform in [-1, 1)" : "zeros");
       continue;
     }
     berth_host_tensor_t t = {{0}, NULL};
@@ -295,9 +336,30 @@ int berth_cmd_bench(int argc, char **argv) {
   for (long c = 0; c < calls; c++) mean += times[c] / (double)calls;
   qsort(times, (size_t)calls, sizeof *times, cmp_double);
   const double med = calls % 2 ? times[calls / 2] : (times[calls / 2 - 1] + times[calls / 2]) / 2;
-  printf("  per call: min %.1f us, median %.1f us, mean %.1f us, max %.1f us\n", times[0] / 1e3, med / 1e3,
-         mean / 1e3, times[calls - 1] / 1e3);
-  if (profile) bench_print_profile(h, pr, (int)calls, prof_ns / (double)calls, (int)top);
+  if (json) {
+    printf("{\"program\":");
+    berth_cli_json_string(stdout, path);
+    printf(",\"method\":");
+    berth_cli_json_string(stdout, berth_program_method_name(prog, mi));
+    printf(",\"kernels\":\"%s\",\"warmup\":%ld,\"calls\":%ld,\"inputs\":[",
+           berth_kernels_isa_name(berth_kernels_active()), warmup, calls);
+    for (int32_t i = 0; i < n_in; i++) {
+      berth_program_input_info(prog, mi, i, &info);
+      const bool f = info.type.dtype == BERTH_DTYPE_F32 || info.type.dtype == BERTH_DTYPE_F64;
+      printf("%s{\"name\":", i ? "," : "");
+      berth_cli_json_string(stdout, info.name);
+      printf(",");
+      bench_json_type(&info.type);
+      printf(",\"data\":\"%s\"}", call ? "given" : f ? "uniform" : "zeros");
+    }
+    printf("],\"us\":{\"min\":%.3f,\"median\":%.3f,\"mean\":%.3f,\"max\":%.3f}", times[0] / 1e3, med / 1e3,
+           mean / 1e3, times[calls - 1] / 1e3);
+  } else {
+    printf("  per call: min %.1f us, median %.1f us, mean %.1f us, max %.1f us\n", times[0] / 1e3, med / 1e3,
+           mean / 1e3, times[calls - 1] / 1e3);
+  }
+  if (profile) bench_print_profile(h, pr, (int)calls, prof_ns / (double)calls, (int)top, json);
+  if (json) printf("}\n");
   rc = 0;
   goto out;
 oom:

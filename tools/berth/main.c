@@ -122,7 +122,7 @@ static const cmd_help_t helps[] = {
      "  --print-ir            print each imported program's IR text to stderr\n"},
     {"bench",
      "usage: berth bench PROGRAM [--calls N] [--warmup N] [--profile] [--top N] [--method NAME]\n"
-     "                   [--call 'ARGS'] [planner options]\n"
+     "                   [--call 'ARGS'] [--json] [planner options]\n"
      "Times a method with the planned runtime as an embedder calls it (the program loaded and\n"
      "verified, one method handle, berth_method_execute timed alone) and prints the minimum,\n"
      "median, mean and maximum per call. Inputs: --call's arguments (berth run's syntax:\n"
@@ -133,6 +133,9 @@ static const cmd_help_t helps[] = {
      "                copy (berth_method_set_observer): time per op, and the slowest\n"
      "                instructions with their outputs (--top N of them, default 20)\n"
      "  --method NAME the method to call\n"
+     "  --json        one JSON document instead of the text: program, method, kernels, inputs,\n"
+     "                \"us\" (min, median, mean, max) and with --profile \"profile\" (every op and\n"
+     "                every instruction that ran); nothing on stdout when the command fails\n"
      "A .berth runs its stored plan; planner options re-plan its IR section.\n"
      "planner options:\n" PLANNER_OPTIONS PROGRAM_OPTIONS},
     {"fuzz", NULL}, /* its own --help (cmd_fuzz.c) */
@@ -184,7 +187,7 @@ static void usage(FILE *f) {
       "              [--alloc-inputs 0|1] [--alloc-outputs 0|1] [--no-ir] [--ops-header FILE.h]\n"
       "      plans the program and writes a .berth program file for the embeddable runtime;\n"
       "      --ops-header writes the kernels it calls, to build a runtime with only those.\n"
-      "  bench PROGRAM [--calls N] [--warmup N] [--profile] [--top N] [--call 'ARGS'] [planner options]\n"
+      "  bench PROGRAM [--calls N] [--warmup N] [--profile] [--top N] [--call 'ARGS'] [--json] [planner options]\n"
       "      times a method with the planned runtime; --profile: time per op and instruction.\n"
       "  dis FILE.berth [--no-verify]\n"
       "      prints a .berth file's methods, values with their storage, and instructions.\n"
