@@ -148,18 +148,26 @@ berth_status_t berth_exec_run_refs(const berth_exec_program_t *p, int32_t method
     if (san && (st = sanitize(san, in, ops, pc, mem->regs, diag))) return st;
     switch (in->opcode) {
       case BERTH_I_KERNEL:
-        if (mem->observe) mem->observe(mem->observe_ctx, pc, true);
-        run_kernel(p, m, mem, in, ops, refs, san != NULL);
-        if (mem->observe) mem->observe(mem->observe_ctx, pc, false);
+        if (mem->observe) { /* berth_method_set_observer: around the call, one test when off */
+          mem->observe(mem->observe_ctx, pc, true);
+          run_kernel(p, m, mem, in, ops, refs, san != NULL);
+          mem->observe(mem->observe_ctx, pc, false);
+        } else {
+          run_kernel(p, m, mem, in, ops, refs, san != NULL);
+        }
         pc++;
         break;
       case BERTH_I_COPY: {
         void *src = berth_exec_addr(p, m, mem, ops[0]);
         void *dst = berth_exec_addr(p, m, mem, ops[1]);
         size_t bytes = berth_type_bytes(&m->values[ops[1]].type);
-        if (mem->observe) mem->observe(mem->observe_ctx, pc, true);
-        if (src != dst) memmove(dst, src, bytes);
-        if (mem->observe) mem->observe(mem->observe_ctx, pc, false);
+        if (mem->observe) {
+          mem->observe(mem->observe_ctx, pc, true);
+          if (src != dst) memmove(dst, src, bytes);
+          mem->observe(mem->observe_ctx, pc, false);
+        } else if (src != dst) {
+          memmove(dst, src, bytes);
+        }
         pc++;
         break;
       }

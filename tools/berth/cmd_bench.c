@@ -213,7 +213,7 @@ int berth_cmd_bench(int argc, char **argv) {
   berth_diag_t diag = berth_diag_make(msg, sizeof msg);
   berth_source_t *src = NULL;
   berth_compilation_t *compiled = NULL;
-  uint8_t *file = NULL, *bytes = NULL, *pmem = NULL, *scratch = NULL, *mmem = NULL;
+  uint8_t *bytes = NULL, *pmem = NULL, *scratch = NULL, *mmem = NULL;
   void **in = NULL, **out = NULL;
   double *times = NULL;
   berth_profile_t *pr = NULL;
@@ -222,9 +222,10 @@ int berth_cmd_bench(int argc, char **argv) {
   size_t len = 0;
   int32_t mi = -1, n_in = 0, n_out = 0;
   char **args = NULL;
-  /* the bytes of a program file: a .berth as it is (its stored plan), anything else compiled */
+  /* the bytes of a program file, 64-byte aligned: a .berth as it is (its stored plan, read
+   * aligned), anything else compiled and copied once */
   if (!plan_options && berth_tool_is_berth(path)) {
-    if (!(file = berth_tool_read_berth_file(path, &len))) goto out;
+    if (!(bytes = berth_tool_read_berth_file(path, &len))) goto out;
   } else {
     if (!(src = berth_tool_load_program(path))) goto out;
     opt.store_ir = false;
@@ -236,13 +237,11 @@ int berth_cmd_bench(int argc, char **argv) {
       goto out;
     }
     const uint8_t *b = berth_compilation_bytes(compiled, &len);
-    if (!(file = malloc(len ? len : 1))) goto oom;
-    memcpy(file, b, len);
+    if (!(bytes = aligned_alloc(64, (len + 63) / 64 * 64 + 64))) goto oom;
+    memcpy(bytes, b, len);
   }
   berth_program_sizes_t sz;
-  if (berth_program_query(file, len, &sz, &diag)) goto fail;
-  if (!(bytes = aligned_alloc(64, (len + 63) / 64 * 64))) goto oom;
-  memcpy(bytes, file, len);
+  if (berth_program_query(bytes, len, &sz, &diag)) goto fail;
   pmem = malloc(sz.program_bytes ? sz.program_bytes : 1);
   scratch = malloc(sz.scratch_bytes ? sz.scratch_bytes : 1);
   if (!pmem || !scratch) goto oom;
@@ -379,7 +378,6 @@ out:
   free(scratch);
   free(pmem);
   free(bytes);
-  free(file);
   berth_compilation_destroy(compiled);
   berth_source_destroy(src);
   return rc;
