@@ -1,7 +1,7 @@
 /* bench/ort_compare: berth against native onnxruntime (its C API, loaded with dlopen), one
  * thread, side by side in one process. A program that prints tables, not a test.
  *
- *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels]
+ *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels] [--plain-layout]
  *
  * Contenders: berth (the model compiled with `berth compile`, run by libberth_runtime with
  * the kernel variant BERTH_KERNELS picks, default the widest this CPU has) and onnxruntime
@@ -120,11 +120,14 @@ static void *read_all(const char *path, size_t *len) {
   return p;
 }
 
+static int g_plain_layout; /* --plain-layout: compile every conv in plain NCHW (to measure the layout) */
+
 /* `berth compile SRC -o OUT SPECS`; 0 on success (else the tool's first lines are printed) */
 static int berth_compile(const char *src, const char *specs, const char *out) {
   char cmd[4096], log[256];
   snprintf(log, sizeof log, "%s.log", out);
-  snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' %s > '%s' 2>&1", BERTH_TOOL, src, out, specs, log);
+  snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' %s%s > '%s' 2>&1", BERTH_TOOL, src, out, specs,
+           g_plain_layout ? " --plain-layout" : "", log);
   int rc = system(cmd);
   if (rc != 0) {
     FILE *f = fopen(log, "r");
@@ -948,10 +951,11 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--no-zoo") == 0) zoo = 0;
     else if (strcmp(argv[i], "--no-real") == 0) real = 0;
+    else if (strcmp(argv[i], "--plain-layout") == 0) g_plain_layout = 1;
     else if (strcmp(argv[i], "--no-kernels") == 0) kernels = 0;
     else if (strcmp(argv[i], "--no-layers") == 0) layers = 0;
     else {
-      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels] [--plain-layout]\n", argv[0]);
       return 2;
     }
   }

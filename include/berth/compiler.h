@@ -119,6 +119,10 @@ typedef struct berth_compile_options {
                  is initialised, into its hoist region instead of on every call (default true) */
   int64_t hoist_min_bytes; /* such a kernel call is hoisted when it reads and writes at least
                               this many bytes (default 4096; negative: INVALID_ARGUMENT) */
+  /* ONNX: false (default): regions of convs where it pays run over channel-blocked tensors
+   * ([N, C/16, H, W, 16], conv_blocked, with reorders at the regions' edges); true: plain
+   * NCHW throughout (to measure the layout) */
+  bool plain_layout;
 } berth_compile_options_t;
 
 /* The defaults described above. */

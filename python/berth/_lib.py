@@ -66,8 +66,10 @@ class CompileOptions(ctypes.Structure):
         ("max_trip_count", ctypes.c_int64),
         ("dynamic_bound", ctypes.c_int64),
         ("views", ctypes.c_bool),
+        ("concat_in_place", ctypes.c_int),
         ("hoist", ctypes.c_bool),
         ("hoist_min_bytes", ctypes.c_int64),
+        ("plain_layout", ctypes.c_bool),
     ]
 
 

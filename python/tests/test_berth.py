@@ -292,3 +292,13 @@ def test_profile_counts_every_run():
     assert out["acc_final"].tolist() == [2.0, 4.0]
     with pytest.raises(ValueError):
         m.profile(np.array(1, dtype=np.int64), np.array([1.0, 2.0], dtype=np.float32), calls=0)
+
+
+def test_compile_options_mirror_the_c_struct():
+    # the ctypes mirror of berth_compile_options_t reads back the C defaults field by field:
+    # a field missing from the mirror (concat_in_place was) shifts every later one
+    opt = berth._c.berth_compile_options_default()
+    assert opt.views is True and opt.concat_in_place == 1 and opt.hoist is True
+    assert opt.hoist_min_bytes == 4096 and opt.plain_layout is False
+    assert opt.algo == b"greedy" and opt.verify is True and opt.store_ir is True
+

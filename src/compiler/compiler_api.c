@@ -262,6 +262,7 @@ static berth_status_t onnx_opts_make(const berth_compile_options_t *opt, onnx_op
   oo->o.keep_control_flow = opt->keep_control_flow;
   oo->o.max_trip_count = opt->max_trip_count;
   oo->o.dynamic_bound = opt->dynamic_bound;
+  oo->o.plain_layout = opt->plain_layout;
   return BERTH_OK;
 }
 

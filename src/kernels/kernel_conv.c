@@ -37,6 +37,7 @@
  * direct loop, so the results are the same up to the order of the sums
  * (tests/test_kernel_conv_scratch.c runs every path with 0, 16, 64, 1024 bytes and the
  * request). */
+#include "kernel_conv_blocked.h"
 #include "kernel_conv_direct.h"
 #include "kernel_conv_rows.h"
 #include "kernel_conv_dw.h"
@@ -750,6 +751,10 @@ uint64_t berth_scratch_conv(const berth_attr_value_t *attrs, const berth_type_t 
   {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},     \
   {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0}
 static const berth_attr_spec_t conv_attrs[] = {CONV_ATTR_SPECS};
+berth_status_t berth_conv_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in, berth_type_t *out,
+                                berth_diag_t *diag) {
+  return conv_infer(attrs, in, n_in, out, diag);
+}
 const berth_op_def_t berth_op_def_conv = {"conv", BERTH_OPKIND_KERNEL, 2, 4, 1, 7, conv_attrs, conv_infer, conv_run};
 
 /* ---- conv_packed: conv with pre-packed weights ----------------------------------------

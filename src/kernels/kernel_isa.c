@@ -128,6 +128,12 @@ void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
 #define UKR_LDB 32
 #include "kernel_ukr.h"
 
+#define CBU_VB 16 /* conv_blocked's micro-kernel: 2 positions x 1 block of 16 channels (4 vectors) */
+#define CBU_P 2
+#define CBU_OB 1
+#define CBU_NAME portable_conv_blocked_ukr_f32
+#include "kernel_conv_blocked_ukr.h"
+
 #define CDU_VB 16 /* conv's direct micro-kernel, channels along the lanes: 4 positions x 8 channels */
 #define CDU_P 4
 #define CDU_NV 2
@@ -185,6 +191,9 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_rows_mr = 4,
     .conv_rows_t = 12,
     .conv_rows_ukr_f32 = portable_conv_rows_ukr_f32,
+    .conv_blocked_p = 2,
+    .conv_blocked_ob = 1,
+    .conv_blocked_ukr_f32 = portable_conv_blocked_ukr_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

@@ -130,6 +130,29 @@ typedef struct berth_ukr_epi {
   float alpha, beta;
 } berth_ukr_epi_t;
 
+/* One call of conv_blocked's micro-kernel (kernel_conv_blocked_ukr.h, driven by
+ * kernel_conv_blocked.c) over channel-blocked tensors ([N, C/16, H, W, 16]). For each of np
+ * positions p (np <= conv_blocked_p) and each of nob output blocks b (nob <= conv_blocked_ob),
+ * lane l < 16:
+ *   s = (load ? y[yo[p] + b * yob + l] : bias ? bias[b * 16 + l] : 0)
+ *       + sum over taps t < nt in order, input blocks i < cb in order, channels c < 16 in order of
+ *         w[b * wob + tw[t] + (i * 16 + c) * 16 + l] * x[xo[p] + to[t] + i * plane + c]
+ * then, with epi (NULL: none), residual res[yo[p] + b * yob + l] and activation; stored to
+ * y[yo[p] + b * yob + l]. Every index it forms is one the caller vouches for. */
+typedef struct berth_conv_blk_args {
+  const float *x;
+  int64_t plane, cb; /* floats between input blocks; input blocks of this call */
+  const int64_t *to, *tw;
+  int64_t nt;
+  const float *w;
+  int64_t wob, nob;
+  const float *bias;
+  int load;
+  float *y;
+  int64_t yob;
+  const berth_ukr_epi_t *epi;
+} berth_conv_blk_args_t;
+
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
   /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
@@ -246,6 +269,10 @@ typedef struct berth_kernel_isa {
   void (*conv_rows_ukr_f32)(const float *w, int64_t ldw, const float *x, const int32_t *off, int64_t k,
                             const float *bias, float *y, int64_t ldy, int64_t n, int64_t nch,
                             const berth_ukr_epi_t *epi);
+  /* conv_blocked's micro-kernel (berth_conv_blk_args_t above): conv_blocked_p positions by
+   * conv_blocked_ob blocks of 16 output channels at most per call */
+  int conv_blocked_p, conv_blocked_ob;
+  void (*conv_blocked_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
   /* softmax (log_out 0) or log_softmax (1) of the n >= 1 contiguous floats x into y (y may be
    * x): kernel_softmax.c's arithmetic (its row of one run) with the variant's vectors, the
    * exponentials with the bits exp_f32 gives (kernel_softmax_ukr.h). NULL where the variant

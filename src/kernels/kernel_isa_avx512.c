@@ -12,6 +12,8 @@
 #define ISA_CD_NV 2
 #define ISA_CR_MR 8 /* conv_rows tile (few input channels): 8 channels x 3 vectors (48 positions) */
 #define ISA_CR_NV 3
+#define ISA_CB_P 6 /* conv_blocked tile: 6 positions x 4 blocks of 16 channels = 24 accumulators */
+#define ISA_CB_OB 4
 #define ISA_ID BERTH_KERNELS_AVX512
 #define ISA_TABLE berth_kernel_isa_avx512
 #include "kernel_isa_simd.h"

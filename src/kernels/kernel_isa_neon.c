@@ -13,6 +13,8 @@
 #define ISA_CD_NV 4
 #define ISA_CR_MR 8 /* conv_rows tile (few input channels): 8 channels x 3 vectors (12 positions) = 24 accumulators */
 #define ISA_CR_NV 3
+#define ISA_CB_P 6 /* conv_blocked tile: 6 positions x 1 block of 16 channels (4 vectors) = 24 accumulators */
+#define ISA_CB_OB 1
 #define ISA_ID BERTH_KERNELS_NEON
 #define ISA_TABLE berth_kernel_isa_neon
 #include "kernel_isa_simd.h"

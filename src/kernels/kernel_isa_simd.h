@@ -422,6 +422,12 @@ static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
 #define CRU_NAME ISA_FN(conv_rows_ukr_f32)
 #include "kernel_conv_rows_ukr.h"
 
+#define CBU_VB ISA_VB /* conv_blocked: channel-blocked tensors, channels along the lanes */
+#define CBU_P ISA_CB_P
+#define CBU_OB ISA_CB_OB
+#define CBU_NAME ISA_FN(conv_blocked_ukr_f32)
+#include "kernel_conv_blocked_ukr.h"
+
 #include "kernel_softmax_ukr.h" /* softmax and log_softmax of a contiguous run */
 #include "kernel_norm_ukr.h"    /* layer_norm and rms_norm of a row */
 
@@ -458,6 +464,9 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_rows_mr = ISA_CR_MR,
     .conv_rows_t = ISA_CR_NV * ISA_VW,
     .conv_rows_ukr_f32 = ISA_FN(conv_rows_ukr_f32),
+    .conv_blocked_p = ISA_CB_P,
+    .conv_blocked_ob = ISA_CB_OB,
+    .conv_blocked_ukr_f32 = ISA_FN(conv_blocked_ukr_f32),
     .softmax_row_f32 = ISA_FN(softmax_row_f32),
     .layer_norm_row_f32 = ISA_FN(layer_norm_row_f32),
 };

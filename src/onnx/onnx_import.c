@@ -1384,6 +1384,11 @@ berth_status_t ox_import_decoded(const Onnx__ModelProto *mp, Onnx__ModelProto **
     st = berth_pass_dce(&cx.p, diag);        /* their magnitudes: the add, pows and slices gone */
   if (!st) (void)berth_pass_fuse_chains(cx.p); /* runs of elementwise nodes as one pass */
   if (!st) st = berth_pass_dce(&cx.p, diag);    /* the weights folding replaced, before packing */
+  if (!st && !opt->plain_layout) { /* regions of convs in the channel-blocked layout */
+    const int32_t nb = berth_pass_block_layout(cx.p);
+    if (nb < 0) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory in the layout pass");
+    else if (nb > 0) st = berth_pass_dce(&cx.p, diag);
+  }
   if (!st) (void)berth_pass_pack_weights(cx.p); /* weights packed once, after the fusion */
   if (!st) st = berth_pass_dce(&cx.p, diag);
   if (!st) {

@@ -64,6 +64,16 @@ int32_t berth_pass_pack_weights(berth_ir_program_t *p);
  * leaving a valid program). */
 int32_t berth_pass_conv_dft(berth_ir_program_t *p);
 
+/* Converts the regions of convs that can run over channel-blocked tensors (2-D, f32, group 1,
+ * constant weights, C and M multiples of 16, small kernels; each reading from or feeding
+ * another such conv) into conv_blocked over [N, C/16, H, W, 16] values, with reorders
+ * (reshape and transpose) at the regions' edges (layout.c, kernels/kernel_conv_blocked.h), in
+ * place: results change by the rounding of another order of the sums. The convs' plain
+ * results and old weights are left for berth_pass_dce, which must run next. Run it after the
+ * fusion passes and before berth_pass_pack_weights. Returns the number converted, -1 when out
+ * of memory (the program is then unusable). */
+int32_t berth_pass_block_layout(berth_ir_program_t *p);
+
 /* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
  * assert, and every HOP with one in its bodies, are always kept) and constants no method
  * uses. Method signatures are unchanged. Rebuilds the

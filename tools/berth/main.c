@@ -43,7 +43,8 @@
   "  input IN and the output OUT that updates it one mutable buffer (repeat it),\n"               \
   "  --dynamic-bound N gives NonZero, Compress, Unique and NonMaxSuppression results computed\n"  \
   "  at run time N entries along their data-dependent axis, and ImageDecoder's N x N pixels\n"   \
-  "  (graph outputs only; more fails).\n"                                                         \
+  "  (graph outputs only; more fails), --plain-layout keeps every conv in plain NCHW (default:\n" \
+  "  regions of convs where it pays run over channel-blocked tensors; to measure them).\n"      \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
@@ -290,7 +291,7 @@ static int dispatch(int argc, char **argv) {
       bool valued = strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--input") == 0 ||
                     strcmp(argv[i], "--dynamic-bound") == 0;
       if ((strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--keep-control-flow") == 0 ||
-           strcmp(argv[i], "--dynamic-bound") == 0) &&
+           strcmp(argv[i], "--dynamic-bound") == 0 || strcmp(argv[i], "--plain-layout") == 0) &&
           !berth_cli_once(argv[i]))
         return BERTH_EXIT_USAGE;
       if (valued) i++;

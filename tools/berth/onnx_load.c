@@ -13,6 +13,7 @@ static struct {
   const char *specs[MAX_SPECS]; /* --input values (argv strings) */
   int32_t n;
   bool keep_control_flow;
+  bool plain_layout;
   int64_t max_trip_count;
   int64_t dynamic_bound;
   const char *states[MAX_SPECS]; /* --state values */
@@ -40,6 +41,8 @@ int berth_tool_onnx_args(int *argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--keep-control-flow") == 0) {
       g_onnx.keep_control_flow = true;
+    } else if (strcmp(a, "--plain-layout") == 0) {
+      g_onnx.plain_layout = true;
     } else if (strcmp(a, "--state") == 0) {
       if (i + 1 >= *argc) {
         fprintf(stderr, "berth: --state needs a value\n");
@@ -120,4 +123,5 @@ void berth_tool_onnx_options(berth_compile_options_t *opt) {
   opt->keep_control_flow = g_onnx.keep_control_flow;
   opt->max_trip_count = g_onnx.max_trip_count;
   opt->dynamic_bound = g_onnx.dynamic_bound;
+  opt->plain_layout = g_onnx.plain_layout;
 }

@@ -1,0 +1,311 @@
+/* conv_blocked (kernel_conv_blocked.h): conv over channel-blocked tensors, through the kernel
+ * variant's micro-kernel (kernel_isa.h's conv_blocked_ukr_f32, kernel_conv_blocked_ukr.h).
+ *
+ * The driver cuts the output plane into rectangles whose positions see the same taps: the
+ * rows whose windows reach above or below the input each on their own, the others together,
+ * and likewise the columns, so the large interior rectangle takes whole tiles of positions
+ * with every tap, and a border position takes only the taps inside the input (no padding is
+ * copied, nothing reads outside the input). For each group of output blocks (the variant's
+ * tile width), a band of output rows at a time, the input blocks go in chunks (the partial
+ * sums stay in y between chunks: the same bits as one pass), so a chunk's weights stay in
+ * the level-1/level-2 caches while the band's positions stream past them. Runtime side: no
+ * allocation, no stdio; the tap tables are on the stack (at most BERTH_CONV_BLOCKED_MAX_TAPS). */
+#include "kernel_conv_blocked.h"
+
+#include "kernel_isa.h"
+#include "kernel_scratch.h"
+#include "kernel_util.h"
+#include "op_table.h"
+
+#include <string.h>
+
+enum { CB_STRIDES, CB_PADS, CB_DILATIONS, CB_GROUP, CB_ACT, CB_ACT_ALPHA, CB_ACT_BETA, CB_WSHAPE };
+
+/* Output planes of at most this many positions with padding take a zero-padded copy of the
+ * input in the call's scratch, so that every position sees every tap and the tiles stay full:
+ * on ResNet-50's 7x7 and 14x14 planes the border rectangles held a quarter to a half of the
+ * positions in tiles of one to five. Larger planes lose little to their borders, and their
+ * copy would grow the arena. */
+#define CB_PAD_MAX_POSITIONS 400
+
+/* Bytes of one chunk's weights (for the tile's output blocks) the driver aims at, and of a
+ * band's outputs (for the tile's output blocks). */
+#define CB_CHUNK_BYTES (48 * 1024)
+#define CB_BAND_BYTES (96 * 1024)
+
+void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed) {
+  const int64_t m = w->dims[0], c = w->dims[1], kk = w->dims[2] * w->dims[3];
+  for (int64_t ob = 0; ob < m / BERTH_CONV_BLOCK; ob++)
+    for (int64_t t = 0; t < kk; t++)
+      for (int64_t ic = 0; ic < c; ic++)
+        for (int64_t l = 0; l < BERTH_CONV_BLOCK; l++)
+          dst[((ob * kk + t) * c + ic) * BERTH_CONV_BLOCK + l] = src[((ob * BERTH_CONV_BLOCK + l) * c + ic) * kk + t];
+  berth_kernel_type_init(packed, BERTH_DTYPE_F32, 4);
+  packed->dims[0] = m / BERTH_CONV_BLOCK;
+  packed->dims[1] = kk;
+  packed->dims[2] = c;
+  packed->dims[3] = BERTH_CONV_BLOCK;
+}
+
+int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob) {
+  const int64_t c = CB_CHUNK_BYTES / (kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * ob);
+  return c < 1 ? 1 : c;
+}
+
+/* The logical conv operand types of a conv_blocked call, checked: conv's own infer decides
+ * the geometry, so the two ops agree on every attribute. */
+static berth_status_t cb_types(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                               berth_type_t *out, berth_diag_t *diag) {
+  char sa[160], sb[160];
+  const berth_type_t *x = &in[0], *wb = &in[1];
+  const berth_attr_value_t *ws = &attrs[CB_WSHAPE];
+  BERTH_TRY(berth_kernel_check_ints("conv_blocked", "wshape", ws, diag));
+  if (x->dtype != BERTH_DTYPE_F32 || x->rank != 5 || x->dims[4] != BERTH_CONV_BLOCK)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: input %s, expected f32 [N, C/16, H, W, 16]",
+                      berth_type_format(x, sa, sizeof sa));
+  if (ws->n != 4 || ws->ints[0] < BERTH_CONV_BLOCK || ws->ints[0] % BERTH_CONV_BLOCK ||
+      ws->ints[1] != x->dims[1] * BERTH_CONV_BLOCK || ws->ints[2] < 1 || ws->ints[3] < 1 ||
+      ws->ints[0] > BERTH_MAX_DIM || ws->ints[2] > BERTH_CONV_BLOCKED_MAX_TAPS ||
+      ws->ints[3] > BERTH_CONV_BLOCKED_MAX_TAPS || ws->ints[2] * ws->ints[3] > BERTH_CONV_BLOCKED_MAX_TAPS)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv_blocked: wshape must be [M, C, KH, KW] with M a positive multiple of 16, C = %lld (input "
+                      "%s), and KH * KW from 1 to %d",
+                      (long long)(x->dims[1] * BERTH_CONV_BLOCK), berth_type_format(x, sa, sizeof sa),
+                      BERTH_CONV_BLOCKED_MAX_TAPS);
+  if (attrs[CB_GROUP].i != 1)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: group is %lld, expected 1",
+                      (long long)attrs[CB_GROUP].i);
+  const int64_t m = ws->ints[0], c = ws->ints[1], kk = ws->ints[2] * ws->ints[3];
+  if (wb->dtype != BERTH_DTYPE_F32 || wb->rank != 4 || wb->dims[0] != m / BERTH_CONV_BLOCK || wb->dims[1] != kk ||
+      wb->dims[2] != c || wb->dims[3] != BERTH_CONV_BLOCK)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv_blocked: packed weights %s, expected f32 [%lld, %lld, %lld, 16] for wshape [%lld, %lld, "
+                      "%lld, %lld]",
+                      berth_type_format(wb, sa, sizeof sa), (long long)(m / BERTH_CONV_BLOCK), (long long)kk,
+                      (long long)c, (long long)m, (long long)c, (long long)ws->ints[2], (long long)ws->ints[3]);
+  berth_type_t tin[4];
+  berth_kernel_type_init(&tin[0], BERTH_DTYPE_F32, 4);
+  tin[0].dims[0] = x->dims[0];
+  tin[0].dims[1] = c;
+  tin[0].dims[2] = x->dims[2];
+  tin[0].dims[3] = x->dims[3];
+  berth_kernel_type_init(&tin[1], BERTH_DTYPE_F32, 4);
+  for (int d = 0; d < 4; d++) tin[1].dims[d] = ws->ints[d];
+  if (n_in >= 3) {
+    BERTH_TRY(berth_kernel_check_same_dtype("conv_blocked", in, 0, 2, diag));
+    tin[2] = in[2];
+  }
+  berth_type_t lo;
+  berth_status_t st = berth_conv_infer(attrs, tin, n_in >= 3 ? 3 : 2, &lo, diag);
+  if (st) return berth_fail_prefix(diag, st, "conv_blocked (as conv)");
+  berth_kernel_type_init(out, BERTH_DTYPE_F32, 5);
+  out->dims[0] = lo.dims[0];
+  out->dims[1] = m / BERTH_CONV_BLOCK;
+  out->dims[2] = lo.dims[2];
+  out->dims[3] = lo.dims[3];
+  out->dims[4] = BERTH_CONV_BLOCK;
+  if (n_in == 4 && !berth_type_equal(&in[3], out))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: residual %s, expected the result's type %s",
+                      berth_type_format(&in[3], sa, sizeof sa), berth_type_format(out, sb, sizeof sb));
+  return BERTH_OK;
+}
+
+static berth_status_t cb_infer(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in,
+                               berth_type_t *out, berth_diag_t *diag) {
+  BERTH_TRY(berth_kernel_check_inputs(&berth_op_def_conv_blocked, in, n_in, diag));
+  BERTH_TRY(cb_types(attrs, in, n_in, out, diag));
+  return berth_kernel_check_output("conv_blocked", out, diag);
+}
+
+/* The geometry of one spatial dim: input i, output o, kernel k, stride s, dilation d, padding
+ * p at the start. */
+typedef struct cb_dim {
+  int64_t i, o, k, s, d, p;
+} cb_dim_t;
+
+/* The taps [*k0, *k1) of output index o that fall inside the input. */
+static void cb_taps(const cb_dim_t *g, int64_t o, int64_t *k0, int64_t *k1) {
+  const int64_t start = o * g->s - g->p; /* the window's first input index */
+  int64_t a = 0, b = g->k;
+  if (start < 0) a = (-start + g->d - 1) / g->d;
+  const int64_t last = start + (g->k - 1) * g->d; /* the window's last input index */
+  if (last >= g->i) b = g->k - ((last - g->i) / g->d + 1);
+  if (b < a) b = a;
+  *k0 = a;
+  *k1 = b;
+}
+
+/* The end of the run of output indices from o on that see the same taps. */
+static int64_t cb_run_end(const cb_dim_t *g, int64_t o) {
+  int64_t a, b;
+  cb_taps(g, o, &a, &b);
+  int64_t e = o + 1;
+  for (; e < g->o; e++) {
+    int64_t a2, b2;
+    cb_taps(g, e, &a2, &b2);
+    if (a2 != a || b2 != b) break;
+  }
+  return e;
+}
+
+typedef struct cb_plan {
+  const berth_kernel_isa_t *isa;
+  cb_dim_t h, w;
+  int64_t cb, plane, oplane; /* input blocks, floats per input block, per output block */
+  const float *x, *wp, *bias;
+  float *y;
+  int64_t kw, kk; /* kernel width, taps */
+} cb_plan_t;
+
+/* Rows [r0, r1) x columns [c0, c1), all seeing the same taps, for a's output blocks and
+ * input blocks. */
+static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  int64_t kh0, kh1, kw0, kw1;
+  cb_taps(&p->h, r0, &kh0, &kh1);
+  cb_taps(&p->w, c0, &kw0, &kw1);
+  int64_t to[BERTH_CONV_BLOCKED_MAX_TAPS], tw[BERTH_CONV_BLOCKED_MAX_TAPS];
+  int64_t nt = 0;
+  for (int64_t i = kh0; i < kh1; i++)
+    for (int64_t j = kw0; j < kw1; j++, nt++) {
+      to[nt] = (i * p->h.d * p->w.i + j * p->w.d) * BERTH_CONV_BLOCK;
+      tw[nt] = (i * p->kw + j) * p->cb * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+    }
+  a->to = to;
+  a->tw = tw;
+  a->nt = nt;
+  const int64_t P = p->isa->conv_blocked_p;
+  int64_t xo[8], yo[8];
+  int64_t np = 0;
+  for (int64_t r = r0; r < r1; r++) {
+    const int64_t xr = (r * p->h.s - p->h.p) * p->w.i;
+    for (int64_t c = c0; c < c1; c++) {
+      /* the window's origin may lie in the padding; every tap added to it lands inside */
+      xo[np] = (xr + c * p->w.s - p->w.p) * BERTH_CONV_BLOCK;
+      yo[np] = (r * p->w.o + c) * BERTH_CONV_BLOCK;
+      if (++np == P) {
+        p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+        np = 0;
+      }
+    }
+  }
+  if (np) p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+}
+
+/* The padded copy's geometry for a call (attrs, x type, output type): its rows and columns, 0
+ * where the call takes none. */
+static void cb_pad_dims(const berth_attr_value_t *attrs, const berth_type_t *x, const berth_type_t *y, int64_t *ph,
+                        int64_t *pw) {
+  const berth_attr_value_t *pd = &attrs[CB_PADS];
+  *ph = *pw = 0;
+  if (pd->n != 4 || (!pd->ints[0] && !pd->ints[1] && !pd->ints[2] && !pd->ints[3])) return;
+  if (y->dims[2] * y->dims[3] > CB_PAD_MAX_POSITIONS) return;
+  *ph = x->dims[2] + pd->ints[0] + pd->ints[2];
+  *pw = x->dims[3] + pd->ints[1] + pd->ints[3];
+}
+
+uint64_t berth_scratch_conv_blocked(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
+  berth_type_t y;
+  if (n_in < 2 || cb_types(attrs, in, n_in, &y, NULL) != BERTH_OK || berth_kernel_is_empty(&y)) return 0;
+  int64_t ph, pw;
+  cb_pad_dims(attrs, &in[0], &y, &ph, &pw);
+  if (!ph) return 0;
+  /* one image's input blocks, padded (ph, pw <= 3 * 2^40 each: capped before multiplying) */
+  if (ph > (int64_t)1 << 20 || pw > (int64_t)1 << 20 || in[0].dims[1] > (int64_t)1 << 20) return 0;
+  return berth_scratch_request((uint64_t)(in[0].dims[1] * ph * pw * BERTH_CONV_BLOCK), sizeof(float));
+}
+
+static void cb_run(const berth_kernel_call_t *call) {
+  const berth_attr_value_t *attrs = call->attrs;
+  const berth_type_t *xt = call->in[0].type, *ot = call->out[0].type;
+  if (berth_kernel_is_empty(ot)) return;
+  const berth_attr_value_t *st = &attrs[CB_STRIDES], *pd = &attrs[CB_PADS], *dl = &attrs[CB_DILATIONS];
+  cb_plan_t p;
+  p.isa = berth_kernel_isa();
+  p.h = (cb_dim_t){xt->dims[2], ot->dims[2], attrs[CB_WSHAPE].ints[2], st->n ? st->ints[0] : 1,
+                   dl->n ? dl->ints[0] : 1, pd->n ? pd->ints[0] : 0};
+  p.w = (cb_dim_t){xt->dims[3], ot->dims[3], attrs[CB_WSHAPE].ints[3], st->n ? st->ints[1] : 1,
+                   dl->n ? dl->ints[1] : 1, pd->n ? pd->ints[1] : 0};
+  p.cb = xt->dims[1];
+  p.plane = p.h.i * p.w.i * BERTH_CONV_BLOCK;
+  p.oplane = p.h.o * p.w.o * BERTH_CONV_BLOCK;
+  p.kw = p.w.k;
+  p.kk = p.h.k * p.w.k;
+  const int64_t mb = ot->dims[1], ob_max = p.isa->conv_blocked_ob;
+  const float *bias = call->n_in >= 3 ? (const float *)call->in[2].data : NULL;
+  const float *res = call->n_in >= 4 ? (const float *)call->in[3].data : NULL;
+  const int act = (int)attrs[CB_ACT].i;
+  _Static_assert(BERTH_UKR_ACT_RELU == 1 && BERTH_UKR_ACT_CLIP == 2 && BERTH_UKR_ACT_LEAKY_RELU == 3,
+                 "conv's act codes are the epilogue's");
+  const int64_t chunk = berth_conv_blocked_chunk(p.kk, ob_max);
+  /* output rows per band: the band's outputs for a tile's output blocks near CB_BAND_BYTES */
+  int64_t band = CB_BAND_BYTES / (p.w.o * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * ob_max);
+  if (band < 1) band = 1;
+  const float *x0 = (const float *)call->in[0].data, *w0 = (const float *)call->in[1].data;
+  float *y0 = (float *)call->out[0].data;
+  /* small planes with padding: a zero-padded copy of each image's input (scratch permitting) */
+  int64_t ph, pw, have = 0;
+  cb_pad_dims(attrs, xt, ot, &ph, &pw);
+  float *pad = ph ? berth_scratch_take(call, sizeof(float), &have) : NULL;
+  const int64_t pad_floats = p.cb * ph * pw * BERTH_CONV_BLOCK;
+  if (pad && have < pad_floats) pad = NULL;
+  const cb_dim_t h_in = p.h, w_in = p.w;
+  if (pad) {
+    p.h.i = ph, p.h.p = 0, p.w.i = pw, p.w.p = 0;
+    p.plane = ph * pw * BERTH_CONV_BLOCK;
+    memset(pad, 0, (size_t)pad_floats * sizeof(float));
+  }
+  for (int64_t n = 0; n < xt->dims[0]; n++) {
+    const float *xn = x0 + n * p.cb * h_in.i * w_in.i * BERTH_CONV_BLOCK;
+    if (pad) { /* the input rows into their places; the border stays zero */
+      for (int64_t b = 0; b < p.cb; b++)
+        for (int64_t r = 0; r < h_in.i; r++)
+          memcpy(pad + ((b * ph + r + h_in.p) * pw + w_in.p) * BERTH_CONV_BLOCK,
+                 xn + (b * h_in.i + r) * w_in.i * BERTH_CONV_BLOCK, (size_t)(w_in.i * BERTH_CONV_BLOCK) * sizeof(float));
+      xn = pad;
+    }
+    float *yn = y0 + n * mb * p.oplane;
+    const float *rn = res ? res + n * mb * p.oplane : NULL;
+    for (int64_t ob = 0; ob < mb; ob += ob_max) {
+      const int64_t nob = mb - ob < ob_max ? mb - ob : ob_max;
+      for (int64_t b0 = 0; b0 < p.h.o; b0 += band) {
+        const int64_t b1 = p.h.o - b0 < band ? p.h.o : b0 + band;
+        for (int64_t ib = 0; ib < p.cb; ib += chunk) {
+          const int64_t nib = p.cb - ib < chunk ? p.cb - ib : chunk;
+          const bool last = ib + nib == p.cb;
+          const berth_ukr_epi_t e = {rn ? rn + ob * p.oplane : NULL, 0, act, (float)attrs[CB_ACT_ALPHA].f,
+                                     (float)attrs[CB_ACT_BETA].f};
+          berth_conv_blk_args_t a = {
+              .x = xn + ib * p.plane,
+              .plane = p.plane,
+              .cb = nib,
+              .w = w0 + (ob * p.kk * p.cb + ib) * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
+              .wob = p.kk * p.cb * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
+              .nob = nob,
+              .bias = ib == 0 && bias ? bias + ob * BERTH_CONV_BLOCK : NULL,
+              .load = ib > 0,
+              .y = yn + ob * p.oplane,
+              .yob = p.oplane,
+              .epi = last && (act || rn) ? &e : NULL,
+          };
+          for (int64_t r = b0; r < b1;) {
+            const int64_t re = cb_run_end(&p.h, r) < b1 ? cb_run_end(&p.h, r) : b1;
+            for (int64_t c = 0; c < p.w.o;) {
+              const int64_t ce = cb_run_end(&p.w, c);
+              cb_rect(&p, &a, r, re, c, ce);
+              c = ce;
+            }
+            r = re;
+          }
+        }
+      }
+    }
+  }
+}
+
+static const berth_attr_spec_t cb_attrs[] = {
+    {"strides", BERTH_ATTR_INTS, false, 0, 0},  {"pads", BERTH_ATTR_INTS, false, 0, 0},
+    {"dilations", BERTH_ATTR_INTS, false, 0, 0}, {"group", BERTH_ATTR_INT, false, 1, 0},
+    {"act", BERTH_ATTR_INT, false, 0, 0},        {"act_alpha", BERTH_ATTR_SCALAR, false, 0, 0},
+    {"act_beta", BERTH_ATTR_SCALAR, false, 0, 0}, {"wshape", BERTH_ATTR_INTS, true, 0, 0}};
+const berth_op_def_t berth_op_def_conv_blocked = {"conv_blocked", BERTH_OPKIND_KERNEL, 2, 4, 1, 8, cb_attrs,
+                                                  cb_infer, cb_run};

@@ -1,0 +1,189 @@
+/* The micro-kernel of conv_blocked (kernel_isa.h's conv_blocked_ukr_f32, driven by
+ * kernel_conv_blocked.c), written once with GCC/clang vector types and included by each
+ * variant's file:
+ *
+ *   #define CBU_VB 64            // vector bytes (16: portable and NEON, 32: AVX2, 64: AVX-512)
+ *   #define CBU_P 6              // output positions per tile (broadcast)
+ *   #define CBU_OB 4             // output channel blocks of 16 per tile: P x OB x 16 / lanes accumulators
+ *   #define CBU_NAME isa_64_conv_blocked_ukr_f32
+ *   #include "kernel_conv_blocked_ukr.h"
+ *
+ * Channel-blocked tensors ([N, C/16, H, W, 16], 16 channels of one position contiguous): the
+ * weights of one input channel for 16 output channels are one contiguous row, the vector
+ * operand; each position of the tile broadcasts its input element. Input and output are read
+ * and written in place, in whole blocks: nothing is packed or transposed per call (the layout
+ * of MLAS's NCHWc convolutions). Each output sums, from the bias (or from the partial sum
+ * already in y), over the taps in order, each tap over the chunk's input channels in order,
+ * with the including file's multiply-adds; the result depends on no address. The epilogue
+ * (residual, then activation, the bits of the scalar formulas) on the last chunk. np and nob
+ * are constants in each inlined case of the switches. No allocation, no stdio. */
+#include "kernel_isa.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if CBU_P < 1 || CBU_P > 8 || CBU_OB < 1 || CBU_OB > 4
+#error "CBU_P must be 1 to 8 and CBU_OB 1 to 4 (the cases of the switches)"
+#endif
+
+#define CBU_VW (CBU_VB / 4)
+#define CBU_BV (16 / CBU_VW) /* vectors per block of 16 channels */
+
+#define CBU_C2(a, b) a##b
+#define CBU_C(a, b) CBU_C2(a, b)
+#define CBU_F(x) CBU_C(CBU_NAME, _##x)
+
+#define VEC_VB CBU_VB
+#define VEC_F(x) CBU_F(x)
+#include "kernel_vec.h"
+
+typedef int32_t CBU_F(vi) __attribute__((vector_size(CBU_VB)));
+
+static inline CBU_F(vf) CBU_F(sel)(CBU_F(vi) m, CBU_F(vf) x, CBU_F(vf) y) {
+  return (CBU_F(vf))(((CBU_F(vi))x & m) | ((CBU_F(vi))y & ~m));
+}
+
+/* the epilogue's activation, as selects on compare masks: the bits of the scalar formulas */
+static inline __attribute__((always_inline)) CBU_F(vf) CBU_F(act)(int act, CBU_F(vf) a, CBU_F(vf) al, CBU_F(vf) be) {
+  const CBU_F(vf) zero = {0};
+  if (act == BERTH_UKR_ACT_RELU) return CBU_F(sel)(a < zero, zero, a);
+  if (act == BERTH_UKR_ACT_CLIP) {
+    const CBU_F(vf) u = CBU_F(sel)(a < al, al, a);
+    return CBU_F(sel)(u > be, be, u);
+  }
+  if (act == BERTH_UKR_ACT_LEAKY_RELU) return CBU_F(sel)(a < zero, al * a, a);
+  return a;
+}
+
+/* One tile: np positions by nob output blocks (constants once inlined). */
+static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, const berth_conv_blk_args_t *a,
+                                                              const int64_t *xo, const int64_t *yo) {
+  typedef CBU_F(vf) vf;
+  vf acc[CBU_P][CBU_OB * CBU_BV];
+  if (a->load) {
+    for (int p = 0; p < np; p++)
+      for (int b = 0; b < nob; b++)
+        for (int v = 0; v < CBU_BV; v++) acc[p][b * CBU_BV + v] = CBU_F(ld)(a->y + yo[p] + b * a->yob + v * CBU_VW);
+  } else {
+    for (int b = 0; b < nob; b++)
+      for (int v = 0; v < CBU_BV; v++) {
+        const vf s = a->bias ? CBU_F(ld)(a->bias + b * 16 + v * CBU_VW) : (vf){0};
+        for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] = s;
+      }
+  }
+  const float *x = a->x, *w = a->w;
+  const int64_t wob = a->wob, plane = a->plane;
+  for (int64_t t = 0; t < a->nt; t++) {
+    const float *wt = w + a->tw[t];
+    const int64_t to = a->to[t];
+    for (int64_t ib = 0; ib < a->cb; ib++) {
+      const float *xp[CBU_P];
+      for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to + ib * plane);
+      const float *wr = wt + ib * 256;
+      for (int ic = 0; ic < 16; ic++) {
+        vf wv[CBU_OB * CBU_BV];
+        for (int b = 0; b < nob; b++)
+          for (int v = 0; v < CBU_BV; v++) wv[b * CBU_BV + v] = CBU_F(ld)(wr + b * wob + ic * 16 + v * CBU_VW);
+        for (int p = 0; p < np; p++) {
+          const vf s = CBU_F(splat)(xp[p][ic]);
+          for (int b = 0; b < nob * CBU_BV; b++) acc[p][b] += s * wv[b];
+        }
+      }
+    }
+  }
+  const berth_ukr_epi_t *e = a->epi;
+  if (e) {
+    vf al, be;
+    al = CBU_F(splat)(e->alpha); /* broadcasts, not 0 + x (0 + -0 is +0) */
+    be = CBU_F(splat)(e->beta);
+    for (int p = 0; p < np; p++)
+      for (int b = 0; b < nob; b++)
+        for (int v = 0; v < CBU_BV; v++) {
+          vf s = acc[p][b * CBU_BV + v];
+          if (e->res) s += CBU_F(ld)(e->res + yo[p] + b * a->yob + v * CBU_VW);
+          acc[p][b * CBU_BV + v] = CBU_F(act)(e->act, s, al, be);
+        }
+  }
+  for (int p = 0; p < np; p++)
+    for (int b = 0; b < nob; b++)
+      for (int v = 0; v < CBU_BV; v++) CBU_F(st)(a->y + yo[p] + b * a->yob + v * CBU_VW, acc[p][b * CBU_BV + v]);
+}
+
+/* the positions switch for nob output blocks */
+#define CBU_PCASE(m, nb) \
+  case m: CBU_F(tile)(m, nb, a, xo, yo); break;
+#if CBU_P > 7
+#define CBU_P8(nb) CBU_PCASE(8, nb)
+#else
+#define CBU_P8(nb)
+#endif
+#if CBU_P > 6
+#define CBU_P7(nb) CBU_PCASE(7, nb)
+#else
+#define CBU_P7(nb)
+#endif
+#if CBU_P > 5
+#define CBU_P6(nb) CBU_PCASE(6, nb)
+#else
+#define CBU_P6(nb)
+#endif
+#if CBU_P > 4
+#define CBU_P5(nb) CBU_PCASE(5, nb)
+#else
+#define CBU_P5(nb)
+#endif
+#if CBU_P > 3
+#define CBU_P4(nb) CBU_PCASE(4, nb)
+#else
+#define CBU_P4(nb)
+#endif
+#if CBU_P > 2
+#define CBU_P3(nb) CBU_PCASE(3, nb)
+#else
+#define CBU_P3(nb)
+#endif
+#if CBU_P > 1
+#define CBU_P2(nb) CBU_PCASE(2, nb)
+#else
+#define CBU_P2(nb)
+#endif
+#define CBU_POS(nb)                                                                              \
+  switch (np) {                                                                                  \
+    CBU_P8(nb) CBU_P7(nb) CBU_P6(nb) CBU_P5(nb) CBU_P4(nb) CBU_P3(nb) CBU_P2(nb) CBU_PCASE(1, nb) \
+  default: break;                                                                                \
+  }
+
+static void CBU_NAME(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo) {
+  switch (a->nob) {
+#if CBU_OB > 3
+  case 4: CBU_POS(4) break;
+#endif
+#if CBU_OB > 2
+  case 3: CBU_POS(3) break;
+#endif
+#if CBU_OB > 1
+  case 2: CBU_POS(2) break;
+#endif
+  case 1: CBU_POS(1) break;
+  default: break;
+  }
+}
+
+#undef CBU_POS
+#undef CBU_PCASE
+#undef CBU_P8
+#undef CBU_P7
+#undef CBU_P6
+#undef CBU_P5
+#undef CBU_P4
+#undef CBU_P3
+#undef CBU_P2
+#undef CBU_F
+#undef CBU_C
+#undef CBU_C2
+#undef CBU_BV
+#undef CBU_VW
+#undef CBU_VB
+#undef CBU_P
+#undef CBU_OB
+#undef CBU_NAME

@@ -1,0 +1,176 @@
+/* The channel-blocked layout pass (src/passes/layout.c): a region of 1x1 convs over 256
+ * channels (one reading another, a residual from the method's input, a result read plain at
+ * the top level and in a cond body, a graph result) becomes conv_blocked with one reorder
+ * into the layout (the input, shared by the first conv and the residual) and one out of it per
+ * result read plain; the converted program computes what the plain one does (within the
+ * rounding of another order of the sums) on every kernel variant under the reference
+ * interpreter. The same region over 32 channels, where the reorders would cost more than the
+ * layout saves, and convs that cannot run blocked (weights a parameter, 24 channels, group
+ * 2) stay as they are. */
+#include "berth/kernels.h"
+#include "passes/passes.h"
+#include "reference/reference.h"
+#include "test_kernel_util.h"
+
+#include <stdio.h>
+
+/* A program of three 1x1 convs over x [1, C, hw, hw]; its text is malloc'd. */
+static char *region_src(int C, int hw) {
+  const size_t cap = 4u << 20;
+  char *s = malloc(cap), *e = s + cap, *o = s;
+  if (!s) return NULL;
+  uint32_t r = 12345;
+  for (int k = 1; k <= 3; k++) {
+    o += snprintf(o, (size_t)(e - o), "const @w%d : f32[%d,%d,1,1] = [", k, C, C);
+    for (int i = 0; i < C * C; i++) {
+      r = r * 1103515245u + 12345u;
+      o += snprintf(o, (size_t)(e - o), "%s%s0.%03d", i ? ", " : "", (r >> 20) % 2 ? "-" : "", (int)((r >> 8) % 60));
+    }
+    o += snprintf(o, (size_t)(e - o), "]\nconst @b%d : f32[%d] = [", k, C);
+    for (int i = 0; i < C; i++) o += snprintf(o, (size_t)(e - o), "%s0.%02d", i ? ", " : "", i % 50);
+    o += snprintf(o, (size_t)(e - o), "]\n");
+  }
+  char t[64];
+  snprintf(t, sizeof t, "f32[1,%d,%d,%d]", C, hw, hw);
+  o += snprintf(o, (size_t)(e - o),
+                "func @f(%%x : %s, %%p : bool[]) -> (%s, %s, %s) {\n"
+                "  %%a = conv(%%x, @w1, @b1) {act = 1} : %s\n"
+                "  %%c = conv(%%a, @w2, @b2, %%x) {act = 1} : %s\n"
+                "  %%d = conv(%%c, @w3, @b3) : %s\n"
+                "  %%n = neg(%%c) : %s\n"
+                "  %%e = cond(%%p, %%x) : %s\n"
+                "    then(%%t : %s) {\n"
+                "      %%u = abs(%%c) : %s\n"
+                "      return %%u\n"
+                "    }\n"
+                "    else(%%v : %s) {\n"
+                "      return %%v\n"
+                "    }\n"
+                "  return %%d, %%n, %%e\n"
+                "}\n",
+                t, t, t, t, t, t, t, t, t, t, t, t);
+  return s;
+}
+
+static int count_op(const berth_ir_program_t *p, berth_op_t op) {
+  int k = 0;
+  for (int32_t i = 0; i < p->methods[0].n_nodes; i++) k += p->methods[0].nodes[i].op == op;
+  return k;
+}
+
+static berth_ir_program_t *parse(const char *src) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ir_program_t *p = NULL;
+  CHECK_MSG(berth_ir_parse(src, strlen(src), "layout.bir", &p, &d) == BERTH_OK, "%s", msg);
+  return p;
+}
+
+static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **outs) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_ref_t *r = NULL;
+  bool ok = berth_ref_create(p, &r, &d) == BERTH_OK && berth_ref_call(r, 0, in, outs, &d) == BERTH_OK;
+  CHECK_MSG(ok, "reference run: %s", msg);
+  berth_ref_destroy(r);
+  return ok;
+}
+
+static void test_region(void) {
+  const int C = 256, hw = 28;
+  char *src = region_src(C, hw);
+  if (!src) return;
+  berth_ir_program_t *plain = parse(src), *blk = parse(src);
+  free(src);
+  if (!plain || !blk) goto done;
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  const int32_t n = berth_pass_block_layout(blk);
+  CHECK_MSG(n == 3, "%d convs converted, expected 3", (int)n);
+  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op(blk, BERTH_OP_CONV) == 0 && count_op(blk, BERTH_OP_CONV_BLOCKED) == 3);
+  /* x in once (for the first conv and the residual), c out once (neg and the body), d out */
+  CHECK_MSG(count_op(blk, BERTH_OP_TRANSPOSE) == 3, "%d transposes, expected 3", count_op(blk, BERTH_OP_TRANSPOSE));
+  char *text = berth_ir_print(blk);
+  static const char *const want[] = {
+      "%x_split = reshape(%x) {shape = [1, 16, 16, 28, 28]} : f32[1,16,16,28,28]",
+      "%x_split_blocked = transpose(%x_split) {perm = [0, 1, 3, 4, 2]} : f32[1,16,28,28,16]",
+      "%a_blocked = conv_blocked(%x_split_blocked, @blocked0_0, @b1) {",
+      "%c_blocked = conv_blocked(%a_blocked, @blocked0_1, @b2, %x_split_blocked) {",
+      "%c = reshape(%c_blocked_nchw) {shape = [1, 256, 28, 28]} : f32[1,256,28,28]",
+      "%d = reshape(%d_blocked_nchw)",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    CHECK_MSG(text && strstr(text, want[i]), "after the pass, no line with\n  %s\nin\n%s", want[i],
+              text && strstr(text, "func @f") ? strstr(text, "func @f") : "");
+  free(text);
+  const int64_t nel = (int64_t)C * hw * hw;
+  float *x = malloc((size_t)nel * sizeof(float));
+  for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    for (uint8_t pred = 0; pred < 2; pred++) {
+      const void *in[] = {x, &pred};
+      void *a[3] = {0}, *b[3] = {0};
+      if (run_ref(plain, in, a) && run_ref(blk, in, b))
+        for (int o = 0; o < 3; o++) {
+          const float *fa = a[o], *fb = b[o];
+          int64_t bad = -1;
+          for (int64_t i = 0; i < nel && bad < 0; i++)
+            if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
+          CHECK_MSG(bad < 0, "%s kernels, pred %d: output %d element %lld is %.9g blocked, %.9g plain",
+                    berth_kernels_isa_name(isas[v]), pred, o, (long long)bad, bad < 0 ? 0.0 : fb[bad],
+                    bad < 0 ? 0.0 : fa[bad]);
+        }
+      for (int o = 0; o < 3; o++) free(a[o]), free(b[o]);
+    }
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  free(x);
+done:
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(blk);
+}
+
+/* where the reorders cost more than the layout saves (few channels: little work per element
+ * reordered): nothing changes */
+static void test_few_channels(void) {
+  char *src = region_src(32, 28);
+  if (!src) return;
+  berth_ir_program_t *p = parse(src);
+  free(src);
+  if (!p) return;
+  CHECK_MSG(berth_pass_block_layout(p) == 0, "a region over 32 channels was converted");
+  CHECK(count_op(p, BERTH_OP_CONV) == 3 && count_op(p, BERTH_OP_TRANSPOSE) == 0);
+  berth_ir_program_destroy(p);
+}
+
+/* convs that cannot run blocked, each linked to a conv that could */
+static void test_ineligible(void) {
+  static const char *src =
+      "func @f(%x : f32[1,32,8,8], %w : f32[32,32,1,1], %y : f32[1,24,8,8], %v : f32[24,24,1,1], %g : "
+      "f32[32,16,1,1]) -> (f32[1,32,8,8], f32[1,24,8,8], f32[1,32,8,8]) {\n"
+      "  %a = conv(%x, %w) : f32[1,32,8,8]\n"
+      "  %b = conv(%a, %w) : f32[1,32,8,8]\n"
+      "  %c = conv(%y, %v) : f32[1,24,8,8]\n"
+      "  %d = conv(%c, %v) : f32[1,24,8,8]\n"
+      "  %e = conv(%x, %g) {group = 2} : f32[1,32,8,8]\n"
+      "  %f = conv(%e, %g) {group = 2} : f32[1,32,8,8]\n"
+      "  return %b, %d, %f\n"
+      "}\n";
+  berth_ir_program_t *p = parse(src);
+  if (!p) return;
+  CHECK_MSG(berth_pass_block_layout(p) == 0, "a conv with parameter weights, 24 channels or groups was converted");
+  CHECK(count_op(p, BERTH_OP_CONV) == 6);
+  berth_ir_program_destroy(p);
+}
+
+int main(void) {
+  test_region();
+  test_few_channels();
+  test_ineligible();
+  return test_finish("test_layout");
+}
