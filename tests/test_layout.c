@@ -6,7 +6,9 @@
  * rounding of another order of the sums) on every kernel variant under the reference
  * interpreter. The same region over 32 channels, where the reorders would cost more than the
  * layout saves, and convs that cannot run blocked (weights a parameter, 24 channels, group
- * 2) stay as they are. */
+ * 2) stay as they are. A pool and a concat between blocked convs run blocked too (pool_blocked,
+ * a concat of blocks); a pool that would read a plain input stays plain (the region starts
+ * after it, where the tensor to reorder is no larger). */
 #include "berth/kernels.h"
 #include "passes/passes.h"
 #include "reference/reference.h"
@@ -135,6 +137,81 @@ done:
   berth_ir_program_destroy(blk);
 }
 
+/* Constants @w1.. (k of them, [m, c, 1, 1]) as text at o; returns the new end. */
+static char *weights_src(char *o, char *e, int k0, int k1, int m, int c) {
+  uint32_t r = 777;
+  for (int k = k0; k <= k1; k++) {
+    o += snprintf(o, (size_t)(e - o), "const @w%d : f32[%d,%d,1,1] = [", k, m, c);
+    for (int i = 0; i < m * c; i++) {
+      r = r * 1103515245u + 12345u;
+      o += snprintf(o, (size_t)(e - o), "%s%s0.%03d", i ? ", " : "", (r >> 20) % 2 ? "-" : "", (int)((r >> 8) % 60));
+    }
+    o += snprintf(o, (size_t)(e - o), "]\n");
+  }
+  return o;
+}
+
+/* a pool and a concat inside a region of 1x1 convs; a pool reading a plain input stays plain */
+static void test_pool_concat(void) {
+  const size_t cap = 8u << 20;
+  char *s = malloc(cap), *e = s + cap, *o = s;
+  if (!s) return;
+  o = weights_src(o, e, 1, 3, 256, 256);
+  o = weights_src(o, e, 4, 4, 256, 512);
+  const char *t = "f32[1,256,28,28]";
+  snprintf(o, (size_t)(e - o),
+           "func @f(%%x : %s) -> (%s) {\n"
+           "  %%p = max_pool(%%x) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]} : %s\n"
+           "  %%a = conv(%%p, @w1) : %s\n"
+           "  %%q = max_pool(%%a) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]} : %s\n"
+           "  %%b = conv(%%q, @w2) : %s\n"
+           "  %%c = conv(%%a, @w3) : %s\n"
+           "  %%j = concat(%%b, %%c) {axis = 1} : f32[1,512,28,28]\n"
+           "  %%d = conv(%%j, @w4) : %s\n"
+           "  return %%d\n"
+           "}\n",
+           t, t, t, t, t, t, t, t);
+  berth_ir_program_t *plain = parse(s), *blk = parse(s);
+  free(s);
+  if (!plain || !blk) goto done;
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK_MSG(berth_pass_block_layout(blk) == 6, "expected 4 convs, a pool and a concat converted");
+  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op(blk, BERTH_OP_CONV_BLOCKED) == 4 && count_op(blk, BERTH_OP_POOL_BLOCKED) == 1);
+  CHECK(count_op(blk, BERTH_OP_MAX_POOL) == 1 && count_op(blk, BERTH_OP_TRANSPOSE) == 2);
+  char *text = berth_ir_print(blk);
+  static const char *const want[] = {
+      "%p_split = reshape(%p) {shape = [1, 16, 16, 28, 28]}",
+      "%q_blocked = pool_blocked(%a_blocked) {kernel_shape = [3, 3], strides = [], pads = [1, 1, 1, 1], "
+      "dilations = [], flags = 0, kind = 0} : f32[1,16,28,28,16]",
+      "%j_blocked = concat(%b_blocked, %c_blocked) {axis = 1} : f32[1,32,28,28,16]",
+      "%d = reshape(%d_blocked_nchw) {shape = [1, 256, 28, 28]}",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    CHECK_MSG(text && strstr(text, want[i]), "after the pass, no line with\n  %s\nin\n%s", want[i],
+              text && strstr(text, "func @f") ? strstr(text, "func @f") : "");
+  free(text);
+  const int64_t nel = 256 * 28 * 28;
+  float *x = malloc((size_t)nel * sizeof(float));
+  for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  const void *in[] = {x};
+  void *a[1] = {0}, *b[1] = {0};
+  if (run_ref(plain, in, a) && run_ref(blk, in, b)) {
+    const float *fa = a[0], *fb = b[0];
+    int64_t bad = -1;
+    for (int64_t i = 0; i < nel && bad < 0; i++)
+      if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
+    CHECK_MSG(bad < 0, "element %lld is %.9g blocked, %.9g plain", (long long)bad, bad < 0 ? 0.0 : fb[bad],
+              bad < 0 ? 0.0 : fa[bad]);
+  }
+  free(a[0]), free(b[0]), free(x);
+done:
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(blk);
+}
+
 /* where the reorders cost more than the layout saves (few channels: little work per element
  * reordered): nothing changes */
 static void test_few_channels(void) {
@@ -171,6 +248,7 @@ static void test_ineligible(void) {
 int main(void) {
   test_region();
   test_few_channels();
+  test_pool_concat();
   test_ineligible();
   return test_finish("test_layout");
 }

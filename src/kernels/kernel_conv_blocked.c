@@ -34,17 +34,18 @@ enum { CB_STRIDES, CB_PADS, CB_DILATIONS, CB_GROUP, CB_ACT, CB_ACT_ALPHA, CB_ACT
 #define CB_BAND_BYTES (96 * 1024)
 
 void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed) {
-  const int64_t m = w->dims[0], c = w->dims[1], kk = w->dims[2] * w->dims[3];
-  for (int64_t ob = 0; ob < m / BERTH_CONV_BLOCK; ob++)
-    for (int64_t t = 0; t < kk; t++)
-      for (int64_t ic = 0; ic < c; ic++)
-        for (int64_t l = 0; l < BERTH_CONV_BLOCK; l++)
-          dst[((ob * kk + t) * c + ic) * BERTH_CONV_BLOCK + l] = src[((ob * BERTH_CONV_BLOCK + l) * c + ic) * kk + t];
+  const int64_t m = w->dims[0], c = w->dims[1], kk = w->dims[2] * w->dims[3], B = BERTH_CONV_BLOCK;
+  for (int64_t ob = 0; ob < m / B; ob++)
+    for (int64_t ib = 0; ib < c / B; ib++)
+      for (int64_t t = 0; t < kk; t++)
+        for (int64_t ic = 0; ic < B; ic++)
+          for (int64_t l = 0; l < B; l++)
+            dst[(((ob * (c / B) + ib) * kk + t) * B + ic) * B + l] = src[((ob * B + l) * c + ib * B + ic) * kk + t];
   berth_kernel_type_init(packed, BERTH_DTYPE_F32, 4);
-  packed->dims[0] = m / BERTH_CONV_BLOCK;
-  packed->dims[1] = kk;
-  packed->dims[2] = c;
-  packed->dims[3] = BERTH_CONV_BLOCK;
+  packed->dims[0] = m / B;
+  packed->dims[1] = c / B;
+  packed->dims[2] = kk;
+  packed->dims[3] = B * B;
 }
 
 int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob) {
@@ -76,13 +77,14 @@ static berth_status_t cb_types(const berth_attr_value_t *attrs, const berth_type
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: group is %lld, expected 1",
                       (long long)attrs[CB_GROUP].i);
   const int64_t m = ws->ints[0], c = ws->ints[1], kk = ws->ints[2] * ws->ints[3];
-  if (wb->dtype != BERTH_DTYPE_F32 || wb->rank != 4 || wb->dims[0] != m / BERTH_CONV_BLOCK || wb->dims[1] != kk ||
-      wb->dims[2] != c || wb->dims[3] != BERTH_CONV_BLOCK)
+  if (wb->dtype != BERTH_DTYPE_F32 || wb->rank != 4 || wb->dims[0] != m / BERTH_CONV_BLOCK ||
+      wb->dims[1] != c / BERTH_CONV_BLOCK || wb->dims[2] != kk || wb->dims[3] != BERTH_CONV_BLOCK * BERTH_CONV_BLOCK)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
-                      "conv_blocked: packed weights %s, expected f32 [%lld, %lld, %lld, 16] for wshape [%lld, %lld, "
+                      "conv_blocked: packed weights %s, expected f32 [%lld, %lld, %lld, 256] for wshape [%lld, %lld, "
                       "%lld, %lld]",
-                      berth_type_format(wb, sa, sizeof sa), (long long)(m / BERTH_CONV_BLOCK), (long long)kk,
-                      (long long)c, (long long)m, (long long)c, (long long)ws->ints[2], (long long)ws->ints[3]);
+                      berth_type_format(wb, sa, sizeof sa), (long long)(m / BERTH_CONV_BLOCK),
+                      (long long)(c / BERTH_CONV_BLOCK), (long long)kk, (long long)m, (long long)c,
+                      (long long)ws->ints[2], (long long)ws->ints[3]);
   berth_type_t tin[4];
   berth_kernel_type_init(&tin[0], BERTH_DTYPE_F32, 4);
   tin[0].dims[0] = x->dims[0];
@@ -157,9 +159,24 @@ typedef struct cb_plan {
   int64_t kw, kk; /* kernel width, taps */
 } cb_plan_t;
 
+/* The weights the next chunk will read, touched a few lines before each tile of this one
+ * (software prefetch): a chunk's first tile otherwise waits on memory for all of them, which
+ * on 7x7 and 14x14 planes (few tiles per chunk, megabytes of weights) cost a quarter of a
+ * conv's time. nob streams of `lines` cache lines from base + b * stride. */
+typedef struct cb_prefetch {
+  const char *base;
+  int64_t stride, lines, nob, next, per_tile;
+} cb_prefetch_t;
+
+static void cb_prefetch_some(cb_prefetch_t *f) {
+  for (int64_t k = 0; k < f->per_tile && f->next < f->lines * f->nob; k++, f->next++)
+    __builtin_prefetch(f->base + (f->next % f->nob) * f->stride + (f->next / f->nob) * 64, 0, 2);
+}
+
 /* Rows [r0, r1) x columns [c0, c1), all seeing the same taps, for a's output blocks and
  * input blocks. */
-static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                    cb_prefetch_t *f) {
   int64_t kh0, kh1, kw0, kw1;
   cb_taps(&p->h, r0, &kh0, &kh1);
   cb_taps(&p->w, c0, &kw0, &kw1);
@@ -168,7 +185,7 @@ static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, in
   for (int64_t i = kh0; i < kh1; i++)
     for (int64_t j = kw0; j < kw1; j++, nt++) {
       to[nt] = (i * p->h.d * p->w.i + j * p->w.d) * BERTH_CONV_BLOCK;
-      tw[nt] = (i * p->kw + j) * p->cb * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+      tw[nt] = (i * p->kw + j) * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
     }
   a->to = to;
   a->tw = tw;
@@ -183,12 +200,13 @@ static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, in
       xo[np] = (xr + c * p->w.s - p->w.p) * BERTH_CONV_BLOCK;
       yo[np] = (r * p->w.o + c) * BERTH_CONV_BLOCK;
       if (++np == P) {
+        cb_prefetch_some(f);
         p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
         np = 0;
       }
     }
   }
-  if (np) p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+  if (np) cb_prefetch_some(f), p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
 }
 
 /* The padded copy's geometry for a call (attrs, x type, output type): its rows and columns, 0
@@ -278,8 +296,9 @@ static void cb_run(const berth_kernel_call_t *call) {
               .x = xn + ib * p.plane,
               .plane = p.plane,
               .cb = nib,
-              .w = w0 + (ob * p.kk * p.cb + ib) * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
+              .w = w0 + (ob * p.cb + ib) * p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
               .wob = p.kk * p.cb * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
+              .wib = p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
               .nob = nob,
               .bias = ib == 0 && bias ? bias + ob * BERTH_CONV_BLOCK : NULL,
               .load = ib > 0,
@@ -287,11 +306,24 @@ static void cb_run(const berth_kernel_call_t *call) {
               .yob = p.oplane,
               .epi = last && (act || rn) ? &e : NULL,
           };
+          /* the next chunk of this group and band, else the first of the next group */
+          const int64_t wib = p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK, wob = p.cb * wib;
+          cb_prefetch_t f = {NULL, wob * (int64_t)sizeof(float), 0, nob, 0, 0};
+          if (!last) {
+            f.base = (const char *)(a.w + nib * wib);
+            f.lines = (p.cb - ib - nib < chunk ? p.cb - ib - nib : chunk) * wib * (int64_t)sizeof(float) / 64;
+          } else if (b1 == p.h.o && ob + nob < mb) {
+            f.base = (const char *)(w0 + (ob + nob) * wob);
+            f.nob = mb - ob - nob < ob_max ? mb - ob - nob : ob_max;
+            f.lines = (chunk < p.cb ? chunk : p.cb) * wib * (int64_t)sizeof(float) / 64;
+          }
+          const int64_t tiles = ((b1 - b0) * p.w.o + p.isa->conv_blocked_p - 1) / p.isa->conv_blocked_p + 8;
+          f.per_tile = (f.lines * f.nob + tiles - 1) / tiles;
           for (int64_t r = b0; r < b1;) {
             const int64_t re = cb_run_end(&p.h, r) < b1 ? cb_run_end(&p.h, r) : b1;
             for (int64_t c = 0; c < p.w.o;) {
               const int64_t ce = cb_run_end(&p.w, c);
-              cb_rect(&p, &a, r, re, c, ce);
+              cb_rect(&p, &a, r, re, c, ce, &f);
               c = ce;
             }
             r = re;

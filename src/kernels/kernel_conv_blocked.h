@@ -9,32 +9,40 @@
  *
  * conv_blocked(x, wb[, b[, r]]) {strides, pads, dilations, group, act, act_alpha, act_beta, wshape}:
  * x [N, C/16, H, W, 16] f32; wshape [M, C, KH, KW], the logical weights, M and C multiples of
- * 16, group 1, KH * KW <= BERTH_CONV_BLOCKED_MAX_TAPS; wb [M/16, KH * KW, C, 16], the weights
- * packed by berth_conv_blocked_pack_weights; b [M]; r [N, M/16, OH, OW, 16] the residual; the
+ * 16, group 1, KH * KW <= BERTH_CONV_BLOCKED_MAX_TAPS; wb [M/16, C/16, KH * KW, 256], the
+ * weights packed by berth_conv_blocked_pack_weights (for each block of 16 output channels,
+ * each block of 16 input channels, each tap: the 16 x 16 weights, input channel major); b [M]; r [N, M/16, OH, OW, 16] the residual; the
  * result [N, M/16, OH, OW, 16] is conv's (the same attributes, the same epilogue) in the
- * blocked layout, up to rounding: each output sums from the bias over chunks of input blocks
- * in order (berth_conv_blocked_chunk blocks each), within a chunk over the taps inside the
- * input in order, within a tap over the chunk's channels in order, with the variant's
- * multiply-adds; then the residual, then the activation (conv's formulas). */
+ * blocked layout, up to rounding: each output sums from the bias over the input blocks in
+ * order, each block over its taps in order (those inside the input; with a zero-padded copy,
+ * kernel_conv_blocked.c, every tap), each tap over the block's 16 channels in order, with the
+ * variant's multiply-adds; then the residual, then the activation (conv's formulas). */
 #ifndef BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 #define BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 
 #include "op_table.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define BERTH_CONV_BLOCK 16
 #define BERTH_CONV_BLOCKED_MAX_TAPS 25 /* up to 5 x 5: the tap tables live on the stack */
 
 /* The packed weights' type for logical f32 weights w of type [M, C, KH, KW] into *packed, and
- * dst (berth_type_numel(packed) floats) as wb above: dst[((ob * KK + t) * C + c) * 16 + l] =
- * w[ob * 16 + l][c][t / KW][t % KW], KK = KH * KW. The caller has checked the shapes. */
+ * dst (berth_type_numel(packed) floats) as wb above:
+ * dst[(((ob * C/16 + ib) * KK + t) * 16 + c) * 16 + l] = w[ob * 16 + l][ib * 16 + c][t / KW][t % KW],
+ * KK = KH * KW. The caller has checked the shapes. */
 void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed);
 
-/* The input blocks per chunk for kk taps and variant tiles of ob output blocks (>= 1): a
- * chunk's weights for one tile near 48 KiB, so they stay in cache while the positions stream
- * past. */
+/* The input blocks per chunk of the driver's loop for kk taps and variant tiles of ob output
+ * blocks (>= 1): a chunk's weights for one tile near 48 KiB, so they stay in cache while the
+ * positions stream past (the partial sums wait in y between chunks: the same bits as one). */
 int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob);
+
+/* max_pool's (max) or avg_pool's infer (kernel_pool.c) for pool_blocked (kernel_pool_blocked.c:
+ * 2-D max or average pooling over a channel-blocked tensor), called directly like conv's below */
+berth_status_t berth_pool_infer(bool max, const berth_attr_value_t *attrs, const berth_type_t *x, berth_type_t *out,
+                                berth_diag_t *diag);
 
 /* conv's infer (kernel_conv.c), called directly (no call through the op table's pointer, so
  * the static stack bound of the loader stays finite) */

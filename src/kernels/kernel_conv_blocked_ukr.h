@@ -13,8 +13,9 @@
  * operand; each position of the tile broadcasts its input element. Input and output are read
  * and written in place, in whole blocks: nothing is packed or transposed per call (the layout
  * of MLAS's NCHWc convolutions). Each output sums, from the bias (or from the partial sum
- * already in y), over the taps in order, each tap over the chunk's input channels in order,
- * with the including file's multiply-adds; the result depends on no address. The epilogue
+ * already in y), over the input blocks in order, each block over the taps in order, each tap
+ * over the block's 16 channels in order, with the including file's multiply-adds; the result
+ * depends on no address. The epilogue
  * (residual, then activation, the bits of the scalar formulas) on the last chunk. np and nob
  * are constants in each inlined case of the switches. No allocation, no stdio. */
 #include "kernel_isa.h"
@@ -72,14 +73,13 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, c
       }
   }
   const float *x = a->x, *w = a->w;
-  const int64_t wob = a->wob, plane = a->plane;
-  for (int64_t t = 0; t < a->nt; t++) {
-    const float *wt = w + a->tw[t];
-    const int64_t to = a->to[t];
-    for (int64_t ib = 0; ib < a->cb; ib++) {
+  const int64_t wob = a->wob, plane = a->plane, wib = a->wib;
+  for (int64_t ib = 0; ib < a->cb; ib++) {
+    for (int64_t t = 0; t < a->nt; t++) {
+      const int64_t to = a->to[t] + ib * plane;
       const float *xp[CBU_P];
-      for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to + ib * plane);
-      const float *wr = wt + ib * 256;
+      for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to);
+      const float *wr = w + (ib * wib + a->tw[t]);
       for (int ic = 0; ic < 16; ic++) {
         vf wv[CBU_OB * CBU_BV];
         for (int b = 0; b < nob; b++)

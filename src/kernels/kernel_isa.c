@@ -134,6 +134,10 @@ void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
 #define CBU_NAME portable_conv_blocked_ukr_f32
 #include "kernel_conv_blocked_ukr.h"
 
+#define PBU_VB 16 /* pool_blocked's output row */
+#define PBU_NAME portable_pool_blocked_row_f32
+#include "kernel_pool_blocked_ukr.h"
+
 #define CDU_VB 16 /* conv's direct micro-kernel, channels along the lanes: 4 positions x 8 channels */
 #define CDU_P 4
 #define CDU_NV 2
@@ -194,6 +198,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_blocked_p = 2,
     .conv_blocked_ob = 1,
     .conv_blocked_ukr_f32 = portable_conv_blocked_ukr_f32,
+    .pool_blocked_row_f32 = portable_pool_blocked_row_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

@@ -135,8 +135,8 @@ typedef struct berth_ukr_epi {
  * positions p (np <= conv_blocked_p) and each of nob output blocks b (nob <= conv_blocked_ob),
  * lane l < 16:
  *   s = (load ? y[yo[p] + b * yob + l] : bias ? bias[b * 16 + l] : 0)
- *       + sum over taps t < nt in order, input blocks i < cb in order, channels c < 16 in order of
- *         w[b * wob + tw[t] + (i * 16 + c) * 16 + l] * x[xo[p] + to[t] + i * plane + c]
+ *       + sum over input blocks i < cb in order, taps t < nt in order, channels c < 16 in order of
+ *         w[b * wob + i * wib + tw[t] + c * 16 + l] * x[xo[p] + to[t] + i * plane + c]
  * then, with epi (NULL: none), residual res[yo[p] + b * yob + l] and activation; stored to
  * y[yo[p] + b * yob + l]. Every index it forms is one the caller vouches for. */
 typedef struct berth_conv_blk_args {
@@ -145,13 +145,28 @@ typedef struct berth_conv_blk_args {
   const int64_t *to, *tw;
   int64_t nt;
   const float *w;
-  int64_t wob, nob;
+  int64_t wob, wib, nob; /* floats between output blocks' and input blocks' weights */
   const float *bias;
   int load;
   float *y;
   int64_t yob;
   const berth_ukr_epi_t *epi;
 } berth_conv_blk_args_t;
+
+/* One output row of pool_blocked (kernel_pool_blocked_ukr.h, driven by kernel_pool_blocked.c):
+ * for each output column o < ow (window start s = o * sw - pw, the taps q < kw with
+ * 0 <= s + q * dw < iw), the 16 lanes of y[o * 16 ..] = the max (from -inf; the caller walks
+ * lanes left at -inf again: nonzero returned when the row has one) or the sum (from +0, divided by rdiv times the column count: the
+ * taps inside [0, cpad) of s + pw when cpad > 0, else the taps inside the input) over the
+ * input rows r0, r0 + rs, ... (nr of them) of the taps' positions x[(row * iw + col) * 16 ..]. */
+typedef struct berth_pool_blk_row {
+  const float *x;
+  int64_t iw, r0, nr, rs;
+  int64_t ow, sw, pw, kw, dw;
+  int max;
+  int64_t rdiv, cpad;
+  float *y;
+} berth_pool_blk_row_t;
 
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
@@ -273,6 +288,8 @@ typedef struct berth_kernel_isa {
    * conv_blocked_ob blocks of 16 output channels at most per call */
   int conv_blocked_p, conv_blocked_ob;
   void (*conv_blocked_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
+  /* pool_blocked's output row (berth_pool_blk_row_t above) */
+  int (*pool_blocked_row_f32)(const berth_pool_blk_row_t *r);
   /* softmax (log_out 0) or log_softmax (1) of the n >= 1 contiguous floats x into y (y may be
    * x): kernel_softmax.c's arithmetic (its row of one run) with the variant's vectors, the
    * exponentials with the bits exp_f32 gives (kernel_softmax_ukr.h). NULL where the variant

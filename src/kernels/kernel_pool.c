@@ -754,6 +754,11 @@ static void max_pool_indices_run(const berth_kernel_call_t *call) {
 static void avg_pool_run(const berth_kernel_call_t *call) { pool_run_common(call, POOL_AVG, "avg_pool"); }
 static void lp_pool_run(const berth_kernel_call_t *call) { pool_run_common(call, POOL_LP, "lp_pool"); }
 
+berth_status_t berth_pool_infer(bool max, const berth_attr_value_t *attrs, const berth_type_t *x, berth_type_t *out,
+                                berth_diag_t *diag) {
+  return max ? max_pool_infer(attrs, x, 1, out, diag) : avg_pool_infer(attrs, x, 1, out, diag);
+}
+
 static const berth_attr_spec_t pool_attrs[] = {
     {"kernel_shape", BERTH_ATTR_INTS, true, 0, 0}, {"strides", BERTH_ATTR_INTS, false, 0, 0},
     {"pads", BERTH_ATTR_INTS, false, 0, 0},        {"dilations", BERTH_ATTR_INTS, false, 0, 0},

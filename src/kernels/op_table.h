@@ -197,7 +197,9 @@
   /* a conv whose filters are a windowed DFT, as an FFT (kernel_conv_dft.c, src/passes/conv_dft.c) */ \
   X(CONV_DFT, conv_dft) \
   /* conv over channel-blocked tensors [N, C/16, H, W, 16] (kernel_conv_blocked.c, src/passes/layout.c) */ \
-  X(CONV_BLOCKED, conv_blocked)
+  X(CONV_BLOCKED, conv_blocked) \
+  /* max / average pooling over channel-blocked tensors (kernel_pool_blocked.c, src/passes/layout.c) */ \
+  X(POOL_BLOCKED, pool_blocked)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

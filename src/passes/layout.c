@@ -2,17 +2,20 @@
  *
  * A conv can run over channel-blocked tensors ([N, C/16, H, W, 16]: conv_blocked) when it is
  * 2-D, f32, group 1, its weights a constant, C and M multiples of 16 and its kernel at most
- * BERTH_CONV_BLOCKED_MAX_TAPS taps. Of those, the pass converts each one whose input comes
- * from another converted conv or whose result is read by one (as input or residual), in the
- * regions (convs so linked) where the layout pays for its reorders (ly_worth's model). The blocked values are tensors of their own
+ * BERTH_CONV_BLOCKED_MAX_TAPS taps; a 2-D max or average pool (pool_blocked) and a concat
+ * along the channels (a concat of blocks, the same op) when every tensor has a multiple of 16
+ * channels. The pass converts such nodes that are linked (one's layout operand, a conv's input
+ * or residual, a pool's input, a concat's parts, made by another), pools and concats only with
+ * every operand made in the layout, in the regions (nodes so linked) where the layout pays
+ * for its reorders (ly_worth's model). The blocked values are tensors of their own
  * type, [N, C/16, H, W, 16], so every op, the planner, the verifier and the sanitizer see
  * them as what they are; at a region's edges the pass inserts the reorders as ordinary ops:
  *   into the layout:  reshape [N, C/16, 16, H, W], transpose (0, 1, 3, 4, 2)
  *   out of it:        transpose (0, 1, 4, 2, 3), reshape [N, C, H, W]
  * (the reshape a view, the transpose a copy). A converted conv's plain result keeps its value
- * and its readers: it becomes the result of the reorder out, emitted right after the conv,
- * which the DCE pass that must follow removes when nothing plain reads it; the conv writes a
- * new value named <name>/blocked. A value read in the layout by converted convs is reordered
+ * and its readers: it becomes the result of the reorder out, emitted right after the node,
+ * which the DCE pass that must follow removes when nothing plain reads it; the node writes a
+ * new value named <name>/blocked. A value read in the layout by converted nodes is reordered
  * into it once, before its first such reader. The weights are packed into a new constant
  * (berth_conv_blocked_pack_weights); the old one is left for DCE. Results change by the
  * rounding of another order of the sums only (kernel_conv_blocked.h). */
@@ -25,27 +28,60 @@
 #include <string.h>
 
 enum { LY_GROUP = 3, LY_WSHAPE = 7 }; /* conv's group, conv_blocked's wshape */
+enum { LY_POOL_KERNEL = 0, LY_POOL_FLAGS = 4, LY_POOL_KIND = 5 }; /* max_pool's, pool_blocked's */
+enum { LY_POOL_COL_MAJOR = 4 };                                   /* kernel_pool.c's flag */
 
-/* Whether node n of m can run as conv_blocked. */
-static bool ly_eligible(const berth_ir_program_t *p, const berth_ir_method_t *m, const berth_ir_node_t *n) {
-  if (n->op != BERTH_OP_CONV || n->n_out != 1 || n->n_in < 2 || n->attrs[LY_GROUP].i != 1) return false;
+/* What a node can become in the layout: nothing, conv_blocked, pool_blocked, a concat of
+ * blocks (concat along the channels of [N, C, H, W] is concat along the blocks). */
+typedef enum { LY_NONE, LY_CONV, LY_POOL, LY_CONCAT } ly_kind_t;
+
+/* Whether t is an f32 [N, C, H, W] with C a positive multiple of 16 and no empty dim. */
+static bool ly_blockable(const berth_type_t *t) {
+  return t->dtype == BERTH_DTYPE_F32 && t->rank == 4 && t->dims[1] >= BERTH_CONV_BLOCK &&
+         t->dims[1] % BERTH_CONV_BLOCK == 0 && berth_type_numel(t) > 0;
+}
+
+/* Whether operand k of a node of kind k is read in the layout (the others stay plain). */
+static bool ly_layout_operand(ly_kind_t kind, int32_t k) {
+  return kind == LY_CONCAT || k == 0 || (kind == LY_CONV && k == 3);
+}
+
+static ly_kind_t ly_pool_kind(const berth_ir_method_t *m, const berth_ir_node_t *n) {
+  if ((n->op != BERTH_OP_MAX_POOL && n->op != BERTH_OP_AVG_POOL) || n->n_out != 1 || n->n_in != 1) return LY_NONE;
+  if (n->attrs[LY_POOL_KERNEL].n != 2 || (n->attrs[LY_POOL_FLAGS].i & LY_POOL_COL_MAJOR)) return LY_NONE;
+  return ly_blockable(&m->values[n->in[0]].type) && ly_blockable(&m->values[n->out[0]].type) ? LY_POOL : LY_NONE;
+}
+
+static ly_kind_t ly_concat_kind(const berth_ir_method_t *m, const berth_ir_node_t *n) {
+  if (n->op != BERTH_OP_CONCAT || n->n_out != 1 || n->n_in < 1) return LY_NONE;
+  if (n->attrs[0].i != 1 && n->attrs[0].i != -3) return LY_NONE;
+  for (int32_t k = 0; k < n->n_in; k++)
+    if (!ly_blockable(&m->values[n->in[k]].type)) return LY_NONE;
+  return ly_blockable(&m->values[n->out[0]].type) ? LY_CONCAT : LY_NONE;
+}
+
+/* What node n of m can become. */
+static ly_kind_t ly_kind(const berth_ir_program_t *p, const berth_ir_method_t *m, const berth_ir_node_t *n) {
+  if (n->op == BERTH_OP_MAX_POOL || n->op == BERTH_OP_AVG_POOL) return ly_pool_kind(m, n);
+  if (n->op == BERTH_OP_CONCAT) return ly_concat_kind(m, n);
+  if (n->op != BERTH_OP_CONV || n->n_out != 1 || n->n_in < 2 || n->attrs[LY_GROUP].i != 1) return LY_NONE;
   const berth_ir_value_t *x = &m->values[n->in[0]], *w = &m->values[n->in[1]], *y = &m->values[n->out[0]];
   if (x->type.dtype != BERTH_DTYPE_F32 || x->type.rank != 4 || w->type.dtype != BERTH_DTYPE_F32 || w->type.rank != 4 ||
       w->kind != BERTH_IR_CONST || p->globals[w->index].is_state || y->type.rank != 4)
-    return false;
+    return LY_NONE;
   const int64_t c = x->type.dims[1], mo = w->type.dims[0];
   if (c < BERTH_CONV_BLOCK || c % BERTH_CONV_BLOCK || mo < BERTH_CONV_BLOCK || mo % BERTH_CONV_BLOCK ||
       w->type.dims[1] != c || w->type.dims[2] * w->type.dims[3] > BERTH_CONV_BLOCKED_MAX_TAPS)
-    return false;
-  if (berth_type_numel(&x->type) == 0 || berth_type_numel(&y->type) == 0) return false;
-  return n->n_in < 3 || m->values[n->in[2]].type.dtype == BERTH_DTYPE_F32;
+    return LY_NONE;
+  if (berth_type_numel(&x->type) == 0 || berth_type_numel(&y->type) == 0) return LY_NONE;
+  return n->n_in < 3 || m->values[n->in[2]].type.dtype == BERTH_DTYPE_F32 ? LY_CONV : LY_NONE;
 }
 
 typedef struct ly_ctx {
   berth_ir_program_t *p;
   berth_ir_method_t *m;
   int32_t mi;
-  bool *in_b;     /* per node: converted */
+  uint8_t *in_b;  /* per node: its ly_kind_t while it is to be converted, else LY_NONE */
   int32_t *blk;   /* per value: its blocked value, -1 if none yet */
   int32_t *order; /* the graph's new node order */
   int32_t n_order, cap_order;
@@ -122,20 +158,12 @@ static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
   return bv;
 }
 
-/* Node ni (converted) becomes conv_blocked over blocked operands; its plain result is
- * reordered back right after it. */
-static bool ly_convert(ly_ctx_t *c, int32_t ni) {
+/* Conv node ni's weights packed for conv_blocked into a new constant, its value in *wv. */
+static bool ly_pack(ly_ctx_t *c, int32_t ni, int32_t *wv) {
   berth_ir_method_t *m = c->m;
-  const int32_t g = m->nodes[ni].graph;
-  const int32_t x = m->nodes[ni].in[0], w = m->nodes[ni].in[1], y = m->nodes[ni].out[0];
-  const int32_t r = m->nodes[ni].n_in == 4 ? m->nodes[ni].in[3] : -1;
-  const int32_t xb = ly_to_blocked(c, g, x);
-  const int32_t rb = r >= 0 ? ly_to_blocked(c, g, r) : -1;
-  if (xb < 0 || (r >= 0 && rb < 0)) return false;
-  /* the packed weights */
+  const int32_t w = m->nodes[ni].in[1];
   const berth_type_t wt = m->values[w].type;
-  const size_t floats = (size_t)berth_type_numel(&wt);
-  float *dst = malloc(floats * sizeof(float));
+  float *dst = malloc((size_t)berth_type_numel(&wt) * sizeof(float));
   if (!dst) return false;
   berth_type_t packed;
   berth_conv_blocked_pack_weights(&wt, (const float *)c->p->globals[m->values[w].index].data, dst, &packed);
@@ -144,8 +172,29 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni) {
   const int32_t gi = berth_ir_global_add(c->p, name, &packed, false, dst);
   free(dst);
   if (gi < 0) return false;
-  const int32_t wv = berth_ir_global_ref(c->p, m, gi);
-  if (wv < 0) return false;
+  *wv = berth_ir_global_ref(c->p, c->m, gi);
+  if (*wv < 0) return false;
+  berth_attr_value_t *ws = &c->m->nodes[ni].attrs[LY_WSHAPE];
+  memset(ws, 0, sizeof *ws);
+  ws->n = 4;
+  for (int d = 0; d < 4; d++) ws->ints[d] = wt.dims[d];
+  return true;
+}
+
+/* Node ni (to be converted, of kind k) becomes conv_blocked, pool_blocked or a concat of
+ * blocks over blocked operands; its plain result is reordered back right after it. */
+static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
+  berth_ir_method_t *m = c->m;
+  const int32_t g = m->nodes[ni].graph, y = m->nodes[ni].out[0], n_in = m->nodes[ni].n_in;
+  for (int32_t k = 0; k < n_in; k++) {
+    if (!ly_layout_operand(kind, k)) continue;
+    const int32_t vb = ly_to_blocked(c, g, c->m->nodes[ni].in[k]);
+    if (vb < 0) return false;
+    c->m->nodes[ni].in[k] = vb;
+  }
+  int32_t wv = -1;
+  if (kind == LY_CONV && !ly_pack(c, ni, &wv)) return false;
+  m = c->m;
   /* the blocked result */
   const berth_type_t yt = m->values[y].type;
   berth_type_t bt;
@@ -160,14 +209,15 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni) {
   n->out[0] = yb;
   n->n_out = 1;
   m->values[yb].index = 0;
-  n->op = BERTH_OP_CONV_BLOCKED;
-  n->in[0] = xb;
-  n->in[1] = wv;
-  if (r >= 0) n->in[3] = rb;
-  berth_attr_value_t *ws = &n->attrs[LY_WSHAPE];
-  memset(ws, 0, sizeof *ws);
-  ws->n = 4;
-  for (int d = 0; d < 4; d++) ws->ints[d] = wt.dims[d];
+  if (kind == LY_CONV) {
+    n->op = BERTH_OP_CONV_BLOCKED;
+    n->in[1] = wv;
+  } else if (kind == LY_POOL) {
+    n->attrs[LY_POOL_KIND].i = n->op == BERTH_OP_MAX_POOL ? 0 : 1;
+    n->op = BERTH_OP_POOL_BLOCKED;
+  } else {
+    n->attrs[0].i = 1; /* the blocks' axis */
+  }
   ly_emit(c, ni);
   c->blk[y] = yb;
   /* the plain result, for whatever reads it plain (DCE drops it otherwise) */
@@ -179,6 +229,12 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni) {
   return ly_node(c, g, BERTH_OP_RESHAPE, tv, "shape", yt.dims, 4, &yt, "", y) >= 0;
 }
 
+/* The share of a conv's time at 150 GFLOP/s that the layout saves (ly_worth) */
+#define LY_GAIN_1X1 0.2
+#define LY_GAIN_KXK 0.1
+#define LY_GAIN_MIN_M 64     /* fewer output channels than the AVX-512 tile's 64: */
+#define LY_GAIN_NARROW -0.12 /* slower blocked (DenseNet's 3x3 128 -> 32: 1.93 ms against 1.70) */
+
 /* The root of node i's region (union-find over the converted convs). */
 static int32_t ly_root(int32_t *up, int32_t i) {
   while (up[i] != i) i = up[i] = up[up[i]];
@@ -186,13 +242,16 @@ static int32_t ly_root(int32_t *up, int32_t i) {
 }
 
 /* Drops the regions whose reorders cost more than the layout saves, by a model measured on
- * ResNet-50 and the light model zoo (AVX-512, 2026-12-06): a 1x1 conv runs about a fifth
- * faster blocked (no panel packing: 135-160 GFLOP/s against 115-130), a larger kernel about
- * as fast as conv's direct path; a reorder moves about 8.5 bytes per ns. So a region pays
- * when a fifth of its 1x1 convs' time at 150 GFLOP/s exceeds the time of its reorders (the
- * plain values read in the layout, the results read plain). Without this, SqueezeNet's fire
- * modules (three convs, three reorders) ran 15 % slower, DenseNet's layers 5 %. Returns the
- * convs left marked. */
+ * ResNet-50, VGG-19, DenseNet-121 and the rest of the light model zoo (AVX-512, 2026-12-06): a
+ * 1x1 conv runs about a fifth faster blocked (no panel packing: 135-160 GFLOP/s against
+ * 115-130), a larger kernel about a tenth (VGG-19's 3x3s: 25.0 ms against 28.3), a conv of fewer
+ * than 64 output channels about a tenth slower (the AVX-512 tile's 64 half used: DenseNet's
+ * 3x3 128 -> 32, 1.93 ms against 1.70); pools and concats gain nothing; a reorder moves about
+ * 8.5 bytes per ns. So a region pays when those shares of its convs' time at 150 GFLOP/s
+ * exceed the time of its reorders (the plain values read in the layout, the results read
+ * plain). Without it, SqueezeNet 1.1 with its region starting at the first pool ran 7 %
+ * slower, DenseNet's layers (each its own region, the concatenated input reordered every time)
+ * 5-8 %. Returns the nodes left marked. */
 static int32_t ly_worth(ly_ctx_t *c) {
   const berth_ir_method_t *m = c->m;
   const int32_t nn = m->n_nodes, nv = m->n_values;
@@ -206,18 +265,19 @@ static int32_t ly_worth(ly_ctx_t *c) {
   for (int32_t i = 0; i < nn; i++) {
     if (!c->in_b[i]) continue;
     const berth_ir_node_t *nd = &m->nodes[i];
-    for (int k = 0; k < nd->n_in; k += 3) {
+    for (int32_t k = 0; k < nd->n_in; k++) {
       const berth_ir_value_t *v = &m->values[nd->in[k]];
-      if (v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node]) up[ly_root(up, i)] = ly_root(up, v->node);
+      if (ly_layout_operand((ly_kind_t)c->in_b[i], k) && v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node])
+        up[ly_root(up, i)] = ly_root(up, v->node);
     }
   }
-  /* readers of each value that are not converted convs reading it as input or residual */
+  /* values read plain: by a node left as it is, as a plain operand, or as a graph result */
   bool *plain = calloc((size_t)(nv ? nv : 1), sizeof *plain);
   if (!plain) goto out;
   for (int32_t i = 0; i < nn; i++) {
     const berth_ir_node_t *nd = &m->nodes[i];
-    for (int k = 0; k < nd->n_in; k++)
-      if (!c->in_b[i] || (k != 0 && k != 3)) plain[nd->in[k]] = true;
+    for (int32_t k = 0; k < nd->n_in; k++)
+      if (!c->in_b[i] || !ly_layout_operand((ly_kind_t)c->in_b[i], k)) plain[nd->in[k]] = true;
   }
   for (int32_t g = 0; g < m->n_graphs; g++)
     for (int32_t k = 0; k < m->graphs[g].n_results; k++) plain[m->graphs[g].results[k]] = true;
@@ -225,10 +285,14 @@ static int32_t ly_worth(ly_ctx_t *c) {
     if (!c->in_b[i]) continue;
     const berth_ir_node_t *nd = &m->nodes[i];
     const int32_t r = ly_root(up, i);
-    const berth_type_t *wt = &m->values[nd->in[1]].type, *yt = &m->values[nd->out[0]].type;
-    if (wt->dims[2] * wt->dims[3] == 1)
-      gain[r] += 0.2 * 2.0 * (double)berth_type_numel(yt) * (double)wt->dims[1] / 150e3; /* us */
-    for (int k = 0; k < nd->n_in; k += 3) {
+    const berth_type_t *yt = &m->values[nd->out[0]].type;
+    if (c->in_b[i] == LY_CONV) {
+      const berth_type_t *wt = &m->values[nd->in[1]].type;
+      const double us = 2.0 * (double)berth_type_numel(yt) * (double)(wt->dims[1] * wt->dims[2] * wt->dims[3]) / 150e3;
+      gain[r] += (wt->dims[0] < LY_GAIN_MIN_M ? LY_GAIN_NARROW : wt->dims[2] * wt->dims[3] == 1 ? LY_GAIN_1X1 : LY_GAIN_KXK) * us;
+    }
+    for (int32_t k = 0; k < nd->n_in; k++) {
+      if (!ly_layout_operand((ly_kind_t)c->in_b[i], k)) continue;
       const int32_t x = nd->in[k];
       const berth_ir_value_t *v = &m->values[x];
       if ((v->kind != BERTH_IR_NODE || v->node < 0 || !c->in_b[v->node]) && seen[x] != r) {
@@ -243,19 +307,19 @@ static int32_t ly_worth(ly_ctx_t *c) {
     if (!c->in_b[i]) continue;
     const int32_t r = ly_root(up, i);
     if (gain[r] > cost[r]) n++;
-    else c->in_b[i] = false;
+    else c->in_b[i] = LY_NONE;
   }
 out:
   free(up), free(gain), free(cost), free(seen);
   return n;
 }
 
-/* Marks the convs to convert in c->in_b; returns how many. */
+/* Marks the nodes to convert in c->in_b; returns how many. */
 static int32_t ly_choose(ly_ctx_t *c) {
   const berth_ir_method_t *m = c->m;
   int32_t n = 0;
-  for (int32_t i = 0; i < m->n_nodes; i++) n += c->in_b[i] = ly_eligible(c->p, m, &m->nodes[i]);
-  /* a conv reads from a candidate or feeds one: drop the others until none changes */
+  for (int32_t i = 0; i < m->n_nodes; i++) n += (c->in_b[i] = (uint8_t)ly_kind(c->p, m, &m->nodes[i])) != LY_NONE;
+  /* a candidate reads from a candidate or feeds one: drop the others until none changes */
   bool *linked = calloc((size_t)(m->n_nodes ? m->n_nodes : 1), sizeof *linked);
   if (!linked) return 0;
   for (bool changed = true; changed && n > 0;) {
@@ -264,13 +328,24 @@ static int32_t ly_choose(ly_ctx_t *c) {
     for (int32_t i = 0; i < m->n_nodes; i++) {
       if (!c->in_b[i]) continue;
       const berth_ir_node_t *nd = &m->nodes[i];
-      for (int k = 0; k < nd->n_in; k += 3) { /* the input and the residual */
+      for (int32_t k = 0; k < nd->n_in; k++) {
         const berth_ir_value_t *v = &m->values[nd->in[k]];
-        if (v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node]) linked[i] = linked[v->node] = true;
+        if (ly_layout_operand((ly_kind_t)c->in_b[i], k) && v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node])
+          linked[i] = linked[v->node] = true;
       }
     }
-    for (int32_t i = 0; i < m->n_nodes; i++)
-      if (c->in_b[i] && !linked[i]) c->in_b[i] = false, n--, changed = true;
+    for (int32_t i = 0; i < m->n_nodes; i++) {
+      if (!c->in_b[i]) continue;
+      /* a pool or concat gains nothing itself: it joins a region only with every operand made
+       * in the layout (a region that starts at a pool would reorder its larger input) */
+      bool inside = true;
+      const berth_ir_node_t *nd = &m->nodes[i];
+      for (int32_t k = 0; k < nd->n_in && c->in_b[i] != LY_CONV; k++) {
+        const berth_ir_value_t *v = &m->values[nd->in[k]];
+        inside = inside && v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node];
+      }
+      if (!linked[i] || !inside) c->in_b[i] = LY_NONE, n--, changed = true;
+    }
   }
   free(linked);
   return n > 0 ? ly_worth(c) : 0;
@@ -292,7 +367,7 @@ static int32_t ly_method(berth_ir_program_t *p, int32_t mi) {
     for (int32_t k = 0; k < len && !c.oom; k++) {
       const int32_t ni = m->graphs[g].nodes[k];
       if (ni < n_nodes && c.in_b[ni]) {
-        if (!ly_convert(&c, ni)) c.oom = true;
+        if (!ly_convert(&c, ni, (ly_kind_t)c.in_b[ni])) c.oom = true;
         else done++;
       } else {
         ly_emit(&c, ni);

@@ -66,10 +66,12 @@ int32_t berth_pass_conv_dft(berth_ir_program_t *p);
 
 /* Converts the regions of convs that can run over channel-blocked tensors (2-D, f32, group 1,
  * constant weights, C and M multiples of 16, small kernels; each reading from or feeding
- * another such conv) into conv_blocked over [N, C/16, H, W, 16] values, with reorders
- * (reshape and transpose) at the regions' edges (layout.c, kernels/kernel_conv_blocked.h), in
- * place: results change by the rounding of another order of the sums. The convs' plain
- * results and old weights are left for berth_pass_dce, which must run next. Run it after the
+ * another such conv), with the pools and channel concats between them, into conv_blocked,
+ * pool_blocked and concats over [N, C/16, H, W, 16] values, where a cost model says the
+ * reorders (reshape and transpose) at the regions' edges pay (layout.c,
+ * kernels/kernel_conv_blocked.h), in place: results change by the rounding of another order
+ * of the sums. The plain results and old weights are left for berth_pass_dce, which must run
+ * next. Run it after the
  * fusion passes and before berth_pass_pack_weights. Returns the number converted, -1 when out
  * of memory (the program is then unusable). */
 int32_t berth_pass_block_layout(berth_ir_program_t *p);
