@@ -81,13 +81,17 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, c
       for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to);
       const float *wr = w + (ib * wib + a->tw[t]);
       for (int ic = 0; ic < 16; ic++) {
-        vf wv[CBU_OB * CBU_BV];
+        /* the positions' broadcasts first, then each weight vector across them (it can stay a
+         * memory operand): P + 1 registers beside the accumulators. Measured against the
+         * weights first (4 + 1 beside them on AVX-512): 5-8 % faster on AVX-512, and on AVX2
+         * it lets 3 positions x 32 channels fit the 16 registers (10-20 % faster than 6 x 16) */
+        vf s[CBU_P];
+        for (int p = 0; p < np; p++) s[p] = CBU_F(splat)(xp[p][ic]);
         for (int b = 0; b < nob; b++)
-          for (int v = 0; v < CBU_BV; v++) wv[b * CBU_BV + v] = CBU_F(ld)(wr + b * wob + ic * 16 + v * CBU_VW);
-        for (int p = 0; p < np; p++) {
-          const vf s = CBU_F(splat)(xp[p][ic]);
-          for (int b = 0; b < nob * CBU_BV; b++) acc[p][b] += s * wv[b];
-        }
+          for (int v = 0; v < CBU_BV; v++) {
+            const vf wv = CBU_F(ld)(wr + b * wob + ic * 16 + v * CBU_VW);
+            for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] += s[p] * wv;
+          }
       }
     }
   }

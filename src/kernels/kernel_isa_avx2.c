@@ -13,8 +13,8 @@
 #define ISA_CD_NV 4
 #define ISA_CR_MR 4 /* conv_rows tile (few input channels): 4 channels x 3 vectors (24 positions) + 3 inputs + 1 */
 #define ISA_CR_NV 3
-#define ISA_CB_P 6 /* conv_blocked tile: 6 positions x 1 block of 16 channels (2 vectors) = 12 accumulators */
-#define ISA_CB_OB 1
+#define ISA_CB_P 3 /* conv_blocked tile: 3 positions x 2 blocks of 16 channels (4 vectors) = 12 accumulators + 3 broadcasts + 1 */
+#define ISA_CB_OB 2
 #define ISA_ID BERTH_KERNELS_AVX2
 #define ISA_TABLE berth_kernel_isa_avx2
 #include "kernel_isa_simd.h"
