@@ -8,25 +8,20 @@
  * copied, nothing reads outside the input). For each group of output blocks (the variant's
  * tile width), a band of output rows at a time, the input blocks go in chunks (the partial
  * sums stay in y between chunks: the same bits as one pass), so a chunk's weights stay in
- * the level-1/level-2 caches while the band's positions stream past them. Runtime side: no
+ * the level-1/level-2 caches while the band's positions stream past them. Tried and not kept
+ * (no change beyond the noise on ResNet-50's 7x7 and 14x14 stages, AVX-512): a zero-padded
+ * copy of small padded planes in planned scratch, so that border positions fill whole tiles,
+ * and a software prefetch of the next chunk's weights spread over the tiles. Runtime side: no
  * allocation, no stdio; the tap tables are on the stack (at most BERTH_CONV_BLOCKED_MAX_TAPS). */
 #include "kernel_conv_blocked.h"
 
 #include "kernel_isa.h"
-#include "kernel_scratch.h"
 #include "kernel_util.h"
 #include "op_table.h"
 
 #include <string.h>
 
 enum { CB_STRIDES, CB_PADS, CB_DILATIONS, CB_GROUP, CB_ACT, CB_ACT_ALPHA, CB_ACT_BETA, CB_WSHAPE };
-
-/* Output planes of at most this many positions with padding take a zero-padded copy of the
- * input in the call's scratch, so that every position sees every tap and the tiles stay full:
- * on ResNet-50's 7x7 and 14x14 planes the border rectangles held a quarter to a half of the
- * positions in tiles of one to five. Larger planes lose little to their borders, and their
- * copy would grow the arena. */
-#define CB_PAD_MAX_POSITIONS 400
 
 /* Bytes of one chunk's weights (for the tile's output blocks) the driver aims at, and of a
  * band's outputs (for the tile's output blocks). */
@@ -154,29 +149,17 @@ typedef struct cb_plan {
   const berth_kernel_isa_t *isa;
   cb_dim_t h, w;
   int64_t cb, plane, oplane; /* input blocks, floats per input block, per output block */
-  const float *x, *wp, *bias;
-  float *y;
-  int64_t kw, kk; /* kernel width, taps */
+  int64_t kw, kk;            /* kernel width, taps */
+  int64_t mb, ob_max;        /* output blocks, the variant tile's output blocks */
+  int64_t chunk, band;       /* input blocks per chunk, output rows per band */
+  const float *wp, *bias;    /* packed weights, bias (or NULL) */
+  int act;
+  float alpha, beta;
 } cb_plan_t;
-
-/* The weights the next chunk will read, touched a few lines before each tile of this one
- * (software prefetch): a chunk's first tile otherwise waits on memory for all of them, which
- * on 7x7 and 14x14 planes (few tiles per chunk, megabytes of weights) cost a quarter of a
- * conv's time. nob streams of `lines` cache lines from base + b * stride. */
-typedef struct cb_prefetch {
-  const char *base;
-  int64_t stride, lines, nob, next, per_tile;
-} cb_prefetch_t;
-
-static void cb_prefetch_some(cb_prefetch_t *f) {
-  for (int64_t k = 0; k < f->per_tile && f->next < f->lines * f->nob; k++, f->next++)
-    __builtin_prefetch(f->base + (f->next % f->nob) * f->stride + (f->next / f->nob) * 64, 0, 2);
-}
 
 /* Rows [r0, r1) x columns [c0, c1), all seeing the same taps, for a's output blocks and
  * input blocks. */
-static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
-                    cb_prefetch_t *f) {
+static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
   int64_t kh0, kh1, kw0, kw1;
   cb_taps(&p->h, r0, &kh0, &kh1);
   cb_taps(&p->w, c0, &kw0, &kw1);
@@ -200,135 +183,92 @@ static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, in
       xo[np] = (xr + c * p->w.s - p->w.p) * BERTH_CONV_BLOCK;
       yo[np] = (r * p->w.o + c) * BERTH_CONV_BLOCK;
       if (++np == P) {
-        cb_prefetch_some(f);
         p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
         np = 0;
       }
     }
   }
-  if (np) cb_prefetch_some(f), p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+  if (np) p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
 }
 
-/* The padded copy's geometry for a call (attrs, x type, output type): its rows and columns, 0
- * where the call takes none. */
-static void cb_pad_dims(const berth_attr_value_t *attrs, const berth_type_t *x, const berth_type_t *y, int64_t *ph,
-                        int64_t *pw) {
-  const berth_attr_value_t *pd = &attrs[CB_PADS];
-  *ph = *pw = 0;
-  if (pd->n != 4 || (!pd->ints[0] && !pd->ints[1] && !pd->ints[2] && !pd->ints[3])) return;
-  if (y->dims[2] * y->dims[3] > CB_PAD_MAX_POSITIONS) return;
-  *ph = x->dims[2] + pd->ints[0] + pd->ints[2];
-  *pw = x->dims[3] + pd->ints[1] + pd->ints[3];
+/* The plan of a call that infer accepted. */
+static void cb_plan_init(const berth_kernel_call_t *call, cb_plan_t *p) {
+  const berth_attr_value_t *at = call->attrs;
+  const berth_type_t *xt = call->in[0].type, *ot = call->out[0].type;
+  const berth_attr_value_t *st = &at[CB_STRIDES], *pd = &at[CB_PADS], *dl = &at[CB_DILATIONS];
+  p->isa = berth_kernel_isa();
+  p->h = (cb_dim_t){xt->dims[2], ot->dims[2], at[CB_WSHAPE].ints[2], st->n ? st->ints[0] : 1, dl->n ? dl->ints[0] : 1,
+                    pd->n ? pd->ints[0] : 0};
+  p->w = (cb_dim_t){xt->dims[3], ot->dims[3], at[CB_WSHAPE].ints[3], st->n ? st->ints[1] : 1, dl->n ? dl->ints[1] : 1,
+                    pd->n ? pd->ints[1] : 0};
+  p->cb = xt->dims[1];
+  p->plane = p->h.i * p->w.i * BERTH_CONV_BLOCK;
+  p->oplane = p->h.o * p->w.o * BERTH_CONV_BLOCK;
+  p->kw = p->w.k;
+  p->kk = p->h.k * p->w.k;
+  p->mb = ot->dims[1];
+  p->ob_max = p->isa->conv_blocked_ob;
+  p->chunk = berth_conv_blocked_chunk(p->kk, p->ob_max);
+  /* output rows per band: the band's outputs for a tile's output blocks near CB_BAND_BYTES */
+  p->band = CB_BAND_BYTES / (p->w.o * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * p->ob_max);
+  if (p->band < 1) p->band = 1;
+  p->wp = (const float *)call->in[1].data;
+  p->bias = call->n_in >= 3 ? (const float *)call->in[2].data : NULL;
+  p->act = (int)at[CB_ACT].i;
+  p->alpha = (float)at[CB_ACT_ALPHA].f;
+  p->beta = (float)at[CB_ACT_BETA].f;
+  _Static_assert(BERTH_UKR_ACT_RELU == 1 && BERTH_UKR_ACT_CLIP == 2 && BERTH_UKR_ACT_LEAKY_RELU == 3,
+                 "conv's act codes are the epilogue's");
 }
 
-uint64_t berth_scratch_conv_blocked(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in) {
-  berth_type_t y;
-  if (n_in < 2 || cb_types(attrs, in, n_in, &y, NULL) != BERTH_OK || berth_kernel_is_empty(&y)) return 0;
-  int64_t ph, pw;
-  cb_pad_dims(attrs, &in[0], &y, &ph, &pw);
-  if (!ph) return 0;
-  /* one image's input blocks, padded (ph, pw <= 3 * 2^40 each: capped before multiplying) */
-  if (ph > (int64_t)1 << 20 || pw > (int64_t)1 << 20 || in[0].dims[1] > (int64_t)1 << 20) return 0;
-  return berth_scratch_request((uint64_t)(in[0].dims[1] * ph * pw * BERTH_CONV_BLOCK), sizeof(float));
+/* Output blocks [ob, ob + nob) of output rows [r0, r1) over input blocks [ib, ib + nib) of
+ * one image (x, y, its residual res or NULL): the bias on the first chunk, the epilogue on
+ * the last. */
+static void cb_chunk(const cb_plan_t *p, const float *x, float *y, const float *res, int64_t ob, int64_t nob,
+                     int64_t r0, int64_t r1, int64_t ib, int64_t nib) {
+  const int64_t B2 = BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+  const bool last = ib + nib == p->cb;
+  const berth_ukr_epi_t e = {res ? res + ob * p->oplane : NULL, 0, p->act, p->alpha, p->beta};
+  berth_conv_blk_args_t a = {
+      .x = x + ib * p->plane,
+      .plane = p->plane,
+      .cb = nib,
+      .w = p->wp + (ob * p->cb + ib) * p->kk * B2,
+      .wob = p->kk * p->cb * B2,
+      .wib = p->kk * B2,
+      .nob = nob,
+      .bias = ib == 0 && p->bias ? p->bias + ob * BERTH_CONV_BLOCK : NULL,
+      .load = ib > 0,
+      .y = y + ob * p->oplane,
+      .yob = p->oplane,
+      .epi = last && (p->act || res) ? &e : NULL,
+  };
+  for (int64_t r = r0; r < r1;) {
+    const int64_t re = cb_run_end(&p->h, r) < r1 ? cb_run_end(&p->h, r) : r1;
+    for (int64_t c = 0; c < p->w.o;) {
+      const int64_t ce = cb_run_end(&p->w, c);
+      cb_rect(p, &a, r, re, c, ce);
+      c = ce;
+    }
+    r = re;
+  }
 }
 
 static void cb_run(const berth_kernel_call_t *call) {
-  const berth_attr_value_t *attrs = call->attrs;
-  const berth_type_t *xt = call->in[0].type, *ot = call->out[0].type;
-  if (berth_kernel_is_empty(ot)) return;
-  const berth_attr_value_t *st = &attrs[CB_STRIDES], *pd = &attrs[CB_PADS], *dl = &attrs[CB_DILATIONS];
+  if (berth_kernel_is_empty(call->out[0].type)) return;
   cb_plan_t p;
-  p.isa = berth_kernel_isa();
-  p.h = (cb_dim_t){xt->dims[2], ot->dims[2], attrs[CB_WSHAPE].ints[2], st->n ? st->ints[0] : 1,
-                   dl->n ? dl->ints[0] : 1, pd->n ? pd->ints[0] : 0};
-  p.w = (cb_dim_t){xt->dims[3], ot->dims[3], attrs[CB_WSHAPE].ints[3], st->n ? st->ints[1] : 1,
-                   dl->n ? dl->ints[1] : 1, pd->n ? pd->ints[1] : 0};
-  p.cb = xt->dims[1];
-  p.plane = p.h.i * p.w.i * BERTH_CONV_BLOCK;
-  p.oplane = p.h.o * p.w.o * BERTH_CONV_BLOCK;
-  p.kw = p.w.k;
-  p.kk = p.h.k * p.w.k;
-  const int64_t mb = ot->dims[1], ob_max = p.isa->conv_blocked_ob;
-  const float *bias = call->n_in >= 3 ? (const float *)call->in[2].data : NULL;
-  const float *res = call->n_in >= 4 ? (const float *)call->in[3].data : NULL;
-  const int act = (int)attrs[CB_ACT].i;
-  _Static_assert(BERTH_UKR_ACT_RELU == 1 && BERTH_UKR_ACT_CLIP == 2 && BERTH_UKR_ACT_LEAKY_RELU == 3,
-                 "conv's act codes are the epilogue's");
-  const int64_t chunk = berth_conv_blocked_chunk(p.kk, ob_max);
-  /* output rows per band: the band's outputs for a tile's output blocks near CB_BAND_BYTES */
-  int64_t band = CB_BAND_BYTES / (p.w.o * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * ob_max);
-  if (band < 1) band = 1;
-  const float *x0 = (const float *)call->in[0].data, *w0 = (const float *)call->in[1].data;
-  float *y0 = (float *)call->out[0].data;
-  /* small planes with padding: a zero-padded copy of each image's input (scratch permitting) */
-  int64_t ph, pw, have = 0;
-  cb_pad_dims(attrs, xt, ot, &ph, &pw);
-  float *pad = ph ? berth_scratch_take(call, sizeof(float), &have) : NULL;
-  const int64_t pad_floats = p.cb * ph * pw * BERTH_CONV_BLOCK;
-  if (pad && have < pad_floats) pad = NULL;
-  const cb_dim_t h_in = p.h, w_in = p.w;
-  if (pad) {
-    p.h.i = ph, p.h.p = 0, p.w.i = pw, p.w.p = 0;
-    p.plane = ph * pw * BERTH_CONV_BLOCK;
-    memset(pad, 0, (size_t)pad_floats * sizeof(float));
-  }
-  for (int64_t n = 0; n < xt->dims[0]; n++) {
-    const float *xn = x0 + n * p.cb * h_in.i * w_in.i * BERTH_CONV_BLOCK;
-    if (pad) { /* the input rows into their places; the border stays zero */
-      for (int64_t b = 0; b < p.cb; b++)
-        for (int64_t r = 0; r < h_in.i; r++)
-          memcpy(pad + ((b * ph + r + h_in.p) * pw + w_in.p) * BERTH_CONV_BLOCK,
-                 xn + (b * h_in.i + r) * w_in.i * BERTH_CONV_BLOCK, (size_t)(w_in.i * BERTH_CONV_BLOCK) * sizeof(float));
-      xn = pad;
-    }
-    float *yn = y0 + n * mb * p.oplane;
-    const float *rn = res ? res + n * mb * p.oplane : NULL;
-    for (int64_t ob = 0; ob < mb; ob += ob_max) {
-      const int64_t nob = mb - ob < ob_max ? mb - ob : ob_max;
-      for (int64_t b0 = 0; b0 < p.h.o; b0 += band) {
-        const int64_t b1 = p.h.o - b0 < band ? p.h.o : b0 + band;
-        for (int64_t ib = 0; ib < p.cb; ib += chunk) {
-          const int64_t nib = p.cb - ib < chunk ? p.cb - ib : chunk;
-          const bool last = ib + nib == p.cb;
-          const berth_ukr_epi_t e = {rn ? rn + ob * p.oplane : NULL, 0, act, (float)attrs[CB_ACT_ALPHA].f,
-                                     (float)attrs[CB_ACT_BETA].f};
-          berth_conv_blk_args_t a = {
-              .x = xn + ib * p.plane,
-              .plane = p.plane,
-              .cb = nib,
-              .w = w0 + (ob * p.cb + ib) * p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
-              .wob = p.kk * p.cb * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
-              .wib = p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK,
-              .nob = nob,
-              .bias = ib == 0 && bias ? bias + ob * BERTH_CONV_BLOCK : NULL,
-              .load = ib > 0,
-              .y = yn + ob * p.oplane,
-              .yob = p.oplane,
-              .epi = last && (act || rn) ? &e : NULL,
-          };
-          /* the next chunk of this group and band, else the first of the next group */
-          const int64_t wib = p.kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK, wob = p.cb * wib;
-          cb_prefetch_t f = {NULL, wob * (int64_t)sizeof(float), 0, nob, 0, 0};
-          if (!last) {
-            f.base = (const char *)(a.w + nib * wib);
-            f.lines = (p.cb - ib - nib < chunk ? p.cb - ib - nib : chunk) * wib * (int64_t)sizeof(float) / 64;
-          } else if (b1 == p.h.o && ob + nob < mb) {
-            f.base = (const char *)(w0 + (ob + nob) * wob);
-            f.nob = mb - ob - nob < ob_max ? mb - ob - nob : ob_max;
-            f.lines = (chunk < p.cb ? chunk : p.cb) * wib * (int64_t)sizeof(float) / 64;
-          }
-          const int64_t tiles = ((b1 - b0) * p.w.o + p.isa->conv_blocked_p - 1) / p.isa->conv_blocked_p + 8;
-          f.per_tile = (f.lines * f.nob + tiles - 1) / tiles;
-          for (int64_t r = b0; r < b1;) {
-            const int64_t re = cb_run_end(&p.h, r) < b1 ? cb_run_end(&p.h, r) : b1;
-            for (int64_t c = 0; c < p.w.o;) {
-              const int64_t ce = cb_run_end(&p.w, c);
-              cb_rect(&p, &a, r, re, c, ce, &f);
-              c = ce;
-            }
-            r = re;
-          }
-        }
+  cb_plan_init(call, &p);
+  const float *x = (const float *)call->in[0].data, *res = call->n_in >= 4 ? (const float *)call->in[3].data : NULL;
+  float *y = (float *)call->out[0].data;
+  for (int64_t n = 0; n < call->in[0].type->dims[0]; n++) {
+    const float *xn = x + n * p.cb * p.plane, *rn = res ? res + n * p.mb * p.oplane : NULL;
+    float *yn = y + n * p.mb * p.oplane;
+    for (int64_t ob = 0; ob < p.mb; ob += p.ob_max) {
+      const int64_t nob = p.mb - ob < p.ob_max ? p.mb - ob : p.ob_max;
+      for (int64_t r0 = 0; r0 < p.h.o; r0 += p.band) {
+        const int64_t r1 = p.h.o - r0 < p.band ? p.h.o : r0 + p.band;
+        for (int64_t ib = 0; ib < p.cb; ib += p.chunk)
+          cb_chunk(&p, xn, yn, rn, ob, nob, r0, r1, ib, p.cb - ib < p.chunk ? p.cb - ib : p.chunk);
       }
     }
   }

@@ -14,9 +14,9 @@
  * each block of 16 input channels, each tap: the 16 x 16 weights, input channel major); b [M]; r [N, M/16, OH, OW, 16] the residual; the
  * result [N, M/16, OH, OW, 16] is conv's (the same attributes, the same epilogue) in the
  * blocked layout, up to rounding: each output sums from the bias over the input blocks in
- * order, each block over its taps in order (those inside the input; with a zero-padded copy,
- * kernel_conv_blocked.c, every tap), each tap over the block's 16 channels in order, with the
- * variant's multiply-adds; then the residual, then the activation (conv's formulas). */
+ * order, each block over its taps inside the input in order, each tap over the block's 16
+ * channels in order, with the variant's multiply-adds; then the residual, then the
+ * activation (conv's formulas). */
 #ifndef BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 #define BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 
