@@ -385,7 +385,7 @@ static int32_t ly_method(berth_ir_program_t *p, int32_t mi) {
       gr->nodes = nn;
       gr->cap_nodes = c.n_order;
     }
-    memcpy(gr->nodes, c.order, (size_t)c.n_order * sizeof *c.order);
+    if (c.n_order) memcpy(gr->nodes, c.order, (size_t)c.n_order * sizeof *c.order); /* a body may be empty */
     gr->n_nodes = c.n_order;
   }
 out:
