@@ -212,6 +212,60 @@ done:
   berth_ir_program_destroy(blk);
 }
 
+/* a parameter read blocked inside a cond body and later in the parent: each graph reorders it
+ * itself (the parent's reorder comes after the cond, so the body cannot use it) */
+static void test_body_then_parent(void) {
+  const size_t cap = 8u << 20;
+  char *s = malloc(cap), *e = s + cap, *o = s;
+  if (!s) return;
+  o = weights_src(o, e, 1, 4, 256, 256);
+  const char *t = "f32[1,256,28,28]";
+  snprintf(o, (size_t)(e - o),
+           "func @f(%%x : %s, %%p : bool[]) -> (%s, %s) {\n"
+           "  %%r = cond(%%p, %%x) : %s\n"
+           "    then(%%u : %s) {\n"
+           "      %%a = conv(%%x, @w1) : %s\n"
+           "      %%b = conv(%%a, @w2) : %s\n"
+           "      return %%b\n"
+           "    }\n"
+           "    else(%%v : %s) {\n"
+           "      return %%v\n"
+           "    }\n"
+           "  %%c = conv(%%x, @w3) : %s\n"
+           "  %%d = conv(%%c, @w4) : %s\n"
+           "  return %%r, %%d\n"
+           "}\n",
+           t, t, t, t, t, t, t, t, t, t);
+  berth_ir_program_t *plain = parse(s), *blk = parse(s);
+  free(s);
+  if (!plain || !blk) goto done;
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK_MSG(berth_pass_block_layout(blk) == 4, "expected the 4 convs converted");
+  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "the converted program is invalid: %s", msg);
+  const int64_t nel = 256 * 28 * 28;
+  float *x = malloc((size_t)nel * sizeof(float));
+  for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  for (uint8_t pred = 0; pred < 2; pred++) {
+    const void *in[] = {x, &pred};
+    void *a[2] = {0}, *b[2] = {0};
+    if (run_ref(plain, in, a) && run_ref(blk, in, b))
+      for (int k = 0; k < 2; k++) {
+        const float *fa = a[k], *fb = b[k];
+        int64_t bad = -1;
+        for (int64_t i = 0; i < nel && bad < 0; i++)
+          if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
+        CHECK_MSG(bad < 0, "pred %d output %d element %lld differs", pred, k, (long long)bad);
+      }
+    for (int k = 0; k < 2; k++) free(a[k]), free(b[k]);
+  }
+  free(x);
+done:
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(blk);
+}
+
 /* where the reorders cost more than the layout saves (few channels: little work per element
  * reordered): nothing changes */
 static void test_few_channels(void) {
@@ -249,6 +303,7 @@ int main(void) {
   test_region();
   test_few_channels();
   test_pool_concat();
+  test_body_then_parent();
   test_ineligible();
   return test_finish("test_layout");
 }

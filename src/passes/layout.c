@@ -83,6 +83,8 @@ typedef struct ly_ctx {
   int32_t mi;
   uint8_t *in_b;  /* per node: its ly_kind_t while it is to be converted, else LY_NONE */
   int32_t *blk;   /* per value: its blocked value, -1 if none yet */
+  int32_t *blk_g; /* per value: the graph whose readers may use blk (a reorder's), -1 for any
+                   * (a converted node's own result, made where the value is) */
   int32_t *order; /* the graph's new node order */
   int32_t n_order, cap_order;
   bool oom;
@@ -139,7 +141,7 @@ static int32_t ly_node(ly_ctx_t *c, int32_t g, berth_op_t op, int32_t in, const 
 
 /* The blocked value of plain value v for a reader in graph g: made there on first need. */
 static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
-  if (c->blk[v] >= 0) return c->blk[v];
+  if (c->blk[v] >= 0 && (c->blk_g[v] < 0 || c->blk_g[v] == g)) return c->blk[v];
   const berth_type_t t = c->m->values[v].type;
   berth_type_t r, b;
   berth_kernel_type_init(&r, BERTH_DTYPE_F32, 5);
@@ -152,9 +154,10 @@ static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
   if (rv < 0) return -1;
   const int32_t bv = ly_node(c, g, BERTH_OP_TRANSPOSE, rv, "perm", perm, 5, &b, "/blocked", -1);
   if (bv < 0) return -1;
-  /* reordered in its own graph, it serves every later reader (bodies included); a value of an
-   * enclosing graph or a constant reordered in a body serves that body's reader only */
-  if (c->m->values[v].graph == g) c->blk[v] = bv;
+  /* reordered in its own graph, it serves the later readers of that graph (not a body's: the
+   * reorder may come after the HOP that holds it, when the graph's first blocked reader does);
+   * a value of an enclosing graph or a constant reordered in a body serves that reader only */
+  if (c->m->values[v].graph == g) c->blk[v] = bv, c->blk_g[v] = g;
   return bv;
 }
 
@@ -220,6 +223,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
   }
   ly_emit(c, ni);
   c->blk[y] = yb;
+  c->blk_g[y] = -1;
   /* the plain result, for whatever reads it plain (DCE drops it otherwise) */
   berth_type_t tt = bt;
   tt.dims[2] = BERTH_CONV_BLOCK, tt.dims[3] = yt.dims[2], tt.dims[4] = yt.dims[3];
@@ -357,9 +361,10 @@ static int32_t ly_method(berth_ir_program_t *p, int32_t mi) {
   const int32_t n_nodes = m->n_nodes, n_values = m->n_values;
   c.in_b = calloc((size_t)(n_nodes ? n_nodes : 1), sizeof *c.in_b);
   c.blk = malloc((size_t)(n_values ? n_values : 1) * sizeof *c.blk);
+  c.blk_g = malloc((size_t)(n_values ? n_values : 1) * sizeof *c.blk_g);
   int32_t done = 0;
-  if (!c.in_b || !c.blk || ly_choose(&c) == 0) goto out;
-  for (int32_t v = 0; v < n_values; v++) c.blk[v] = -1;
+  if (!c.in_b || !c.blk || !c.blk_g || ly_choose(&c) == 0) goto out;
+  for (int32_t v = 0; v < n_values; v++) c.blk[v] = c.blk_g[v] = -1;
   /* graphs in order of creation: an enclosing graph before its bodies */
   for (int32_t g = 0; g < m->n_graphs && !c.oom; g++) {
     c.n_order = 0;
@@ -389,7 +394,7 @@ static int32_t ly_method(berth_ir_program_t *p, int32_t mi) {
     gr->n_nodes = c.n_order;
   }
 out:
-  free(c.in_b), free(c.blk), free(c.order);
+  free(c.in_b), free(c.blk), free(c.blk_g), free(c.order);
   return c.oom ? -1 : done;
 }
 
