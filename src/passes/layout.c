@@ -105,6 +105,14 @@ static void ly_emit(ly_ctx_t *c, int32_t node) {
   c->order[c->n_order++] = node;
 }
 
+/* Value v's name with suffix (a file holds names of at most BERTH_MAX_ATTR_STRING bytes; a
+ * longer one becomes "v<id>" with the suffix, still unique). */
+static void ly_name(char *buf, size_t cap, const berth_ir_method_t *m, int32_t v, const char *suffix) {
+  const char *base = m->values[v].name ? m->values[v].name : "";
+  if (strlen(base) + strlen(suffix) + 8 <= BERTH_MAX_ATTR_STRING) snprintf(buf, cap, "%s%s", base, suffix);
+  else snprintf(buf, cap, "v%d%s", (int)v, suffix);
+}
+
 /* A node of op in graph g reading `in`, its attribute `attr` set to ints v[0..n), and its one
  * result of type t named name + suffix (or, out >= 0, the existing value out, which becomes
  * its result); emitted in the new order. Returns the result, -1 when out of memory. */
@@ -120,9 +128,8 @@ static int32_t ly_node(ly_ctx_t *c, int32_t g, berth_op_t op, int32_t in, const 
   for (int32_t k = 0; k < nv; k++) a->ints[k] = v[k];
   int32_t r = out;
   if (out < 0) {
-    char name[256];
-    const char *base = m->values[in].name ? m->values[in].name : "";
-    snprintf(name, sizeof name, "%.200s%s", base, suffix);
+    char name[BERTH_MAX_ATTR_STRING + 1];
+    ly_name(name, sizeof name, m, in, suffix);
     r = berth_ir_node_result_add(m, ni, name, t);
     if (r < 0) return -1;
   } else {
@@ -204,8 +211,8 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
   berth_kernel_type_init(&bt, BERTH_DTYPE_F32, 5);
   bt.dims[0] = yt.dims[0], bt.dims[1] = yt.dims[1] / BERTH_CONV_BLOCK, bt.dims[2] = yt.dims[2];
   bt.dims[3] = yt.dims[3], bt.dims[4] = BERTH_CONV_BLOCK;
-  char yname[256];
-  snprintf(yname, sizeof yname, "%.200s/blocked", m->values[y].name ? m->values[y].name : "");
+  char yname[BERTH_MAX_ATTR_STRING + 1];
+  ly_name(yname, sizeof yname, m, y, "/blocked");
   const int32_t yb = berth_ir_node_result_add(m, ni, yname, &bt);
   if (yb < 0) return false;
   berth_ir_node_t *n = &m->nodes[ni];
