@@ -184,7 +184,7 @@ static void test_pool_concat(void) {
   char *text = berth_ir_print(blk);
   static const char *const want[] = {
       "%p_split = reshape(%p) {shape = [1, 16, 16, 28, 28]}",
-      "%q_blocked = pool_blocked(%a_blocked) {kernel_shape = [3, 3], strides = [], pads = [1, 1, 1, 1], "
+      "%q_blocked = pool_blocked(%a_blocked) {kernel_shape = [3, 3], strides = [], pads = [1, 1, 1, 1],",
       "dilations = [], flags = 0, kind = 0} : f32[1,16,28,28,16]",
       "%j_blocked = concat(%b_blocked, %c_blocked) {axis = 1} : f32[1,32,28,28,16]",
       "%d = reshape(%d_blocked_nchw) {shape = [1, 256, 28, 28]}",

@@ -38,24 +38,6 @@
 #define VEC_F(x) CBU_F(x)
 #include "kernel_vec.h"
 
-typedef int32_t CBU_F(vi) __attribute__((vector_size(CBU_VB)));
-
-static inline CBU_F(vf) CBU_F(sel)(CBU_F(vi) m, CBU_F(vf) x, CBU_F(vf) y) {
-  return (CBU_F(vf))(((CBU_F(vi))x & m) | ((CBU_F(vi))y & ~m));
-}
-
-/* the epilogue's activation, as selects on compare masks: the bits of the scalar formulas */
-static inline __attribute__((always_inline)) CBU_F(vf) CBU_F(act)(int act, CBU_F(vf) a, CBU_F(vf) al, CBU_F(vf) be) {
-  const CBU_F(vf) zero = {0};
-  if (act == BERTH_UKR_ACT_RELU) return CBU_F(sel)(a < zero, zero, a);
-  if (act == BERTH_UKR_ACT_CLIP) {
-    const CBU_F(vf) u = CBU_F(sel)(a < al, al, a);
-    return CBU_F(sel)(u > be, be, u);
-  }
-  if (act == BERTH_UKR_ACT_LEAKY_RELU) return CBU_F(sel)(a < zero, al * a, a);
-  return a;
-}
-
 /* One tile: np positions by nob output blocks (constants once inlined). */
 static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, const berth_conv_blk_args_t *a,
                                                               const int64_t *xo, const int64_t *yo) {

@@ -69,7 +69,7 @@ static inline CDU_F(vt) CDU_F(selt)(CDU_F(mt) m, CDU_F(vt) x, CDU_F(vt) y) {
 
 /* conv_epi's activation act on TB lanes (al, be: alpha and beta broadcast), as selects on
  * compare masks: the bits of the scalar formulas */
-static inline __attribute__((always_inline)) CDU_F(vt) CDU_F(act)(int act, CDU_F(vt) a, CDU_F(vt) al, CDU_F(vt) be) {
+static inline __attribute__((always_inline)) CDU_F(vt) CDU_F(actt)(int act, CDU_F(vt) a, CDU_F(vt) al, CDU_F(vt) be) {
   const CDU_F(vt) zero = {0};
   if (act == BERTH_UKR_ACT_RELU) return CDU_F(selt)(a < zero, zero, a);
   if (act == BERTH_UKR_ACT_CLIP) {
@@ -98,7 +98,7 @@ static inline __attribute__((always_inline)) void CDU_F(outt)(CDU_F(vt) a, float
     }
     vt al = {0}, be = {0}; /* broadcasts, not 0 + x (0 + -0 is +0) */
     for (int i = 0; i < CDU_TB; i++) al[i] = e->alpha, be[i] = e->beta;
-    a = CDU_F(act)(e->act, a, al, be);
+    a = CDU_F(actt)(e->act, a, al, be);
   }
   if (pn == CDU_TB) {
     memcpy(y, &a, sizeof a);
@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) void CDU_F(outb)(int act, CDU_F(vt)
   for (int c = 0; c < CDU_TB; c++) {
     vt a = r[c];
     if (res) a += CDU_F(ldt)(res + c * ldr);
-    a = CDU_F(act)(act, a, al, be);
+    a = CDU_F(actt)(act, a, al, be);
     memcpy(y + c * ldy, &a, sizeof a);
   }
 }

@@ -35,29 +35,11 @@
 #define VEC_F(x) CRU_F(x)
 #include "kernel_vec.h"
 
-typedef int32_t CRU_F(vm) __attribute__((vector_size(CRU_VB)));
-
-static inline CRU_F(vf) CRU_F(sel)(CRU_F(vm) m, CRU_F(vf) x, CRU_F(vf) y) {
-  return (CRU_F(vf))(((CRU_F(vm))x & m) | ((CRU_F(vm))y & ~m));
-}
-
 /* The epilogue on one vector of a channel's sums (res: its residual, NULL: none). */
 static inline __attribute__((always_inline)) CRU_F(vf) CRU_F(epi)(CRU_F(vf) a, const float *res,
                                                                  const berth_ukr_epi_t *e) {
-  typedef CRU_F(vf) vf;
   if (res) a += CRU_F(ld)(res);
-  const vf zero = CRU_F(splat)(0.0f), al = CRU_F(splat)(e->alpha), be = CRU_F(splat)(e->beta);
-  switch (e->act) {
-  case BERTH_UKR_ACT_RELU: a = CRU_F(sel)(a < zero, zero, a); break;
-  case BERTH_UKR_ACT_CLIP: {
-    const vf u = CRU_F(sel)(a < al, al, a);
-    a = CRU_F(sel)(u > be, be, u);
-    break;
-  }
-  case BERTH_UKR_ACT_LEAKY_RELU: a = CRU_F(sel)(a < zero, al * a, a); break;
-  default: break;
-  }
-  return a;
+  return CRU_F(act)(e->act, a, CRU_F(splat)(e->alpha), CRU_F(splat)(e->beta));
 }
 
 /* One tile: MR channels x nv vectors of positions (nv <= NV, a constant once inlined) from x

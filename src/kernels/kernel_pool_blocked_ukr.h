@@ -17,11 +17,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#if PBU_VB == 64 || PBU_VB == 32
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-#endif
 
 #define PBU_VW (PBU_VB / 4)
 #define PBU_NV (16 / PBU_VW)
@@ -32,29 +27,6 @@
 #define VEC_VB PBU_VB
 #define VEC_F(x) PBU_F(x)
 #include "kernel_vec.h"
-
-/* t > m ? t : m, lane by lane */
-static inline PBU_F(vf) PBU_F(vmax)(PBU_F(vf) t, PBU_F(vf) m) {
-#if PBU_VB == 64 && defined(__AVX512F__)
-  __m512 a, b;
-  memcpy(&a, &t, sizeof a);
-  memcpy(&b, &m, sizeof b);
-  a = _mm512_max_ps(a, b);
-  memcpy(&t, &a, sizeof t);
-  return t;
-#elif PBU_VB == 32 && defined(__AVX2__)
-  __m256 a, b;
-  memcpy(&a, &t, sizeof a);
-  memcpy(&b, &m, sizeof b);
-  a = _mm256_max_ps(a, b);
-  memcpy(&t, &a, sizeof t);
-  return t;
-#else
-  typedef int32_t vi __attribute__((vector_size(PBU_VB)));
-  const vi k = (vi)(t > m);
-  return (PBU_F(vf))((k & (vi)t) | (~k & (vi)m));
-#endif
-}
 
 /* The taps [lo, hi) of window start s inside [0, n) */
 static inline void PBU_F(taps)(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, int64_t *hi) {
@@ -92,8 +64,7 @@ static int PBU_NAME(const berth_pool_blk_row_t *r) {
   const int64_t B = 16, rstep = r->rs * r->iw * B, cstep = r->dw * B;
   const float *x0 = r->x + r->r0 * r->iw * B;
   const vf ninf = PBU_F(splat)(-INFINITY);
-  typedef int32_t vi __attribute__((vector_size(PBU_VB)));
-  vi any = {0};
+  PBU_F(vi) any = {0};
   for (int64_t o1 = 0; o1 < r->ow; o1++) {
     const int64_t s1 = o1 * r->sw - r->pw;
     int64_t lo1, hi1;
@@ -105,7 +76,7 @@ static int PBU_NAME(const berth_pool_blk_row_t *r) {
     if (r->max) {
       if (kw3) PBU_F(win)(1, 1, e, r->nr, rstep, cstep, 3, a);
       else PBU_F(win)(1, 0, e, r->nr, rstep, cstep, hi1 - lo1, a);
-      for (int v = 0; v < PBU_NV; v++) any |= (vi)(a[v] == ninf);
+      for (int v = 0; v < PBU_NV; v++) any |= (PBU_F(vi))(a[v] == ninf);
     } else {
       if (kw3) PBU_F(win)(0, 1, e, r->nr, rstep, cstep, 3, a);
       else PBU_F(win)(0, 0, e, r->nr, rstep, cstep, hi1 - lo1, a);

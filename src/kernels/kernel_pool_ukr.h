@@ -30,9 +30,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#if (PL_VB == 64 && defined(__AVX512F__)) || (PL_VB == 32 && defined(__AVX2__))
-#include <immintrin.h>
-#endif
 
 #define PL_VW (PL_VB / 4)
 #define PL_C2(a, b) a##b
@@ -48,29 +45,6 @@
 #define VEC_VB PL_VB
 #define VEC_F(x) PL_F(x)
 #include "kernel_vec.h"
-
-/* t > m ? t : m, lane by lane (x86's max instruction is exactly that; NEON's is not) */
-static inline PL_F(vf) PL_F(vmax)(PL_F(vf) t, PL_F(vf) m) {
-#if PL_VB == 64 && defined(__AVX512F__)
-  __m512 a, b;
-  memcpy(&a, &t, sizeof a);
-  memcpy(&b, &m, sizeof b);
-  a = _mm512_max_ps(a, b);
-  memcpy(&t, &a, sizeof t);
-  return t;
-#elif PL_VB == 32 && defined(__AVX2__)
-  __m256 a, b;
-  memcpy(&a, &t, sizeof a);
-  memcpy(&b, &m, sizeof b);
-  a = _mm256_max_ps(a, b);
-  memcpy(&t, &a, sizeof t);
-  return t;
-#else
-  typedef int32_t vi __attribute__((vector_size(PL_VB)));
-  const vi k = (vi)(t > m);
-  return (PL_F(vf))((k & (vi)t) | (~k & (vi)m));
-#endif
-}
 
 #define VR_VB PL_VB
 #define VR_F(x) PL_F(x)

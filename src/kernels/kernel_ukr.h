@@ -52,31 +52,8 @@
 #define VEC_F(x) UKR_F(x)
 #include "kernel_vec.h"
 
-typedef int32_t UKR_F(vi) __attribute__((vector_size(UKR_VB))); /* a compare's lane mask */
-
-/* m ? x : y lane by lane on the bits (m all ones or all zeros per lane). */
-static inline UKR_F(vf) UKR_F(sel)(UKR_F(vi) m, UKR_F(vf) x, UKR_F(vf) y) {
-  return (UKR_F(vf))(((UKR_F(vi))x & m) | ((UKR_F(vi))y & ~m));
-}
-
 #define UKR_PRAGMA(x) _Pragma(#x)
 #define UKR_UNROLL UKR_PRAGMA(GCC unroll 16)
-
-/* The activation of one vector of a tile (kernel_isa.h's berth_ukr_epi_t formulas); act is a
- * constant where the caller switches on it. */
-static inline __attribute__((always_inline)) UKR_F(vf) UKR_F(act)(int act, UKR_F(vf) x, UKR_F(vf) al,
-                                                                  UKR_F(vf) be) {
-  const UKR_F(vf) zero = UKR_F(splat)(0.0f);
-  switch (act) {
-  case BERTH_UKR_ACT_RELU: return UKR_F(sel)(x < zero, zero, x);
-  case BERTH_UKR_ACT_CLIP: {
-    const UKR_F(vf) u = UKR_F(sel)(x < al, al, x);
-    return UKR_F(sel)(u > be, be, u);
-  }
-  case BERTH_UKR_ACT_LEAKY_RELU: return UKR_F(sel)(x < zero, al * x, x);
-  default: return x;
-  }
-}
 
 /* One tile of mr rows by NR columns of C (rows ldc apart), from C (load) or the bias; then the
  * residual (rows ldr apart; NULL: none) and the activation, and the store. mr and act are
