@@ -11,9 +11,9 @@
  * x [N, C/16, H, W, 16] f32; wshape [M, C, KH, KW], the logical weights, M and C multiples of
  * 16, group 1, KH * KW <= BERTH_CONV_BLOCKED_MAX_TAPS; wb [M/16, C/16, KH * KW, 256], the
  * weights packed by berth_conv_blocked_pack_weights (for each block of 16 output channels,
- * each block of 16 input channels, each tap: the 16 x 16 weights, input channel major); b [M]; r [N, M/16, OH, OW, 16] the residual; the
- * result [N, M/16, OH, OW, 16] is conv's (the same attributes, the same epilogue) in the
- * blocked layout, up to rounding: each output sums from the bias over the input blocks in
+ * each block of 16 input channels, each tap: the 16 x 16 weights, input channel major);
+ * b [M]; r [N, M/16, OH, OW, 16] the residual; the result [N, M/16, OH, OW, 16] is conv's
+ * (the same attributes, the same epilogue) in the blocked layout, up to rounding: each output sums from the bias over the input blocks in
  * order, each block over its taps inside the input in order, each tap over the block's 16
  * channels in order, with the variant's multiply-adds; then the residual, then the
  * activation (conv's formulas). */

@@ -15,9 +15,9 @@
  * of MLAS's NCHWc convolutions). Each output sums, from the bias (or from the partial sum
  * already in y), over the input blocks in order, each block over the taps in order, each tap
  * over the block's 16 channels in order, with the including file's multiply-adds; the result
- * depends on no address. The epilogue
- * (residual, then activation, the bits of the scalar formulas) on the last chunk. np and nob
- * are constants in each inlined case of the switches. No allocation, no stdio. */
+ * depends on no address. The epilogue (residual, then activation, the bits of the scalar
+ * formulas; kernel_vec.h) on the last chunk. np and nob are constants in each inlined case of
+ * the switches. No allocation, no stdio. */
 #include "kernel_isa.h"
 
 #include <stdint.h>
