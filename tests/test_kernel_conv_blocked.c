@@ -210,6 +210,14 @@ static void test_refusals(void) {
   EXPECT_REJECT(&c, "conv_blocked (as conv)");
   const int64_t st1[2] = {1, 1};
   tc_ints_arr(&c, "strides", st1, 2);
+  /* a padding whose offsets would leave int64 (strides keep the output small) */
+  const int64_t huge[4] = {(int64_t)1 << 40, (int64_t)1 << 40, (int64_t)1 << 40, (int64_t)1 << 40};
+  const int64_t big_s[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
+  tc_ints_arr(&c, "pads", huge, 4);
+  tc_ints_arr(&c, "strides", big_s, 2);
+  EXPECT_REJECT(&c, "padded to");
+  c.attrs[0].n = 0, c.attrs[1].n = 0;
+  tc_ints_arr(&c, "strides", st1, 2);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 1, 32), d);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 7, 16), d);
   EXPECT_REJECT(&c, "residual");

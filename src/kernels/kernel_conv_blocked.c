@@ -95,6 +95,16 @@ static berth_status_t cb_types(const berth_attr_value_t *attrs, const berth_type
   berth_type_t lo;
   berth_status_t st = berth_conv_infer(attrs, tin, n_in >= 3 ? 3 : 2, &lo, diag);
   if (st) return berth_fail_prefix(diag, st, "conv_blocked (as conv)");
+  /* the driver's offsets run over the padded plane (a window's origin may lie in the padding):
+   * its positions times 16 must stay far inside int64 */
+  const berth_attr_value_t *pd = &attrs[CB_PADS];
+  const int64_t ph = x->dims[2] + (pd->n ? pd->ints[0] + pd->ints[2] : 0);
+  const int64_t pw = x->dims[3] + (pd->n ? pd->ints[1] + pd->ints[3] : 0);
+  if (ph > 0 && pw > ((int64_t)1 << 56) / ph)
+    return berth_fail(diag, BERTH_ERR_OUT_OF_RANGE,
+                      "conv_blocked: input %s padded to %lld x %lld positions, expected at most 2^56 (a padding that large "
+                      "runs as conv)",
+                      berth_type_format(x, sa, sizeof sa), (long long)ph, (long long)pw);
   berth_kernel_type_init(out, BERTH_DTYPE_F32, 5);
   out->dims[0] = lo.dims[0];
   out->dims[1] = m / BERTH_CONV_BLOCK;
@@ -244,7 +254,7 @@ static void cb_chunk(const cb_plan_t *p, const float *x, float *y, const float *
       .epi = last && (p->act || res) ? &e : NULL,
   };
   for (int64_t r = r0; r < r1;) {
-    const int64_t re = cb_run_end(&p->h, r) < r1 ? cb_run_end(&p->h, r) : r1;
+    const int64_t end = cb_run_end(&p->h, r), re = end < r1 ? end : r1;
     for (int64_t c = 0; c < p->w.o;) {
       const int64_t ce = cb_run_end(&p->w, c);
       cb_rect(p, &a, r, re, c, ce);

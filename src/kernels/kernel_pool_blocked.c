@@ -56,14 +56,13 @@ static void pb_taps(int64_t s, int64_t dil, int64_t k, int64_t n, int64_t *lo, i
 }
 
 /* kernel_pool.c's walk for one lane: the window's first element, then each later one that is
- * greater or replaces a NaN (x: the lane's plane, o: the window's origin there, maybe in the
- * padding; rs and cs: the taps' steps) */
-static float pb_walk_max(const float *x, int64_t o, int64_t lo0, int64_t hi0, int64_t lo1, int64_t hi1, int64_t rs,
-                         int64_t cs) {
-  float m = x[o + lo0 * rs + lo1 * cs];
-  for (int64_t q0 = lo0; q0 < hi0; q0++)
-    for (int64_t q1 = lo1; q1 < hi1; q1++) {
-      const float v = x[o + q0 * rs + q1 * cs];
+ * greater or replaces a NaN (x: the lane at the window's first element inside the input, nr
+ * rows rs apart and nc columns cs apart from it) */
+static float pb_walk_max(const float *x, int64_t nr, int64_t nc, int64_t rs, int64_t cs) {
+  float m = x[0];
+  for (int64_t q0 = 0; q0 < nr; q0++)
+    for (int64_t q1 = 0; q1 < nc; q1++) {
+      const float v = x[q0 * rs + q1 * cs];
       if (v > m || m != m) m = v;
     }
   return m;
@@ -113,7 +112,7 @@ static void pb_run(const berth_kernel_call_t *call) {
             const int64_t s1 = o1 * r.sw - r.pw;
             int64_t lo1, hi1;
             pb_taps(s1, r.dw, kw, iw, &lo1, &hi1);
-            r.y[o1 * B + l] = pb_walk_max(r.x + l, (s0 * iw + s1) * B, lo0, hi0, lo1, hi1, dh * iw * B, r.dw * B);
+            r.y[o1 * B + l] = pb_walk_max(r.x + (r.r0 * iw + s1 + lo1 * r.dw) * B + l, r.nr, hi1 - lo1, dh * iw * B, r.dw * B);
           }
     }
   }

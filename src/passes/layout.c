@@ -74,7 +74,29 @@ static ly_kind_t ly_kind(const berth_ir_program_t *p, const berth_ir_method_t *m
       w->type.dims[1] != c || w->type.dims[2] * w->type.dims[3] > BERTH_CONV_BLOCKED_MAX_TAPS)
     return LY_NONE;
   if (berth_type_numel(&x->type) == 0 || berth_type_numel(&y->type) == 0) return LY_NONE;
-  return n->n_in < 3 || m->values[n->in[2]].type.dtype == BERTH_DTYPE_F32 ? LY_CONV : LY_NONE;
+  if (n->n_in >= 3 && m->values[n->in[2]].type.dtype != BERTH_DTYPE_F32) return LY_NONE;
+  /* conv_blocked's own infer on the operands it would get: the pass never makes a node the
+   * loader would refuse (a padding too large for its offsets stays a conv) */
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  memcpy(at, n->attrs, sizeof at);
+  memset(&at[LY_WSHAPE], 0, sizeof at[LY_WSHAPE]);
+  at[LY_WSHAPE].n = 4;
+  for (int d = 0; d < 4; d++) at[LY_WSHAPE].ints[d] = w->type.dims[d];
+  berth_type_t in[4], out;
+  berth_kernel_type_init(&in[0], BERTH_DTYPE_F32, 5);
+  in[0].dims[0] = x->type.dims[0], in[0].dims[1] = c / BERTH_CONV_BLOCK, in[0].dims[2] = x->type.dims[2];
+  in[0].dims[3] = x->type.dims[3], in[0].dims[4] = BERTH_CONV_BLOCK;
+  berth_kernel_type_init(&in[1], BERTH_DTYPE_F32, 4);
+  in[1].dims[0] = mo / BERTH_CONV_BLOCK, in[1].dims[1] = c / BERTH_CONV_BLOCK;
+  in[1].dims[2] = w->type.dims[2] * w->type.dims[3], in[1].dims[3] = BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+  if (n->n_in >= 3) in[2] = m->values[n->in[2]].type;
+  if (n->n_in == 4) {
+    berth_kernel_type_init(&in[3], BERTH_DTYPE_F32, 5);
+    const berth_type_t *r = &m->values[n->in[3]].type;
+    in[3].dims[0] = r->dims[0], in[3].dims[1] = r->dims[1] / BERTH_CONV_BLOCK, in[3].dims[2] = r->dims[2];
+    in[3].dims[3] = r->dims[3], in[3].dims[4] = BERTH_CONV_BLOCK;
+  }
+  return berth_op_def_conv_blocked.infer(at, in, n->n_in, &out, NULL) == BERTH_OK ? LY_CONV : LY_NONE;
 }
 
 typedef struct ly_ctx {
