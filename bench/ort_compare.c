@@ -40,6 +40,7 @@
  * rerun when the machine is quiet. */
 #define _GNU_SOURCE
 #include <berth/kernels.h>
+#include <berth/memory.h>
 #include <berth/runtime.h>
 
 #include "onnx_one_node.h"
@@ -110,7 +111,7 @@ static void *read_all(const char *path, size_t *len) {
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
-  void *p = aligned_alloc(64, ((size_t)n + 63) / 64 * 64 + 64);
+  void *p = n < 0 ? NULL : berth_host_alloc((size_t)n + 64); /* the weights on huge pages, as the tool loads them */
   if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
     free(p);
     p = NULL;
@@ -155,7 +156,7 @@ static int bprog_load(bprog_t *b, const char *path) {
   int32_t m = berth_program_method_find(b->prog, "forward");
   if (m < 0) m = 0;
   size_t need = berth_method_memory_size(b->prog, m);
-  b->mmem = aligned_alloc(64, (need + 63) / 64 * 64);
+  b->mmem = berth_host_alloc(need);
   if (berth_method_init(b->prog, m, b->mmem, need, NULL, 0, &b->m, &diag)) goto fail;
   b->n_in = berth_program_input_count(b->prog, m);
   b->n_out = berth_program_output_count(b->prog, m);

@@ -15,6 +15,7 @@ Errors raise berth.Error (a subclass of RuntimeError) carrying berth's one-line 
 its status name (`e.status`: "invalid argument", "verification failed", "run-time check failed", ...).
 """
 import ctypes
+import mmap
 import os
 
 import numpy as np
@@ -75,8 +76,24 @@ class _Diag:
         return ctypes.byref(self.diag)
 
 
+_HUGE_PAGE = 2 << 20
+
+
 def _aligned(nbytes, align=64):
-    """A zeroed numpy byte buffer of nbytes whose data pointer is a multiple of align."""
+    """A zeroed numpy byte buffer of nbytes whose data pointer is a multiple of align. From
+    1 MiB on it lies on whole 2 MiB pages of an anonymous mapping marked for transparent huge
+    pages where the system offers them (the program file's constants stream through every
+    call, as berth_host_alloc does it for C hosts: berth/memory.h)."""
+    if nbytes >= _HUGE_PAGE // 2 and hasattr(mmap, "MADV_HUGEPAGE"):
+        rounded = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE
+        m = mmap.mmap(-1, rounded + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # shared memory gets none
+        try:
+            m.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:
+            pass  # only a hint
+        raw = np.frombuffer(m, dtype=np.uint8)  # keeps the mapping alive
+        off = (-raw.ctypes.data) % _HUGE_PAGE
+        return raw[off:off + nbytes]
     raw = np.zeros(nbytes + align, dtype=np.uint8)
     off = (-raw.ctypes.data) % align
     return raw[off:off + nbytes]

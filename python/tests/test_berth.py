@@ -302,3 +302,41 @@ def test_compile_options_mirror_the_c_struct():
     assert opt.hoist_min_bytes == 4096 and opt.plain_layout is False
     assert opt.algo == b"greedy" and opt.verify is True and opt.store_ir is True
 
+
+
+def _thp_eligible(addr):
+    """THPeligible of the mapping holding addr (None when /proc/self/smaps does not say)."""
+    try:
+        text = open("/proc/self/smaps").read()
+    except OSError:
+        return None
+    inside = False
+    for line in text.splitlines():
+        head = line.split(" ", 1)[0]
+        if "-" in head and ":" not in head:
+            lo, hi = (int(x, 16) for x in head.split("-"))
+            inside = lo <= addr < hi
+        elif inside and line.startswith("THPeligible:"):
+            return int(line.split()[1])
+    return None
+
+
+def test_large_program_memory_is_on_huge_pages():
+    # a program file's constants stream through every call: from 1 MiB on its bytes lie on
+    # whole 2 MiB pages of a private mapping marked for transparent huge pages (berth/memory.h)
+    prog = berth.compile((
+        "const @w : f32[524288] = [%s]\n\nfunc @forward(%%x : f32[524288]) -> (f32[524288]) {\n"
+        "  %%y = add(%%x, @w) : f32[524288]\n  return %%y\n}\n" % ",".join(["1"] * 524288)).encode())
+    addr = prog._file.ctypes.data
+    assert addr % (2 << 20) == 0
+    assert (prog.method("forward")(np.full(524288, 2, dtype=np.float32))["y"] == 3).all()
+    try:
+        enabled = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+    except OSError:
+        pytest.skip("this system does not say whether it offers transparent huge pages")
+    if "[madvise]" not in enabled and "[always]" not in enabled:
+        pytest.skip("this system does not offer transparent huge pages on request: " + enabled.strip())
+    eligible = _thp_eligible(addr)
+    if eligible is None:
+        pytest.skip("/proc/self/smaps has no THPeligible")
+    assert eligible == 1

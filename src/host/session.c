@@ -3,6 +3,7 @@
 
 #include "format/read_program.h"
 #include "runtime/runtime_internal.h"
+#include "berth/memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,9 @@ struct berth_session {
   msess_t *m;
 };
 
-static void *aligned(size_t bytes) {
-  size_t n = (bytes + 63) / 64 * 64;
-  return aligned_alloc(64, n ? n : 64);
-}
+/* arenas and method memory: on huge pages where offered, as an embedder on a host would
+ * (berth/memory.h) */
+static void *aligned(size_t bytes) { return berth_host_alloc(bytes); }
 
 void berth_session_set_max_steps(berth_session_t *s, uint64_t max_steps) {
   for (int32_t mi = 0; mi < s->exec->n_methods; mi++) berth_method_set_max_steps(s->m[mi].h, max_steps);
@@ -76,7 +76,7 @@ static berth_status_t method_open(berth_session_t *s, int32_t mi, bool sanitize,
   }
   size_t need = em->n_pools ? berth_method_handle_size(s->prog, mi) : berth_method_memory_size(s->prog, mi);
   if (!need) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "method %s: its memory does not fit in size_t", em->name);
-  ms->mem = malloc(need);
+  ms->mem = aligned(need);
   if (!ms->mem) return berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");
   berth_status_t st = berth_method_init(s->prog, mi, ms->mem, need, em->n_pools ? ms->arena_list : NULL, em->n_pools,
                                         &ms->h, diag);

@@ -25,18 +25,12 @@
  * span. Placing scans the lists round robin with monotone cursors; inserting touches
  * O(log n) lists. A run is O(n log n) list operations of O(log n) each, plus the spans
  * the fit has to step over. */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* madvise */
-#endif
-
 #include "plan/alloc_internal.h"
+
+#include "berth/memory.h" /* the large blocks a run fills: one page fault per 2 MiB, not per 4 KiB */
 
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 typedef struct occ_span {
   uint64_t off, top; /* [off, top) */
@@ -92,24 +86,6 @@ static bool out_of_time(const berth_alloc_greedy_t *g, int runs) {
 
 /* ---- list storage -------------------------------------------------------------------- */
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* malloc for the large blocks a run fills (list storage, the node arrays). A run writes
- * every page of them once, and where page faults are dear (virtual machines: 20-30 us per
- * 4 KiB page, half the time of a run on Pangu's trace) transparent huge pages, where the
- * system offers them on request, take 512 faults down to one. */
-static void *big_alloc(size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-  if (bytes >= HUGE_PAGE / 2) {
-    size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    void *p = aligned_alloc(HUGE_PAGE, rounded);
-    if (p) (void)madvise(p, rounded, MADV_HUGEPAGE); /* only a hint */
-    return p;
-  }
-#endif
-  return malloc(bytes);
-}
-
 static occ_span_t *pool_take(berth_alloc_greedy_t *g, size_t k) {
   while (g->cur_chunk < g->n_chunks) {
     if (g->used + k <= g->chunk_cap[g->cur_chunk]) {
@@ -136,7 +112,7 @@ static occ_span_t *pool_take(berth_alloc_greedy_t *g, size_t k) {
   size_t first = 4096 + 8 * (size_t)g->prep->m;
   size_t cap = g->n_chunks ? 2 * g->chunk_cap[g->n_chunks - 1] : first < ((size_t)1 << 22) ? first : (size_t)1 << 22;
   if (cap < k) cap = k;
-  occ_span_t *c = big_alloc(cap * sizeof *c);
+  occ_span_t *c = berth_host_alloc(cap * sizeof *c);
   if (!c) return NULL;
   g->chunks[g->n_chunks] = c;
   g->chunk_cap[g->n_chunks] = cap;
@@ -223,7 +199,7 @@ berth_alloc_greedy_t *berth_alloc_greedy_create(const berth_alloc_prep_t *prep) 
   g->peak = -1;
   g->leaves = 1;
   while (g->leaves < prep->n_slots) g->leaves *= 2;
-  g->full = big_alloc(3 * (size_t)g->leaves * sizeof *g->full); /* pool_reset clears it */
+  g->full = berth_host_alloc(3 * (size_t)g->leaves * sizeof *g->full); /* pool_reset clears it */
   g->sub = g->full ? g->full + 2 * (size_t)g->leaves : NULL;
   int32_t depth = 1;
   for (int32_t l = g->leaves; l > 1; l /= 2) depth++;
@@ -512,7 +488,7 @@ bool berth_alloc_greedy_order(berth_alloc_greedy_t *g, berth_alloc_order_t which
   const berth_alloc_prep_t *p = g->prep;
   if (which == BERTH_ALLOC_ORDER_CONFLICTS && !compute_conflicts(g)) return false;
   if (which == BERTH_ALLOC_ORDER_PEAK && !compute_load(g)) return false;
-  g->keys = big_alloc(2 * ((size_t)p->m + 1) * sizeof *g->keys);
+  g->keys = berth_host_alloc(2 * ((size_t)p->m + 1) * sizeof *g->keys);
   if (!g->keys) return false;
   for (int32_t b = 0; b < p->m; b++) {
     sort_key_t *k = &g->keys[b];

@@ -191,7 +191,7 @@ berth_status_t berth_plan_compile(const berth_ir_program_t *p, const berth_plan_
     coff[g] = csize;
     csize += berth_type_bytes(&p->globals[g].type);
   }
-  uint8_t *blob = berth_plan_own_n(o, (size_t)csize, 1);
+  uint8_t *blob = csize > SIZE_MAX ? NULL : berth_plan_own_big(o, (size_t)csize);
   berth_exec_method_t *methods = berth_plan_own_n(o, (size_t)p->n_methods, sizeof *methods);
   c->reports = berth_plan_own_n(o, (size_t)p->n_methods, sizeof *c->reports);
   if (!coff || !blob || !methods || !c->reports) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory");

@@ -6,6 +6,7 @@
 
 #include "base/checked.h"
 #include "format/read_program.h"
+#include "berth/memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +20,27 @@ struct berth_plan_owner {
 
 berth_plan_owner_t *berth_plan_owner_create(void) { return calloc(1, sizeof(berth_plan_owner_t)); }
 
-static void *own(berth_plan_owner_t *o, size_t bytes) {
-  if (o->n == o->cap) {
+/* p (NULL: out of memory), freed with the owner; NULL when it could not be recorded */
+static void *keep(berth_plan_owner_t *o, void *p) {
+  if (p && o->n == o->cap) {
     size_t nc = o->cap ? o->cap * 2 : 64;
     void **nb = realloc(o->blocks, nc * sizeof *nb);
-    if (!nb) return NULL;
+    if (!nb) {
+      free(p);
+      return NULL;
+    }
     o->blocks = nb;
     o->cap = nc;
   }
-  void *p = calloc(1, bytes ? bytes : 1);
   if (p) o->blocks[o->n++] = p;
+  return p;
+}
+
+static void *own(berth_plan_owner_t *o, size_t bytes) { return keep(o, calloc(1, bytes ? bytes : 1)); }
+
+void *berth_plan_own_big(berth_plan_owner_t *o, size_t bytes) {
+  void *p = keep(o, berth_host_alloc(bytes));
+  if (p) memset(p, 0, bytes);
   return p;
 }
 

@@ -33,6 +33,9 @@ berth_plan_owner_t *berth_plan_owner_create(void); /* NULL when out of memory */
 void berth_plan_owner_destroy(berth_plan_owner_t *o);
 /* n zeroed elements of `size` bytes (at least one), owned by o; NULL when out of memory. */
 void *berth_plan_own_n(berth_plan_owner_t *o, size_t n, size_t size);
+/* bytes zeroed, on huge pages where the system offers them (berth/memory.h: the constant
+ * blob, which every call streams through) */
+void *berth_plan_own_big(berth_plan_owner_t *o, size_t bytes);
 
 /* ptr = n zeroed elements owned by o, or the calling stage fails: the one out-of-memory path. */
 #define BERTH_PLAN_OWN(o, ptr, n, diag)                                                       \

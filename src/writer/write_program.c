@@ -6,6 +6,7 @@
 #include "format/read_program.h"
 #include "writer/ir_section.h"
 #include "base/try.h"
+#include "berth/memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -397,9 +398,10 @@ static berth_status_t write_assemble(wctx_t *w, wbuf_t *file) {
   }
   if (pos > SIZE_MAX - 64) return WFAIL("program too large");
   /* the file in one 64-byte aligned allocation of its final size (rounded up to 64), so the
-   * constants can be used in place straight away and nothing is copied twice */
+   * constants can be used in place straight away and nothing is copied twice; on huge pages
+   * where the system offers them (berth/memory.h: the weights stream through every call) */
   file->cap = ((size_t)pos + 63) / 64 * 64;
-  file->data = aligned_alloc(64, file->cap ? file->cap : 64);
+  file->data = berth_host_alloc(file->cap);
   if (!file->data) return berth_fail(w->diag, BERTH_ERR_RESOURCE_EXHAUSTED, "out of memory (%llu bytes)", (unsigned long long)pos);
   wb_bytes(file, BERTH_FORMAT_MAGIC, BERTH_FORMAT_MAGIC_SIZE);
   wb_u16(file, BERTH_FORMAT_VERSION);

@@ -2,7 +2,7 @@
 # in src/ names a header of its own folder or of a folder below it in the table, and the
 # include graph between folders has no cycle. Public headers count as the layer that
 # implements them (berth/runtime.h: runtime; compiler.h, inspect.h, profile.h: compiler; onnx_model.h: onnx; alloc.h: plan;
-# testing.h: fuzzgen; outfile.h: host; ops.h: kernels; status.h, types.h, kernels.h, version.h, checksum.h: base). A new
+# testing.h: fuzzgen; outfile.h: host; memory.h: sys; ops.h: kernels; status.h, types.h, kernels.h, version.h, checksum.h: base). A new
 # folder must be placed in the table. The checker is run once on the tree and once on a
 # made-up tree with an upward include, a cycle and an unplaced folder, which it must reject.
 . "$(dirname "$0")/lib.inc"
@@ -15,15 +15,16 @@ kernels: base
 program: base kernels
 format: base kernels program
 runtime: base kernels program format
+sys:
 ir: base kernels
 passes: base kernels ir
 onnx: base kernels ir passes
-plan: base kernels program format ir
-writer: base kernels program format ir plan
-compiler: base kernels program format runtime ir passes onnx plan writer
+plan: base kernels program format sys ir
+writer: base kernels program format sys ir plan
+compiler: base kernels program format runtime sys ir passes onnx plan writer
 reference: base kernels program runtime ir
-host: base kernels program format runtime
-fuzzgen: base kernels program format runtime ir passes onnx plan compiler reference host
+host: base kernels program format runtime sys
+fuzzgen: base kernels program format runtime sys ir passes onnx plan compiler reference host
 '
 
 # check_tree ROOT: prints one line per problem under ROOT/src; the last line is "problems N".
@@ -46,7 +47,7 @@ check_tree() {
         for (j = 1; j <= m; j++) allowed[name, deps[j]] = 1
       }
       pub["berth/status.h"] = "base"; pub["berth/types.h"] = "base"; pub["berth/kernels.h"] = "base"; pub["berth/checksum.h"] = "base"; pub["berth/version.h"] = "base"; pub["berth/ops.h"] = "kernels"
-      pub["berth/runtime.h"] = "runtime"; pub["berth/compiler.h"] = "compiler"; pub["berth/onnx_model.h"] = "onnx"; pub["berth/inspect.h"] = "compiler"; pub["berth/profile.h"] = "compiler"; pub["berth/alloc.h"] = "plan"; pub["berth/testing.h"] = "fuzzgen"; pub["berth/outfile.h"] = "host"
+      pub["berth/runtime.h"] = "runtime"; pub["berth/compiler.h"] = "compiler"; pub["berth/onnx_model.h"] = "onnx"; pub["berth/inspect.h"] = "compiler"; pub["berth/profile.h"] = "compiler"; pub["berth/alloc.h"] = "plan"; pub["berth/testing.h"] = "fuzzgen"; pub["berth/outfile.h"] = "host"; pub["berth/memory.h"] = "sys"
       problems = 0
     }
     {

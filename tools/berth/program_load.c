@@ -2,6 +2,7 @@
 #include "program_load.h"
 
 #include "berth/inspect.h"
+#include "berth/memory.h"
 #include "tensor_io.h"
 
 #include <errno.h>
@@ -10,10 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void *alloc64(size_t n) { /* aligned_alloc wants a multiple of the alignment */
-  size_t r = (n + 63) & ~(size_t)63;
-  return r >= n ? aligned_alloc(64, r) : NULL;
-}
+/* 64-byte aligned; a program file's bytes on huge pages where the system offers them (its
+ * constants stream through every call: berth/memory.h) */
+static void *alloc64(size_t n) { return berth_host_alloc(n); }
 
 uint8_t *berth_tool_read_file(const char *path, size_t *len_out) {
   size_t limit = berth_tool_max_input_bytes;
