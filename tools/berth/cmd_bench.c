@@ -12,6 +12,7 @@
 #include "berth/runtime.h"
 #include "cli.h"
 #include "program_load.h"
+#include "berth/memory.h"
 #include "tensor_io.h"
 
 #include <stdint.h>
@@ -237,7 +238,7 @@ int berth_cmd_bench(int argc, char **argv) {
       goto out;
     }
     const uint8_t *b = berth_compilation_bytes(compiled, &len);
-    if (!(bytes = aligned_alloc(64, (len + 63) / 64 * 64 + 64))) goto oom;
+    if (!(bytes = berth_host_alloc(len))) goto oom; /* on huge pages, as berth_tool_read_berth_file reads a .berth */
     memcpy(bytes, b, len);
   }
   berth_program_sizes_t sz;
@@ -255,7 +256,7 @@ int berth_cmd_bench(int argc, char **argv) {
     goto out;
   }
   const size_t need = berth_method_memory_size(prog, mi);
-  if (!(mmem = aligned_alloc(64, (need + 63) / 64 * 64 + 64))) goto oom;
+  if (!(mmem = berth_host_alloc(need))) goto oom;
   if (berth_method_init(prog, mi, mmem, need, NULL, 0, &h, &diag)) goto fail;
   n_in = berth_program_input_count(prog, mi);
   n_out = berth_program_output_count(prog, mi);
