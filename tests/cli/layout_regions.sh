@@ -56,5 +56,14 @@ if [ -f "$DATA/light_densenet121.onnx" ]; then
     "\"$BERTH\" compile \"$DATA/light_densenet121.onnx\" -o $F >/dev/null && \"$BERTH\" dis $F | grep -c 'kernel conv_blocked' || true"
 fi
 expect_fail "--plain-layout given twice" "once" "$BERTH" plan "$R" --plain-layout --plain-layout
+# onnx-test takes it too: the zoo's SqueezeNet passes its expected outputs both ways, and
+# only the default imports it with blocked convs
+SQ=${BERTH_DATA_DIR:-../shared/data}/onnx-backend-tests/light-tests/test_squeezenet
+if [ -d "$SQ" ]; then
+  expect_out "onnx-test SqueezeNet: blocked convs, passes" "24 1" sh -c \
+    "\"$BERTH\" onnx-test --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, p + 0 }'"
+  expect_out "onnx-test --plain-layout SqueezeNet: none, passes" "0 1" sh -c \
+    "\"$BERTH\" onnx-test --plain-layout --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, p + 0 }'"
+fi
 rm -rf $F $P $D
 finish

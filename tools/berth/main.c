@@ -105,7 +105,7 @@ static const cmd_help_t helps[] = {
      "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
     {"onnx-test",
      "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N]\n"
-     "                       [--max-steps N] [-v] [--per-op] [--print-ir] DIR...\n"
+     "                       [--max-steps N] [--plain-layout] [-v] [--per-op] [--print-ir] DIR...\n"
      "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
      "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
      "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
@@ -117,6 +117,7 @@ static const cmd_help_t helps[] = {
      "                        entries instead of specializing the model on the input\n"
      "                        values that set them\n"
      "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
+     "  --plain-layout        keep every conv in plain NCHW (no channel-blocked regions)\n"
      "  -v, --verbose         also print PASS lines\n"
      "  --per-op              before the totals, a table of folders passed, failed and\n"
      "                        unsupported for every op type (default domain) their models use\n"
@@ -177,7 +178,7 @@ static void usage(FILE *f) {
       "  plan --csv FILE [--algo A] [--budget-ms T | --budget-work N] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
       "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
       "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N] [--max-steps N]\n"
-      "            [-v] [--per-op] DIR...\n"
+      "            [--plain-layout] [-v] [--per-op] DIR...\n"
       "      runs ONNX backend-test folders (model.onnx, test_data_set_*) planned and verified;\n"
       "      prints FAIL/UNSUPPORTED lines and 'N passed, N failed, N unsupported'.\n"
       "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR] [--asserts PERCENT] [--no-sanitize]\n"
