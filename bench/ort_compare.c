@@ -490,6 +490,9 @@ typedef struct kclass {
   /* the same layer as conv_packed (weights pre-packed as the ONNX import packs them),
    * timed interleaved with bir: NULL for none */
   const char *packed_bir;
+  /* and as conv_blocked over channel-blocked tensors, as the layout pass runs a network's
+   * convs (src/passes/layout.c): NULL for none */
+  const char *blocked_bir;
 } kclass_t;
 
 /* Compiles one kernel class's program and loads it with random inputs; 0 on success. */
@@ -544,116 +547,140 @@ static void bench_kernels(double peak, const char *only) {
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
        2.0 * 64 * 64 * 9 * 56 * 56,
        "func @forward(%x : f32[1,64,56,56], %w : f32[1,6,576,12]) -> (f32[1,64,56,56]) {\n"
-       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,64,56,56]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,64,56,56]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,4,56,56,16], %w : f32[4,4,9,256]) -> (f32[1,4,56,56,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,4,56,56,16]\n  return %y\n}\n"},
       {"conv 3x3, 128->128, 28x28 (ResNet-50 stage 2)",
        "func @forward(%x : f32[1,128,28,28], %w : f32[128,128,3,3]) -> (f32[1,128,28,28]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,128,28,28]\n  return %y\n}\n",
        2.0 * 128 * 128 * 9 * 28 * 28,
        "func @forward(%x : f32[1,128,28,28], %w : f32[1,11,1152,12]) -> (f32[1,128,28,28]) {\n"
-       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,128,28,28]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,128,28,28]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,8,28,28,16], %w : f32[8,8,9,256]) -> (f32[1,8,28,28,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,8,28,28,16]\n  return %y\n}\n"},
       {"conv 3x3, 256->256, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[256,256,3,3]) -> (f32[1,256,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,256,14,14]\n  return %y\n}\n",
        2.0 * 256 * 256 * 9 * 14 * 14,
        "func @forward(%x : f32[1,256,14,14], %w : f32[1,22,2304,12]) -> (f32[1,256,14,14]) {\n"
-       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,256,14,14]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,256,14,14]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,16,14,14,16], %w : f32[16,16,9,256]) -> (f32[1,16,14,14,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,16,14,14,16]\n  return %y\n}\n"},
       {"conv 3x3, 512->512, 7x7 (ResNet-50 stage 4)",
        "func @forward(%x : f32[1,512,7,7], %w : f32[512,512,3,3]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,512,7,7]\n  return %y\n}\n",
        2.0 * 512 * 512 * 9 * 7 * 7,
        "func @forward(%x : f32[1,512,7,7], %w : f32[1,16,4608,32]) -> (f32[1,512,7,7]) {\n"
-       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,512,7,7]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,512,7,7]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,32,7,7,16], %w : f32[32,32,9,256]) -> (f32[1,32,7,7,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,32,7,7,16]\n  return %y\n}\n"},
       {"conv 1x1, 256->1024, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[1024,256,1,1]) -> (f32[1,1024,14,14]) {\n"
        "  %y = conv(%x, %w) : f32[1,1024,14,14]\n  return %y\n}\n",
        2.0 * 256 * 1024 * 14 * 14,
        "func @forward(%x : f32[1,256,14,14], %w : f32[1,86,256,12]) -> (f32[1,1024,14,14]) {\n"
-       "  %y = conv_packed(%x, %w) { wshape = [1024, 256, 1, 1]} : f32[1,1024,14,14]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { wshape = [1024, 256, 1, 1]} : f32[1,1024,14,14]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,16,14,14,16], %w : f32[64,16,1,256]) -> (f32[1,64,14,14,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {wshape = [1024, 256, 1, 1]} : f32[1,64,14,14,16]\n  return %y\n}\n"},
       {"conv 1x1, 256->64, 56x56",
        "func @forward(%x : f32[1,256,56,56], %w : f32[64,256,1,1]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) : f32[1,64,56,56]\n  return %y\n}\n",
        2.0 * 256 * 64 * 56 * 56,
        "func @forward(%x : f32[1,256,56,56], %w : f32[1,6,256,12]) -> (f32[1,64,56,56]) {\n"
-       "  %y = conv_packed(%x, %w) { wshape = [64, 256, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n"},
+       "  %y = conv_packed(%x, %w) { wshape = [64, 256, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,16,56,56,16], %w : f32[4,16,1,256]) -> (f32[1,4,56,56,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {wshape = [64, 256, 1, 1]} : f32[1,4,56,56,16]\n  return %y\n}\n"},
+      {"conv 1x1, 512->2048, 7x7 (ResNet-50 stage 4)",
+       "func @forward(%x : f32[1,512,7,7], %w : f32[2048,512,1,1]) -> (f32[1,2048,7,7]) {\n"
+       "  %y = conv(%x, %w) : f32[1,2048,7,7]\n  return %y\n}\n",
+       2.0 * 512 * 2048 * 7 * 7, NULL,
+       "func @forward(%x : f32[1,32,7,7,16], %w : f32[128,32,1,256]) -> (f32[1,128,7,7,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {wshape = [2048, 512, 1, 1]} : f32[1,128,7,7,16]\n  return %y\n}\n"},
+      {"conv 1x1, 2048->512, 7x7 (ResNet-50 stage 4)",
+       "func @forward(%x : f32[1,2048,7,7], %w : f32[512,2048,1,1]) -> (f32[1,512,7,7]) {\n"
+       "  %y = conv(%x, %w) : f32[1,512,7,7]\n  return %y\n}\n",
+       2.0 * 2048 * 512 * 7 * 7, NULL,
+       "func @forward(%x : f32[1,128,7,7,16], %w : f32[32,128,1,256]) -> (f32[1,32,7,7,16]) {\n"
+       "  %y = conv_blocked(%x, %w) {wshape = [512, 2048, 1, 1]} : f32[1,32,7,7,16]\n  return %y\n}\n"},
       {"conv 1-D k3, 128->128, 8 positions (Silero encoder)",
        "func @forward(%x : f32[1,128,10], %w : f32[128,128,3]) -> (f32[1,128,8]) {\n"
        "  %y = conv(%x, %w) : f32[1,128,8]\n  return %y\n}\n",
-       2.0 * 128 * 128 * 3 * 8, NULL},
+       2.0 * 128 * 128 * 3 * 8, NULL, NULL},
       {"depthwise conv 3x3, 128 ch, 56x56",
        "func @forward(%x : f32[1,128,56,56], %w : f32[128,1,3,3]) -> (f32[1,128,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 128} : f32[1,128,56,56]\n  return %y\n}\n",
-       2.0 * 128 * 9 * 56 * 56, NULL},
+       2.0 * 128 * 9 * 56 * 56, NULL, NULL},
       {"depthwise conv 3x3, 32 ch, 112x112 (MobileNet)",
        "func @forward(%x : f32[1,32,112,112], %w : f32[32,1,3,3]) -> (f32[1,32,112,112]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 32} : f32[1,32,112,112]\n  return %y\n}\n",
-       2.0 * 32 * 9 * 112 * 112, NULL},
+       2.0 * 32 * 9 * 112 * 112, NULL, NULL},
       {"depthwise conv 3x3, 512 ch, 14x14 (MobileNet)",
        "func @forward(%x : f32[1,512,14,14], %w : f32[512,1,3,3]) -> (f32[1,512,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 512} : f32[1,512,14,14]\n  return %y\n}\n",
-       2.0 * 512 * 9 * 14 * 14, NULL},
+       2.0 * 512 * 9 * 14 * 14, NULL, NULL},
       {"depthwise conv 3x3 stride 2, 64 ch, 112x112 -> 56x56",
        "func @forward(%x : f32[1,64,112,112], %w : f32[64,1,3,3]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) {strides = [2, 2], pads = [1, 1, 1, 1], group = 64} : f32[1,64,56,56]\n"
        "  return %y\n}\n",
-       2.0 * 64 * 9 * 56 * 56, NULL},
+       2.0 * 64 * 9 * 56 * 56, NULL, NULL},
       {"depthwise conv 5x5, 240 ch, 14x14 (MobileNetV3)",
        "func @forward(%x : f32[1,240,14,14], %w : f32[240,1,5,5]) -> (f32[1,240,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [2, 2, 2, 2], group = 240} : f32[1,240,14,14]\n  return %y\n}\n",
-       2.0 * 240 * 25 * 14 * 14, NULL},
+       2.0 * 240 * 25 * 14 * 14, NULL, NULL},
       {"matmul 256x512 * 512x512",
        "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
        "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
        2.0 * 256 * 512 * 512,
        "func @forward(%a : f32[256,512], %w : f32[16,512,32]) -> (f32[256,512]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[256,512]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[256,512]\n  return %y\n}\n", NULL},
       {"matmul 512x512 * 512x512 (square)",
        "func @forward(%a : f32[512,512], %b : f32[512,512]) -> (f32[512,512]) {\n"
        "  %y = matmul(%a, %b) : f32[512,512]\n  return %y\n}\n",
        2.0 * 512 * 512 * 512,
        "func @forward(%a : f32[512,512], %w : f32[16,512,32]) -> (f32[512,512]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL},
       {"gemm 512x512 * (512x512)^T + bias (square, trans_b)",
        "func @forward(%a : f32[512,512], %b : f32[512,512], %c : f32[512]) -> (f32[512,512]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[512,512]\n  return %y\n}\n",
        2.0 * 512 * 512 * 512,
        "func @forward(%a : f32[512,512], %w : f32[16,512,32], %c : f32[512]) -> (f32[512,512]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL},
       {"matmul 40x120 * 120x6625 (PaddleOCR rec head)",
        "func @forward(%a : f32[1,40,120], %b : f32[120,6625]) -> (f32[1,40,6625]) {\n"
        "  %y = matmul(%a, %b) : f32[1,40,6625]\n  return %y\n}\n",
        2.0 * 40 * 120 * 6625,
        "func @forward(%a : f32[1,40,120], %w : f32[208,120,32]) -> (f32[1,40,6625]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [120, 6625]} : f32[1,40,6625]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [120, 6625]} : f32[1,40,6625]\n  return %y\n}\n", NULL},
       {"gemm 64x1024 * (1000x1024)^T (FC layer, batch 64)",
        "func @forward(%a : f32[64,1024], %b : f32[1000,1024]) -> (f32[64,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[64,1000]\n  return %y\n}\n",
        2.0 * 64 * 1024 * 1000,
        "func @forward(%a : f32[64,1024], %w : f32[32,1024,32]) -> (f32[64,1000]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [1024, 1000]} : f32[64,1000]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [1024, 1000]} : f32[64,1000]\n  return %y\n}\n", NULL},
       {"gemm 1x2048 * (1000x2048)^T (FC layer, one input: GEMV)",
        "func @forward(%a : f32[1,2048], %b : f32[1000,2048]) -> (f32[1,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[1,1000]\n  return %y\n}\n",
        2.0 * 2048 * 1000,
        "func @forward(%a : f32[1,2048], %w : f32[32,2048,32]) -> (f32[1,1000]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [2048, 1000]} : f32[1,1000]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [2048, 1000]} : f32[1,1000]\n  return %y\n}\n", NULL},
       {"matmul 1x4096 * 4096x4096 (GEMV)",
        "func @forward(%a : f32[1,4096], %b : f32[4096,4096]) -> (f32[1,4096]) {\n"
        "  %y = matmul(%a, %b) : f32[1,4096]\n  return %y\n}\n",
        2.0 * 4096 * 4096,
        "func @forward(%a : f32[1,4096], %w : f32[128,4096,32]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
       {"gemm 1x4096 * (4096x4096)^T + bias (AlexNet fc7, GEMV)",
        "func @forward(%a : f32[1,4096], %b : f32[4096,4096], %c : f32[4096]) -> (f32[1,4096]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
        2.0 * 4096 * 4096,
        "func @forward(%a : f32[1,4096], %w : f32[128,4096,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
       {"gemm 1x9216 * (4096x9216)^T + bias (AlexNet fc6, GEMV)",
        "func @forward(%a : f32[1,9216], %b : f32[4096,9216], %c : f32[4096]) -> (f32[1,4096]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
        2.0 * 9216 * 4096,
        "func @forward(%a : f32[1,9216], %w : f32[128,9216,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [9216, 4096]} : f32[1,4096]\n  return %y\n}\n"},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [9216, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
   };
   printf("\nkernel classes (berth, %s variant; peak %.1f GFLOP/s):\n", berth_kernels_isa_name(berth_kernels_active()),
          peak);
@@ -671,9 +698,13 @@ static void bench_kernels(double peak, const char *only) {
     }
     const int packed = K[i].packed_bir && !kclass_build(K[i].packed_bir, src, out, &bp, pdata);
     if (packed) memcpy(pdata[0], data[0], b.in[0].bytes); /* the same input */
+    bprog_t bb;
+    void *bdata[MAX_IO];
+    const int blocked = K[i].blocked_bir && !kclass_build(K[i].blocked_bir, src, out, &bb, bdata);
     int calls = K[i].flops > 1e8 ? 10 : K[i].flops > 1e6 ? 100 : 2000;
     if (calls < g_calls / 10) calls = g_calls / 10; /* --calls 1000: 100 calls of each class */
-    double *t = malloc((size_t)calls * sizeof *t), *tp = malloc((size_t)calls * sizeof *tp);
+    double *t = malloc((size_t)calls * sizeof *t), *tp = malloc((size_t)calls * sizeof *tp),
+           *tb = malloc((size_t)calls * sizeof *tb);
     /* a GEMV (one row) streams its f32 weights once (4 K N bytes, twice its flops): a plain
      * read of as many bytes, interleaved too, is its ceiling */
     const size_t rn = packed && strstr(K[i].name, "GEMV") ? (size_t)(K[i].flops / 2) : 0;
@@ -683,10 +714,16 @@ static void bench_kernels(double peak, const char *only) {
     for (size_t j = 0; j < rn; j++) rbuf[j] = (float)(j & 255);
     bprog_run(&b, data);
     if (packed) bprog_run(&bp, pdata);
-    for (int c = 0; c < calls; c++) { /* interleaved with the packed program, when there is one */
+    if (blocked) bprog_run(&bb, bdata);
+    for (int c = 0; c < calls; c++) { /* interleaved with the packed and blocked programs, when there are */
       double t0 = now_us();
       bprog_run(&b, data);
       t[c] = now_us() - t0;
+      if (blocked) {
+        t0 = now_us();
+        bprog_run(&bb, bdata);
+        tb[c] = now_us() - t0;
+      }
       if (!packed) continue;
       t0 = now_us();
       bprog_run(&bp, pdata);
@@ -707,8 +744,16 @@ static void bench_kernels(double peak, const char *only) {
       if (rbuf) kclass_print_bw(2.0 * K[i].flops, s, sp, summarize(tr, (size_t)calls));
       for (int32_t k = 0; k < bp.n_in; k++) free(pdata[k]);
     }
+    if (blocked) {
+      stats_t sb = summarize(tb, (size_t)calls);
+      char name[160];
+      snprintf(name, sizeof name, "  same, channel-blocked (conv_blocked; time ratio %.2f)", sb.med / s.med);
+      kclass_print(name, K[i].flops, sb, peak);
+      for (int32_t k = 0; k < bb.n_in; k++) free(bdata[k]);
+    }
     free(t);
     free(tp);
+    free(tb);
     free(tr);
     free(rbuf);
     for (int32_t k = 0; k < b.n_in; k++) free(data[k]);
