@@ -301,7 +301,16 @@ static int64_t ng_node_ranges(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, 
   return opset;
 }
 
-/* Node kinds 19-23 (Conv, Loop, folded constants, LSTM). Returns the opset. */
+/* A float initializer of dims (text) holding n values of a short repeating pattern. */
+static void ng_weights(ob_t *b, Onnx__GraphProto *gr, const char *name, const char *dims, size_t n) {
+  Onnx__TensorProto *t = ob_tensor(b, name, ONNX_F, dims, "");
+  t->float_data = ob_alloc(b, sizeof(float) * (n + 1));
+  for (size_t k = 0; k < n; k++) t->float_data[k] = (float)((int)(k % 7) - 3) * 0.015625f;
+  t->n_float_data = n;
+  OB_PUSH(b, gr->initializer, gr->n_initializer, t);
+}
+
+/* Node kinds 19-24 (Conv, Loop, folded constants, LSTM, two linked Convs). Returns the opset. */
 static int64_t ng_node_misc(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, int rank, int elem, int64_t opset) {
   int64_t two[1] = {2}, four[1] = {4};
   Onnx__NodeProto *n = NULL;
@@ -363,6 +372,34 @@ static int64_t ng_node_misc(ob_t *b, ng_t *g, Onnx__GraphProto *gr, int kind, in
       ob_attr_i(b, n, "to", ng_elems[ng_pick(g, sizeof ng_elems / sizeof ng_elems[0])]);
       break;
     }
+    case 24: {
+      /* two linked 3x3 Convs of 64 channels, the second with edge values in its attributes:
+       * the layout pass (src/passes/layout.c) runs such a pair as one channel-blocked region
+       * when the attributes make a conv it can take, and leaves it plain otherwise */
+      gr->input[0] = ob_value_info(b, "x", ONNX_F, "1,64,5,5");
+      ng_weights(b, gr, "w1", "64,64,3,3", 64 * 64 * 9);
+      ng_weights(b, gr, "w2", "64,64,3,3", 64 * 64 * 9);
+      n = ob_node(b, gr, "Conv", "x,w1", "t");
+      ob_attr_ints(b, n, "pads", "1,1,1,1");
+      n = ob_node(b, gr, "Conv", ng_pick(g, 2) ? "t,w2" : "t,w2,b2", "y");
+      if (n->n_input == 3) ng_weights(b, gr, "b2", "64", 64);
+      if (ng_pick(g, 2)) { /* edge values */
+        ng_attr_ints(b, g, n, "strides", 2);
+        ng_attr_ints(b, g, n, "dilations", 2);
+        ng_attr_ints(b, g, n, "pads", 4);
+        if (ng_pick(g, 4) == 0) ng_attr_int(b, g, n, "group");
+      } else { /* small legal ones: a region the pass converts, borders of every kind */
+        char v[64];
+        snprintf(v, sizeof v, "%u,%u", 1 + ng_pick(g, 3), 1 + ng_pick(g, 3));
+        ob_attr_ints(b, n, "strides", v);
+        snprintf(v, sizeof v, "%u,%u", 1 + ng_pick(g, 2), 1 + ng_pick(g, 2));
+        ob_attr_ints(b, n, "dilations", v);
+        snprintf(v, sizeof v, "%u,%u,%u,%u", ng_pick(g, 4), ng_pick(g, 4), ng_pick(g, 4), ng_pick(g, 4));
+        ob_attr_ints(b, n, "pads", v);
+      }
+      opset = 11 + ng_pick(g, 12);
+      break;
+    }
     default: {
       /* LSTM sizes */
       gr->input[0] = ob_value_info(b, "x", ONNX_F, "1,1,2");
@@ -388,7 +425,7 @@ static uint8_t *ng_model(ob_t *b, ng_t *g, size_t *len) {
   int elem = ng_elem(g);
   ob_input(b, gr, "x", elem, ng_dims_text(b, dims, rank));
   int64_t opset = 6 + ng_pick(g, 17);
-  int kind = (int)ng_pick(g, 24);
+  int kind = (int)ng_pick(g, 25);
   if (kind < 12) opset = ng_node_shape(b, g, gr, kind, rank, elem, opset);
   else if (kind < 19) opset = ng_node_ranges(b, g, gr, kind, rank, elem, opset);
   else opset = ng_node_misc(b, g, gr, kind, rank, elem, opset);
