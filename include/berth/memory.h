@@ -13,13 +13,13 @@
  * each weight used once per call). On 4 KiB pages that is one TLB miss per page and a stop
  * of the hardware prefetcher at every page boundary, and under a hypervisor each TLB miss is
  * a two-level page walk; and each first touch of a page is a fault (20-30 us per 4 KiB page
- * on a virtual machine: the planner's own large work lists use this too). A buffer of 1 MiB or more therefore starts on a 2 MiB boundary,
- * spans whole 2 MiB pages and is marked for transparent huge pages (Linux's madvise
- * MADV_HUGEPAGE, honoured where /sys/kernel/mm/transparent_hugepage/enabled is [madvise] or
- * [always], Debian's default) before it is touched. Measured (README, "Huge pages for the
- * weights"): ResNet-50 about 25 % faster per call on a 2-core Xeon VM. It is only a hint:
- * where the system has no huge pages the buffer is ordinary memory. Up to 2 MiB more than
- * asked may become resident.
+ * on a virtual machine: the planner's own large work lists use this too). A buffer of 1 MiB
+ * or more therefore starts on a 2 MiB boundary, spans whole 2 MiB pages and is marked for
+ * transparent huge pages (Linux's madvise MADV_HUGEPAGE, honoured where
+ * /sys/kernel/mm/transparent_hugepage/enabled is [madvise] or [always], Debian's default)
+ * before it is touched. Measured (README, "Huge pages for the weights"): ResNet-50 about 25 %
+ * faster per call on a 2-core Xeon VM. It is only a hint: where the system has no huge pages
+ * the buffer is ordinary memory. Up to 2 MiB more than asked may become resident.
  *
  * Thread-safe; never prints. */
 #ifndef BERTH_MEMORY_H
