@@ -14,7 +14,8 @@
  * both-rate program at 8 kHz / 256 and 16 kHz / 256) and the light model-zoo networks of
  * ../shared/data/onnx-backend-tests/light-tests that berth imports. Same random inputs for
  * both (Silero: audio in [-0.5, 0.5], zero state). Each round times --calls runs of berth,
- * then of onnxruntime (interleaved, after one warm-up call each); only execute / Run is
+ * then of onnxruntime (interleaved, after one warm-up call each, and each round after one
+ * untimed call of its contender); only execute / Run is
  * timed. Printed: min and median per call, the ratio of the medians, the largest absolute
  * difference between the two first outputs, and the growth of the resident set while each
  * contender was set up and first run (both share a process, so a per-contender peak RSS is
