@@ -8,7 +8,8 @@
  * layout and nowhere else (tc_run's exact-size buffers under ASan); every variant gives every
  * output the bits of the documented order of the sums (input blocks, in each the taps, in
  * each the block's channels: checked against a float loop in that order where the variant
- * has no fused multiply-adds, the portable one). Then infer's refusals. Randomized; the seed is printed, BERTH_TEST_SEED
+ * has no fused multiply-adds, the portable one). The same with a plain input of 1 to 15
+ * channels (one block of them; no residual). Then infer's refusals. Randomized; the seed is printed, BERTH_TEST_SEED
  * replays one. */
 #include "conv_reference.h"
 #include "test_kernel_util.h"
@@ -45,11 +46,13 @@ static double act_d(double v, int act, double al, double be) {
   }
 }
 
-static void check_case(const char *vn, bool fma_free) {
+/* plain: the input is a plain [N, C, H, W] of C < 16 channels (a network's first conv) */
+static void check_case(const char *vn, bool fma_free, bool plain) {
   conv_case_t g = {0};
   g.sp = 2;
   g.n = rnd_in(1, 2);
-  g.c = 16 * (rnd() % 4 == 0 ? rnd_in(20, 40) : rnd_in(1, 4));
+  g.c = plain ? rnd_in(1, 15) : 16 * (rnd() % 4 == 0 ? rnd_in(20, 40) : rnd_in(1, 4));
+  const int64_t cpb = plain ? g.c : 16; /* input channels per block */
   g.m = 16 * rnd_in(1, 9);
   g.group = 1;
   for (int d = 0; d < 2; d++) {
@@ -64,7 +67,7 @@ static void check_case(const char *vn, bool fma_free) {
   }
   g.bias = rnd() % 4 != 0;
   const int act = (int)(rnd() % 4);
-  const bool with_res = rnd() % 2 == 0;
+  const bool with_res = !plain && rnd() % 2 == 0;
   int64_t out[2];
   for (int d = 0; d < 2; d++)
     out[d] = (g.in[d] + g.pb[d] + g.pe[d] - g.dil[d] * (g.k[d] - 1) - 1) / g.stride[d] + 1;
@@ -79,7 +82,7 @@ static void check_case(const char *vn, bool fma_free) {
   for (int64_t i = 0; i < nw; i++) wd[i] = w[i] = rndf();
   for (int64_t i = 0; i < g.m; i++) bd[i] = b[i] = rndf();
   for (int64_t i = 0; i < ny; i++) r[i] = rndf();
-  to_blocked(x, xb, g.n, g.c, hw);
+  if (!plain) to_blocked(x, xb, g.n, g.c, hw);
   to_blocked(r, rb, g.n, g.m, ohw);
   const berth_type_t wt = ty(BERTH_DTYPE_F32, 4, g.m, g.c, g.k[0], g.k[1]);
   berth_type_t wbt;
@@ -101,7 +104,8 @@ static void check_case(const char *vn, bool fma_free) {
   tc_scalar(&c, "act_beta", 0.5);
   const int64_t ws[4] = {g.m, g.c, g.k[0], g.k[1]};
   tc_ints_arr(&c, "wshape", ws, 4);
-  tc_arg(&c, ty(BERTH_DTYPE_F32, 5, g.n, g.c / 16, g.in[0], g.in[1], 16), xb);
+  if (plain) tc_arg(&c, ty(BERTH_DTYPE_F32, 4, g.n, g.c, g.in[0], g.in[1]), x);
+  else tc_arg(&c, ty(BERTH_DTYPE_F32, 5, g.n, g.c / 16, g.in[0], g.in[1], 16), xb);
   tc_arg(&c, wbt, wb);
   const float zero_bias[16 * 9] = {0};
   if (g.bias || with_res) tc_arg(&c, ty(BERTH_DTYPE_F32, 1, g.m), g.bias ? b : zero_bias);
@@ -125,9 +129,9 @@ static void check_case(const char *vn, bool fma_free) {
         }
       }
   CHECK_MSG(bad < 0,
-            "%s: n %lld c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld d %lldx%lld pads %lld,%lld,%lld,%lld "
+            "%s%s: n %lld c %lld m %lld in %lldx%lld k %lldx%lld s %lldx%lld d %lldx%lld pads %lld,%lld,%lld,%lld "
             "bias %d act %d res %d: element %lld is %.9g, expected %.9g (seed %llu)",
-            vn, (long long)g.n, (long long)g.c, (long long)g.m, (long long)g.in[0], (long long)g.in[1],
+            vn, plain ? " (plain input)" : "", (long long)g.n, (long long)g.c, (long long)g.m, (long long)g.in[0], (long long)g.in[1],
             (long long)g.k[0], (long long)g.k[1], (long long)g.stride[0], (long long)g.stride[1], (long long)g.dil[0],
             (long long)g.dil[1], (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
             g.bias, act, with_res, (long long)bad, got_bad, want_bad, seed);
@@ -139,13 +143,13 @@ static void check_case(const char *vn, bool fma_free) {
         for (int64_t o0 = 0; o0 < out[0]; o0++)
           for (int64_t o1 = 0; o1 < out[1]; o1++) {
             float s = g.bias ? b[m] : 0.0f;
-            for (int64_t c0 = 0; c0 < g.c; c0 += 16)
+            for (int64_t c0 = 0; c0 < g.c; c0 += cpb)
             for (int64_t q0 = 0; q0 < g.k[0]; q0++)
               for (int64_t q1 = 0; q1 < g.k[1]; q1++) {
                 const int64_t i0 = o0 * g.stride[0] - g.pb[0] + q0 * g.dil[0],
                               i1 = o1 * g.stride[1] - g.pb[1] + q1 * g.dil[1];
                 if (i0 < 0 || i0 >= g.in[0] || i1 < 0 || i1 >= g.in[1]) continue;
-                for (int64_t ic = c0; ic < c0 + 16; ic++) {
+                for (int64_t ic = c0; ic < c0 + cpb; ic++) {
                   const float prod = w[((m * g.c + ic) * g.k[0] + q0) * g.k[1] + q1] *
                                      x[((n * g.c + ic) * g.in[0] + i0) * g.in[1] + i1];
                   s = s + prod;
@@ -221,6 +225,29 @@ static void test_refusals(void) {
   tc_arg(&c, ty(BERTH_DTYPE_F32, 1, 32), d);
   tc_arg(&c, ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 7, 16), d);
   EXPECT_REJECT(&c, "residual");
+  /* a plain input: fewer than 16 channels, one block of them, no residual */
+  tcall_t q = tc_op(&berth_op_def_conv_blocked);
+  const int64_t wq[4] = {32, 3, 3, 3};
+  tc_ints_arr(&q, "wshape", wq, 4);
+  tc_arg(&q, ty(BERTH_DTYPE_F32, 4, 1, 3, 8, 8), d);
+  tc_arg(&q, ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 48), d);
+  {
+    char msg[512];
+    berth_diag_t dg = berth_diag_make(msg, sizeof msg);
+    berth_type_t out;
+    CHECK_MSG(q.def->infer(q.attrs, q.in, q.n_in, &out, &dg) == BERTH_OK, "conv_blocked plain infer: %s", msg);
+    const berth_type_t want = ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16);
+    CHECK(berth_type_equal(&out, &want));
+  }
+  q.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 256);
+  EXPECT_REJECT(&q, "expected f32 [2, 1, 9, 48]");
+  q.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 48);
+  q.in[0] = ty(BERTH_DTYPE_F32, 4, 1, 16, 8, 8);
+  EXPECT_REJECT(&q, "C from 1 to 15");
+  q.in[0] = ty(BERTH_DTYPE_F32, 4, 1, 3, 8, 8);
+  tc_arg(&q, ty(BERTH_DTYPE_F32, 1, 32), d);
+  tc_arg(&q, ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16), d);
+  EXPECT_REJECT(&q, "a plain input takes no residual");
 }
 
 int main(void) {
@@ -232,11 +259,12 @@ int main(void) {
     const berth_kernel_isa_t *k = berth_kernel_isa_table((berth_kernels_isa_t)i);
     if (!k) continue;
     variants++;
-    CHECK(k->conv_blocked_ukr_f32 != NULL && k->conv_blocked_p >= 1 && k->conv_blocked_p <= 8 &&
+    CHECK(k->conv_blocked_ukr_f32 != NULL && k->conv_blocked_plain_ukr_f32 != NULL && k->conv_blocked_p >= 1 && k->conv_blocked_p <= 8 &&
           k->conv_blocked_ob >= 1 && k->conv_blocked_ob <= 4);
     CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);
     rng_state = seed;
-    for (int it = 0; it < 120; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE);
+    for (int it = 0; it < 120; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, false);
+    for (int it = 0; it < 60; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, true);
   }
   CHECK(variants >= 1);
   CHECK(berth_kernels_select(BERTH_KERNELS_AUTO) == BERTH_OK);

@@ -8,7 +8,8 @@
  * layout saves, and convs that cannot run blocked (weights a parameter, 24 channels, group
  * 2) stay as they are. A pool and a concat between blocked convs run blocked too (pool_blocked,
  * a concat of blocks); a pool that would read a plain input stays plain (the region starts
- * after it, where the tensor to reorder is no larger). */
+ * after it, where the tensor to reorder is no larger). A first conv of a plain 3-channel input
+ * joins the region after it without a reorder in. */
 #include "berth/kernels.h"
 #include "passes/passes.h"
 #include "reference/reference.h"
@@ -279,6 +280,67 @@ static void test_few_channels(void) {
   berth_ir_program_destroy(p);
 }
 
+/* a first conv of a plain 3-channel input (a network's stem) joins the region that follows
+ * it: conv_blocked reads the plain input as one block of 3 channels, nothing is reordered on
+ * the way in, and the pool after it runs blocked */
+static void test_plain_input(void) {
+  const size_t cap = 4u << 20;
+  char *s = malloc(cap), *e = s + cap, *o = s;
+  if (!s) return;
+  o = weights_src(o, e, 1, 1, 256, 64);
+  o = weights_src(o, e, 2, 2, 256, 256);
+  o += snprintf(o, (size_t)(e - o), "const @ws : f32[64,3,3,3] = [");
+  for (int i = 0; i < 64 * 27; i++) o += snprintf(o, (size_t)(e - o), "%s%s0.%03d", i ? ", " : "", i % 3 ? "" : "-", (i * 37) % 97);
+  o += snprintf(o, (size_t)(e - o),
+                "]\nfunc @f(%%x : f32[1,3,33,33]) -> (f32[1,256,8,8]) {\n"
+                "  %%s = conv(%%x, @ws) {strides = [2, 2], pads = [1, 1, 1, 1], act = 1} : f32[1,64,17,17]\n"
+                "  %%p = max_pool(%%s) {kernel_shape = [3, 3], strides = [2, 2]} : f32[1,64,8,8]\n"
+                "  %%a = conv(%%p, @w1) {act = 1} : f32[1,256,8,8]\n"
+                "  %%b = conv(%%a, @w2) : f32[1,256,8,8]\n"
+                "  return %%b\n}\n");
+  berth_ir_program_t *plain = parse(s), *blk = parse(s);
+  free(s);
+  if (!plain || !blk) goto done;
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  const int32_t n = berth_pass_block_layout(blk);
+  CHECK_MSG(n == 4, "%d nodes converted, expected 4 (the stem, the pool, two 1x1s)", (int)n);
+  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
+  CHECK(count_op(blk, BERTH_OP_CONV) == 0 && count_op(blk, BERTH_OP_CONV_BLOCKED) == 3 &&
+        count_op(blk, BERTH_OP_POOL_BLOCKED) == 1);
+  CHECK_MSG(count_op(blk, BERTH_OP_TRANSPOSE) == 1, "%d transposes, expected 1 (the result out)",
+            count_op(blk, BERTH_OP_TRANSPOSE));
+  char *text = berth_ir_print(blk);
+  CHECK_MSG(text && strstr(text, "%s_blocked = conv_blocked(%x, @blocked0_0) {"), "the stem does not read %%x plain:\n%s",
+            text ? text : "");
+  free(text);
+  const int64_t nel = 3 * 33 * 33, nout = 256 * 8 * 8;
+  float *x = malloc((size_t)nel * sizeof(float));
+  for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    const void *in[] = {x};
+    void *a[1] = {0}, *b[1] = {0};
+    if (run_ref(plain, in, a) && run_ref(blk, in, b)) {
+      const float *fa = a[0], *fb = b[0];
+      int64_t bad = -1;
+      for (int64_t i = 0; i < nout && bad < 0; i++)
+        if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
+      CHECK_MSG(bad < 0, "%s kernels: element %lld is %.9g blocked, %.9g plain", berth_kernels_isa_name(isas[v]),
+                (long long)bad, bad < 0 ? 0.0 : fb[bad], bad < 0 ? 0.0 : fa[bad]);
+    }
+    free(a[0]), free(b[0]);
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+  free(x);
+done:
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(blk);
+}
+
 /* convs that cannot run blocked, each linked to a conv that could */
 static void test_ineligible(void) {
   static const char *src =
@@ -304,6 +366,7 @@ int main(void) {
   test_few_channels();
   test_pool_concat();
   test_body_then_parent();
+  test_plain_input();
   test_ineligible();
   return test_finish("test_layout");
 }

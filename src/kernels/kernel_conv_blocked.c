@@ -33,17 +33,18 @@ enum { CB_STRIDES, CB_PADS, CB_DILATIONS, CB_GROUP, CB_ACT, CB_ACT_ALPHA, CB_ACT
 
 void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed) {
   const int64_t m = w->dims[0], c = w->dims[1], kk = w->dims[2] * w->dims[3], B = BERTH_CONV_BLOCK;
+  const int64_t P = c < B ? c : B; /* channels per input block: the plain input's C are one */
   for (int64_t ob = 0; ob < m / B; ob++)
-    for (int64_t ib = 0; ib < c / B; ib++)
+    for (int64_t ib = 0; ib < c / P; ib++)
       for (int64_t t = 0; t < kk; t++)
-        for (int64_t ic = 0; ic < B; ic++)
+        for (int64_t ic = 0; ic < P; ic++)
           for (int64_t l = 0; l < B; l++)
-            dst[(((ob * (c / B) + ib) * kk + t) * B + ic) * B + l] = src[((ob * B + l) * c + ib * B + ic) * kk + t];
+            dst[(((ob * (c / P) + ib) * kk + t) * P + ic) * B + l] = src[((ob * B + l) * c + ib * P + ic) * kk + t];
   berth_kernel_type_init(packed, BERTH_DTYPE_F32, 4);
   packed->dims[0] = m / B;
-  packed->dims[1] = c / B;
+  packed->dims[1] = c / P;
   packed->dims[2] = kk;
-  packed->dims[3] = B * B;
+  packed->dims[3] = P * B;
 }
 
 int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob) {
@@ -59,29 +60,34 @@ static berth_status_t cb_types(const berth_attr_value_t *attrs, const berth_type
   const berth_type_t *x = &in[0], *wb = &in[1];
   const berth_attr_value_t *ws = &attrs[CB_WSHAPE];
   BERTH_TRY(berth_kernel_check_ints("conv_blocked", "wshape", ws, diag));
-  if (x->dtype != BERTH_DTYPE_F32 || x->rank != 5 || x->dims[4] != BERTH_CONV_BLOCK)
-    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: input %s, expected f32 [N, C/16, H, W, 16]",
+  /* blocked [N, C/16, H, W, 16], or plain [N, C, H, W] with C < 16 (one block of C) */
+  const bool plain = x->rank == 4;
+  if (x->dtype != BERTH_DTYPE_F32 || (x->rank != 5 && !plain) || (!plain && x->dims[4] != BERTH_CONV_BLOCK) ||
+      (plain && (x->dims[1] < 1 || x->dims[1] >= BERTH_CONV_BLOCK)))
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
+                      "conv_blocked: input %s, expected f32 [N, C/16, H, W, 16], or [N, C, H, W] with C from 1 to 15",
                       berth_type_format(x, sa, sizeof sa));
-  if (ws->n != 4 || ws->ints[0] < BERTH_CONV_BLOCK || ws->ints[0] % BERTH_CONV_BLOCK ||
-      ws->ints[1] != x->dims[1] * BERTH_CONV_BLOCK || ws->ints[2] < 1 || ws->ints[3] < 1 ||
-      ws->ints[0] > BERTH_MAX_DIM || ws->ints[2] > BERTH_CONV_BLOCKED_MAX_TAPS ||
+  const int64_t cin = plain ? x->dims[1] : x->dims[1] * BERTH_CONV_BLOCK, cpb = plain ? cin : BERTH_CONV_BLOCK;
+  if (ws->n != 4 || ws->ints[0] < BERTH_CONV_BLOCK || ws->ints[0] % BERTH_CONV_BLOCK || ws->ints[1] != cin ||
+      ws->ints[2] < 1 || ws->ints[3] < 1 || ws->ints[0] > BERTH_MAX_DIM || ws->ints[2] > BERTH_CONV_BLOCKED_MAX_TAPS ||
       ws->ints[3] > BERTH_CONV_BLOCKED_MAX_TAPS || ws->ints[2] * ws->ints[3] > BERTH_CONV_BLOCKED_MAX_TAPS)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "conv_blocked: wshape must be [M, C, KH, KW] with M a positive multiple of 16, C = %lld (input "
                       "%s), and KH * KW from 1 to %d",
-                      (long long)(x->dims[1] * BERTH_CONV_BLOCK), berth_type_format(x, sa, sizeof sa),
-                      BERTH_CONV_BLOCKED_MAX_TAPS);
+                      (long long)cin, berth_type_format(x, sa, sizeof sa), BERTH_CONV_BLOCKED_MAX_TAPS);
   if (attrs[CB_GROUP].i != 1)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: group is %lld, expected 1",
                       (long long)attrs[CB_GROUP].i);
+  if (plain && n_in == 4)
+    return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_blocked: a plain input takes no residual");
   const int64_t m = ws->ints[0], c = ws->ints[1], kk = ws->ints[2] * ws->ints[3];
   if (wb->dtype != BERTH_DTYPE_F32 || wb->rank != 4 || wb->dims[0] != m / BERTH_CONV_BLOCK ||
-      wb->dims[1] != c / BERTH_CONV_BLOCK || wb->dims[2] != kk || wb->dims[3] != BERTH_CONV_BLOCK * BERTH_CONV_BLOCK)
+      wb->dims[1] != c / cpb || wb->dims[2] != kk || wb->dims[3] != cpb * BERTH_CONV_BLOCK)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
-                      "conv_blocked: packed weights %s, expected f32 [%lld, %lld, %lld, 256] for wshape [%lld, %lld, "
+                      "conv_blocked: packed weights %s, expected f32 [%lld, %lld, %lld, %lld] for wshape [%lld, %lld, "
                       "%lld, %lld]",
-                      berth_type_format(wb, sa, sizeof sa), (long long)(m / BERTH_CONV_BLOCK),
-                      (long long)(c / BERTH_CONV_BLOCK), (long long)kk, (long long)m, (long long)c,
+                      berth_type_format(wb, sa, sizeof sa), (long long)(m / BERTH_CONV_BLOCK), (long long)(c / cpb),
+                      (long long)kk, (long long)(cpb * BERTH_CONV_BLOCK), (long long)m, (long long)c,
                       (long long)ws->ints[2], (long long)ws->ints[3]);
   berth_type_t tin[4];
   berth_kernel_type_init(&tin[0], BERTH_DTYPE_F32, 4);
@@ -160,9 +166,12 @@ static int64_t cb_run_end(const cb_dim_t *g, int64_t o) {
 
 typedef struct cb_plan {
   const berth_kernel_isa_t *isa;
+  void (*ukr)(const berth_conv_blk_args_t *, int64_t, const int64_t *, const int64_t *); /* the variant's, for the input */
   cb_dim_t h, w;
   int64_t cb, plane, oplane; /* input blocks, floats per input block, per output block */
-  int64_t kw, kk;            /* kernel width, taps */
+  int64_t ps, cpb, cs;       /* floats between input positions, channels per input block, floats
+                              * between them: 16, 16, 1 blocked; 1, C, H * W for a plain input */
+  int64_t kw, kk, wblk;      /* kernel width, taps, weights per output and input block */
   int64_t mb, ob_max;        /* output blocks, the variant tile's output blocks */
   int64_t chunk, band;       /* input blocks per chunk, output rows per band */
   const float *wp, *bias;    /* packed weights, bias (or NULL) */
@@ -180,8 +189,8 @@ static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, in
   int64_t nt = 0;
   for (int64_t i = kh0; i < kh1; i++)
     for (int64_t j = kw0; j < kw1; j++, nt++) {
-      to[nt] = (i * p->h.d * p->w.i + j * p->w.d) * BERTH_CONV_BLOCK;
-      tw[nt] = (i * p->kw + j) * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+      to[nt] = (i * p->h.d * p->w.i + j * p->w.d) * p->ps;
+      tw[nt] = (i * p->kw + j) * p->cpb * BERTH_CONV_BLOCK;
     }
   a->to = to;
   a->tw = tw;
@@ -193,15 +202,15 @@ static void cb_rect(const cb_plan_t *p, berth_conv_blk_args_t *a, int64_t r0, in
     const int64_t xr = (r * p->h.s - p->h.p) * p->w.i;
     for (int64_t c = c0; c < c1; c++) {
       /* the window's origin may lie in the padding; every tap added to it lands inside */
-      xo[np] = (xr + c * p->w.s - p->w.p) * BERTH_CONV_BLOCK;
+      xo[np] = (xr + c * p->w.s - p->w.p) * p->ps;
       yo[np] = (r * p->w.o + c) * BERTH_CONV_BLOCK;
       if (++np == P) {
-        p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+        p->ukr(a, np, xo, yo);
         np = 0;
       }
     }
   }
-  if (np) p->isa->conv_blocked_ukr_f32(a, np, xo, yo);
+  if (np) p->ukr(a, np, xo, yo);
 }
 
 /* The plan of a call that infer accepted. */
@@ -214,11 +223,17 @@ static void cb_plan_init(const berth_kernel_call_t *call, cb_plan_t *p) {
                     pd->n ? pd->ints[0] : 0};
   p->w = (cb_dim_t){xt->dims[3], ot->dims[3], at[CB_WSHAPE].ints[3], st->n ? st->ints[1] : 1, dl->n ? dl->ints[1] : 1,
                     pd->n ? pd->ints[1] : 0};
-  p->cb = xt->dims[1];
+  const bool plain = xt->rank == 4;
+  p->cb = plain ? 1 : xt->dims[1];
+  p->ps = plain ? 1 : BERTH_CONV_BLOCK;
+  p->cpb = plain ? xt->dims[1] : BERTH_CONV_BLOCK;
+  p->cs = plain ? p->h.i * p->w.i : 1;
   p->plane = p->h.i * p->w.i * BERTH_CONV_BLOCK;
   p->oplane = p->h.o * p->w.o * BERTH_CONV_BLOCK;
   p->kw = p->w.k;
   p->kk = p->h.k * p->w.k;
+  p->wblk = p->kk * p->cpb * BERTH_CONV_BLOCK;
+  p->ukr = plain ? p->isa->conv_blocked_plain_ukr_f32 : p->isa->conv_blocked_ukr_f32;
   p->mb = ot->dims[1];
   p->ob_max = p->isa->conv_blocked_ob;
   p->chunk = berth_conv_blocked_chunk(p->kk, p->ob_max);
@@ -239,16 +254,17 @@ static void cb_plan_init(const berth_kernel_call_t *call, cb_plan_t *p) {
  * the last. */
 static void cb_chunk(const cb_plan_t *p, const float *x, float *y, const float *res, int64_t ob, int64_t nob,
                      int64_t r0, int64_t r1, int64_t ib, int64_t nib) {
-  const int64_t B2 = BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
   const bool last = ib + nib == p->cb;
   const berth_ukr_epi_t e = {res ? res + ob * p->oplane : NULL, 0, p->act, p->alpha, p->beta};
   berth_conv_blk_args_t a = {
       .x = x + ib * p->plane,
       .plane = p->plane,
       .cb = nib,
-      .w = p->wp + (ob * p->cb + ib) * p->kk * B2,
-      .wob = p->kk * p->cb * B2,
-      .wib = p->kk * B2,
+      .cpb = p->cpb,
+      .cs = p->cs,
+      .w = p->wp + (ob * p->cb + ib) * p->wblk,
+      .wob = p->cb * p->wblk,
+      .wib = p->wblk,
       .nob = nob,
       .bias = ib == 0 && p->bias ? p->bias + ob * BERTH_CONV_BLOCK : NULL,
       .load = ib > 0,
@@ -274,7 +290,7 @@ static void cb_run(const berth_kernel_call_t *call) {
   const float *x = (const float *)call->in[0].data, *res = call->n_in >= 4 ? (const float *)call->in[3].data : NULL;
   float *y = (float *)call->out[0].data;
   for (int64_t n = 0; n < call->in[0].type->dims[0]; n++) {
-    const float *xn = x + n * p.cb * p.plane, *rn = res ? res + n * p.mb * p.oplane : NULL;
+    const float *xn = x + n * (p.ps == 1 ? p.cpb * p.cs : p.cb * p.plane), *rn = res ? res + n * p.mb * p.oplane : NULL;
     float *yn = y + n * p.mb * p.oplane;
     for (int64_t ob = 0; ob < p.mb; ob += p.ob_max) {
       const int64_t nob = p.mb - ob < p.ob_max ? p.mb - ob : p.ob_max;

@@ -16,7 +16,12 @@
  * (the same attributes, the same epilogue) in the blocked layout, up to rounding: each output sums from the bias over the input blocks in
  * order, each block over its taps inside the input in order, each tap over the block's 16
  * channels in order, with the variant's multiply-adds; then the residual, then the
- * activation (conv's formulas). */
+ * activation (conv's formulas).
+ *
+ * Plain input (a network's first conv: three colour channels): x may instead be a plain
+ * [N, C, H, W] with 1 <= C < 16; then it is one input block of C channels, wb is
+ * [M/16, 1, KH * KW, C * 16] (for each block of 16 output channels, each tap: the C x 16
+ * weights, input channel major), there is no residual, and the result is blocked as above. */
 #ifndef BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 #define BERTH_KERNELS_KERNEL_CONV_BLOCKED_H
 
@@ -29,8 +34,9 @@
 #define BERTH_CONV_BLOCKED_MAX_TAPS 25 /* up to 5 x 5: the tap tables live on the stack */
 
 /* The packed weights' type for logical f32 weights w of type [M, C, KH, KW] into *packed, and
- * dst (berth_type_numel(packed) floats) as wb above:
- * dst[(((ob * C/16 + ib) * KK + t) * 16 + c) * 16 + l] = w[ob * 16 + l][ib * 16 + c][t / KW][t % KW],
+ * dst (berth_type_numel(packed) floats) as wb above: with P = 16 channels per input block
+ * (C a multiple of 16) or P = C (C < 16: the plain input's one block),
+ * dst[(((ob * C/P + ib) * KK + t) * P + c) * 16 + l] = w[ob * 16 + l][ib * P + c][t / KW][t % KW],
  * KK = KH * KW. The caller has checked the shapes. */
 void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed);
 

@@ -132,6 +132,7 @@ void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
 #define CBU_P 2
 #define CBU_OB 1
 #define CBU_NAME portable_conv_blocked_ukr_f32
+#define CBU_PLAIN_NAME portable_conv_blocked_plain_ukr_f32
 #include "kernel_conv_blocked_ukr.h"
 
 #define PBU_VB 16 /* pool_blocked's output row */
@@ -198,6 +199,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_blocked_p = 2,
     .conv_blocked_ob = 1,
     .conv_blocked_ukr_f32 = portable_conv_blocked_ukr_f32,
+    .conv_blocked_plain_ukr_f32 = portable_conv_blocked_plain_ukr_f32,
     .pool_blocked_row_f32 = portable_pool_blocked_row_f32,
 };
 

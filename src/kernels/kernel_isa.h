@@ -135,13 +135,15 @@ typedef struct berth_ukr_epi {
  * positions p (np <= conv_blocked_p) and each of nob output blocks b (nob <= conv_blocked_ob),
  * lane l < 16:
  *   s = (load ? y[yo[p] + b * yob + l] : bias ? bias[b * 16 + l] : 0)
- *       + sum over input blocks i < cb in order, taps t < nt in order, channels c < 16 in order of
- *         w[b * wob + i * wib + tw[t] + c * 16 + l] * x[xo[p] + to[t] + i * plane + c]
+ *       + sum over input blocks i < cb in order, taps t < nt in order, channels c < cpb in order of
+ *         w[b * wob + i * wib + tw[t] + c * 16 + l] * x[xo[p] + to[t] + i * plane + c * cs]
  * then, with epi (NULL: none), residual res[yo[p] + b * yob + l] and activation; stored to
  * y[yo[p] + b * yob + l]. Every index it forms is one the caller vouches for. */
 typedef struct berth_conv_blk_args {
   const float *x;
   int64_t plane, cb; /* floats between input blocks; input blocks of this call */
+  int64_t cpb, cs;   /* channels per input block and floats between them: 16 and 1 (blocked),
+                      * or a plain input's C < 16 and H * W */
   const int64_t *to, *tw;
   int64_t nt;
   const float *w;
@@ -288,6 +290,9 @@ typedef struct berth_kernel_isa {
    * conv_blocked_ob blocks of 16 output channels at most per call */
   int conv_blocked_p, conv_blocked_ob;
   void (*conv_blocked_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
+  /* the same for a plain input (cpb < 16 channels cs floats apart; the blocked one assumes 16
+   * and 1) */
+  void (*conv_blocked_plain_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
   /* pool_blocked's output row (berth_pool_blk_row_t above) */
   int (*pool_blocked_row_f32)(const berth_pool_blk_row_t *r);
   /* softmax (log_out 0) or log_softmax (1) of the n >= 1 contiguous floats x into y (y may be

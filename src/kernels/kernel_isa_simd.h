@@ -426,6 +426,7 @@ static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
 #define CBU_P ISA_CB_P
 #define CBU_OB ISA_CB_OB
 #define CBU_NAME ISA_FN(conv_blocked_ukr_f32)
+#define CBU_PLAIN_NAME ISA_FN(conv_blocked_plain_ukr_f32)
 #include "kernel_conv_blocked_ukr.h"
 
 #define PBU_VB ISA_VB /* pool_blocked's output row */
@@ -471,6 +472,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_blocked_p = ISA_CB_P,
     .conv_blocked_ob = ISA_CB_OB,
     .conv_blocked_ukr_f32 = ISA_FN(conv_blocked_ukr_f32),
+    .conv_blocked_plain_ukr_f32 = ISA_FN(conv_blocked_plain_ukr_f32),
     .pool_blocked_row_f32 = ISA_FN(pool_blocked_row_f32),
     .softmax_row_f32 = ISA_FN(softmax_row_f32),
     .layer_norm_row_f32 = ISA_FN(layer_norm_row_f32),

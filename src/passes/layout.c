@@ -2,7 +2,8 @@
  *
  * A conv can run over channel-blocked tensors ([N, C/16, H, W, 16]: conv_blocked) when it is
  * 2-D, f32, group 1, its weights a constant, C and M multiples of 16 and its kernel at most
- * BERTH_CONV_BLOCKED_MAX_TAPS taps; a 2-D max or average pool (pool_blocked) and a concat
+ * BERTH_CONV_BLOCKED_MAX_TAPS taps (C may also be below 16 with no residual: a network's first
+ * conv, which reads its plain input in place and writes the layout); a 2-D max or average pool (pool_blocked) and a concat
  * along the channels (a concat of blocks, the same op) when every tensor has a multiple of 16
  * channels. The pass converts such nodes that are linked (one's layout operand, a conv's input
  * or residual, a pool's input, a concat's parts, made by another), pools and concats only with
@@ -31,9 +32,11 @@ enum { LY_GROUP = 3, LY_WSHAPE = 7 }; /* conv's group, conv_blocked's wshape */
 enum { LY_POOL_KERNEL = 0, LY_POOL_FLAGS = 4, LY_POOL_KIND = 5 }; /* max_pool's, pool_blocked's */
 enum { LY_POOL_COL_MAJOR = 4 };                                   /* kernel_pool.c's flag */
 
-/* What a node can become in the layout: nothing, conv_blocked, pool_blocked, a concat of
- * blocks (concat along the channels of [N, C, H, W] is concat along the blocks). */
-typedef enum { LY_NONE, LY_CONV, LY_POOL, LY_CONCAT } ly_kind_t;
+/* What a node can become in the layout: nothing, conv_blocked, conv_blocked of a plain input
+ * of fewer than 16 channels (a network's first conv: its input stays plain, its result is
+ * blocked), pool_blocked, a concat of blocks (concat along the channels of [N, C, H, W] is
+ * concat along the blocks). */
+typedef enum { LY_NONE, LY_CONV, LY_CONV_PLAIN_IN, LY_POOL, LY_CONCAT } ly_kind_t;
 
 /* Whether t is an f32 [N, C, H, W] with C a positive multiple of 16 and no empty dim. */
 static bool ly_blockable(const berth_type_t *t) {
@@ -43,7 +46,7 @@ static bool ly_blockable(const berth_type_t *t) {
 
 /* Whether operand k of a node of kind k is read in the layout (the others stay plain). */
 static bool ly_layout_operand(ly_kind_t kind, int32_t k) {
-  return kind == LY_CONCAT || k == 0 || (kind == LY_CONV && k == 3);
+  return kind != LY_CONV_PLAIN_IN && (kind == LY_CONCAT || k == 0 || (kind == LY_CONV && k == 3));
 }
 
 static ly_kind_t ly_pool_kind(const berth_ir_method_t *m, const berth_ir_node_t *n) {
@@ -70,7 +73,8 @@ static ly_kind_t ly_kind(const berth_ir_program_t *p, const berth_ir_method_t *m
       w->kind != BERTH_IR_CONST || p->globals[w->index].is_state || y->type.rank != 4)
     return LY_NONE;
   const int64_t c = x->type.dims[1], mo = w->type.dims[0];
-  if (c < BERTH_CONV_BLOCK || c % BERTH_CONV_BLOCK || mo < BERTH_CONV_BLOCK || mo % BERTH_CONV_BLOCK ||
+  const bool plain_in = c >= 1 && c < BERTH_CONV_BLOCK && n->n_in <= 3; /* one block of c, no residual */
+  if ((!plain_in && (c < BERTH_CONV_BLOCK || c % BERTH_CONV_BLOCK)) || mo < BERTH_CONV_BLOCK || mo % BERTH_CONV_BLOCK ||
       w->type.dims[1] != c || w->type.dims[2] * w->type.dims[3] > BERTH_CONV_BLOCKED_MAX_TAPS)
     return LY_NONE;
   if (berth_type_numel(&x->type) == 0 || berth_type_numel(&y->type) == 0) return LY_NONE;
@@ -83,12 +87,17 @@ static ly_kind_t ly_kind(const berth_ir_program_t *p, const berth_ir_method_t *m
   at[LY_WSHAPE].n = 4;
   for (int d = 0; d < 4; d++) at[LY_WSHAPE].ints[d] = w->type.dims[d];
   berth_type_t in[4], out;
-  berth_kernel_type_init(&in[0], BERTH_DTYPE_F32, 5);
-  in[0].dims[0] = x->type.dims[0], in[0].dims[1] = c / BERTH_CONV_BLOCK, in[0].dims[2] = x->type.dims[2];
-  in[0].dims[3] = x->type.dims[3], in[0].dims[4] = BERTH_CONV_BLOCK;
+  const int64_t cpb = plain_in ? c : BERTH_CONV_BLOCK; /* input channels per block */
+  if (plain_in) {
+    in[0] = x->type;
+  } else {
+    berth_kernel_type_init(&in[0], BERTH_DTYPE_F32, 5);
+    in[0].dims[0] = x->type.dims[0], in[0].dims[1] = c / BERTH_CONV_BLOCK, in[0].dims[2] = x->type.dims[2];
+    in[0].dims[3] = x->type.dims[3], in[0].dims[4] = BERTH_CONV_BLOCK;
+  }
   berth_kernel_type_init(&in[1], BERTH_DTYPE_F32, 4);
-  in[1].dims[0] = mo / BERTH_CONV_BLOCK, in[1].dims[1] = c / BERTH_CONV_BLOCK;
-  in[1].dims[2] = w->type.dims[2] * w->type.dims[3], in[1].dims[3] = BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+  in[1].dims[0] = mo / BERTH_CONV_BLOCK, in[1].dims[1] = c / cpb;
+  in[1].dims[2] = w->type.dims[2] * w->type.dims[3], in[1].dims[3] = cpb * BERTH_CONV_BLOCK;
   if (n->n_in >= 3) in[2] = m->values[n->in[2]].type;
   if (n->n_in == 4) {
     berth_kernel_type_init(&in[3], BERTH_DTYPE_F32, 5);
@@ -96,7 +105,8 @@ static ly_kind_t ly_kind(const berth_ir_program_t *p, const berth_ir_method_t *m
     in[3].dims[0] = r->dims[0], in[3].dims[1] = r->dims[1] / BERTH_CONV_BLOCK, in[3].dims[2] = r->dims[2];
     in[3].dims[3] = r->dims[3], in[3].dims[4] = BERTH_CONV_BLOCK;
   }
-  return berth_op_def_conv_blocked.infer(at, in, n->n_in, &out, NULL) == BERTH_OK ? LY_CONV : LY_NONE;
+  if (berth_op_def_conv_blocked.infer(at, in, n->n_in, &out, NULL) != BERTH_OK) return LY_NONE;
+  return plain_in ? LY_CONV_PLAIN_IN : LY_CONV;
 }
 
 typedef struct ly_ctx {
@@ -225,7 +235,8 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
     c->m->nodes[ni].in[k] = vb;
   }
   int32_t wv = -1;
-  if (kind == LY_CONV && !ly_pack(c, ni, &wv)) return false;
+  const bool conv = kind == LY_CONV || kind == LY_CONV_PLAIN_IN;
+  if (conv && !ly_pack(c, ni, &wv)) return false;
   m = c->m;
   /* the blocked result */
   const berth_type_t yt = m->values[y].type;
@@ -241,7 +252,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
   n->out[0] = yb;
   n->n_out = 1;
   m->values[yb].index = 0;
-  if (kind == LY_CONV) {
+  if (conv) {
     n->op = BERTH_OP_CONV_BLOCKED;
     n->in[1] = wv;
   } else if (kind == LY_POOL) {
@@ -267,6 +278,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
 #define LY_GAIN_KXK 0.1
 #define LY_GAIN_MIN_M 64     /* fewer output channels than the AVX-512 tile's 64: */
 #define LY_GAIN_NARROW -0.12 /* slower blocked (DenseNet's 3x3 128 -> 32: 1.93 ms against 1.70) */
+#define LY_GAIN_PLAIN_IN 0.1 /* a first conv of a plain input (SqueezeNet's 3 -> 64 3x3: 524 us plain, 476 blocked) */
 
 /* The root of node i's region (union-find over the converted convs). */
 static int32_t ly_root(int32_t *up, int32_t i) {
@@ -319,10 +331,14 @@ static int32_t ly_worth(ly_ctx_t *c) {
     const berth_ir_node_t *nd = &m->nodes[i];
     const int32_t r = ly_root(up, i);
     const berth_type_t *yt = &m->values[nd->out[0]].type;
-    if (c->in_b[i] == LY_CONV) {
+    if (c->in_b[i] == LY_CONV || c->in_b[i] == LY_CONV_PLAIN_IN) {
       const berth_type_t *wt = &m->values[nd->in[1]].type;
       const double us = 2.0 * (double)berth_type_numel(yt) * (double)(wt->dims[1] * wt->dims[2] * wt->dims[3]) / 150e3;
-      gain[r] += (wt->dims[0] < LY_GAIN_MIN_M ? LY_GAIN_NARROW : wt->dims[2] * wt->dims[3] == 1 ? LY_GAIN_1X1 : LY_GAIN_KXK) * us;
+      gain[r] += (c->in_b[i] == LY_CONV_PLAIN_IN ? LY_GAIN_PLAIN_IN
+                  : wt->dims[0] < LY_GAIN_MIN_M  ? LY_GAIN_NARROW
+                  : wt->dims[2] * wt->dims[3] == 1 ? LY_GAIN_1X1
+                                                   : LY_GAIN_KXK) *
+                 us;
     }
     for (int32_t k = 0; k < nd->n_in; k++) {
       if (!ly_layout_operand((ly_kind_t)c->in_b[i], k)) continue;
@@ -373,7 +389,7 @@ static int32_t ly_choose(ly_ctx_t *c) {
        * in the layout (a region that starts at a pool would reorder its larger input) */
       bool inside = true;
       const berth_ir_node_t *nd = &m->nodes[i];
-      for (int32_t k = 0; k < nd->n_in && c->in_b[i] != LY_CONV; k++) {
+      for (int32_t k = 0; k < nd->n_in && c->in_b[i] != LY_CONV && c->in_b[i] != LY_CONV_PLAIN_IN; k++) {
         const berth_ir_value_t *v = &m->values[nd->in[k]];
         inside = inside && v->kind == BERTH_IR_NODE && v->node >= 0 && c->in_b[v->node];
       }
