@@ -1,6 +1,6 @@
 /* conv_blocked (src/kernels/kernel_conv_blocked.c) for every kernel variant of this build and
  * CPU: random 2-D shapes (1 to 9 output blocks, so every count of blocks in a tile's last
- * group; 1 to 5 x 1 to 5 kernels, strides 1 to 3, dilations 1 and 2, padding at either end or
+ * group; 1 to 5 x 1 to 5 kernels (to 7 x 7 with a plain input), strides 1 to 3, dilations 1 and 2, padding at either end or
  * none, large enough that whole rows or columns see no tap; planes smaller and larger than a
  * tile of positions; up to 40 input blocks, so 3x3 weights split in chunks), with and without
  * bias, each activation with and without a residual, against conv_reference.h's plain conv in
@@ -56,7 +56,7 @@ static void check_case(const char *vn, bool fma_free, bool plain) {
   g.m = 16 * rnd_in(1, 9);
   g.group = 1;
   for (int d = 0; d < 2; d++) {
-    g.k[d] = rnd_in(1, 5);
+    g.k[d] = rnd_in(1, plain ? 7 : 5);
     g.dil[d] = rnd() % 4 == 0 ? 2 : 1;
     g.stride[d] = rnd_in(1, 3);
     g.pb[d] = rnd() % 3 == 0 ? 0 : rnd_in(0, 4);
@@ -198,13 +198,13 @@ static void test_refusals(void) {
   c.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 9, 2, 256);
   EXPECT_REJECT(&c, "packed weights");
   c.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 2, 9, 256);
-  const int64_t bad_m[4] = {24, 32, 3, 3}, bad_c[4] = {32, 48, 3, 3}, big_k[4] = {32, 32, 6, 5};
+  const int64_t bad_m[4] = {24, 32, 3, 3}, bad_c[4] = {32, 48, 3, 3}, big_k[4] = {32, 32, 8, 7};
   tc_ints_arr(&c, "wshape", bad_m, 4);
   EXPECT_REJECT(&c, "positive multiple of 16");
   tc_ints_arr(&c, "wshape", bad_c, 4);
   EXPECT_REJECT(&c, "C = 32");
   tc_ints_arr(&c, "wshape", big_k, 4);
-  EXPECT_REJECT(&c, "KH * KW from 1 to 25");
+  EXPECT_REJECT(&c, "KH * KW from 1 to 49");
   tc_ints_arr(&c, "wshape", ws, 4);
   tc_int(&c, "group", 2);
   EXPECT_REJECT(&c, "group is 2, expected 1");

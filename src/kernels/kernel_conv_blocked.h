@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define BERTH_CONV_BLOCK 16
-#define BERTH_CONV_BLOCKED_MAX_TAPS 25 /* up to 5 x 5: the tap tables live on the stack */
+#define BERTH_CONV_BLOCKED_MAX_TAPS 49 /* up to 7 x 7 (the 7x7 stems of ResNet-50 and Inception): the tap tables live on the stack */
 
 /* The packed weights' type for logical f32 weights w of type [M, C, KH, KW] into *packed, and
  * dst (berth_type_numel(packed) floats) as wb above: with P = 16 channels per input block
