@@ -79,6 +79,31 @@ static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **o
   return ok;
 }
 
+/* The plain and the converted program called with `in` under the reference interpreter on
+ * every kernel variant of this build: their n_out outputs of nel floats each agree within the
+ * rounding of another order of the sums. */
+static void same_outputs(const berth_ir_program_t *plain, const berth_ir_program_t *blk, const void *const *in,
+                         int n_out, int64_t nel, const char *what) {
+  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
+                                             BERTH_KERNELS_NEON};
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
+    void *a[4] = {0}, *b[4] = {0};
+    if (run_ref(plain, in, a) && run_ref(blk, in, b))
+      for (int o = 0; o < n_out; o++) {
+        const float *fa = a[o], *fb = b[o];
+        int64_t bad = -1;
+        for (int64_t i = 0; i < nel && bad < 0; i++)
+          if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
+        CHECK_MSG(bad < 0, "%s kernels, %s: output %d element %lld is %.9g blocked, %.9g plain",
+                  berth_kernels_isa_name(isas[v]), what, o, (long long)bad, bad < 0 ? 0.0 : fb[bad],
+                  bad < 0 ? 0.0 : fa[bad]);
+      }
+    for (int o = 0; o < n_out; o++) free(a[o]), free(b[o]);
+  }
+  berth_kernels_select(BERTH_KERNELS_AUTO);
+}
+
 static void test_region(void) {
   const int C = 256, hw = 28;
   char *src = region_src(C, hw);
@@ -111,27 +136,10 @@ static void test_region(void) {
   const int64_t nel = (int64_t)C * hw * hw;
   float *x = malloc((size_t)nel * sizeof(float));
   for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
-    for (uint8_t pred = 0; pred < 2; pred++) {
-      const void *in[] = {x, &pred};
-      void *a[3] = {0}, *b[3] = {0};
-      if (run_ref(plain, in, a) && run_ref(blk, in, b))
-        for (int o = 0; o < 3; o++) {
-          const float *fa = a[o], *fb = b[o];
-          int64_t bad = -1;
-          for (int64_t i = 0; i < nel && bad < 0; i++)
-            if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
-          CHECK_MSG(bad < 0, "%s kernels, pred %d: output %d element %lld is %.9g blocked, %.9g plain",
-                    berth_kernels_isa_name(isas[v]), pred, o, (long long)bad, bad < 0 ? 0.0 : fb[bad],
-                    bad < 0 ? 0.0 : fa[bad]);
-        }
-      for (int o = 0; o < 3; o++) free(a[o]), free(b[o]);
-    }
+  for (uint8_t pred = 0; pred < 2; pred++) {
+    const void *in[] = {x, &pred};
+    same_outputs(plain, blk, in, 3, nel, pred ? "pred 1" : "pred 0");
   }
-  berth_kernels_select(BERTH_KERNELS_AUTO);
   free(x);
 done:
   berth_ir_program_destroy(plain);
@@ -198,16 +206,8 @@ static void test_pool_concat(void) {
   float *x = malloc((size_t)nel * sizeof(float));
   for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
   const void *in[] = {x};
-  void *a[1] = {0}, *b[1] = {0};
-  if (run_ref(plain, in, a) && run_ref(blk, in, b)) {
-    const float *fa = a[0], *fb = b[0];
-    int64_t bad = -1;
-    for (int64_t i = 0; i < nel && bad < 0; i++)
-      if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
-    CHECK_MSG(bad < 0, "element %lld is %.9g blocked, %.9g plain", (long long)bad, bad < 0 ? 0.0 : fb[bad],
-              bad < 0 ? 0.0 : fa[bad]);
-  }
-  free(a[0]), free(b[0]), free(x);
+  same_outputs(plain, blk, in, 1, nel, "a pool and a concat");
+  free(x);
 done:
   berth_ir_program_destroy(plain);
   berth_ir_program_destroy(blk);
@@ -250,16 +250,7 @@ static void test_body_then_parent(void) {
   for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
   for (uint8_t pred = 0; pred < 2; pred++) {
     const void *in[] = {x, &pred};
-    void *a[2] = {0}, *b[2] = {0};
-    if (run_ref(plain, in, a) && run_ref(blk, in, b))
-      for (int k = 0; k < 2; k++) {
-        const float *fa = a[k], *fb = b[k];
-        int64_t bad = -1;
-        for (int64_t i = 0; i < nel && bad < 0; i++)
-          if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
-        CHECK_MSG(bad < 0, "pred %d output %d element %lld differs", pred, k, (long long)bad);
-      }
-    for (int k = 0; k < 2; k++) free(a[k]), free(b[k]);
+    same_outputs(plain, blk, in, 2, nel, pred ? "body then parent, pred 1" : "body then parent, pred 0");
   }
   free(x);
 done:
@@ -318,23 +309,8 @@ static void test_plain_input(void) {
   const int64_t nel = 3 * 33 * 33, nout = 256 * 8 * 8;
   float *x = malloc((size_t)nel * sizeof(float));
   for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
-  static const berth_kernels_isa_t isas[] = {BERTH_KERNELS_PORTABLE, BERTH_KERNELS_AVX2, BERTH_KERNELS_AVX512,
-                                             BERTH_KERNELS_NEON};
-  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
-    if (!berth_kernels_available(isas[v]) || berth_kernels_select(isas[v]) != BERTH_OK) continue;
-    const void *in[] = {x};
-    void *a[1] = {0}, *b[1] = {0};
-    if (run_ref(plain, in, a) && run_ref(blk, in, b)) {
-      const float *fa = a[0], *fb = b[0];
-      int64_t bad = -1;
-      for (int64_t i = 0; i < nout && bad < 0; i++)
-        if (!(fabsf(fa[i] - fb[i]) <= 1e-4f * (1.0f + fabsf(fa[i])))) bad = i;
-      CHECK_MSG(bad < 0, "%s kernels: element %lld is %.9g blocked, %.9g plain", berth_kernels_isa_name(isas[v]),
-                (long long)bad, bad < 0 ? 0.0 : fb[bad], bad < 0 ? 0.0 : fa[bad]);
-    }
-    free(a[0]), free(b[0]);
-  }
-  berth_kernels_select(BERTH_KERNELS_AUTO);
+  const void *in[] = {x};
+  same_outputs(plain, blk, in, 1, nout, "a plain-input stem");
   free(x);
 done:
   berth_ir_program_destroy(plain);

@@ -97,87 +97,81 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, i
       for (int v = 0; v < CBU_BV; v++) CBU_F(st)(a->y + yo[p] + b * a->yob + v * CBU_VW, acc[p][b * CBU_BV + v]);
 }
 
-/* the positions switch for nob output blocks */
-#define CBU_PCASE(m, nb) \
-  case m: CBU_F(tile)(m, nb, CBU_PLAIN, a, xo, yo); break;
+/* the positions switch for nob output blocks, plain input or not (pl) */
+#define CBU_PCASE(m, nb, pl) \
+  case m: CBU_F(tile)(m, nb, pl, a, xo, yo); break;
 #if CBU_P > 7
-#define CBU_P8(nb) CBU_PCASE(8, nb)
+#define CBU_P8(nb, pl) CBU_PCASE(8, nb, pl)
 #else
-#define CBU_P8(nb)
+#define CBU_P8(nb, pl)
 #endif
 #if CBU_P > 6
-#define CBU_P7(nb) CBU_PCASE(7, nb)
+#define CBU_P7(nb, pl) CBU_PCASE(7, nb, pl)
 #else
-#define CBU_P7(nb)
+#define CBU_P7(nb, pl)
 #endif
 #if CBU_P > 5
-#define CBU_P6(nb) CBU_PCASE(6, nb)
+#define CBU_P6(nb, pl) CBU_PCASE(6, nb, pl)
 #else
-#define CBU_P6(nb)
+#define CBU_P6(nb, pl)
 #endif
 #if CBU_P > 4
-#define CBU_P5(nb) CBU_PCASE(5, nb)
+#define CBU_P5(nb, pl) CBU_PCASE(5, nb, pl)
 #else
-#define CBU_P5(nb)
+#define CBU_P5(nb, pl)
 #endif
 #if CBU_P > 3
-#define CBU_P4(nb) CBU_PCASE(4, nb)
+#define CBU_P4(nb, pl) CBU_PCASE(4, nb, pl)
 #else
-#define CBU_P4(nb)
+#define CBU_P4(nb, pl)
 #endif
 #if CBU_P > 2
-#define CBU_P3(nb) CBU_PCASE(3, nb)
+#define CBU_P3(nb, pl) CBU_PCASE(3, nb, pl)
 #else
-#define CBU_P3(nb)
+#define CBU_P3(nb, pl)
 #endif
 #if CBU_P > 1
-#define CBU_P2(nb) CBU_PCASE(2, nb)
+#define CBU_P2(nb, pl) CBU_PCASE(2, nb, pl)
 #else
-#define CBU_P2(nb)
+#define CBU_P2(nb, pl)
 #endif
-#define CBU_POS(nb)                                                                              \
-  switch (np) {                                                                                  \
-    CBU_P8(nb) CBU_P7(nb) CBU_P6(nb) CBU_P5(nb) CBU_P4(nb) CBU_P3(nb) CBU_P2(nb) CBU_PCASE(1, nb) \
-  default: break;                                                                                \
+#define CBU_POS(nb, pl)                                                                             \
+  switch (np) {                                                                                     \
+    CBU_P8(nb, pl) CBU_P7(nb, pl) CBU_P6(nb, pl) CBU_P5(nb, pl) CBU_P4(nb, pl) CBU_P3(nb, pl)        \
+    CBU_P2(nb, pl) CBU_PCASE(1, nb, pl)                                                             \
+  default: break;                                                                                   \
   }
-
 #if CBU_OB > 3
-#define CBU_OB4 case 4: CBU_POS(4) break;
+#define CBU_OB4(pl) case 4: CBU_POS(4, pl) break;
 #else
-#define CBU_OB4
+#define CBU_OB4(pl)
 #endif
 #if CBU_OB > 2
-#define CBU_OB3 case 3: CBU_POS(3) break;
+#define CBU_OB3(pl) case 3: CBU_POS(3, pl) break;
 #else
-#define CBU_OB3
+#define CBU_OB3(pl)
 #endif
 #if CBU_OB > 1
-#define CBU_OB2 case 2: CBU_POS(2) break;
+#define CBU_OB2(pl) case 2: CBU_POS(2, pl) break;
 #else
-#define CBU_OB2
+#define CBU_OB2(pl)
 #endif
+/* the entry point: the output-blocks switch, then the positions one */
+#define CBU_ENTRY(name, pl)                                                                         \
+  static void name(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo) { \
+    switch (a->nob) {                                                                               \
+      CBU_OB4(pl) CBU_OB3(pl) CBU_OB2(pl) case 1: CBU_POS(1, pl) break;                             \
+    default: break;                                                                                 \
+    }                                                                                               \
+  }
 
 /* blocked input: 16 contiguous channels per block (kernel_isa.h's conv_blocked_ukr_f32) */
-static void CBU_NAME(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo) {
-#define CBU_PLAIN 0
-  switch (a->nob) {
-    CBU_OB4 CBU_OB3 CBU_OB2 case 1: CBU_POS(1) break;
-  default: break;
-  }
-#undef CBU_PLAIN
-}
-
+CBU_ENTRY(CBU_NAME, 0)
 /* a plain input's a->cpb channels a->cs floats apart (a network's first conv;
  * conv_blocked_plain_ukr_f32) */
-static void CBU_PLAIN_NAME(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo) {
-#define CBU_PLAIN 1
-  switch (a->nob) {
-    CBU_OB4 CBU_OB3 CBU_OB2 case 1: CBU_POS(1) break;
-  default: break;
-  }
-#undef CBU_PLAIN
-}
+CBU_ENTRY(CBU_PLAIN_NAME, 1)
 
+#undef CBU_ENTRY
 #undef CBU_OB4
 #undef CBU_OB3
 #undef CBU_OB2
