@@ -16,7 +16,9 @@ void *berth_host_alloc(size_t bytes) {
 #if defined(MADV_HUGEPAGE)
   if (bytes >= HUGE_PAGE / 2 && bytes <= SIZE_MAX - HUGE_PAGE) {
     const size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    void *p = aligned_alloc(HUGE_PAGE, rounded); /* glibc maps it fresh: no page touched yet */
+    /* glibc maps a block this large fresh (no page touched yet) unless its mmap threshold has
+     * risen past it; then the hint still lets the kernel collapse the pages later */
+    void *p = aligned_alloc(HUGE_PAGE, rounded);
     if (p) {
       (void)madvise(p, rounded, MADV_HUGEPAGE); /* only a hint: refused, the memory stays usable */
       return p;
