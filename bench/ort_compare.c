@@ -2,6 +2,7 @@
  * thread, side by side in one process. A program that prints tables, not a test.
  *
  *   bench/ort_compare [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels] [--plain-layout]
+ *                     [--direct-3x3]
  *
  * Contenders: berth (the model compiled with `berth compile`, run by libberth_runtime with
  * the kernel variant BERTH_KERNELS picks, default the widest this CPU has) and onnxruntime
@@ -123,13 +124,14 @@ static void *read_all(const char *path, size_t *len) {
 }
 
 static int g_plain_layout; /* --plain-layout: compile every conv in plain NCHW (to measure the layout) */
+static int g_direct_3x3;   /* --direct-3x3: blocked 3x3 convs direct, not by Winograd (to measure it) */
 
 /* `berth compile SRC -o OUT SPECS`; 0 on success (else the tool's first lines are printed) */
 static int berth_compile(const char *src, const char *specs, const char *out) {
   char cmd[4096], log[256];
   snprintf(log, sizeof log, "%s.log", out);
-  snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' %s%s > '%s' 2>&1", BERTH_TOOL, src, out, specs,
-           g_plain_layout ? " --plain-layout" : "", log);
+  snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' %s%s%s > '%s' 2>&1", BERTH_TOOL, src, out, specs,
+           g_plain_layout ? " --plain-layout" : "", g_direct_3x3 ? " --direct-3x3" : "", log);
   int rc = system(cmd);
   if (rc != 0) {
     FILE *f = fopen(log, "r");
@@ -501,6 +503,9 @@ typedef struct kclass {
   /* and as conv_blocked over channel-blocked tensors, as the layout pass runs a network's
    * convs (src/passes/layout.c): NULL for none */
   const char *blocked_bir;
+  /* and as conv_winograd (Winograd's F(2x2, 3x3) over blocked tensors, what the layout pass
+   * makes of a 3x3 stride-1 conv on a plane of 196 outputs or more): NULL for none */
+  const char *winograd_bir;
 } kclass_t;
 
 /* Compiles one kernel class's program and loads it with random inputs; 0 on success. */
@@ -557,7 +562,9 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,64,56,56], %w : f32[1,6,576,12]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,64,56,56]\n  return %y\n}\n",
        "func @forward(%x : f32[1,4,56,56,16], %w : f32[4,4,9,256]) -> (f32[1,4,56,56,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,4,56,56,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,4,56,56,16]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,4,56,56,16], %w : f32[16,4,4,256]) -> (f32[1,4,56,56,16]) {\n"
+       "  %y = conv_winograd(%x, %w) {pads = [1, 1, 1, 1], wshape = [64, 64, 3, 3]} : f32[1,4,56,56,16]\n  return %y\n}\n"},
       {"conv 3x3, 128->128, 28x28 (ResNet-50 stage 2)",
        "func @forward(%x : f32[1,128,28,28], %w : f32[128,128,3,3]) -> (f32[1,128,28,28]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,128,28,28]\n  return %y\n}\n",
@@ -565,7 +572,9 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,128,28,28], %w : f32[1,11,1152,12]) -> (f32[1,128,28,28]) {\n"
        "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,128,28,28]\n  return %y\n}\n",
        "func @forward(%x : f32[1,8,28,28,16], %w : f32[8,8,9,256]) -> (f32[1,8,28,28,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,8,28,28,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,8,28,28,16]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,8,28,28,16], %w : f32[16,8,8,256]) -> (f32[1,8,28,28,16]) {\n"
+       "  %y = conv_winograd(%x, %w) {pads = [1, 1, 1, 1], wshape = [128, 128, 3, 3]} : f32[1,8,28,28,16]\n  return %y\n}\n"},
       {"conv 3x3, 256->256, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[256,256,3,3]) -> (f32[1,256,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,256,14,14]\n  return %y\n}\n",
@@ -573,7 +582,9 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,256,14,14], %w : f32[1,22,2304,12]) -> (f32[1,256,14,14]) {\n"
        "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,256,14,14]\n  return %y\n}\n",
        "func @forward(%x : f32[1,16,14,14,16], %w : f32[16,16,9,256]) -> (f32[1,16,14,14,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,16,14,14,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,16,14,14,16]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,16,14,14,16], %w : f32[16,16,16,256]) -> (f32[1,16,14,14,16]) {\n"
+       "  %y = conv_winograd(%x, %w) {pads = [1, 1, 1, 1], wshape = [256, 256, 3, 3]} : f32[1,16,14,14,16]\n  return %y\n}\n"},
       {"conv 3x3, 512->512, 7x7 (ResNet-50 stage 4)",
        "func @forward(%x : f32[1,512,7,7], %w : f32[512,512,3,3]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1,512,7,7]\n  return %y\n}\n",
@@ -581,7 +592,9 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,512,7,7], %w : f32[1,16,4608,32]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv_packed(%x, %w) { pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,512,7,7]\n  return %y\n}\n",
        "func @forward(%x : f32[1,32,7,7,16], %w : f32[32,32,9,256]) -> (f32[1,32,7,7,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,32,7,7,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,32,7,7,16]\n  return %y\n}\n",
+       "func @forward(%x : f32[1,32,7,7,16], %w : f32[16,32,32,256]) -> (f32[1,32,7,7,16]) {\n"
+       "  %y = conv_winograd(%x, %w) {pads = [1, 1, 1, 1], wshape = [512, 512, 3, 3]} : f32[1,32,7,7,16]\n  return %y\n}\n"},
       {"conv 1x1, 256->1024, 14x14 (ResNet-50 stage 3)",
        "func @forward(%x : f32[1,256,14,14], %w : f32[1024,256,1,1]) -> (f32[1,1024,14,14]) {\n"
        "  %y = conv(%x, %w) : f32[1,1024,14,14]\n  return %y\n}\n",
@@ -589,7 +602,7 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,256,14,14], %w : f32[1,86,256,12]) -> (f32[1,1024,14,14]) {\n"
        "  %y = conv_packed(%x, %w) { wshape = [1024, 256, 1, 1]} : f32[1,1024,14,14]\n  return %y\n}\n",
        "func @forward(%x : f32[1,16,14,14,16], %w : f32[64,16,1,256]) -> (f32[1,64,14,14,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {wshape = [1024, 256, 1, 1]} : f32[1,64,14,14,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {wshape = [1024, 256, 1, 1]} : f32[1,64,14,14,16]\n  return %y\n}\n", NULL},
       {"conv 1x1, 256->64, 56x56",
        "func @forward(%x : f32[1,256,56,56], %w : f32[64,256,1,1]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) : f32[1,64,56,56]\n  return %y\n}\n",
@@ -597,98 +610,98 @@ static void bench_kernels(double peak, const char *only) {
        "func @forward(%x : f32[1,256,56,56], %w : f32[1,6,256,12]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv_packed(%x, %w) { wshape = [64, 256, 1, 1]} : f32[1,64,56,56]\n  return %y\n}\n",
        "func @forward(%x : f32[1,16,56,56,16], %w : f32[4,16,1,256]) -> (f32[1,4,56,56,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {wshape = [64, 256, 1, 1]} : f32[1,4,56,56,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {wshape = [64, 256, 1, 1]} : f32[1,4,56,56,16]\n  return %y\n}\n", NULL},
       {"conv 1x1, 512->2048, 7x7 (ResNet-50 stage 4)",
        "func @forward(%x : f32[1,512,7,7], %w : f32[2048,512,1,1]) -> (f32[1,2048,7,7]) {\n"
        "  %y = conv(%x, %w) : f32[1,2048,7,7]\n  return %y\n}\n",
        2.0 * 512 * 2048 * 7 * 7, NULL,
        "func @forward(%x : f32[1,32,7,7,16], %w : f32[128,32,1,256]) -> (f32[1,128,7,7,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {wshape = [2048, 512, 1, 1]} : f32[1,128,7,7,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {wshape = [2048, 512, 1, 1]} : f32[1,128,7,7,16]\n  return %y\n}\n", NULL},
       {"conv 1x1, 2048->512, 7x7 (ResNet-50 stage 4)",
        "func @forward(%x : f32[1,2048,7,7], %w : f32[512,2048,1,1]) -> (f32[1,512,7,7]) {\n"
        "  %y = conv(%x, %w) : f32[1,512,7,7]\n  return %y\n}\n",
        2.0 * 2048 * 512 * 7 * 7, NULL,
        "func @forward(%x : f32[1,128,7,7,16], %w : f32[32,128,1,256]) -> (f32[1,32,7,7,16]) {\n"
-       "  %y = conv_blocked(%x, %w) {wshape = [512, 2048, 1, 1]} : f32[1,32,7,7,16]\n  return %y\n}\n"},
+       "  %y = conv_blocked(%x, %w) {wshape = [512, 2048, 1, 1]} : f32[1,32,7,7,16]\n  return %y\n}\n", NULL},
       {"conv 1-D k3, 128->128, 8 positions (Silero encoder)",
        "func @forward(%x : f32[1,128,10], %w : f32[128,128,3]) -> (f32[1,128,8]) {\n"
        "  %y = conv(%x, %w) : f32[1,128,8]\n  return %y\n}\n",
-       2.0 * 128 * 128 * 3 * 8, NULL, NULL},
+       2.0 * 128 * 128 * 3 * 8, NULL, NULL, NULL},
       {"depthwise conv 3x3, 128 ch, 56x56",
        "func @forward(%x : f32[1,128,56,56], %w : f32[128,1,3,3]) -> (f32[1,128,56,56]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 128} : f32[1,128,56,56]\n  return %y\n}\n",
-       2.0 * 128 * 9 * 56 * 56, NULL, NULL},
+       2.0 * 128 * 9 * 56 * 56, NULL, NULL, NULL},
       {"depthwise conv 3x3, 32 ch, 112x112 (MobileNet)",
        "func @forward(%x : f32[1,32,112,112], %w : f32[32,1,3,3]) -> (f32[1,32,112,112]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 32} : f32[1,32,112,112]\n  return %y\n}\n",
-       2.0 * 32 * 9 * 112 * 112, NULL, NULL},
+       2.0 * 32 * 9 * 112 * 112, NULL, NULL, NULL},
       {"depthwise conv 3x3, 512 ch, 14x14 (MobileNet)",
        "func @forward(%x : f32[1,512,14,14], %w : f32[512,1,3,3]) -> (f32[1,512,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [1, 1, 1, 1], group = 512} : f32[1,512,14,14]\n  return %y\n}\n",
-       2.0 * 512 * 9 * 14 * 14, NULL, NULL},
+       2.0 * 512 * 9 * 14 * 14, NULL, NULL, NULL},
       {"depthwise conv 3x3 stride 2, 64 ch, 112x112 -> 56x56",
        "func @forward(%x : f32[1,64,112,112], %w : f32[64,1,3,3]) -> (f32[1,64,56,56]) {\n"
        "  %y = conv(%x, %w) {strides = [2, 2], pads = [1, 1, 1, 1], group = 64} : f32[1,64,56,56]\n"
        "  return %y\n}\n",
-       2.0 * 64 * 9 * 56 * 56, NULL, NULL},
+       2.0 * 64 * 9 * 56 * 56, NULL, NULL, NULL},
       {"depthwise conv 5x5, 240 ch, 14x14 (MobileNetV3)",
        "func @forward(%x : f32[1,240,14,14], %w : f32[240,1,5,5]) -> (f32[1,240,14,14]) {\n"
        "  %y = conv(%x, %w) {pads = [2, 2, 2, 2], group = 240} : f32[1,240,14,14]\n  return %y\n}\n",
-       2.0 * 240 * 25 * 14 * 14, NULL, NULL},
+       2.0 * 240 * 25 * 14 * 14, NULL, NULL, NULL},
       {"matmul 256x512 * 512x512",
        "func @forward(%a : f32[256,512], %b : f32[512,512]) -> (f32[256,512]) {\n"
        "  %y = matmul(%a, %b) : f32[256,512]\n  return %y\n}\n",
        2.0 * 256 * 512 * 512,
        "func @forward(%a : f32[256,512], %w : f32[16,512,32]) -> (f32[256,512]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[256,512]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[256,512]\n  return %y\n}\n", NULL, NULL},
       {"matmul 512x512 * 512x512 (square)",
        "func @forward(%a : f32[512,512], %b : f32[512,512]) -> (f32[512,512]) {\n"
        "  %y = matmul(%a, %b) : f32[512,512]\n  return %y\n}\n",
        2.0 * 512 * 512 * 512,
        "func @forward(%a : f32[512,512], %w : f32[16,512,32]) -> (f32[512,512]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL, NULL},
       {"gemm 512x512 * (512x512)^T + bias (square, trans_b)",
        "func @forward(%a : f32[512,512], %b : f32[512,512], %c : f32[512]) -> (f32[512,512]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[512,512]\n  return %y\n}\n",
        2.0 * 512 * 512 * 512,
        "func @forward(%a : f32[512,512], %w : f32[16,512,32], %c : f32[512]) -> (f32[512,512]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [512, 512]} : f32[512,512]\n  return %y\n}\n", NULL, NULL},
       {"matmul 40x120 * 120x6625 (PaddleOCR rec head)",
        "func @forward(%a : f32[1,40,120], %b : f32[120,6625]) -> (f32[1,40,6625]) {\n"
        "  %y = matmul(%a, %b) : f32[1,40,6625]\n  return %y\n}\n",
        2.0 * 40 * 120 * 6625,
        "func @forward(%a : f32[1,40,120], %w : f32[208,120,32]) -> (f32[1,40,6625]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [120, 6625]} : f32[1,40,6625]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [120, 6625]} : f32[1,40,6625]\n  return %y\n}\n", NULL, NULL},
       {"gemm 64x1024 * (1000x1024)^T (FC layer, batch 64)",
        "func @forward(%a : f32[64,1024], %b : f32[1000,1024]) -> (f32[64,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[64,1000]\n  return %y\n}\n",
        2.0 * 64 * 1024 * 1000,
        "func @forward(%a : f32[64,1024], %w : f32[32,1024,32]) -> (f32[64,1000]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [1024, 1000]} : f32[64,1000]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [1024, 1000]} : f32[64,1000]\n  return %y\n}\n", NULL, NULL},
       {"gemm 1x2048 * (1000x2048)^T (FC layer, one input: GEMV)",
        "func @forward(%a : f32[1,2048], %b : f32[1000,2048]) -> (f32[1,1000]) {\n"
        "  %y = gemm(%a, %b) {trans_b = 1} : f32[1,1000]\n  return %y\n}\n",
        2.0 * 2048 * 1000,
        "func @forward(%a : f32[1,2048], %w : f32[32,2048,32]) -> (f32[1,1000]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [2048, 1000]} : f32[1,1000]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [2048, 1000]} : f32[1,1000]\n  return %y\n}\n", NULL, NULL},
       {"matmul 1x4096 * 4096x4096 (GEMV)",
        "func @forward(%a : f32[1,4096], %b : f32[4096,4096]) -> (f32[1,4096]) {\n"
        "  %y = matmul(%a, %b) : f32[1,4096]\n  return %y\n}\n",
        2.0 * 4096 * 4096,
        "func @forward(%a : f32[1,4096], %w : f32[128,4096,32]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL, NULL},
       {"gemm 1x4096 * (4096x4096)^T + bias (AlexNet fc7, GEMV)",
        "func @forward(%a : f32[1,4096], %b : f32[4096,4096], %c : f32[4096]) -> (f32[1,4096]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
        2.0 * 4096 * 4096,
        "func @forward(%a : f32[1,4096], %w : f32[128,4096,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [4096, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL, NULL},
       {"gemm 1x9216 * (4096x9216)^T + bias (AlexNet fc6, GEMV)",
        "func @forward(%a : f32[1,9216], %b : f32[4096,9216], %c : f32[4096]) -> (f32[1,4096]) {\n"
        "  %y = gemm(%a, %b, %c) {trans_b = 1} : f32[1,4096]\n  return %y\n}\n",
        2.0 * 9216 * 4096,
        "func @forward(%a : f32[1,9216], %w : f32[128,9216,32], %c : f32[4096]) -> (f32[1,4096]) {\n"
-       "  %y = matmul_packed(%a, %w, %c) {wshape = [9216, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL},
+       "  %y = matmul_packed(%a, %w, %c) {wshape = [9216, 4096]} : f32[1,4096]\n  return %y\n}\n", NULL, NULL},
   };
   printf("\nkernel classes (berth, %s variant; peak %.1f GFLOP/s):\n", berth_kernels_isa_name(berth_kernels_active()),
          peak);
@@ -709,10 +722,13 @@ static void bench_kernels(double peak, const char *only) {
     bprog_t bb;
     void *bdata[MAX_IO];
     const int blocked = K[i].blocked_bir && !kclass_build(K[i].blocked_bir, src, out, &bb, bdata);
+    bprog_t bw;
+    void *wdata[MAX_IO];
+    const int wino = K[i].winograd_bir && !kclass_build(K[i].winograd_bir, src, out, &bw, wdata);
     int calls = K[i].flops > 1e8 ? 10 : K[i].flops > 1e6 ? 100 : 2000;
     if (calls < g_calls / 10) calls = g_calls / 10; /* --calls 1000: 100 calls of each class */
     double *t = malloc((size_t)calls * sizeof *t), *tp = malloc((size_t)calls * sizeof *tp),
-           *tb = malloc((size_t)calls * sizeof *tb);
+           *tb = malloc((size_t)calls * sizeof *tb), *tw = malloc((size_t)calls * sizeof *tw);
     /* a GEMV (one row) streams its f32 weights once (4 K N bytes, twice its flops): a plain
      * read of as many bytes, interleaved too, is its ceiling */
     const size_t rn = packed && strstr(K[i].name, "GEMV") ? (size_t)(K[i].flops / 2) : 0;
@@ -723,7 +739,8 @@ static void bench_kernels(double peak, const char *only) {
     bprog_run(&b, data);
     if (packed) bprog_run(&bp, pdata);
     if (blocked) bprog_run(&bb, bdata);
-    for (int c = 0; c < calls; c++) { /* interleaved with the packed and blocked programs, when there are */
+    if (wino) bprog_run(&bw, wdata);
+    for (int c = 0; c < calls; c++) { /* interleaved with the packed, blocked and Winograd programs, when there are */
       double t0 = now_us();
       bprog_run(&b, data);
       t[c] = now_us() - t0;
@@ -731,6 +748,11 @@ static void bench_kernels(double peak, const char *only) {
         t0 = now_us();
         bprog_run(&bb, bdata);
         tb[c] = now_us() - t0;
+      }
+      if (wino) {
+        t0 = now_us();
+        bprog_run(&bw, wdata);
+        tw[c] = now_us() - t0;
       }
       if (!packed) continue;
       t0 = now_us();
@@ -759,9 +781,17 @@ static void bench_kernels(double peak, const char *only) {
       kclass_print(name, K[i].flops, sb, peak);
       for (int32_t k = 0; k < bb.n_in; k++) free(bdata[k]);
     }
+    if (wino) { /* GFLOP/s of the direct conv's flops: the rate it would need to match */
+      stats_t sw = summarize(tw, (size_t)calls);
+      char name[160];
+      snprintf(name, sizeof name, "  same, Winograd F(2x2,3x3) (conv_winograd; time ratio %.2f)", sw.med / s.med);
+      kclass_print(name, K[i].flops, sw, peak);
+      for (int32_t k = 0; k < bw.n_in; k++) free(wdata[k]);
+    }
     free(t);
     free(tp);
     free(tb);
+    free(tw);
     free(tr);
     free(rbuf);
     for (int32_t k = 0; k < b.n_in; k++) free(data[k]);
@@ -1006,10 +1036,11 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-zoo") == 0) zoo = 0;
     else if (strcmp(argv[i], "--no-real") == 0) real = 0;
     else if (strcmp(argv[i], "--plain-layout") == 0) g_plain_layout = 1;
+    else if (strcmp(argv[i], "--direct-3x3") == 0) g_direct_3x3 = 1;
     else if (strcmp(argv[i], "--no-kernels") == 0) kernels = 0;
     else if (strcmp(argv[i], "--no-layers") == 0) layers = 0;
     else {
-      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels] [--plain-layout]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--only TEXT] [--no-zoo] [--no-real] [--no-layers] [--no-kernels] [--plain-layout] [--direct-3x3]\n", argv[0]);
       return 2;
     }
   }

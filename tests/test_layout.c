@@ -9,7 +9,8 @@
  * 2) stay as they are. A pool and a concat between blocked convs run blocked too (pool_blocked,
  * a concat of blocks); a pool that would read a plain input stays plain (the region starts
  * after it, where the tensor to reorder is no larger). A first conv of a plain 3-channel input
- * joins the region after it without a reorder in. */
+ * joins the region after it without a reorder in. 3x3 stride-1 convs on large planes become
+ * conv_winograd when asked. */
 #include "berth/kernels.h"
 #include "passes/passes.h"
 #include "reference/reference.h"
@@ -113,7 +114,7 @@ static void test_region(void) {
   if (!plain || !blk) goto done;
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  const int32_t n = berth_pass_block_layout(blk);
+  const int32_t n = berth_pass_block_layout(blk, false);
   CHECK_MSG(n == 3, "%d convs converted, expected 3", (int)n);
   CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
@@ -185,7 +186,7 @@ static void test_pool_concat(void) {
   if (!plain || !blk) goto done;
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  CHECK_MSG(berth_pass_block_layout(blk) == 6, "expected 4 convs, a pool and a concat converted");
+  CHECK_MSG(berth_pass_block_layout(blk, false) == 6, "expected 4 convs, a pool and a concat converted");
   CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
   CHECK(count_op(blk, BERTH_OP_CONV_BLOCKED) == 4 && count_op(blk, BERTH_OP_POOL_BLOCKED) == 1);
@@ -242,7 +243,7 @@ static void test_body_then_parent(void) {
   if (!plain || !blk) goto done;
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  CHECK_MSG(berth_pass_block_layout(blk) == 4, "expected the 4 convs converted");
+  CHECK_MSG(berth_pass_block_layout(blk, false) == 4, "expected the 4 convs converted");
   CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "the converted program is invalid: %s", msg);
   const int64_t nel = 256 * 28 * 28;
@@ -266,7 +267,7 @@ static void test_few_channels(void) {
   berth_ir_program_t *p = parse(src);
   free(src);
   if (!p) return;
-  CHECK_MSG(berth_pass_block_layout(p) == 0, "a region over 32 channels was converted");
+  CHECK_MSG(berth_pass_block_layout(p, false) == 0, "a region over 32 channels was converted");
   CHECK(count_op(p, BERTH_OP_CONV) == 3 && count_op(p, BERTH_OP_TRANSPOSE) == 0);
   berth_ir_program_destroy(p);
 }
@@ -294,7 +295,7 @@ static void test_plain_input(void) {
   if (!plain || !blk) goto done;
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  const int32_t n = berth_pass_block_layout(blk);
+  const int32_t n = berth_pass_block_layout(blk, false);
   CHECK_MSG(n == 4, "%d nodes converted, expected 4 (the stem, the pool, two 1x1s)", (int)n);
   CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
   CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
@@ -332,13 +333,81 @@ static void test_ineligible(void) {
       "}\n";
   berth_ir_program_t *p = parse(src);
   if (!p) return;
-  CHECK_MSG(berth_pass_block_layout(p) == 0, "a conv with parameter weights, 24 channels or groups was converted");
+  CHECK_MSG(berth_pass_block_layout(p, false) == 0, "a conv with parameter weights, 24 channels or groups was converted");
   CHECK(count_op(p, BERTH_OP_CONV) == 6);
   berth_ir_program_destroy(p);
 }
 
+/* 3x3 convs of stride 1 on planes of 196 outputs or more become conv_winograd when the pass
+ * is asked for it (with bias, activation and a residual), the others (stride 2, dilation 2, a
+ * 7x7 plane, 1x1) conv_blocked; never with winograd off; the outputs agree with the plain
+ * program's on every variant. */
+static void test_winograd(void) {
+  const size_t cap = 8u << 20;
+  char *s = malloc(cap), *e = s + cap, *o = s;
+  if (!s) return;
+  uint32_t r = 4242;
+  for (int k = 1; k <= 7; k++) {
+    const int kk = k == 1 ? 1 : 3;
+    o += snprintf(o, (size_t)(e - o), "const @w%d : f32[64,64,%d,%d] = [", k, kk, kk);
+    for (int i = 0; i < 64 * 64 * kk * kk; i++) {
+      r = r * 1103515245u + 12345u;
+      o += snprintf(o, (size_t)(e - o), "%s%s0.%03d", i ? ", " : "", (r >> 20) % 2 ? "-" : "", (int)((r >> 8) % 40));
+    }
+    o += snprintf(o, (size_t)(e - o), "]\n");
+  }
+  o += snprintf(o, (size_t)(e - o), "const @b : f32[64] = [");
+  for (int i = 0; i < 64; i++) o += snprintf(o, (size_t)(e - o), "%s0.%02d", i ? ", " : "", i % 37);
+  snprintf(o, (size_t)(e - o),
+           "]\nfunc @f(%%x : f32[1,64,28,28]) -> (f32[1,64,14,14], f32[1,64,7,7]) {\n"
+           "  %%a = conv(%%x, @w1, @b) {act = 1} : f32[1,64,28,28]\n"
+           "  %%b = conv(%%a, @w2, @b) {pads = [1, 1, 1, 1], act = 1} : f32[1,64,28,28]\n"
+           "  %%c = conv(%%b, @w3) {strides = [2, 2], pads = [1, 1, 1, 1]} : f32[1,64,14,14]\n"
+           "  %%d = conv(%%c, @w4, @b, %%c) {pads = [1, 1, 1, 1], act = 3, act_alpha = 0.1} : f32[1,64,14,14]\n"
+           "  %%e = conv(%%d, @w5) {strides = [2, 2], pads = [1, 1, 1, 1]} : f32[1,64,7,7]\n"
+           "  %%f = conv(%%e, @w6, @b) {pads = [1, 1, 1, 1], act = 1} : f32[1,64,7,7]\n"
+           "  %%g = conv(%%f, @w7) {pads = [2, 2, 2, 2], dilations = [2, 2]} : f32[1,64,7,7]\n"
+           "  return %%d, %%g\n"
+           "}\n");
+  berth_ir_program_t *plain = parse(s), *wino = parse(s), *direct = parse(s);
+  free(s);
+  if (!plain || !wino || !direct) goto done;
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  CHECK_MSG(berth_pass_block_layout(wino, true) == 7, "expected the 7 convs converted");
+  CHECK_MSG(berth_pass_dce(&wino, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(wino, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(count_op(wino, BERTH_OP_CONV_WINOGRAD) == 2 && count_op(wino, BERTH_OP_CONV_BLOCKED) == 5,
+            "%d conv_winograd and %d conv_blocked, expected 2 and 5", count_op(wino, BERTH_OP_CONV_WINOGRAD),
+            count_op(wino, BERTH_OP_CONV_BLOCKED));
+  char *text = berth_ir_print(wino);
+  static const char *const want[] = {
+      "%b_blocked = conv_winograd(%a_blocked, @winograd0_1, @b) {",
+      "%d_blocked = conv_winograd(%c_blocked, @winograd0_3, @b, %c_blocked) {",
+      "%f_blocked = conv_blocked(%e_blocked, @blocked0_5, @b) {",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    CHECK_MSG(text && strstr(text, want[i]), "after the pass, no line with\n  %s\nin\n%s", want[i],
+              text && strstr(text, "func @f") ? strstr(text, "func @f") : "");
+  CHECK_MSG(text && strstr(text, "const @winograd0_1 : f32[16,4,4,256]"), "no transformed weights f32[16,4,4,256]");
+  free(text);
+  CHECK(berth_pass_block_layout(direct, false) == 7);
+  CHECK(count_op(direct, BERTH_OP_CONV_WINOGRAD) == 0 && count_op(direct, BERTH_OP_CONV_BLOCKED) == 7);
+  const int64_t nel = 64 * 28 * 28;
+  float *x = malloc((size_t)nel * sizeof(float));
+  for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  const void *in[] = {x};
+  same_outputs(plain, wino, in, 1, 64 * 14 * 14, "winograd, the 14x14 result");
+  free(x);
+done:
+  berth_ir_program_destroy(plain);
+  berth_ir_program_destroy(wino);
+  berth_ir_program_destroy(direct);
+}
+
 int main(void) {
   test_region();
+  test_winograd();
   test_few_channels();
   test_pool_concat();
   test_body_then_parent();

@@ -316,6 +316,7 @@ typedef struct berth_onnx_test_options {
   int64_t dynamic_bound;  /* 0: data-dependent shapes specialized on the input values */
   uint64_t max_steps;     /* 0: the runtime's default */
   bool plain_layout;      /* berth_compile_options_t's meaning: no channel-blocked regions */
+  bool direct_3x3;        /* berth_compile_options_t's meaning: no conv_winograd */
   /* Before each test folder (may be NULL). */
   void (*start)(void *ctx, const char *folder);
   /* Each folder's result; why is one line ("" for a pass). Required. */

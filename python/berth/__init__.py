@@ -128,7 +128,8 @@ def _spec(name, spec):
 
 def compile(source, inputs=None, states=None, algo="greedy", strategy="global", alignment=0, pools=None,
             alloc_inputs=None, alloc_outputs=None, budget_ms=0, budget_work=0, keep_control_flow=False,
-            max_trip_count=0, dynamic_bound=0, verify=True, store_ir=True, name=None, plain_layout=False):
+            max_trip_count=0, dynamic_bound=0, verify=True, store_ir=True, name=None, plain_layout=False,
+            direct_3x3=False):
     """Compiles source (a path to a .onnx or .bir file, or its bytes) into a Program.
 
     inputs (ONNX only) fixes input shapes and optionally binds values: a dict
@@ -146,7 +147,8 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     along their data-dependent axis (graph outputs only; a call that yields more raises
     Error): each call returns them with their real shape. plain_layout (ONNX) keeps every
     conv in plain NCHW (default: regions of convs where it pays run over channel-blocked
-    tensors)."""
+    tensors); direct_3x3 (ONNX) runs their 3x3 convs direct (default: by Winograd's
+    F(2x2, 3x3) on planes of 196 outputs or more)."""
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
         with open(source, "rb") as f:
@@ -179,6 +181,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     opt.max_trip_count = int(max_trip_count)
     opt.dynamic_bound = int(dynamic_bound)
     opt.plain_layout = bool(plain_layout)
+    opt.direct_3x3 = bool(direct_3x3)
     arr = (ctypes.c_char_p * max(1, len(specs)))(*[s.encode() for s in specs])
     opt.inputs = arr
     opt.n_inputs = len(specs)

@@ -70,6 +70,7 @@ class CompileOptions(ctypes.Structure):
         ("hoist", ctypes.c_bool),
         ("hoist_min_bytes", ctypes.c_int64),
         ("plain_layout", ctypes.c_bool),
+        ("direct_3x3", ctypes.c_bool),
     ]
 
 

@@ -299,7 +299,7 @@ def test_compile_options_mirror_the_c_struct():
     # a field missing from the mirror (concat_in_place was) shifts every later one
     opt = berth._c.berth_compile_options_default()
     assert opt.views is True and opt.concat_in_place == 1 and opt.hoist is True
-    assert opt.hoist_min_bytes == 4096 and opt.plain_layout is False
+    assert opt.hoist_min_bytes == 4096 and opt.plain_layout is False and opt.direct_3x3 is False
     assert opt.algo == b"greedy" and opt.verify is True and opt.store_ir is True
 
 

@@ -263,6 +263,7 @@ static berth_status_t onnx_opts_make(const berth_compile_options_t *opt, onnx_op
   oo->o.max_trip_count = opt->max_trip_count;
   oo->o.dynamic_bound = opt->dynamic_bound;
   oo->o.plain_layout = opt->plain_layout;
+  oo->o.direct_3x3 = opt->direct_3x3;
   return BERTH_OK;
 }
 

@@ -288,6 +288,7 @@ static berth_status_t import_set(const ot_opts_t *o, const berth_onnx_model_t *m
   opt.max_trip_count = o->max_trip_count;
   opt.dynamic_bound = o->dynamic_bound;
   opt.plain_layout = o->plain_layout;
+  opt.direct_3x3 = o->direct_3x3;
   berth_status_t st;
   /* import; specialize on an input's value when the importer needs it */
   for (int attempt = 0;; attempt++) {

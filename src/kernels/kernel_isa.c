@@ -135,6 +135,11 @@ void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
 #define CBU_PLAIN_NAME portable_conv_blocked_plain_ukr_f32
 #include "kernel_conv_blocked_ukr.h"
 
+#define WGU_VB 16 /* conv_winograd's transforms */
+#define WGU_IN portable_winograd_in_f32
+#define WGU_OUT portable_winograd_out_f32
+#include "kernel_winograd_ukr.h"
+
 #define PBU_VB 16 /* pool_blocked's output row */
 #define PBU_NAME portable_pool_blocked_row_f32
 #include "kernel_pool_blocked_ukr.h"
@@ -200,6 +205,8 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .conv_blocked_ob = 1,
     .conv_blocked_ukr_f32 = portable_conv_blocked_ukr_f32,
     .conv_blocked_plain_ukr_f32 = portable_conv_blocked_plain_ukr_f32,
+    .winograd_in_f32 = portable_winograd_in_f32,
+    .winograd_out_f32 = portable_winograd_out_f32,
     .pool_blocked_row_f32 = portable_pool_blocked_row_f32,
 };
 

@@ -170,6 +170,32 @@ typedef struct berth_pool_blk_row {
   float *y;
 } berth_pool_blk_row_t;
 
+/* conv_winograd's transforms (kernel_winograd_ukr.h, driven by kernel_conv_winograd.c), for
+ * nt tiles t = t0 + i of one image and one block of 16 channels, tile t covering the outputs
+ * [2 (t / tw), +2) x [2 (t % tw), +2) of the oh x ow plane.
+ * In: the 4x4 patch d of x (an h x w plane of 16-float positions) from row 2 (t / tw) - pt,
+ * column 2 (t % tw) - pl, zero outside the plane, to v[k * vs + i * 16 + l] = (B^T d B)[k / 4]
+ * [k % 4] for lane l (kernel_conv_winograd.h's B, its sums in the order written there).
+ * Out: the products m[k * ms + i * 16 + l] back through A (the same) to the outputs of tile t
+ * inside the plane, plus bias[l] (NULL: none), plus the residual res (NULL: none; the plane's
+ * as y), then act (berth_ukr_epi_t's), stored to y (an oh x ow plane of 16-float positions). */
+typedef struct berth_wino_in {
+  const float *x;
+  int64_t h, w, pt, pl, tw;
+  int64_t t0, nt;
+  float *v;
+  int64_t vs;
+} berth_wino_in_t;
+typedef struct berth_wino_out {
+  const float *m;
+  int64_t ms;
+  int64_t t0, nt, tw, oh, ow;
+  const float *bias, *res;
+  int act;
+  float alpha, beta;
+  float *y;
+} berth_wino_out_t;
+
 typedef struct berth_kernel_isa {
   berth_kernels_isa_t id;
   /* out[r * ldo + c] += sum_q w[r * ldw + q] * x[c * ldx + q] for r < 4, c < cols, q < n
@@ -293,6 +319,9 @@ typedef struct berth_kernel_isa {
   /* the same for a plain input (cpb < 16 channels cs floats apart; the blocked one assumes 16
    * and 1) */
   void (*conv_blocked_plain_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
+  /* conv_winograd's input and output transforms (berth_wino_in_t, berth_wino_out_t above) */
+  void (*winograd_in_f32)(const berth_wino_in_t *a);
+  void (*winograd_out_f32)(const berth_wino_out_t *a);
   /* pool_blocked's output row (berth_pool_blk_row_t above) */
   int (*pool_blocked_row_f32)(const berth_pool_blk_row_t *r);
   /* softmax (log_out 0) or log_softmax (1) of the n >= 1 contiguous floats x into y (y may be

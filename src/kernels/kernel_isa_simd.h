@@ -429,6 +429,11 @@ static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
 #define CBU_PLAIN_NAME ISA_FN(conv_blocked_plain_ukr_f32)
 #include "kernel_conv_blocked_ukr.h"
 
+#define WGU_VB ISA_VB /* conv_winograd's transforms */
+#define WGU_IN ISA_FN(winograd_in_f32)
+#define WGU_OUT ISA_FN(winograd_out_f32)
+#include "kernel_winograd_ukr.h"
+
 #define PBU_VB ISA_VB /* pool_blocked's output row */
 #define PBU_NAME ISA_FN(pool_blocked_row_f32)
 #include "kernel_pool_blocked_ukr.h"
@@ -473,6 +478,8 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_blocked_ob = ISA_CB_OB,
     .conv_blocked_ukr_f32 = ISA_FN(conv_blocked_ukr_f32),
     .conv_blocked_plain_ukr_f32 = ISA_FN(conv_blocked_plain_ukr_f32),
+    .winograd_in_f32 = ISA_FN(winograd_in_f32),
+    .winograd_out_f32 = ISA_FN(winograd_out_f32),
     .pool_blocked_row_f32 = ISA_FN(pool_blocked_row_f32),
     .softmax_row_f32 = ISA_FN(softmax_row_f32),
     .layer_norm_row_f32 = ISA_FN(layer_norm_row_f32),

@@ -17,6 +17,7 @@ uint64_t berth_op_scratch_bytes(uint32_t op, const berth_attr_value_t *attrs, co
     case BERTH_OP_MATMUL_PACKED: b = berth_scratch_matmul_packed(attrs, in, n_in); break;
     case BERTH_OP_MAX_POOL: b = berth_scratch_max_pool(attrs, in, n_in); break;
     case BERTH_OP_AVG_POOL: b = berth_scratch_avg_pool(attrs, in, n_in); break;
+    case BERTH_OP_CONV_WINOGRAD: b = berth_scratch_conv_winograd(attrs, in, n_in); break;
     default: return 0;
   }
   return b < BERTH_SCRATCH_MAX_BYTES ? b : BERTH_SCRATCH_MAX_BYTES;

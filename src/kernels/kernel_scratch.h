@@ -51,6 +51,7 @@ uint64_t berth_scratch_conv_packed(const berth_attr_value_t *attrs, const berth_
 uint64_t berth_scratch_matmul_packed(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_max_pool(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 uint64_t berth_scratch_avg_pool(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
+uint64_t berth_scratch_conv_winograd(const berth_attr_value_t *attrs, const berth_type_t *in, int32_t n_in);
 
 /* Compiler side of conv_packed (kernel_conv.c; src/passes/pack.c): whether a conv call with
  * these operand types and attributes has its weights packed (f32, and the packed GEMM

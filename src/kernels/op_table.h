@@ -199,7 +199,9 @@
   /* conv over channel-blocked tensors [N, C/16, H, W, 16] (kernel_conv_blocked.c, src/passes/layout.c) */ \
   X(CONV_BLOCKED, conv_blocked) \
   /* max / average pooling over channel-blocked tensors (kernel_pool_blocked.c, src/passes/layout.c) */ \
-  X(POOL_BLOCKED, pool_blocked)
+  X(POOL_BLOCKED, pool_blocked) \
+  /* 3x3 stride-1 conv over channel-blocked tensors by Winograd's F(2x2, 3x3) (kernel_conv_winograd.c, src/passes/layout.c) */ \
+  X(CONV_WINOGRAD, conv_winograd)
 
 /* The ops above that have no kernel (their def's kind is not BERTH_OPKIND_KERNEL): an
  * embedded runtime built with a kernel selection (op_table.c) always keeps these. Every

@@ -1385,7 +1385,7 @@ berth_status_t ox_import_decoded(const Onnx__ModelProto *mp, Onnx__ModelProto **
   if (!st) (void)berth_pass_fuse_chains(cx.p); /* runs of elementwise nodes as one pass */
   if (!st) st = berth_pass_dce(&cx.p, diag);    /* the weights folding replaced, before packing */
   if (!st && !opt->plain_layout) { /* regions of convs in the channel-blocked layout */
-    const int32_t nb = berth_pass_block_layout(cx.p);
+    const int32_t nb = berth_pass_block_layout(cx.p, !opt->direct_3x3);
     if (nb < 0) st = berth_fail(diag, BERTH_ERR_RESOURCE_EXHAUSTED, "onnx: out of memory in the layout pass");
     else if (nb > 0) st = berth_pass_dce(&cx.p, diag);
   }

@@ -128,6 +128,7 @@ typedef struct berth_onnx_options {
   int64_t dynamic_bound;  /* 0: none; else the capacity of data-dependent results (--dynamic-bound) */
   const char *method;     /* method name; NULL: "forward" */
   bool plain_layout;      /* no channel-blocked regions (src/passes/layout.c) */
+  bool direct_3x3;        /* blocked 3x3 convs direct, never conv_winograd (src/passes/layout.c) */
 } berth_onnx_options_t;
 
 berth_onnx_options_t berth_onnx_options_default(void);

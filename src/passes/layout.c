@@ -19,8 +19,13 @@
  * new value named <name>/blocked. A value read in the layout by converted nodes is reordered
  * into it once, before its first such reader. The weights are packed into a new constant
  * (berth_conv_blocked_pack_weights); the old one is left for DCE. Results change by the
- * rounding of another order of the sums only (kernel_conv_blocked.h). */
+ * rounding of another order of the sums only (kernel_conv_blocked.h). A converted 3x3 conv of
+ * stride and dilation 1 on a large enough plane becomes conv_winograd instead, its weights
+ * transformed (berth_conv_winograd_pack_weights; kernel_conv_winograd.h: 16 multiply-adds
+ * per 2x2 outputs and channel pair instead of 36, results within the rounding of the
+ * transforms), unless the caller asks for direct convs. */
 #include "kernels/kernel_conv_blocked.h"
+#include "kernels/kernel_conv_winograd.h"
 #include "kernels/kernel_util.h"
 #include "passes/passes.h"
 
@@ -113,6 +118,7 @@ typedef struct ly_ctx {
   berth_ir_program_t *p;
   berth_ir_method_t *m;
   int32_t mi;
+  bool winograd;  /* 3x3 stride-1 convs on large planes as conv_winograd */
   uint8_t *in_b;  /* per node: its ly_kind_t while it is to be converted, else LY_NONE */
   int32_t *blk;   /* per value: its blocked value, -1 if none yet */
   int32_t *blk_g; /* per value: the graph whose readers may use blk (a reorder's), -1 for any
@@ -200,17 +206,58 @@ static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
   return bv;
 }
 
-/* Conv node ni's weights packed for conv_blocked into a new constant, its value in *wv. */
-static bool ly_pack(ly_ctx_t *c, int32_t ni, int32_t *wv) {
+/* Whether conv node ni (of kind LY_CONV, its operands still plain) runs as
+ * conv_winograd: 3x3, strides and dilations 1, a plane of LY_WINOGRAD_MIN_OUT outputs or more
+ * (on smaller planes the transformed weights, 16/9 the direct ones, cost more to stream than
+ * the products save: ResNet-50's 512 -> 512 on 7x7, 1.4 ms direct, 1.5 winograd), and
+ * conv_winograd's infer accepts it. */
+#define LY_WINOGRAD_MIN_OUT 196
+static bool ly_winograd(const ly_ctx_t *c, int32_t ni) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_node_t *n = &m->nodes[ni];
+  const berth_type_t *x = &m->values[n->in[0]].type, *w = &m->values[n->in[1]].type, *y = &m->values[n->out[0]].type;
+  if (!c->winograd || w->dims[2] != 3 || w->dims[3] != 3 || y->dims[2] * y->dims[3] < LY_WINOGRAD_MIN_OUT) return false;
+  for (int a = 0; a < 3; a += 2) /* strides, dilations */
+    for (int32_t d = 0; d < n->attrs[a].n; d++)
+      if (n->attrs[a].ints[d] != 1) return false;
+  berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
+  memcpy(at, n->attrs, sizeof at);
+  memset(&at[LY_WSHAPE], 0, sizeof at[LY_WSHAPE]);
+  at[LY_WSHAPE].n = 4;
+  for (int d = 0; d < 4; d++) at[LY_WSHAPE].ints[d] = w->dims[d];
+  berth_type_t in[4], out;
+  berth_kernel_type_init(&in[0], BERTH_DTYPE_F32, 5);
+  in[0].dims[0] = x->dims[0], in[0].dims[1] = x->dims[1] / BERTH_CONV_BLOCK, in[0].dims[2] = x->dims[2];
+  in[0].dims[3] = x->dims[3], in[0].dims[4] = BERTH_CONV_BLOCK;
+  berth_kernel_type_init(&in[1], BERTH_DTYPE_F32, 4);
+  in[1].dims[0] = BERTH_WINOGRAD_COMPONENTS, in[1].dims[1] = w->dims[0] / BERTH_CONV_BLOCK;
+  in[1].dims[2] = w->dims[1] / BERTH_CONV_BLOCK, in[1].dims[3] = BERTH_CONV_BLOCK * BERTH_CONV_BLOCK;
+  if (n->n_in >= 3) in[2] = m->values[n->in[2]].type;
+  if (n->n_in == 4) {
+    berth_kernel_type_init(&in[3], BERTH_DTYPE_F32, 5);
+    in[3].dims[0] = y->dims[0], in[3].dims[1] = y->dims[1] / BERTH_CONV_BLOCK, in[3].dims[2] = y->dims[2];
+    in[3].dims[3] = y->dims[3], in[3].dims[4] = BERTH_CONV_BLOCK;
+  }
+  return berth_op_def_conv_winograd.infer(at, in, n->n_in, &out, NULL) == BERTH_OK;
+}
+
+/* Conv node ni's weights packed for conv_blocked, or transformed for conv_winograd, into a
+ * new constant, its value in *wv. */
+static bool ly_pack(ly_ctx_t *c, int32_t ni, bool winograd, int32_t *wv) {
   berth_ir_method_t *m = c->m;
   const int32_t w = m->nodes[ni].in[1];
   const berth_type_t wt = m->values[w].type;
-  float *dst = malloc((size_t)berth_type_numel(&wt) * sizeof(float));
+  const int64_t n = winograd ? berth_type_numel(&wt) / 9 * BERTH_WINOGRAD_COMPONENTS : berth_type_numel(&wt);
+  float *dst = malloc((size_t)n * sizeof(float));
   if (!dst) return false;
   berth_type_t packed;
-  berth_conv_blocked_pack_weights(&wt, (const float *)c->p->globals[m->values[w].index].data, dst, &packed);
+  const float *src = (const float *)c->p->globals[m->values[w].index].data;
+  if (winograd)
+    berth_conv_winograd_pack_weights(&wt, src, dst, &packed);
+  else
+    berth_conv_blocked_pack_weights(&wt, src, dst, &packed);
   char name[64];
-  snprintf(name, sizeof name, "blocked%d_%d", (int)c->mi, (int)ni);
+  snprintf(name, sizeof name, "%s%d_%d", winograd ? "winograd" : "blocked", (int)c->mi, (int)ni);
   const int32_t gi = berth_ir_global_add(c->p, name, &packed, false, dst);
   free(dst);
   if (gi < 0) return false;
@@ -228,6 +275,7 @@ static bool ly_pack(ly_ctx_t *c, int32_t ni, int32_t *wv) {
 static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
   berth_ir_method_t *m = c->m;
   const int32_t g = m->nodes[ni].graph, y = m->nodes[ni].out[0], n_in = m->nodes[ni].n_in;
+  const bool conv = kind == LY_CONV || kind == LY_CONV_PLAIN_IN, winograd = kind == LY_CONV && ly_winograd(c, ni);
   for (int32_t k = 0; k < n_in; k++) {
     if (!ly_layout_operand(kind, k)) continue;
     const int32_t vb = ly_to_blocked(c, g, c->m->nodes[ni].in[k]);
@@ -235,8 +283,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
     c->m->nodes[ni].in[k] = vb;
   }
   int32_t wv = -1;
-  const bool conv = kind == LY_CONV || kind == LY_CONV_PLAIN_IN;
-  if (conv && !ly_pack(c, ni, &wv)) return false;
+  if (conv && !ly_pack(c, ni, winograd, &wv)) return false;
   m = c->m;
   /* the blocked result */
   const berth_type_t yt = m->values[y].type;
@@ -253,7 +300,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
   n->n_out = 1;
   m->values[yb].index = 0;
   if (conv) {
-    n->op = BERTH_OP_CONV_BLOCKED;
+    n->op = winograd ? BERTH_OP_CONV_WINOGRAD : BERTH_OP_CONV_BLOCKED;
     n->in[1] = wv;
   } else if (kind == LY_POOL) {
     n->attrs[LY_POOL_KIND].i = n->op == BERTH_OP_MAX_POOL ? 0 : 1;
@@ -400,9 +447,9 @@ static int32_t ly_choose(ly_ctx_t *c) {
   return n > 0 ? ly_worth(c) : 0;
 }
 
-static int32_t ly_method(berth_ir_program_t *p, int32_t mi) {
+static int32_t ly_method(berth_ir_program_t *p, int32_t mi, bool winograd) {
   berth_ir_method_t *m = &p->methods[mi];
-  ly_ctx_t c = {.p = p, .m = m, .mi = mi};
+  ly_ctx_t c = {.p = p, .m = m, .mi = mi, .winograd = winograd};
   const int32_t n_nodes = m->n_nodes, n_values = m->n_values;
   c.in_b = calloc((size_t)(n_nodes ? n_nodes : 1), sizeof *c.in_b);
   c.blk = malloc((size_t)(n_values ? n_values : 1) * sizeof *c.blk);
@@ -443,10 +490,10 @@ out:
   return c.oom ? -1 : done;
 }
 
-int32_t berth_pass_block_layout(berth_ir_program_t *p) {
+int32_t berth_pass_block_layout(berth_ir_program_t *p, bool winograd) {
   int32_t n = 0;
   for (int32_t mi = 0; mi < p->n_methods; mi++) {
-    const int32_t k = ly_method(p, mi);
+    const int32_t k = ly_method(p, mi, winograd);
     if (k < 0) return -1;
     n += k;
   }

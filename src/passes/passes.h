@@ -70,11 +70,13 @@ int32_t berth_pass_conv_dft(berth_ir_program_t *p);
  * pool_blocked and concats over [N, C/16, H, W, 16] values, where a cost model says the
  * reorders (reshape and transpose) at the regions' edges pay (layout.c,
  * kernels/kernel_conv_blocked.h), in place: results change by the rounding of another order
- * of the sums. The plain results and old weights are left for berth_pass_dce, which must run
- * next. Run it after the
+ * of the sums; with winograd, its 3x3 stride-1 convs on planes of 196 outputs or more become
+ * conv_winograd (kernels/kernel_conv_winograd.h; results within the transforms' rounding).
+ * The plain results and old weights are left for berth_pass_dce, which must run next. Run
+ * it after the
  * fusion passes and before berth_pass_pack_weights. Returns the number converted, -1 when out
  * of memory (the program is then unusable). */
-int32_t berth_pass_block_layout(berth_ir_program_t *p);
+int32_t berth_pass_block_layout(berth_ir_program_t *p, bool winograd);
 
 /* Removes nodes whose results are never used (HOP nodes with their bodies; copy_ and
  * assert, and every HOP with one in its bodies, are always kept) and constants no method

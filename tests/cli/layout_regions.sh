@@ -18,8 +18,12 @@ F=/tmp/berth_layout.$$.berth
 P=/tmp/berth_layout_plain.$$.berth
 "$BERTH" compile "$R" -o $F >/dev/null
 "$BERTH" compile "$R" -o $P --plain-layout >/dev/null
-expect_out "ResNet-50: all 53 convs blocked (the stem reads the plain image), 1 reorder (out)" "53 1 0" sh -c \
-  "\"$BERTH\" dis $F | awk '/kernel conv_blocked/ { b++ } /kernel transpose/ { t++ } /kernel conv_packed/ { p++ } END { print b + 0, t + 0, p + 0 }'"
+expect_out "ResNet-50: all 53 convs blocked (the stem reads the plain image; the 11 3x3s on 14x14 planes or larger by Winograd), 1 reorder (out)" "42 11 1 0" sh -c \
+  "\"$BERTH\" dis $F | awk '/kernel conv_blocked/ { b++ } /kernel conv_winograd/ { w++ } /kernel transpose/ { t++ } /kernel conv_packed/ { p++ } END { print b + 0, w + 0, t + 0, p + 0 }'"
+W=/tmp/berth_layout_direct.$$.berth
+"$BERTH" compile "$R" -o $W --direct-3x3 >/dev/null
+expect_out "ResNet-50 --direct-3x3: all 53 convs conv_blocked, none by Winograd" "53 0" sh -c \
+  "\"$BERTH\" dis $W | awk '/kernel conv_blocked/ { b++ } /kernel conv_winograd/ { w++ } END { print b + 0, w + 0 }'"
 expect_out "ResNet-50 --plain-layout: no conv blocked" "0 0" sh -c \
   "\"$BERTH\" dis $P | awk '/kernel conv_blocked/ { b++ } /kernel transpose/ { t++ } END { print b + 0, t + 0 }'"
 expect_out "ResNet-50 blocked: arena at the lower bound" "yes" sh -c \
@@ -56,14 +60,17 @@ if [ -f "$DATA/light_densenet121.onnx" ]; then
     "\"$BERTH\" compile \"$DATA/light_densenet121.onnx\" -o $F >/dev/null && \"$BERTH\" dis $F | grep -c 'kernel conv_blocked' || true"
 fi
 expect_fail "--plain-layout given twice" "once" "$BERTH" plan "$R" --plain-layout --plain-layout
+expect_fail "--direct-3x3 given twice" "once" "$BERTH" plan "$R" --direct-3x3 --direct-3x3
 # onnx-test takes it too: the zoo's SqueezeNet passes its expected outputs both ways, and
 # only the default imports it with blocked convs
 SQ=${BERTH_DATA_DIR:-../shared/data}/onnx-backend-tests/light-tests/test_squeezenet
 if [ -d "$SQ" ]; then
-  expect_out "onnx-test SqueezeNet: blocked convs (the stem too), passes" "25 1" sh -c \
-    "\"$BERTH\" onnx-test --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, p + 0 }'"
+  expect_out "onnx-test SqueezeNet: blocked convs (the stem too; 4 3x3s by Winograd), passes" "21 4 1" sh -c \
+    "\"$BERTH\" onnx-test --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /conv_winograd\\(/ { w++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, w + 0, p + 0 }'"
+  expect_out "onnx-test --direct-3x3 SqueezeNet: all 25 blocked direct, passes" "25 0 1" sh -c \
+    "\"$BERTH\" onnx-test --direct-3x3 --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /conv_winograd\\(/ { w++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, w + 0, p + 0 }'"
   expect_out "onnx-test --plain-layout SqueezeNet: none, passes" "0 1" sh -c \
     "\"$BERTH\" onnx-test --plain-layout --print-ir \"$SQ\" 2>&1 | awk '/conv_blocked\\(/ { b++ } /^1 passed, 0 failed/ { p++ } END { print b + 0, p + 0 }'"
 fi
-rm -rf $F $P $D
+rm -rf $F $P $W $D
 finish

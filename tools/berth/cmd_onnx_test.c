@@ -227,6 +227,7 @@ int berth_cmd_onnx_test(int argc, char **argv) {
     else if (strcmp(argv[i], "--per-op") == 0) run.ops = &op_table, o.op_used = on_op;
     else if (strcmp(argv[i], "--keep-control-flow") == 0) o.keep_control_flow = true;
     else if (strcmp(argv[i], "--plain-layout") == 0) o.plain_layout = true;
+    else if (strcmp(argv[i], "--direct-3x3") == 0) o.direct_3x3 = true;
     else if (strcmp(argv[i], "--max-trip-count") == 0 && i + 1 < argc) o.max_trip_count = strtoll(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--dynamic-bound") == 0) {
       char *end = NULL;

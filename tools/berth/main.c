@@ -44,7 +44,9 @@
   "  --dynamic-bound N gives NonZero, Compress, Unique and NonMaxSuppression results computed\n"  \
   "  at run time N entries along their data-dependent axis, and ImageDecoder's N x N pixels\n"   \
   "  (graph outputs only; more fails), --plain-layout keeps every conv in plain NCHW (default:\n" \
-  "  regions of convs where it pays run over channel-blocked tensors; to measure them).\n"      \
+  "  regions of convs where it pays run over channel-blocked tensors; to measure them),\n"      \
+  "  --direct-3x3 runs their 3x3 convs direct (default: by Winograd's F(2x2, 3x3) on planes of\n" \
+  "  196 outputs or more).\n"                                                                   \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
@@ -105,7 +107,7 @@ static const cmd_help_t helps[] = {
      "  --max-input-size SIZE   refuse input files over SIZE bytes (default 256M)\n"},
     {"onnx-test",
      "usage: berth onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N]\n"
-     "                       [--max-steps N] [--plain-layout] [-v] [--per-op] [--print-ir] DIR...\n"
+     "                       [--max-steps N] [--plain-layout] [--direct-3x3] [-v] [--per-op] [--print-ir] DIR...\n"
      "Runs ONNX backend-test folders (model.onnx plus test_data_set_*), compiled with the\n"
      "default planner and verified, and compares with the expected outputs. Prints FAIL and\n"
      "UNSUPPORTED lines and 'N passed, N failed, N unsupported'; exits 1 if any failed.\n"
@@ -118,6 +120,7 @@ static const cmd_help_t helps[] = {
      "                        values that set them\n"
      "  --max-steps N         the step limit: loop iterations one call may run (default 10^9)\n"
      "  --plain-layout        keep every conv in plain NCHW (no channel-blocked regions)\n"
+     "  --direct-3x3          run the blocked 3x3 convs direct (no Winograd F(2x2, 3x3))\n"
      "  -v, --verbose         also print PASS lines\n"
      "  --per-op              before the totals, a table of folders passed, failed and\n"
      "                        unsupported for every op type (default domain) their models use\n"
@@ -178,7 +181,7 @@ static void usage(FILE *f) {
       "  plan --csv FILE [--algo A] [--budget-ms T | --budget-work N] [--json] [--out OFFSETS.csv] [--svg FILE]\n"
       "      plans memory and reports arena bytes, lower bound and every algorithm side by side.\n"
       "  onnx-test [--sanitize] [--keep-control-flow] [--max-trip-count N] [--dynamic-bound N] [--max-steps N]\n"
-      "            [--plain-layout] [-v] [--per-op] DIR...\n"
+      "            [--plain-layout] [--direct-3x3] [-v] [--per-op] DIR...\n"
       "      runs ONNX backend-test folders (model.onnx, test_data_set_*) planned and verified;\n"
       "      prints FAIL/UNSUPPORTED lines and 'N passed, N failed, N unsupported'.\n"
       "  fuzz [--count N] [--seed S] [--max-depth D] [--out-dir DIR] [--asserts PERCENT] [--no-sanitize]\n"
@@ -292,7 +295,8 @@ static int dispatch(int argc, char **argv) {
       bool valued = strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--input") == 0 ||
                     strcmp(argv[i], "--dynamic-bound") == 0;
       if ((strcmp(argv[i], "--max-trip-count") == 0 || strcmp(argv[i], "--keep-control-flow") == 0 ||
-           strcmp(argv[i], "--dynamic-bound") == 0 || strcmp(argv[i], "--plain-layout") == 0) &&
+           strcmp(argv[i], "--dynamic-bound") == 0 || strcmp(argv[i], "--plain-layout") == 0 ||
+           strcmp(argv[i], "--direct-3x3") == 0) &&
           !berth_cli_once(argv[i]))
         return BERTH_EXIT_USAGE;
       if (valued) i++;

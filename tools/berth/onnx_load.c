@@ -14,6 +14,7 @@ static struct {
   int32_t n;
   bool keep_control_flow;
   bool plain_layout;
+  bool direct_3x3;
   int64_t max_trip_count;
   int64_t dynamic_bound;
   const char *states[MAX_SPECS]; /* --state values */
@@ -43,6 +44,8 @@ int berth_tool_onnx_args(int *argc, char **argv) {
       g_onnx.keep_control_flow = true;
     } else if (strcmp(a, "--plain-layout") == 0) {
       g_onnx.plain_layout = true;
+    } else if (strcmp(a, "--direct-3x3") == 0) {
+      g_onnx.direct_3x3 = true;
     } else if (strcmp(a, "--state") == 0) {
       if (i + 1 >= *argc) {
         fprintf(stderr, "berth: --state needs a value\n");
@@ -124,4 +127,5 @@ void berth_tool_onnx_options(berth_compile_options_t *opt) {
   opt->max_trip_count = g_onnx.max_trip_count;
   opt->dynamic_bound = g_onnx.dynamic_bound;
   opt->plain_layout = g_onnx.plain_layout;
+  opt->direct_3x3 = g_onnx.direct_3x3;
 }
