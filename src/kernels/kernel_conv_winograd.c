@@ -67,8 +67,8 @@ static berth_status_t cw_types(const berth_attr_value_t *attrs, const berth_type
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT,
                       "conv_winograd: wshape must be [M, %lld, 3, 3] with M a positive multiple of 16 (input %s)",
                       (long long)cin, berth_type_format(x, sa, sizeof sa));
-  for (int d = 0; d < 2; d++)
-    if ((st->n && st->ints[d] != 1) || (dl->n && dl->ints[d] != 1))
+  for (int32_t d = 0; d < st->n || d < dl->n; d++)
+    if ((d < st->n && st->ints[d] != 1) || (d < dl->n && dl->ints[d] != 1))
       return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_winograd: strides and dilations must be 1");
   if (attrs[CW_GROUP].i != 1)
     return berth_fail(diag, BERTH_ERR_INVALID_ARGUMENT, "conv_winograd: group is %lld, expected 1",
