@@ -211,14 +211,21 @@ static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
  * Winograd), and
  * conv_winograd's infer accepts it. */
 #define LY_WINOGRAD_MIN_OUT 196
-static bool ly_winograd(const ly_ctx_t *c, int32_t ni) {
-  const berth_ir_method_t *m = c->m;
-  const berth_ir_node_t *n = &m->nodes[ni];
-  const berth_type_t *x = &m->values[n->in[0]].type, *w = &m->values[n->in[1]].type, *y = &m->values[n->out[0]].type;
+/* The shape of it (the cost model's test): 3x3, strides and dilations 1, a large plane. */
+static bool ly_winograd_shape(const ly_ctx_t *c, const berth_ir_node_t *n) {
+  const berth_type_t *w = &c->m->values[n->in[1]].type, *y = &c->m->values[n->out[0]].type;
   if (!c->winograd || w->dims[2] != 3 || w->dims[3] != 3 || y->dims[2] * y->dims[3] < LY_WINOGRAD_MIN_OUT) return false;
   for (int a = 0; a < 3; a += 2) /* strides, dilations */
     for (int32_t d = 0; d < n->attrs[a].n; d++)
       if (n->attrs[a].ints[d] != 1) return false;
+  return true;
+}
+
+static bool ly_winograd(const ly_ctx_t *c, int32_t ni) {
+  const berth_ir_method_t *m = c->m;
+  const berth_ir_node_t *n = &m->nodes[ni];
+  const berth_type_t *x = &m->values[n->in[0]].type, *w = &m->values[n->in[1]].type, *y = &m->values[n->out[0]].type;
+  if (!ly_winograd_shape(c, n)) return false;
   berth_attr_value_t at[BERTH_MAX_OP_ATTRS];
   memcpy(at, n->attrs, sizeof at);
   memset(&at[LY_WSHAPE], 0, sizeof at[LY_WSHAPE]);
@@ -315,6 +322,7 @@ static bool ly_convert(ly_ctx_t *c, int32_t ni, ly_kind_t kind) {
 #define LY_GAIN_MIN_M 64     /* fewer output channels than the AVX-512 tile's 64: */
 #define LY_GAIN_NARROW -0.12 /* slower blocked (DenseNet's 3x3 128 -> 32: 1.93 ms against 1.70) */
 #define LY_GAIN_PLAIN_IN 0.1 /* a first conv of a plain input (SqueezeNet's 3 -> 64 3x3: 524 us plain, 476 blocked) */
+#define LY_GAIN_WINOGRAD 0.4 /* a 3x3 conv that runs as conv_winograd (ResNet-50's 3x3s: 0.55-0.62 of the plain time) */
 
 /* The root of node i's region (union-find over the converted convs). */
 static int32_t ly_root(int32_t *up, int32_t i) {
@@ -327,7 +335,10 @@ static int32_t ly_root(int32_t *up, int32_t i) {
  * 1x1 conv runs about a fifth faster blocked (no panel packing: 135-160 GFLOP/s against
  * 115-130), a larger kernel about a tenth (VGG-19's 3x3s: 25.0 ms against 28.3), a conv of fewer
  * than 64 output channels about a tenth slower (the AVX-512 tile's 64 half used: DenseNet's
- * 3x3 128 -> 32, 1.93 ms against 1.70); pools and concats gain nothing; a reorder moves about
+ * 3x3 128 -> 32, 1.93 ms against 1.70), a 3x3 conv that runs as conv_winograd about two
+ * fifths (ResNet-50's 3x3s 0.55-0.62 of their plain time; DenseNet's narrow ones stay under
+ * the narrow rule: converted with it they came out 1-3 % faster and their arena 15 % larger);
+ * pools and concats gain nothing; a reorder moves about
  * 8.5 bytes per ns. So a region pays when those shares of its convs' time at 150 GFLOP/s
  * exceed the time of its reorders (the plain values read in the layout, the results read
  * plain). Without it, SqueezeNet 1.1 with its region starting at the first pool ran 7 %
@@ -372,6 +383,7 @@ static int32_t ly_worth(ly_ctx_t *c) {
       const double us = 2.0 * (double)berth_type_numel(yt) * (double)(wt->dims[1] * wt->dims[2] * wt->dims[3]) / 150e3;
       gain[r] += (c->in_b[i] == LY_CONV_PLAIN_IN ? LY_GAIN_PLAIN_IN
                   : wt->dims[0] < LY_GAIN_MIN_M  ? LY_GAIN_NARROW
+                  : ly_winograd_shape(c, nd)     ? LY_GAIN_WINOGRAD
                   : wt->dims[2] * wt->dims[3] == 1 ? LY_GAIN_1X1
                                                    : LY_GAIN_KXK) *
                  us;
