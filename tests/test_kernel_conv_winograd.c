@@ -11,6 +11,7 @@
  * exact-size buffers under ASan; scratch filled with NaN, so a read of scratch not written
  * shows). Then the transformed weights of one filter against G g G^T by hand, and infer's
  * refusals. Randomized; the seed is printed, BERTH_TEST_SEED replays one. */
+#include "blocked_test.h"
 #include "conv_reference.h"
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_winograd.h"
@@ -21,31 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static uint64_t rng_state;
-static unsigned long long seed;
 static double worst; /* the largest error seen, relative to the sum's magnitude */
-static uint32_t rnd(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
-static float rndf(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
-
-/* [N, C, H, W] -> [N, C/16, H, W, 16] */
-static void to_blocked(const float *x, float *xb, int64_t n, int64_t c, int64_t hw) {
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t ch = 0; ch < c; ch++)
-      for (int64_t p = 0; p < hw; p++) xb[((i * (c / 16) + ch / 16) * hw + p) * 16 + ch % 16] = x[(i * c + ch) * hw + p];
-}
-
-static double act_d(double v, int act, double al, double be) {
-  switch (act) {
-  case 1: return v < 0 ? 0.0 : v;
-  case 2: return v < al ? al : v > be ? be : v;
-  case 3: return v < 0 ? al * v : v;
-  default: return v;
-  }
-}
 
 /* scratch: 0 the planner's, 1 one tile and a bit, 2 none */
 static void check_case(const char *vn, int scratch) {
