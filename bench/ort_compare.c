@@ -504,7 +504,7 @@ typedef struct kclass {
    * convs (src/passes/layout.c): NULL for none */
   const char *blocked_bir;
   /* and as conv_winograd (Winograd's F(2x2, 3x3) over blocked tensors, what the layout pass
-   * makes of a 3x3 stride-1 conv on a plane of 196 outputs or more): NULL for none */
+   * makes of a 3x3 stride-1 conv on a plane of 144 outputs or more): NULL for none */
   const char *winograd_bir;
 } kclass_t;
 

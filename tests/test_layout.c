@@ -338,7 +338,7 @@ static void test_ineligible(void) {
   berth_ir_program_destroy(p);
 }
 
-/* 3x3 convs of stride 1 on planes of 196 outputs or more become conv_winograd when the pass
+/* 3x3 convs of stride 1 on planes of 144 outputs or more become conv_winograd when the pass
  * is asked for it (with bias, activation and a residual), the others (stride 2, dilation 2, a
  * 7x7 plane, 1x1) conv_blocked; never with winograd off; the outputs agree with the plain
  * program's on every variant. */

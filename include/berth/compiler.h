@@ -123,7 +123,7 @@ typedef struct berth_compile_options {
    * ([N, C/16, H, W, 16], conv_blocked, with reorders at the regions' edges); true: plain
    * NCHW throughout (to measure the layout) */
   bool plain_layout;
-  /* ONNX: false (default): the 3x3 stride-1 convs of those regions on planes of 196 outputs
+  /* ONNX: false (default): the 3x3 stride-1 convs of those regions on planes of 144 outputs
    * or more run by Winograd's F(2x2, 3x3) (conv_winograd: 16 multiply-adds per 2x2 outputs
    * and channel pair instead of 36; results differ from the direct sums by rounding); true:
    * direct (conv_blocked), to measure it or to keep the direct sums */

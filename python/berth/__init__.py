@@ -148,7 +148,7 @@ def compile(source, inputs=None, states=None, algo="greedy", strategy="global", 
     Error): each call returns them with their real shape. plain_layout (ONNX) keeps every
     conv in plain NCHW (default: regions of convs where it pays run over channel-blocked
     tensors); direct_3x3 (ONNX) runs their 3x3 convs direct (default: by Winograd's
-    F(2x2, 3x3) on planes of 196 outputs or more)."""
+    F(2x2, 3x3) on planes of 144 outputs or more)."""
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
         with open(source, "rb") as f:

@@ -205,12 +205,12 @@ static int32_t ly_to_blocked(ly_ctx_t *c, int32_t g, int32_t v) {
 }
 
 /* Whether conv node ni (of kind LY_CONV, its operands still plain) runs as
- * conv_winograd: 3x3, strides and dilations 1, a plane of LY_WINOGRAD_MIN_OUT outputs or more
- * (on smaller planes the transformed weights, 16/9 the direct ones, cost more to stream than
- * the products save: ResNet-50's 512 -> 512 on 7x7 in the network, 1.57 ms direct, 1.77
- * Winograd), and
- * conv_winograd's infer accepts it. */
-#define LY_WINOGRAD_MIN_OUT 196
+ * conv_winograd: 3x3, strides and dilations 1, a plane of LY_WINOGRAD_MIN_OUT outputs (36
+ * tiles) or more, and conv_winograd's infer accepts it. On fewer tiles the transformed
+ * weights, 16/9 the direct ones, cost more to stream than the products save: ResNet-50's
+ * 512 -> 512 on 7x7 (16 tiles) in the network 1.57 ms direct, 1.77 Winograd; SqueezeNet's
+ * 13x13 convs (49 tiles) 170 -> 130 and 305 -> 228 us. */
+#define LY_WINOGRAD_MIN_OUT 144
 /* The shape of it (the cost model's test): 3x3, strides and dilations 1, a large plane. */
 static bool ly_winograd_shape(const ly_ctx_t *c, const berth_ir_node_t *n) {
   const berth_type_t *w = &c->m->values[n->in[1]].type, *y = &c->m->values[n->out[0]].type;

@@ -70,7 +70,7 @@ int32_t berth_pass_conv_dft(berth_ir_program_t *p);
  * pool_blocked and concats over [N, C/16, H, W, 16] values, where a cost model says the
  * reorders (reshape and transpose) at the regions' edges pay (layout.c,
  * kernels/kernel_conv_blocked.h), in place: results change by the rounding of another order
- * of the sums; with winograd, its 3x3 stride-1 convs on planes of 196 outputs or more become
+ * of the sums; with winograd, its 3x3 stride-1 convs on planes of 144 outputs or more become
  * conv_winograd (kernels/kernel_conv_winograd.h; results within the transforms' rounding).
  * The plain results and old weights are left for berth_pass_dce, which must run next. Run
  * it after the

@@ -46,7 +46,7 @@
   "  (graph outputs only; more fails), --plain-layout keeps every conv in plain NCHW (default:\n" \
   "  regions of convs where it pays run over channel-blocked tensors; to measure them),\n"      \
   "  --direct-3x3 runs their 3x3 convs direct (default: by Winograd's F(2x2, 3x3) on planes of\n" \
-  "  196 outputs or more).\n"                                                                   \
+  "  144 outputs or more).\n"                                                                   \
   "  --max-input-size SIZE   refuse input files over SIZE bytes (K, M, G, T suffixes; default\n"  \
   "                          256M)\n"
 
