@@ -12,6 +12,7 @@
  * each activation and a residual. Convs of 1-4 input channels take kernel_conv_rows.h's path: their
  * own random shapes and every count of positions in a row's last tile. Randomized; the seed is
  * printed, BERTH_TEST_SEED replays one. */
+#include "test_rng.h"
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_direct.h"
 #include "kernels/kernel_conv_rows.h"
@@ -21,15 +22,6 @@
 #include "berth/kernels.h"
 
 #include <math.h>
-
-static uint64_t rng_state;
-static unsigned long long seed;
-static uint32_t rnd(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
-static float rndf(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
 
 /* x[ic][i][j] under output (o0, o1) and tap (kh, kw), 0 over the padding */
 static float tap(const berth_conv_direct_geom_t *g, const float *x, int64_t ic, int64_t o0, int64_t o1, int64_t kh,

@@ -7,6 +7,7 @@
  * default NaN of inf + -inf depends on the instructions the compiler chose), written in the blocked layout and nowhere else
  * (tc_run's exact-size buffers under ASan). Then infer's refusals. Randomized; the seed is
  * printed, BERTH_TEST_SEED replays one. */
+#include "test_rng.h"
 #include "test_kernel_util.h"
 #include "kernels/kernel_conv_blocked.h"
 #include "kernels/kernel_isa.h"
@@ -15,14 +16,6 @@
 
 #include <math.h>
 #include <stdio.h>
-
-static uint64_t rng_state;
-static unsigned long long seed;
-static uint32_t rnd(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
 
 static float special(void) {
   switch (rnd() % 16) {
