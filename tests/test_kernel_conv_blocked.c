@@ -164,14 +164,7 @@ static void test_refusals(void) {
   c.in[0] = ty(BERTH_DTYPE_F32, 5, 1, 2, 8, 8, 8);
   EXPECT_REJECT(&c, "expected f32 [N, C/16, H, W, 16]");
   c.in[0] = ty(BERTH_DTYPE_F32, 5, 1, 2, 8, 8, 16);
-  {
-    char msg[512];
-    berth_diag_t dg = berth_diag_make(msg, sizeof msg);
-    berth_type_t out;
-    CHECK_MSG(c.def->infer(c.attrs, c.in, c.n_in, &out, &dg) == BERTH_OK, "conv_blocked infer: %s", msg);
-    const berth_type_t want = ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16);
-    CHECK(berth_type_equal(&out, &want));
-  }
+  EXPECT_INFER(&c, ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16));
   c.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 9, 2, 256);
   EXPECT_REJECT(&c, "packed weights");
   c.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 2, 9, 256);
@@ -208,14 +201,7 @@ static void test_refusals(void) {
   tc_ints_arr(&q, "wshape", wq, 4);
   tc_arg(&q, ty(BERTH_DTYPE_F32, 4, 1, 3, 8, 8), d);
   tc_arg(&q, ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 48), d);
-  {
-    char msg[512];
-    berth_diag_t dg = berth_diag_make(msg, sizeof msg);
-    berth_type_t out;
-    CHECK_MSG(q.def->infer(q.attrs, q.in, q.n_in, &out, &dg) == BERTH_OK, "conv_blocked plain infer: %s", msg);
-    const berth_type_t want = ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16);
-    CHECK(berth_type_equal(&out, &want));
-  }
+  EXPECT_INFER(&q, ty(BERTH_DTYPE_F32, 5, 1, 2, 6, 6, 16));
   q.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 256);
   EXPECT_REJECT(&q, "expected f32 [2, 1, 9, 48]");
   q.in[1] = ty(BERTH_DTYPE_F32, 4, 2, 1, 9, 48);

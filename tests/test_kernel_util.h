@@ -209,6 +209,18 @@ static inline void tc_expect(int line, tcall_t *c, berth_type_t want, const void
   free(buf);
 }
 
+/* infer must accept the call and give the type `want`. */
+static inline void tc_infer(int line, tcall_t *c, berth_type_t want) {
+  char msg[512], a[160], b[160];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  berth_type_t out;
+  const berth_status_t st = c->def->infer(c->attrs, c->in, c->n_in, &out, &d);
+  CHECK_MSG(st == BERTH_OK, "line %d: %s: infer: %s", line, c->def->name, msg);
+  if (st == BERTH_OK)
+    CHECK_MSG(berth_type_equal(&out, &want), "line %d: %s: infer gave %s, expected %s", line, c->def->name,
+              tc_fmt(&out, a), tc_fmt(&want, b));
+}
+
 /* infer must fail with a message that contains `needle`. */
 static inline void tc_reject(int line, tcall_t *c, const char *needle) {
   char msg[512];
@@ -225,5 +237,6 @@ static inline void tc_reject(int line, tcall_t *c, const char *needle) {
 #define EXPECT(c, type, data) tc_expect(__LINE__, c, type, data, 0.0)
 #define EXPECT_TOL(c, type, data, tol) tc_expect(__LINE__, c, type, data, tol)
 #define EXPECT_REJECT(c, needle) tc_reject(__LINE__, c, needle)
+#define EXPECT_INFER(c, type) tc_infer(__LINE__, c, type)
 
 #endif
