@@ -70,6 +70,16 @@ static berth_ir_program_t *parse(const char *src) {
   return p;
 }
 
+/* The layout pass over *p (Winograd on or off), then DCE and validation; the nodes converted. */
+static int32_t convert(berth_ir_program_t **p, bool winograd) {
+  char msg[512];
+  berth_diag_t d = berth_diag_make(msg, sizeof msg);
+  const int32_t n = berth_pass_block_layout(*p, winograd);
+  CHECK_MSG(berth_pass_dce(p, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(berth_ir_validate(*p, &d) == BERTH_OK, "the converted program is invalid: %s", msg);
+  return n;
+}
+
 static bool run_ref(const berth_ir_program_t *p, const void *const *in, void **outs) {
   char msg[512];
   berth_diag_t d = berth_diag_make(msg, sizeof msg);
@@ -112,12 +122,8 @@ static void test_region(void) {
   berth_ir_program_t *plain = parse(src), *blk = parse(src);
   free(src);
   if (!plain || !blk) goto done;
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  const int32_t n = berth_pass_block_layout(blk, false);
+  const int32_t n = convert(&blk, true);
   CHECK_MSG(n == 3, "%d convs converted, expected 3", (int)n);
-  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
   CHECK(count_op(blk, BERTH_OP_CONV) == 0 && count_op(blk, BERTH_OP_CONV_BLOCKED) == 3);
   /* x in once (for the first conv and the residual), c out once (neg and the body), d out */
   CHECK_MSG(count_op(blk, BERTH_OP_TRANSPOSE) == 3, "%d transposes, expected 3", count_op(blk, BERTH_OP_TRANSPOSE));
@@ -184,11 +190,7 @@ static void test_pool_concat(void) {
   berth_ir_program_t *plain = parse(s), *blk = parse(s);
   free(s);
   if (!plain || !blk) goto done;
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  CHECK_MSG(berth_pass_block_layout(blk, false) == 6, "expected 4 convs, a pool and a concat converted");
-  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(convert(&blk, true) == 6, "expected 4 convs, a pool and a concat converted");
   CHECK(count_op(blk, BERTH_OP_CONV_BLOCKED) == 4 && count_op(blk, BERTH_OP_POOL_BLOCKED) == 1);
   CHECK(count_op(blk, BERTH_OP_MAX_POOL) == 1 && count_op(blk, BERTH_OP_TRANSPOSE) == 2);
   char *text = berth_ir_print(blk);
@@ -241,11 +243,7 @@ static void test_body_then_parent(void) {
   berth_ir_program_t *plain = parse(s), *blk = parse(s);
   free(s);
   if (!plain || !blk) goto done;
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  CHECK_MSG(berth_pass_block_layout(blk, false) == 4, "expected the 4 convs converted");
-  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "the converted program is invalid: %s", msg);
+  CHECK_MSG(convert(&blk, true) == 4, "expected the 4 convs converted");
   const int64_t nel = 256 * 28 * 28;
   float *x = malloc((size_t)nel * sizeof(float));
   for (int64_t i = 0; i < nel; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
@@ -267,7 +265,7 @@ static void test_few_channels(void) {
   berth_ir_program_t *p = parse(src);
   free(src);
   if (!p) return;
-  CHECK_MSG(berth_pass_block_layout(p, false) == 0, "a region over 32 channels was converted");
+  CHECK_MSG(berth_pass_block_layout(p, true) == 0, "a region over 32 channels was converted");
   CHECK(count_op(p, BERTH_OP_CONV) == 3 && count_op(p, BERTH_OP_TRANSPOSE) == 0);
   berth_ir_program_destroy(p);
 }
@@ -293,12 +291,8 @@ static void test_plain_input(void) {
   berth_ir_program_t *plain = parse(s), *blk = parse(s);
   free(s);
   if (!plain || !blk) goto done;
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  const int32_t n = berth_pass_block_layout(blk, false);
+  const int32_t n = convert(&blk, true);
   CHECK_MSG(n == 4, "%d nodes converted, expected 4 (the stem, the pool, two 1x1s)", (int)n);
-  CHECK_MSG(berth_pass_dce(&blk, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_validate(blk, &d) == BERTH_OK, "%s", msg);
   CHECK(count_op(blk, BERTH_OP_CONV) == 0 && count_op(blk, BERTH_OP_CONV_BLOCKED) == 3 &&
         count_op(blk, BERTH_OP_POOL_BLOCKED) == 1);
   CHECK_MSG(count_op(blk, BERTH_OP_TRANSPOSE) == 1, "%d transposes, expected 1 (the result out)",
@@ -333,7 +327,7 @@ static void test_ineligible(void) {
       "}\n";
   berth_ir_program_t *p = parse(src);
   if (!p) return;
-  CHECK_MSG(berth_pass_block_layout(p, false) == 0, "a conv with parameter weights, 24 channels or groups was converted");
+  CHECK_MSG(berth_pass_block_layout(p, true) == 0, "a conv with parameter weights, 24 channels or groups was converted");
   CHECK(count_op(p, BERTH_OP_CONV) == 6);
   berth_ir_program_destroy(p);
 }
@@ -372,11 +366,7 @@ static void test_winograd(void) {
   berth_ir_program_t *plain = parse(s), *wino = parse(s), *direct = parse(s);
   free(s);
   if (!plain || !wino || !direct) goto done;
-  char msg[512];
-  berth_diag_t d = berth_diag_make(msg, sizeof msg);
-  CHECK_MSG(berth_pass_block_layout(wino, true) == 7, "expected the 7 convs converted");
-  CHECK_MSG(berth_pass_dce(&wino, &d) == BERTH_OK, "%s", msg);
-  CHECK_MSG(berth_ir_validate(wino, &d) == BERTH_OK, "%s", msg);
+  CHECK_MSG(convert(&wino, true) == 7, "expected the 7 convs converted");
   CHECK_MSG(count_op(wino, BERTH_OP_CONV_WINOGRAD) == 2 && count_op(wino, BERTH_OP_CONV_BLOCKED) == 5,
             "%d conv_winograd and %d conv_blocked, expected 2 and 5", count_op(wino, BERTH_OP_CONV_WINOGRAD),
             count_op(wino, BERTH_OP_CONV_BLOCKED));
@@ -391,7 +381,7 @@ static void test_winograd(void) {
               text && strstr(text, "func @f") ? strstr(text, "func @f") : "");
   CHECK_MSG(text && strstr(text, "const @winograd0_1 : f32[16,4,4,256]"), "no transformed weights f32[16,4,4,256]");
   free(text);
-  CHECK(berth_pass_block_layout(direct, false) == 7);
+  CHECK(convert(&direct, false) == 7);
   CHECK(count_op(direct, BERTH_OP_CONV_WINOGRAD) == 0 && count_op(direct, BERTH_OP_CONV_BLOCKED) == 7);
   const int64_t nel = 64 * 28 * 28;
   float *x = malloc((size_t)nel * sizeof(float));
