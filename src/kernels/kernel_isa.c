@@ -140,6 +140,10 @@ void berth_portable_softplus_f32(const float *x, float *y, int64_t n) {
 #define WGU_OUT portable_winograd_out_f32
 #include "kernel_winograd_ukr.h"
 
+#define GVU_VB 16 /* matmul_packed's row path */
+#define GVU_NAME portable_gemv_p32_f32
+#include "kernel_gemv_ukr.h"
+
 #define PBU_VB 16 /* pool_blocked's output row */
 #define PBU_NAME portable_pool_blocked_row_f32
 #include "kernel_pool_blocked_ukr.h"
@@ -208,6 +212,7 @@ const berth_kernel_isa_t berth_kernel_isa_portable = {
     .winograd_in_f32 = portable_winograd_in_f32,
     .winograd_out_f32 = portable_winograd_out_f32,
     .pool_blocked_row_f32 = portable_pool_blocked_row_f32,
+    .gemv_p32_f32 = portable_gemv_p32_f32,
 };
 
 /* ---- detection and choice ------------------------------------------------------------ */

@@ -335,6 +335,10 @@ typedef struct berth_kernel_isa {
    * (kernel_norm_ukr.h). NULL where the variant has none (the portable one: kernel_norm.c's). */
   void (*layer_norm_row_f32)(const float *x, const float *sc, const float *bi, float *y, int64_t n, float eps,
                              int rms, float *mean, float *inv);
+  /* matmul_packed's row path (kernel_gemv_ukr.h): y[j] (+)= sum over q < K of x[q] W[q][j] for
+   * j < n, W in 32-column panels (wp[((j / 32) * K + q) * 32 + j % 32]); load: y holds the
+   * starting values, else 0 */
+  void (*gemv_p32_f32)(const float *x, const float *wp, int64_t K, int64_t n, float *y, int load);
 } berth_kernel_isa_t;
 
 /* The portable variant's functions (kernel_isa.c). */

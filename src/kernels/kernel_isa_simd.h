@@ -434,6 +434,10 @@ static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
 #define WGU_OUT ISA_FN(winograd_out_f32)
 #include "kernel_winograd_ukr.h"
 
+#define GVU_VB ISA_VB /* matmul_packed's row path */
+#define GVU_NAME ISA_FN(gemv_p32_f32)
+#include "kernel_gemv_ukr.h"
+
 #define PBU_VB ISA_VB /* pool_blocked's output row */
 #define PBU_NAME ISA_FN(pool_blocked_row_f32)
 #include "kernel_pool_blocked_ukr.h"
@@ -483,4 +487,5 @@ const berth_kernel_isa_t ISA_TABLE = {
     .pool_blocked_row_f32 = ISA_FN(pool_blocked_row_f32),
     .softmax_row_f32 = ISA_FN(softmax_row_f32),
     .layer_norm_row_f32 = ISA_FN(layer_norm_row_f32),
+    .gemv_p32_f32 = ISA_FN(gemv_p32_f32),
 };
