@@ -23,14 +23,20 @@
 #include <stdio.h>
 
 
-/* plain: the input is a plain [N, C, H, W] of C < 16 channels (a network's first conv) */
-static void check_case(const char *vn, bool fma_free, bool plain) {
+/* plain: the input is a plain [N, C, H, W] of C < 16 channels (a network's first conv);
+ * large: planes of 24 to 48 rows and columns, 32 to 144 output channels, kernels 1 or 3 wide:
+ * several bands of output rows and groups of output blocks on every variant, so both loop
+ * orders of the driver run (cb_band_outer: the 1x1s band by band, the 3x3s of many output
+ * channels group by group; counted once with a probe: 18 of the 48 large cases of the three variants
+ * ran band by band) */
+static void check_case(const char *vn, bool fma_free, bool plain, bool large) {
   conv_case_t g = {0};
   g.sp = 2;
   g.n = rnd_in(1, 2);
   g.c = plain ? rnd_in(1, 15) : 16 * (rnd() % 4 == 0 ? rnd_in(20, 40) : rnd_in(1, 4));
   const int64_t cpb = plain ? g.c : 16; /* input channels per block */
   g.m = 16 * rnd_in(1, 9);
+  if (large) g.n = 1, g.c = 16 * rnd_in(1, 2), g.m = 16 * rnd_in(2, 9);
   g.group = 1;
   for (int d = 0; d < 2; d++) {
     g.k[d] = rnd_in(1, 7);
@@ -39,6 +45,7 @@ static void check_case(const char *vn, bool fma_free, bool plain) {
     g.pb[d] = rnd() % 3 == 0 ? 0 : rnd_in(0, 4);
     g.pe[d] = rnd() % 3 == 0 ? 0 : rnd_in(0, 4);
     g.in[d] = rnd_in(1, g.c > 64 ? 9 : 15);
+    if (large) g.k[d] = rnd() % 2 ? 1 : 3, g.dil[d] = 1, g.stride[d] = rnd_in(1, 2), g.in[d] = rnd_in(24, 48);
     const int64_t span = g.dil[d] * (g.k[d] - 1) + 1;
     if (g.in[d] + g.pb[d] + g.pe[d] < span) g.pe[d] = span - g.in[d] - g.pb[d] + rnd_in(0, 1);
   }
@@ -226,8 +233,9 @@ int main(void) {
           k->conv_blocked_ob >= 1 && k->conv_blocked_ob <= 4);
     CHECK(berth_kernels_select((berth_kernels_isa_t)i) == BERTH_OK);
     rng_state = seed;
-    for (int it = 0; it < 120; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, false);
-    for (int it = 0; it < 60; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, true);
+    for (int it = 0; it < 120; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, false, false);
+    for (int it = 0; it < 60; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, true, false);
+    for (int it = 0; it < 16; it++) check_case(berth_kernels_isa_name(k->id), i == BERTH_KERNELS_PORTABLE, false, true);
   }
   CHECK(variants >= 1);
   CHECK(berth_kernels_select(BERTH_KERNELS_AUTO) == BERTH_OK);

@@ -6,7 +6,8 @@
  * and likewise the columns, so the large interior rectangle takes whole tiles of positions
  * with every tap, and a border position takes only the taps inside the input (no padding is
  * copied, nothing reads outside the input). For each group of output blocks (the variant's
- * tile width), a band of output rows at a time, the input blocks go in chunks (the partial
+ * tile width), a band of output rows at a time (or band by band, each band's groups in turn,
+ * where that reads fewer bytes: cb_band_outer), the input blocks go in chunks (the partial
  * sums stay in y between chunks: the same bits as one pass), so a chunk's weights stay in
  * the level-1/level-2 caches while the band's positions stream past them. While a chunk runs,
  * the next chunk's weights are fetched into the level-2 cache, a slice after each tile: in a
@@ -321,20 +322,55 @@ static void cb_chunk(const cb_plan_t *p, const float *x, float *y, const float *
 }
 
 /* The prefetch of the chunk after (output blocks from ob, the band ending at row r1, input
- * blocks from ib): the next input blocks, else the first of the next band (the same
- * weights), else the first of the next output blocks; none after the last. */
-static void cb_next_chunk(const cb_plan_t *p, int64_t ob, int64_t r1, int64_t ib, cb_prefetch_t *f) {
+ * blocks from ib): the next input blocks, else the first of the next chunk in the loop order
+ * (band_outer: the next output blocks of this band, else the first of the next band; else
+ * the same output blocks for the next band, else the next output blocks); none after the
+ * last. */
+static void cb_next_chunk(const cb_plan_t *p, bool band_outer, int64_t ob, int64_t r1, int64_t ib, cb_prefetch_t *f) {
   int64_t ob2 = ob, ib2 = ib + p->chunk;
+  *f = (cb_prefetch_t){0};
   if (ib2 >= p->cb) {
     ib2 = 0;
-    if (r1 >= p->h.o) ob2 = ob + p->ob_max;
+    if (band_outer) {
+      ob2 = ob + p->ob_max;
+      if (ob2 >= p->mb) {
+        if (r1 >= p->h.o) return;
+        ob2 = 0;
+      }
+    } else if (r1 >= p->h.o) {
+      ob2 = ob + p->ob_max;
+    }
   }
-  *f = (cb_prefetch_t){0};
   if (ob2 >= p->mb) return;
   f->w = p->wp + (ob2 * p->cb + ib2) * p->wblk;
   f->nob = p->mb - ob2 < p->ob_max ? p->mb - ob2 : p->ob_max;
   f->len = (p->cb - ib2 < p->chunk ? p->cb - ib2 : p->chunk) * p->wblk;
   f->wob = p->cb * p->wblk;
+}
+
+/* Output blocks [ob, ob + ob_max) of the band of rows [r0, r1), chunk by chunk. */
+static void cb_band(const cb_plan_t *p, bool band_outer, const float *x, float *y, const float *res, int64_t ob,
+                    int64_t r0, int64_t r1) {
+  const int64_t nob = p->mb - ob < p->ob_max ? p->mb - ob : p->ob_max;
+  for (int64_t ib = 0; ib < p->cb; ib += p->chunk) {
+    cb_prefetch_t f;
+    cb_next_chunk(p, band_outer, ob, r1, ib, &f);
+    cb_chunk(p, x, y, res, ob, nob, r0, r1, ib, p->cb - ib < p->chunk ? p->cb - ib : p->chunk, &f);
+  }
+}
+
+/* Whether the bands go outside the output blocks: each band's input then stays in the caches
+ * while every output block's weights pass it, instead of the whole input passing each output
+ * block's weights. That order where it reads fewer bytes: the weights once per band against
+ * the input once per group of output blocks. Measured (AVX-512, one layer, the two orders
+ * alternated): ResNet-50's 64 -> 256 1x1 with its residual on 56x56 611 against 641 us, its
+ * 256 -> 512 1x1 of stride 2 from 56x56 1,132-1,140 against 1,246-1,263; the same within the
+ * noise where the input fits the level-2 cache (128 -> 512 on 28x28, 32 -> 128 on 27x27);
+ * ResNet-50 as a whole ~1 % faster. */
+static bool cb_band_outer(const cb_plan_t *p) {
+  const int64_t bands = (p->h.o + p->band - 1) / p->band, groups = (p->mb + p->ob_max - 1) / p->ob_max;
+  const double in = (double)p->cb * (double)p->plane, w = (double)p->mb * (double)p->cb * (double)p->wblk;
+  return bands > 1 && groups > 1 && w * (double)bands < in * (double)groups;
 }
 
 static void cb_run(const berth_kernel_call_t *call) {
@@ -343,20 +379,18 @@ static void cb_run(const berth_kernel_call_t *call) {
   cb_plan_init(call, &p);
   const float *x = (const float *)call->in[0].data, *res = call->n_in >= 4 ? (const float *)call->in[3].data : NULL;
   float *y = (float *)call->out[0].data;
+  const bool band_outer = cb_band_outer(&p);
   for (int64_t n = 0; n < call->in[0].type->dims[0]; n++) {
     const float *xn = x + n * (p.ps == 1 ? p.cpb * p.cs : p.cb * p.plane), *rn = res ? res + n * p.mb * p.oplane : NULL;
     float *yn = y + n * p.mb * p.oplane;
-    for (int64_t ob = 0; ob < p.mb; ob += p.ob_max) {
-      const int64_t nob = p.mb - ob < p.ob_max ? p.mb - ob : p.ob_max;
-      for (int64_t r0 = 0; r0 < p.h.o; r0 += p.band) {
-        const int64_t r1 = p.h.o - r0 < p.band ? p.h.o : r0 + p.band;
-        for (int64_t ib = 0; ib < p.cb; ib += p.chunk) {
-          cb_prefetch_t f;
-          cb_next_chunk(&p, ob, r1, ib, &f);
-          cb_chunk(&p, xn, yn, rn, ob, nob, r0, r1, ib, p.cb - ib < p.chunk ? p.cb - ib : p.chunk, &f);
-        }
-      }
-    }
+    if (band_outer)
+      for (int64_t r0 = 0; r0 < p.h.o; r0 += p.band)
+        for (int64_t ob = 0; ob < p.mb; ob += p.ob_max)
+          cb_band(&p, true, xn, yn, rn, ob, r0, p.h.o - r0 < p.band ? p.h.o : r0 + p.band);
+    else
+      for (int64_t ob = 0; ob < p.mb; ob += p.ob_max)
+        for (int64_t r0 = 0; r0 < p.h.o; r0 += p.band)
+          cb_band(&p, false, xn, yn, rn, ob, r0, p.h.o - r0 < p.band ? p.h.o : r0 + p.band);
   }
 }
 
