@@ -7,6 +7,7 @@
  *   #define CBU_OB 4             // output channel blocks of 16 per tile: P x OB x 16 / lanes accumulators
  *   #define CBU_NAME isa_64_conv_blocked_ukr_f32              // blocked input
  *   #define CBU_PLAIN_NAME isa_64_conv_blocked_plain_ukr_f32  // plain input (C < 16)
+ *   #define CBU_RUN_NAME isa_64_conv_blocked_run_ukr_f32      // a run of P x OB / nob positions (OB > 1)
  *   #include "kernel_conv_blocked_ukr.h"
  *
  * Channel-blocked tensors ([N, C/16, H, W, 16], 16 channels of one position contiguous): the
@@ -114,6 +115,90 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, i
       for (int v = 0; v < CBU_BV; v++) CBU_F(st)(a->y + yo[p] + b * a->yob + v * CBU_VW, acc[p][b * CBU_BV + v]);
 }
 
+#if CBU_OB > 1
+/* the run tile's loops over positions and blocks unrolled whole (constants once inlined):
+ * left to GCC, the 24 positions of one block stay a loop with the sums in memory */
+#define CBU_RUN_UNROLL _Pragma("GCC unroll 32")
+
+/* the starting sums of a run tile with no bias */
+static const float CBU_F(zeros)[CBU_OB * 16];
+
+/* A run tile's sums through activation act (a constant once inlined; alpha, beta its
+ * parameters), stored to y. */
+static inline __attribute__((always_inline)) void CBU_F(run_store)(int np, int nob, int act,
+                                                                   const berth_conv_blk_args_t *a, int64_t yo,
+                                                                   CBU_F(vf) acc[][CBU_BV], float alpha, float beta) {
+  const CBU_F(vf) al = CBU_F(splat)(alpha), be = CBU_F(splat)(beta); /* broadcasts, not 0 + x */
+  CBU_RUN_UNROLL for (int p = 0; p < np; p++)
+    CBU_RUN_UNROLL for (int b = 0; b < nob; b++)
+      CBU_RUN_UNROLL for (int v = 0; v < CBU_BV; v++)
+        CBU_F(st)(a->y + yo + p * 16 + b * a->yob + v * CBU_VW, CBU_F(act)(act, acc[p * nob + b][v], al, be));
+}
+
+/* A run tile (kernel_isa.h's conv_blocked_run_ukr_f32): np = CBU_P * CBU_OB / nob consecutive
+ * positions of a blocked input by nob output blocks, the same number of accumulators as a
+ * full tile. Per channel the nob blocks' weights first, then each position's broadcast
+ * against them (the broadcast can be the multiply-add's memory operand: nob + 1 registers
+ * beside the accumulators); the positions 16 floats apart, so one address serves them all.
+ * AVX-512, 64 -> 16 1x1 on 55x55: a tile of 6 positions keeps 6 sums in flight, too few for
+ * the multiply-adds' latency, and loads 7 operands per 6 multiply-adds. */
+static inline __attribute__((always_inline)) void CBU_F(run)(int np, int nob, const berth_conv_blk_args_t *a,
+                                                             int64_t xo, int64_t yo) {
+  typedef CBU_F(vf) vf;
+  vf acc[CBU_P * CBU_OB][CBU_BV]; /* position p, block b: acc[p * nob + b] */
+  /* the starting sums, one load each from y's partial sums, the bias or zeros: a branch
+   * between the accumulators' loads and their use (and likewise in the epilogue) makes GCC
+   * keep them in memory across the merge */
+  const float *src = a->load ? a->y + yo : a->bias ? a->bias : CBU_F(zeros);
+  const int64_t ps = a->load ? 16 : 0, bs = a->load ? a->yob : 16;
+  CBU_RUN_UNROLL for (int p = 0; p < np; p++)
+    CBU_RUN_UNROLL for (int b = 0; b < nob; b++)
+      CBU_RUN_UNROLL for (int v = 0; v < CBU_BV; v++) acc[p * nob + b][v] = CBU_F(ld)(src + p * ps + b * bs + v * CBU_VW);
+  const int64_t wob = a->wob;
+  for (int64_t ib = 0; ib < a->cb; ib++)
+    for (int64_t t = 0; t < a->nt; t++) {
+      const float *xp = a->x + (xo + a->to[t] + ib * a->plane);
+      const float *wr = a->w + (ib * a->wib + a->tw[t]);
+      for (int ic = 0; ic < 16; ic++) {
+        vf wv[CBU_OB][CBU_BV];
+        CBU_RUN_UNROLL for (int b = 0; b < nob; b++)
+          CBU_RUN_UNROLL for (int v = 0; v < CBU_BV; v++) wv[b][v] = CBU_F(ld)(wr + ic * 16 + b * wob + v * CBU_VW);
+        CBU_RUN_UNROLL for (int p = 0; p < np; p++) {
+          const vf s = CBU_F(splat)(xp[p * 16 + ic]);
+          CBU_RUN_UNROLL for (int b = 0; b < nob; b++)
+            CBU_RUN_UNROLL for (int v = 0; v < CBU_BV; v++) acc[p * nob + b][v] += s * wv[b][v];
+        }
+      }
+    }
+  const berth_ukr_epi_t *e = a->epi;
+  if (e && e->res)
+    CBU_RUN_UNROLL for (int p = 0; p < np; p++)
+      CBU_RUN_UNROLL for (int b = 0; b < nob; b++)
+        CBU_RUN_UNROLL for (int v = 0; v < CBU_BV; v++) acc[p * nob + b][v] += CBU_F(ld)(e->res + yo + p * 16 + b * a->yob + v * CBU_VW);
+  switch (e ? e->act : BERTH_UKR_ACT_NONE) { /* a loop per activation, a constant in each */
+  case BERTH_UKR_ACT_RELU: CBU_F(run_store)(np, nob, BERTH_UKR_ACT_RELU, a, yo, acc, 0, 0); break;
+  case BERTH_UKR_ACT_CLIP: CBU_F(run_store)(np, nob, BERTH_UKR_ACT_CLIP, a, yo, acc, e->alpha, e->beta); break;
+  case BERTH_UKR_ACT_LEAKY_RELU: CBU_F(run_store)(np, nob, BERTH_UKR_ACT_LEAKY_RELU, a, yo, acc, e->alpha, 0); break;
+  default: CBU_F(run_store)(np, nob, BERTH_UKR_ACT_NONE, a, yo, acc, 0, 0); break;
+  }
+}
+
+/* the entry point: one case per output-block count under CBU_OB */
+static void CBU_RUN_NAME(const berth_conv_blk_args_t *a, int64_t xo, int64_t yo) {
+  switch (a->nob) {
+  case 1: CBU_F(run)(CBU_P * CBU_OB, 1, a, xo, yo); break;
+#if CBU_OB > 2
+  case 2: CBU_F(run)(CBU_P * CBU_OB / 2, 2, a, xo, yo); break;
+#endif
+#if CBU_OB > 3
+  case 3: CBU_F(run)(CBU_P * CBU_OB / 3, 3, a, xo, yo); break;
+#endif
+  default: break;
+  }
+}
+#undef CBU_RUN_UNROLL
+#endif
+
 /* the positions switch for nob output blocks, plain input or not (pl) */
 #define CBU_PCASE(m, nb, pl) \
   case m: CBU_F(tile)(m, nb, pl, a, xo, yo); break;
@@ -212,3 +297,4 @@ CBU_ENTRY(CBU_PLAIN_NAME, 1)
 #undef CBU_OB
 #undef CBU_NAME
 #undef CBU_PLAIN_NAME
+#undef CBU_RUN_NAME

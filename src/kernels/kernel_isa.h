@@ -319,6 +319,12 @@ typedef struct berth_kernel_isa {
   /* the same for a plain input (cpb < 16 channels cs floats apart; the blocked one assumes 16
    * and 1) */
   void (*conv_blocked_plain_ukr_f32)(const berth_conv_blk_args_t *a, int64_t np, const int64_t *xo, const int64_t *yo);
+  /* The same for a run of conv_blocked_p * conv_blocked_ob / nob consecutive positions of a
+   * blocked input, where that is more than conv_blocked_p (a tile of fewer output blocks
+   * than the variant's widest takes more positions into the same accumulators): position p
+   * reads x[xo + 16 p + ...] and writes y[yo + 16 p + ...], the sums in the same order as the
+   * tile's. NULL where the variant has none (conv_blocked_ob 1). */
+  void (*conv_blocked_run_ukr_f32)(const berth_conv_blk_args_t *a, int64_t xo, int64_t yo);
   /* conv_winograd's input and output transforms (berth_wino_in_t, berth_wino_out_t above) */
   void (*winograd_in_f32)(const berth_wino_in_t *a);
   void (*winograd_out_f32)(const berth_wino_out_t *a);

@@ -427,7 +427,13 @@ static void ISA_FN(softplus_f32)(const float *x, float *y, int64_t n) {
 #define CBU_OB ISA_CB_OB
 #define CBU_NAME ISA_FN(conv_blocked_ukr_f32)
 #define CBU_PLAIN_NAME ISA_FN(conv_blocked_plain_ukr_f32)
+#define CBU_RUN_NAME ISA_FN(conv_blocked_run_ukr_f32)
 #include "kernel_conv_blocked_ukr.h"
+#if ISA_CB_OB > 1
+#define ISA_CB_RUN ISA_FN(conv_blocked_run_ukr_f32)
+#else
+#define ISA_CB_RUN NULL
+#endif
 
 #define WGU_VB ISA_VB /* conv_winograd's transforms */
 #define WGU_IN ISA_FN(winograd_in_f32)
@@ -482,6 +488,7 @@ const berth_kernel_isa_t ISA_TABLE = {
     .conv_blocked_ob = ISA_CB_OB,
     .conv_blocked_ukr_f32 = ISA_FN(conv_blocked_ukr_f32),
     .conv_blocked_plain_ukr_f32 = ISA_FN(conv_blocked_plain_ukr_f32),
+    .conv_blocked_run_ukr_f32 = ISA_CB_RUN,
     .winograd_in_f32 = ISA_FN(winograd_in_f32),
     .winograd_out_f32 = ISA_FN(winograd_out_f32),
     .pool_blocked_row_f32 = ISA_FN(pool_blocked_row_f32),
