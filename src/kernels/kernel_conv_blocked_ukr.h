@@ -51,11 +51,11 @@ static inline __attribute__((always_inline)) void CBU_F(step)(int np, int nob, C
                                                               int64_t wob) {
   typedef CBU_F(vf) vf;
   vf s[CBU_P];
-  for (int p = 0; p < np; p++) s[p] = CBU_F(splat)(xp[p][xi]);
-  for (int b = 0; b < nob; b++)
-    for (int v = 0; v < CBU_BV; v++) {
+  _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) s[p] = CBU_F(splat)(xp[p][xi]);
+  _Pragma("GCC unroll 8") for (int b = 0; b < nob; b++)
+    _Pragma("GCC unroll 8") for (int v = 0; v < CBU_BV; v++) {
       const vf wv = CBU_F(ld)(wr + b * wob + v * CBU_VW);
-      for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] += s[p] * wv;
+      _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] += s[p] * wv;
     }
 }
 
@@ -66,14 +66,14 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, i
   typedef CBU_F(vf) vf;
   vf acc[CBU_P][CBU_OB * CBU_BV];
   if (a->load) {
-    for (int p = 0; p < np; p++)
-      for (int b = 0; b < nob; b++)
-        for (int v = 0; v < CBU_BV; v++) acc[p][b * CBU_BV + v] = CBU_F(ld)(a->y + yo[p] + b * a->yob + v * CBU_VW);
+    _Pragma("GCC unroll 8") for (int p = 0; p < np; p++)
+      _Pragma("GCC unroll 8") for (int b = 0; b < nob; b++)
+        _Pragma("GCC unroll 8") for (int v = 0; v < CBU_BV; v++) acc[p][b * CBU_BV + v] = CBU_F(ld)(a->y + yo[p] + b * a->yob + v * CBU_VW);
   } else {
-    for (int b = 0; b < nob; b++)
-      for (int v = 0; v < CBU_BV; v++) {
+    _Pragma("GCC unroll 8") for (int b = 0; b < nob; b++)
+      _Pragma("GCC unroll 8") for (int v = 0; v < CBU_BV; v++) {
         const vf s = a->bias ? CBU_F(ld)(a->bias + b * 16 + v * CBU_VW) : (vf){0};
-        for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] = s;
+        _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) acc[p][b * CBU_BV + v] = s;
       }
   }
   const float *x = a->x, *w = a->w;
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, i
     for (int64_t t = 0; t < a->nt; t++) {
       const int64_t to = a->to[t] + ib * plane;
       const float *xp[CBU_P];
-      for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to);
+      _Pragma("GCC unroll 8") for (int p = 0; p < np; p++) xp[p] = x + (xo[p] + to);
       const float *wr = w + (ib * wib + a->tw[t]);
       if (plain && nc == 3) {
         CBU_F(step)(np, nob, acc, xp, 0, wr, wob);
@@ -102,17 +102,17 @@ static inline __attribute__((always_inline)) void CBU_F(tile)(int np, int nob, i
     vf al, be;
     al = CBU_F(splat)(e->alpha); /* broadcasts, not 0 + x (0 + -0 is +0) */
     be = CBU_F(splat)(e->beta);
-    for (int p = 0; p < np; p++)
-      for (int b = 0; b < nob; b++)
-        for (int v = 0; v < CBU_BV; v++) {
+    _Pragma("GCC unroll 8") for (int p = 0; p < np; p++)
+      _Pragma("GCC unroll 8") for (int b = 0; b < nob; b++)
+        _Pragma("GCC unroll 8") for (int v = 0; v < CBU_BV; v++) {
           vf s = acc[p][b * CBU_BV + v];
           if (e->res) s += CBU_F(ld)(e->res + yo[p] + b * a->yob + v * CBU_VW);
           acc[p][b * CBU_BV + v] = CBU_F(act)(e->act, s, al, be);
         }
   }
-  for (int p = 0; p < np; p++)
-    for (int b = 0; b < nob; b++)
-      for (int v = 0; v < CBU_BV; v++) CBU_F(st)(a->y + yo[p] + b * a->yob + v * CBU_VW, acc[p][b * CBU_BV + v]);
+  _Pragma("GCC unroll 8") for (int p = 0; p < np; p++)
+    _Pragma("GCC unroll 8") for (int b = 0; b < nob; b++)
+      _Pragma("GCC unroll 8") for (int v = 0; v < CBU_BV; v++) CBU_F(st)(a->y + yo[p] + b * a->yob + v * CBU_VW, acc[p][b * CBU_BV + v]);
 }
 
 #if CBU_OB > 1
