@@ -34,8 +34,14 @@
 enum { CB_STRIDES, CB_PADS, CB_DILATIONS, CB_GROUP, CB_ACT, CB_ACT_ALPHA, CB_ACT_BETA, CB_WSHAPE };
 
 /* Bytes of one chunk's weights (for the tile's output blocks) the driver aims at, and of a
- * band's outputs (for the tile's output blocks). */
+ * band's outputs (for the tile's output blocks). A band of few positions (a 7x7 plane) reuses
+ * a chunk's weights over few tiles, and they must stay in L1 between them: half the chunk
+ * (AVX-512, one layer, the sizes alternated: ResNet-50's 2048 -> 512 1x1 on 7x7 592-631 ->
+ * 534-541 us, 512 -> 2048 600-603 -> 553-617, its 3x3 512 -> 512 the same; on planes of 169
+ * positions and more 24 KiB was the same as 48 or slower: 256 -> 64 on 56x56 565 -> 585). */
 #define CB_CHUNK_BYTES (48 * 1024)
+#define CB_CHUNK_FEW_BYTES (24 * 1024)
+#define CB_FEW_POSITIONS 64
 #define CB_BAND_BYTES (96 * 1024)
 
 void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, float *dst, berth_type_t *packed) {
@@ -54,10 +60,12 @@ void berth_conv_blocked_pack_weights(const berth_type_t *w, const float *src, fl
   packed->dims[3] = P * B;
 }
 
-int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob) {
-  const int64_t c = CB_CHUNK_BYTES / (kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * ob);
+static int64_t cb_chunk_of(int64_t bytes, int64_t kk, int64_t ob) {
+  const int64_t c = bytes / (kk * BERTH_CONV_BLOCK * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * ob);
   return c < 1 ? 1 : c;
 }
+
+int64_t berth_conv_blocked_chunk(int64_t kk, int64_t ob) { return cb_chunk_of(CB_CHUNK_BYTES, kk, ob); }
 
 /* The logical conv operand types of a conv_blocked call, checked: conv's own infer decides
  * the geometry, so the two ops agree on every attribute. */
@@ -301,10 +309,11 @@ static void cb_plan_init(const berth_kernel_call_t *call, cb_plan_t *p) {
   p->ukr = plain ? p->isa->conv_blocked_plain_ukr_f32 : p->isa->conv_blocked_ukr_f32;
   p->mb = ot->dims[1];
   p->ob_max = p->isa->conv_blocked_ob;
-  p->chunk = berth_conv_blocked_chunk(p->kk, p->ob_max);
   /* output rows per band: the band's outputs for a tile's output blocks near CB_BAND_BYTES */
   p->band = CB_BAND_BYTES / (p->w.o * BERTH_CONV_BLOCK * (int64_t)sizeof(float) * p->ob_max);
   if (p->band < 1) p->band = 1;
+  const bool few = (p->band < p->h.o ? p->band : p->h.o) * p->w.o <= CB_FEW_POSITIONS;
+  p->chunk = cb_chunk_of(few ? CB_CHUNK_FEW_BYTES : CB_CHUNK_BYTES, p->kk, p->ob_max);
   p->wp = (const float *)call->in[1].data;
   p->bias = call->n_in >= 3 ? (const float *)call->in[2].data : NULL;
   p->act = (int)at[CB_ACT].i;
