@@ -5,11 +5,14 @@
  * rows whose windows reach above or below the input each on their own, the others together,
  * and likewise the columns, so the large interior rectangle takes whole tiles of positions
  * with every tap, and a border position takes only the taps inside the input (no padding is
- * copied, nothing reads outside the input). For each group of output blocks (the variant's
- * tile width), a band of output rows at a time (or band by band, each band's groups in turn,
+ * copied, nothing reads outside the input). A group of fewer output blocks than the tile's
+ * width takes run tiles of more positions where the rectangle has them consecutive
+ * (cb_run_len, kernel_isa.h's conv_blocked_run_ukr_f32). For each group of output blocks (the
+ * variant's tile width), a band of output rows at a time (or band by band, each band's groups in turn,
  * where that reads fewer bytes: cb_band_outer), the input blocks go in chunks (the partial
  * sums stay in y between chunks: the same bits as one pass), so a chunk's weights stay in
- * the level-1/level-2 caches while the band's positions stream past them. While a chunk runs,
+ * the level-1/level-2 caches while the band's positions stream past them (smaller chunks for
+ * bands of few positions: CB_CHUNK_FEW_BYTES). While a chunk runs,
  * the next chunk's weights are fetched into the level-2 cache, a slice after each tile: in a
  * network the weights come from memory on every call (ResNet-50 streams ~100 MB of them),
  * and the hardware prefetchers lose each of the chunk's runs at every 4 KiB boundary.
